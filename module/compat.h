@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the filter core needs from its environment.  In the kernel these are
+ * the kernel's own services; userspace builds get twins with the same
+ * semantics from userspace/lib/compat_user.h (jhash with identical values,
+ * liburcu for RCU, C11 atomics for the seqcount, calloc for kvzalloc).
+ */
+#ifndef _CNF_COMPAT_H
+#define _CNF_COMPAT_H
+
+#ifdef __KERNEL__
+#include <asm/byteorder.h>
+#include <linux/bottom_half.h>
+#include <linux/errno.h>
+#include <linux/in6.h>
+#include <linux/jhash.h>
+#include <linux/log2.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/random.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/seqlock.h>
+#include <linux/slab.h>
+#include <linux/types.h>
+
+#define cnf_mutex		mutex
+#define cnf_mutex_init(m)	mutex_init(m)
+#define cnf_mutex_destroy(m)	mutex_destroy(m)
+#define cnf_mutex_lock(m)	mutex_lock(m)
+#define cnf_mutex_unlock(m)	mutex_unlock(m)
+#define cnf_assert_held(m)	lockdep_assert_held(m)
+
+/* Memory for tables: kvmalloc, charged to the caller's memory cgroup. */
+#define cnf_zalloc(size)	kvzalloc(size, GFP_KERNEL_ACCOUNT)
+#define cnf_free(p)		kvfree(p)
+#define cnf_free_rcu(p, field)	kvfree_rcu(p, field)
+#else
+#include "compat_user.h"
+#endif
+
+#endif /* _CNF_COMPAT_H */

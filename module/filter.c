@@ -1,0 +1,898 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cuckoo_nf filter core: an exact cuckoo filter (Fan et al., CoNEXT 2014).
+ *
+ * Layout.  A table has 2^k buckets of CNF_BUCKET_SLOTS slots.  An address's
+ * low word x (host order) is split into r = x >> k and l = x & mask.  Its
+ * home bucket is i1 = l ^ H1(r) and its alternate i2 = i1 ^ H2(r), with H1
+ * and H2 jhash under per-table random seeds, so outsiders cannot aim many
+ * addresses at one bucket pair.  A slot stores r, one bit saying whether it
+ * sits in the home or the alternate bucket, and a valid bit.  From a slot and
+ * its bucket the address comes back exactly: i1 follows from the bucket and
+ * the bit, l = i1 ^ H1(r), x = r << k | l.  So a fingerprint hit is an exact
+ * match (no false positives), duplicates and absent deletes are detected
+ * exactly, and growth rebuilds a table twice the size from its own slots.
+ *
+ * IPv4 slots hold 32 - k + 2 bits: 16-bit slots from k = 18 on (about 2 to
+ * 4 bytes per address), 32-bit below.  IPv6 slots keep the three upper words
+ * of the address and the encoded low word: 16 bytes.
+ *
+ * Inserts never loop: a bounded breadth-first search (CNF_MAX_KICKS slots
+ * visited) looks for a cuckoo path to a free slot without changing anything;
+ * only a path that ends in a free slot is applied, from the free end
+ * backwards.  When there is none the table grows; past the memory limit the
+ * key goes to a small stash, and when that is full the add fails with the
+ * filter unchanged.
+ *
+ * Readers (packet path) take no lock.  A table is published with RCU and
+ * freed after a grace period.  Within a table every slot change happens in a
+ * seqcount write section with bottom halves off, and a reader that overlaps
+ * one retries: a key moving from one bucket to the other may be missed by a
+ * single pass (read i1, key moves i2 -> i1, read i2), never by a validated
+ * one.  Write sections are a few slot stores long.
+ */
+#include "filter.h"
+
+#define CNF_LOAD_MAX_PCT	96
+#define CNF_V6_SLOT_BYTES	16
+
+struct cnf_slot6 {
+	u32 w[4];
+};
+
+/*
+ * A table.  Readers: under RCU, fields fixed at creation plus slots and stash
+ * inside seqcount read sections.  Writers: under the filter's lock, slot and
+ * stash changes inside write sections of @seq.
+ */
+struct cnf_table {
+	seqcount_t seq;
+	u8 family;
+	u8 log;			/* 2^log buckets */
+	u8 slot_bytes;		/* 2 or 4 (IPv4), 16 (IPv6) */
+	u32 mask;		/* buckets - 1 */
+	u32 seed_home;
+	u32 seed_alt;
+	u32 stash_n;
+	struct cnf_key stash[CNF_STASH_SLOTS];
+	u64 count;		/* writer only: keys, stash included */
+	size_t bytes;
+	struct rcu_head rcu;
+	/* Buckets start on a cache line: one bucket never spans two. */
+	u8 slots[] __aligned(64);
+};
+
+/* One step of a cuckoo path: the key in (bucket, slot) moves over. */
+struct cnf_path_node {
+	u32 bucket;
+	u16 parent;		/* index in the path array, CNF_NO_PARENT */
+	u8 slot;
+};
+
+#define CNF_NO_PARENT	0xffff
+
+/*
+ * A filter: one table per family.  @tab is read under RCU and replaced under
+ * @lock; everything else is writer only, under @lock.
+ */
+struct cnf_filter {
+	struct cnf_table __rcu *tab[CNF_NFAMILIES];
+	struct cnf_mutex lock;
+	u64 mem_limit;
+	u64 grows[CNF_NFAMILIES];
+	u8 initial_log;
+	struct cnf_path_node path[CNF_MAX_KICKS];
+};
+
+/* Where a key lives: its two buckets and its encoded slot (home tag). */
+struct cnf_pos {
+	u32 b[2];		/* [0] home, [1] alternate */
+	u32 w[4];		/* slot words; IPv4 uses w[0] */
+};
+
+#define CNF_TAG_VALID	1U
+#define CNF_TAG_ALT	2U
+
+static struct cnf_table *cnf_tab(const struct cnf_filter *f,
+				 enum cnf_family fam)
+{
+	return rcu_dereference_protected(f->tab[fam], lockdep_is_held(&f->lock));
+}
+
+static size_t cnf_slot_bytes(enum cnf_family fam, unsigned int log)
+{
+	if (fam == CNF_V6)
+		return CNF_V6_SLOT_BYTES;
+	return 32 - log + 2 <= 16 ? 2 : 4;
+}
+
+static size_t cnf_table_bytes(enum cnf_family fam, unsigned int log)
+{
+	return sizeof(struct cnf_table) +
+	       ((size_t)CNF_BUCKET_SLOTS << log) * cnf_slot_bytes(fam, log);
+}
+
+static u64 cnf_table_capacity(unsigned int log)
+{
+	return (u64)CNF_BUCKET_SLOTS << log;
+}
+
+/* ---- hashing: everything a slot needs comes from r = x >> log ---- */
+
+/* Upper part of the key: the words that select nothing but the hashes. */
+static u32 cnf_hash_r(const struct cnf_table *t, const u32 *w, u32 seed)
+{
+	u32 r[4];
+
+	if (t->family == CNF_V4)
+		return jhash_1word(w[0] >> 2, seed);
+	r[0] = w[0];
+	r[1] = w[1];
+	r[2] = w[2];
+	r[3] = w[3] >> 2;
+	return jhash2(r, 4, seed);
+}
+
+static u32 cnf_alt_offset(const struct cnf_table *t, const u32 *w)
+{
+	/* Odd, so the two buckets always differ. */
+	return (cnf_hash_r(t, w, t->seed_alt) | 1) & t->mask;
+}
+
+static u32 cnf_low_word(const struct cnf_key *key)
+{
+	return key->family == CNF_V4 ? ntohl(key->v4) :
+				       ntohl(key->v6.s6_addr32[3]);
+}
+
+/* Encode @key for table @t: its slot (home tag) and its two buckets. */
+static void cnf_locate(const struct cnf_table *t, const struct cnf_key *key,
+		       struct cnf_pos *p)
+{
+	u32 x = cnf_low_word(key);
+	u32 *w = p->w;
+
+	if (t->family == CNF_V4) {
+		w[0] = (x >> t->log) << 2 | CNF_TAG_VALID;
+	} else {
+		w[0] = (__force u32)key->v6.s6_addr32[0];
+		w[1] = (__force u32)key->v6.s6_addr32[1];
+		w[2] = (__force u32)key->v6.s6_addr32[2];
+		w[3] = (x >> t->log) << 2 | CNF_TAG_VALID;
+	}
+	p->b[0] = ((x & t->mask) ^ cnf_hash_r(t, w, t->seed_home)) & t->mask;
+	p->b[1] = p->b[0] ^ cnf_alt_offset(t, w);
+}
+
+/* The tag word: w[0] for IPv4, w[3] for IPv6. */
+static u32 *cnf_tag_word(const struct cnf_table *t, u32 *w)
+{
+	return t->family == CNF_V4 ? &w[0] : &w[3];
+}
+
+/* Decode slot words @w found in bucket @bucket back into the address. */
+static void cnf_decode(const struct cnf_table *t, const u32 *w, u32 bucket,
+		       struct cnf_key *key)
+{
+	u32 tag = t->family == CNF_V4 ? w[0] : w[3];
+	u32 home = bucket, x;
+
+	if (tag & CNF_TAG_ALT)
+		home ^= cnf_alt_offset(t, w);
+	x = (tag >> 2) << t->log;
+	x |= (home ^ cnf_hash_r(t, w, t->seed_home)) & t->mask;
+	key->family = t->family;
+	if (t->family == CNF_V4) {
+		key->v4 = htonl(x);
+		return;
+	}
+	key->v6.s6_addr32[0] = (__force __be32)w[0];
+	key->v6.s6_addr32[1] = (__force __be32)w[1];
+	key->v6.s6_addr32[2] = (__force __be32)w[2];
+	key->v6.s6_addr32[3] = htonl(x);
+}
+
+/* ---- slot access ---- */
+
+static void cnf_slot_read(const struct cnf_table *t, u32 bucket,
+			  unsigned int s, u32 *w)
+{
+	size_t i = (size_t)bucket * CNF_BUCKET_SLOTS + s;
+
+	switch (t->slot_bytes) {
+	case 2:
+		w[0] = READ_ONCE(((const u16 *)t->slots)[i]);
+		break;
+	case 4:
+		w[0] = READ_ONCE(((const u32 *)t->slots)[i]);
+		break;
+	default: {
+		const struct cnf_slot6 *s6 = (const struct cnf_slot6 *)t->slots;
+
+		w[0] = READ_ONCE(s6[i].w[0]);
+		w[1] = READ_ONCE(s6[i].w[1]);
+		w[2] = READ_ONCE(s6[i].w[2]);
+		w[3] = READ_ONCE(s6[i].w[3]);
+	}
+	}
+}
+
+static void cnf_slot_write(struct cnf_table *t, u32 bucket, unsigned int s,
+			   const u32 *w)
+{
+	size_t i = (size_t)bucket * CNF_BUCKET_SLOTS + s;
+
+	switch (t->slot_bytes) {
+	case 2:
+		WRITE_ONCE(((u16 *)t->slots)[i], (u16)w[0]);
+		break;
+	case 4:
+		WRITE_ONCE(((u32 *)t->slots)[i], w[0]);
+		break;
+	default: {
+		struct cnf_slot6 *s6 = (struct cnf_slot6 *)t->slots;
+
+		WRITE_ONCE(s6[i].w[0], w[0]);
+		WRITE_ONCE(s6[i].w[1], w[1]);
+		WRITE_ONCE(s6[i].w[2], w[2]);
+		WRITE_ONCE(s6[i].w[3], w[3]);
+	}
+	}
+}
+
+static bool cnf_slot_empty(const struct cnf_table *t, u32 bucket,
+			   unsigned int s)
+{
+	u32 w[4];
+
+	cnf_slot_read(t, bucket, s, w);
+	return !(*cnf_tag_word(t, w) & CNF_TAG_VALID);
+}
+
+static bool cnf_slot_equal(const struct cnf_table *t, const u32 *a,
+			   const u32 *b)
+{
+	if (t->family == CNF_V4)
+		return a[0] == b[0];
+	return a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3];
+}
+
+/* Slot of bucket @bucket holding @w, or -1. */
+static int cnf_bucket_find(const struct cnf_table *t, u32 bucket, const u32 *w)
+{
+	unsigned int s;
+	u32 cur[4] = { 0 };
+
+	for (s = 0; s < CNF_BUCKET_SLOTS; s++) {
+		cnf_slot_read(t, bucket, s, cur);
+		if (cnf_slot_equal(t, cur, w))
+			return s;
+	}
+	return -1;
+}
+
+static int cnf_bucket_free_slot(const struct cnf_table *t, u32 bucket)
+{
+	unsigned int s;
+
+	for (s = 0; s < CNF_BUCKET_SLOTS; s++)
+		if (cnf_slot_empty(t, bucket, s))
+			return s;
+	return -1;
+}
+
+static bool cnf_key_equal(const struct cnf_key *a, const struct cnf_key *b)
+{
+	if (a->family != b->family)
+		return false;
+	if (a->family == CNF_V4)
+		return a->v4 == b->v4;
+	return !memcmp(&a->v6, &b->v6, sizeof(a->v6));
+}
+
+/* ---- write sections ---- */
+
+static void cnf_write_begin(struct cnf_table *t)
+{
+	/* A softirq reader on this CPU must not spin on a preempted writer. */
+	local_bh_disable();
+	write_seqcount_begin(&t->seq);
+}
+
+static void cnf_write_end(struct cnf_table *t)
+{
+	write_seqcount_end(&t->seq);
+	local_bh_enable();
+}
+
+/* ---- lookup (readers) ---- */
+
+static bool cnf_bucket16_has(const struct cnf_table *t, u32 bucket, u32 v)
+{
+	const u64 ones = 0x0001000100010001ULL;
+	u64 b = READ_ONCE(((const u64 *)t->slots)[bucket]) ^ (v * ones);
+
+	/* Some 16-bit lane of b is zero: the classic exact zero-lane test. */
+	return (b - ones) & ~b & (ones << 15);
+}
+
+static bool cnf_stash_has(const struct cnf_table *t, const struct cnf_key *key)
+{
+	u32 i, n = READ_ONCE(t->stash_n);
+
+	for (i = 0; i < n && i < CNF_STASH_SLOTS; i++) {
+		struct cnf_key cur = t->stash[i];
+
+		if (cnf_key_equal(&cur, key))
+			return true;
+	}
+	return false;
+}
+
+static bool cnf_table_probe(const struct cnf_table *t, const struct cnf_pos *p)
+{
+	u32 alt[4];
+
+	if (t->slot_bytes == 2)
+		return cnf_bucket16_has(t, p->b[0], p->w[0]) ||
+		       cnf_bucket16_has(t, p->b[1], p->w[0] | CNF_TAG_ALT);
+	if (cnf_bucket_find(t, p->b[0], p->w) >= 0)
+		return true;
+	memcpy(alt, p->w, sizeof(alt));
+	*cnf_tag_word(t, alt) |= CNF_TAG_ALT;
+	return cnf_bucket_find(t, p->b[1], alt) >= 0;
+}
+
+static bool cnf_table_has(const struct cnf_table *t, const struct cnf_key *key)
+{
+	struct cnf_pos p;
+	unsigned int seq;
+	bool hit;
+
+	cnf_locate(t, key, &p);
+	do {
+		seq = read_seqcount_begin(&t->seq);
+		hit = cnf_table_probe(t, &p) ||
+		      (unlikely(READ_ONCE(t->stash_n)) && cnf_stash_has(t, key));
+	} while (read_seqcount_retry(&t->seq, seq));
+	return hit;
+}
+
+bool cnf_filter_contains(const struct cnf_filter *f, const struct cnf_key *key)
+{
+	const struct cnf_table *t;
+
+	if (key->family >= CNF_NFAMILIES)
+		return false;
+	t = rcu_dereference(f->tab[key->family]);
+	return cnf_table_has(t, key);
+}
+
+bool cnf_filter_lookup4(const struct cnf_filter *f, __be32 addr)
+{
+	struct cnf_key key = { .family = CNF_V4, .v4 = addr };
+
+	return cnf_table_has(rcu_dereference(f->tab[CNF_V4]), &key);
+}
+
+bool cnf_filter_lookup6(const struct cnf_filter *f, const struct in6_addr *addr)
+{
+	struct cnf_key key = { .family = CNF_V6, .v6 = *addr };
+
+	return cnf_table_has(rcu_dereference(f->tab[CNF_V6]), &key);
+}
+
+/* ---- tables (writers) ---- */
+
+static struct cnf_table *cnf_table_alloc(enum cnf_family fam, unsigned int log)
+{
+	size_t bytes = cnf_table_bytes(fam, log);
+	struct cnf_table *t = cnf_zalloc(bytes);
+
+	if (!t)
+		return NULL;
+	seqcount_init(&t->seq);
+	t->family = fam;
+	t->log = log;
+	t->slot_bytes = cnf_slot_bytes(fam, log);
+	t->mask = (1U << log) - 1;
+	t->seed_home = get_random_u32();
+	t->seed_alt = get_random_u32();
+	t->bytes = bytes;
+	return t;
+}
+
+/* Position of @key in @t: bucket and slot, or stash index; false if absent. */
+struct cnf_found {
+	bool in_stash;
+	u32 bucket;
+	int slot;		/* slot in bucket, or stash index */
+};
+
+static bool cnf_table_find(const struct cnf_table *t, const struct cnf_key *key,
+			   struct cnf_found *at)
+{
+	struct cnf_pos p;
+	unsigned int i;
+
+	cnf_locate(t, key, &p);
+	for (i = 0; i < 2; i++) {
+		*cnf_tag_word(t, p.w) |= i ? CNF_TAG_ALT : 0;
+		at->slot = cnf_bucket_find(t, p.b[i], p.w);
+		if (at->slot >= 0) {
+			at->in_stash = false;
+			at->bucket = p.b[i];
+			return true;
+		}
+	}
+	for (i = 0; i < t->stash_n; i++) {
+		if (cnf_key_equal(&t->stash[i], key)) {
+			at->in_stash = true;
+			at->slot = i;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The bucket the key in (bucket, slot) would move to, and its new slot. */
+static u32 cnf_slot_other(const struct cnf_table *t, u32 bucket,
+			  unsigned int s, u32 *w)
+{
+	cnf_slot_read(t, bucket, s, w);
+	*cnf_tag_word(t, w) ^= CNF_TAG_ALT;
+	return bucket ^ cnf_alt_offset(t, w);
+}
+
+static bool cnf_path_has_bucket(const struct cnf_path_node *path, u16 n,
+				u32 bucket)
+{
+	for (; n != CNF_NO_PARENT; n = path[n].parent)
+		if (path[n].bucket == bucket)
+			return true;
+	return false;
+}
+
+/*
+ * Breadth-first search for a cuckoo path from a slot of the key's buckets to
+ * a free slot, visiting at most CNF_MAX_KICKS slots.  It only reads: a search
+ * that fails changes nothing.  Buckets on one path are distinct, so the keys
+ * the search saw are the keys that will move.  Returns the last node of the
+ * path (its key moves into slot *@free_slot of its other bucket), or -1.
+ */
+static int cnf_path_find(const struct cnf_table *t, struct cnf_path_node *path,
+			 const struct cnf_pos *p, int *free_slot)
+{
+	unsigned int head, tail = 0, i, s;
+
+	for (i = 0; i < 2; i++)
+		for (s = 0; s < CNF_BUCKET_SLOTS; s++)
+			path[tail++] = (struct cnf_path_node){
+				.bucket = p->b[i], .slot = s,
+				.parent = CNF_NO_PARENT };
+	for (head = 0; head < tail; head++) {
+		u32 w[4], next = cnf_slot_other(t, path[head].bucket,
+						path[head].slot, w);
+
+		*free_slot = cnf_bucket_free_slot(t, next);
+		if (*free_slot >= 0)
+			return head;
+		if (cnf_path_has_bucket(path, head, next))
+			continue;
+		for (s = 0; s < CNF_BUCKET_SLOTS && tail < CNF_MAX_KICKS; s++)
+			path[tail++] = (struct cnf_path_node){
+				.bucket = next, .slot = s, .parent = head };
+	}
+	return -1;
+}
+
+/*
+ * Move every key on the path ending at node @n one bucket over, free end
+ * first: each key is written to its new slot before its old slot is reused,
+ * so it is always in one of its buckets.  Returns the root node, whose slot
+ * is then free.  Inside a write section: a reader that saw a key leave the
+ * bucket it had not read yet retries.
+ */
+static u16 cnf_path_apply(struct cnf_table *t, const struct cnf_path_node *path,
+			  u16 n, int free_slot)
+{
+	int to_slot = free_slot;
+	u32 to_bucket, w[4];
+
+	for (;;) {
+		to_bucket = cnf_slot_other(t, path[n].bucket, path[n].slot, w);
+		cnf_slot_write(t, to_bucket, to_slot, w);
+		to_slot = path[n].slot;
+		if (path[n].parent == CNF_NO_PARENT)
+			return n;
+		n = path[n].parent;
+	}
+}
+
+/* Put an absent key into @t's buckets; -ENOSPC when no path frees a slot. */
+static int cnf_table_insert(struct cnf_table *t, struct cnf_path_node *path,
+			    const struct cnf_key *key)
+{
+	int s = -1, leaf = -1, free_slot;
+	u32 bucket = 0;
+	struct cnf_pos p;
+	unsigned int i;
+
+	cnf_locate(t, key, &p);
+	for (i = 0; i < 2 && s < 0; i++) {
+		bucket = p.b[i];
+		s = cnf_bucket_free_slot(t, bucket);
+	}
+	if (s < 0) {
+		leaf = cnf_path_find(t, path, &p, &free_slot);
+		if (leaf < 0)
+			return -ENOSPC;
+	}
+	cnf_write_begin(t);
+	if (leaf >= 0) {
+		u16 root = cnf_path_apply(t, path, leaf, free_slot);
+
+		bucket = path[root].bucket;
+		s = path[root].slot;
+	}
+	if (bucket == p.b[1])
+		*cnf_tag_word(t, p.w) |= CNF_TAG_ALT;
+	cnf_slot_write(t, bucket, s, p.w);
+	cnf_write_end(t);
+	t->count++;
+	return 0;
+}
+
+static bool cnf_stash_put(struct cnf_table *t, const struct cnf_key *key)
+{
+	if (t->stash_n == CNF_STASH_SLOTS)
+		return false;
+	cnf_write_begin(t);
+	t->stash[t->stash_n] = *key;
+	WRITE_ONCE(t->stash_n, t->stash_n + 1);
+	cnf_write_end(t);
+	t->count++;
+	return true;
+}
+
+static void cnf_stash_remove(struct cnf_table *t, unsigned int i)
+{
+	cnf_write_begin(t);
+	t->stash[i] = t->stash[t->stash_n - 1];
+	WRITE_ONCE(t->stash_n, t->stash_n - 1);
+	cnf_write_end(t);
+	t->count--;
+}
+
+/* After a delete freed a slot, move stashed keys back into the buckets. */
+static void cnf_stash_drain(struct cnf_table *t, struct cnf_path_node *path)
+{
+	unsigned int i = 0;
+
+	while (i < t->stash_n) {
+		struct cnf_key key = t->stash[i];
+
+		/* Present in both places for a moment, never in neither. */
+		if (cnf_table_insert(t, path, &key))
+			i++;
+		else
+			cnf_stash_remove(t, i);
+	}
+}
+
+static void cnf_slot_clear(struct cnf_table *t, u32 bucket, unsigned int s)
+{
+	static const u32 zero[4];
+
+	cnf_write_begin(t);
+	cnf_slot_write(t, bucket, s, zero);
+	cnf_write_end(t);
+	t->count--;
+}
+
+/* Calls @fn for every key of @t; stops at @fn's first non-zero return. */
+static int cnf_table_walk(const struct cnf_table *t,
+			  int (*fn)(void *ctx, const struct cnf_key *key),
+			  void *ctx)
+{
+	struct cnf_key key;
+	unsigned int s, i;
+	u32 b, w[4];
+	int err;
+
+	for (b = 0; b <= t->mask; b++) {
+		for (s = 0; s < CNF_BUCKET_SLOTS; s++) {
+			cnf_slot_read(t, b, s, w);
+			if (!(*cnf_tag_word(t, w) & CNF_TAG_VALID))
+				continue;
+			cnf_decode(t, w, b, &key);
+			err = fn(ctx, &key);
+			if (err)
+				return err;
+		}
+		if (!(b & 0xffff))
+			cond_resched();
+	}
+	for (i = 0; i < t->stash_n; i++) {
+		err = fn(ctx, &t->stash[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* ---- growth ---- */
+
+struct cnf_rebuild {
+	struct cnf_table *t;
+	struct cnf_path_node *path;
+};
+
+/* Into the buckets, else the stash: 0 or -ENOSPC. */
+static int cnf_table_place(struct cnf_table *t, struct cnf_path_node *path,
+			   const struct cnf_key *key)
+{
+	if (!cnf_table_insert(t, path, key) || cnf_stash_put(t, key))
+		return 0;
+	return -ENOSPC;
+}
+
+static int cnf_rebuild_one(void *ctx, const struct cnf_key *key)
+{
+	struct cnf_rebuild *rb = ctx;
+
+	return cnf_table_place(rb->t, rb->path, key);
+}
+
+static u64 cnf_filter_bytes(const struct cnf_filter *f)
+{
+	u64 bytes = 0;
+	unsigned int fam;
+
+	for (fam = 0; fam < CNF_NFAMILIES; fam++)
+		bytes += cnf_tab(f, fam)->bytes;
+	return bytes;
+}
+
+/* Smallest log whose table holds @entries within the load limit. */
+static unsigned int cnf_log_for(u64 entries, unsigned int min_log)
+{
+	unsigned int log = min_log;
+
+	while (log < CNF_MAX_BUCKETS_LOG &&
+	       cnf_table_capacity(log) * CNF_LOAD_MAX_PCT < entries * 100)
+		log++;
+	return log;
+}
+
+/*
+ * Replace @fam's table by one of at least 2^@log buckets holding the same
+ * keys; a size whose rebuild does not fit is retried one size up.  New seeds
+ * each time: an unlucky (or crafted) key set does not stay unlucky.  The old
+ * table stays in use until the new one is complete, and is freed after a
+ * grace period.  Fails with -ENOSPC beyond the memory limit, -ENOMEM.
+ */
+static int cnf_filter_rebuild(struct cnf_filter *f, enum cnf_family fam,
+			      unsigned int log)
+{
+	struct cnf_table *old = cnf_tab(f, fam);
+	u64 others = cnf_filter_bytes(f) - old->bytes;
+	struct cnf_rebuild rb = { .path = f->path };
+
+	for (; log <= CNF_MAX_BUCKETS_LOG; log++) {
+		if (others + cnf_table_bytes(fam, log) > f->mem_limit)
+			return -ENOSPC;
+		rb.t = cnf_table_alloc(fam, log);
+		if (!rb.t)
+			return -ENOMEM;
+		if (!cnf_table_walk(old, cnf_rebuild_one, &rb))
+			break;
+		cnf_free(rb.t);
+		rb.t = NULL;
+	}
+	if (!rb.t)
+		return -ENOSPC;
+	rcu_assign_pointer(f->tab[fam], rb.t);
+	cnf_free_rcu(old, rcu);
+	f->grows[fam]++;
+	return 0;
+}
+
+static bool cnf_needs_growth(const struct cnf_table *t, u64 entries)
+{
+	return cnf_table_capacity(t->log) * CNF_LOAD_MAX_PCT < entries * 100;
+}
+
+/* ---- filter ---- */
+
+static int cnf_family_check(const struct cnf_key *key)
+{
+	return key->family < CNF_NFAMILIES ? 0 : -EINVAL;
+}
+
+int cnf_filter_add(struct cnf_filter *f, const struct cnf_key *key)
+{
+	struct cnf_found at;
+	struct cnf_table *t;
+	int err;
+
+	cnf_assert_held(&f->lock);
+	err = cnf_family_check(key);
+	if (err)
+		return err;
+	t = cnf_tab(f, key->family);
+	if (cnf_table_find(t, key, &at))
+		return -EEXIST;
+	/* Past the load limit, grow first; if that fails, any room will do. */
+	if (cnf_needs_growth(t, t->count + 1) &&
+	    !cnf_filter_rebuild(f, key->family, t->log + 1))
+		t = cnf_tab(f, key->family);
+	err = cnf_table_insert(t, f->path, key);
+	if (err != -ENOSPC)
+		return err;
+	err = cnf_filter_rebuild(f, key->family, t->log + 1);
+	if (!err)
+		return cnf_table_place(cnf_tab(f, key->family), f->path, key);
+	return cnf_stash_put(t, key) ? 0 : err;
+}
+
+int cnf_filter_del(struct cnf_filter *f, const struct cnf_key *key)
+{
+	struct cnf_found at;
+	struct cnf_table *t;
+	int err;
+
+	cnf_assert_held(&f->lock);
+	err = cnf_family_check(key);
+	if (err)
+		return err;
+	t = cnf_tab(f, key->family);
+	if (!cnf_table_find(t, key, &at))
+		return -ENOENT;
+	if (at.in_stash) {
+		cnf_stash_remove(t, at.slot);
+		return 0;
+	}
+	cnf_slot_clear(t, at.bucket, at.slot);
+	if (t->stash_n)
+		cnf_stash_drain(t, f->path);
+	return 0;
+}
+
+int cnf_filter_reserve(struct cnf_filter *f, enum cnf_family fam, u64 entries)
+{
+	struct cnf_table *t;
+	unsigned int log;
+
+	cnf_assert_held(&f->lock);
+	if (fam >= CNF_NFAMILIES)
+		return -EINVAL;
+	t = cnf_tab(f, fam);
+	log = cnf_log_for(entries, t->log);
+	if (log == t->log)
+		return 0;
+	if (cnf_table_capacity(CNF_MAX_BUCKETS_LOG) * CNF_LOAD_MAX_PCT <
+	    entries * 100)
+		return -ENOSPC;
+	return cnf_filter_rebuild(f, fam, log);
+}
+
+int cnf_filter_flush(struct cnf_filter *f)
+{
+	struct cnf_table *fresh[CNF_NFAMILIES] = { NULL };
+	unsigned int fam;
+
+	cnf_assert_held(&f->lock);
+	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
+		fresh[fam] = cnf_table_alloc(fam, f->initial_log);
+		if (!fresh[fam])
+			goto err_alloc;
+	}
+	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
+		struct cnf_table *old = cnf_tab(f, fam);
+
+		rcu_assign_pointer(f->tab[fam], fresh[fam]);
+		cnf_free_rcu(old, rcu);
+	}
+	return 0;
+
+err_alloc:
+	while (fam--)
+		cnf_free(fresh[fam]);
+	return -ENOMEM;
+}
+
+int cnf_filter_set_limit(struct cnf_filter *f, u64 bytes)
+{
+	cnf_assert_held(&f->lock);
+	if (bytes < cnf_filter_bytes(f))
+		return -EINVAL;
+	f->mem_limit = bytes;
+	return 0;
+}
+
+int cnf_filter_walk(struct cnf_filter *f,
+		    int (*fn)(void *ctx, const struct cnf_key *key), void *ctx)
+{
+	unsigned int fam;
+	int err;
+
+	cnf_assert_held(&f->lock);
+	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
+		err = cnf_table_walk(cnf_tab(f, fam), fn, ctx);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+u64 cnf_filter_count(struct cnf_filter *f, enum cnf_family fam)
+{
+	cnf_assert_held(&f->lock);
+	return fam < CNF_NFAMILIES ? cnf_tab(f, fam)->count : 0;
+}
+
+void cnf_filter_stats(struct cnf_filter *f, struct cnf_filter_stats *st)
+{
+	unsigned int fam;
+
+	cnf_assert_held(&f->lock);
+	memset(st, 0, sizeof(*st));
+	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
+		const struct cnf_table *t = cnf_tab(f, fam);
+		struct cnf_table_stats *ts = &st->fam[fam];
+
+		ts->entries = t->count;
+		ts->capacity = cnf_table_capacity(t->log);
+		ts->bytes = t->bytes;
+		ts->grows = f->grows[fam];
+		ts->stashed = t->stash_n;
+	}
+	st->mem_limit = f->mem_limit;
+}
+
+void cnf_filter_lock(struct cnf_filter *f)
+{
+	cnf_mutex_lock(&f->lock);
+}
+
+void cnf_filter_unlock(struct cnf_filter *f)
+{
+	cnf_mutex_unlock(&f->lock);
+}
+
+struct cnf_filter *cnf_filter_create(u64 initial_capacity, u64 mem_limit)
+{
+	struct cnf_filter *f = cnf_zalloc(sizeof(*f));
+	unsigned int fam;
+
+	if (!f)
+		return NULL;
+	cnf_mutex_init(&f->lock);
+	f->initial_log = cnf_log_for(initial_capacity, CNF_MIN_BUCKETS_LOG);
+	f->mem_limit = mem_limit;
+	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
+		struct cnf_table *t = cnf_table_alloc(fam, f->initial_log);
+
+		if (!t)
+			goto err_alloc;
+		RCU_INIT_POINTER(f->tab[fam], t);
+	}
+	return f;
+
+err_alloc:
+	cnf_filter_destroy(f);
+	return NULL;
+}
+
+void cnf_filter_destroy(struct cnf_filter *f)
+{
+	unsigned int fam;
+
+	if (!f)
+		return;
+	for (fam = 0; fam < CNF_NFAMILIES; fam++)
+		cnf_free(rcu_dereference_protected(f->tab[fam], 1));
+	cnf_mutex_destroy(&f->lock);
+	cnf_free(f);
+}

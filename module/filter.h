@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cuckoo_nf filter core: an exact cuckoo filter of IPv4 and IPv6 addresses.
+ *
+ * The same source builds into the kernel module and into userspace tests,
+ * fuzzers and benchmarks; compat.h maps the few kernel services it uses.
+ *
+ * Concurrency: lookups run under rcu_read_lock() on any number of CPUs, take
+ * no lock and never block.  Changes (add, del, reserve, flush, set_limit,
+ * walk) hold the filter's writer lock, cnf_filter_lock(); one writer at a
+ * time.  See filter.c for how a lookup stays exact while entries move.
+ */
+#ifndef _CNF_FILTER_H
+#define _CNF_FILTER_H
+
+#include "compat.h"
+
+enum cnf_family {
+	CNF_V4,
+	CNF_V6,
+	CNF_NFAMILIES,
+};
+
+/* An address; @v4 and @v6 are in network byte order. */
+struct cnf_key {
+	u8 family;		/* enum cnf_family */
+	union {
+		__be32 v4;
+		struct in6_addr v6;
+	};
+};
+
+/* Limits of one filter; the memory limit covers both families' tables. */
+#define CNF_MIN_BUCKETS_LOG	2
+#define CNF_MAX_BUCKETS_LOG	28
+#define CNF_BUCKET_SLOTS	4
+#define CNF_MAX_KICKS		500
+#define CNF_STASH_SLOTS		4
+
+struct cnf_table_stats {
+	u64 entries;		/* keys stored, stash included */
+	u64 capacity;		/* slots in the table */
+	u64 bytes;		/* memory the table uses */
+	u64 grows;		/* rebuilds at a larger size */
+	u64 stashed;		/* keys in the stash */
+};
+
+struct cnf_filter_stats {
+	struct cnf_table_stats fam[CNF_NFAMILIES];
+	u64 mem_limit;
+};
+
+struct cnf_filter;
+
+struct cnf_filter *cnf_filter_create(u64 initial_capacity, u64 mem_limit);
+/* Caller guarantees no reader can still see @f (e.g. after synchronize_rcu). */
+void cnf_filter_destroy(struct cnf_filter *f);
+
+void cnf_filter_lock(struct cnf_filter *f);
+void cnf_filter_unlock(struct cnf_filter *f);
+
+/*
+ * Writers, under cnf_filter_lock().
+ * add:  0, -EEXIST (present, nothing changed), -ENOSPC (memory limit
+ *       reached), -ENOMEM, -EINVAL (bad family).  On error the filter is
+ *       exactly as before.
+ * del:  0, -ENOENT (absent, nothing changed), -EINVAL.
+ * reserve: grow now so that @entries keys of @family fit without growing
+ *       again; 0, -ENOSPC, -ENOMEM (filter unchanged).
+ * flush: remove everything and shrink to the initial size; 0 or -ENOMEM
+ *       (filter unchanged).
+ * set_limit: 0, or -EINVAL when the tables already use more than @bytes.
+ * walk: call @fn for every key; stops at and returns @fn's first non-zero.
+ */
+int cnf_filter_add(struct cnf_filter *f, const struct cnf_key *key);
+int cnf_filter_del(struct cnf_filter *f, const struct cnf_key *key);
+int cnf_filter_reserve(struct cnf_filter *f, enum cnf_family family,
+		       u64 entries);
+int cnf_filter_flush(struct cnf_filter *f);
+int cnf_filter_set_limit(struct cnf_filter *f, u64 bytes);
+int cnf_filter_walk(struct cnf_filter *f,
+		    int (*fn)(void *ctx, const struct cnf_key *key), void *ctx);
+void cnf_filter_stats(struct cnf_filter *f, struct cnf_filter_stats *st);
+u64 cnf_filter_count(struct cnf_filter *f, enum cnf_family family);
+
+/* Readers, under rcu_read_lock(); exact: true only for an added address. */
+bool cnf_filter_lookup4(const struct cnf_filter *f, __be32 addr);
+bool cnf_filter_lookup6(const struct cnf_filter *f,
+			const struct in6_addr *addr);
+bool cnf_filter_contains(const struct cnf_filter *f,
+			 const struct cnf_key *key);
+
+#endif /* _CNF_FILTER_H */

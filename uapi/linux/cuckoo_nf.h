@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * cuckoo_nf: control ABI of /dev/cuckoo_nf.
+ *
+ * Every call acts on the filter of the network namespace the device was
+ * opened in and needs CAP_NET_ADMIN in that namespace's user namespace
+ * (-EPERM otherwise).
+ *
+ * Conventions:
+ *  - Fixed-width types only; user pointers travel as __u64.
+ *  - Every reserved or padding field must be zero on input (-EINVAL).
+ *  - Structs may grow at their end.  The kernel takes the size from the
+ *    ioctl number: a larger struct from newer userspace is accepted when its
+ *    extra bytes are zero (-E2BIG otherwise), a shorter one from older
+ *    userspace when it holds at least the first version's fields.
+ *  - Unknown commands fail with -ENOTTY.
+ */
+#ifndef _UAPI_LINUX_CUCKOO_NF_H
+#define _UAPI_LINUX_CUCKOO_NF_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#define CNF_DEVICE_NAME		"cuckoo_nf"
+#define CNF_DEVICE_PATH		"/dev/" CNF_DEVICE_NAME
+
+/**
+ * struct cnf_addr - one source address
+ * @family:    AF_INET (2) or AF_INET6 (10).
+ * @prefixlen: 32 for AF_INET, 128 for AF_INET6; nothing else is accepted yet.
+ * @reserved:  must be zero.
+ * @addr:      the address in network byte order.  An AF_INET address uses
+ *             the first 4 bytes; the other 12 must be zero.
+ */
+struct cnf_addr {
+	__u8	family;
+	__u8	prefixlen;
+	__u16	reserved;
+	__u8	addr[16];
+};
+
+/**
+ * struct cnf_batch - add or delete many addresses in one call
+ * @addrs:   user pointer to an array of struct cnf_addr.
+ * @count:   entries in @addrs, at most %CNF_BATCH_MAX (-E2BIG above).
+ * @flags:   %CNF_BATCH_F_EXIST_OK: an address already present (add) or
+ *           absent (delete) is counted in @skipped instead of stopping the
+ *           batch.  No other bit is defined.
+ * @applied: out: entries added or deleted.
+ * @skipped: out: entries passed over under %CNF_BATCH_F_EXIST_OK.
+ * @done:    out: entries processed; equals @count when the whole batch went
+ *           through, else the index of the entry that failed.
+ * @error:   out: 0, or the negative errno of the entry at index @done.
+ *
+ * Entries are processed in order and the batch stops at the first failure:
+ * every entry before @done is applied (or skipped), none after it is.  The
+ * struct is copied back in both cases and the call returns @error.
+ */
+struct cnf_batch {
+	__u64	addrs;
+	__u32	count;
+	__u32	flags;
+	__u32	applied;
+	__u32	skipped;
+	__u32	done;
+	__s32	error;
+};
+
+#define CNF_BATCH_F_EXIST_OK	(1U << 0)
+#define CNF_BATCH_MAX		(1U << 24)
+
+/**
+ * struct cnf_dump - read the set, a chunk per call
+ * @addrs:  user pointer to room for @count struct cnf_addr.
+ * @cursor: in: 0 to start a dump, else the cursor the previous call
+ *          returned on the same open file.  out: cursor for the next call.
+ * @count:  in: room in @addrs (at least 1).  out: entries written.
+ * @flags:  in: must be zero.  out: %CNF_DUMP_F_DONE when no entry is left.
+ *
+ * Starting a dump takes a snapshot of the set: a dump sees exactly the
+ * entries present at that moment, whatever changes while it runs.  A cursor
+ * from another open file or an older dump fails with -EINVAL.
+ */
+struct cnf_dump {
+	__u64	addrs;
+	__u64	cursor;
+	__u32	count;
+	__u32	flags;
+};
+
+#define CNF_DUMP_F_DONE		(1U << 0)
+
+enum cnf_mode {
+	CNF_MODE_DROP = 0,	/* drop packets from listed sources */
+	CNF_MODE_MONITOR = 1,	/* count them as matched, drop nothing */
+};
+
+/**
+ * struct cnf_config - change the namespace's settings
+ * @set:       which fields below to apply: %CNF_CONFIG_MODE,
+ *             %CNF_CONFIG_MEM_LIMIT.
+ * @mode:      enum cnf_mode.
+ * @mem_limit: bytes the filter's tables may use; growth past it fails with
+ *             -ENOSPC.  Below the bytes already in use: -EINVAL.
+ */
+struct cnf_config {
+	__u32	set;
+	__u32	mode;
+	__u64	mem_limit;
+};
+
+#define CNF_CONFIG_MODE		(1U << 0)
+#define CNF_CONFIG_MEM_LIMIT	(1U << 1)
+
+/**
+ * struct cnf_family_stats - per address family figures
+ * @entries:  addresses stored.
+ * @capacity: slots in the table (entries it holds before it must grow).
+ * @bytes:    memory used by the family's table.
+ * @grows:    times the table was rebuilt larger.
+ * @stashed:  entries kept in the overflow stash.
+ * @checked:  packets looked up.
+ * @matched:  packets whose source is listed (dropped in drop mode).
+ * @dropped:  packets dropped.
+ */
+struct cnf_family_stats {
+	__u64	entries;
+	__u64	capacity;
+	__u64	bytes;
+	__u64	grows;
+	__u64	stashed;
+	__u64	checked;
+	__u64	matched;
+	__u64	dropped;
+};
+
+/**
+ * struct cnf_stats - state and counters of the namespace's filter
+ * @v4, @v6:   per family.
+ * @mem_limit: current memory limit in bytes.
+ * @mode:      enum cnf_mode.
+ * @reserved:  zero.
+ */
+struct cnf_stats {
+	struct cnf_family_stats v4;
+	struct cnf_family_stats v6;
+	__u64	mem_limit;
+	__u32	mode;
+	__u32	reserved;
+};
+
+#define CNF_IOC_TYPE		0xC5
+
+#define CNF_IOC_ADD		_IOW(CNF_IOC_TYPE, 0x01, struct cnf_addr)
+#define CNF_IOC_DEL		_IOW(CNF_IOC_TYPE, 0x02, struct cnf_addr)
+/* Returns 0 when the address is listed, -ENOENT when it is not. */
+#define CNF_IOC_TEST		_IOW(CNF_IOC_TYPE, 0x03, struct cnf_addr)
+#define CNF_IOC_ADD_BATCH	_IOWR(CNF_IOC_TYPE, 0x04, struct cnf_batch)
+#define CNF_IOC_DEL_BATCH	_IOWR(CNF_IOC_TYPE, 0x05, struct cnf_batch)
+#define CNF_IOC_DUMP		_IOWR(CNF_IOC_TYPE, 0x06, struct cnf_dump)
+#define CNF_IOC_FLUSH		_IO(CNF_IOC_TYPE, 0x07)
+#define CNF_IOC_STATS		_IOR(CNF_IOC_TYPE, 0x08, struct cnf_stats)
+#define CNF_IOC_SET_CONFIG	_IOW(CNF_IOC_TYPE, 0x09, struct cnf_config)
+
+#endif /* _UAPI_LINUX_CUCKOO_NF_H */

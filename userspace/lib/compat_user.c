@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-2.0
+/* State behind compat_user.h: random source and allocation failure hook. */
+#include <sys/random.h>
+
+#include "compat_user.h"
+
+long cnf_user_fail_alloc_in = -1;
+
+static bool fixed_random;
+static u64 fixed_state;
+
+void cnf_user_seed_random(u64 seed)
+{
+	fixed_random = true;
+	fixed_state = seed;
+}
+
+u32 get_random_u32(void)
+{
+	u32 v;
+
+	if (fixed_random) {
+		/* splitmix64: reproducible runs for tests and fuzzers */
+		u64 z = (fixed_state += 0x9e3779b97f4a7c15ULL);
+
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+		return (u32)(z ^ (z >> 31));
+	}
+	if (getrandom(&v, sizeof(v), 0) != sizeof(v))
+		abort();
+	return v;
+}

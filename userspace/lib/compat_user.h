@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Userspace twins of the kernel services the filter core uses, so that
+ * module/filter.c builds unchanged into tests, fuzzers and benchmarks.
+ *
+ * - jhash*: the kernel's Jenkins hash (include/linux/jhash.h), same values;
+ *   selftests/jhash.sh compares both inside the VM.
+ * - RCU: liburcu (memb flavour); readers must rcu_register_thread().
+ * - seqcount: C11-style seqlock (Boehm, "Can seqlocks get along with
+ *   programming language memory models?"); slot accesses go through
+ *   READ_ONCE/WRITE_ONCE like in the kernel.
+ * - cnf_zalloc: calloc, with a countdown to make the Nth allocation fail.
+ */
+#ifndef _CNF_COMPAT_USER_H
+#define _CNF_COMPAT_USER_H
+
+#define _LGPL_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <urcu.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int32_t s32;
+typedef uint32_t __be32;
+
+#define __rcu
+#define __force
+#define __aligned(x)	__attribute__((aligned(x)))
+#define lockdep_is_held(x) 1
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
+#define READ_ONCE(x)	(*(const volatile __typeof__(x) *)&(x))
+#define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
+#define BUILD_BUG_ON(c)	_Static_assert(!(c), #c)
+#define min_t(t, a, b)	((t)(a) < (t)(b) ? (t)(a) : (t)(b))
+#define max_t(t, a, b)	((t)(a) > (t)(b) ? (t)(a) : (t)(b))
+#define struct_size(p, member, n) \
+	(sizeof(*(p)) + sizeof((p)->member[0]) * (size_t)(n))
+#define WARN_ON_ONCE(c)	cnf_user_warn(!!(c), #c, __FILE__, __LINE__)
+#define cond_resched()	do { } while (0)
+#define local_bh_disable() do { } while (0)
+#define local_bh_enable() do { } while (0)
+#define rcu_dereference_protected(p, c) (p)
+#define RCU_INIT_POINTER(p, v) ((p) = (v))
+
+static inline bool cnf_user_warn(bool cond, const char *what,
+				 const char *file, int line)
+{
+	if (cond) {
+		fprintf(stderr, "WARNING: %s at %s:%d\n", what, file, line);
+		abort();
+	}
+	return false;
+}
+
+static inline u32 rol32(u32 word, unsigned int shift)
+{
+	return (word << (shift & 31)) | (word >> ((-shift) & 31));
+}
+
+static inline int ilog2(u64 n)
+{
+	return 63 - __builtin_clzll(n);
+}
+
+/* ---- jhash: Bob Jenkins' lookup3, as the kernel computes it ---- */
+#define JHASH_INITVAL	0xdeadbeef
+
+static inline void __jhash_mix3(u32 *a, u32 *b, u32 *c)
+{
+	*a -= *c; *a ^= rol32(*c, 4);  *c += *b;
+	*b -= *a; *b ^= rol32(*a, 6);  *a += *c;
+	*c -= *b; *c ^= rol32(*b, 8);  *b += *a;
+	*a -= *c; *a ^= rol32(*c, 16); *c += *b;
+	*b -= *a; *b ^= rol32(*a, 19); *a += *c;
+	*c -= *b; *c ^= rol32(*b, 4);  *b += *a;
+}
+
+static inline u32 __jhash_final3(u32 a, u32 b, u32 c)
+{
+	c ^= b; c -= rol32(b, 14);
+	a ^= c; a -= rol32(c, 11);
+	b ^= a; b -= rol32(a, 25);
+	c ^= b; c -= rol32(b, 16);
+	a ^= c; a -= rol32(c, 4);
+	b ^= a; b -= rol32(a, 14);
+	c ^= b; c -= rol32(b, 24);
+	return c;
+}
+
+static inline u32 jhash(const void *key, u32 length, u32 initval)
+{
+	const u8 *k = key;
+	u32 a, b, c, tail[3] = { 0, 0, 0 };
+	u32 i;
+
+	a = b = c = JHASH_INITVAL + length + initval;
+	for (; length > 12; length -= 12, k += 12) {
+		u32 w[3];
+
+		memcpy(w, k, sizeof(w));
+		a += w[0];
+		b += w[1];
+		c += w[2];
+		__jhash_mix3(&a, &b, &c);
+	}
+	if (!length)
+		return c;
+	/* The kernel assembles the last block little-endian, byte by byte. */
+	for (i = 0; i < length; i++)
+		tail[i / 4] |= (u32)k[i] << (8 * (i % 4));
+	return __jhash_final3(a + tail[0], b + tail[1], c + tail[2]);
+}
+
+static inline u32 jhash2(const u32 *k, u32 length, u32 initval)
+{
+	u32 a, b, c;
+
+	a = b = c = JHASH_INITVAL + (length << 2) + initval;
+	for (; length > 3; length -= 3, k += 3) {
+		a += k[0];
+		b += k[1];
+		c += k[2];
+		__jhash_mix3(&a, &b, &c);
+	}
+	switch (length) {
+	case 3:
+		c += k[2];
+		/* fall through */
+	case 2:
+		b += k[1];
+		/* fall through */
+	case 1:
+		a += k[0];
+		return __jhash_final3(a, b, c);
+	}
+	return c;
+}
+
+static inline u32 __jhash_nwords(u32 a, u32 b, u32 c, u32 initval)
+{
+	return __jhash_final3(a + initval, b + initval, c + initval);
+}
+
+static inline u32 jhash_3words(u32 a, u32 b, u32 c, u32 initval)
+{
+	return __jhash_nwords(a, b, c, initval + JHASH_INITVAL + (3 << 2));
+}
+
+static inline u32 jhash_2words(u32 a, u32 b, u32 initval)
+{
+	return __jhash_nwords(a, b, 0, initval + JHASH_INITVAL + (2 << 2));
+}
+
+static inline u32 jhash_1word(u32 a, u32 initval)
+{
+	return __jhash_nwords(a, 0, 0, initval + JHASH_INITVAL + (1 << 2));
+}
+
+/* ---- random bytes: getrandom(), or a fixed sequence for reproducible runs */
+u32 get_random_u32(void);
+void cnf_user_seed_random(u64 seed);
+
+/* ---- allocation, with failure injection for tests ---- */
+/* The allocation this many calls from now fails; <0 never (the default). */
+extern long cnf_user_fail_alloc_in;
+
+static inline void *cnf_zalloc(size_t size)
+{
+	if (cnf_user_fail_alloc_in >= 0 && cnf_user_fail_alloc_in-- == 0)
+		return NULL;
+	return calloc(1, size);
+}
+
+#define cnf_free(p)		free(p)
+#define cnf_free_rcu(p, field)	do { synchronize_rcu(); free(p); } while (0)
+
+/* ---- writer lock ---- */
+struct cnf_mutex {
+	pthread_mutex_t m;
+};
+
+#define cnf_mutex_init(x)	pthread_mutex_init(&(x)->m, NULL)
+#define cnf_mutex_destroy(x)	pthread_mutex_destroy(&(x)->m)
+#define cnf_mutex_lock(x)	pthread_mutex_lock(&(x)->m)
+#define cnf_mutex_unlock(x)	pthread_mutex_unlock(&(x)->m)
+#define cnf_assert_held(x)	do { } while (0)
+
+/* ---- seqcount ---- */
+typedef struct {
+	unsigned int sequence;
+} seqcount_t;
+
+static inline void seqcount_init(seqcount_t *s)
+{
+	s->sequence = 0;
+}
+
+static inline unsigned int read_seqcount_begin(const seqcount_t *s)
+{
+	unsigned int seq;
+
+	while ((seq = __atomic_load_n(&s->sequence, __ATOMIC_ACQUIRE)) & 1)
+		__builtin_ia32_pause();
+	return seq;
+}
+
+static inline bool read_seqcount_retry(const seqcount_t *s, unsigned int seq)
+{
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return __atomic_load_n(&s->sequence, __ATOMIC_RELAXED) != seq;
+}
+
+static inline void write_seqcount_begin(seqcount_t *s)
+{
+	__atomic_store_n(&s->sequence, s->sequence + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+static inline void write_seqcount_end(seqcount_t *s)
+{
+	__atomic_store_n(&s->sequence, s->sequence + 1, __ATOMIC_RELEASE);
+}
+
+#endif /* _CNF_COMPAT_USER_H */
