@@ -18,6 +18,7 @@
 #ifndef _UAPI_LINUX_CUCKOO_NF_H
 #define _UAPI_LINUX_CUCKOO_NF_H
 
+#include <linux/const.h>
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
@@ -66,8 +67,8 @@ struct cnf_batch {
 	__s32	error;
 };
 
-#define CNF_BATCH_F_EXIST_OK	(1U << 0)
-#define CNF_BATCH_MAX		(1U << 24)
+#define CNF_BATCH_F_EXIST_OK	_BITUL(0)
+#define CNF_BATCH_MAX		0x1000000
 
 /**
  * struct cnf_dump - read the set, a chunk per call
@@ -88,7 +89,7 @@ struct cnf_dump {
 	__u32	flags;
 };
 
-#define CNF_DUMP_F_DONE		(1U << 0)
+#define CNF_DUMP_F_DONE		_BITUL(0)
 
 enum cnf_mode {
 	CNF_MODE_DROP = 0,	/* drop packets from listed sources */
@@ -109,8 +110,8 @@ struct cnf_config {
 	__u64	mem_limit;
 };
 
-#define CNF_CONFIG_MODE		(1U << 0)
-#define CNF_CONFIG_MEM_LIMIT	(1U << 1)
+#define CNF_CONFIG_MODE		_BITUL(0)
+#define CNF_CONFIG_MEM_LIMIT	_BITUL(1)
 
 /**
  * struct cnf_family_stats - per address family figures

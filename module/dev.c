@@ -1,0 +1,549 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/cuckoo_nf: the control device (ABI in uapi/linux/cuckoo_nf.h).
+ *
+ * An open file is bound to the opener's network namespace, which it keeps
+ * alive like a socket does; every call needs CAP_NET_ADMIN over that
+ * namespace.  Changes take the namespace filter's writer lock, so batches
+ * and dumps see one consistent filter; the packet path never takes it.
+ */
+#include "cnf.h"
+
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/nsproxy.h>
+#include <linux/sched/signal.h>
+#include <linux/socket.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+/* Addresses copied from or to userspace per step of a batch or dump. */
+#define CNF_CHUNK	256
+
+/*
+ * An open file.  @net is fixed at open.  The dump snapshot (@dump_*) is
+ * used under @dump_lock: a cursor is only valid on the file that made it.
+ */
+struct cnf_file {
+	struct net *net;
+	struct mutex dump_lock;	/* guards the dump_* fields */
+	u32 dump_id;		/* 0: no snapshot */
+	u32 dump_n4, dump_n6;
+	__be32 *dump_v4;
+	struct in6_addr *dump_v6;
+};
+
+static atomic_t cnf_dump_ids = ATOMIC_INIT(0);
+
+static struct cnf_filter *cnf_file_filter(const struct cnf_file *cf)
+{
+	return cnf_pernet(cf->net)->filter;
+}
+
+/* ---- addresses ---- */
+
+static int cnf_addr_to_key(const struct cnf_addr *a, struct cnf_key *key)
+{
+	if (a->reserved)
+		return -EINVAL;
+	switch (a->family) {
+	case AF_INET:
+		if (a->prefixlen != 32 || memchr_inv(a->addr + 4, 0, 12))
+			return -EINVAL;
+		key->family = CNF_V4;
+		memcpy(&key->v4, a->addr, sizeof(key->v4));
+		return 0;
+	case AF_INET6:
+		if (a->prefixlen != 128)
+			return -EINVAL;
+		key->family = CNF_V6;
+		memcpy(&key->v6, a->addr, sizeof(key->v6));
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int cnf_get_key(const void __user *uarg, size_t usize,
+		       struct cnf_key *key)
+{
+	struct cnf_addr a;
+	int err;
+
+	err = copy_struct_from_user(&a, sizeof(a), uarg, usize);
+	if (err)
+		return err;
+	return cnf_addr_to_key(&a, key);
+}
+
+/* ---- one address ---- */
+
+static long cnf_ioc_change(struct cnf_file *cf, const void __user *uarg,
+			   size_t usize,
+			   int (*op)(struct cnf_filter *f,
+				     const struct cnf_key *key))
+{
+	struct cnf_filter *f = cnf_file_filter(cf);
+	struct cnf_key key;
+	int err;
+
+	err = cnf_get_key(uarg, usize, &key);
+	if (err)
+		return err;
+	cnf_filter_lock(f);
+	err = op(f, &key);
+	cnf_filter_unlock(f);
+	return err;
+}
+
+static long cnf_ioc_add(struct cnf_file *cf, void __user *uarg, size_t usize)
+{
+	return cnf_ioc_change(cf, uarg, usize, cnf_filter_add);
+}
+
+static long cnf_ioc_del(struct cnf_file *cf, void __user *uarg, size_t usize)
+{
+	return cnf_ioc_change(cf, uarg, usize, cnf_filter_del);
+}
+
+static long cnf_ioc_test(struct cnf_file *cf, void __user *uarg, size_t usize)
+{
+	struct cnf_key key;
+	bool listed;
+	int err;
+
+	err = cnf_get_key(uarg, usize, &key);
+	if (err)
+		return err;
+	rcu_read_lock();
+	listed = cnf_filter_contains(cnf_file_filter(cf), &key);
+	rcu_read_unlock();
+	return listed ? 0 : -ENOENT;
+}
+
+/* ---- batches ---- */
+
+/* Copy what can be copied of @n entries; returns how many were. */
+static u32 cnf_copy_in(struct cnf_addr *buf, const struct cnf_addr __user *src,
+		       u32 n)
+{
+	u32 i;
+
+	if (!copy_from_user(buf, src, n * sizeof(*buf)))
+		return n;
+	/* Some entry faulted: find the first one, for the report. */
+	for (i = 0; i < n; i++)
+		if (copy_from_user(&buf[i], &src[i], sizeof(*buf)))
+			break;
+	return i;
+}
+
+/* Apply one entry; -EEXIST/-ENOENT become "skipped" under EXIST_OK. */
+static int cnf_batch_one(struct cnf_filter *f, struct cnf_batch *b,
+			 const struct cnf_addr *a, bool add)
+{
+	struct cnf_key key;
+	int err;
+
+	err = cnf_addr_to_key(a, &key);
+	if (err)
+		return err;
+	err = add ? cnf_filter_add(f, &key) : cnf_filter_del(f, &key);
+	if (!err) {
+		b->applied++;
+		return 0;
+	}
+	if ((b->flags & CNF_BATCH_F_EXIST_OK) &&
+	    err == (add ? -EEXIST : -ENOENT)) {
+		b->skipped++;
+		return 0;
+	}
+	return err;
+}
+
+static int cnf_batch_chunk(struct cnf_filter *f, struct cnf_batch *b,
+			   struct cnf_addr *buf, bool add)
+{
+	const struct cnf_addr __user *src = u64_to_user_ptr(b->addrs);
+	u32 want = min_t(u32, b->count - b->done, CNF_CHUNK);
+	u32 got, i;
+	int err;
+
+	if (fatal_signal_pending(current))
+		return -EINTR;
+	got = cnf_copy_in(buf, src + b->done, want);
+	for (i = 0; i < got; i++) {
+		err = cnf_batch_one(f, b, &buf[i], add);
+		if (err)
+			return err;
+		b->done++;
+	}
+	return got < want ? -EFAULT : 0;
+}
+
+static long cnf_ioc_batch(struct cnf_file *cf, void __user *uarg,
+			  size_t usize, bool add)
+{
+	struct cnf_filter *f = cnf_file_filter(cf);
+	struct cnf_addr *buf;
+	struct cnf_batch b;
+	int err;
+
+	err = copy_struct_from_user(&b, sizeof(b), uarg, usize);
+	if (err)
+		return err;
+	if (b.flags & ~CNF_BATCH_F_EXIST_OK)
+		return -EINVAL;
+	if (b.count > CNF_BATCH_MAX)
+		return -E2BIG;
+	buf = kmalloc_array(CNF_CHUNK, sizeof(*buf), GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	b.applied = 0;
+	b.skipped = 0;
+	b.done = 0;
+	b.error = 0;
+	cnf_filter_lock(f);
+	while (b.done < b.count && !b.error) {
+		b.error = cnf_batch_chunk(f, &b, buf, add);
+		cond_resched();
+	}
+	cnf_filter_unlock(f);
+	kfree(buf);
+	if (copy_to_user(uarg, &b, sizeof(b)))
+		return -EFAULT;
+	return b.error;
+}
+
+static long cnf_ioc_add_batch(struct cnf_file *cf, void __user *uarg,
+			      size_t usize)
+{
+	return cnf_ioc_batch(cf, uarg, usize, true);
+}
+
+static long cnf_ioc_del_batch(struct cnf_file *cf, void __user *uarg,
+			      size_t usize)
+{
+	return cnf_ioc_batch(cf, uarg, usize, false);
+}
+
+/* ---- dump ---- */
+
+static void cnf_dump_free(struct cnf_file *cf)
+{
+	kvfree(cf->dump_v4);
+	kvfree(cf->dump_v6);
+	cf->dump_v4 = NULL;
+	cf->dump_v6 = NULL;
+	cf->dump_n4 = 0;
+	cf->dump_n6 = 0;
+	cf->dump_id = 0;
+}
+
+static int cnf_dump_collect(void *ctx, const struct cnf_key *key)
+{
+	struct cnf_file *cf = ctx;
+
+	if (key->family == CNF_V4)
+		cf->dump_v4[cf->dump_n4++] = key->v4;
+	else
+		cf->dump_v6[cf->dump_n6++] = key->v6;
+	return 0;
+}
+
+/* Copy the whole set, so that a dump over many calls is one moment's set. */
+static int cnf_dump_snapshot(struct cnf_file *cf)
+{
+	struct cnf_filter *f = cnf_file_filter(cf);
+	u64 n4, n6;
+	int err = -ENOMEM;
+
+	cnf_dump_free(cf);
+	cnf_filter_lock(f);
+	n4 = cnf_filter_count(f, CNF_V4);
+	n6 = cnf_filter_count(f, CNF_V6);
+	cf->dump_v4 = kvmalloc_array(max_t(u64, n4, 1), sizeof(__be32),
+				     GFP_KERNEL_ACCOUNT);
+	cf->dump_v6 = kvmalloc_array(max_t(u64, n6, 1),
+				     sizeof(struct in6_addr),
+				     GFP_KERNEL_ACCOUNT);
+	if (cf->dump_v4 && cf->dump_v6)
+		err = cnf_filter_walk(f, cnf_dump_collect, cf);
+	cnf_filter_unlock(f);
+	if (err) {
+		cnf_dump_free(cf);
+		return err;
+	}
+	do {
+		cf->dump_id = atomic_inc_return(&cnf_dump_ids);
+	} while (!cf->dump_id);
+	return 0;
+}
+
+static void cnf_dump_entry(const struct cnf_file *cf, u32 pos,
+			   struct cnf_addr *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (pos < cf->dump_n4) {
+		a->family = AF_INET;
+		a->prefixlen = 32;
+		memcpy(a->addr, &cf->dump_v4[pos], sizeof(__be32));
+		return;
+	}
+	a->family = AF_INET6;
+	a->prefixlen = 128;
+	memcpy(a->addr, &cf->dump_v6[pos - cf->dump_n4],
+	       sizeof(struct in6_addr));
+}
+
+/* Copy entries [@pos, @pos + @n) of the snapshot to @dst. */
+static int cnf_dump_copy_out(const struct cnf_file *cf,
+			     struct cnf_addr __user *dst, u32 pos, u32 n)
+{
+	struct cnf_addr *buf;
+	u32 i, done;
+	int err = 0;
+
+	buf = kmalloc_array(CNF_CHUNK, sizeof(*buf), GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	for (done = 0; done < n && !err; done += i) {
+		u32 step = min_t(u32, n - done, CNF_CHUNK);
+
+		for (i = 0; i < step; i++)
+			cnf_dump_entry(cf, pos + done + i, &buf[i]);
+		if (copy_to_user(dst + done, buf, step * sizeof(*buf)))
+			err = -EFAULT;
+	}
+	kfree(buf);
+	return err;
+}
+
+static long cnf_ioc_dump(struct cnf_file *cf, void __user *uarg, size_t usize)
+{
+	struct cnf_dump d;
+	u32 pos, total, n;
+	int err;
+
+	err = copy_struct_from_user(&d, sizeof(d), uarg, usize);
+	if (err)
+		return err;
+	if (d.flags || !d.count)
+		return -EINVAL;
+	if (d.count > CNF_BATCH_MAX)
+		return -E2BIG;
+	mutex_lock(&cf->dump_lock);
+	if (!d.cursor) {
+		err = cnf_dump_snapshot(cf);
+		if (err)
+			goto out;
+	} else if (!cf->dump_id || d.cursor >> 32 != cf->dump_id ||
+		   (u32)d.cursor > cf->dump_n4 + cf->dump_n6) {
+		err = -EINVAL;
+		goto out;
+	}
+	pos = d.cursor ? (u32)d.cursor : 0;
+	total = cf->dump_n4 + cf->dump_n6;
+	n = min_t(u32, d.count, total - pos);
+	err = cnf_dump_copy_out(cf, u64_to_user_ptr(d.addrs), pos, n);
+	if (err)
+		goto out;
+	d.count = n;
+	d.cursor = (u64)cf->dump_id << 32 | (pos + n);
+	d.flags = pos + n == total ? CNF_DUMP_F_DONE : 0;
+	if (copy_to_user(uarg, &d, sizeof(d)))
+		err = -EFAULT;
+	else if (d.flags & CNF_DUMP_F_DONE)
+		cnf_dump_free(cf);
+out:
+	mutex_unlock(&cf->dump_lock);
+	return err;
+}
+
+/* ---- whole filter ---- */
+
+static long cnf_ioc_flush(struct cnf_file *cf, void __user *uarg, size_t usize)
+{
+	struct cnf_filter *f = cnf_file_filter(cf);
+	int err;
+
+	cnf_filter_lock(f);
+	err = cnf_filter_flush(f);
+	cnf_filter_unlock(f);
+	return err;
+}
+
+static void cnf_sum_counters(struct cnf_net *cn, struct cnf_stats *st)
+{
+	struct cnf_family_stats *fs[CNF_NFAMILIES] = { &st->v4, &st->v6 };
+	unsigned int start, fam;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		const struct cnf_pcpu_stats *p = per_cpu_ptr(cn->stats, cpu);
+		u64 c[CNF_NFAMILIES][3];
+
+		do {
+			start = u64_stats_fetch_begin(&p->syncp);
+			for (fam = 0; fam < CNF_NFAMILIES; fam++) {
+				c[fam][0] = u64_stats_read(&p->checked[fam]);
+				c[fam][1] = u64_stats_read(&p->matched[fam]);
+				c[fam][2] = u64_stats_read(&p->dropped[fam]);
+			}
+		} while (u64_stats_fetch_retry(&p->syncp, start));
+		for (fam = 0; fam < CNF_NFAMILIES; fam++) {
+			fs[fam]->checked += c[fam][0];
+			fs[fam]->matched += c[fam][1];
+			fs[fam]->dropped += c[fam][2];
+		}
+	}
+}
+
+static void cnf_fill_stats(struct cnf_net *cn, struct cnf_stats *st)
+{
+	struct cnf_family_stats *fs[CNF_NFAMILIES] = { &st->v4, &st->v6 };
+	struct cnf_filter_stats fst;
+	unsigned int fam;
+
+	memset(st, 0, sizeof(*st));
+	cnf_filter_lock(cn->filter);
+	cnf_filter_stats(cn->filter, &fst);
+	st->mode = cn->mode;
+	cnf_filter_unlock(cn->filter);
+	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
+		fs[fam]->entries = fst.fam[fam].entries;
+		fs[fam]->capacity = fst.fam[fam].capacity;
+		fs[fam]->bytes = fst.fam[fam].bytes;
+		fs[fam]->grows = fst.fam[fam].grows;
+		fs[fam]->stashed = fst.fam[fam].stashed;
+	}
+	st->mem_limit = fst.mem_limit;
+	cnf_sum_counters(cn, st);
+}
+
+static long cnf_ioc_stats(struct cnf_file *cf, void __user *uarg, size_t usize)
+{
+	struct cnf_stats st;
+
+	cnf_fill_stats(cnf_pernet(cf->net), &st);
+	if (copy_to_user(uarg, &st, sizeof(st)))
+		return -EFAULT;
+	/* A newer, larger struct: fields this kernel does not know are 0. */
+	if (usize > sizeof(st) &&
+	    clear_user(uarg + sizeof(st), usize - sizeof(st)))
+		return -EFAULT;
+	return 0;
+}
+
+static long cnf_ioc_set_config(struct cnf_file *cf, void __user *uarg,
+			       size_t usize)
+{
+	const u32 known = CNF_CONFIG_MODE | CNF_CONFIG_MEM_LIMIT;
+	struct cnf_net *cn = cnf_pernet(cf->net);
+	struct cnf_config c;
+	int err;
+
+	err = copy_struct_from_user(&c, sizeof(c), uarg, usize);
+	if (err)
+		return err;
+	/* A field not being set must be zero, like any unused field. */
+	if ((c.set & ~known) ||
+	    (!(c.set & CNF_CONFIG_MODE) && c.mode) ||
+	    (!(c.set & CNF_CONFIG_MEM_LIMIT) && c.mem_limit) ||
+	    c.mode > CNF_MODE_MONITOR)
+		return -EINVAL;
+	cnf_filter_lock(cn->filter);
+	if (c.set & CNF_CONFIG_MEM_LIMIT)
+		err = cnf_filter_set_limit(cn->filter, c.mem_limit);
+	if (!err && (c.set & CNF_CONFIG_MODE))
+		WRITE_ONCE(cn->mode, c.mode);
+	cnf_filter_unlock(cn->filter);
+	return err;
+}
+
+/* ---- file operations ---- */
+
+struct cnf_ioctl_desc {
+	unsigned int cmd;
+	long (*fn)(struct cnf_file *cf, void __user *uarg, size_t usize);
+};
+
+static const struct cnf_ioctl_desc cnf_ioctls[] = {
+	[_IOC_NR(CNF_IOC_ADD)] = { CNF_IOC_ADD, cnf_ioc_add },
+	[_IOC_NR(CNF_IOC_DEL)] = { CNF_IOC_DEL, cnf_ioc_del },
+	[_IOC_NR(CNF_IOC_TEST)] = { CNF_IOC_TEST, cnf_ioc_test },
+	[_IOC_NR(CNF_IOC_ADD_BATCH)] = { CNF_IOC_ADD_BATCH, cnf_ioc_add_batch },
+	[_IOC_NR(CNF_IOC_DEL_BATCH)] = { CNF_IOC_DEL_BATCH, cnf_ioc_del_batch },
+	[_IOC_NR(CNF_IOC_DUMP)] = { CNF_IOC_DUMP, cnf_ioc_dump },
+	[_IOC_NR(CNF_IOC_FLUSH)] = { CNF_IOC_FLUSH, cnf_ioc_flush },
+	[_IOC_NR(CNF_IOC_STATS)] = { CNF_IOC_STATS, cnf_ioc_stats },
+	[_IOC_NR(CNF_IOC_SET_CONFIG)] = { CNF_IOC_SET_CONFIG, cnf_ioc_set_config },
+};
+
+static long cnf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct cnf_file *cf = file->private_data;
+	unsigned int nr = _IOC_NR(cmd);
+	const struct cnf_ioctl_desc *d;
+
+	if (_IOC_TYPE(cmd) != CNF_IOC_TYPE || nr >= ARRAY_SIZE(cnf_ioctls) ||
+	    !cnf_ioctls[nr].fn)
+		return -ENOTTY;
+	d = &cnf_ioctls[nr];
+	/* Same direction, and at least the first version's struct. */
+	if (_IOC_DIR(cmd) != _IOC_DIR(d->cmd) ||
+	    _IOC_SIZE(cmd) < _IOC_SIZE(d->cmd))
+		return -ENOTTY;
+	if (!ns_capable(cf->net->user_ns, CAP_NET_ADMIN))
+		return -EPERM;
+	return d->fn(cf, (void __user *)arg, _IOC_SIZE(cmd));
+}
+
+static int cnf_open(struct inode *inode, struct file *file)
+{
+	struct cnf_file *cf = kzalloc(sizeof(*cf), GFP_KERNEL_ACCOUNT);
+
+	if (!cf)
+		return -ENOMEM;
+	cf->net = get_net(current->nsproxy->net_ns);
+	mutex_init(&cf->dump_lock);
+	file->private_data = cf;
+	return 0;
+}
+
+static int cnf_release(struct inode *inode, struct file *file)
+{
+	struct cnf_file *cf = file->private_data;
+
+	cnf_dump_free(cf);
+	mutex_destroy(&cf->dump_lock);
+	put_net(cf->net);
+	kfree(cf);
+	return 0;
+}
+
+static const struct file_operations cnf_fops = {
+	.owner		= THIS_MODULE,
+	.open		= cnf_open,
+	.release	= cnf_release,
+	.unlocked_ioctl	= cnf_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.llseek		= noop_llseek,
+};
+
+static struct miscdevice cnf_misc = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= CNF_DEVICE_NAME,
+	.fops	= &cnf_fops,
+	.mode	= 0600,
+};
+
+int cnf_dev_init(void)
+{
+	return misc_register(&cnf_misc);
+}
+
+void cnf_dev_exit(void)
+{
+	misc_deregister(&cnf_misc);
+}
