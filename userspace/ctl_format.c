@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cuckooctl: output formatting and error texts.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "ctl_format.h"
+
+const char *ctl_format_addr(const struct cnf_addr *a, char *buf, size_t len)
+{
+	if ((a->family == AF_INET || a->family == AF_INET6) &&
+	    inet_ntop(a->family, a->addr, buf, len))
+		return buf;
+	/* Only a kernel bug could send this; show it rather than hide it. */
+	snprintf(buf, len, "?family%u", a->family);
+	return buf;
+}
+
+const char *ctl_format_bytes(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	double v = bytes;
+	unsigned int u = 0;
+
+	if (bytes < 1024) {
+		snprintf(buf, len, "%llu B", (unsigned long long)bytes);
+		return buf;
+	}
+	v /= 1024;
+	while (v >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%.1f %s", v, units[u]);
+	return buf;
+}
+
+const char *ctl_mode_name(uint32_t mode)
+{
+	switch (mode) {
+	case CNF_MODE_DROP:
+		return "drop";
+	case CNF_MODE_MONITOR:
+		return "monitor";
+	}
+	return NULL;
+}
+
+int ctl_mode_parse(const char *name)
+{
+	if (!strcmp(name, "drop"))
+		return CNF_MODE_DROP;
+	if (!strcmp(name, "monitor"))
+		return CNF_MODE_MONITOR;
+	return -EINVAL;
+}
+
+double ctl_load_factor(const struct cnf_family_stats *fs)
+{
+	if (!fs->capacity)
+		return 0;
+	return (double)fs->entries / (double)fs->capacity;
+}
+
+/* __u64 is unsigned long on some 64-bit ABIs, unsigned long long on others. */
+#define ULL(x)	((unsigned long long)(x))
+
+static void print_family_text(FILE *out, const char *name,
+			      const struct cnf_family_stats *fs)
+{
+	char human[32];
+
+	fprintf(out, "%s:\n", name);
+	fprintf(out, "  entries:      %llu\n", ULL(fs->entries));
+	fprintf(out, "  capacity:     %llu\n", ULL(fs->capacity));
+	fprintf(out, "  load factor:  %.2f%%\n", 100 * ctl_load_factor(fs));
+	fprintf(out, "  memory:       %llu bytes (%s)\n", ULL(fs->bytes),
+		ctl_format_bytes(fs->bytes, human, sizeof(human)));
+	if (fs->entries)
+		fprintf(out, "  bytes/entry:  %.2f\n",
+			(double)fs->bytes / (double)fs->entries);
+	else
+		fprintf(out, "  bytes/entry:  -\n");
+	fprintf(out, "  grows:        %llu\n", ULL(fs->grows));
+	fprintf(out, "  stashed:      %llu\n", ULL(fs->stashed));
+	fprintf(out, "  packets:      checked %llu matched %llu dropped %llu\n",
+		ULL(fs->checked), ULL(fs->matched), ULL(fs->dropped));
+}
+
+void ctl_print_stats_text(FILE *out, const struct cnf_stats *st)
+{
+	const char *mode = ctl_mode_name(st->mode);
+	uint64_t used = st->v4.bytes + st->v6.bytes;
+	char h1[32], h2[32];
+
+	if (mode)
+		fprintf(out, "mode:         %s\n", mode);
+	else
+		fprintf(out, "mode:         unknown (%u)\n", st->mode);
+	fprintf(out, "memory limit: %llu bytes (%s)\n", ULL(st->mem_limit),
+		ctl_format_bytes(st->mem_limit, h1, sizeof(h1)));
+	fprintf(out, "memory used:  %llu bytes (%s)\n", ULL(used),
+		ctl_format_bytes(used, h2, sizeof(h2)));
+	print_family_text(out, "ipv4", &st->v4);
+	print_family_text(out, "ipv6", &st->v6);
+}
+
+static void print_family_json(FILE *out, const char *name,
+			      const struct cnf_family_stats *fs)
+{
+	fprintf(out, "\"%s\":{\"entries\":%llu,\"capacity\":%llu,"
+		"\"load_factor\":%.6f,\"bytes\":%llu,\"grows\":%llu,"
+		"\"stashed\":%llu,\"checked\":%llu,\"matched\":%llu,"
+		"\"dropped\":%llu}",
+		name, ULL(fs->entries), ULL(fs->capacity), ctl_load_factor(fs),
+		ULL(fs->bytes), ULL(fs->grows), ULL(fs->stashed),
+		ULL(fs->checked), ULL(fs->matched), ULL(fs->dropped));
+}
+
+void ctl_print_stats_json(FILE *out, const struct cnf_stats *st)
+{
+	const char *mode = ctl_mode_name(st->mode);
+
+	fprintf(out, "{\"mode\":\"%s\",\"mem_limit\":%llu,",
+		mode ? mode : "unknown", ULL(st->mem_limit));
+	print_family_json(out, "ipv4", &st->v4);
+	fputc(',', out);
+	print_family_json(out, "ipv6", &st->v6);
+	fputs("}\n", out);
+}
+
+const char *ctl_strerror(int err)
+{
+	switch (err) {
+	case EEXIST:
+		return "already present";
+	case ENOENT:
+		return "not present";
+	case ENOSPC:
+		return "memory limit reached";
+	case EPERM:
+	case EACCES:
+		return "permission denied (need CAP_NET_ADMIN)";
+	case ENOMEM:
+		return "out of memory";
+	case ENOTTY:
+		return "not supported by the loaded module (version mismatch?)";
+	}
+	return strerror(err);
+}
+
+int ctl_exit_code(int err)
+{
+	if (err == EPERM || err == EACCES)
+		return CTL_EXIT_PERM;
+	return CTL_EXIT_FAIL;
+}

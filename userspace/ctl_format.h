@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cuckooctl: output formatting and the mapping of errors to text and exit
+ * codes.  Pure functions of their arguments, unit-tested on the host
+ * (userspace/tests/test_ctl_format.c).
+ */
+#ifndef _CTL_FORMAT_H
+#define _CTL_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <linux/cuckoo_nf.h>
+
+/* Exit codes, part of the CLI contract (see cuckooctl(8)). */
+enum ctl_exit {
+	CTL_EXIT_OK = 0,
+	CTL_EXIT_FAIL = 1,	/* operation failed, or test found an absent address */
+	CTL_EXIT_USAGE = 2,
+	CTL_EXIT_BADINPUT = 3,	/* unparsable input, nothing changed */
+	CTL_EXIT_PERM = 5,
+	CTL_EXIT_NODEV = 6,	/* /dev/cuckoo_nf missing: module not loaded */
+};
+
+/* Longest address text we print: an IPv6 address, as INET6_ADDRSTRLEN. */
+#define CTL_ADDRSTRLEN		46
+
+/* Canonical inet_ntop() text of @a into @buf (at least CTL_ADDRSTRLEN). */
+const char *ctl_format_addr(const struct cnf_addr *a, char *buf, size_t len);
+
+/* "512 B", "4.0 KiB", "1.5 GiB"... into @buf. */
+const char *ctl_format_bytes(uint64_t bytes, char *buf, size_t len);
+
+/* "drop", "monitor", or NULL for a mode this tool does not know. */
+const char *ctl_mode_name(uint32_t mode);
+/* CNF_MODE_* for @name, or -EINVAL. */
+int ctl_mode_parse(const char *name);
+
+/* entries / capacity, 0 for an empty table. */
+double ctl_load_factor(const struct cnf_family_stats *fs);
+
+void ctl_print_stats_text(FILE *out, const struct cnf_stats *st);
+/* One line of JSON, keys as in the CLI contract. */
+void ctl_print_stats_json(FILE *out, const struct cnf_stats *st);
+
+/* Text for a positive errno from the device, in the tool's words. */
+const char *ctl_strerror(int err);
+/* Exit code for a failed device call with positive errno @err. */
+int ctl_exit_code(int err);
+
+#endif /* _CTL_FORMAT_H */

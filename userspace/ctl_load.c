@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cuckooctl: load, del --file and restore - address files sent to the
+ * device in large batches.
+ *
+ * The whole input is parsed before the device is touched: --strict and
+ * restore must change nothing when a line is bad, and the progress bar needs
+ * the total.  At 28 bytes per address (cnf_addr and line number) that is 28 MB for a million lines.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "ctl.h"
+
+/* Addresses per ioctl: big enough to make the call overhead vanish. */
+#define CTL_BATCH	65536
+
+/* One direction of a batch: what it is called and how it counts. */
+struct batch_op {
+	const char *cmd;		/* "load", "del", "restore" */
+	unsigned long req;		/* CNF_IOC_ADD_BATCH or _DEL_BATCH */
+	const char *applied_word;	/* "added", "deleted" */
+	const char *skipped_word;	/* "already present", "not present" */
+};
+
+static const struct batch_op op_add = {
+	"load", CNF_IOC_ADD_BATCH, "added", "already present",
+};
+static const struct batch_op op_del = {
+	"del", CNF_IOC_DEL_BATCH, "deleted", "not present",
+};
+static const struct batch_op op_restore = {
+	"restore", CNF_IOC_ADD_BATCH, "added", "duplicates",
+};
+
+struct batch_result {
+	uint64_t applied, skipped;
+};
+
+int ctl_read_input(const char *cmd, const char *path, struct ctl_input *in)
+{
+	bool use_stdin = !path || !strcmp(path, "-");
+	FILE *f = use_stdin ? stdin : fopen(path, "re");
+	int err;
+
+	if (!f) {
+		ctl_err("%s: %s: %s", cmd, path, strerror(errno));
+		return CTL_EXIT_FAIL;
+	}
+	err = ctl_input_read(in, f);
+	if (!use_stdin)
+		fclose(f);
+	if (err) {
+		ctl_err("%s: %s: %s", cmd, use_stdin ? "stdin" : path,
+			strerror(-err));
+		return CTL_EXIT_FAIL;
+	}
+	return CTL_EXIT_OK;
+}
+
+static void report_bad_lines(const char *cmd, const struct ctl_input *in)
+{
+	size_t i;
+
+	for (i = 0; i < in->nbad; i++)
+		ctl_err("%s: line %lu: not an address: %s", cmd,
+			in->bad[i].lineno, in->bad[i].text);
+}
+
+static const char *plural(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+/* A progress bar only where someone watches, and only for long inputs. */
+static bool want_progress(size_t total)
+{
+	return total > CTL_BATCH && isatty(STDERR_FILENO);
+}
+
+static void show_progress(const char *cmd, size_t done, size_t total)
+{
+	const int width = 40;
+	int fill = (int)((double)done / (double)total * width);
+
+	fprintf(stderr, "\r%s [%-*.*s] %3d%% %zu/%zu", cmd, width, fill,
+		"########################################",
+		(int)((double)done * 100 / (double)total), done, total);
+	fflush(stderr);
+}
+
+static void clear_progress(void)
+{
+	fputs("\r\033[K", stderr);
+	fflush(stderr);
+}
+
+/*
+ * The batch stopped at @failed (an index into @in when the kernel said which
+ * entry, else -1 for a failure of the call as a whole).
+ */
+static int report_batch_failure(const struct batch_op *op,
+				const struct ctl_input *in, long failed,
+				int err, const struct batch_result *res)
+{
+	char text[CTL_ADDRSTRLEN];
+
+	if (failed >= 0)
+		ctl_err("%s: stopped at line %lu (%s): %s; %llu %s",
+			op->cmd, in->lineno[failed],
+			ctl_format_addr(&in->addrs[failed], text, sizeof(text)),
+			ctl_strerror(err), (unsigned long long)res->applied,
+			op->applied_word);
+	else
+		ctl_err("%s: %s; %llu %s", op->cmd, ctl_strerror(err),
+			(unsigned long long)res->applied, op->applied_word);
+	return ctl_exit_code(err);
+}
+
+/* Send in->addrs[off..off+count) in one call; exit code. */
+static int send_one_batch(int fd, const struct batch_op *op,
+			  const struct ctl_input *in, size_t off, size_t count,
+			  struct batch_result *res)
+{
+	struct cnf_batch b;
+	int err;
+
+	memset(&b, 0, sizeof(b));
+	b.addrs = (uintptr_t)&in->addrs[off];
+	b.count = count;
+	b.flags = CNF_BATCH_F_EXIST_OK;
+	err = ioctl(fd, op->req, &b) < 0 ? errno : 0;
+	/* The struct comes back on success and on a failing entry alike. */
+	res->applied += b.applied;
+	res->skipped += b.skipped;
+	if (!err)
+		return CTL_EXIT_OK;
+	if (b.error && b.done < count)
+		return report_batch_failure(op, in, off + b.done, -b.error, res);
+	return report_batch_failure(op, in, -1, err, res);
+}
+
+static int send_batches(int fd, const struct batch_op *op,
+			const struct ctl_input *in, struct batch_result *res)
+{
+	bool progress = want_progress(in->n);
+	size_t off, count;
+	int rc = CTL_EXIT_OK;
+
+	memset(res, 0, sizeof(*res));
+	for (off = 0; off < in->n; off += count) {
+		count = in->n - off < CTL_BATCH ? in->n - off : CTL_BATCH;
+		if (progress)
+			show_progress(op->cmd, off, in->n);
+		rc = send_one_batch(fd, op, in, off, count, res);
+		if (rc)
+			break;
+	}
+	if (progress)
+		clear_progress();
+	return rc;
+}
+
+static void print_summary(const struct batch_op *op,
+			  const struct batch_result *res, size_t nbad)
+{
+	printf("%llu %s, %llu %s", (unsigned long long)res->applied,
+	       op->applied_word, (unsigned long long)res->skipped,
+	       op->skipped_word);
+	if (nbad)
+		printf(", %zu bad %s", nbad, plural(nbad, "line", "lines"));
+	putchar('\n');
+}
+
+/*
+ * Parse @path, report its bad lines; under @strict a bad line means nothing
+ * is sent.  Then send what parsed.
+ */
+static int run_file(const struct batch_op *op, const char *path, bool strict)
+{
+	struct ctl_input in;
+	struct batch_result res;
+	int fd, rc;
+
+	ctl_input_init(&in);
+	rc = ctl_read_input(op->cmd, path, &in);
+	if (rc)
+		goto out;
+	report_bad_lines(op->cmd, &in);
+	if (strict && in.nbad) {
+		ctl_err("%s: %zu bad %s, nothing changed", op->cmd, in.nbad,
+			plural(in.nbad, "line", "lines"));
+		rc = CTL_EXIT_BADINPUT;
+		goto out;
+	}
+	fd = ctl_open_device();
+	if (fd < 0) {
+		rc = -fd;
+		goto out;
+	}
+	rc = send_batches(fd, op, &in, &res);
+	close(fd);
+	if (!rc)
+		print_summary(op, &res, in.nbad);
+out:
+	ctl_input_free(&in);
+	return rc;
+}
+
+int ctl_load(const char *path, bool strict)
+{
+	return run_file(&op_add, path, strict);
+}
+
+int ctl_del_file(const char *path)
+{
+	return run_file(&op_del, path, false);
+}
+
+static int entries_now(int fd, uint64_t *entries)
+{
+	struct cnf_stats st;
+
+	memset(&st, 0, sizeof(st));
+	if (ioctl(fd, CNF_IOC_STATS, &st) < 0)
+		return ctl_fail("restore", errno);
+	*entries = st.v4.entries + st.v6.entries;
+	return CTL_EXIT_OK;
+}
+
+static int flush_and_load(int fd, const struct ctl_input *in)
+{
+	struct batch_result res;
+	uint64_t before = 0;
+	int rc;
+
+	rc = entries_now(fd, &before);
+	if (rc)
+		return rc;
+	if (ioctl(fd, CNF_IOC_FLUSH) < 0)
+		return ctl_fail("restore: flush", errno);
+	rc = send_batches(fd, &op_restore, in, &res);
+	if (rc) {
+		ctl_err("restore: the set was flushed and is now incomplete");
+		return rc;
+	}
+	printf("replaced the set: %llu %s (was %llu)",
+	       (unsigned long long)res.applied,
+	       plural(res.applied, "entry", "entries"),
+	       (unsigned long long)before);
+	if (res.skipped)
+		printf(", %llu duplicate %s skipped",
+		       (unsigned long long)res.skipped,
+		       plural(res.skipped, "line", "lines"));
+	putchar('\n');
+	return CTL_EXIT_OK;
+}
+
+/* Restore replaces everything, so a bad line always stops it. */
+int ctl_restore(const char *path)
+{
+	struct ctl_input in;
+	int fd, rc;
+
+	ctl_input_init(&in);
+	rc = ctl_read_input("restore", path, &in);
+	if (rc)
+		goto out;
+	if (in.nbad) {
+		report_bad_lines("restore", &in);
+		ctl_err("restore: %zu bad %s, nothing changed", in.nbad,
+			plural(in.nbad, "line", "lines"));
+		rc = CTL_EXIT_BADINPUT;
+		goto out;
+	}
+	fd = ctl_open_device();
+	if (fd < 0) {
+		rc = -fd;
+		goto out;
+	}
+	rc = flush_and_load(fd, &in);
+	close(fd);
+out:
+	ctl_input_free(&in);
+	return rc;
+}
