@@ -1,0 +1,445 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared by the filter core's unit, property, stress tests, fuzzer and
+ * benchmark: a seeded PRNG, key builders for both families, locked wrappers
+ * around the writer API, and an exact set model to check the filter against.
+ *
+ * Everything is static inline so each test stays a single translation unit
+ * plus CORE_SRCS, whatever flags (sanitizers, -O0) it is built with.
+ */
+#ifndef _CNF_TEST_H
+#define _CNF_TEST_H
+
+#include "filter.h"
+
+/* ---- PRNG: splitmix64, tiny and good enough; state is the seed ---- */
+struct cnf_rng {
+	u64 s;
+};
+
+static inline u64 cnf_rng_next(struct cnf_rng *r)
+{
+	u64 z = (r->s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* Uniform in [0, n), n > 0; the multiply-shift bias is irrelevant here. */
+static inline u64 cnf_rng_below(struct cnf_rng *r, u64 n)
+{
+	return (u64)(((unsigned __int128)cnf_rng_next(r) * n) >> 64);
+}
+
+/* A stateless 64-bit mix: the idx-th member of a pool, reproducibly. */
+static inline u64 cnf_mix64(u64 x)
+{
+	struct cnf_rng r = { x };
+
+	return cnf_rng_next(&r);
+}
+
+/* ---- keys ---- */
+static inline struct cnf_key cnf_key4(u32 host)
+{
+	struct cnf_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.family = CNF_V4;
+	k.v4 = htonl(host);
+	return k;
+}
+
+/* @w are the four 32-bit words of the address, most significant first. */
+static inline struct cnf_key cnf_key6(u32 w0, u32 w1, u32 w2, u32 w3)
+{
+	struct cnf_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.family = CNF_V6;
+	k.v6.s6_addr32[0] = htonl(w0);
+	k.v6.s6_addr32[1] = htonl(w1);
+	k.v6.s6_addr32[2] = htonl(w2);
+	k.v6.s6_addr32[3] = htonl(w3);
+	return k;
+}
+
+static inline bool cnf_key_same(const struct cnf_key *a,
+				const struct cnf_key *b)
+{
+	if (a->family != b->family)
+		return false;
+	if (a->family == CNF_V4)
+		return a->v4 == b->v4;
+	return !memcmp(&a->v6, &b->v6, sizeof(a->v6));
+}
+
+static inline const char *cnf_key_str(const struct cnf_key *k, char *buf,
+				      size_t len)
+{
+	if (k->family == CNF_V4)
+		return inet_ntop(AF_INET, &k->v4, buf, len);
+	if (k->family == CNF_V6)
+		return inet_ntop(AF_INET6, &k->v6, buf, len);
+	snprintf(buf, len, "<family %u>", k->family);
+	return buf;
+}
+
+/*
+ * Key shapes that stress different parts of the core's encoding: the low
+ * word feeds the bucket index and the stored remainder, the upper IPv6 words
+ * only the hashes.  @idx selects the member of the shape's pool; distinct
+ * idx (below 2^32) give distinct keys for every shape but CNF_SHAPE_RANDOM,
+ * where collisions are merely unlikely.
+ */
+enum cnf_shape {
+	CNF_SHAPE_RANDOM,	/* all bits random */
+	CNF_SHAPE_SEQ,		/* consecutive: base + idx in the low word */
+	CNF_SHAPE_HIGH,		/* IPv6: only the top word varies */
+	CNF_SHAPE_MAPPED,	/* IPv6: ::ffff:a.b.c.d, v4-mapped */
+	CNF_NSHAPES,
+};
+
+static inline struct cnf_key cnf_pool_key(enum cnf_family fam,
+					  enum cnf_shape shape, u64 salt,
+					  u64 idx)
+{
+	u64 h = cnf_mix64(salt ^ (idx * 0x100000001b3ULL));
+	u64 g = cnf_mix64(h);
+
+	if (fam == CNF_V4) {
+		if (shape == CNF_SHAPE_SEQ)
+			return cnf_key4((u32)(0x0a000000u + (salt & 0xffff) +
+					      idx));
+		return cnf_key4((u32)h);
+	}
+	switch (shape) {
+	case CNF_SHAPE_SEQ:
+		return cnf_key6(0x20010db8u, (u32)salt, 0, (u32)idx);
+	case CNF_SHAPE_HIGH:
+		return cnf_key6(0x20000000u ^ (u32)idx, 0, 0, 1);
+	case CNF_SHAPE_MAPPED:
+		return cnf_key6(0, 0, 0xffff, (u32)(salt + idx));
+	default:
+		return cnf_key6((u32)(h >> 32), (u32)h, (u32)(g >> 32),
+				(u32)g);
+	}
+}
+
+/* ---- the API under its writer lock, as the module's callers use it ---- */
+static inline int cnf_t_add(struct cnf_filter *f, const struct cnf_key *k)
+{
+	int err;
+
+	cnf_filter_lock(f);
+	err = cnf_filter_add(f, k);
+	cnf_filter_unlock(f);
+	return err;
+}
+
+static inline int cnf_t_del(struct cnf_filter *f, const struct cnf_key *k)
+{
+	int err;
+
+	cnf_filter_lock(f);
+	err = cnf_filter_del(f, k);
+	cnf_filter_unlock(f);
+	return err;
+}
+
+static inline int cnf_t_reserve(struct cnf_filter *f, enum cnf_family fam,
+				u64 n)
+{
+	int err;
+
+	cnf_filter_lock(f);
+	err = cnf_filter_reserve(f, fam, n);
+	cnf_filter_unlock(f);
+	return err;
+}
+
+static inline int cnf_t_flush(struct cnf_filter *f)
+{
+	int err;
+
+	cnf_filter_lock(f);
+	err = cnf_filter_flush(f);
+	cnf_filter_unlock(f);
+	return err;
+}
+
+static inline int cnf_t_set_limit(struct cnf_filter *f, u64 bytes)
+{
+	int err;
+
+	cnf_filter_lock(f);
+	err = cnf_filter_set_limit(f, bytes);
+	cnf_filter_unlock(f);
+	return err;
+}
+
+static inline u64 cnf_t_count(struct cnf_filter *f, enum cnf_family fam)
+{
+	u64 n;
+
+	cnf_filter_lock(f);
+	n = cnf_filter_count(f, fam);
+	cnf_filter_unlock(f);
+	return n;
+}
+
+static inline struct cnf_filter_stats cnf_t_stats(struct cnf_filter *f)
+{
+	struct cnf_filter_stats st;
+
+	cnf_filter_lock(f);
+	cnf_filter_stats(f, &st);
+	cnf_filter_unlock(f);
+	return st;
+}
+
+static inline u64 cnf_t_bytes(struct cnf_filter *f)
+{
+	struct cnf_filter_stats st = cnf_t_stats(f);
+
+	return st.fam[CNF_V4].bytes + st.fam[CNF_V6].bytes;
+}
+
+/*
+ * A reader's lookup.  All three entry points must agree; 1 or 0, or -1 when
+ * they do not (a bug of its own, which callers report).
+ */
+static inline int cnf_t_has(const struct cnf_filter *f,
+			    const struct cnf_key *k)
+{
+	bool a, b;
+
+	rcu_read_lock();
+	a = cnf_filter_contains(f, k);
+	if (k->family == CNF_V4)
+		b = cnf_filter_lookup4(f, k->v4);
+	else
+		b = cnf_filter_lookup6(f, &k->v6);
+	rcu_read_unlock();
+	return a == b ? a : -1;
+}
+
+/* ---- the model: an exact set, open addressing with linear probing ---- */
+struct cnf_mslot {
+	u8 used;
+	struct cnf_key key;
+};
+
+struct cnf_model {
+	struct cnf_mslot *slot;
+	u64 mask;		/* slots - 1 */
+	u64 n[CNF_NFAMILIES];
+};
+
+static inline u64 cnf_model_hash(const struct cnf_key *k)
+{
+	u64 a, b;
+
+	if (k->family == CNF_V4)
+		return cnf_mix64(k->v4);
+	memcpy(&a, &k->v6.s6_addr[0], 8);
+	memcpy(&b, &k->v6.s6_addr[8], 8);
+	return cnf_mix64(a ^ cnf_mix64(b ^ 0x6666));
+}
+
+static inline u64 cnf_model_size(const struct cnf_model *m)
+{
+	return m->n[CNF_V4] + m->n[CNF_V6];
+}
+
+static inline void cnf_model_init(struct cnf_model *m, u64 slots_log)
+{
+	memset(m, 0, sizeof(*m));
+	m->mask = (1ULL << slots_log) - 1;
+	m->slot = calloc(m->mask + 1, sizeof(*m->slot));
+	if (!m->slot)
+		abort();
+}
+
+static inline void cnf_model_free(struct cnf_model *m)
+{
+	free(m->slot);
+	m->slot = NULL;
+}
+
+static inline void cnf_model_clear(struct cnf_model *m)
+{
+	memset(m->slot, 0, (m->mask + 1) * sizeof(*m->slot));
+	m->n[CNF_V4] = m->n[CNF_V6] = 0;
+}
+
+/* Index of @k's slot, or of the empty slot where it would go. */
+static inline u64 cnf_model_probe(const struct cnf_model *m,
+				  const struct cnf_key *k)
+{
+	u64 i = cnf_model_hash(k) & m->mask;
+
+	while (m->slot[i].used && !cnf_key_same(&m->slot[i].key, k))
+		i = (i + 1) & m->mask;
+	return i;
+}
+
+static inline bool cnf_model_has(const struct cnf_model *m,
+				 const struct cnf_key *k)
+{
+	return m->slot[cnf_model_probe(m, k)].used;
+}
+
+static inline bool cnf_model_add(struct cnf_model *m,
+				 const struct cnf_key *k);
+
+/* Doubles the model at half load: probes stay short. */
+static inline void cnf_model_grow(struct cnf_model *m)
+{
+	struct cnf_mslot *old = m->slot;
+	u64 i, slots = m->mask + 1;
+
+	cnf_model_init(m, __builtin_ctzll(slots) + 1);
+	for (i = 0; i < slots; i++)
+		if (old[i].used)
+			cnf_model_add(m, &old[i].key);
+	free(old);
+}
+
+/* false if already there. */
+static inline bool cnf_model_add(struct cnf_model *m, const struct cnf_key *k)
+{
+	u64 i;
+
+	if (2 * (cnf_model_size(m) + 1) > m->mask + 1)
+		cnf_model_grow(m);
+	i = cnf_model_probe(m, k);
+	if (m->slot[i].used)
+		return false;
+	m->slot[i].used = 1;
+	m->slot[i].key = *k;
+	m->n[k->family]++;
+	return true;
+}
+
+/* false if absent.  Backward-shift deletion: no tombstones to age. */
+static inline bool cnf_model_del(struct cnf_model *m, const struct cnf_key *k)
+{
+	u64 i = cnf_model_probe(m, k), j, home;
+
+	if (!m->slot[i].used)
+		return false;
+	m->n[k->family]--;
+	for (j = i;;) {
+		m->slot[i].used = 0;
+		for (;;) {
+			j = (j + 1) & m->mask;
+			if (!m->slot[j].used)
+				return true;
+			home = cnf_model_hash(&m->slot[j].key) & m->mask;
+			/* Can the entry at j move back to i?  (cyclic) */
+			if (((j - home) & m->mask) >= ((j - i) & m->mask))
+				break;
+		}
+		m->slot[i] = m->slot[j];
+		i = j;
+	}
+}
+
+/* A random member, or NULL if empty. */
+static inline const struct cnf_key *cnf_model_any(const struct cnf_model *m,
+						  struct cnf_rng *r)
+{
+	u64 i;
+
+	if (!cnf_model_size(m))
+		return NULL;
+	for (i = cnf_rng_below(r, m->mask + 1);; i = (i + 1) & m->mask)
+		if (m->slot[i].used)
+			return &m->slot[i].key;
+}
+
+/* ---- comparing the filter with the model ---- */
+struct cnf_walk_check {
+	const struct cnf_model *model;
+	struct cnf_model seen;	/* to catch a key walked twice */
+	u64 extra, twice, n;
+	struct cnf_key bad;	/* first extra or twice-walked key */
+};
+
+static inline int cnf_walk_check_one(void *ctx, const struct cnf_key *k)
+{
+	struct cnf_walk_check *c = ctx;
+	bool bad = false;
+
+	c->n++;
+	if (!cnf_model_has(c->model, k)) {
+		c->extra++;
+		bad = true;
+	}
+	if (!cnf_model_add(&c->seen, k)) {
+		c->twice++;
+		bad = true;
+	}
+	if (bad && c->extra + c->twice == 1)
+		c->bad = *k;
+	return 0;
+}
+
+/*
+ * Full agreement of filter and model, or a description of the first
+ * difference in @why (returns false): counts per family, walk() yields the
+ * model's set exactly once each, every model key is found.
+ */
+static inline bool cnf_check_full(struct cnf_filter *f,
+				  const struct cnf_model *m, char *why,
+				  size_t len)
+{
+	struct cnf_walk_check c = { .model = m };
+	char buf[INET6_ADDRSTRLEN + 16];
+	unsigned int fam;
+	u64 i;
+	int err;
+
+	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
+		u64 n = cnf_t_count(f, fam);
+
+		if (n != m->n[fam]) {
+			snprintf(why, len, "family %u: count %llu, model %llu",
+				 fam, (unsigned long long)n,
+				 (unsigned long long)m->n[fam]);
+			return false;
+		}
+	}
+	cnf_model_init(&c.seen, 4);
+	cnf_filter_lock(f);
+	err = cnf_filter_walk(f, cnf_walk_check_one, &c);
+	cnf_filter_unlock(f);
+	cnf_model_free(&c.seen);
+	if (err || c.extra || c.twice || c.n != cnf_model_size(m)) {
+		snprintf(why, len,
+			 "walk: err %d, %llu keys, model %llu, %llu not in model, %llu twice, first bad %s",
+			 err, (unsigned long long)c.n,
+			 (unsigned long long)cnf_model_size(m),
+			 (unsigned long long)c.extra,
+			 (unsigned long long)c.twice,
+			 c.extra + c.twice ?
+			 cnf_key_str(&c.bad, buf, sizeof(buf)) : "-");
+		return false;
+	}
+	for (i = 0; i <= m->mask; i++) {
+		if (!m->slot[i].used)
+			continue;
+		if (cnf_t_has(f, &m->slot[i].key) != 1) {
+			snprintf(why, len, "lookup of stored %s: %d",
+				 cnf_key_str(&m->slot[i].key, buf,
+					     sizeof(buf)),
+				 cnf_t_has(f, &m->slot[i].key));
+			return false;
+		}
+	}
+	return true;
+}
+
+#endif /* _CNF_TEST_H */

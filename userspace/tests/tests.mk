@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: GPL-2.0
+# Host unit tests of the filter core (included by userspace/Makefile).
+#
+#   make unit          build $(UNIT_TESTS) into build/tests/, run each, sum the
+#                      kselftest "# Totals:" lines, end with "N passed, N failed"
+#   make unit SAN=1    the same with -fsanitize=address,undefined (every unit
+#                      test, not just the core's: the flags go into CFLAGS)
+#
+# Binaries are rebuilt when the compiler flags change (a SAN=1 run after a
+# plain one), recorded in build/tests/.flags.
+
+ifeq ($(SAN),1)
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
+	     -fno-omit-frame-pointer
+CFLAGS	  += $(SAN_FLAGS)
+LDFLAGS	  += $(SAN_FLAGS)
+endif
+
+KSFT_TAR     := /usr/src/linux-source-6.1.tar.xz
+CORE_TESTS   := $(B)/tests/test_filter
+UNIT_TESTS   += $(CORE_TESTS)
+TEST_HDRS    := tests/cnf_test.h $(KSFT)/kselftest_harness.h
+UNIT_FLAGS    = $(CC) $(CFLAGS) $(LDFLAGS)
+UNIT_STAMP   := $(B)/tests/.flags
+
+.PHONY: unit
+unit:
+	@mkdir -p $(B)/tests
+	@if [ "$$(cat $(UNIT_STAMP) 2>/dev/null)" != '$(UNIT_FLAGS)' ]; then \
+		rm -f $(UNIT_TESTS); echo '$(UNIT_FLAGS)' > $(UNIT_STAMP); fi
+	@$(MAKE) --no-print-directory $(UNIT_TESTS)
+	@bash tests/run_unit.sh $(UNIT_TESTS)
+
+# One translation unit per test plus the core, unchanged.
+$(CORE_TESTS): $(B)/tests/%: tests/%.c $(TEST_HDRS) $(CORE_SRCS) $(CORE_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -I$(KSFT) -Itests -o $@ $< $(CORE_SRCS) \
+		$(LDFLAGS) $(CORE_LIBS)
+
+# kselftest_harness.h comes from Debian's linux-source-6.1.
+$(KSFT)/kselftest_harness.h:
+	@mkdir -p $(B)/cache
+	tar -xJf $(KSFT_TAR) -C $(B)/cache --wildcards \
+		'linux-source-6.1/tools/testing/selftests/kselftest*'
+	@touch $@
