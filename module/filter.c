@@ -3,10 +3,12 @@
  * cuckoo_nf filter core: an exact cuckoo filter (Fan et al., CoNEXT 2014).
  *
  * Layout.  A table has 2^k buckets of CNF_BUCKET_SLOTS slots.  An address's
- * low word x (host order) is split into r = x >> k and l = x & mask.  Its
- * home bucket is i1 = l ^ H1(r) and its alternate i2 = i1 ^ H2(r), with H1
- * and H2 jhash under per-table random seeds, so outsiders cannot aim many
- * addresses at one bucket pair.  A slot stores r, one bit saying whether it
+ * low word x (host order) is split into r = x >> k and l = x & mask.  With
+ * h = jhash(r) under a per-table random seed, its home bucket is i1 = l ^ h
+ * and its alternate i2 = i1 ^ (rol32(h, 16) | 1): odd, so the buckets always
+ * differ.  Outsiders cannot aim many addresses at one bucket pair without
+ * the seed.  One jhash per lookup: an IPv4 r has at most 32 - k bits, so a
+ * second hash would add no pairs.  A slot stores r, one bit saying whether it
  * sits in the home or the alternate bucket, and a valid bit.  From a slot and
  * its bucket the address comes back exactly: i1 follows from the bucket and
  * the bit, l = i1 ^ H1(r), x = r << k | l.  So a fingerprint hit is an exact
@@ -51,8 +53,7 @@ struct cnf_table {
 	u8 log;			/* 2^log buckets */
 	u8 slot_bytes;		/* 2 or 4 (IPv4), 16 (IPv6) */
 	u32 mask;		/* buckets - 1 */
-	u32 seed_home;
-	u32 seed_alt;
+	u32 seed;
 	u32 stash_n;
 	struct cnf_key stash[CNF_STASH_SLOTS];
 	u64 count;		/* writer only: keys, stash included */
@@ -119,49 +120,53 @@ static u64 cnf_table_capacity(unsigned int log)
 
 /* ---- hashing: everything a slot needs comes from r = x >> log ---- */
 
-/* Upper part of the key: the words that select nothing but the hashes. */
-static u32 cnf_hash_r(const struct cnf_table *t, const u32 *w, u32 seed)
+/* jhash of r, the part of the key the slot stores; tag bits excluded. */
+static __always_inline u32 cnf_hash(const struct cnf_table *t,
+				    enum cnf_family fam, const u32 *w)
 {
 	u32 r[4];
 
-	if (t->family == CNF_V4)
-		return jhash_1word(w[0] >> 2, seed);
+	if (fam == CNF_V4)
+		return jhash_1word(w[0] >> 2, t->seed);
 	r[0] = w[0];
 	r[1] = w[1];
 	r[2] = w[2];
 	r[3] = w[3] >> 2;
-	return jhash2(r, 4, seed);
+	return jhash2(r, 4, t->seed);
 }
 
-static u32 cnf_alt_offset(const struct cnf_table *t, const u32 *w)
+static __always_inline u32 cnf_alt_offset(const struct cnf_table *t, u32 h)
 {
-	/* Odd, so the two buckets always differ. */
-	return (cnf_hash_r(t, w, t->seed_alt) | 1) & t->mask;
+	return (rol32(h, 16) | 1) & t->mask;
 }
 
-static u32 cnf_low_word(const struct cnf_key *key)
+/*
+ * Encode address @addr of family @fam (a __be32 or a struct in6_addr) for
+ * table @t: its slot (home tag) and its two buckets.  Inlined callers with a
+ * constant family compile only their own branch.
+ */
+static __always_inline void cnf_locate(const struct cnf_table *t,
+				       enum cnf_family fam, const void *addr,
+				       struct cnf_pos *p)
 {
-	return key->family == CNF_V4 ? ntohl(key->v4) :
-				       ntohl(key->v6.s6_addr32[3]);
-}
+	const __be32 *a = addr;
+	u32 x, h, *w = p->w;
 
-/* Encode @key for table @t: its slot (home tag) and its two buckets. */
-static void cnf_locate(const struct cnf_table *t, const struct cnf_key *key,
-		       struct cnf_pos *p)
-{
-	u32 x = cnf_low_word(key);
-	u32 *w = p->w;
-
-	if (t->family == CNF_V4) {
+	x = ntohl(a[fam == CNF_V4 ? 0 : 3]);
+	if (fam == CNF_V4) {
 		w[0] = (x >> t->log) << 2 | CNF_TAG_VALID;
+		w[1] = 0;
+		w[2] = 0;
+		w[3] = 0;
 	} else {
-		w[0] = (__force u32)key->v6.s6_addr32[0];
-		w[1] = (__force u32)key->v6.s6_addr32[1];
-		w[2] = (__force u32)key->v6.s6_addr32[2];
+		w[0] = (__force u32)a[0];
+		w[1] = (__force u32)a[1];
+		w[2] = (__force u32)a[2];
 		w[3] = (x >> t->log) << 2 | CNF_TAG_VALID;
 	}
-	p->b[0] = ((x & t->mask) ^ cnf_hash_r(t, w, t->seed_home)) & t->mask;
-	p->b[1] = p->b[0] ^ cnf_alt_offset(t, w);
+	h = cnf_hash(t, fam, w);
+	p->b[0] = (x ^ h) & t->mask;
+	p->b[1] = p->b[0] ^ cnf_alt_offset(t, h);
 }
 
 /* The tag word: w[0] for IPv4, w[3] for IPv6. */
@@ -175,12 +180,11 @@ static void cnf_decode(const struct cnf_table *t, const u32 *w, u32 bucket,
 		       struct cnf_key *key)
 {
 	u32 tag = t->family == CNF_V4 ? w[0] : w[3];
-	u32 home = bucket, x;
+	u32 h = cnf_hash(t, t->family, w), home = bucket, x;
 
 	if (tag & CNF_TAG_ALT)
-		home ^= cnf_alt_offset(t, w);
-	x = (tag >> 2) << t->log;
-	x |= (home ^ cnf_hash_r(t, w, t->seed_home)) & t->mask;
+		home ^= cnf_alt_offset(t, h);
+	x = (tag >> 2) << t->log | ((home ^ h) & t->mask);
 	key->family = t->family;
 	if (t->family == CNF_V4) {
 		key->v4 = htonl(x);
@@ -199,6 +203,9 @@ static void cnf_slot_read(const struct cnf_table *t, u32 bucket,
 {
 	size_t i = (size_t)bucket * CNF_BUCKET_SLOTS + s;
 
+	w[1] = 0;
+	w[2] = 0;
+	w[3] = 0;
 	switch (t->slot_bytes) {
 	case 2:
 		w[0] = READ_ONCE(((const u16 *)t->slots)[i]);
@@ -307,55 +314,124 @@ static void cnf_write_end(struct cnf_table *t)
 
 /* ---- lookup (readers) ---- */
 
-static bool cnf_bucket16_has(const struct cnf_table *t, u32 bucket, u32 v)
+/*
+ * Bucket tests of the readers, one per slot layout.  A 2- or 4-slot-wide
+ * bucket is read as whole 64-bit words and tested for a lane equal to the
+ * slot with the exact zero-lane test (v - 1) & ~v & high bits.
+ */
+static __always_inline bool cnf_word_has16(u64 word, u32 v)
 {
 	const u64 ones = 0x0001000100010001ULL;
-	u64 b = READ_ONCE(((const u64 *)t->slots)[bucket]) ^ (v * ones);
+	u64 x = word ^ (v * ones);
 
-	/* Some 16-bit lane of b is zero: the classic exact zero-lane test. */
-	return (b - ones) & ~b & (ones << 15);
+	return (x - ones) & ~x & (ones << 15);
 }
 
-static bool cnf_stash_has(const struct cnf_table *t, const struct cnf_key *key)
+static __always_inline bool cnf_word_has32(u64 word, u32 v)
 {
-	u32 i, n = READ_ONCE(t->stash_n);
+	const u64 ones = 0x0000000100000001ULL;
+	u64 x = word ^ (v * ones);
 
-	for (i = 0; i < n && i < CNF_STASH_SLOTS; i++) {
-		struct cnf_key cur = t->stash[i];
+	return (x - ones) & ~x & (ones << 31);
+}
 
-		if (cnf_key_equal(&cur, key))
+static __always_inline bool cnf_bucket16_has(const struct cnf_table *t,
+					     u32 bucket, u32 v)
+{
+	return cnf_word_has16(READ_ONCE(((const u64 *)t->slots)[bucket]), v);
+}
+
+static __always_inline bool cnf_bucket32_has(const struct cnf_table *t,
+					     u32 bucket, u32 v)
+{
+	const u64 *b = (const u64 *)t->slots + 2 * (size_t)bucket;
+
+	return cnf_word_has32(READ_ONCE(b[0]), v) |
+	       cnf_word_has32(READ_ONCE(b[1]), v);
+}
+
+static __always_inline bool cnf_bucket6_has(const struct cnf_table *t,
+					    u32 bucket, const u32 *w, u32 tag)
+{
+	const struct cnf_slot6 *s6 = (const struct cnf_slot6 *)t->slots +
+				     (size_t)bucket * CNF_BUCKET_SLOTS;
+	unsigned int s;
+
+	for (s = 0; s < CNF_BUCKET_SLOTS; s++)
+		if (READ_ONCE(s6[s].w[3]) == (w[3] | tag) &&
+		    READ_ONCE(s6[s].w[0]) == w[0] &&
+		    READ_ONCE(s6[s].w[1]) == w[1] &&
+		    READ_ONCE(s6[s].w[2]) == w[2])
 			return true;
-	}
 	return false;
 }
 
-static bool cnf_table_probe(const struct cnf_table *t, const struct cnf_pos *p)
+/*
+ * @width is t->slot_bytes, a constant in each inlined copy.  IPv4 tests both
+ * buckets without branching: whether a key sits in its home or alternate
+ * bucket is a coin flip that the branch predictor would lose.
+ */
+static __always_inline bool cnf_table_probe(const struct cnf_table *t,
+					    unsigned int width,
+					    const struct cnf_pos *p)
 {
-	u32 alt[4];
-
-	if (t->slot_bytes == 2)
-		return cnf_bucket16_has(t, p->b[0], p->w[0]) ||
+	if (width == CNF_V6_SLOT_BYTES)
+		return cnf_bucket6_has(t, p->b[0], p->w, 0) ||
+		       cnf_bucket6_has(t, p->b[1], p->w, CNF_TAG_ALT);
+	if (width == 2)
+		return cnf_bucket16_has(t, p->b[0], p->w[0]) |
 		       cnf_bucket16_has(t, p->b[1], p->w[0] | CNF_TAG_ALT);
-	if (cnf_bucket_find(t, p->b[0], p->w) >= 0)
-		return true;
-	memcpy(alt, p->w, sizeof(alt));
-	*cnf_tag_word(t, alt) |= CNF_TAG_ALT;
-	return cnf_bucket_find(t, p->b[1], alt) >= 0;
+	return cnf_bucket32_has(t, p->b[0], p->w[0]) |
+	       cnf_bucket32_has(t, p->b[1], p->w[0] | CNF_TAG_ALT);
 }
 
-static bool cnf_table_has(const struct cnf_table *t, const struct cnf_key *key)
+static noinline bool cnf_stash_has(const struct cnf_table *t,
+				   enum cnf_family fam, const void *addr)
+{
+	u32 i, n = READ_ONCE(t->stash_n);
+
+	for (i = 0; i < n && i < CNF_STASH_SLOTS; i++)
+		if (!memcmp(&t->stash[i].v6, addr,
+			    fam == CNF_V4 ? sizeof(__be32) :
+					    sizeof(struct in6_addr)))
+			return true;
+	return false;
+}
+
+/*
+ * One copy per family and slot width, so that the packet path runs straight
+ * code: the branches are taken once, before the hashing.
+ */
+static __always_inline bool cnf_table_has_as(const struct cnf_table *t,
+					     enum cnf_family fam,
+					     unsigned int width,
+					     const void *addr)
 {
 	struct cnf_pos p;
 	unsigned int seq;
 	bool hit;
 
-	cnf_locate(t, key, &p);
+	cnf_locate(t, fam, addr, &p);
 	do {
 		seq = read_seqcount_begin(&t->seq);
-		hit = cnf_table_probe(t, &p) ||
-		      (unlikely(READ_ONCE(t->stash_n)) && cnf_stash_has(t, key));
+		hit = cnf_table_probe(t, width, &p) ||
+		      (unlikely(READ_ONCE(t->stash_n)) &&
+		       cnf_stash_has(t, fam, addr));
 	} while (read_seqcount_retry(&t->seq, seq));
 	return hit;
+}
+
+static bool cnf_table_has4(const struct cnf_table *t, const __be32 *addr)
+{
+	if (t->slot_bytes == 2)
+		return cnf_table_has_as(t, CNF_V4, 2, addr);
+	return cnf_table_has_as(t, CNF_V4, 4, addr);
+}
+
+static bool cnf_table_has6(const struct cnf_table *t,
+			   const struct in6_addr *addr)
+{
+	return cnf_table_has_as(t, CNF_V6, CNF_V6_SLOT_BYTES, addr);
 }
 
 bool cnf_filter_contains(const struct cnf_filter *f, const struct cnf_key *key)
@@ -365,21 +441,19 @@ bool cnf_filter_contains(const struct cnf_filter *f, const struct cnf_key *key)
 	if (key->family >= CNF_NFAMILIES)
 		return false;
 	t = rcu_dereference(f->tab[key->family]);
-	return cnf_table_has(t, key);
+	if (key->family == CNF_V4)
+		return cnf_table_has4(t, &key->v4);
+	return cnf_table_has6(t, &key->v6);
 }
 
 bool cnf_filter_lookup4(const struct cnf_filter *f, __be32 addr)
 {
-	struct cnf_key key = { .family = CNF_V4, .v4 = addr };
-
-	return cnf_table_has(rcu_dereference(f->tab[CNF_V4]), &key);
+	return cnf_table_has4(rcu_dereference(f->tab[CNF_V4]), &addr);
 }
 
 bool cnf_filter_lookup6(const struct cnf_filter *f, const struct in6_addr *addr)
 {
-	struct cnf_key key = { .family = CNF_V6, .v6 = *addr };
-
-	return cnf_table_has(rcu_dereference(f->tab[CNF_V6]), &key);
+	return cnf_table_has6(rcu_dereference(f->tab[CNF_V6]), addr);
 }
 
 /* ---- tables (writers) ---- */
@@ -396,8 +470,7 @@ static struct cnf_table *cnf_table_alloc(enum cnf_family fam, unsigned int log)
 	t->log = log;
 	t->slot_bytes = cnf_slot_bytes(fam, log);
 	t->mask = (1U << log) - 1;
-	t->seed_home = get_random_u32();
-	t->seed_alt = get_random_u32();
+	t->seed = get_random_u32();
 	t->bytes = bytes;
 	return t;
 }
@@ -415,7 +488,7 @@ static bool cnf_table_find(const struct cnf_table *t, const struct cnf_key *key,
 	struct cnf_pos p;
 	unsigned int i;
 
-	cnf_locate(t, key, &p);
+	cnf_locate(t, key->family, &key->v6, &p);
 	for (i = 0; i < 2; i++) {
 		*cnf_tag_word(t, p.w) |= i ? CNF_TAG_ALT : 0;
 		at->slot = cnf_bucket_find(t, p.b[i], p.w);
@@ -441,7 +514,7 @@ static u32 cnf_slot_other(const struct cnf_table *t, u32 bucket,
 {
 	cnf_slot_read(t, bucket, s, w);
 	*cnf_tag_word(t, w) ^= CNF_TAG_ALT;
-	return bucket ^ cnf_alt_offset(t, w);
+	return bucket ^ cnf_alt_offset(t, cnf_hash(t, t->family, w));
 }
 
 static bool cnf_path_has_bucket(const struct cnf_path_node *path, u16 n,
@@ -518,7 +591,7 @@ static int cnf_table_insert(struct cnf_table *t, struct cnf_path_node *path,
 	struct cnf_pos p;
 	unsigned int i;
 
-	cnf_locate(t, key, &p);
+	cnf_locate(t, key->family, &key->v6, &p);
 	for (i = 0; i < 2 && s < 0; i++) {
 		bucket = p.b[i];
 		s = cnf_bucket_free_slot(t, bucket);

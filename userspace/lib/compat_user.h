@@ -36,6 +36,10 @@ typedef uint32_t __be32;
 
 #define __rcu
 #define __force
+#define noinline	__attribute__((noinline))
+#ifndef __always_inline
+#define __always_inline	inline __attribute__((always_inline))
+#endif
 #define __aligned(x)	__attribute__((aligned(x)))
 #define lockdep_is_held(x) 1
 #define likely(x)	__builtin_expect(!!(x), 1)
