@@ -225,15 +225,16 @@ static inline int cnf_t_has(const struct cnf_filter *f,
 	return a == b ? a : -1;
 }
 
-/* ---- the model: an exact set, open addressing with linear probing ---- */
-struct cnf_mslot {
-	u8 used;
-	struct cnf_key key;
-};
-
+/*
+ * ---- the model: an exact set ----
+ * Keys live densely in @keys (so a random member is O(1)); @idx is an
+ * open-addressing index over them, linear probing, slot = position + 1,
+ * 0 = empty.  Kept at most half full; backward-shift deletion, no tombstones.
+ */
 struct cnf_model {
-	struct cnf_mslot *slot;
-	u64 mask;		/* slots - 1 */
+	struct cnf_key *keys;
+	u32 *idx;
+	u64 mask;		/* index slots - 1 */
 	u64 n[CNF_NFAMILIES];
 };
 
@@ -257,30 +258,34 @@ static inline void cnf_model_init(struct cnf_model *m, u64 slots_log)
 {
 	memset(m, 0, sizeof(*m));
 	m->mask = (1ULL << slots_log) - 1;
-	m->slot = calloc(m->mask + 1, sizeof(*m->slot));
-	if (!m->slot)
+	m->idx = calloc(m->mask + 1, sizeof(*m->idx));
+	/* Half the index slots: the most keys before the next doubling. */
+	m->keys = calloc((m->mask + 1) / 2 + 1, sizeof(*m->keys));
+	if (!m->idx || !m->keys)
 		abort();
 }
 
 static inline void cnf_model_free(struct cnf_model *m)
 {
-	free(m->slot);
-	m->slot = NULL;
+	free(m->idx);
+	free(m->keys);
+	m->idx = NULL;
+	m->keys = NULL;
 }
 
 static inline void cnf_model_clear(struct cnf_model *m)
 {
-	memset(m->slot, 0, (m->mask + 1) * sizeof(*m->slot));
+	memset(m->idx, 0, (m->mask + 1) * sizeof(*m->idx));
 	m->n[CNF_V4] = m->n[CNF_V6] = 0;
 }
 
-/* Index of @k's slot, or of the empty slot where it would go. */
+/* Index slot of @k, or the empty slot where it would go. */
 static inline u64 cnf_model_probe(const struct cnf_model *m,
 				  const struct cnf_key *k)
 {
 	u64 i = cnf_model_hash(k) & m->mask;
 
-	while (m->slot[i].used && !cnf_key_same(&m->slot[i].key, k))
+	while (m->idx[i] && !cnf_key_same(&m->keys[m->idx[i] - 1], k))
 		i = (i + 1) & m->mask;
 	return i;
 }
@@ -288,76 +293,85 @@ static inline u64 cnf_model_probe(const struct cnf_model *m,
 static inline bool cnf_model_has(const struct cnf_model *m,
 				 const struct cnf_key *k)
 {
-	return m->slot[cnf_model_probe(m, k)].used;
+	return m->idx[cnf_model_probe(m, k)];
 }
 
 static inline bool cnf_model_add(struct cnf_model *m,
 				 const struct cnf_key *k);
 
-/* Doubles the model at half load: probes stay short. */
 static inline void cnf_model_grow(struct cnf_model *m)
 {
-	struct cnf_mslot *old = m->slot;
-	u64 i, slots = m->mask + 1;
+	struct cnf_model old = *m;
+	u64 i;
 
-	cnf_model_init(m, __builtin_ctzll(slots) + 1);
-	for (i = 0; i < slots; i++)
-		if (old[i].used)
-			cnf_model_add(m, &old[i].key);
-	free(old);
+	cnf_model_init(m, __builtin_ctzll(old.mask + 1) + 1);
+	for (i = 0; i < cnf_model_size(&old); i++)
+		cnf_model_add(m, &old.keys[i]);
+	cnf_model_free(&old);
 }
 
 /* false if already there. */
 static inline bool cnf_model_add(struct cnf_model *m, const struct cnf_key *k)
 {
-	u64 i;
+	u64 i, n = cnf_model_size(m);
 
-	if (2 * (cnf_model_size(m) + 1) > m->mask + 1)
+	if (2 * (n + 1) > m->mask + 1)
 		cnf_model_grow(m);
 	i = cnf_model_probe(m, k);
-	if (m->slot[i].used)
+	if (m->idx[i])
 		return false;
-	m->slot[i].used = 1;
-	m->slot[i].key = *k;
+	m->keys[n] = *k;
+	m->idx[i] = n + 1;
 	m->n[k->family]++;
 	return true;
 }
 
-/* false if absent.  Backward-shift deletion: no tombstones to age. */
-static inline bool cnf_model_del(struct cnf_model *m, const struct cnf_key *k)
+/* Empties index slot @i, shifting back the entries probing past it. */
+static inline void cnf_model_unindex(struct cnf_model *m, u64 i)
 {
-	u64 i = cnf_model_probe(m, k), j, home;
+	u64 j = i, home;
 
-	if (!m->slot[i].used)
-		return false;
-	m->n[k->family]--;
-	for (j = i;;) {
-		m->slot[i].used = 0;
+	for (;;) {
+		m->idx[i] = 0;
 		for (;;) {
 			j = (j + 1) & m->mask;
-			if (!m->slot[j].used)
-				return true;
-			home = cnf_model_hash(&m->slot[j].key) & m->mask;
-			/* Can the entry at j move back to i?  (cyclic) */
+			if (!m->idx[j])
+				return;
+			home = cnf_model_hash(&m->keys[m->idx[j] - 1]) & m->mask;
+			/* May the entry at j move back to i?  (cyclic) */
 			if (((j - home) & m->mask) >= ((j - i) & m->mask))
 				break;
 		}
-		m->slot[i] = m->slot[j];
+		m->idx[i] = m->idx[j];
 		i = j;
 	}
+}
+
+/* false if absent.  The last key moves into the freed position. */
+static inline bool cnf_model_del(struct cnf_model *m, const struct cnf_key *k)
+{
+	u64 i = cnf_model_probe(m, k), pos, last;
+
+	if (!m->idx[i])
+		return false;
+	pos = m->idx[i] - 1;
+	last = cnf_model_size(m) - 1;
+	cnf_model_unindex(m, i);
+	m->n[k->family]--;
+	if (pos != last) {
+		m->keys[pos] = m->keys[last];
+		m->idx[cnf_model_probe(m, &m->keys[pos])] = pos + 1;
+	}
+	return true;
 }
 
 /* A random member, or NULL if empty. */
 static inline const struct cnf_key *cnf_model_any(const struct cnf_model *m,
 						  struct cnf_rng *r)
 {
-	u64 i;
+	u64 n = cnf_model_size(m);
 
-	if (!cnf_model_size(m))
-		return NULL;
-	for (i = cnf_rng_below(r, m->mask + 1);; i = (i + 1) & m->mask)
-		if (m->slot[i].used)
-			return &m->slot[i].key;
+	return n ? &m->keys[cnf_rng_below(r, n)] : NULL;
 }
 
 /* ---- comparing the filter with the model ---- */
@@ -428,14 +442,11 @@ static inline bool cnf_check_full(struct cnf_filter *f,
 			 cnf_key_str(&c.bad, buf, sizeof(buf)) : "-");
 		return false;
 	}
-	for (i = 0; i <= m->mask; i++) {
-		if (!m->slot[i].used)
-			continue;
-		if (cnf_t_has(f, &m->slot[i].key) != 1) {
+	for (i = 0; i < cnf_model_size(m); i++) {
+		if (cnf_t_has(f, &m->keys[i]) != 1) {
 			snprintf(why, len, "lookup of stored %s: %d",
-				 cnf_key_str(&m->slot[i].key, buf,
-					     sizeof(buf)),
-				 cnf_t_has(f, &m->slot[i].key));
+				 cnf_key_str(&m->keys[i], buf, sizeof(buf)),
+				 cnf_t_has(f, &m->keys[i]));
 			return false;
 		}
 	}

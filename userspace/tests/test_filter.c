@@ -224,10 +224,8 @@ TEST(limit_at_smallest_table_enospc)
 		/* Full and stashed: -ENOSPC again, duplicates still -EEXIST. */
 		k = absent_key(&r, &m, fam);
 		ASSERT_EQ(-ENOSPC, cnf_t_add(f, &k));
-		for (i = 0; i <= m.mask; i++)
-			if (m.slot[i].used) {
-				ASSERT_EQ(-EEXIST, cnf_t_add(f, &m.slot[i].key));
-			}
+		for (i = 0; i < cnf_model_size(&m); i++)
+			ASSERT_EQ(-EEXIST, cnf_t_add(f, &m.keys[i]));
 		/* Absent deletes in a full table disturb nothing. */
 		for (i = 0; i < 1000; i++) {
 			k = absent_key(&r, &m, fam);
@@ -871,16 +869,13 @@ TEST(flush_empties_and_readd)
 				  st.fam[fam].capacity);
 			ASSERT_EQ(initial.fam[fam].bytes, st.fam[fam].bytes);
 		}
-		for (i = 0; i <= m.mask; i++)
-			if (m.slot[i].used) {
-				ASSERT_HASNT(f, &m.slot[i].key);
-			}
+		for (i = 0; i < cnf_model_size(&m); i++)
+			ASSERT_HASNT(f, &m.keys[i]);
 		/* Every flushed key can be added again. */
 		kept = m;
 		cnf_model_init(&m, 4);
-		for (i = 0; i <= kept.mask; i++)
-			if (kept.slot[i].used)
-				add_ok(_metadata, f, &m, &kept.slot[i].key);
+		for (i = 0; i < cnf_model_size(&kept); i++)
+			add_ok(_metadata, f, &m, &kept.keys[i]);
 		cnf_model_free(&kept);
 		ASSERT_MATCHES(f, &m);
 	}
