@@ -1,0 +1,397 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# End-to-end tests of cuckooctl against the loaded cuckoo_nf module: every
+# command, the JSON, a 1M-address load (time printed), files with bad lines,
+# list | load round trip, restore, the exit codes of the CLI contract and
+# permission checks.  Runs as root, in the VM: selftests/vm/run
+# selftests/cuckooctl.sh.  Leaves the set empty and mode/limit as found.
+set -u
+
+readonly ksft_skip=4
+readonly DEV=/dev/cuckoo_nf
+CTL=${CUCKOOCTL:-cuckooctl}
+NBIG=${CNF_TEST_CTL_N:-1000000}
+
+TMP=
+OLD_LIMIT=
+OLD_MODE=
+DEV_MODE=
+tests=0
+fails=0
+
+cleanup() {
+	if [[ -c $DEV ]]; then
+		[[ -n $DEV_MODE ]] && chmod "$DEV_MODE" "$DEV"
+		"$CTL" flush >/dev/null 2>&1
+		[[ -n $OLD_MODE ]] && "$CTL" mode "$OLD_MODE" >/dev/null 2>&1
+		[[ -n $OLD_LIMIT ]] && "$CTL" limit "$OLD_LIMIT" >/dev/null 2>&1
+	fi
+	[[ -n $TMP ]] && rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+skip() {
+	echo "# SKIP: $*"
+	exit $ksft_skip
+}
+
+ok() {
+	tests=$((tests + 1))
+	echo "ok $tests - $*"
+}
+
+not_ok() {
+	tests=$((tests + 1))
+	fails=$((fails + 1))
+	echo "not ok $tests - $*"
+}
+
+# Run a command, keeping its exit code in RC and its output in $OUT/$ERR.
+run() {
+	"$@" >"$OUT" 2>"$ERR"
+	RC=$?
+}
+
+show_output() {
+	sed -e 's/^/#   out: /' "$OUT" | head -n 5
+	sed -e 's/^/#   err: /' "$ERR" | head -n 5
+}
+
+# expect_rc WANT DESCRIPTION COMMAND...
+expect_rc() {
+	local want=$1 desc=$2
+	shift 2
+	run "$@"
+	if [[ $RC == "$want" ]]; then
+		ok "$desc"
+	else
+		not_ok "$desc (exit $RC, want $want)"
+		show_output
+	fi
+}
+
+# check DESCRIPTION COMMAND...: a test that is a shell condition.
+check() {
+	local desc=$1
+	shift
+	if "$@"; then
+		ok "$desc"
+	else
+		not_ok "$desc"
+		show_output
+	fi
+}
+
+has_line() { grep -qxF -- "$1" "$2"; }
+jq_true() { jq -e "$@" >/dev/null; }
+has_text() { grep -qF -- "$1" "$2"; }
+
+entries() {
+	"$CTL" stats -j | jq '.ipv4.entries + .ipv6.entries'
+}
+
+now() { echo "$EPOCHREALTIME"; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+
+# NBIG distinct addresses in canonical form, one in ten IPv6.
+gen_addrs() {
+	awk -v n="$1" 'BEGIN {
+		for (i = 0; i < n; i++)
+			if (i % 10 == 9)
+				printf "2001:db8::1:%x:%x\n", int(i / 65536), i % 65536
+			else
+				printf "10.%d.%d.%d\n", int(i / 65536) % 256, int(i / 256) % 256, i % 256
+	}'
+}
+
+setup() {
+	[[ $(id -u) == 0 ]] || skip "needs root"
+	[[ -c $DEV ]] || skip "$DEV missing (module not loaded)"
+	command -v "$CTL" >/dev/null || skip "$CTL not found"
+	command -v jq >/dev/null || skip "jq not found"
+	TMP=$(mktemp -d)
+	OUT=$TMP/out
+	ERR=$TMP/err
+	OLD_MODE=$("$CTL" mode) || skip "cannot read the mode"
+	OLD_LIMIT=$("$CTL" stats -j | jq .mem_limit)
+	"$CTL" flush
+	"$CTL" mode drop
+}
+
+test_add_del_test() {
+	expect_rc 0 "add IPv4 and IPv6" "$CTL" add 192.0.2.1 2001:db8::1
+	expect_rc 0 "test: both present" "$CTL" test 192.0.2.1 2001:db8::1
+	check "test prints ADDR: present" has_line "2001:db8::1: present" "$OUT"
+	expect_rc 1 "test: one absent exits 1" "$CTL" test 192.0.2.1 192.0.2.2
+	check "test prints ADDR: absent" has_line "192.0.2.2: absent" "$OUT"
+	expect_rc 1 "add duplicate exits 1" "$CTL" add 192.0.2.1
+	check "duplicate message" has_line "cuckooctl: add 192.0.2.1: already present" "$ERR"
+	expect_rc 3 "add with a bad address exits 3" "$CTL" add 192.0.2.3 192.0.2.300
+	check "bad address named" has_text "192.0.2.300" "$ERR"
+	expect_rc 1 "nothing added on a bad argument" "$CTL" test 192.0.2.3
+	expect_rc 3 "prefix rejected" "$CTL" add 192.0.2.0/24
+	expect_rc 0 "del" "$CTL" del 2001:db8::1
+	expect_rc 1 "del absent exits 1" "$CTL" del 2001:db8::1
+	check "absent message" has_line "cuckooctl: del 2001:db8::1: not present" "$ERR"
+	expect_rc 1 "deleted address is absent" "$CTL" test 2001:db8::1
+	run "$CTL" add 2001:DB8:0::00AB
+	run "$CTL" list
+	check "list shows the canonical form" has_line "2001:db8::ab" "$OUT"
+	check "list holds exactly the set" [ "$(sort "$OUT" | tr '\n' ' ')" = "192.0.2.1 2001:db8::ab " ]
+	run "$CTL" save
+	check "save starts with its comment" [ "$(head -n 1 "$OUT")" = "# cuckoo_nf save" ]
+	expect_rc 0 "flush" "$CTL" flush
+	check "flush empties the set" [ "$(entries)" = 0 ]
+}
+
+test_stats() {
+	"$CTL" add 192.0.2.1 192.0.2.2 2001:db8::5
+	expect_rc 0 "stats -j" "$CTL" stats -j
+	check "stats JSON parses" jq_true . "$OUT"
+	check "JSON has the contract's keys" jq_true '
+		(keys == ["ipv4", "ipv6", "mem_limit", "mode"]) and
+		([.ipv4, .ipv6][] | keys == ["bytes", "capacity", "checked",
+			"dropped", "entries", "grows", "load_factor",
+			"matched", "stashed"])' "$OUT"
+	check "JSON counts the entries" jq_true '.ipv4.entries == 2 and .ipv6.entries == 1' "$OUT"
+	check "load_factor is a number in 0..1" jq_true '
+		[[.ipv4, .ipv6][] | .load_factor |
+		 type == "number" and . >= 0 and . <= 1] | all' "$OUT"
+	check "load_factor is entries/capacity" jq_true '
+		[[.ipv4, .ipv6][] | (.load_factor - .entries / .capacity) |
+		 . < 0.000001 and . > -0.000001] | all' "$OUT"
+	expect_rc 0 "global -j stats" "$CTL" -j stats
+	check "global -j gives JSON" jq_true .mode "$OUT"
+	expect_rc 0 "stats text" "$CTL" stats
+	check "text: mode" grep -q "^mode: *drop" "$OUT"
+	check "text: load factor in %" grep -q "load factor: *[0-9.]*%" "$OUT"
+	check "text: memory with units" grep -q "memory: *[0-9]* bytes (.*B)" "$OUT"
+	check "text: packets" grep -q "packets: *checked [0-9]* matched [0-9]* dropped [0-9]*" "$OUT"
+	"$CTL" flush
+}
+
+test_mode_limit() {
+	local lim
+
+	expect_rc 0 "mode monitor" "$CTL" mode monitor
+	run "$CTL" mode
+	check "mode prints monitor" has_line monitor "$OUT"
+	check "stats says monitor" [ "$("$CTL" stats -j | jq -r .mode)" = monitor ]
+	expect_rc 0 "mode drop" "$CTL" mode drop
+	expect_rc 3 "mode garbage exits 3" "$CTL" mode dorp
+	check "bad mode named" has_text dorp "$ERR"
+	expect_rc 2 "mode with two words exits 2" "$CTL" mode drop monitor
+
+	expect_rc 0 "limit 300M" "$CTL" limit 300M
+	check "limit applied" [ "$("$CTL" stats -j | jq .mem_limit)" = $((300 << 20)) ]
+	run "$CTL" limit
+	check "limit prints bytes and units" has_line "314572800 (300.0 MiB)" "$OUT"
+	expect_rc 0 "limit 1g" "$CTL" limit 1g
+	check "g is GiB" [ "$("$CTL" stats -j | jq .mem_limit)" = $((1 << 30)) ]
+	expect_rc 3 "limit garbage exits 3" "$CTL" limit 12Q
+	check "bad size named" has_text 12Q "$ERR"
+	expect_rc 3 "limit negative exits 3" "$CTL" limit -- -5
+	expect_rc 1 "limit below use refused" "$CTL" limit 1
+	check "below-use message" has_text "below the memory already in use" "$ERR"
+	lim=$("$CTL" stats -j | jq .mem_limit)
+	check "refused limit changes nothing" [ "$lim" = $((1 << 30)) ]
+	"$CTL" limit "$OLD_LIMIT"
+}
+
+write_bad_file() {
+	printf '%s\n' \
+		'# blocklist' \
+		'10.1.0.1' \
+		'' \
+		'not-an-address' \
+		'   10.1.0.2   # trailing comment' \
+		'	2001:db8::10	' \
+		'10.1.0.1' \
+		'# 10.9.9.9 commented out' \
+		'10.1.0.300' \
+		'10.1.0.3 10.1.0.4' >"$1"
+	printf '10.1.0.5\r\n2001:db8::11#tight' >>"$1"
+}
+
+test_load_bad_lines() {
+	local f=$TMP/bad.txt before
+
+	write_bad_file "$f"
+	before=$(entries)
+	expect_rc 3 "load --strict with bad lines exits 3" "$CTL" load --strict "$f"
+	check "strict: every bad line reported" [ "$(grep -c ': line [0-9]*: ' "$ERR")" = 3 ]
+	check "strict: nothing added" [ "$(entries)" = "$before" ]
+
+	expect_rc 0 "load with bad lines loads the good ones" "$CTL" load "$f"
+	check "summary: added, already present, bad lines" \
+		has_line "5 added, 1 already present, 3 bad lines" "$OUT"
+	check "bad line 4 with its text" \
+		has_line "cuckooctl: load: line 4: not an address: not-an-address" "$ERR"
+	check "bad line 9 with its text" \
+		has_line "cuckooctl: load: line 9: not an address: 10.1.0.300" "$ERR"
+	check "bad line 10 with its text" \
+		has_line "cuckooctl: load: line 10: not an address: 10.1.0.3 10.1.0.4" "$ERR"
+	check "exactly three bad lines reported" [ "$(wc -l <"$ERR")" = 3 ]
+	expect_rc 0 "good lines are in the set" "$CTL" test 10.1.0.1 10.1.0.2 2001:db8::10 10.1.0.5 2001:db8::11
+	expect_rc 1 "commented address is not" "$CTL" test 10.9.9.9
+
+	expect_rc 0 "load again from stdin" "$CTL" load - <"$f"
+	check "stdin: all already present" has_line "0 added, 6 already present, 3 bad lines" "$OUT"
+
+	expect_rc 0 "del --file" "$CTL" del --file "$f"
+	check "del summary" has_line "5 deleted, 1 not present, 3 bad lines" "$OUT"
+	check "del --file emptied the set" [ "$(entries)" = 0 ]
+	expect_rc 0 "del --file - from stdin" "$CTL" del --file - <"$f"
+	check "del from stdin: none present" has_line "0 deleted, 6 not present, 3 bad lines" "$OUT"
+	expect_rc 2 "del --file with addresses exits 2" "$CTL" del --file "$f" 10.0.0.1
+	expect_rc 1 "load of a missing file exits 1" "$CTL" load "$TMP/nonexistent"
+}
+
+test_big_load_round_trip() {
+	local src=$TMP/big.txt t0 t1 n
+
+	gen_addrs "$NBIG" >"$src"
+	t0=$(now)
+	run "$CTL" load "$src"
+	t1=$(now)
+	echo "# load of $NBIG addresses: $(elapsed "$t0" "$t1") s"
+	check "load of $NBIG addresses" [ "$RC" = 0 ]
+	check "load summary counts them all" has_line "$NBIG added, 0 already present" "$OUT"
+	check "no progress bar when stderr is not a terminal" [ ! -s "$ERR" ]
+	n=$(entries)
+	check "stats counts $NBIG entries" [ "$n" = "$NBIG" ]
+	"$CTL" stats | sed -e 's/^/# /'
+
+	t0=$(now)
+	"$CTL" list >"$TMP/list1"
+	t1=$(now)
+	echo "# list of $NBIG addresses: $(elapsed "$t0" "$t1") s"
+	sort "$src" >"$TMP/src.sorted"
+	sort "$TMP/list1" >"$TMP/list1.sorted"
+	check "list gives back exactly what was loaded" cmp -s "$TMP/src.sorted" "$TMP/list1.sorted"
+
+	"$CTL" flush
+	check "flush before reload" [ "$(entries)" = 0 ]
+	run "$CTL" load "$TMP/list1"
+	check "list output loads" has_line "$NBIG added, 0 already present" "$OUT"
+	"$CTL" list | sort >"$TMP/list2.sorted"
+	check "list | load round trip gives the same set" cmp -s "$TMP/list1.sorted" "$TMP/list2.sorted"
+	"$CTL" flush
+}
+
+test_restore() {
+	local saved=$TMP/saved before
+
+	"$CTL" add 198.51.100.1 198.51.100.2 2001:db8::77
+	"$CTL" save >"$saved"
+	"$CTL" del 198.51.100.2
+	"$CTL" add 203.0.113.9 203.0.113.10
+	expect_rc 0 "restore" "$CTL" restore "$saved"
+	check "restore says it replaced the set" has_line "replaced the set: 3 entries (was 4)" "$OUT"
+	check "restored set equals the saved one" \
+		[ "$("$CTL" list | sort | tr '\n' ' ')" = "198.51.100.1 198.51.100.2 2001:db8::77 " ]
+
+	printf '198.51.100.50\nbogus\n' >"$TMP/badrestore"
+	before=$("$CTL" list | sort | tr '\n' ' ')
+	expect_rc 3 "restore with a bad line exits 3" "$CTL" restore "$TMP/badrestore"
+	check "restore bad line reported" has_text "line 2" "$ERR"
+	check "failed restore changes nothing" [ "$("$CTL" list | sort | tr '\n' ' ')" = "$before" ]
+	expect_rc 0 "restore from stdin" "$CTL" restore - <"$saved"
+	expect_rc 2 "restore without a file exits 2" "$CTL" restore
+	"$CTL" flush
+}
+
+# A batch stopped by the memory limit says where, and that much is in.
+test_batch_stops_at_limit() {
+	local f=$TMP/limit.txt line added
+
+	"$CTL" flush
+	gen_addrs 200000 | grep -v : >"$f"
+	"$CTL" limit 64K
+	expect_rc 1 "load past the memory limit exits 1" "$CTL" load "$f"
+	check "message says where and why" \
+		grep -qE '^cuckooctl: load: stopped at line [0-9]+ \([0-9.]+\): memory limit reached; [0-9]+ added$' "$ERR"
+	line=$(sed -nE 's/.*stopped at line ([0-9]+) .*/\1/p' "$ERR")
+	added=$(sed -nE 's/.*; ([0-9]+) added$/\1/p' "$ERR")
+	check "stopped line is the first one not added" [ "${line:-0}" = $((${added:--1} + 1)) ]
+	check "the set holds what was reported added" [ "$(entries)" = "${added:-x}" ]
+	check "the address named is the one on that line" \
+		has_text "($(sed -n "${line:-1}p" "$f"))" "$ERR"
+	"$CTL" flush
+	"$CTL" limit "$OLD_LIMIT"
+}
+
+test_usage() {
+	expect_rc 2 "no command exits 2" "$CTL"
+	expect_rc 2 "unknown command exits 2" "$CTL" frobnicate
+	expect_rc 2 "unknown option exits 2" "$CTL" add --bogus 10.0.0.1
+	expect_rc 2 "add without address exits 2" "$CTL" add
+	expect_rc 0 "--help" "$CTL" --help
+	check "help lists the commands" grep -q "restore" "$OUT"
+	expect_rc 0 "help add" "$CTL" help add
+	check "help add shows its usage" has_line "Usage: cuckooctl add ADDR..." "$OUT"
+	expect_rc 0 "add --help" "$CTL" add --help
+	check "add --help same as help add" has_line "Usage: cuckooctl add ADDR..." "$OUT"
+	expect_rc 0 "load -h" "$CTL" load -h
+	check "load -h mentions --strict" grep -q -- --strict "$OUT"
+}
+
+test_missing_device() {
+	expect_rc 6 "missing device exits 6 (-d)" "$CTL" -d /dev/cuckoo_nf_nonexistent list
+	check "message says to load the module" has_text "load the module" "$ERR"
+	if command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
+		expect_rc 6 "device hidden by a mount namespace exits 6" \
+			unshare -m bash -c "mount -t tmpfs none /dev && exec $CTL list"
+		check "hidden device: module message" \
+			has_line "cuckooctl: /dev/cuckoo_nf not found: load the module (modprobe cuckoo_nf / insmod cuckoo_nf.ko)" "$ERR"
+	else
+		echo "# SKIP: unshare -m unavailable, hidden-device case not run"
+	fi
+	expect_rc 3 "bad address exits 3 before the device is needed" \
+		"$CTL" -d /dev/cuckoo_nf_nonexistent add 10.0.0.999
+}
+
+test_permission() {
+	if ! command -v setpriv >/dev/null; then
+		echo "# SKIP: setpriv unavailable, permission cases not run"
+		return
+	fi
+	expect_rc 5 "non-root cannot open the device: exit 5" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$CTL" list
+	check "permission message" has_text "permission denied" "$ERR"
+	# With the node world-writable the open works and the ioctl's
+	# CAP_NET_ADMIN check is what refuses.
+	DEV_MODE=$(stat -c %a "$DEV")
+	chmod 0666 "$DEV"
+	expect_rc 5 "non-root ioctl without CAP_NET_ADMIN: exit 5" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$CTL" add 10.0.0.1
+	check "CAP_NET_ADMIN named" has_text "need CAP_NET_ADMIN" "$ERR"
+	expect_rc 5 "non-root load: exit 5" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$CTL" load - <<<"10.0.0.1"
+	chmod "$DEV_MODE" "$DEV"
+	DEV_MODE=
+	expect_rc 5 "root without CAP_NET_ADMIN: exit 5" \
+		setpriv --inh-caps=-net_admin --bounding-set=-net_admin "$CTL" stats
+	check "nothing was added by the refused calls" [ "$(entries)" = 0 ]
+}
+
+main() {
+	setup
+	echo "TAP version 13"
+	test_add_del_test
+	test_stats
+	test_mode_limit
+	test_load_bad_lines
+	test_big_load_round_trip
+	test_restore
+	test_batch_stops_at_limit
+	test_usage
+	test_missing_device
+	test_permission
+	echo "1..$tests"
+	echo "# $((tests - fails)) passed, $fails failed"
+	[[ $fails == 0 ]]
+}
+
+main "$@"
