@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the C selftests of /dev/cuckoo_nf (ioctl_test.c,
+ * scale_test.c): address builders, ioctl wrappers returning the errno,
+ * a whole-set dump and an address order for comparing sets.
+ */
+#ifndef _CNF_SELFTEST_UTIL_H
+#define _CNF_SELFTEST_UTIL_H
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <linux/cuckoo_nf.h>
+
+#include "kselftest.h"
+
+#define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* 0 on success, else the errno of the failed ioctl. */
+static inline int cnf_ioc(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? errno : 0;
+}
+
+static inline struct cnf_addr cnf_v4(uint32_t host)
+{
+	struct cnf_addr a;
+
+	memset(&a, 0, sizeof(a));
+	a.family = AF_INET;
+	a.prefixlen = 32;
+	a.addr[0] = host >> 24;
+	a.addr[1] = host >> 16;
+	a.addr[2] = host >> 8;
+	a.addr[3] = host;
+	return a;
+}
+
+/* @w: the four 32-bit words of the address, most significant first. */
+static inline struct cnf_addr cnf_v6(uint32_t w0, uint32_t w1, uint32_t w2,
+				     uint32_t w3)
+{
+	uint32_t w[4] = { w0, w1, w2, w3 };
+	struct cnf_addr a;
+	int i;
+
+	memset(&a, 0, sizeof(a));
+	a.family = AF_INET6;
+	a.prefixlen = 128;
+	for (i = 0; i < 16; i++)
+		a.addr[i] = w[i / 4] >> (24 - 8 * (i % 4));
+	return a;
+}
+
+/* A bijection of 32-bit integers (the murmur3 finaliser): distinct in, out. */
+static inline uint32_t cnf_perm32(uint32_t x)
+{
+	x ^= x >> 16;
+	x *= 0x85ebca6bU;
+	x ^= x >> 13;
+	x *= 0xc2b2ae35U;
+	x ^= x >> 16;
+	return x;
+}
+
+static inline int cnf_addr_cmp(const void *pa, const void *pb)
+{
+	const struct cnf_addr *a = pa, *b = pb;
+
+	if (a->family != b->family)
+		return a->family < b->family ? -1 : 1;
+	return memcmp(a->addr, b->addr, sizeof(a->addr));
+}
+
+static inline void cnf_sort(struct cnf_addr *a, size_t n)
+{
+	qsort(a, n, sizeof(*a), cnf_addr_cmp);
+}
+
+static inline const char *cnf_str(const struct cnf_addr *a, char *buf,
+				  size_t len)
+{
+	if (!inet_ntop(a->family, a->addr, buf, len))
+		snprintf(buf, len, "<family %u>", a->family);
+	return buf;
+}
+
+/* A dump entry as the ABI promises it: no stray byte anywhere. */
+static inline bool cnf_well_formed(const struct cnf_addr *a)
+{
+	static const uint8_t zero[12];
+
+	if (a->reserved)
+		return false;
+	if (a->family == AF_INET)
+		return a->prefixlen == 32 && !memcmp(a->addr + 4, zero, 12);
+	return a->family == AF_INET6 && a->prefixlen == 128;
+}
+
+/*
+ * Dump the whole set in chunks of @chunk entries.  Returns the number of
+ * entries (stored in a malloc'ed *@out) or -errno; -EPROTO when the
+ * protocol was broken (DONE early or never, more entries than asked for, a
+ * malformed entry).
+ */
+static inline long cnf_dump_all(int fd, uint32_t chunk, struct cnf_addr **out)
+{
+	size_t n = 0, room = 1024;
+	struct cnf_addr *all = malloc(room * sizeof(*all));
+	struct cnf_addr *buf = malloc((size_t)chunk * sizeof(*buf));
+	struct cnf_dump d = { .cursor = 0 };
+	long ret = -EPROTO;
+	uint32_t i;
+
+	if (!all || !buf)
+		goto out;
+	for (;;) {
+		memset(buf, 0xa5, (size_t)chunk * sizeof(*buf));
+		d.addrs = (uintptr_t)buf;
+		d.count = chunk;
+		d.flags = 0;
+		if (ioctl(fd, CNF_IOC_DUMP, &d)) {
+			ret = -errno;
+			goto out;
+		}
+		if (d.count > chunk)
+			goto out;
+		if (!(d.flags & CNF_DUMP_F_DONE) && d.count != chunk)
+			goto out;
+		if (d.flags & ~CNF_DUMP_F_DONE)
+			goto out;
+		for (i = 0; i < d.count; i++) {
+			if (!cnf_well_formed(&buf[i]))
+				goto out;
+			if (n == room) {
+				struct cnf_addr *p;
+
+				room *= 2;
+				p = realloc(all, room * sizeof(*all));
+				if (!p)
+					goto out;
+				all = p;
+			}
+			all[n++] = buf[i];
+		}
+		if (d.flags & CNF_DUMP_F_DONE)
+			break;
+		if (n > 100000000)	/* never DONE */
+			goto out;
+	}
+	*out = all;
+	all = NULL;
+	ret = n;
+out:
+	free(all);
+	free(buf);
+	return ret;
+}
+
+/* Dump sorted; for before/after comparisons.  Exits the test on failure. */
+static inline long cnf_dump_sorted(int fd, struct cnf_addr **out)
+{
+	long n = cnf_dump_all(fd, 64, out);
+
+	if (n >= 0)
+		cnf_sort(*out, n);
+	return n;
+}
+
+static inline bool cnf_same_set(const struct cnf_addr *a, long na,
+				const struct cnf_addr *b, long nb)
+{
+	return na == nb && (!na || !memcmp(a, b, na * sizeof(*a)));
+}
+
+/* The module's default memory limit, from its parameter. */
+static inline unsigned long long cnf_default_mem_limit(void)
+{
+	unsigned long long v = 0;
+	FILE *f = fopen("/sys/module/cuckoo_nf/parameters/mem_limit", "r");
+
+	if (f) {
+		if (fscanf(f, "%llu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
+/* Back to drop mode and the default limit; 0 or the errno. */
+static inline int cnf_reset_config(int fd)
+{
+	struct cnf_config c = {
+		.set = CNF_CONFIG_MODE | CNF_CONFIG_MEM_LIMIT,
+		.mode = CNF_MODE_DROP,
+		.mem_limit = cnf_default_mem_limit(),
+	};
+
+	return cnf_ioc(fd, CNF_IOC_SET_CONFIG, &c);
+}
+
+#endif /* _CNF_SELFTEST_UTIL_H */

@@ -1,0 +1,1886 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The /dev/cuckoo_nf control ABI (uapi/linux/cuckoo_nf.h), call by call:
+ * every ioctl, every error path, batch semantics, the dump cursor protocol
+ * and its snapshot under concurrent changes, flush, stats, configuration,
+ * the memory limit, permissions and per-netns isolation.
+ *
+ * Every refused call is checked to leave the set as it was (a dump before
+ * and after).  Needs the module loaded (skips with 4 otherwise) and root.
+ */
+#include <sched.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <grp.h>
+#include <linux/capability.h>
+
+/* EXPECT_EQ(2, some_u64): the harness compares as C does, and that is fine. */
+#pragma GCC diagnostic ignored "-Wsign-compare"
+/* ASSERT_*() longjmp()s out of the test; nothing is used after that. */
+#pragma GCC diagnostic ignored "-Wclobbered"
+
+#include "kselftest_harness.h"
+#include "cnf_util.h"
+
+#define PAGE	4096UL
+
+/* ---- small wrappers ---- */
+
+static int add(int fd, struct cnf_addr a)
+{
+	return cnf_ioc(fd, CNF_IOC_ADD, &a);
+}
+
+static int del(int fd, struct cnf_addr a)
+{
+	return cnf_ioc(fd, CNF_IOC_DEL, &a);
+}
+
+static int tst(int fd, struct cnf_addr a)
+{
+	return cnf_ioc(fd, CNF_IOC_TEST, &a);
+}
+
+/* The out fields start as garbage: the kernel must set every one. */
+static int batch(int fd, unsigned long cmd, const struct cnf_addr *a,
+		 uint32_t n, uint32_t flags, struct cnf_batch *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->addrs = (uintptr_t)a;
+	b->count = n;
+	b->flags = flags;
+	b->applied = 0xdeadbeef;
+	b->skipped = 0xdeadbeef;
+	b->done = 0xdeadbeef;
+	b->error = 0x5eadbeef;
+	return cnf_ioc(fd, cmd, b);
+}
+
+static struct cnf_stats stats(int fd)
+{
+	struct cnf_stats st;
+
+	memset(&st, 0xff, sizeof(st));
+	if (ioctl(fd, CNF_IOC_STATS, &st))
+		memset(&st, 0xff, sizeof(st));
+	return st;
+}
+
+/* Distinct test addresses: v4 in 10.0.0.0/8, v6 in 2001:db8::/32. */
+static struct cnf_addr a4(uint32_t i)
+{
+	return cnf_v4(0x0a000000 | (i & 0xffffff));
+}
+
+static struct cnf_addr a6(uint32_t i)
+{
+	return cnf_v6(0x20010db8, 0, i >> 16, i & 0xffff);
+}
+
+/* The i-th of a mixed list: every third address is IPv6. */
+static struct cnf_addr mixed(uint32_t i)
+{
+	return i % 3 == 2 ? a6(i) : a4(i);
+}
+
+/* A snapshot of the set for before/after comparisons. */
+struct snap {
+	struct cnf_addr *a;
+	long n;
+};
+
+static struct snap snap_take(int fd)
+{
+	struct snap s = { NULL, 0 };
+
+	s.n = cnf_dump_sorted(fd, &s.a);
+	return s;
+}
+
+static bool snap_same(int fd, const struct snap *s)
+{
+	struct snap now = snap_take(fd);
+	bool same = s->n >= 0 && now.n >= 0 &&
+		    cnf_same_set(s->a, s->n, now.a, now.n);
+
+	free(now.a);
+	return same;
+}
+
+#define ASSERT_UNCHANGED(fd, s) \
+	ASSERT_TRUE(snap_same(fd, s)) TH_LOG("the set changed")
+
+/* Fill the set with mixed(from) .. mixed(from + n - 1), one batch. */
+static int populate(int fd, uint32_t from, uint32_t n)
+{
+	struct cnf_addr *a = calloc(n ? n : 1, sizeof(*a));
+	struct cnf_batch b;
+	uint32_t i;
+	int err;
+
+	for (i = 0; i < n; i++)
+		a[i] = mixed(from + i);
+	err = batch(fd, CNF_IOC_ADD_BATCH, a, n, 0, &b);
+	free(a);
+	if (!err && (b.applied != n || b.done != n))
+		err = EPROTO;
+	return err;
+}
+
+/* Children report failed checks on stderr and in their exit status. */
+static int child_failed;
+
+#define CHILD_CHECK(cond) do { \
+	if (!(cond)) { \
+		fprintf(stderr, "# child: %s:%d: check failed: %s\n", \
+			__FILE__, __LINE__, #cond); \
+		child_failed = 1; \
+	} \
+} while (0)
+
+/* Run @fn in a child process; returns its exit status, or -1. */
+static int in_child(int (*fn)(void *arg), void *arg)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid)
+		_exit(fn(arg));
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+FIXTURE(cnf) {
+	int fd;
+};
+
+FIXTURE_SETUP(cnf)
+{
+	self->fd = open(CNF_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %m", CNF_DEVICE_PATH);
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_FLUSH, NULL));
+	ASSERT_EQ(0, cnf_reset_config(self->fd));
+}
+
+FIXTURE_TEARDOWN(cnf)
+{
+	cnf_ioc(self->fd, CNF_IOC_FLUSH, NULL);
+	cnf_reset_config(self->fd);
+	close(self->fd);
+}
+
+/* ---- add, delete, test ---- */
+
+static void add_del_cycle(struct __test_metadata *_metadata, int fd,
+			  const struct cnf_addr *addrs, int n)
+{
+	char s[INET6_ADDRSTRLEN];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(ENOENT, tst(fd, addrs[i])) TH_LOG("%s", cnf_str(&addrs[i], s, sizeof(s)));
+		EXPECT_EQ(ENOENT, del(fd, addrs[i]));
+		EXPECT_EQ(0, add(fd, addrs[i])) TH_LOG("%s", cnf_str(&addrs[i], s, sizeof(s)));
+		EXPECT_EQ(0, tst(fd, addrs[i]));
+		EXPECT_EQ(EEXIST, add(fd, addrs[i]));
+		EXPECT_EQ(0, tst(fd, addrs[i]));
+	}
+	for (i = 0; i < n; i++)
+		EXPECT_EQ(0, tst(fd, addrs[i]));
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(0, del(fd, addrs[i]));
+		EXPECT_EQ(ENOENT, tst(fd, addrs[i]));
+		EXPECT_EQ(ENOENT, del(fd, addrs[i]));
+	}
+}
+
+TEST_F(cnf, add_test_del_ipv4)
+{
+	const struct cnf_addr addrs[] = {
+		cnf_v4(0), cnf_v4(0xffffffff), cnf_v4(0x0a000001),
+		cnf_v4(0x0a000002), cnf_v4(0xc0a80101), cnf_v4(0x7f000001),
+		cnf_v4(0x01000000), cnf_v4(0x00000001),
+	};
+	struct cnf_stats st;
+
+	add_del_cycle(_metadata, self->fd, addrs, ARRAY_LEN(addrs));
+	ASSERT_EQ(0, add(self->fd, addrs[2]));
+	st = stats(self->fd);
+	EXPECT_EQ(1, st.v4.entries);
+	EXPECT_EQ(0, st.v6.entries);
+}
+
+TEST_F(cnf, add_test_del_ipv6)
+{
+	const struct cnf_addr addrs[] = {
+		cnf_v6(0, 0, 0, 0), cnf_v6(0, 0, 0, 1),
+		cnf_v6(~0U, ~0U, ~0U, ~0U), cnf_v6(0xff020000, 0, 0, 1),
+		cnf_v6(0x20010db8, 0, 0, 1), cnf_v6(0x20010db8, 0, 0, 2),
+		cnf_v6(0xfe800000, 0, 0x02000000, 0x00000001),
+		cnf_v6(0, 0, 0xffff, 0x0a000001),	/* ::ffff:10.0.0.1 */
+		cnf_v6(0x0a000001, 0, 0, 0),
+	};
+	struct cnf_stats st;
+
+	add_del_cycle(_metadata, self->fd, addrs, ARRAY_LEN(addrs));
+	ASSERT_EQ(0, add(self->fd, addrs[4]));
+	st = stats(self->fd);
+	EXPECT_EQ(0, st.v4.entries);
+	EXPECT_EQ(1, st.v6.entries);
+}
+
+/* An IPv4 address and IPv6 addresses sharing its bytes are different keys. */
+TEST_F(cnf, families_are_distinct)
+{
+	struct cnf_addr v4 = cnf_v4(0x0a000001);
+	struct cnf_addr v6a = cnf_v6(0x0a000001, 0, 0, 0);
+	struct cnf_addr v6b = cnf_v6(0, 0, 0xffff, 0x0a000001);
+
+	ASSERT_EQ(0, add(self->fd, v4));
+	EXPECT_EQ(ENOENT, tst(self->fd, v6a));
+	EXPECT_EQ(ENOENT, tst(self->fd, v6b));
+	EXPECT_EQ(ENOENT, del(self->fd, v6a));
+	EXPECT_EQ(0, add(self->fd, v6a));
+	EXPECT_EQ(0, add(self->fd, v6b));
+	EXPECT_EQ(0, del(self->fd, v4));
+	EXPECT_EQ(ENOENT, tst(self->fd, v4));
+	EXPECT_EQ(0, tst(self->fd, v6a));
+	EXPECT_EQ(0, tst(self->fd, v6b));
+	EXPECT_EQ(2, stats(self->fd).v6.entries);
+	EXPECT_EQ(0, stats(self->fd).v4.entries);
+}
+
+/* ---- bad input ---- */
+
+/* Variants of the valid address @good the ABI refuses with EINVAL. */
+static int bad_variants(struct cnf_addr good, struct cnf_addr *out)
+{
+	static const uint8_t v4_plens[] = { 0, 1, 8, 24, 31, 33, 64, 128, 255 };
+	static const uint8_t v6_plens[] = { 0, 1, 32, 64, 127, 129, 255 };
+	static const uint8_t families[] = { 0, 1, 3, 9, 11, 17, 38, 255 };
+	static const uint16_t reserved[] = { 1, 0x80, 0x100, 0x8000, 0xffff };
+	bool v4 = good.family == AF_INET;
+	struct cnf_addr a;
+	unsigned int i;
+	int n = 0;
+
+	for (i = 0; i < (v4 ? sizeof(v4_plens) : sizeof(v6_plens)); i++) {
+		a = good;
+		a.prefixlen = v4 ? v4_plens[i] : v6_plens[i];
+		out[n++] = a;
+	}
+	for (i = 0; v4 && i < 12; i++) {
+		a = good;
+		a.addr[4 + i] = i % 2 ? 0x01 : 0x80;
+		out[n++] = a;
+	}
+	for (i = 0; i < sizeof(families); i++) {
+		a = good;
+		a.family = families[i];
+		out[n++] = a;
+	}
+	for (i = 0; i < ARRAY_LEN(reserved); i++) {
+		a = good;
+		a.reserved = reserved[i];
+		out[n++] = a;
+	}
+	return n;
+}
+
+TEST_F(cnf, bad_address_refused)
+{
+	/* present: refusing must not delete them; absent: nor add them */
+	const struct cnf_addr present[] = { a4(1), a6(2) };
+	const struct cnf_addr absent[] = { a4(1000), a6(1001) };
+	struct cnf_addr bad[64];
+	struct cnf_batch b;
+	struct snap s;
+	char str[INET6_ADDRSTRLEN];
+	unsigned int k;
+	int i, n;
+
+	ASSERT_EQ(0, populate(self->fd, 0, 30));
+	ASSERT_EQ(0, tst(self->fd, present[0]));
+	ASSERT_EQ(0, tst(self->fd, present[1]));
+	ASSERT_EQ(ENOENT, tst(self->fd, absent[0]));
+	ASSERT_EQ(ENOENT, tst(self->fd, absent[1]));
+	s = snap_take(self->fd);
+	ASSERT_EQ(30, s.n);
+
+	for (k = 0; k < 2; k++) {
+		const struct cnf_addr *base[] = { &present[k], &absent[k] };
+		int j;
+
+		for (j = 0; j < 2; j++) {
+			n = bad_variants(*base[j], bad);
+			ASSERT_LE(n, (int)ARRAY_LEN(bad));
+			for (i = 0; i < n; i++) {
+				cnf_str(base[j], str, sizeof(str));
+				EXPECT_EQ(EINVAL, add(self->fd, bad[i]))
+					TH_LOG("add %s variant %d", str, i);
+				EXPECT_EQ(EINVAL, del(self->fd, bad[i]))
+					TH_LOG("del %s variant %d", str, i);
+				EXPECT_EQ(EINVAL, tst(self->fd, bad[i]))
+					TH_LOG("test %s variant %d", str, i);
+				EXPECT_EQ(EINVAL, batch(self->fd, CNF_IOC_ADD_BATCH,
+							&bad[i], 1, 0, &b));
+				EXPECT_EQ(0, b.done);
+				EXPECT_EQ(0, b.applied);
+				EXPECT_EQ(-EINVAL, b.error);
+				EXPECT_EQ(EINVAL, batch(self->fd, CNF_IOC_DEL_BATCH,
+							&bad[i], 1,
+							CNF_BATCH_F_EXIST_OK, &b));
+				EXPECT_EQ(0, b.done);
+				EXPECT_EQ(0, b.applied);
+				EXPECT_EQ(0, b.skipped);
+				EXPECT_EQ(-EINVAL, b.error);
+			}
+		}
+	}
+	ASSERT_UNCHANGED(self->fd, &s);
+	free(s.a);
+}
+
+/* A page that is not mapped. */
+static void *unmapped_page(void)
+{
+	void *p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p != MAP_FAILED)
+		munmap(p, PAGE);
+	return p;
+}
+
+struct cmd_desc {
+	const char *name;
+	unsigned long cmd;
+};
+
+#define CMD(c) { #c, c }
+
+static const struct cmd_desc struct_cmds[] = {
+	CMD(CNF_IOC_ADD), CMD(CNF_IOC_DEL), CMD(CNF_IOC_TEST),
+	CMD(CNF_IOC_ADD_BATCH), CMD(CNF_IOC_DEL_BATCH), CMD(CNF_IOC_DUMP),
+	CMD(CNF_IOC_STATS), CMD(CNF_IOC_SET_CONFIG),
+};
+
+static const struct cmd_desc all_cmds[] = {
+	CMD(CNF_IOC_ADD), CMD(CNF_IOC_DEL), CMD(CNF_IOC_TEST),
+	CMD(CNF_IOC_ADD_BATCH), CMD(CNF_IOC_DEL_BATCH), CMD(CNF_IOC_DUMP),
+	CMD(CNF_IOC_FLUSH), CMD(CNF_IOC_STATS), CMD(CNF_IOC_SET_CONFIG),
+};
+
+TEST_F(cnf, bad_pointer_efault)
+{
+	char *two = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *none = mmap(NULL, PAGE, PROT_NONE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *bad[5];
+	struct cnf_stats st0, st1;
+	struct snap s;
+	unsigned int c, p;
+
+	ASSERT_NE(MAP_FAILED, two);
+	ASSERT_NE(MAP_FAILED, none);
+	ASSERT_EQ(0, munmap(two + PAGE, PAGE));
+	ASSERT_EQ(0, populate(self->fd, 0, 20));
+	s = snap_take(self->fd);
+	st0 = stats(self->fd);
+
+	bad[0] = NULL;
+	bad[1] = unmapped_page();
+	bad[2] = none;
+	bad[3] = (void *)0xffffffff81000000UL;	/* kernel address */
+	for (c = 0; c < ARRAY_LEN(struct_cmds); c++) {
+		size_t size = _IOC_SIZE(struct_cmds[c].cmd);
+
+		/* A struct whose last bytes lie in the unmapped page. */
+		bad[4] = two + PAGE - size + 2;
+		memset(bad[4], 0, size - 2);
+		if (struct_cmds[c].cmd == CNF_IOC_ADD)
+			memcpy(bad[4], &(struct cnf_addr){ AF_INET, 32, 0, { 0 } }, 4);
+		for (p = 0; p < ARRAY_LEN(bad); p++) {
+			EXPECT_EQ(EFAULT, cnf_ioc(self->fd, struct_cmds[c].cmd, bad[p]))
+				TH_LOG("%s, pointer %u (%p)", struct_cmds[c].name,
+				       p, bad[p]);
+		}
+	}
+	ASSERT_UNCHANGED(self->fd, &s);
+	st1 = stats(self->fd);
+	EXPECT_EQ(st0.mode, st1.mode);
+	EXPECT_EQ(st0.mem_limit, st1.mem_limit);
+	free(s.a);
+}
+
+/* The user arrays a batch or a dump points to, faulting. */
+TEST_F(cnf, bad_array_pointer_efault)
+{
+	struct cnf_addr buf[4];
+	void *bad[3];
+	struct cnf_batch b;
+	struct cnf_dump d;
+	struct snap s;
+	unsigned int p;
+
+	ASSERT_EQ(0, populate(self->fd, 0, 20));
+	s = snap_take(self->fd);
+	bad[0] = NULL;
+	bad[1] = unmapped_page();
+	bad[2] = (void *)0xffffffff81000000UL;
+	for (p = 0; p < ARRAY_LEN(bad); p++) {
+		EXPECT_EQ(EFAULT, batch(self->fd, CNF_IOC_ADD_BATCH, bad[p], 3, 0, &b));
+		EXPECT_EQ(0, b.done);
+		EXPECT_EQ(0, b.applied);
+		EXPECT_EQ(0, b.skipped);
+		EXPECT_EQ(-EFAULT, b.error);
+		EXPECT_EQ(EFAULT, batch(self->fd, CNF_IOC_DEL_BATCH, bad[p], 3,
+					CNF_BATCH_F_EXIST_OK, &b));
+		EXPECT_EQ(0, b.done);
+		EXPECT_EQ(0, b.applied);
+		EXPECT_EQ(-EFAULT, b.error);
+
+		memset(&d, 0, sizeof(d));
+		d.addrs = (uintptr_t)bad[p];
+		d.count = 4;
+		EXPECT_EQ(EFAULT, cnf_ioc(self->fd, CNF_IOC_DUMP, &d));
+	}
+	/* A dump still works from the start after a faulting one. */
+	memset(&d, 0, sizeof(d));
+	d.addrs = (uintptr_t)buf;
+	d.count = 4;
+	EXPECT_EQ(0, cnf_ioc(self->fd, CNF_IOC_DUMP, &d));
+	EXPECT_EQ(4, d.count);
+	ASSERT_UNCHANGED(self->fd, &s);
+	free(s.a);
+}
+
+/*
+ * A batch struct the kernel can read but not write back: the call must
+ * fail with EFAULT, and (like every refused call) change nothing.
+ */
+TEST_F(cnf, batch_readonly_struct)
+{
+	struct cnf_addr adds[3] = { a4(100), a4(101), a6(102) };
+	struct cnf_addr dels[3] = { a4(0), a4(1), a6(2) };
+	struct cnf_batch *b = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct snap s;
+
+	ASSERT_NE(MAP_FAILED, b);
+	ASSERT_EQ(0, populate(self->fd, 0, 10));
+	s = snap_take(self->fd);
+	b->addrs = (uintptr_t)adds;
+	b->count = 3;
+	ASSERT_EQ(0, mprotect(b, PAGE, PROT_READ));
+	EXPECT_EQ(EFAULT, cnf_ioc(self->fd, CNF_IOC_ADD_BATCH, b));
+	EXPECT_TRUE(snap_same(self->fd, &s))
+		TH_LOG("ADD_BATCH applied a batch whose result it could not report");
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_FLUSH, NULL));
+	ASSERT_EQ(0, populate(self->fd, 0, 10));
+	ASSERT_EQ(0, mprotect(b, PAGE, PROT_READ | PROT_WRITE));
+	b->addrs = (uintptr_t)dels;
+	ASSERT_EQ(0, mprotect(b, PAGE, PROT_READ));
+	EXPECT_EQ(EFAULT, cnf_ioc(self->fd, CNF_IOC_DEL_BATCH, b));
+	EXPECT_TRUE(snap_same(self->fd, &s))
+		TH_LOG("DEL_BATCH applied a batch whose result it could not report");
+	free(s.a);
+}
+
+/* ---- batch limits and flags ---- */
+
+TEST_F(cnf, batch_count_and_flags)
+{
+	static const uint32_t bad_flags[] = {
+		1U << 1, 1U << 2, 1U << 31, CNF_BATCH_F_EXIST_OK | 1U << 5, ~0U,
+	};
+	static const unsigned long cmds[] = { CNF_IOC_ADD_BATCH, CNF_IOC_DEL_BATCH };
+	struct cnf_addr addrs[8];
+	struct cnf_batch b;
+	struct snap s;
+	unsigned int c, i;
+
+	ASSERT_EQ(0, populate(self->fd, 0, 8));
+	for (i = 0; i < 8; i++)	/* 4 present, 4 absent */
+		addrs[i] = mixed(i + 4);
+	s = snap_take(self->fd);
+	for (c = 0; c < 2; c++) {
+		EXPECT_EQ(E2BIG, batch(self->fd, cmds[c], addrs, CNF_BATCH_MAX + 1, 0, &b));
+		EXPECT_EQ(E2BIG, batch(self->fd, cmds[c], addrs, 0xffffffff, 0, &b));
+		EXPECT_EQ(E2BIG, batch(self->fd, cmds[c], addrs, CNF_BATCH_MAX + 1,
+				       CNF_BATCH_F_EXIST_OK, &b));
+		for (i = 0; i < ARRAY_LEN(bad_flags); i++) {
+			EXPECT_EQ(EINVAL, batch(self->fd, cmds[c], addrs, 8,
+						bad_flags[i], &b))
+				TH_LOG("flags %#x", bad_flags[i]);
+		}
+		/* CNF_BATCH_MAX itself is allowed: it fails on the pointer. */
+		EXPECT_EQ(EFAULT, batch(self->fd, cmds[c], NULL, CNF_BATCH_MAX, 0, &b));
+		EXPECT_EQ(0, b.done);
+		/* An empty batch does nothing and succeeds. */
+		EXPECT_EQ(0, batch(self->fd, cmds[c], addrs, 0, 0, &b));
+		EXPECT_EQ(0, b.done);
+		EXPECT_EQ(0, b.applied);
+		EXPECT_EQ(0, b.skipped);
+		EXPECT_EQ(0, b.error);
+		EXPECT_EQ(0, batch(self->fd, cmds[c], NULL, 0, 0, &b));
+	}
+	ASSERT_UNCHANGED(self->fd, &s);
+	free(s.a);
+}
+
+/* ---- unknown commands, sizes, directions ---- */
+
+static const unsigned int dirs[] = {
+	_IOC_NONE, _IOC_READ, _IOC_WRITE, _IOC_READ | _IOC_WRITE,
+};
+
+TEST_F(cnf, unknown_command_enotty)
+{
+	static const unsigned long unknown[] = {
+		_IO(CNF_IOC_TYPE, 0), _IO(CNF_IOC_TYPE, 0x0a),
+		_IOW(CNF_IOC_TYPE, 0x0a, struct cnf_addr),
+		_IOWR(CNF_IOC_TYPE, 0x0b, struct cnf_batch),
+		_IOR(CNF_IOC_TYPE, 0x10, struct cnf_stats),
+		_IO(CNF_IOC_TYPE, 0x7f), _IO(CNF_IOC_TYPE, 0xff),
+		_IOW(CNF_IOC_TYPE, 0x81, struct cnf_addr),	/* nr | 0x80 */
+		_IOW(CNF_IOC_TYPE + 1, 0x01, struct cnf_addr),
+		_IOW(CNF_IOC_TYPE - 1, 0x01, struct cnf_addr),
+		_IO(CNF_IOC_TYPE + 1, 0x07),
+		_IOR(0xC6, 0x08, struct cnf_stats),
+	};
+	/* Valid for add, should a wrong command reach it. */
+	struct cnf_addr arg[1024] = { a4(999) };
+	struct snap s;
+	unsigned int i;
+
+	ASSERT_EQ(0, populate(self->fd, 0, 5));
+	s = snap_take(self->fd);
+	for (i = 0; i < ARRAY_LEN(unknown); i++) {
+		EXPECT_EQ(ENOTTY, cnf_ioc(self->fd, unknown[i], arg))
+			TH_LOG("cmd %#lx", unknown[i]);
+	}
+	ASSERT_UNCHANGED(self->fd, &s);
+	free(s.a);
+}
+
+TEST_F(cnf, wrong_direction_enotty)
+{
+	struct cnf_addr arg[1024] = { a4(999) };
+	struct snap s;
+	unsigned int c, d;
+
+	ASSERT_EQ(0, populate(self->fd, 0, 5));
+	s = snap_take(self->fd);
+	for (c = 0; c < ARRAY_LEN(all_cmds); c++) {
+		unsigned long cmd = all_cmds[c].cmd;
+
+		for (d = 0; d < ARRAY_LEN(dirs); d++) {
+			unsigned long bad;
+
+			if (dirs[d] == _IOC_DIR(cmd))
+				continue;
+			bad = _IOC(dirs[d], _IOC_TYPE(cmd), _IOC_NR(cmd),
+				   _IOC_SIZE(cmd));
+			EXPECT_EQ(ENOTTY, cnf_ioc(self->fd, bad, arg))
+				TH_LOG("%s with direction %u", all_cmds[c].name, dirs[d]);
+		}
+	}
+	ASSERT_UNCHANGED(self->fd, &s);
+	free(s.a);
+}
+
+TEST_F(cnf, smaller_struct_enotty)
+{
+	struct cnf_addr arg[1024] = { a4(999) };
+	struct snap s;
+	unsigned int c, i;
+
+	ASSERT_EQ(0, populate(self->fd, 0, 5));
+	s = snap_take(self->fd);
+	for (c = 0; c < ARRAY_LEN(struct_cmds); c++) {
+		unsigned long cmd = struct_cmds[c].cmd;
+		unsigned int size = _IOC_SIZE(cmd);
+		unsigned int smaller[] = { 0, 1, 4, size / 2, size - 4, size - 1 };
+
+		for (i = 0; i < ARRAY_LEN(smaller); i++) {
+			unsigned long bad = _IOC(_IOC_DIR(cmd), _IOC_TYPE(cmd),
+						 _IOC_NR(cmd), smaller[i]);
+
+			EXPECT_EQ(ENOTTY, cnf_ioc(self->fd, bad, arg))
+				TH_LOG("%s with size %u", struct_cmds[c].name, smaller[i]);
+		}
+	}
+	ASSERT_UNCHANGED(self->fd, &s);
+	free(s.a);
+}
+
+/* ---- growable structs ---- */
+
+static unsigned long resized(unsigned long cmd, size_t size)
+{
+	return _IOC(_IOC_DIR(cmd), _IOC_TYPE(cmd), _IOC_NR(cmd), size);
+}
+
+/* Extra bytes past the struct; 0 stands for the most _IOC_SIZE allows. */
+static const size_t extras_tab[] = { 1, 4, 8, 64, 1000, 0 };
+
+static size_t extra(unsigned int e, size_t base)
+{
+	return extras_tab[e] ? extras_tab[e] : _IOC_SIZEMASK - base;
+}
+
+#define NEXTRAS ARRAY_LEN(extras_tab)
+
+/* ADD, DEL and TEST with a larger struct cnf_addr. */
+TEST_F(cnf, larger_addr_struct)
+{
+	static const unsigned long cmds[] = { CNF_IOC_ADD, CNF_IOC_TEST, CNF_IOC_DEL };
+	static const int ok[] = { 0, 0, 0 };
+	static const int after_ok[] = { 0, 0, ENOENT };	/* test, after each */
+	unsigned char buf[sizeof(struct cnf_addr) + 16384];
+	struct cnf_addr q = a6(77);
+	unsigned int e, c;
+	struct snap s;
+
+	ASSERT_EQ(0, populate(self->fd, 0, 5));
+	for (e = 0; e < NEXTRAS; e++) {
+		size_t size = sizeof(q) + extra(e, sizeof(q));
+
+		for (c = 0; c < ARRAY_LEN(cmds); c++) {
+			unsigned long cmd = resized(cmds[c], size);
+
+			s = snap_take(self->fd);
+			/* Non-zero in the first and the last extra byte. */
+			memset(buf, 0, size);
+			memcpy(buf, &q, sizeof(q));
+			buf[sizeof(q)] = 1;
+			EXPECT_EQ(E2BIG, cnf_ioc(self->fd, cmd, buf))
+				TH_LOG("cmd %u, size %zu", c, size);
+			buf[sizeof(q)] = 0;
+			buf[size - 1] = 0x80;
+			EXPECT_EQ(E2BIG, cnf_ioc(self->fd, cmd, buf))
+				TH_LOG("cmd %u, size %zu", c, size);
+			ASSERT_UNCHANGED(self->fd, &s);
+			free(s.a);
+			/* Zero tail: the call works as with the plain size. */
+			buf[size - 1] = 0;
+			EXPECT_EQ(ok[c], cnf_ioc(self->fd, cmd, buf))
+				TH_LOG("cmd %u, size %zu", c, size);
+			EXPECT_EQ(after_ok[c], tst(self->fd, q));
+		}
+	}
+}
+
+TEST_F(cnf, larger_batch_struct)
+{
+	struct cnf_addr addrs[2] = { a4(500), a6(501) };
+	unsigned char buf[sizeof(struct cnf_batch) + 16384];
+	struct cnf_batch *b = (struct cnf_batch *)buf;
+	unsigned int e, c;
+	struct snap s;
+
+	for (e = 0; e < NEXTRAS; e++) {
+		size_t size = sizeof(*b) + extra(e, sizeof(*b));
+
+		for (c = 0; c < 2; c++) {
+			unsigned long cmd = resized(c ? CNF_IOC_DEL_BATCH :
+						    CNF_IOC_ADD_BATCH, size);
+
+			s = snap_take(self->fd);
+			memset(buf, 0, size);
+			b->addrs = (uintptr_t)addrs;
+			b->count = 2;
+			buf[size - 1] = 1;
+			EXPECT_EQ(E2BIG, cnf_ioc(self->fd, cmd, buf));
+			ASSERT_UNCHANGED(self->fd, &s);
+			free(s.a);
+			buf[size - 1] = 0;
+			EXPECT_EQ(0, cnf_ioc(self->fd, cmd, buf))
+				TH_LOG("%s, size %zu", c ? "del" : "add", size);
+			EXPECT_EQ(2, b->applied);
+			EXPECT_EQ(2, b->done);
+			EXPECT_EQ(c ? ENOENT : 0, tst(self->fd, addrs[1]));
+		}
+	}
+}
+
+TEST_F(cnf, larger_dump_struct)
+{
+	struct cnf_addr addrs[8];
+	unsigned char buf[sizeof(struct cnf_dump) + 16384];
+	struct cnf_dump *d = (struct cnf_dump *)buf;
+	unsigned int e;
+
+	ASSERT_EQ(0, populate(self->fd, 0, 5));
+	for (e = 0; e < NEXTRAS; e++) {
+		size_t size = sizeof(*d) + extra(e, sizeof(*d));
+		unsigned long cmd = resized(CNF_IOC_DUMP, size);
+
+		memset(buf, 0, size);
+		d->addrs = (uintptr_t)addrs;
+		d->count = 8;
+		buf[size - 1] = 1;
+		EXPECT_EQ(E2BIG, cnf_ioc(self->fd, cmd, buf));
+		buf[size - 1] = 0;
+		EXPECT_EQ(0, cnf_ioc(self->fd, cmd, buf));
+		EXPECT_EQ(5, d->count);
+		EXPECT_EQ(CNF_DUMP_F_DONE, d->flags);
+	}
+}
+
+TEST_F(cnf, larger_config_struct)
+{
+	unsigned char buf[sizeof(struct cnf_config) + 16384];
+	struct cnf_config *c = (struct cnf_config *)buf;
+	unsigned int e;
+
+	for (e = 0; e < NEXTRAS; e++) {
+		size_t size = sizeof(*c) + extra(e, sizeof(*c));
+		unsigned long cmd = resized(CNF_IOC_SET_CONFIG, size);
+
+		memset(buf, 0, size);
+		c->set = CNF_CONFIG_MODE;
+		c->mode = e % 2 ? CNF_MODE_DROP : CNF_MODE_MONITOR;
+		buf[size - 1] = 1;
+		EXPECT_EQ(E2BIG, cnf_ioc(self->fd, cmd, buf));
+		EXPECT_EQ(e % 2 ? CNF_MODE_MONITOR : CNF_MODE_DROP, stats(self->fd).mode);
+		buf[size - 1] = 0;
+		EXPECT_EQ(0, cnf_ioc(self->fd, cmd, buf));
+		EXPECT_EQ(c->mode, stats(self->fd).mode);
+	}
+}
+
+/* A larger struct cnf_stats: the fields this kernel does not know read 0. */
+TEST_F(cnf, larger_stats_struct)
+{
+	unsigned char buf[sizeof(struct cnf_stats) + 16384];
+	struct cnf_stats *st = (struct cnf_stats *)buf;
+	unsigned int e;
+	size_t i;
+
+	ASSERT_EQ(0, populate(self->fd, 0, 6));
+	for (e = 0; e < NEXTRAS; e++) {
+		size_t size = sizeof(*st) + extra(e, sizeof(*st));
+
+		memset(buf, 0xff, size);
+		EXPECT_EQ(0, cnf_ioc(self->fd, resized(CNF_IOC_STATS, size), buf));
+		EXPECT_EQ(4, st->v4.entries);
+		EXPECT_EQ(2, st->v6.entries);
+		EXPECT_EQ(0, st->reserved);
+		for (i = sizeof(*st); i < size; i++)
+			if (buf[i])
+				break;
+		EXPECT_EQ(size, i) TH_LOG("size %zu: byte %zu not cleared", size, i);
+	}
+}
+
+/* ---- batch semantics ---- */
+
+enum bad_kind {
+	BAD_INVALID,		/* EINVAL: a malformed entry */
+	BAD_PRESENT,		/* EEXIST: already in the set (add) */
+	BAD_REPEATED,		/* EEXIST: an earlier entry of the same batch */
+	BAD_ABSENT,		/* ENOENT: not in the set (del) */
+};
+
+static const char *const kind_names[] = { "invalid", "present", "repeated", "absent" };
+
+/*
+ * A batch of @n entries with a bad one at @k stops there: entries < k
+ * applied, none after, done = k, error and return value the entry's error.
+ */
+static void check_stop(struct __test_metadata *_metadata, int fd, bool is_add,
+		       uint32_t n, uint32_t k, enum bad_kind kind, uint32_t flags)
+{
+	struct cnf_addr *a = calloc(n, sizeof(*a));
+	struct cnf_addr outsider = a4(0xfffff0);
+	int want = kind == BAD_INVALID ? EINVAL : kind == BAD_ABSENT ? ENOENT : EEXIST;
+	struct cnf_batch b;
+	uint32_t i, wrong = 0;
+	struct cnf_stats st;
+
+	ASSERT_NE(NULL, a);
+	ASSERT_EQ(0, cnf_ioc(fd, CNF_IOC_FLUSH, NULL));
+	for (i = 0; i < n; i++)
+		a[i] = mixed(i);
+	switch (kind) {
+	case BAD_INVALID:
+		a[k].prefixlen = 24;
+		if (a[k].family == AF_INET6)
+			a[k].prefixlen = 64;
+		break;
+	case BAD_PRESENT:
+		ASSERT_EQ(0, add(fd, a[k]));
+		break;
+	case BAD_REPEATED:
+		ASSERT_LT(0, k);
+		a[k] = a[k / 2];
+		break;
+	case BAD_ABSENT:
+		a[k] = outsider;
+		break;
+	}
+	if (!is_add) {
+		/* Everything the batch deletes is there; the bad one not. */
+		for (i = 0; i < n; i++)
+			if (i != k)
+				ASSERT_EQ(0, add(fd, a[i]));
+	}
+
+	EXPECT_EQ(want, batch(fd, is_add ? CNF_IOC_ADD_BATCH : CNF_IOC_DEL_BATCH,
+			      a, n, flags, &b))
+		TH_LOG("%s batch of %u, %s entry at %u", is_add ? "add" : "del",
+		       n, kind_names[kind], k);
+	EXPECT_EQ(k, b.done);
+	EXPECT_EQ(k, b.applied);
+	EXPECT_EQ(0, b.skipped);
+	EXPECT_EQ(-want, b.error);
+
+	for (i = 0; i < n; i++) {
+		int expect;
+
+		if (i == k)
+			continue;
+		/* add: present iff before k; del: absent iff before k */
+		expect = (i < k) == is_add ? 0 : ENOENT;
+		if (kind == BAD_REPEATED && i == k / 2)
+			expect = is_add ? 0 : ENOENT;
+		if (tst(fd, a[i]) != expect)
+			wrong++;
+	}
+	EXPECT_EQ(0, wrong) TH_LOG("%u entries in the wrong state", wrong);
+	if (kind == BAD_PRESENT) {
+		EXPECT_EQ(0, tst(fd, a[k]));
+	}
+	if (kind == BAD_ABSENT) {
+		EXPECT_EQ(ENOENT, tst(fd, a[k]));
+	}
+	st = stats(fd);
+	if (is_add) {
+		EXPECT_EQ(k + (kind == BAD_PRESENT), st.v4.entries + st.v6.entries);
+	} else {
+		EXPECT_EQ(n - 1 - k, st.v4.entries + st.v6.entries);
+	}
+	free(a);
+}
+
+TEST_F(cnf, batch_add_stops_at_bad_entry)
+{
+	static const uint32_t ks[] = { 0, 1, 6, 255, 256, 257, 700, 999 };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_LEN(ks); i++) {
+		check_stop(_metadata, self->fd, true, 1000, ks[i], BAD_INVALID, 0);
+		check_stop(_metadata, self->fd, true, 1000, ks[i], BAD_PRESENT, 0);
+		if (ks[i])
+			check_stop(_metadata, self->fd, true, 1000, ks[i],
+				   BAD_REPEATED, 0);
+		/* EXIST_OK does not excuse a malformed entry. */
+		check_stop(_metadata, self->fd, true, 1000, ks[i], BAD_INVALID,
+			   CNF_BATCH_F_EXIST_OK);
+	}
+}
+
+TEST_F(cnf, batch_del_stops_at_bad_entry)
+{
+	static const uint32_t ks[] = { 0, 1, 6, 255, 256, 257, 700, 999 };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_LEN(ks); i++) {
+		check_stop(_metadata, self->fd, false, 1000, ks[i], BAD_INVALID, 0);
+		check_stop(_metadata, self->fd, false, 1000, ks[i], BAD_ABSENT, 0);
+		check_stop(_metadata, self->fd, false, 1000, ks[i], BAD_INVALID,
+			   CNF_BATCH_F_EXIST_OK);
+	}
+}
+
+TEST_F(cnf, batch_complete)
+{
+	struct cnf_addr a[600];
+	struct cnf_batch b;
+	struct cnf_stats st;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_LEN(a); i++)
+		a[i] = mixed(i);
+	EXPECT_EQ(0, batch(self->fd, CNF_IOC_ADD_BATCH, a, 600, 0, &b));
+	EXPECT_EQ(600, b.done);
+	EXPECT_EQ(600, b.applied);
+	EXPECT_EQ(0, b.skipped);
+	EXPECT_EQ(0, b.error);
+	st = stats(self->fd);
+	EXPECT_EQ(400, st.v4.entries);
+	EXPECT_EQ(200, st.v6.entries);
+	for (i = 0; i < ARRAY_LEN(a); i++)
+		EXPECT_EQ(0, tst(self->fd, a[i]));
+	EXPECT_EQ(0, batch(self->fd, CNF_IOC_DEL_BATCH, a, 600, 0, &b));
+	EXPECT_EQ(600, b.done);
+	EXPECT_EQ(600, b.applied);
+	EXPECT_EQ(0, b.error);
+	st = stats(self->fd);
+	EXPECT_EQ(0, st.v4.entries + st.v6.entries);
+}
+
+TEST_F(cnf, batch_exist_ok)
+{
+	struct cnf_addr a[300];
+	struct cnf_batch b;
+	unsigned int i, present = 0;
+
+	for (i = 0; i < ARRAY_LEN(a); i++) {
+		a[i] = mixed(i);
+		if (i % 4 == 1) {
+			ASSERT_EQ(0, add(self->fd, a[i]));
+			present++;
+		}
+	}
+	/* Two repeats inside the batch count as skipped too. */
+	a[298] = a[0];
+	a[299] = a[2];
+	EXPECT_EQ(0, batch(self->fd, CNF_IOC_ADD_BATCH, a, 300,
+			   CNF_BATCH_F_EXIST_OK, &b));
+	EXPECT_EQ(300, b.done);
+	EXPECT_EQ(300 - present - 2, b.applied);
+	EXPECT_EQ(present + 2, b.skipped);
+	EXPECT_EQ(0, b.error);
+	for (i = 0; i < ARRAY_LEN(a); i++)
+		EXPECT_EQ(0, tst(self->fd, a[i]));
+	EXPECT_EQ(298, stats(self->fd).v4.entries + stats(self->fd).v6.entries);
+
+	/* Delete a third of them, then the whole list with EXIST_OK. */
+	for (i = 0; i < 298; i += 3)
+		ASSERT_EQ(0, del(self->fd, a[i]));
+	EXPECT_EQ(0, batch(self->fd, CNF_IOC_DEL_BATCH, a, 300,
+			   CNF_BATCH_F_EXIST_OK, &b));
+	EXPECT_EQ(300, b.done);
+	EXPECT_EQ(298 - 100, b.applied);
+	EXPECT_EQ(100 + 2, b.skipped);
+	EXPECT_EQ(0, b.error);
+	EXPECT_EQ(0, stats(self->fd).v4.entries + stats(self->fd).v6.entries);
+
+	/* Without the flag the same batch stops at once. */
+	EXPECT_EQ(ENOENT, batch(self->fd, CNF_IOC_DEL_BATCH, a, 300, 0, &b));
+	EXPECT_EQ(0, b.done);
+	EXPECT_EQ(-ENOENT, b.error);
+}
+
+/*
+ * The array of a batch runs into an unmapped page: the batch applies the
+ * entries before the first one that faults and stops there with EFAULT.
+ */
+static void check_partial(struct __test_metadata *_metadata, int fd,
+			  bool is_add, unsigned int pages, size_t offset)
+{
+	size_t len = (pages + 1) * PAGE;
+	char *map = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct cnf_addr *a = (struct cnf_addr *)(map + offset);
+	uint32_t fault = (pages * PAGE - offset) / sizeof(*a);
+	uint32_t n = fault + 300, i, wrong = 0;
+	struct cnf_batch b;
+	struct cnf_stats st;
+
+	ASSERT_NE(MAP_FAILED, map);
+	ASSERT_EQ(0, cnf_ioc(fd, CNF_IOC_FLUSH, NULL));
+	for (i = 0; i < fault; i++)
+		a[i] = mixed(i);
+	if (!is_add)
+		ASSERT_EQ(0, populate(fd, 0, fault + 300));
+	ASSERT_EQ(0, munmap(map + pages * PAGE, PAGE));
+
+	EXPECT_EQ(EFAULT, batch(fd, is_add ? CNF_IOC_ADD_BATCH : CNF_IOC_DEL_BATCH,
+				a, n, 0, &b))
+		TH_LOG("%s: %u pages at offset %zu", is_add ? "add" : "del", pages, offset);
+	EXPECT_EQ(fault, b.done);
+	EXPECT_EQ(fault, b.applied);
+	EXPECT_EQ(0, b.skipped);
+	EXPECT_EQ(-EFAULT, b.error);
+	for (i = 0; i < n; i++)
+		if (tst(fd, mixed(i)) != ((i < fault) == is_add ? 0 : ENOENT))
+			wrong++;
+	EXPECT_EQ(0, wrong) TH_LOG("%u entries in the wrong state", wrong);
+	st = stats(fd);
+	EXPECT_EQ(is_add ? fault : 300, st.v4.entries + st.v6.entries);
+	munmap(map, pages * PAGE);
+}
+
+TEST_F(cnf, batch_partly_unmapped)
+{
+	/* 204 entries fit in a page, the 205th straddles the boundary. */
+	check_partial(_metadata, self->fd, true, 1, 0);
+	check_partial(_metadata, self->fd, true, 1, PAGE - 3 * sizeof(struct cnf_addr));
+	check_partial(_metadata, self->fd, true, 2, 0);	/* past one chunk */
+	check_partial(_metadata, self->fd, true, 2, 8);
+	check_partial(_metadata, self->fd, false, 1, 0);
+	check_partial(_metadata, self->fd, false, 2, 12);
+}
+
+/* ---- dump ---- */
+
+TEST_F(cnf, dump_empty)
+{
+	struct cnf_addr buf[4];
+	struct cnf_dump d = { .addrs = (uintptr_t)buf, .count = 4 };
+
+	EXPECT_EQ(0, cnf_ioc(self->fd, CNF_IOC_DUMP, &d));
+	EXPECT_EQ(0, d.count);
+	EXPECT_EQ(CNF_DUMP_F_DONE, d.flags);
+}
+
+TEST_F(cnf, dump_chunks)
+{
+	static const uint32_t chunks[] = { 1, 2, 7, 149, 150, 151, 256, 257, 1000 };
+	struct cnf_addr want[150];
+	unsigned int c, i;
+
+	for (i = 0; i < ARRAY_LEN(want); i++)
+		want[i] = mixed(i);
+	ASSERT_EQ(0, populate(self->fd, 0, 150));
+	cnf_sort(want, 150);
+	for (c = 0; c < ARRAY_LEN(chunks); c++) {
+		struct cnf_addr *got;
+		long n = cnf_dump_all(self->fd, chunks[c], &got);
+
+		ASSERT_EQ(150, n) TH_LOG("chunks of %u", chunks[c]);
+		cnf_sort(got, n);
+		EXPECT_TRUE(cnf_same_set(want, 150, got, n)) TH_LOG("chunks of %u", chunks[c]);
+		free(got);
+	}
+}
+
+/* Start a dump of @chunk entries per call on @fd; returns the cursor. */
+static uint64_t dump_step(int fd, uint64_t cursor, struct cnf_addr *buf,
+			  uint32_t chunk, int *err, struct cnf_dump *out)
+{
+	struct cnf_dump d = {
+		.addrs = (uintptr_t)buf, .cursor = cursor, .count = chunk,
+	};
+
+	*err = cnf_ioc(fd, CNF_IOC_DUMP, &d);
+	if (out)
+		*out = d;
+	return d.cursor;
+}
+
+/* Finish a dump from @cursor; returns the entries seen, or -1. */
+static long dump_rest(int fd, uint64_t cursor, struct cnf_addr *seen, long room)
+{
+	struct cnf_dump d;
+	long n = 0;
+	int err;
+
+	do {
+		if (n + 7 > room)
+			return -1;
+		cursor = dump_step(fd, cursor, seen + n, 7, &err, &d);
+		if (err)
+			return -1;
+		n += d.count;
+	} while (!(d.flags & CNF_DUMP_F_DONE));
+	return n;
+}
+
+TEST_F(cnf, dump_bad_arguments)
+{
+	struct cnf_addr buf[8];
+	struct cnf_dump d;
+	uint64_t c;
+	int err;
+
+	ASSERT_EQ(0, populate(self->fd, 0, 20));
+	memset(&d, 0, sizeof(d));
+	d.addrs = (uintptr_t)buf;
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_DUMP, &d));	/* count 0 */
+	d.count = 8;
+	d.flags = 1;
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_DUMP, &d));
+	d.flags = 1U << 31;
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_DUMP, &d));
+	/* Cursors that no dump handed out, with or without one running. */
+	dump_step(self->fd, 0xdeadbeef00000001ULL, buf, 8, &err, NULL);
+	EXPECT_EQ(EINVAL, err);
+	c = dump_step(self->fd, 0, buf, 8, &err, NULL);
+	ASSERT_EQ(0, err);
+	dump_step(self->fd, c + 1000, buf, 8, &err, NULL);
+	EXPECT_EQ(EINVAL, err);
+	dump_step(self->fd, c ^ (1ULL << 40), buf, 8, &err, NULL);
+	EXPECT_EQ(EINVAL, err);
+	dump_step(self->fd, 1, buf, 8, &err, NULL);
+	EXPECT_EQ(EINVAL, err);
+	/* The real cursor still works after the refused ones. */
+	EXPECT_EQ(12, dump_rest(self->fd, c, (struct cnf_addr[32]){}, 32));
+}
+
+TEST_F(cnf, dump_cursor_other_file)
+{
+	struct cnf_addr buf[8], seen[64];
+	int fd2 = open(CNF_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	uint64_t c1, c2;
+	int err;
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, populate(self->fd, 0, 30));
+	c1 = dump_step(self->fd, 0, buf, 7, &err, NULL);
+	ASSERT_EQ(0, err);
+	/* fd2 has no dump running. */
+	dump_step(fd2, c1, buf, 7, &err, NULL);
+	EXPECT_EQ(EINVAL, err);
+	/* fd2 has its own. */
+	c2 = dump_step(fd2, 0, buf, 7, &err, NULL);
+	ASSERT_EQ(0, err);
+	dump_step(fd2, c1, buf, 7, &err, NULL);
+	EXPECT_EQ(EINVAL, err);
+	dump_step(self->fd, c2, buf, 7, &err, NULL);
+	EXPECT_EQ(EINVAL, err);
+	/* Both dumps are intact. */
+	EXPECT_EQ(23, dump_rest(self->fd, c1, seen, 64));
+	EXPECT_EQ(23, dump_rest(fd2, c2, seen, 64));
+	close(fd2);
+}
+
+TEST_F(cnf, dump_stale_cursor)
+{
+	struct cnf_addr buf[8], seen[64];
+	uint64_t old, cur;
+	int err;
+
+	ASSERT_EQ(0, populate(self->fd, 0, 30));
+	old = dump_step(self->fd, 0, buf, 7, &err, NULL);
+	ASSERT_EQ(0, err);
+	old = dump_step(self->fd, old, buf, 7, &err, NULL);
+	ASSERT_EQ(0, err);
+	cur = dump_step(self->fd, 0, buf, 7, &err, NULL);	/* a new dump */
+	ASSERT_EQ(0, err);
+	dump_step(self->fd, old, buf, 7, &err, NULL);
+	EXPECT_EQ(EINVAL, err);
+	EXPECT_EQ(23, dump_rest(self->fd, cur, seen, 64));
+}
+
+/* A dump shows the set as it was when it started. */
+TEST_F(cnf, dump_is_a_snapshot)
+{
+	struct cnf_addr want[200], seen[300];
+	struct cnf_dump d;
+	uint64_t cur;
+	long n;
+	int err, i;
+
+	ASSERT_EQ(0, populate(self->fd, 0, 200));
+	for (i = 0; i < 200; i++)
+		want[i] = mixed(i);
+	cur = dump_step(self->fd, 0, seen, 7, &err, &d);
+	ASSERT_EQ(0, err);
+	ASSERT_EQ(7, d.count);
+	/* Delete half, add others, then flush altogether. */
+	for (i = 0; i < 200; i += 2)
+		ASSERT_EQ(0, del(self->fd, want[i]));
+	ASSERT_EQ(0, populate(self->fd, 1000, 50));
+	n = dump_rest(self->fd, cur, seen + 7, 293);
+	ASSERT_EQ(193, n);
+	cnf_sort(want, 200);
+	cnf_sort(seen, 200);
+	EXPECT_TRUE(cnf_same_set(want, 200, seen, 200));
+
+	cur = dump_step(self->fd, 0, seen, 7, &err, &d);
+	ASSERT_EQ(0, err);
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_FLUSH, NULL));
+	n = dump_rest(self->fd, cur, seen + 7, 293);
+	EXPECT_EQ(150 - 7, n);
+}
+
+/*
+ * A child churns a set of addresses on its own file while the parent dumps
+ * in chunks of 7: every stable entry shows up exactly once per dump, and
+ * nothing else but churn entries.
+ */
+#define STABLE	3000
+#define CHURN	1500
+
+struct churn_shared {
+	volatile int stop;
+	volatile unsigned long rounds;
+	volatile int err;
+};
+
+static int churn(struct churn_shared *sh)
+{
+	struct cnf_addr *a = calloc(CHURN, sizeof(*a));
+	int fd = open(CNF_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	struct cnf_batch b;
+	int i, err;
+
+	if (fd < 0 || !a)
+		return 1;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	for (i = 0; i < CHURN; i++)
+		a[i] = mixed(STABLE + i);
+	while (!sh->stop) {
+		/* Half by batch, half one by one, in differing orders. */
+		err = batch(fd, CNF_IOC_ADD_BATCH, a, CHURN / 2, 0, &b);
+		for (i = CHURN / 2; !err && i < CHURN; i++)
+			err = add(fd, a[i]);
+		for (i = CHURN - 1; !err && i >= CHURN / 2; i -= 2)
+			err = del(fd, a[i]);
+		if (!err)
+			err = batch(fd, CNF_IOC_DEL_BATCH, a, CHURN,
+				    CNF_BATCH_F_EXIST_OK, &b);
+		if (err) {
+			sh->err = err;
+			return 2;
+		}
+		sh->rounds++;
+	}
+	return 0;
+}
+
+static int find(const struct cnf_addr *sorted, long n, const struct cnf_addr *k)
+{
+	const struct cnf_addr *p = bsearch(k, sorted, n, sizeof(*k), cnf_addr_cmp);
+
+	return p ? p - sorted : -1;
+}
+
+TEST_F_TIMEOUT(cnf, dump_consistent_under_churn, 300)
+{
+	struct churn_shared *sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+				       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct cnf_addr stable[STABLE], churned[CHURN];
+	unsigned int *hits = calloc(STABLE, sizeof(*hits));
+	unsigned long start_rounds, dumps = 0, with_churn = 0;
+	int i, status;
+	pid_t pid;
+
+	ASSERT_NE(MAP_FAILED, sh);
+	ASSERT_NE(NULL, hits);
+	ASSERT_EQ(0, populate(self->fd, 0, STABLE));
+	for (i = 0; i < STABLE; i++)
+		stable[i] = mixed(i);
+	for (i = 0; i < CHURN; i++)
+		churned[i] = mixed(STABLE + i);
+	cnf_sort(stable, STABLE);
+	cnf_sort(churned, CHURN);
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(churn(sh));
+	while (!sh->rounds && !sh->err)
+		usleep(1000);
+	start_rounds = sh->rounds;
+
+	/* At least 10 dumps, and until the child did 3 more rounds. */
+	while (dumps < 10 || (sh->rounds < start_rounds + 3 && dumps < 2000)) {
+		struct cnf_addr *got;
+		long n = cnf_dump_all(self->fd, 7, &got);
+		long j, dup = 0, missing = 0, foreign = 0, extra = 0;
+
+		if (sh->err)
+			break;
+		ASSERT_LE(STABLE, n) TH_LOG("dump %lu: %ld entries", dumps, n);
+		memset(hits, 0, STABLE * sizeof(*hits));
+		for (j = 0; j < n; j++) {
+			int at = find(stable, STABLE, &got[j]);
+
+			if (at >= 0)
+				hits[at]++;
+			else if (find(churned, CHURN, &got[j]) >= 0)
+				extra++;
+			else
+				foreign++;
+		}
+		for (i = 0; i < STABLE; i++) {
+			missing += !hits[i];
+			dup += hits[i] > 1;
+		}
+		cnf_sort(got, n);
+		for (j = 1; j < n; j++)
+			dup += !cnf_addr_cmp(&got[j - 1], &got[j]);
+		EXPECT_EQ(0, missing) TH_LOG("dump %lu", dumps);
+		EXPECT_EQ(0, dup) TH_LOG("dump %lu", dumps);
+		EXPECT_EQ(0, foreign) TH_LOG("dump %lu", dumps);
+		with_churn += extra > 0;
+		free(got);
+		dumps++;
+		if (missing || dup || foreign)
+			break;
+	}
+	sh->stop = 1;
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("churn child failed, errno %d", sh->err);
+	EXPECT_LE(start_rounds + 3, sh->rounds);
+	ksft_print_msg("%lu dumps, %lu of them with churn entries, %lu churn rounds\n",
+		       dumps, with_churn, sh->rounds);
+	/* The churn child always ends with its set deleted. */
+	EXPECT_EQ(STABLE, stats(self->fd).v4.entries + stats(self->fd).v6.entries);
+	free(hits);
+}
+
+/* ---- flush ---- */
+
+TEST_F(cnf, flush)
+{
+	struct cnf_addr *got;
+	struct cnf_stats st;
+	unsigned int i, wrong = 0;
+
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_FLUSH, NULL));	/* empty */
+	ASSERT_EQ(0, populate(self->fd, 0, 5000));		/* grows */
+	st = stats(self->fd);
+	ASSERT_EQ(5000, st.v4.entries + st.v6.entries);
+	EXPECT_EQ(0, cnf_ioc(self->fd, CNF_IOC_FLUSH, NULL));
+	st = stats(self->fd);
+	EXPECT_EQ(0, st.v4.entries);
+	EXPECT_EQ(0, st.v6.entries);
+	EXPECT_EQ(0, st.v4.stashed + st.v6.stashed);
+	for (i = 0; i < 5000; i++)
+		wrong += tst(self->fd, mixed(i)) != ENOENT;
+	EXPECT_EQ(0, wrong);
+	EXPECT_EQ(0, cnf_dump_all(self->fd, 16, &got));
+	free(got);
+	/* Usable again. */
+	EXPECT_EQ(0, populate(self->fd, 0, 300));
+	EXPECT_EQ(0, tst(self->fd, mixed(299)));
+	EXPECT_EQ(0, cnf_ioc(self->fd, CNF_IOC_FLUSH, NULL));
+	EXPECT_EQ(0, cnf_ioc(self->fd, CNF_IOC_FLUSH, NULL));
+}
+
+/* ---- stats and configuration ---- */
+
+TEST_F(cnf, stats_fields)
+{
+	struct cnf_stats st, st2;
+	struct cnf_config c = { .set = CNF_CONFIG_MEM_LIMIT, .mem_limit = 64 << 20 };
+
+	st = stats(self->fd);
+	EXPECT_EQ(0, st.v4.entries);
+	EXPECT_EQ(0, st.v6.entries);
+	EXPECT_LT(0, st.v4.bytes);
+	EXPECT_LT(0, st.v6.bytes);
+	EXPECT_LT(0, st.v4.capacity);
+	EXPECT_LT(0, st.v6.capacity);
+	EXPECT_EQ(CNF_MODE_DROP, st.mode);
+	EXPECT_EQ(cnf_default_mem_limit(), st.mem_limit);
+	EXPECT_EQ(0, st.reserved);
+
+	ASSERT_EQ(0, populate(self->fd, 0, 3000));
+	st = stats(self->fd);
+	EXPECT_EQ(2000, st.v4.entries);
+	EXPECT_EQ(1000, st.v6.entries);
+	EXPECT_LE(st.v4.entries, st.v4.capacity);
+	EXPECT_LE(st.v6.entries, st.v6.capacity);
+	EXPECT_LE(st.v4.stashed, st.v4.entries);
+	EXPECT_LE(st.v6.stashed, st.v6.entries);
+	EXPECT_LT(0, st.v4.bytes);
+	EXPECT_LT(0, st.v6.bytes);
+	EXPECT_LE(st.v4.bytes + st.v6.bytes, st.mem_limit);
+	EXPECT_LE(st.v4.matched, st.v4.checked);
+	EXPECT_LE(st.v4.dropped, st.v4.matched);
+	EXPECT_LE(st.v6.dropped, st.v6.matched);
+
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	c.set = CNF_CONFIG_MODE;
+	c.mode = CNF_MODE_MONITOR;
+	c.mem_limit = 0;
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	/* Whatever the buffer held before, the same answer. */
+	memset(&st, 0, sizeof(st));
+	memset(&st2, 0xff, sizeof(st2));
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_STATS, &st));
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_STATS, &st2));
+	EXPECT_EQ(CNF_MODE_MONITOR, st.mode);
+	EXPECT_EQ(64 << 20, st.mem_limit);
+	EXPECT_EQ(0, st2.reserved);
+	st.v4.checked = st2.v4.checked = 0;	/* traffic may run elsewhere */
+	st.v6.checked = st2.v6.checked = 0;
+	EXPECT_EQ(0, memcmp(&st, &st2, offsetof(struct cnf_stats, v4.matched)));
+	EXPECT_EQ(0, memcmp(&st.v6, &st2.v6, offsetof(struct cnf_family_stats, matched)));
+	EXPECT_EQ(0, memcmp(&st.mem_limit, &st2.mem_limit,
+			    sizeof(st) - offsetof(struct cnf_stats, mem_limit)));
+}
+
+TEST_F(cnf, set_config)
+{
+	struct cnf_config c;
+	struct cnf_stats st;
+	unsigned long long used;
+
+	/* Nothing to set: nothing happens. */
+	memset(&c, 0, sizeof(c));
+	EXPECT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	EXPECT_EQ(CNF_MODE_DROP, stats(self->fd).mode);
+
+	c.set = CNF_CONFIG_MODE;
+	c.mode = CNF_MODE_MONITOR;
+	EXPECT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	EXPECT_EQ(CNF_MODE_MONITOR, stats(self->fd).mode);
+	c.mode = CNF_MODE_DROP;
+	EXPECT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	EXPECT_EQ(CNF_MODE_DROP, stats(self->fd).mode);
+
+	/* Unknown modes and bits: refused, nothing applied. */
+	c.mode = 2;
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	c.mode = ~0U;
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	c.set = CNF_CONFIG_MODE | 1U << 2;
+	c.mode = CNF_MODE_MONITOR;
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	c.set = CNF_CONFIG_MODE | 1U << 31;
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	c.set = CNF_CONFIG_MODE | CNF_CONFIG_MEM_LIMIT | 1U << 3;
+	c.mem_limit = 1 << 30;
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	st = stats(self->fd);
+	EXPECT_EQ(CNF_MODE_DROP, st.mode);
+	EXPECT_EQ(cnf_default_mem_limit(), st.mem_limit);
+
+	/* Both at once. */
+	c.set = CNF_CONFIG_MODE | CNF_CONFIG_MEM_LIMIT;
+	EXPECT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	st = stats(self->fd);
+	EXPECT_EQ(CNF_MODE_MONITOR, st.mode);
+	EXPECT_EQ(1 << 30, st.mem_limit);
+
+	/* A limit below what the tables use: refused, limit unchanged. */
+	ASSERT_EQ(0, populate(self->fd, 0, 20000));
+	st = stats(self->fd);
+	used = st.v4.bytes + st.v6.bytes;
+	memset(&c, 0, sizeof(c));
+	c.set = CNF_CONFIG_MEM_LIMIT;
+	c.mem_limit = used - 1;
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	c.mem_limit = 0;
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	c.mem_limit = 1;
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	/* Refused as a whole: the mode part is not applied either. */
+	c.set = CNF_CONFIG_MEM_LIMIT | CNF_CONFIG_MODE;
+	c.mode = CNF_MODE_DROP;
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	st = stats(self->fd);
+	EXPECT_EQ(1 << 30, st.mem_limit);
+	EXPECT_EQ(CNF_MODE_MONITOR, st.mode);
+	EXPECT_EQ(20000, st.v4.entries + st.v6.entries);
+	/* Exactly what they use is fine. */
+	c.set = CNF_CONFIG_MEM_LIMIT;
+	c.mode = 0;
+	c.mem_limit = used;
+	EXPECT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	EXPECT_EQ(used, stats(self->fd).mem_limit);
+}
+
+/*
+ * At the memory limit an add fails with ENOSPC, changes nothing, and every
+ * stored entry stays findable.
+ */
+static uint32_t fill_to_limit(struct __test_metadata *_metadata, int fd,
+			      struct cnf_addr (*gen)(uint32_t), uint32_t from,
+			      uint32_t *failed_at)
+{
+	uint32_t i;
+	int err = 0;
+
+	for (i = from; i < from + (1U << 22); i++) {
+		err = add(fd, gen(i));
+		if (err)
+			break;
+	}
+	EXPECT_EQ(ENOSPC, err) TH_LOG("after %u adds", i - from);
+	*failed_at = i;
+	return i - from;
+}
+
+TEST_F_TIMEOUT(cnf, memory_limit_enospc, 120)
+{
+	struct cnf_config c = { .set = CNF_CONFIG_MEM_LIMIT };
+	struct cnf_stats st0, st;
+	struct cnf_batch b;
+	struct cnf_addr more[16];
+	struct snap s;
+	uint32_t n4, n6, f4, f6, i, missing = 0;
+
+	st0 = stats(self->fd);
+	c.mem_limit = st0.v4.bytes + st0.v6.bytes;
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+
+	n4 = fill_to_limit(_metadata, self->fd, a4, 0, &f4);
+	n6 = fill_to_limit(_metadata, self->fd, a6, 0, &f6);
+	ksft_print_msg("limit %llu bytes: %u IPv4 + %u IPv6 entries fit\n",
+		       (unsigned long long)c.mem_limit, n4, n6);
+	EXPECT_LT(0, n4);
+	EXPECT_LT(0, n6);
+	st = stats(self->fd);
+	EXPECT_EQ(n4, st.v4.entries);
+	EXPECT_EQ(n6, st.v6.entries);
+	EXPECT_LE(st.v4.bytes + st.v6.bytes, c.mem_limit);
+	EXPECT_EQ(st0.v4.grows, st.v4.grows);
+	EXPECT_EQ(st0.v6.grows, st.v6.grows);
+	for (i = 0; i < n4; i++)
+		missing += tst(self->fd, a4(i)) != 0;
+	for (i = 0; i < n6; i++)
+		missing += tst(self->fd, a6(i)) != 0;
+	EXPECT_EQ(0, missing);
+	EXPECT_EQ(ENOENT, tst(self->fd, a4(f4)));
+	EXPECT_EQ(ENOENT, tst(self->fd, a6(f6)));
+
+	/* Refused again, with nothing changed; a batch stops on it. */
+	s = snap_take(self->fd);
+	ASSERT_EQ(n4 + n6, s.n);
+	EXPECT_EQ(ENOSPC, add(self->fd, a4(f4)));
+	for (i = 0; i < ARRAY_LEN(more); i++)
+		more[i] = i % 2 ? a6(f6 + i) : a4(f4 + i);
+	EXPECT_EQ(ENOSPC, batch(self->fd, CNF_IOC_ADD_BATCH, more, ARRAY_LEN(more),
+				CNF_BATCH_F_EXIST_OK, &b));
+	EXPECT_EQ(-ENOSPC, b.error);
+	EXPECT_EQ(b.done, b.applied);
+	EXPECT_EQ(0, b.skipped);
+	for (i = 0; i < b.done; i++)
+		EXPECT_EQ(0, tst(self->fd, more[i]));
+	for (i = b.done; i < ARRAY_LEN(more); i++)
+		EXPECT_EQ(ENOENT, tst(self->fd, more[i]));
+	for (i = 0; i < b.done; i++)
+		ASSERT_EQ(0, del(self->fd, more[i]));
+	ASSERT_UNCHANGED(self->fd, &s);
+	free(s.a);
+
+	/* Deleting makes room again without growing. */
+	ASSERT_EQ(0, del(self->fd, a4(0)));
+	EXPECT_EQ(0, add(self->fd, a4(0)));
+
+	/* A higher limit lets it grow, with everything kept. */
+	c.mem_limit = cnf_default_mem_limit();
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	ASSERT_EQ(0, populate(self->fd, 1U << 20, 10000));
+	st = stats(self->fd);
+	EXPECT_LT(st0.v4.grows, st.v4.grows);
+	EXPECT_EQ(n4 + n6 + 10000, st.v4.entries + st.v6.entries);
+	missing = 0;
+	for (i = 0; i < n4; i++)
+		missing += tst(self->fd, a4(i)) != 0;
+	for (i = 0; i < n6; i++)
+		missing += tst(self->fd, a6(i)) != 0;
+	EXPECT_EQ(0, missing);
+}
+
+/* ---- permissions ---- */
+
+/* Try every command on @fd; store the errnos in @err[]. */
+static void try_all(int fd, int *err)
+{
+	struct cnf_addr present = a4(1), absent = a4(500), buf[4];
+	struct cnf_batch b;
+	struct cnf_dump d = { .addrs = (uintptr_t)buf, .count = 4 };
+	struct cnf_stats st;
+	struct cnf_config c = { .set = CNF_CONFIG_MODE, .mode = CNF_MODE_MONITOR };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_LEN(all_cmds); i++) {
+		unsigned long cmd = all_cmds[i].cmd;
+		void *arg = NULL;
+
+		if (cmd == CNF_IOC_ADD)
+			arg = &absent;
+		else if (cmd == CNF_IOC_DEL || cmd == CNF_IOC_TEST)
+			arg = &present;
+		else if (cmd == CNF_IOC_ADD_BATCH || cmd == CNF_IOC_DEL_BATCH)
+			arg = &b;
+		else if (cmd == CNF_IOC_DUMP)
+			arg = &d;
+		else if (cmd == CNF_IOC_STATS)
+			arg = &st;
+		else if (cmd == CNF_IOC_SET_CONFIG)
+			arg = &c;
+		memset(&b, 0, sizeof(b));
+		b.addrs = (uintptr_t)(cmd == CNF_IOC_ADD_BATCH ? &absent : &present);
+		b.count = 1;
+		err[i] = cnf_ioc(fd, cmd, arg);
+	}
+}
+
+struct perm_result {
+	int setup;		/* errno of the privilege drop, 0 when done */
+	int open_rw, open_ro;	/* errno of opening the device afresh */
+	int err[ARRAY_LEN(all_cmds)];
+};
+
+enum drop_how { DROP_UID, DROP_CAP, DROP_USERNS };
+
+static void check_denied(struct __test_metadata *_metadata, int fd,
+			 enum drop_how how)
+{
+	struct perm_result *r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE,
+				     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct cnf_stats st;
+	struct snap s;
+	unsigned int i;
+	int status;
+	pid_t pid;
+
+	ASSERT_NE(MAP_FAILED, r);
+	ASSERT_EQ(0, populate(fd, 0, 10));
+	s = snap_take(fd);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct __user_cap_header_struct h = {
+			_LINUX_CAPABILITY_VERSION_3, 0,
+		};
+		struct __user_cap_data_struct cd[2];
+
+		switch (how) {
+		case DROP_UID:
+			/* Leaving uid 0 clears every capability. */
+			if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+			    setresuid(65534, 65534, 65534))
+				r->setup = errno;
+			break;
+		case DROP_CAP:
+			/* Still root, without CAP_NET_ADMIN. */
+			if (syscall(SYS_capget, &h, cd) == 0) {
+				cd[0].effective &= ~(1U << CAP_NET_ADMIN);
+				cd[0].permitted &= ~(1U << CAP_NET_ADMIN);
+				if (syscall(SYS_capset, &h, cd))
+					r->setup = errno;
+			} else {
+				r->setup = errno;
+			}
+			break;
+		case DROP_USERNS:
+			/* All capabilities, but in a user ns not owning the netns. */
+			if (unshare(CLONE_NEWUSER))
+				r->setup = errno;
+			break;
+		}
+		r->open_rw = open(CNF_DEVICE_PATH, O_RDWR) < 0 ? errno : 0;
+		r->open_ro = open(CNF_DEVICE_PATH, O_RDONLY) < 0 ? errno : 0;
+		try_all(fd, r->err);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	ASSERT_EQ(0, r->setup) TH_LOG("dropping privileges: %s", strerror(r->setup));
+	for (i = 0; i < ARRAY_LEN(all_cmds); i++) {
+		EXPECT_EQ(EPERM, r->err[i]) TH_LOG("%s", all_cmds[i].name);
+	}
+	if (how == DROP_UID) {
+		EXPECT_EQ(EACCES, r->open_rw);
+		EXPECT_EQ(EACCES, r->open_ro);
+	}
+	ASSERT_UNCHANGED(fd, &s);
+	st = stats(fd);
+	EXPECT_EQ(CNF_MODE_DROP, st.mode);
+	free(s.a);
+	munmap(r, sizeof(*r));
+}
+
+TEST_F(cnf, unprivileged_uid_eperm)
+{
+	check_denied(_metadata, self->fd, DROP_UID);
+}
+
+TEST_F(cnf, no_cap_net_admin_eperm)
+{
+	check_denied(_metadata, self->fd, DROP_CAP);
+}
+
+TEST_F(cnf, other_user_ns_eperm)
+{
+	check_denied(_metadata, self->fd, DROP_USERNS);
+}
+
+/* ---- network namespaces ---- */
+
+static int send_fd(int sock, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	char byte = 'F';
+	struct iovec iov = { &byte, 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
+}
+
+static int recv_fd(int sock)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	char byte;
+	struct iovec iov = { &byte, 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm;
+	int fd;
+
+	if (recvmsg(sock, &msg, 0) != 1)
+		return -1;
+	cm = CMSG_FIRSTHDR(&msg);
+	if (!cm || cm->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
+struct netns_ctx {
+	int parent_fd;
+	int sock;
+};
+
+/* In a new netns: a separate, empty set; the parent's file still its own. */
+static int netns_child(void *arg)
+{
+	struct netns_ctx *ctx = arg;
+	struct cnf_config c = {
+		.set = CNF_CONFIG_MODE | CNF_CONFIG_MEM_LIMIT,
+		.mode = CNF_MODE_MONITOR, .mem_limit = 32 << 20,
+	};
+	struct cnf_addr *got = NULL;
+	struct cnf_stats st;
+	int fd;
+
+	if (unshare(CLONE_NEWNET))
+		return 10;
+	fd = open(CNF_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return 11;
+	st = stats(fd);
+	CHILD_CHECK(st.v4.entries == 0 && st.v6.entries == 0);
+	CHILD_CHECK(st.mode == CNF_MODE_DROP);
+	CHILD_CHECK(tst(fd, a4(1)) == ENOENT);
+	CHILD_CHECK(tst(fd, a6(2)) == ENOENT);
+	CHILD_CHECK(cnf_dump_all(fd, 7, &got) == 0);
+	free(got);
+	/* The parent's addresses can be added here, and others. */
+	CHILD_CHECK(add(fd, a4(1)) == 0);
+	CHILD_CHECK(add(fd, a4(100)) == 0);
+	CHILD_CHECK(add(fd, a6(101)) == 0);
+	CHILD_CHECK(del(fd, a4(1)) == 0);
+	CHILD_CHECK(cnf_ioc(fd, CNF_IOC_SET_CONFIG, &c) == 0);
+	CHILD_CHECK(cnf_dump_all(fd, 1, &got) == 2);
+	free(got);
+	/* A file opened in the parent's netns still acts on that one. */
+	CHILD_CHECK(tst(ctx->parent_fd, a4(1)) == 0);
+	CHILD_CHECK(tst(ctx->parent_fd, a4(100)) == ENOENT);
+	CHILD_CHECK(stats(ctx->parent_fd).mode == CNF_MODE_DROP);
+	/* The file keeps this netns alive after the child is gone. */
+	CHILD_CHECK(send_fd(ctx->sock, fd) == 0);
+	return child_failed;
+}
+
+TEST_F(cnf, netns_isolation)
+{
+	struct netns_ctx ctx = { .parent_fd = self->fd };
+	struct cnf_addr *got;
+	struct cnf_stats st;
+	struct snap s;
+	int sv[2], nfd;
+
+	ASSERT_EQ(0, populate(self->fd, 0, 30));	/* a4(1), a6(2) among them */
+	s = snap_take(self->fd);
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_DGRAM, 0, sv));
+	ctx.sock = sv[1];
+	ASSERT_EQ(0, in_child(netns_child, &ctx));
+	nfd = recv_fd(sv[0]);
+	ASSERT_LE(0, nfd);
+	close(sv[0]);
+	close(sv[1]);
+
+	/* The parent's set and settings are untouched. */
+	ASSERT_UNCHANGED(self->fd, &s);
+	st = stats(self->fd);
+	EXPECT_EQ(CNF_MODE_DROP, st.mode);
+	EXPECT_EQ(cnf_default_mem_limit(), st.mem_limit);
+	EXPECT_EQ(ENOENT, tst(self->fd, a4(100)));
+
+	/* The child's netns lives on in its file, with its own set. */
+	st = stats(nfd);
+	EXPECT_EQ(CNF_MODE_MONITOR, st.mode);
+	EXPECT_EQ(32 << 20, st.mem_limit);
+	EXPECT_EQ(1, st.v4.entries);
+	EXPECT_EQ(1, st.v6.entries);
+	EXPECT_EQ(0, tst(nfd, a4(100)));
+	EXPECT_EQ(ENOENT, tst(nfd, a4(1)));
+	EXPECT_EQ(EEXIST, add(nfd, a6(101)));
+	EXPECT_EQ(0, add(nfd, a4(2)));
+	EXPECT_EQ(0, cnf_ioc(nfd, CNF_IOC_FLUSH, NULL));
+	EXPECT_EQ(0, cnf_dump_all(nfd, 4, &got));
+	free(got);
+	close(nfd);
+	ASSERT_UNCHANGED(self->fd, &s);
+	free(s.a);
+}
+
+/* Root of a container: its own user ns owning its own netns may do all. */
+static int container_child(void *arg)
+{
+	int *parent_fd = arg, fd, w;
+	char map[] = "0 0 1\n";
+
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNET))
+		return 10;
+	w = open("/proc/self/setgroups", O_WRONLY);
+	if (w < 0 || write(w, "deny", 4) != 4)
+		return 11;
+	close(w);
+	w = open("/proc/self/uid_map", O_WRONLY);
+	if (w < 0 || write(w, map, strlen(map)) < 0)
+		return 12;
+	close(w);
+	w = open("/proc/self/gid_map", O_WRONLY);
+	if (w < 0 || write(w, map, strlen(map)) < 0)
+		return 13;
+	close(w);
+	fd = open(CNF_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return 14;
+	CHILD_CHECK(add(fd, a4(1)) == 0);
+	CHILD_CHECK(add(fd, a6(7)) == 0);
+	CHILD_CHECK(tst(fd, a4(1)) == 0);
+	CHILD_CHECK(stats(fd).v4.entries == 1);
+	CHILD_CHECK(cnf_ioc(fd, CNF_IOC_FLUSH, NULL) == 0);
+	/* But not on the host's netns. */
+	CHILD_CHECK(tst(*parent_fd, a4(1)) == EPERM);
+	CHILD_CHECK(cnf_ioc(*parent_fd, CNF_IOC_FLUSH, NULL) == EPERM);
+	return child_failed;
+}
+
+TEST_F(cnf, container_root)
+{
+	struct snap s;
+
+	ASSERT_EQ(0, populate(self->fd, 0, 10));
+	s = snap_take(self->fd);
+	EXPECT_EQ(0, in_child(container_child, &self->fd));
+	ASSERT_UNCHANGED(self->fd, &s);
+	free(s.a);
+}
+
+static void __attribute__((constructor)) __constructor_order_last(void)
+{
+	if (!__constructor_order)
+		__constructor_order = _CONSTRUCTOR_ORDER_BACKWARD;
+}
+
+int main(int argc, char **argv)
+{
+	if (access(CNF_DEVICE_PATH, F_OK))
+		ksft_exit_skip("%s is missing: load cuckoo_nf.ko\n", CNF_DEVICE_PATH);
+	return test_harness_run(argc, argv);
+}
