@@ -1,0 +1,110 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# cuckoo_nf.  The module is described in Kbuild and built by the kernel's
+# build system; this file drives everything around it.
+#
+#   make [all]          the module and cuckooctl (build/cuckooctl)
+#   make module         KVER=release or KDIR=/path/to/kernel/build; W=1, C=1
+#   make userspace      cuckooctl, into build/
+#   make unit           host unit tests
+#   make lint           checkpatch --strict, sparse (C=2), W=1: zero warnings
+#   make selftests      the kselftest suite in a QEMU VM
+#   make bench          userspace benchmarks
+#   make demo           the module at work in a VM, step by step
+#   make check          deps, build, unit, lint, selftests; ends "N passed, N failed"
+#   make install        module (+depmod), cuckooctl, man page, completion, uapi header
+#   make clean          (distclean also drops build/cache)
+#
+# module builds against the running kernel (like any out-of-tree module).
+# The VM targets (selftests, demo, check, lint) build against the Debian cloud
+# kernel the VM boots (selftests/vm/kver), or KVER=/KERNEL= when given.
+
+ifeq ($(KVER),)
+KVER := $(shell uname -r)
+ifeq ($(wildcard /lib/modules/$(KVER)/build),)
+# No headers for the running kernel (a container, CI): use the VM's kernel.
+KVER := $(or $(shell selftests/vm/kver 2>/dev/null),$(KVER))
+endif
+endif
+KDIR ?= /lib/modules/$(KVER)/build
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+MANDIR ?= $(PREFIX)/share/man
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
+INCLUDEDIR ?= $(PREFIX)/include
+
+# Evaluated by the shell when a VM recipe runs, after deps installed a kernel.
+VM_KVER = $$(selftests/vm/kver)
+
+KBUILD_OPTS = $(if $(W),W=$(W)) $(if $(C),C=$(C))
+
+.PHONY: all module userspace unit lint selftests bench demo check install \
+	clean distclean deps test-modules selftests-build vm-build
+
+all: module userspace
+
+module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) $(KBUILD_OPTS) modules
+
+# Test kernel modules, when selftests/modules/ has any.
+test-modules:
+	@if [ -f selftests/modules/Kbuild ]; then \
+		$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/modules $(KBUILD_OPTS) modules; \
+	fi
+
+userspace:
+	$(MAKE) -C userspace
+
+unit:
+	$(MAKE) -C userspace unit
+
+bench:
+	$(MAKE) -C userspace bench
+
+deps:
+	selftests/vm/deps.sh
+
+# C selftests, into build/selftests/.
+selftests-build:
+	$(MAKE) -C selftests
+
+# Everything the VM runs, built for the VM's kernel.
+vm-build: deps
+	$(MAKE) module test-modules KVER=$(VM_KVER)
+	$(MAKE) userspace
+	$(MAKE) selftests-build
+
+lint: deps
+	scripts/lint.sh
+
+selftests: vm-build
+	scripts/selftests.sh
+
+demo: vm-build
+	selftests/vm/run selftests/demo.sh
+
+check:
+	scripts/check.sh
+
+install: all
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) modules_install
+	depmod -a $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
+	install -D -m 755 build/cuckooctl $(DESTDIR)$(PREFIX)/sbin/cuckooctl
+	install -D -m 644 userspace/cuckooctl.8 $(DESTDIR)$(MANDIR)/man8/cuckooctl.8
+	install -D -m 644 userspace/cuckooctl.bash-completion \
+		$(DESTDIR)$(COMPLETIONDIR)/cuckooctl
+	install -D -m 644 uapi/linux/cuckoo_nf.h $(DESTDIR)$(INCLUDEDIR)/linux/cuckoo_nf.h
+
+clean:
+	@if [ -d $(KDIR) ]; then \
+		$(MAKE) -C $(KDIR) M=$(CURDIR) clean; \
+		[ ! -f selftests/modules/Kbuild ] || \
+			$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/modules clean; \
+	fi
+	-[ ! -f userspace/Makefile ] || $(MAKE) -C userspace clean
+	-$(MAKE) -C selftests clean
+	find build -mindepth 1 -maxdepth 1 ! -name cache -exec rm -rf {} + 2>/dev/null || true
+
+distclean: clean
+	rm -rf build

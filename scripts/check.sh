@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check: install what is missing, build for the VM's kernel, then run
+# the host unit tests, lint and the selftests in the VM.  Every stage runs
+# even when an earlier one failed (except that selftests need a build).
+# Totals: unit test cases (from the runner's "N passed, N failed" line), lint
+# as one test, selftests from their KTAP.  The last line is
+# "N passed, N failed", with ", N skipped" when some were skipped, named on
+# the line before.  Logs are in build/check/.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+LOGS=$ROOT/build/check
+cd "$ROOT" || exit 1
+mkdir -p "$LOGS"
+MAKE=${MAKE:-make}
+
+PASS=0 FAIL=0 SKIP=0
+RESULTS=()
+SKIPPED=()
+START=$SECONDS
+
+# run_stage NAME COMMAND...: run with output shown and kept in NAME.log.
+run_stage() {
+	local name=$1 t0=$SECONDS rc
+	shift
+	echo
+	echo "==== $name: $*"
+	"$@" 2>&1 | tee "$LOGS/$name.log"
+	rc=${PIPESTATUS[0]}
+	echo "==== $name: exit $rc after $((SECONDS - t0)) s"
+	return "$rc"
+}
+
+result() {
+	RESULTS+=("$(printf '%-10s %s' "$1" "$2")")
+}
+
+stage_unit() {
+	local rc line p f s
+	run_stage unit "$MAKE" --no-print-directory unit
+	rc=$?
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$LOGS/unit.log" | tail -n1)
+	p=$(sed -nE 's/^([0-9]+) passed.*/\1/p' <<<"$line")
+	f=$(sed -nE 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/p' <<<"$line")
+	s=$(sed -nE 's/^\(([0-9]+) of the passed tests were skipped\).*/\1/p' "$LOGS/unit.log" | tail -n1)
+	p=${p:-0} f=${f:-0} s=${s:-0}
+	if [[ -z $line ]]; then
+		f=1
+		result unit "FAILED (no result line; exit $rc)"
+	elif ((rc != 0 && f == 0)); then
+		f=1
+		result unit "$p passed, failed with exit $rc"
+	else
+		result unit "$p passed, $f failed$( ((s)) && echo ", $s skipped")"
+	fi
+	PASS=$((PASS + p)) FAIL=$((FAIL + f)) SKIP=$((SKIP + s))
+	if ((s)); then
+		SKIPPED+=($(sed -nE 's/^ok [0-9]+ ([^ ]+) # SKIP.*/unit:\1/p' "$LOGS/unit.log"))
+	fi
+}
+
+stage_lint() {
+	if run_stage lint "$MAKE" --no-print-directory lint; then
+		PASS=$((PASS + 1))
+		result lint passed
+	else
+		FAIL=$((FAIL + 1))
+		result lint FAILED
+	fi
+}
+
+stage_selftests() {
+	local line p f s names
+	run_stage selftests scripts/selftests.sh
+	line=$(grep -E '^selftests: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$LOGS/selftests.log" | tail -n1)
+	if [[ -z $line ]]; then
+		FAIL=$((FAIL + 1))
+		result selftests "FAILED (no result)"
+		return
+	fi
+	read -r p f s < <(sed -E 's/^selftests: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/' <<<"$line")
+	PASS=$((PASS + p)) FAIL=$((FAIL + f)) SKIP=$((SKIP + s))
+	result selftests "$p passed, $f failed, $s skipped"
+	names=$(sed -n 's/^selftests: skipped: //p' "$LOGS/selftests.log" | tail -n1)
+	for n in $names; do
+		SKIPPED+=("selftests:$n")
+	done
+}
+
+summary() {
+	local r
+	echo
+	echo "==== summary ($((SECONDS - START)) s)"
+	for r in "${RESULTS[@]}"; do
+		echo "$r"
+	done
+	if ((SKIP > 0)); then
+		echo "skipped: ${SKIPPED[*]}"
+		echo "$PASS passed, $FAIL failed, $SKIP skipped"
+	else
+		echo "$PASS passed, $FAIL failed"
+	fi
+}
+
+main() {
+	if ! run_stage deps "$MAKE" --no-print-directory deps; then
+		FAIL=$((FAIL + 1))
+		result deps FAILED
+		summary
+		exit 1
+	fi
+	if run_stage build "$MAKE" --no-print-directory vm-build; then
+		result build ok
+		BUILT=1
+	else
+		FAIL=$((FAIL + 1))
+		result build FAILED
+		BUILT=0
+	fi
+	stage_unit
+	stage_lint
+	if ((BUILT)); then
+		stage_selftests
+	else
+		FAIL=$((FAIL + 1))
+		result selftests "FAILED (not run: the build failed)"
+	fi
+	summary
+	((FAIL == 0))
+}
+
+main
