@@ -1324,6 +1324,86 @@ TEST_F_TIMEOUT(cnf, dump_consistent_under_churn, 300)
 	free(hits);
 }
 
+/*
+ * CNF_IOC_TEST takes no lock: a reader looking up a stable set (and a set
+ * never added) while the writer adds and deletes others, growing the
+ * table several times, must see every stable entry and no absent one.
+ */
+#define READ_STABLE	2000
+#define READ_ABSENT	500
+
+struct reader_shared {
+	volatile int stop;
+	volatile unsigned long passes, misses, false_hits;
+};
+
+static int reader(struct reader_shared *sh, int fd)
+{
+	uint32_t i;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	while (!sh->stop) {
+		for (i = 0; i < READ_STABLE; i++)
+			sh->misses += tst(fd, mixed(i)) != 0;
+		for (i = 0; i < READ_ABSENT; i++)
+			sh->false_hits += tst(fd, mixed(3000000 + i)) != ENOENT;
+		sh->passes++;
+	}
+	return 0;
+}
+
+TEST_F_TIMEOUT(cnf, lookup_during_growth, 300)
+{
+	struct reader_shared *sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+					MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct cnf_stats st0, st;
+	unsigned long start, rounds = 0;
+	int status;
+	pid_t pid;
+
+	ASSERT_NE(MAP_FAILED, sh);
+	ASSERT_EQ(0, populate(self->fd, 0, READ_STABLE));
+	st0 = stats(self->fd);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(reader(sh, self->fd));
+	while (!sh->passes)
+		usleep(1000);
+	start = sh->passes;
+	/*
+	 * Add 40000 more by batches of 1000 (the first round grows the table
+	 * several times), delete them, again: until the reader made 3 more
+	 * passes.
+	 */
+	while (rounds < 2 || (sh->passes < start + 3 && rounds < 50)) {
+		uint32_t from;
+
+		for (from = 100000; from < 140000; from += 1000)
+			ASSERT_EQ(0, populate(self->fd, from, 1000));
+		st = stats(self->fd);
+		EXPECT_LT(st0.v4.grows, st.v4.grows);
+		for (from = 100000; from < 140000; from += 1000) {
+			struct cnf_addr a[1000];
+			struct cnf_batch b;
+			int i;
+
+			for (i = 0; i < 1000; i++)
+				a[i] = mixed(from + i);
+			ASSERT_EQ(0, batch(self->fd, CNF_IOC_DEL_BATCH, a, 1000, 0, &b));
+		}
+		rounds++;
+	}
+	sh->stop = 1;
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ksft_print_msg("%lu write rounds, %lu reader passes\n", rounds, sh->passes);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	EXPECT_LE(start + 3, sh->passes);
+	EXPECT_EQ(0, sh->misses) TH_LOG("stable entries not found during changes");
+	EXPECT_EQ(0, sh->false_hits) TH_LOG("absent entries found during changes");
+	EXPECT_EQ(READ_STABLE, stats(self->fd).v4.entries + stats(self->fd).v6.entries);
+}
+
 /* ---- flush ---- */
 
 TEST_F(cnf, flush)
