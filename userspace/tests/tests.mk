@@ -17,7 +17,8 @@ LDFLAGS	  += $(SAN_FLAGS)
 endif
 
 KSFT_TAR     := /usr/src/linux-source-6.1.tar.xz
-CORE_TESTS   := $(B)/tests/test_filter $(B)/tests/test_filter_model
+CORE_TESTS   := $(B)/tests/test_filter $(B)/tests/test_filter_model \
+		$(B)/tests/test_filter_stress
 UNIT_TESTS   += $(CORE_TESTS)
 TEST_HDRS    := tests/cnf_test.h $(KSFT)/kselftest_harness.h
 UNIT_FLAGS    = $(CC) $(CFLAGS) $(LDFLAGS)
