@@ -196,13 +196,16 @@ static long cnf_ioc_batch(struct cnf_file *cf, void __user *uarg,
 		return -EINVAL;
 	if (b.count > CNF_BATCH_MAX)
 		return -E2BIG;
-	buf = kmalloc_array(CNF_CHUNK, sizeof(*buf), GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
 	b.applied = 0;
 	b.skipped = 0;
 	b.done = 0;
 	b.error = 0;
+	/* Change nothing unless the outcome can be reported. */
+	if (copy_to_user(uarg, &b, sizeof(b)))
+		return -EFAULT;
+	buf = kmalloc_array(CNF_CHUNK, sizeof(*buf), GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
 	cnf_filter_lock(f);
 	while (b.done < b.count && !b.error) {
 		b.error = cnf_batch_chunk(f, &b, buf, add);
