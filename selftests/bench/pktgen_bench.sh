@@ -1,0 +1,389 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Packet-path benchmark of cuckoo_nf against an nftables set and ipset, run
+# inside the test VM (selftests/bench/bench-vm starts it; `make bench-vm`).
+# Raw measurements are printed as "CNF_BENCH {json}" lines, one per sample;
+# the host side (vm_report.py) turns them into the table and build/bench/vm.json.
+#
+#   init netns                 ns-r (receiver)
+#   s0 (pktgen) ---- veth ---- r0 --PRE_ROUTING--> forward --> d0 (dummy)
+#   192.0.2.1                  192.0.2.2                     198.51.100.0/24
+#
+# pktgen sends 60-byte UDP packets to 198.51.100.1 with a random source in a
+# range of N addresses: 10.0.0.0 + [0, N) (the blocked set: "blocked" case) or
+# 10.128.0.0 + [0, N) (never listed: "pass" case).  The receiver forwards
+# what passes to a dummy device, whose tx counter proves the verdicts: all
+# dropped, or all passed.  Received packets are counted by IP InReceives.
+#
+# Contenders, interleaved in every repetition (A B C D A B C D ...):
+#   none    no hook at all (cuckoo_nf unloaded, no nft chain, no iptable_raw)
+#   cuckoo  cuckoo_nf.ko inserted and `cuckooctl load` of the N addresses
+#           (reloaded every repetition, which gives load-time samples too)
+#   nft     table ip bench, set blocked { type ipv4_addr }, chain at
+#           prerouting priority raw: ip saddr @blocked drop
+#   ipset   hash:ip set from `ipset restore`, matched by an iptables (legacy)
+#           raw PREROUTING rule -m set --match-set blocked src -j DROP;
+#           iptable_raw is unloaded afterwards (an empty raw table keeps its
+#           hooks)
+# The nft and ipset sets are loaded once per size (timed, with memory
+# deltas) and stay loaded; only their hooks come and go.
+#
+# Then cnf_bench.ko (selftests/modules) times the filter core against
+# rhashtable in kernel context; its kernel log lines are passed on.
+#
+# Environment (CNF_TEST_* reach the VM):
+#   CNF_TEST_BENCH_SIZES    set sizes (default "1000 100000 1000000")
+#   CNF_TEST_BENCH_REPS     repetitions (default 5)
+#   CNF_TEST_BENCH_REPS_BIG repetitions at sizes >= 1000000 (default REPS)
+#   CNF_TEST_BENCH_PKTS     packets per sample (default 200000)
+#   CNF_TEST_BENCH_MODLOG   cnf_bench max_log: 20 = up to 1M, 24 = 16M
+#                           (default 24 with >= 1400 MB of RAM, else 20)
+#   CNF_TEST_BENCH_MODOPS   cnf_bench lookups per run (default 1048576)
+#   CNF_TEST_BENCH_SKIP     words: "pkt" skips the packet path, "mod" the
+#                           test module
+set -uo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")" || exit 1
+
+SIZES=${CNF_TEST_BENCH_SIZES:-1000 100000 1000000}
+REPS=${CNF_TEST_BENCH_REPS:-5}
+REPS_BIG=${CNF_TEST_BENCH_REPS_BIG:-$REPS}
+PKTS=${CNF_TEST_BENCH_PKTS:-200000}
+MODOPS=${CNF_TEST_BENCH_MODOPS:-1048576}
+SKIP=${CNF_TEST_BENCH_SKIP:-}
+CNF_KO=${CNF_KO:-/cnf/cuckoo_nf.ko}
+BENCH_KO=$PWD/../modules/cnf_bench.ko
+NS=ns-r
+PG=/proc/net/pktgen
+DST=198.51.100.1
+BLOCK_BASE=$((10 << 24))
+PASS_BASE=$((10 << 24 | 128 << 16))
+D=/tmp/cnf-bench
+CONTENDERS=(none cuckoo nft ipset)
+
+IPT=iptables-legacy
+command -v "$IPT" >/dev/null || IPT=iptables
+
+die() {
+	echo "bench: FAIL: $*" >&2
+	cleanup
+	exit 1
+}
+
+log() { echo "bench: [$(cut -d" " -f1 /proc/uptime)] $*" >&2; }
+
+# One raw sample, for the host side.
+emit() { echo "CNF_BENCH $*"; }
+
+inns() { ip netns exec "$NS" "$@"; }
+
+cleanup() {
+	[[ -z ${HOLD:-} ]] || kill "$HOLD" 2>/dev/null
+	ip netns del "$NS" 2>/dev/null
+	ip link del s0 2>/dev/null
+	rmmod iptable_raw 2>/dev/null
+	true
+}
+
+# Kernel memory in kB: slab (kmalloc_large included), vmalloc, free.
+meminfo() {
+	awk '/^Slab:/ { s = $2 } /^VmallocUsed:/ { v = $2 }
+	     /^MemFree:/ { f = $2 } END { print s, v, f }' /proc/meminfo
+}
+
+# Let RCU-deferred frees finish before memory is read.
+settle() {
+	sync
+	sleep 2
+}
+
+# ip4 X: address X (a number) in dotted form.
+ip4() {
+	echo "$(($1 >> 24 & 255)).$(($1 >> 16 & 255)).$(($1 >> 8 & 255)).$(($1 & 255))"
+}
+
+# dotted N BASE: addresses BASE .. BASE + N - 1, one per line.
+dotted() {
+	awk -v n="$1" -v base="$2" 'BEGIN {
+		for (i = 0; i < n; i++) {
+			x = base + i
+			printf "%d.%d.%d.%d\n", int(x / 16777216) % 256,
+				int(x / 65536) % 256, int(x / 256) % 256, x % 256
+		}
+	}'
+}
+
+# ---- setup ----
+
+setup_net() {
+	local m
+	for m in veth dummy pktgen; do
+		modprobe "$m" || die "cannot load $m"
+	done
+	ip netns add "$NS" || die "ip netns add"
+	ip link add s0 type veth peer name r0 netns "$NS" || die "veth"
+	ip addr add 192.0.2.1/24 dev s0
+	ip link set s0 up
+	inns ip link set lo up
+	inns ip addr add 192.0.2.2/24 dev r0
+	inns ip link set r0 up
+	inns ip link add d0 type dummy
+	inns ip link set d0 up
+	inns ip route add 198.51.100.0/24 dev d0
+	inns sh -c 'echo 1 >/proc/sys/net/ipv4/ip_forward
+		for f in /proc/sys/net/ipv4/conf/*/rp_filter; do echo 0 >$f; done
+		echo 1 >/proc/sys/net/ipv6/conf/all/disable_ipv6' ||
+		die "receiver sysctls"
+	R0_MAC=$(inns cat /sys/class/net/r0/address)
+	# A process in the receiver's namespace: its /proc/PID/net shows the
+	# receiver's counters without a fork per read.
+	ip netns exec "$NS" sleep 1000000 &
+	HOLD=$!
+	sleep 1
+	[[ -d $PG ]] || die "no $PG"
+}
+
+setup_pktgen() {
+	local t
+	for t in "$PG"/kpktgend_*; do
+		echo rem_device_all >"$t"
+	done
+	echo "add_device s0" >"$PG/kpktgend_0" || die "pktgen add_device"
+	for t in "clone_skb 0" "pkt_size 60" "delay 0" "dst $DST" \
+		"dst_mac $R0_MAC" "udp_src_min 9" "udp_src_max 9" \
+		"udp_dst_min 9" "udp_dst_max 9" "flag IPSRC_RND"; do
+		echo "$t" >"$PG/s0" || die "pktgen: $t"
+	done
+}
+
+# "InReceives d0-tx": IP InReceives counts every packet ip_rcv() saw,
+# dropped by a hook or not; the dummy's tx counter what was forwarded.
+counters() {
+	local a b c d rx fwd
+	while read -r a b c d _; do
+		[[ $a == Ip: && $b == [0-9]* ]] && rx=$d
+	done <"/proc/$HOLD/net/snmp"
+	while read -r a b; do
+		[[ $a == d0: ]] && read -ra fwd <<<"$b"
+	done <"/proc/$HOLD/net/dev"
+	echo "$rx ${fwd[9]}"
+}
+
+# pkts N BASE: send N packets from random sources in BASE + [0, SIZE).
+# Prints "usec received forwarded".
+pkts() {
+	local n=$1 base=$2 c0 c1 line usec=
+	echo "count $n" >"$PG/s0"
+	echo "src_min $(ip4 "$base")" >"$PG/s0"
+	echo "src_max $(ip4 $((base + SIZE - 1)))" >"$PG/s0"
+	read -ra c0 < <(counters)
+	echo start >"$PG/pgctrl" || die "pktgen start"
+	read -ra c1 < <(counters)
+	while read -r line; do
+		[[ $line =~ ^Result:\ OK:\ ([0-9]+)\( ]] && usec=${BASH_REMATCH[1]}
+	done <"$PG/s0"
+	[[ -n $usec ]] || die "pktgen: $(grep -A1 '^Result:' "$PG/s0")"
+	echo "$usec $((c1[0] - c0[0])) $((c1[1] - c0[1]))"
+}
+
+# ---- contenders ----
+
+ADDRS=$D/addrs
+
+make_files() {
+	mkdir -p "$D"
+	dotted "$SIZE" "$BLOCK_BASE" >"$ADDRS"
+	awk '{ a = a (NR % 1000 == 1 ? "" : ", ") $0 }
+	     NR % 1000 == 0 { print "add element ip bench blocked { " a " }"; a = "" }
+	     END { if (a != "") print "add element ip bench blocked { " a " }" }' \
+		"$ADDRS" >"$D/nft"
+	{
+		echo "create blocked hash:ip family inet maxelem $((SIZE < 65536 ? 65536 : SIZE))"
+		sed 's/^/add blocked /' "$ADDRS"
+	} >"$D/ipset"
+}
+
+# timed CMD...: run CMD quietly in the receiver's namespace, timed from
+# there (not counting `ip netns exec`); T="real user sys" seconds.  Its
+# status.
+timed() {
+	local rc
+	T=$(inns bash -c 'TIMEFORMAT="%3R %3U %3S"
+		{ time "$@" >/dev/null 2>"$0"; } 2>&1' "$D/cmd.err" "$@")
+	rc=$?
+	((rc == 0)) || cat "$D/cmd.err" >&2
+	return $rc
+}
+
+# load_sample CONTENDER REP BEFORE AFTER TOOL_BYTES, after timed.
+load_sample() {
+	local b a t
+	read -ra b <<<"$3"
+	read -ra a <<<"$4"
+	read -ra t <<<"$T"
+	emit "{\"kind\":\"load\",\"size\":$SIZE,\"contender\":\"$1\",\"rep\":$2,\"sec\":${t[0]},\"user\":${t[1]},\"sys\":${t[2]},\"slab_kb\":$((a[0] - b[0])),\"vmalloc_kb\":$((a[1] - b[1])),\"memfree_kb\":$((b[2] - a[2])),\"tool_bytes\":$5}"
+}
+
+cuckoo_on() {
+	local rep=$1 m0 m1 bytes
+	insmod "$CNF_KO" || die "insmod $CNF_KO"
+	sleep 1
+	m0=$(meminfo)
+	timed cuckooctl load "$ADDRS" || die "cuckooctl load"
+	settle
+	m1=$(meminfo)
+	bytes=$(inns cuckooctl stats -j | jq '.ipv4.bytes')
+	load_sample cuckoo "$rep" "$m0" "$m1" "${bytes:-null}"
+}
+
+cuckoo_off() {
+	rmmod cuckoo_nf || die "rmmod cuckoo_nf"
+}
+
+cuckoo_dropped() { inns cuckooctl stats -j | jq '.ipv4.dropped'; }
+
+nft_load() {
+	local m0 m1
+	inns nft add table ip bench || die "nft add table"
+	inns nft add set ip bench blocked '{ type ipv4_addr; }' || die "nft add set"
+	settle
+	m0=$(meminfo)
+	timed nft -f "$D/nft" || die "nft -f"
+	settle
+	m1=$(meminfo)
+	load_sample nft 0 "$m0" "$m1" null
+}
+
+nft_on() {
+	inns nft -f - <<-EOF || die "nft chain"
+		add chain ip bench pre { type filter hook prerouting priority raw; }
+		add rule ip bench pre ip saddr @blocked drop
+	EOF
+}
+
+nft_off() {
+	inns nft -f - <<-EOF || die "nft delete chain"
+		flush chain ip bench pre
+		delete chain ip bench pre
+	EOF
+}
+
+nft_unload() { inns nft delete table ip bench; }
+
+ipset_load() {
+	local m0 m1 bytes
+	modprobe ip_set_hash_ip || die "modprobe ip_set_hash_ip"
+	settle
+	m0=$(meminfo)
+	timed ipset restore <"$D/ipset" || die "ipset restore"
+	settle
+	m1=$(meminfo)
+	bytes=$(inns ipset list -t blocked | awk '/^Size in memory:/ { print $4 }')
+	load_sample ipset 0 "$m0" "$m1" "${bytes:-null}"
+}
+
+ipset_on() {
+	inns "$IPT" -t raw -A PREROUTING -m set --match-set blocked src -j DROP ||
+		die "$IPT -m set"
+}
+
+ipset_off() {
+	inns "$IPT" -t raw -F PREROUTING || die "$IPT -F"
+	rmmod iptable_raw || die "rmmod iptable_raw"
+}
+
+ipset_unload() { inns ipset destroy blocked; }
+
+none_on() { :; }
+none_off() { :; }
+
+# measure CONTENDER REP: both cases, one sample each.
+measure() {
+	local c=$1 rep=$2 case base want_fwd r usec rx fwd d0 d1
+	for case in blocked pass; do
+		if [[ $case == blocked ]]; then
+			base=$BLOCK_BASE
+		else
+			base=$PASS_BASE
+		fi
+		[[ $c == cuckoo ]] && d0=$(cuckoo_dropped)
+		read -ra r < <(pkts "$PKTS" "$base")
+		((${#r[@]} == 3)) || die "no pktgen result for $c/$case"
+		usec=${r[0]} rx=${r[1]} fwd=${r[2]}
+		# Verdicts: with a filter, blocked packets never reach d0.
+		want_fwd=$rx
+		[[ $c != none && $case == blocked ]] && want_fwd=0
+		((rx == PKTS && fwd == want_fwd)) ||
+			log "WARNING: $c/$case: sent $PKTS, received $rx, forwarded $fwd (expected $want_fwd)"
+		if [[ $c == cuckoo ]]; then
+			d1=$(cuckoo_dropped)
+			[[ $case == pass ]] || ((d1 - d0 == PKTS)) ||
+				log "WARNING: cuckoo dropped $((d1 - d0)) of $PKTS"
+		fi
+		emit "{\"kind\":\"pps\",\"size\":$SIZE,\"contender\":\"$c\",\"case\":\"$case\",\"rep\":$rep,\"pkts\":$PKTS,\"rx\":$rx,\"fwd\":$fwd,\"usec\":$usec}"
+	done
+}
+
+bench_size() {
+	local reps=$REPS rep c
+	((SIZE >= 1000000)) && reps=$REPS_BIG
+	log "size $SIZE: generating address files"
+	make_files
+	log "size $SIZE: nft -f"
+	nft_load
+	log "size $SIZE: ipset restore"
+	ipset_load
+	for ((rep = 1; rep <= reps; rep++)); do
+		log "size $SIZE: repetition $rep/$reps"
+		for c in "${CONTENDERS[@]}"; do
+			"${c}_on" "$rep"
+			measure "$c" "$rep"
+			"${c}_off"
+		done
+	done
+	nft_unload
+	ipset_unload
+	rm -rf "$D"
+}
+
+# ---- test module ----
+
+run_module() {
+	local memmb maxlog out
+	[[ -f $BENCH_KO ]] || { log "no $BENCH_KO: test module skipped"; return; }
+	memmb=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
+	maxlog=${CNF_TEST_BENCH_MODLOG:-$((memmb >= 1400 ? 24 : 20))}
+	log "cnf_bench.ko max_log=$maxlog ops=$MODOPS"
+	dmesg -c >/dev/null
+	insmod "$BENCH_KO" max_log="$maxlog" ops="$MODOPS" ||
+		log "WARNING: cnf_bench.ko failed to load"
+	rmmod cnf_bench 2>/dev/null
+	out=$(dmesg | grep 'cnf_bench: ')
+	echo "$out" >&2
+	sed -n 's/.*cnf_bench: n=\([0-9]*\) op=\([a-z-]*\) cuckoo_ns=\([0-9.]*\) rht_ns=\([0-9.]*\) ratio=\([0-9.]*\)$/{"kind":"kmod","n":\1,"op":"\2","cuckoo_ns":\3,"rht_ns":\4,"ratio":\5}/p;
+		s/.*cnf_bench: n=\([0-9]*\) mem cuckoo_bytes=\([0-9]*\) rht_bytes=\([0-9]*\)$/{"kind":"kmem","n":\1,"cuckoo_bytes":\2,"rht_bytes":\3}/p' \
+		<<<"$out" | while IFS= read -r l; do emit "$l"; done
+}
+
+main() {
+	local nproc memmb
+	# Kernel messages on the console would split the sample lines.
+	echo 1 >/proc/sys/kernel/printk
+	nproc=$(grep -c ^processor /proc/cpuinfo)
+	memmb=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
+	emit "{\"kind\":\"meta\",\"kernel\":\"$(uname -r)\",\"vcpus\":$nproc,\"mem_mb\":$memmb,\"pkts\":$PKTS,\"reps\":$REPS,\"reps_big\":$REPS_BIG,\"iptables\":\"$IPT\",\"nft\":\"$(nft --version | head -n1)\",\"ipset\":\"$(ipset version | head -n1)\"}"
+	grep -q '^cuckoo_nf ' /proc/modules && rmmod cuckoo_nf
+	[[ " $SKIP " == *" mod "* ]] || run_module
+	if [[ " $SKIP " != *" pkt "* ]]; then
+		setup_net
+		setup_pktgen
+		for SIZE in $SIZES; do
+			bench_size
+		done
+		cleanup
+	fi
+	emit '{"kind":"end"}'
+}
+
+main
