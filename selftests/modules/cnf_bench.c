@@ -11,17 +11,22 @@
  * { u32 key; struct rhash_head node; } with the default hash (jhash), the
  * structure behind nftables' hash sets.  For each size N (1K, 64K, 1M, and
  * 16M with max_log=24) it times:
- *   ins      N inserts into an empty structure that grows as it fills
  *   ins-pre  N inserts into a structure presized for N (cnf_filter_reserve,
  *            rhashtable nelem_hint)
+ *   ins      N inserts into an empty structure that grows as it fills (the
+ *            filter from the module's default initial_capacity, 256)
  *   hit      @ops lookups of present keys, in a scattered order
  *   miss     @ops lookups of absent keys
+ * Lookups run on the structures the "ins" pass grew.  A 1K pass that is not
+ * reported runs first: under an emulator (TCG) the first run of any code
+ * path pays for translating it.
  * Lookups run in batches under rcu_read_lock() with bottom halves disabled,
  * the context of a netfilter hook; each batch is timed with ktime_get_ns().
  * Inserts may sleep (the filter grows with GFP_KERNEL under its mutex,
  * rhashtable resizes from a work item), so they are timed per batch with
- * preemption enabled: run on an idle machine.  Lookup figures are the median
- * of @runs runs.  Output, one line per size and operation:
+ * preemption enabled: run on an idle machine.  Figures are the median of
+ * @runs runs (inserts: one run above 1M entries).  Output, one line per size
+ * and operation:
  *
  *   cnf_bench: n=1048576 op=hit cuckoo_ns=41.20 rht_ns=95.33 ratio=0.432
  *   cnf_bench: n=1048576 mem cuckoo_bytes=4194304 rht_bytes=25165824
@@ -79,6 +84,7 @@ struct bench_ctx {
 	struct cnf_filter *f;
 	struct rhashtable ht;
 	bool ht_live;
+	bool report;		/* false: warm-up pass */
 };
 
 /* Distinct keys for distinct @i: fmix32 is a bijection of u32. */
@@ -138,7 +144,7 @@ static int bench_cuckoo_fill(struct bench_ctx *c, bool presize, u64 *ns)
 	u64 t0;
 	int err = 0;
 
-	c->f = cnf_filter_create(1, 1ULL << 30);
+	c->f = cnf_filter_create(256, 1ULL << 30);
 	if (!c->f)
 		return -ENOMEM;
 	if (presize) {
@@ -216,19 +222,26 @@ static void bench_teardown(struct bench_ctx *c)
 	}
 }
 
-/* Both structures filled, presized or not; inserts reported. */
-static int bench_fill(struct bench_ctx *c, bool presize)
+/*
+ * Both structures filled, presized or not, @n times (medians reported); they
+ * stay filled from the last run.
+ */
+static int bench_fill(struct bench_ctx *c, bool presize, unsigned int n)
 {
-	u64 cns, rns;
-	int err;
+	u64 cns[BENCH_MAX_RUNS], rns[BENCH_MAX_RUNS];
+	unsigned int r;
+	int err = 0;
 
-	bench_teardown(c);
-	err = bench_cuckoo_fill(c, presize, &cns);
-	if (!err)
-		err = bench_rht_fill(c, presize, &rns);
-	if (!err)
-		bench_report(c, presize ? "ins-pre" : "ins", bench_cns(cns, c->n),
-			     bench_cns(rns, c->n));
+	for (r = 0; r < n && !err; r++) {
+		bench_teardown(c);
+		err = bench_cuckoo_fill(c, presize, &cns[r]);
+		if (!err)
+			err = bench_rht_fill(c, presize, &rns[r]);
+	}
+	if (!err && c->report)
+		bench_report(c, presize ? "ins-pre" : "ins",
+			     bench_cns(bench_median(cns, n), c->n),
+			     bench_cns(bench_median(rns, n), c->n));
 	return err;
 }
 
@@ -297,6 +310,8 @@ static int bench_lookups(struct bench_ctx *c)
 		       c->n, found[0], found[2], found[1], found[3]);
 		return -EINVAL;
 	}
+	if (!c->report)
+		return 0;
 	bench_report(c, "hit", bench_cns(bench_median(ch, runs), ops),
 		     bench_cns(bench_median(rh, runs), ops));
 	bench_report(c, "miss", bench_cns(bench_median(cm, runs), ops),
@@ -322,9 +337,10 @@ static void bench_memory(struct bench_ctx *c)
 		st.fam[CNF_V4].bytes, rbytes);
 }
 
-static int bench_size(unsigned int log)
+static int bench_size(unsigned int log, bool report)
 {
-	struct bench_ctx c = { .log = log, .n = 1U << log };
+	struct bench_ctx c = { .log = log, .n = 1U << log, .report = report };
+	unsigned int fills = log <= 20 ? runs : 1;
 	u32 i;
 	int err = -ENOMEM;
 
@@ -343,12 +359,12 @@ static int bench_size(unsigned int log)
 	}
 	cond_resched();
 
-	err = bench_fill(&c, false);
+	err = bench_fill(&c, true, fills);
 	if (!err)
-		err = bench_fill(&c, true);
+		err = bench_fill(&c, false, fills);
 	if (!err)
 		err = bench_lookups(&c);
-	if (!err)
+	if (!err && report)
 		bench_memory(&c);
 out:
 	bench_teardown(&c);
@@ -371,13 +387,13 @@ static int __init cnf_bench_init(void)
 	}
 	pr_info("start: sizes 2^%u..2^%u, %u lookups x %u runs\n",
 		BENCH_MIN_LOG, max_log, ops, runs);
+	err = bench_size(BENCH_MIN_LOG, false);	/* warm-up */
 	/* 1K, 64K, 1M, 16M: every 6th power of two up to max_log. */
-	for (log = BENCH_MIN_LOG; log <= max_log; log += 6) {
-		err = bench_size(log);
-		if (err) {
-			pr_err("n=%u: failed: %d\n", 1U << log, err);
-			return err;
-		}
+	for (log = BENCH_MIN_LOG; log <= max_log && !err; log += 6)
+		err = bench_size(log, true);
+	if (err) {
+		pr_err("failed: %d\n", err);
+		return err;
 	}
 	pr_info("done\n");
 	return 0;
