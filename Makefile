@@ -10,6 +10,7 @@
 #   make lint           checkpatch --strict, sparse (C=2), W=1: zero warnings
 #   make selftests      the kselftest suite in a QEMU VM
 #   make bench          userspace benchmarks
+#   make bench-vm       packet path vs nftables/ipset, core vs rhashtable, in a VM
 #   make demo           the module at work in a VM, step by step
 #   make check          deps, build, unit, lint, selftests; ends "N passed, N failed"
 #   make install        module (+depmod), cuckooctl, man page, completion, uapi header
@@ -40,7 +41,7 @@ VM_KVER = $$(selftests/vm/kver)
 KBUILD_OPTS = $(if $(W),W=$(W)) $(if $(C),C=$(C))
 
 .PHONY: all module userspace unit lint selftests bench demo check install \
-	clean distclean deps test-modules selftests-build vm-build
+	clean distclean deps test-modules selftests-build vm-build bench-vm
 
 all: module userspace
 
@@ -80,6 +81,9 @@ lint: deps
 
 selftests: vm-build
 	scripts/selftests.sh
+
+bench-vm: vm-build
+	selftests/bench/bench-vm
 
 demo: vm-build
 	selftests/vm/run selftests/demo.sh
