@@ -1,0 +1,801 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ioctl fuzzer for /dev/cuckoo_nf.
+ *
+ * CNF_FUZZ_PROCS worker processes (default 4) share CNF_FUZZ_CALLS calls
+ * (default 20000; check-debug runs 1M).  Each worker lives in a network
+ * namespace of its own holding a reference set, and issues:
+ *  - command numbers: the real ones, ours with a random nr/size/direction,
+ *    and fully random ones;
+ *  - random struct contents, random and interesting sizes, huge counts;
+ *  - argument and array pointers that are fine, read-only, PROT_NONE,
+ *    straddling a guard page, unmapped (a freed mapping), kernel or
+ *    non-canonical addresses, NULL, unaligned;
+ *  - dump cursors: fresh, its own, from another open file, forged;
+ *  - calls on a second file of the same namespace, and on a file whose
+ *    namespace was abandoned (opened by a child in a new netns that then
+ *    exited: the file is all that keeps the namespace alive).
+ * Invariant: every refused call leaves the set unchanged.  Calls go in
+ * rounds of CHECK_EVERY; a round in which no call could have changed the
+ * set (every call that reached a mutating handler was refused, and no
+ * batch reports an applied entry) ends with a dump compared with the
+ * reference.  A round that did change it restores the reference instead.
+ * Mutating inputs are mostly invalid, so most rounds are checked.
+ * The kernel side (no WARN, oops, KASAN report, leak) is checked by the VM
+ * harness from the kernel log.
+ *
+ * Reproduce with CNF_FUZZ_SEED=<seed printed> (and the same call count and
+ * process count).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <ucontext.h>
+#include <time.h>
+#include <linux/fs.h>
+
+#include "cnf_util.h"
+
+#define PAGE		4096UL
+#define DEFAULT_CALLS	20000UL
+#define DEFAULT_PROCS	4
+#define REF_V4		160
+#define REF_V6		96
+#define REF_N		(REF_V4 + REF_V6)
+#define CHECK_EVERY	16
+#define RING		CHECK_EVERY
+#define ARR_PAGES	4
+
+/* ---- per-worker results, in shared memory ---- */
+
+struct result {
+	uint64_t calls;		/* fuzzed calls issued */
+	uint64_t refused;	/* of which returned -1 */
+	uint64_t verified;	/* refused calls in rounds checked by dump */
+	uint64_t rounds_checked;
+	uint64_t restores;	/* rounds that changed the set: reference restored */
+	uint64_t abandoned_calls; /* calls on the abandoned netns' file */
+	int failed;
+	char msg[512];
+};
+
+static struct result *res;
+
+static void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!res->failed) {
+		va_start(ap, fmt);
+		vsnprintf(res->msg, sizeof(res->msg), fmt, ap);
+		va_end(ap);
+	}
+	res->failed = 1;
+}
+
+/* ---- randomness (xorshift64*, reproducible per worker) ---- */
+
+static uint64_t rs;
+
+static uint64_t rnd(void)
+{
+	rs ^= rs >> 12;
+	rs ^= rs << 25;
+	rs ^= rs >> 27;
+	return rs * 0x2545F4914F6CDD1DULL;
+}
+
+static uint32_t below(uint32_t n)
+{
+	return (uint32_t)((rnd() >> 32) % n);
+}
+
+static int chance(unsigned int percent)
+{
+	return below(100) < percent;
+}
+
+static void rnd_fill(void *p, size_t n)
+{
+	unsigned char *c = p;
+
+	while (n--)
+		*c++ = rnd() >> 56;
+}
+
+/* ---- memory the arguments point at ---- */
+
+static unsigned char *rw;	/* ARR_PAGES rw pages, then a guard page */
+static unsigned char *ro;	/* one read-only page */
+static unsigned char *none;	/* one PROT_NONE page */
+static unsigned char *freed;	/* a mapping that was unmapped */
+static unsigned char *arr;	/* the address arrays: ARR_PAGES + guard */
+
+static unsigned char *map_guarded(size_t pages)
+{
+	unsigned char *p = mmap(NULL, (pages + 1) * PAGE, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	if (mprotect(p + pages * PAGE, PAGE, PROT_NONE))
+		return NULL;
+	return p;
+}
+
+static int setup_memory(void)
+{
+	rw = map_guarded(ARR_PAGES);
+	arr = map_guarded(ARR_PAGES);
+	ro = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	none = mmap(NULL, PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	/*
+	 * Far from where mmap() places things, so that no later mapping
+	 * (malloc's) lands there and gets written by a fuzzed call.
+	 */
+	freed = mmap((void *)0x100000000000ULL, 4 * PAGE, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (!rw || !arr || ro == MAP_FAILED || none == MAP_FAILED ||
+	    freed == MAP_FAILED)
+		return -1;
+	if (munmap(freed, 4 * PAGE) || mprotect(ro, PAGE, PROT_READ))
+		return -1;
+	return 0;
+}
+
+/* ---- the reference set ---- */
+
+static struct cnf_addr ref[REF_N];
+
+static void make_ref(void)
+{
+	uint32_t i;
+
+	for (i = 0; i < REF_V4; i++)	/* distinct: a bijection of i */
+		ref[i] = cnf_v4(cnf_perm32(i + (uint32_t)rnd() % 1000 * REF_N));
+	for (i = 0; i < REF_V6; i++)
+		ref[REF_V4 + i] = cnf_v6(0x20010db8, (uint32_t)rnd(),
+					 (uint32_t)rnd(), i);
+	cnf_sort(ref, REF_N);
+	for (i = 1; i < REF_N; i++)
+		if (!cnf_addr_cmp(&ref[i - 1], &ref[i]))
+			ref[i].addr[15] ^= 0x80;	/* never in practice */
+	cnf_sort(ref, REF_N);
+}
+
+static int fd_main, fd_other, fd_check, fd_ab;
+
+/* Put the reference back: default config, flush, add it all. */
+static int restore(void)
+{
+	struct cnf_batch b = { .addrs = (uintptr_t)ref, .count = REF_N };
+	int err;
+
+	err = cnf_reset_config(fd_check);
+	if (err)
+		return err;
+	if (ioctl(fd_check, CNF_IOC_FLUSH))
+		return errno;
+	if (ioctl(fd_check, CNF_IOC_ADD_BATCH, &b))
+		return errno;
+	return b.applied == REF_N ? 0 : EPROTO;
+}
+
+static struct cnf_addr *cur;
+
+/* 0 when the set is the reference. */
+static int compare(void)
+{
+	long n = cnf_dump_sorted(fd_check, &cur);
+	int same;
+
+	if (n < 0)
+		return (int)-n;
+	same = cnf_same_set(cur, n, ref, REF_N);
+	free(cur);
+	return same ? 0 : -1;
+}
+
+/* ---- one fuzzed call ---- */
+
+struct known {
+	unsigned long cmd;
+	unsigned int weight;
+	bool mutates;
+};
+
+static const struct known known[] = {
+	{ CNF_IOC_ADD, 15, true },
+	{ CNF_IOC_DEL, 12, true },
+	{ CNF_IOC_TEST, 10, false },
+	{ CNF_IOC_ADD_BATCH, 18, true },
+	{ CNF_IOC_DEL_BATCH, 12, true },
+	{ CNF_IOC_DUMP, 15, false },
+	{ CNF_IOC_FLUSH, 1, true },
+	{ CNF_IOC_STATS, 7, false },
+	{ CNF_IOC_SET_CONFIG, 10, false },	/* settings, not the set */
+};
+
+static unsigned long pick_known(void)
+{
+	unsigned int total = 0, i, r;
+
+	for (i = 0; i < ARRAY_LEN(known); i++)
+		total += known[i].weight;
+	r = below(total);
+	for (i = 0; r >= known[i].weight; i++)
+		r -= known[i].weight;
+	return known[i].cmd;
+}
+
+/* The known command @cmd would reach, as the module dispatches, or 0. */
+static const struct known *dispatch(unsigned long cmd)
+{
+	unsigned int i;
+
+	if (_IOC_TYPE(cmd) != CNF_IOC_TYPE)
+		return NULL;
+	for (i = 0; i < ARRAY_LEN(known); i++)
+		if (_IOC_NR(known[i].cmd) == _IOC_NR(cmd) &&
+		    _IOC_DIR(known[i].cmd) == _IOC_DIR(cmd) &&
+		    _IOC_SIZE(cmd) >= _IOC_SIZE(known[i].cmd))
+			return &known[i];
+	return NULL;
+}
+
+static uint32_t pick_size(uint32_t exact)
+{
+	static const uint32_t odd[] = { 0, 1, 3, 4, 8, 15, 16, 17, 23, 24, 25,
+					31, 32, 33, 40, 48, 63, 64, 136, 144,
+					152, 160, 256, 4095, 4096, 8192, 16383 };
+
+	switch (below(4)) {
+	case 0:
+		return exact;
+	case 1:
+		return exact + 8 * below(4);
+	case 2:
+		return odd[below(ARRAY_LEN(odd))];
+	default:
+		return below(_IOC_SIZEMASK + 1);
+	}
+}
+
+static unsigned long pick_cmd(void)
+{
+	unsigned long cmd;
+
+	switch (below(10)) {
+	case 0: case 1: case 2: case 3:
+		return pick_known();
+	case 4: case 5:	/* a known one with another size or direction */
+		cmd = pick_known();
+		return _IOC(chance(70) ? _IOC_DIR(cmd) : below(4), CNF_IOC_TYPE,
+			    _IOC_NR(cmd), pick_size(_IOC_SIZE(cmd)) & _IOC_SIZEMASK);
+	case 6: case 7: case 8:	/* our type, anything else */
+		do {
+			cmd = _IOC(below(4), CNF_IOC_TYPE,
+				   chance(90) ? below(16) : below(256),
+				   pick_size(below(64)) & _IOC_SIZEMASK);
+			/* FLUSH with any size: keep it rare */
+		} while (_IOC_NR(cmd) == _IOC_NR(CNF_IOC_FLUSH) &&
+			 _IOC_DIR(cmd) == _IOC_NONE && chance(95));
+		return cmd;
+	default:	/* anything, but what the VFS itself acts on */
+		do {
+			cmd = (uint32_t)rnd();
+		} while (_IOC_TYPE(cmd) == 'X' || _IOC_TYPE(cmd) == 0x94 ||
+			 cmd == FIFREEZE || cmd == FITHAW);
+		return cmd;
+	}
+}
+
+/* Where a pointer points, to tell what the kernel could have done. */
+enum where { W_RW, W_RO, W_BAD };
+
+static uint64_t kernel_ptrs[] = {
+	0xffffffff81000000ULL, 0xffff888000000000ULL, 0xffffffffff600000ULL,
+	0xfffffe0000000000ULL, 0xffffc90000000000ULL,
+};
+
+/* A pointer to @size bytes: where it points is stored in *@w. */
+static uint64_t pick_ptr(unsigned char *area, size_t area_len, size_t size,
+			 enum where *w)
+{
+	size_t room = area_len > size ? area_len - size : 0;
+
+	*w = W_BAD;
+	switch (below(20)) {
+	case 0: case 1: case 2: case 3: case 4: case 5: case 6: case 7:
+	case 8: case 9: case 10:
+		*w = W_RW;
+		return (uintptr_t)(area + (chance(80) ? below(room / 8 + 1) * 8 :
+					   below(room + 1)));
+	case 11:	/* runs into the guard page */
+		return (uintptr_t)(area + area_len - (size ? below(size) : 0));
+	case 12:
+		*w = W_RO;
+		return (uintptr_t)(ro + (size < PAGE ? below(PAGE - size + 1) : 0));
+	case 13:
+		return (uintptr_t)none + below(PAGE);
+	case 14:
+		return (uintptr_t)freed + below(4 * PAGE);
+	case 15:
+		return kernel_ptrs[below(ARRAY_LEN(kernel_ptrs))] + below(PAGE);
+	case 16:
+		return below(4) ? below(PAGE) : 0;
+	case 17:
+		return chance(50) ? 0x8000000000000000ULL + rnd() % PAGE : ~0ULL - below(64);
+	case 18:
+		return (uintptr_t)none - size / 2;	/* straddles into it */
+	default:
+		*w = (size_t)(area_len - 1) >= size ? W_RW : W_BAD;
+		return (uintptr_t)(area + 1 + (room ? below(room) : 0));
+	}
+}
+
+static void fill_addr(struct cnf_addr *a)
+{
+	switch (below(10)) {
+	case 0:	/* a stored one: ADD refused (EEXIST), DEL would apply */
+		*a = ref[below(REF_N)];
+		break;
+	case 1:	/* a valid new one */
+		*a = chance(50) ? cnf_v4((uint32_t)rnd()) :
+			cnf_v6((uint32_t)rnd(), (uint32_t)rnd(), (uint32_t)rnd(),
+			       (uint32_t)rnd());
+		break;
+	case 2: case 3: case 4: case 5: case 6:	/* a stored one, spoiled */
+		*a = ref[below(REF_N)];
+		switch (below(5)) {
+		case 0: a->family = below(256); break;
+		case 1: a->prefixlen = below(256); break;
+		case 2: a->reserved = 1 + below(0xffff); break;
+		case 3: a->addr[4 + below(12)] ^= 1 + below(255);
+			a->family = AF_INET; a->prefixlen = 32; break;
+		default: a->family ^= AF_INET ^ AF_INET6; break;
+		}
+		break;
+	default:
+		rnd_fill(a, sizeof(*a));
+		break;
+	}
+}
+
+/* Fill the address array region with a mix; mostly invalid entries. */
+static void fill_arr(void)
+{
+	struct cnf_addr *a = (struct cnf_addr *)arr;
+	size_t i, n = ARR_PAGES * PAGE / sizeof(*a);
+
+	for (i = 0; i < n; i++)
+		fill_addr(&a[i]);
+}
+
+static uint32_t pick_count(void)
+{
+	static const uint32_t v[] = { 0, 1, 2, 3, 255, 256, 257, 511, 512, 513,
+				      1023, 1024, 0x10000, CNF_BATCH_MAX,
+				      CNF_BATCH_MAX + 1, 0x7fffffff, 0x80000000,
+				      0xffffffff };
+
+	return chance(50) ? v[below(ARRAY_LEN(v))] : below(1100);
+}
+
+static uint64_t other_cursor;	/* a live cursor of fd_other */
+static uint64_t own_cursor;	/* the last cursor fd_main returned */
+
+struct call {
+	unsigned long cmd;
+	int fdk;		/* 0 main, 1 other, 2 abandoned, 3 bad fd */
+	enum where w;
+	long ret;
+	int err;
+};
+
+static struct call ring[RING];
+static unsigned int nring;
+
+/* Issue one call; returns true when it may have changed the set. */
+static bool one_call(void)
+{
+	static const int bad_fds[] = { -1, 1000, 0 };
+	unsigned long cmd = pick_cmd();
+	const struct known *k = dispatch(cmd);
+	uint32_t size = _IOC_SIZE(cmd);
+	size_t need = size ? size : sizeof(struct cnf_batch);
+	unsigned char *p;
+	enum where w, aw = W_BAD;
+	struct call *c;
+	uint64_t arg;
+	int fd, fdk, r;
+	bool maybe = false, sentinel = false;
+
+	fdk = below(100);
+	fdk = fdk < 78 ? 0 : fdk < 88 ? 1 : fdk < 98 ? 2 : 3;
+	fd = fdk == 0 ? fd_main : fdk == 1 ? fd_other : fdk == 2 ? fd_ab :
+		bad_fds[below(ARRAY_LEN(bad_fds))];
+
+	arg = pick_ptr(rw, ARR_PAGES * PAGE, need, &w);
+	/* Contents: random, then shaped for the command it reaches. */
+	if (w == W_RW) {
+		p = (unsigned char *)(uintptr_t)arg;
+		rnd_fill(p, need);
+		if (chance(60) && need > 32)	/* zero tail */
+			memset(p + 32, 0, need - 32);
+		else if (chance(50) && need > 24)
+			memset(p + 24, 0, need - 24);
+		if (k && (k->cmd == CNF_IOC_ADD || k->cmd == CNF_IOC_DEL ||
+			  k->cmd == CNF_IOC_TEST)) {
+			fill_addr((struct cnf_addr *)p);
+		} else if (k && (k->cmd == CNF_IOC_ADD_BATCH ||
+				 k->cmd == CNF_IOC_DEL_BATCH)) {
+			struct cnf_batch *b = (struct cnf_batch *)p;
+
+			b->count = pick_count();
+			b->addrs = pick_ptr(arr, ARR_PAGES * PAGE,
+					    (size_t)(b->count < 4096 ? b->count : 4096) *
+					    sizeof(struct cnf_addr), &aw);
+			b->flags = chance(70) ? below(2) : (uint32_t)rnd();
+			if (chance(90)) {
+				b->applied = b->skipped = b->done = 0xdeadbeef;
+				b->error = 0x5eadbeef;
+				sentinel = true;
+			}
+			if (chance(10))
+				fill_arr();
+		} else if (k && k->cmd == CNF_IOC_DUMP) {
+			struct cnf_dump *d = (struct cnf_dump *)p;
+
+			d->count = pick_count();
+			d->addrs = pick_ptr(arr, ARR_PAGES * PAGE,
+					    (size_t)(d->count < 4096 ? d->count : 4096) *
+					    sizeof(struct cnf_addr), &aw);
+			switch (below(6)) {
+			case 0: d->cursor = 0; break;
+			case 1: d->cursor = own_cursor; break;
+			case 2: d->cursor = other_cursor; break;
+			case 3: d->cursor = own_cursor + below(600) - 300; break;
+			case 4: d->cursor = (own_cursor & ~0xffffffffULL) | (uint32_t)rnd(); break;
+			default: break;
+			}
+			d->flags = chance(80) ? 0 : (uint32_t)rnd();
+		} else if (k && k->cmd == CNF_IOC_SET_CONFIG) {
+			struct cnf_config *cf = (struct cnf_config *)p;
+
+			cf->set = chance(70) ? below(4) : (uint32_t)rnd();
+			cf->mode = chance(70) ? below(3) : (uint32_t)rnd();
+			cf->mem_limit = chance(30) ? 0 : chance(50) ?
+				(uint64_t)below(1 << 20) : rnd() >> below(64);
+		}
+	} else if (w == W_RO && chance(50)) {
+		/* read-only: contents fixed at setup, refresh sometimes */
+		if (!mprotect(ro, PAGE, PROT_READ | PROT_WRITE)) {
+			rnd_fill(ro, PAGE);
+			if (chance(50) && need >= sizeof(struct cnf_addr))
+				fill_addr((struct cnf_addr *)(uintptr_t)arg);
+			mprotect(ro, PAGE, PROT_READ);
+		}
+	}
+
+	r = ioctl(fd, cmd, (unsigned long)arg);
+	c = &ring[nring++ % RING];
+	c->cmd = cmd;
+	c->fdk = fdk;
+	c->w = w;
+	c->ret = r;
+	c->err = r ? errno : 0;
+
+	res->calls++;
+	if (fdk == 2)
+		res->abandoned_calls++;
+	if (r)
+		res->refused++;
+	if (fdk >= 2 || !k)
+		return false;	/* another set, or no handler reached */
+
+	/* Remember cursors for later calls. */
+	if (!r && k->cmd == CNF_IOC_DUMP && w == W_RW)
+		own_cursor = ((struct cnf_dump *)(uintptr_t)arg)->cursor;
+
+	if (!k->mutates)
+		return false;
+	if (k->cmd != CNF_IOC_ADD_BATCH && k->cmd != CNF_IOC_DEL_BATCH)
+		return !r;	/* ADD, DEL, FLUSH: refused ones change nothing */
+	/*
+	 * A batch stops at its first failure, keeping what it applied before
+	 * it (the ABI), and reports it in the struct: trust the report when
+	 * we can read it, and check it.
+	 */
+	if (w == W_RW && sentinel) {
+		struct cnf_batch *b = (struct cnf_batch *)(uintptr_t)arg;
+
+		if (b->applied == 0xdeadbeef && b->done == 0xdeadbeef &&
+		    b->skipped == 0xdeadbeef && b->error == 0x5eadbeef) {
+			if (!r)
+				fail("batch cmd %#lx: succeeded without a report", cmd);
+			return false;	/* refused before it started */
+		}
+		if (b->error != (r ? -c->err : 0))
+			fail("batch cmd %#lx: returned errno %d, struct says error %d (done %u applied %u)",
+			     cmd, r ? c->err : 0, b->error, b->done, b->applied);
+		if (b->done > b->count ||
+		    (uint64_t)b->applied + b->skipped != b->done ||
+		    (!r && b->done != b->count))
+			fail("batch cmd %#lx: returned %d, count %u done %u applied %u skipped %u",
+			     cmd, r, b->count, b->done, b->applied, b->skipped);
+		return b->applied != 0;
+	}
+	if (!r || w == W_RW)
+		return true;	/* cannot tell what it reports */
+	/* Refused; from read-only memory it could not write its report back. */
+	maybe = w == W_RO && c->err == EFAULT;
+	return maybe;
+}
+
+static void dump_ring(void)
+{
+	unsigned int i, n = nring < RING ? nring : RING;
+	static const char *const wn[] = { "rw", "ro", "bad" };
+
+	for (i = 0; i < n; i++) {
+		const struct call *c = &ring[(nring - n + i) % RING];
+
+		ksft_print_msg("  call cmd=%#010lx fd=%d arg=%s ret=%ld errno=%d\n",
+			       c->cmd, c->fdk, wn[c->w], c->ret, c->err);
+	}
+}
+
+/* A crash of the fuzzer itself: say where, for the log. */
+static void on_fault(int sig, siginfo_t *si, void *uc)
+{
+	snprintf(res->msg, sizeof(res->msg),
+		 "fuzzer bug: signal %d at %p after %" PRIu64 " calls (last cmd %#lx; rw %p arr %p ro %p none %p)",
+		 sig, si->si_addr, res->calls, nring ? ring[(nring - 1) % RING].cmd : 0,
+		 rw, arr, ro, none);
+	{
+		ucontext_t *u = uc;
+
+		snprintf(res->msg + strlen(res->msg), 100, " rip-on_fault %#llx",
+			 (unsigned long long)u->uc_mcontext.gregs[REG_RIP] -
+			 (unsigned long long)(uintptr_t)on_fault);
+	}
+	res->failed = 1;
+	_exit(3);
+}
+
+/* ---- the abandoned namespace ---- */
+
+static int send_fd(int sock, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	char byte = 'F';
+	struct iovec iov = { &byte, 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
+}
+
+static int recv_fd(int sock)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	char byte;
+	struct iovec iov = { &byte, 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm;
+	int fd;
+
+	if (recvmsg(sock, &msg, 0) != 1)
+		return -1;
+	cm = CMSG_FIRSTHDR(&msg);
+	if (!cm || cm->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
+/* A file opened by a child in a netns of its own; the child is gone. */
+static int abandoned_fd(void)
+{
+	int sv[2], fd, status;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		struct cnf_addr a = cnf_v4(0x0a0b0c0d);
+
+		if (unshare(CLONE_NEWNET))
+			_exit(10);
+		fd = open(CNF_DEVICE_PATH, O_RDWR);
+		if (fd < 0 || ioctl(fd, CNF_IOC_ADD, &a))
+			_exit(11);
+		_exit(send_fd(sv[1], fd) ? 12 : 0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return -1;
+	fd = recv_fd(sv[0]);
+	close(sv[0]);
+	close(sv[1]);
+	return fd;
+}
+
+/* ---- a worker ---- */
+
+static int worker(unsigned int id, uint64_t seed, uint64_t calls)
+{
+	struct cnf_dump d;
+	struct cnf_addr one;
+	uint64_t done = 0, refused_round;
+	unsigned int i;
+	bool dirty;
+	int err;
+
+	struct sigaction sa = { .sa_sigaction = on_fault, .sa_flags = SA_SIGINFO };
+
+	sigaction(SIGSEGV, &sa, NULL);
+	sigaction(SIGBUS, &sa, NULL);
+	rs = seed ? seed : 1;
+	if (setup_memory())
+		return fail("worker %u: mmap: %s", id, strerror(errno)), 1;
+	fd_ab = abandoned_fd();
+	if (fd_ab < 0)
+		return fail("worker %u: no file in an abandoned netns", id), 1;
+	if (unshare(CLONE_NEWNET))
+		return fail("worker %u: unshare(CLONE_NEWNET): %s", id, strerror(errno)), 1;
+	fd_main = open(CNF_DEVICE_PATH, O_RDWR);
+	fd_other = open(CNF_DEVICE_PATH, O_RDWR);
+	fd_check = open(CNF_DEVICE_PATH, O_RDWR);
+	if (fd_main < 0 || fd_other < 0 || fd_check < 0)
+		return fail("worker %u: open: %s", id, strerror(errno)), 1;
+	make_ref();
+	fill_arr();
+	err = restore();
+	if (err)
+		return fail("worker %u: loading the reference: %s", id, strerror(err)), 1;
+	if (compare())
+		return fail("worker %u: the reference set did not load as given", id), 1;
+	/* The abandoned netns' file works, on its own set. */
+	one = cnf_v4(0x0a0b0c0d);
+	if (ioctl(fd_ab, CNF_IOC_TEST, &one))
+		return fail("worker %u: abandoned netns file lost its set: %s",
+			    id, strerror(errno)), 1;
+	/* A live cursor of another file. */
+	memset(&d, 0, sizeof(d));
+	d.addrs = (uintptr_t)arr;
+	d.count = 1;
+	if (ioctl(fd_other, CNF_IOC_DUMP, &d))
+		return fail("worker %u: dump: %s", id, strerror(errno)), 1;
+	other_cursor = d.cursor;
+
+	while (done < calls && !res->failed) {
+		dirty = false;
+		refused_round = res->refused;
+		for (i = 0; i < CHECK_EVERY && done < calls; i++, done++)
+			dirty |= one_call();
+		if (dirty) {
+			err = restore();
+			if (err)
+				return fail("worker %u: restoring the reference: %s",
+					    id, strerror(err)), 1;
+			res->restores++;
+			continue;
+		}
+		err = compare();
+		if (err) {
+			fail("worker %u: the set changed in a round where every mutating call was refused (%s); seed %#" PRIx64,
+			     id, err < 0 ? "different set" : strerror(err), seed);
+			dump_ring();
+			return 1;
+		}
+		res->rounds_checked++;
+		res->verified += res->refused - refused_round;
+	}
+	/* The set is the reference after a last restore, and still dumpable. */
+	if (!res->failed && (restore() || compare()))
+		fail("worker %u: final restore/compare failed", id);
+	return res->failed;
+}
+
+int main(void)
+{
+	const char *s;
+	uint64_t calls = DEFAULT_CALLS, seed, per, tot_calls = 0, tot_ref = 0,
+		 tot_ver = 0, tot_rounds = 0, tot_rest = 0, tot_ab = 0;
+	unsigned int procs = DEFAULT_PROCS, i;
+	struct result *all;
+	int status, failed = 0;
+	pid_t *pids;
+
+	ksft_print_header();
+	if (geteuid())
+		ksft_exit_skip("needs root\n");
+	if (access(CNF_DEVICE_PATH, F_OK))
+		ksft_exit_skip("%s is missing: load cuckoo_nf.ko\n", CNF_DEVICE_PATH);
+	s = getenv("CNF_FUZZ_CALLS");
+	if (s && *s)
+		calls = strtoull(s, NULL, 0);
+	s = getenv("CNF_FUZZ_PROCS");
+	if (s && *s)
+		procs = strtoul(s, NULL, 0);
+	if (!procs || procs > 64)
+		procs = DEFAULT_PROCS;
+	s = getenv("CNF_FUZZ_SEED");
+	seed = s && *s ? strtoull(s, NULL, 0) :
+		((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
+	ksft_set_plan(procs + 1);
+	ksft_print_msg("seed %#" PRIx64 ", %" PRIu64 " calls, %u processes (CNF_FUZZ_SEED, CNF_FUZZ_CALLS, CNF_FUZZ_PROCS)\n",
+		       seed, calls, procs);
+
+	all = mmap(NULL, procs * sizeof(*all), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pids = calloc(procs, sizeof(*pids));
+	if (all == MAP_FAILED || !pids)
+		ksft_exit_fail_msg("out of memory\n");
+	memset(all, 0, procs * sizeof(*all));
+	per = calls / procs;
+	for (i = 0; i < procs; i++) {
+		pids[i] = fork();
+		if (pids[i] < 0)
+			ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+		if (!pids[i]) {
+			res = &all[i];
+			_exit(worker(i, seed + i * 0x9E3779B97F4A7C15ULL,
+				     per + (i < calls % procs)));
+		}
+	}
+	for (i = 0; i < procs; i++) {
+		struct result *r = &all[i];
+
+		if (waitpid(pids[i], &status, 0) != pids[i] ||
+		    !WIFEXITED(status) || WEXITSTATUS(status)) {
+			if (!r->failed)
+				snprintf(r->msg, sizeof(r->msg), "worker %u died (status %#x)",
+					 i, status);
+			r->failed = 1;
+		}
+		tot_calls += r->calls;
+		tot_ref += r->refused;
+		tot_ver += r->verified;
+		tot_rounds += r->rounds_checked;
+		tot_rest += r->restores;
+		tot_ab += r->abandoned_calls;
+		if (r->failed) {
+			failed = 1;
+			ksft_test_result_fail("worker %u: %s\n", i, r->msg);
+		} else {
+			ksft_test_result_pass("worker %u: %" PRIu64 " calls, %" PRIu64 " refused, %" PRIu64 " rounds checked by dump, %" PRIu64 " restores\n",
+					      i, r->calls, r->refused, r->rounds_checked,
+					      r->restores);
+		}
+	}
+	ksft_print_msg("fuzz totals: calls=%" PRIu64 " refused=%" PRIu64 " refused_verified_by_dump=%" PRIu64 " rounds_checked=%" PRIu64 " restores=%" PRIu64 " abandoned_netns_calls=%" PRIu64 "\n",
+		       tot_calls, tot_ref, tot_ver, tot_rounds, tot_rest, tot_ab);
+	ksft_test_result(!failed && tot_calls == calls,
+			 "%" PRIu64 " calls; every refused call left the set unchanged\n",
+			 tot_calls);
+	ksft_finished();
+}
