@@ -1,0 +1,280 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Allocation failures: failslab and fail_page_alloc aimed at cuckooctl (the
+# task that calls into the module: task-filter + /proc/self/make-it-fail),
+# while it adds single addresses, batch-loads files that force the tables
+# to grow, and flushes.  After every operation, checked against a model
+# with an unfaulted `cuckooctl list`:
+#   - success: the set is exactly what the operation makes of it;
+#   - failure: a clean error (out of memory / memory limit reached), and
+#     the set is unchanged -- for a batch load, exactly the entries before
+#     the one that failed were added, as cuckooctl reports ("K added");
+#   - `cuckooctl stats` counts what the dump lists.
+# Every few rounds, and at the end, a sample of stored addresses sends
+# packets over veth: the module's dropped counters go up by exactly the
+# packets sent (stored entries still drop traffic), an unlisted source
+# still gets replies.
+# Needs a kernel with CONFIG_FAILSLAB, CONFIG_FAIL_PAGE_ALLOC and
+# CONFIG_FAULT_INJECTION_DEBUG_FS (make check-debug); skips otherwise.
+#
+# CNF_TEST_FAULT_ROUNDS (default 60), CNF_TEST_FAULT_LOAD (addresses per
+# load, default 1500).
+
+ksft_skip=4
+ret=0
+FS=/sys/kernel/debug/failslab
+FP=/sys/kernel/debug/fail_page_alloc
+ROUNDS=${CNF_TEST_FAULT_ROUNDS:-60}
+LOAD=${CNF_TEST_FAULT_LOAD:-1500}
+NS=cnf-faults-$$
+VA=cnf-fa$$
+VB=cnf-fb$$
+TMP=
+
+log_fail() { echo "FAIL: $*"; ret=1; }
+
+if [[ ! -d $FS || ! -d $FP ]]; then
+	echo "SKIP: no $FS or $FP (a kernel with fault injection: make check-debug)"
+	exit $ksft_skip
+fi
+if [[ ! -c /dev/cuckoo_nf ]] || ! command -v cuckooctl >/dev/null; then
+	echo "SKIP: /dev/cuckoo_nf or cuckooctl missing"
+	exit $ksft_skip
+fi
+
+faults_off() {
+	local d
+	for d in $FS $FP; do
+		echo 0 >$d/probability
+	done
+}
+
+cleanup() {
+	faults_off 2>/dev/null
+	ip netns del "$NS" 2>/dev/null
+	ip link del "$VA" 2>/dev/null
+	cuckooctl flush >/dev/null 2>&1
+	[[ -n $TMP ]] && rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# Injected faults are counted down in `times`: start high, read back.
+TIMES0=100000000
+setup_faults() {
+	local d
+	for d in $FS $FP; do
+		echo 0 >$d/probability
+		echo 1 >$d/interval
+		echo $TIMES0 >$d/times
+		echo 0 >$d/space
+		echo 0 >$d/verbose
+		echo Y >$d/task-filter
+		echo N >$d/ignore-gfp-wait
+	done
+	echo N >$FP/ignore-gfp-highmem
+	echo 0 >$FP/min-order
+	echo N >$FS/cache-filter 2>/dev/null
+}
+
+set_probability() {
+	echo "$1" >$FS/probability
+	echo "$1" >$FP/probability
+}
+
+injected() {
+	echo $(( (TIMES0 - $(<$FS/times)) + (TIMES0 - $(<$FP/times)) ))
+}
+
+# Run cuckooctl with faults injected into its kernel allocations only.
+faulty() {
+	bash -c 'echo 1 >/proc/self/make-it-fail && exec cuckooctl "$@"' cuckooctl "$@"
+}
+
+dump() {
+	cuckooctl list | sort
+}
+
+entries() {
+	cuckooctl stats -j | jq '.ipv4.entries + .ipv6.entries'
+}
+
+# Unique addresses: v4 in 10.64.0.0/10, v6 in 2001:db8:f::/48.
+SEQ=0
+new_addrs() {
+	local n=$1 i
+	for ((i = 0; i < n; i++)); do
+		SEQ=$((SEQ + 1))
+		if ((SEQ % 3)); then
+			echo "10.$((64 + (SEQ >> 16) % 64)).$(((SEQ >> 8) & 255)).$((SEQ & 255))"
+		else
+			printf '2001:db8:f::%x:%x\n' $((SEQ >> 16)) $((SEQ & 0xffff))
+		fi
+	done
+}
+
+clean_error() {
+	grep -qE 'out of memory|memory limit reached|Cannot allocate memory' "$1"
+}
+
+# ---- traffic: sampled stored sources still dropped ----
+
+setup_net() {
+	ip netns add "$NS" || return 1
+	ip link add "$VA" type veth peer name "$VB" || return 1
+	ip link set "$VB" netns "$NS"
+	ip addr add 192.168.77.1/24 dev "$VA"
+	ip addr add fd77::1/64 dev "$VA" nodad
+	ip link set "$VA" up
+	ip -n "$NS" link set lo up
+	ip -n "$NS" addr add 192.168.77.2/24 dev "$VB"
+	ip -n "$NS" addr add fd77::2/64 dev "$VB" nodad
+	ip -n "$NS" link set "$VB" up
+	# Resolved once: a blocked source must not need neighbour discovery.
+	local mac
+	mac=$(cat /sys/class/net/"$VA"/address)
+	ip -n "$NS" neigh replace 192.168.77.1 lladdr "$mac" dev "$VB" nud permanent
+	ip -n "$NS" -6 neigh replace fd77::1 lladdr "$mac" dev "$VB" nud permanent
+	ip netns exec "$NS" ping -c1 -W5 192.168.77.1 >/dev/null
+}
+
+dropped() {
+	cuckooctl stats -j | jq -r '"\(.ipv4.dropped) \(.ipv6.dropped)"'
+}
+
+# Send one packet from each of up to 8+8 stored addresses; all dropped.
+check_traffic() {
+	local set=$1 what=$2 a n4 n6 d4 d6 e4 e6 pids=()
+	local -a s4 s6
+	mapfile -t s4 < <(grep -v : "$set" | shuf -n 8)
+	mapfile -t s6 < <(grep : "$set" | shuf -n 8)
+	for a in "${s4[@]}"; do ip -n "$NS" addr add "$a/32" dev "$VB"; done
+	for a in "${s6[@]}"; do ip -n "$NS" addr add "$a/128" dev "$VB" nodad; done
+	read -r d4 d6 < <(dropped)
+	for a in "${s4[@]}"; do
+		ip netns exec "$NS" ping -q -c1 -W1 -I "$a" 192.168.77.1 >/dev/null 2>&1 &
+		pids+=($!)
+	done
+	for a in "${s6[@]}"; do
+		ip netns exec "$NS" ping -6 -q -c1 -W1 -I "$a" fd77::1 >/dev/null 2>&1 &
+		pids+=($!)
+	done
+	for a in "${pids[@]}"; do
+		wait "$a" && log_fail "$what: a blocked source got a reply"
+	done
+	read -r e4 e6 < <(dropped)
+	n4=${#s4[@]} n6=${#s6[@]}
+	if ((e4 - d4 != n4 || e6 - d6 != n6)); then
+		log_fail "$what: sent from $n4+$n6 stored sources, dropped $((e4 - d4))+$((e6 - d6))"
+	fi
+	TRAFFIC_SENT=$((TRAFFIC_SENT + n4 + n6))
+	for a in "${s4[@]}"; do ip -n "$NS" addr del "$a/32" dev "$VB"; done
+	for a in "${s6[@]}"; do ip -n "$NS" addr del "$a/128" dev "$VB"; done
+	ip netns exec "$NS" ping -q -c1 -W5 192.168.77.1 >/dev/null ||
+		log_fail "$what: an unlisted source lost its reply"
+	ip netns exec "$NS" ping -6 -q -c1 -W5 fd77::1 >/dev/null ||
+		log_fail "$what: an unlisted IPv6 source lost its reply"
+}
+
+# ---- one operation under faults, checked ----
+
+# check_op NAME RC ERRFILE BEFORE AFTER EXPECTED_ON_SUCCESS
+OPS=0 FAILED_OPS=0 NOT_REACHED=0
+check_result() {
+	local name=$1 rc=$2 err=$3 before=$4 after=$5 want=$6 n
+	OPS=$((OPS + 1))
+	if ((rc == 0)); then
+		cmp -s "$want" "$after" || log_fail "$name succeeded but the set is not what it should be"
+	elif ((rc == 1)); then
+		FAILED_OPS=$((FAILED_OPS + 1))
+		clean_error "$err" || log_fail "$name failed without a clean ENOMEM/ENOSPC: $(head -c 300 "$err")"
+		if [[ $name == load* ]] && grep -qE '; [0-9]+ added' "$err"; then
+			# Exactly the first K lines were added.
+			n=$(sed -nE 's/.*; ([0-9]+) added.*/\1/p' "$err" | tail -n1)
+			head -n "$n" "$TMP/file" | sort -m - "$before" | sort -u >"$TMP/partial"
+			cmp -s "$TMP/partial" "$after" ||
+				log_fail "$name failed after $n added: the set is not before + those $n"
+		else
+			cmp -s "$before" "$after" || log_fail "$name failed but changed the set"
+		fi
+	else
+		# Did not get to the module (exec failed, killed): nothing or all.
+		NOT_REACHED=$((NOT_REACHED + 1))
+		cmp -s "$before" "$after" || cmp -s "$want" "$after" ||
+			log_fail "$name (exit $rc) left a set that is neither before nor after"
+	fi
+	n=$(entries)
+	(( n == $(wc -l <"$after") )) || log_fail "$name: stats say $n entries, the dump lists $(wc -l <"$after")"
+}
+
+main() {
+	local r op rc p a
+	TMP=$(mktemp -d)
+	setup_faults
+	cuckooctl flush >/dev/null || { echo "FAIL: flush"; exit 1; }
+	cuckooctl mode drop >/dev/null
+	setup_net || { echo "FAIL: network setup"; exit 1; }
+	TRAFFIC_SENT=0
+	new_addrs 300 >"$TMP/base"
+	cuckooctl load "$TMP/base" >/dev/null || { echo "FAIL: base load"; exit 1; }
+	dump >"$TMP/before"
+	check_traffic "$TMP/before" "base set"
+
+	for ((r = 1; r <= ROUNDS; r++)); do
+		p=$(( (r * 37) % 90 + 5 ))	# 5..94 %
+		case $((r % 7)) in
+		0) op=flush ;;
+		1 | 3 | 5) op=add ;;
+		*) op=load ;;
+		esac
+		dump >"$TMP/before"
+		case $op in
+		add)
+			a=$(new_addrs 1)
+			{ cat "$TMP/before"; echo "$a"; } | sort >"$TMP/want"
+			set_probability "$p"
+			faulty add "$a" >/dev/null 2>"$TMP/err"
+			rc=$?
+			;;
+		load)
+			new_addrs "$LOAD" >"$TMP/file"
+			sort -m <(sort "$TMP/file") "$TMP/before" >"$TMP/want"
+			set_probability "$p"
+			faulty load "$TMP/file" >/dev/null 2>"$TMP/err"
+			rc=$?
+			;;
+		flush)
+			: >"$TMP/want"
+			set_probability "$p"
+			faulty flush >/dev/null 2>"$TMP/err"
+			rc=$?
+			;;
+		esac
+		set_probability 0
+		dump >"$TMP/after"
+		check_result "$op (round $r, ${p}%)" "$rc" "$TMP/err" "$TMP/before" "$TMP/after" "$TMP/want"
+		echo "# round $r: $op at ${p}%: exit $rc, $(wc -l <"$TMP/after") entries, $(injected) faults injected so far"
+		# After a flush, a base set again (no faults), so loads keep growing it.
+		if [[ $op == flush && $rc == 0 ]]; then
+			new_addrs 300 >"$TMP/base"
+			cuckooctl load "$TMP/base" >/dev/null || log_fail "reload after flush"
+			dump >"$TMP/after"
+		fi
+		((r % 6 == 0)) && check_traffic "$TMP/after" "round $r"
+		((ret)) && break
+	done
+	dump >"$TMP/after"
+	check_traffic "$TMP/after" "the end"
+	echo "# faults: $OPS operations, $FAILED_OPS failed cleanly, $NOT_REACHED did not reach the module, $(injected) faults injected (failslab $((TIMES0 - $(<$FS/times))), fail_page_alloc $((TIMES0 - $(<$FP/times)))), $TRAFFIC_SENT packets from stored sources all dropped, $(wc -l <"$TMP/after") entries at the end"
+	if (( $(injected) == 0 )); then
+		log_fail "no fault was injected: the test proved nothing"
+	fi
+	if ((FAILED_OPS == 0)); then
+		log_fail "no operation failed under faults: the error paths were not reached"
+	fi
+	((ret == 0)) && echo "PASS: every failure clean, nothing lost or corrupted"
+	return $ret
+}
+
+main
+exit $ret
