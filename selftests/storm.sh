@@ -1,0 +1,321 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Concurrency storm: several writer processes at once on one namespace's
+# filter, while traffic flows through it from every CPU, plus flush and
+# namespace churn elsewhere and module unload attempts throughout.
+#
+#   receiver netns R (its filter is the one under test), sender netns S,
+#   joined by veth.  The stable blocked sources are listed in R before the
+#   storm and never touched; the stable allowed ones are never listed.
+#   - WRITERS processes: cuckooctl add/del/test of single addresses and small
+#     lists from one pool all writers share (so they collide: "already
+#     present"/"not present" are expected), batch loads and del --file of
+#     big files (growth), each writer ITERS iterations;
+#   - a flusher: loads and flushes the filter of another netns F, and
+#     creates and deletes namespaces whose filters hold entries;
+#   - a pinger per stable source, pinned round-robin on the CPUs;
+#   - rmmod cuckoo_nf attempts: must fail (the module is in use: an fd is
+#     held open) and never crash.
+# Checked with counters, never timing: per stable source an nft netdev
+# ingress counter (arrived, before the module's PRE_ROUTING hook) and an
+# inet prerouting counter after it (got through): blocked sources 0 through,
+# allowed ones all through; the module's dropped counter equals the blocked
+# arrivals.  At the end, after every writer ended by deleting the pool and
+# re-adding its final set, the dump equals the model: stable blocked +
+# every writer's final set.
+#
+# CNF_TEST_STORM_WRITERS (default 4), CNF_TEST_STORM_ITERS (default 24),
+# CNF_TEST_STORM_BIG (addresses per big load, default 10000).
+
+ksft_skip=4
+ret=0
+export LC_ALL=C
+
+WRITERS=${CNF_TEST_STORM_WRITERS:-4}
+ITERS=${CNF_TEST_STORM_ITERS:-24}
+BIG=${CNF_TEST_STORM_BIG:-10000}
+NS_S=cnf-storm-s-$$
+NS_R=cnf-storm-r-$$
+NS_F=cnf-storm-f-$$
+DST4=10.9.0.2
+DST6=fd09::2
+BLOCKED=(10.9.0.11 10.9.0.13 fd09::11 fd09::13)
+ALLOWED=(10.9.0.10 10.9.0.12 fd09::10 fd09::12)
+SRCS=("${BLOCKED[@]}" "${ALLOWED[@]}")
+TMP=
+PIDS=()
+HELD_FD=
+
+log_pass() { echo "PASS: $*"; }
+log_fail() { echo "FAIL: $*"; ret=1; }
+skip() { echo "SKIP: $*"; exit $ksft_skip; }
+
+cleanup() {
+	local p
+	[[ -n $TMP ]] && touch "$TMP/stop"
+	for p in "${PIDS[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+	[[ -n $HELD_FD ]] && exec {HELD_FD}<&-
+	ip netns del "$NS_S" 2>/dev/null
+	ip netns del "$NS_R" 2>/dev/null
+	ip netns del "$NS_F" 2>/dev/null
+	ip netns list 2>/dev/null | grep -o "^cnf-storm-x-$$-[0-9]*" | xargs -r -n1 ip netns del 2>/dev/null
+	[[ -n $TMP ]] && rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+rctl() { ip netns exec "$NS_R" cuckooctl "$@"; }
+fctl() { ip netns exec "$NS_F" cuckooctl "$@"; }
+is_v6() { [[ $1 == *:* ]]; }
+
+counter() {
+	ip netns exec "$1" nft -j list counter "$2" "$3" "$4" |
+		jq '.nftables[] | select(.counter) | .counter.packets'
+}
+
+counter_rules() {
+	local i s
+	for i in "${!SRCS[@]}"; do
+		echo "counter c$i { }"
+	done
+	echo "chain c { $1"
+	for i in "${!SRCS[@]}"; do
+		s=${SRCS[$i]}
+		if is_v6 "$s"; then
+			echo "ip6 saddr $s icmpv6 type echo-request counter name c$i"
+		else
+			echo "ip saddr $s icmp type echo-request counter name c$i"
+		fi
+	done
+	echo "}"
+}
+
+setup() {
+	local ns s mac_s mac_r
+	for ns in "$NS_S" "$NS_R" "$NS_F"; do
+		ip netns add "$ns" || skip "cannot create network namespaces"
+		ip -n "$ns" link set lo up
+	done
+	ip -n "$NS_S" link add veth0 type veth peer name veth1 netns "$NS_R" ||
+		skip "cannot create a veth pair"
+	ip -n "$NS_S" addr add 10.9.0.1/24 dev veth0
+	ip -n "$NS_S" addr add fd09::1/64 dev veth0 nodad
+	for s in "${SRCS[@]}"; do
+		if is_v6 "$s"; then
+			ip -n "$NS_S" addr add "$s/64" dev veth0 nodad
+		else
+			ip -n "$NS_S" addr add "$s/24" dev veth0
+		fi
+	done
+	ip -n "$NS_R" addr add $DST4/24 dev veth1
+	ip -n "$NS_R" addr add $DST6/64 dev veth1 nodad
+	ip -n "$NS_S" link set veth0 up
+	ip -n "$NS_R" link set veth1 up
+	# Static neighbours: the only packets from stable sources are pings.
+	mac_s=$(ip netns exec "$NS_S" cat /sys/class/net/veth0/address)
+	mac_r=$(ip netns exec "$NS_R" cat /sys/class/net/veth1/address)
+	ip -n "$NS_S" neigh replace $DST4 lladdr "$mac_r" dev veth0 nud permanent
+	ip -n "$NS_S" neigh replace $DST6 lladdr "$mac_r" dev veth0 nud permanent
+	for s in 10.9.0.1 fd09::1 "${SRCS[@]}"; do
+		ip -n "$NS_R" neigh replace "$s" lladdr "$mac_s" dev veth1 nud permanent
+	done
+	ip netns exec "$NS_R" nft -f - <<-EOF || return 1
+		table netdev storm_in {
+		$(counter_rules "type filter hook ingress device veth1 priority 0; policy accept;")
+		}
+		table inet storm_thru {
+		$(counter_rules "type filter hook prerouting priority 0; policy accept;")
+		}
+	EOF
+}
+
+# ---- the storm's parties ----
+
+# The pool all writers share: next to the stable sources, never one of them.
+pool_addr() {
+	local i=$1
+	if ((i % 2)); then
+		echo "10.9.$((1 + (i >> 8) % 4)).$((i & 255))"
+	else
+		printf 'fd09::1:%x\n' $((i % 1024))
+	fi
+}
+
+writer() {
+	local w=$1 it a b i n ops=0 rc
+	RANDOM=$((w * 7919 + 1))
+	for ((it = 0; it < ITERS; it++)); do
+		a=$(pool_addr $RANDOM)
+		b=$(pool_addr $RANDOM)
+		case $((RANDOM % 8)) in
+		0 | 1) rctl add "$a" "$b" ;;
+		2 | 3) rctl del "$a" "$b" ;;
+		4) rctl test "$a" ;;
+		5) # a batch of the shared pool
+			for ((i = 0; i < 64; i++)); do pool_addr $RANDOM; done >"$TMP/w$w.batch"
+			rctl load "$TMP/w$w.batch" ;;
+		6) rctl del --file "$TMP/w$w.batch" ;;
+		7) # growth: a big private file, loaded then deleted
+			rctl load "$TMP/big.$w" && rctl del --file "$TMP/big.$w" ;;
+		esac >/dev/null 2>>"$TMP/w$w.err"
+		rc=$?
+		# 0, or 1 for a collision with another writer; never anything else.
+		((rc <= 1)) || echo "writer $w iteration $it: exit $rc" >>"$TMP/w$w.bad"
+		ops=$((ops + 1))
+	done
+	echo $ops >"$TMP/w$w.ops"
+}
+
+# Final sets: writer w keeps the pool addresses w, w+WRITERS, ... < 200.
+final_set() {
+	local w=$1 i
+	for ((i = w; i < 200; i += WRITERS)); do pool_addr $i; done
+}
+
+flusher() {
+	local n=0 k ns
+	awk 'BEGIN { for (i = 0; i < 3000; i++) printf "198.18.%d.%d\n", i / 256, i % 256 }' >"$TMP/flush.list"
+	while [[ ! -e $TMP/stop ]]; do
+		fctl load "$TMP/flush.list" >/dev/null 2>>"$TMP/flusher.err" || echo "load $n" >>"$TMP/flusher.bad"
+		fctl flush >/dev/null 2>>"$TMP/flusher.err" || echo "flush $n" >>"$TMP/flusher.bad"
+		# A namespace born and torn down with a filter holding entries.
+		k=$((n % 3))
+		ns=cnf-storm-x-$$-$k
+		ip netns add "$ns" 2>/dev/null
+		ip netns exec "$ns" cuckooctl add 192.0.2.$((n % 250 + 1)) 2001:db8::$n >/dev/null 2>&1
+		ip netns del "$ns"
+		n=$((n + 1))
+	done
+	echo $n >"$TMP/flusher.rounds"
+}
+
+unloader() {
+	local n=0 out
+	while [[ ! -e $TMP/stop ]]; do
+		out=$(rmmod cuckoo_nf 2>&1) && { echo "rmmod succeeded during the storm" >>"$TMP/rmmod.bad"; return; }
+		[[ $out == *"in use"* || $out == *"Resource temporarily unavailable"* ]] ||
+			echo "rmmod: unexpected: $out" >>"$TMP/rmmod.bad"
+		n=$((n + 1))
+		sleep 0.2
+	done
+	echo $n >"$TMP/rmmod.tries"
+}
+
+pinger() {
+	local src=$1 idx=$2 cpu=$3 fam=-4 dst=$DST4 w=() pin=()
+	is_v6 "$src" && { fam=-6; dst=$DST6; }
+	[[ $4 == blocked ]] && w=(-W 1)
+	# busybox's taskset would run its own ip applet: the real one by path.
+	command -v taskset >/dev/null && pin=(taskset -c "$cpu")
+	while [[ ! -e $TMP/stop ]]; do
+		"${pin[@]}" "$IP" netns exec "$NS_S" ping $fam -q -n -c 50 -i 0.01 "${w[@]}" -I "$src" "$dst" >/dev/null 2>&1
+	done
+}
+
+main() {
+	local i w s ncpu t0 ops=0 arrived thru drop4=0 drop6=0 kind f
+	[[ $(id -u) == 0 ]] || skip "must run as root"
+	[[ -c /dev/cuckoo_nf ]] || skip "/dev/cuckoo_nf missing"
+	grep -q '^cuckoo_nf ' /proc/modules || skip "cuckoo_nf is not a loaded module"
+	for t in cuckooctl ip nft jq ping awk rmmod; do
+		command -v $t >/dev/null || skip "$t not found"
+	done
+	IP=$(type -P ip)
+	TMP=$(mktemp -d)
+	setup || { log_fail "setup"; return 1; }
+	rctl add "${BLOCKED[@]}" >/dev/null || { log_fail "adding the stable blocked sources"; return 1; }
+	for ((w = 0; w < WRITERS; w++)); do
+		awk -v w=$w -v n="$BIG" 'BEGIN { for (i = 0; i < n; i++)
+			if (i % 2) printf "172.%d.%d.%d\n", 16 + w, int(i / 256) % 256, i % 256
+			else printf "fd09:%x::%x\n", 100 + w, i }' >"$TMP/big.$w"
+	done
+	# Held open for the whole storm: rmmod must fail with "in use".
+	exec {HELD_FD}</dev/cuckoo_nf || { log_fail "open /dev/cuckoo_nf"; return 1; }
+
+	ncpu=$(nproc)
+	echo "# storm: $WRITERS writers x $ITERS iterations, big loads of $BIG, $ncpu CPUs, ${#SRCS[@]} pingers"
+	t0=$SECONDS
+	for i in "${!SRCS[@]}"; do
+		kind=allowed
+		((i < ${#BLOCKED[@]})) && kind=blocked
+		pinger "${SRCS[$i]}" "$i" $((i % ncpu)) $kind &
+		PIDS+=($!)
+	done
+	flusher &
+	PIDS+=($!)
+	unloader &
+	PIDS+=($!)
+	local wpids=()
+	for ((w = 0; w < WRITERS; w++)); do
+		writer $w &
+		wpids+=($!)
+	done
+	wait "${wpids[@]}"
+	# Each writer ends with its final set: the pool removed, its set added.
+	for ((i = 0; i < 1024; i++)); do pool_addr $i; done | sort -u >"$TMP/pool"
+	rctl del --file "$TMP/pool" >/dev/null 2>"$TMP/final.err" || log_fail "removing the pool: $(cat "$TMP/final.err")"
+	for ((w = 0; w < WRITERS; w++)); do
+		final_set $w >"$TMP/final.$w"
+		rctl load "$TMP/final.$w" >/dev/null 2>>"$TMP/final.err" &
+		wpids+=($!)
+	done
+	wait "${wpids[@]:WRITERS}" || log_fail "re-adding the final sets: $(cat "$TMP/final.err")"
+	touch "$TMP/stop"
+	wait "${PIDS[@]}"
+	PIDS=()
+	local dur=$((SECONDS - t0))
+
+	# ---- verdicts ----
+	for ((w = 0; w < WRITERS; w++)); do
+		ops=$((ops + $(cat "$TMP/w$w.ops" 2>/dev/null || echo 0)))
+		[[ -s $TMP/w$w.bad ]] && log_fail "writer $w: $(head -n3 "$TMP/w$w.bad"): $(grep -v 'already present\|not present' "$TMP/w$w.err" | head -n3)"
+	done
+	[[ -s $TMP/flusher.bad ]] && log_fail "flusher: $(head -n3 "$TMP/flusher.bad"): $(head -n3 "$TMP/flusher.err")"
+	if [[ -s $TMP/rmmod.bad ]]; then
+		log_fail "$(head -n3 "$TMP/rmmod.bad")"
+	else
+		log_pass "rmmod refused $(cat "$TMP/rmmod.tries") times while in use"
+	fi
+	grep -q '^cuckoo_nf ' /proc/modules || log_fail "the module is gone"
+
+	for i in "${!SRCS[@]}"; do
+		s=${SRCS[$i]}
+		arrived=$(counter "$NS_R" netdev storm_in "c$i")
+		thru=$(counter "$NS_R" inet storm_thru "c$i")
+		if ((i < ${#BLOCKED[@]})); then
+			if is_v6 "$s"; then drop6=$((drop6 + arrived)); else drop4=$((drop4 + arrived)); fi
+			((arrived > 0)) || log_fail "blocked $s: no packet arrived"
+			((thru == 0)) && log_pass "blocked $s: 0 of $arrived packets got through" ||
+				log_fail "blocked $s: $thru of $arrived packets got through"
+		else
+			((arrived > 0)) || log_fail "allowed $s: no packet arrived"
+			((thru == arrived)) && log_pass "allowed $s: all $arrived packets got through" ||
+				log_fail "allowed $s: $((arrived - thru)) of $arrived packets lost"
+		fi
+	done
+	f=$(rctl stats -j)
+	if (($(jq .ipv4.dropped <<<"$f") == drop4 && $(jq .ipv6.dropped <<<"$f") == drop6)); then
+		log_pass "module dropped exactly the blocked arrivals ($drop4 IPv4, $drop6 IPv6)"
+	else
+		log_fail "module dropped $(jq .ipv4.dropped <<<"$f")/$(jq .ipv6.dropped <<<"$f"), blocked arrivals $drop4/$drop6"
+	fi
+
+	# The set equals the model.
+	{ printf '%s\n' "${BLOCKED[@]}"; cat "$TMP"/final.*; } | sort -u >"$TMP/model"
+	rctl list | sort >"$TMP/set"
+	if cmp -s "$TMP/model" "$TMP/set"; then
+		log_pass "the set equals the model ($(wc -l <"$TMP/set") entries)"
+	else
+		log_fail "the set differs from the model: $(diff "$TMP/model" "$TMP/set" | head -n 10 | tr '\n' ' ')"
+	fi
+	(( $(jq '.ipv4.entries + .ipv6.entries' <<<"$f") == $(wc -l <"$TMP/set") )) ||
+		log_fail "stats count $(jq '.ipv4.entries + .ipv6.entries' <<<"$f") entries, the dump $(wc -l <"$TMP/set")"
+	echo "# storm figures: ${dur}s, $ops writer operations, $(cat "$TMP/flusher.rounds") flush/netns rounds, $(cat "$TMP/rmmod.tries" 2>/dev/null) rmmod attempts, $((drop4 + drop6)) blocked packets all dropped, allowed packets all through"
+	return $ret
+}
+
+main
+exit $ret
