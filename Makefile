@@ -13,6 +13,7 @@
 #   make bench-vm       packet path vs nftables/ipset, core vs rhashtable, in a VM
 #   make demo           the module at work in a VM, step by step
 #   make check          deps, build, unit, lint, selftests; ends "N passed, N failed"
+#   make check-debug    the suite under a KASAN/lockdep/kmemleak kernel (slow)
 #   make install        module (+depmod), cuckooctl, man page, completion, uapi header
 #   make clean          (distclean also drops build/cache)
 #
@@ -41,7 +42,8 @@ VM_KVER = $$(selftests/vm/kver)
 KBUILD_OPTS = $(if $(W),W=$(W)) $(if $(C),C=$(C))
 
 .PHONY: all module userspace unit lint selftests bench demo check install \
-	clean distclean deps test-modules selftests-build vm-build bench-vm
+	clean distclean deps test-modules selftests-build vm-build bench-vm \
+	check-debug
 
 all: module userspace
 
@@ -90,6 +92,12 @@ demo: vm-build
 
 check:
 	scripts/check.sh
+
+# A debug kernel built once (cached in ~/.cache/cuckoo_nf), the whole suite
+# under it, kmemleak at the end.  Not part of check: it takes long.
+check-debug:
+	selftests/vm/deps.sh --debug
+	selftests/vm/debug-kernel.sh check
 
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) modules_install

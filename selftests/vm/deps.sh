@@ -88,6 +88,10 @@ extract_source() {
 	rmdir "$tmp"
 }
 
+# --debug: also what building the debug kernel needs (make check-debug).
+if [[ ${1:-} == --debug ]]; then
+	PKGS+=(bc bison flex libelf-dev libssl-dev)
+fi
 install_missing
 extract_source
 # Fail here, not halfway through a boot, if there is no usable VM kernel.
