@@ -101,7 +101,7 @@ check-debug:
 
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) modules_install
-	depmod -a $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
+	$(if $(DESTDIR),,depmod -a $(KVER))
 	install -D -m 755 build/cuckooctl $(DESTDIR)$(PREFIX)/sbin/cuckooctl
 	install -D -m 644 userspace/cuckooctl.8 $(DESTDIR)$(MANDIR)/man8/cuckooctl.8
 	install -D -m 644 userspace/cuckooctl.bash-completion \

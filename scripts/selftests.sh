@@ -14,6 +14,9 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LOG=$ROOT/build/selftests.log
 mkdir -p "$ROOT/build"
 
+# The whole suite needs more than one test's time (selftests/settings).
+export CNF_VM_TIMEOUT=${CNF_VM_TIMEOUT:-3600}
+
 set +e
 "$ROOT/selftests/vm/run" "$ROOT/selftests/run_tests.sh" "$@" 2>&1 | tee "$LOG"
 vmrc=${PIPESTATUS[0]}

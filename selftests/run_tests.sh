@@ -29,7 +29,7 @@ diag() {
 }
 
 run_one() {
-	local n=$1 name=$2 to=$3 rc
+	local n=$1 name=$2 to=$3 rc t0=$SECONDS
 	echo "# selftests: cuckoo_nf: $name"
 	if [[ ! -f ./$name ]]; then
 		echo "not ok $n selftests: cuckoo_nf: $name # not found (run make -C selftests)"
@@ -41,6 +41,7 @@ run_one() {
 		timeout -k 10 "$to" "./$name" 2>&1 | diag
 	fi
 	rc=${PIPESTATUS[0]}
+	echo "# $name: exit $rc after $((SECONDS - t0)) s"
 	case $rc in
 	0) echo "ok $n selftests: cuckoo_nf: $name" ;;
 	"$KSFT_SKIP") echo "ok $n selftests: cuckoo_nf: $name # SKIP" ;;
