@@ -121,10 +121,14 @@ static int report_batch_failure(const struct batch_op *op,
 	return ctl_exit_code(err);
 }
 
-/* Send in->addrs[off..off+count) in one call; exit code. */
+/*
+ * Send in->addrs[off..off+count) in one call: 0, or the positive errno with
+ * *failed set to the index of the refused entry (-1 when the kernel refused
+ * the call as a whole).
+ */
 static int send_one_batch(int fd, const struct batch_op *op,
 			  const struct ctl_input *in, size_t off, size_t count,
-			  struct batch_result *res)
+			  struct batch_result *res, long *failed)
 {
 	struct cnf_batch b;
 	int err;
@@ -138,10 +142,13 @@ static int send_one_batch(int fd, const struct batch_op *op,
 	res->applied += b.applied;
 	res->skipped += b.skipped;
 	if (!err)
-		return CTL_EXIT_OK;
-	if (b.error && b.done < count)
-		return report_batch_failure(op, in, off + b.done, -b.error, res);
-	return report_batch_failure(op, in, -1, err, res);
+		return 0;
+	if (b.error && b.done < count) {
+		*failed = off + b.done;
+		return -b.error;
+	}
+	*failed = -1;
+	return err;
 }
 
 static int send_batches(int fd, const struct batch_op *op,
@@ -149,20 +156,22 @@ static int send_batches(int fd, const struct batch_op *op,
 {
 	bool progress = want_progress(in->n);
 	size_t off, count;
-	int rc = CTL_EXIT_OK;
+	long failed;
+	int err = 0;
 
 	memset(res, 0, sizeof(*res));
-	for (off = 0; off < in->n; off += count) {
+	for (off = 0; off < in->n && !err; off += count) {
 		count = in->n - off < CTL_BATCH ? in->n - off : CTL_BATCH;
 		if (progress)
 			show_progress(op->cmd, off, in->n);
-		rc = send_one_batch(fd, op, in, off, count, res);
-		if (rc)
-			break;
+		err = send_one_batch(fd, op, in, off, count, res, &failed);
 	}
+	/* Clear the bar first: a message must not land on its line. */
 	if (progress)
 		clear_progress();
-	return rc;
+	if (err)
+		return report_batch_failure(op, in, failed, err, res);
+	return CTL_EXIT_OK;
 }
 
 static void print_summary(const struct batch_op *op,
