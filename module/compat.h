@@ -10,6 +10,7 @@
 
 #ifdef __KERNEL__
 #include <asm/byteorder.h>
+#include <linux/bitops.h>
 #include <linux/bottom_half.h>
 #include <linux/errno.h>
 #include <linux/in6.h>

@@ -278,10 +278,44 @@ static int cnf_bucket_find(const struct cnf_table *t, u32 bucket, const u32 *w)
 	return -1;
 }
 
+/*
+ * Buckets of 2- or 4-byte slots are tested 64 bits at a time.  These return
+ * the top bit of every zero lane of @x: (x - 1) & ~x per lane.  A borrow can
+ * also flag a lane above a zero lane, never one below: the lowest flag is
+ * exact, and so is "some lane is zero".
+ */
+static __always_inline u64 cnf_zero_lanes16(u64 x)
+{
+	const u64 ones = 0x0001000100010001ULL;
+
+	return (x - ones) & ~x & (ones << 15);
+}
+
+static __always_inline u64 cnf_zero_lanes32(u64 x)
+{
+	const u64 ones = 0x0000000100000001ULL;
+
+	return (x - ones) & ~x & (ones << 31);
+}
+
+/* First empty slot of @bucket, or -1.  Empty slots are all zero. */
 static int cnf_bucket_free_slot(const struct cnf_table *t, u32 bucket)
 {
+	const u64 *word = (const u64 *)t->slots;
 	unsigned int s;
+	u64 m;
 
+	switch (t->slot_bytes) {
+	case 2:
+		m = cnf_zero_lanes16(word[bucket]);
+		return m ? (int)(__ffs64(m) / 16) : -1;
+	case 4:
+		m = cnf_zero_lanes32(word[2 * (size_t)bucket]);
+		if (m)
+			return __ffs64(m) / 32;
+		m = cnf_zero_lanes32(word[2 * (size_t)bucket + 1]);
+		return m ? (int)(2 + __ffs64(m) / 32) : -1;
+	}
 	for (s = 0; s < CNF_BUCKET_SLOTS; s++)
 		if (cnf_slot_empty(t, bucket, s))
 			return s;
@@ -314,25 +348,15 @@ static void cnf_write_end(struct cnf_table *t)
 
 /* ---- lookup (readers) ---- */
 
-/*
- * Bucket tests of the readers, one per slot layout.  A 2- or 4-slot-wide
- * bucket is read as whole 64-bit words and tested for a lane equal to the
- * slot with the exact zero-lane test (v - 1) & ~v & high bits.
- */
+/* Bucket tests of the readers, one per slot layout: a lane equal to @v. */
 static __always_inline bool cnf_word_has16(u64 word, u32 v)
 {
-	const u64 ones = 0x0001000100010001ULL;
-	u64 x = word ^ (v * ones);
-
-	return (x - ones) & ~x & (ones << 15);
+	return cnf_zero_lanes16(word ^ (v * 0x0001000100010001ULL));
 }
 
 static __always_inline bool cnf_word_has32(u64 word, u32 v)
 {
-	const u64 ones = 0x0000000100000001ULL;
-	u64 x = word ^ (v * ones);
-
-	return (x - ones) & ~x & (ones << 31);
+	return cnf_zero_lanes32(word ^ (v * 0x0000000100000001ULL));
 }
 
 static __always_inline bool cnf_bucket16_has(const struct cnf_table *t,
@@ -582,22 +606,23 @@ static u16 cnf_path_apply(struct cnf_table *t, const struct cnf_path_node *path,
 	}
 }
 
-/* Put an absent key into @t's buckets; -ENOSPC when no path frees a slot. */
-static int cnf_table_insert(struct cnf_table *t, struct cnf_path_node *path,
-			    const struct cnf_key *key)
+/*
+ * Put an absent key, located at @p, into @t's buckets; -ENOSPC when no path
+ * frees a slot.
+ */
+static int cnf_table_insert_at(struct cnf_table *t,
+			       struct cnf_path_node *path, struct cnf_pos *p)
 {
 	int s = -1, leaf = -1, free_slot;
 	u32 bucket = 0;
-	struct cnf_pos p;
 	unsigned int i;
 
-	cnf_locate(t, key->family, &key->v6, &p);
 	for (i = 0; i < 2 && s < 0; i++) {
-		bucket = p.b[i];
+		bucket = p->b[i];
 		s = cnf_bucket_free_slot(t, bucket);
 	}
 	if (s < 0) {
-		leaf = cnf_path_find(t, path, &p, &free_slot);
+		leaf = cnf_path_find(t, path, p, &free_slot);
 		if (leaf < 0)
 			return -ENOSPC;
 	}
@@ -608,12 +633,40 @@ static int cnf_table_insert(struct cnf_table *t, struct cnf_path_node *path,
 		bucket = path[root].bucket;
 		s = path[root].slot;
 	}
-	if (bucket == p.b[1])
-		*cnf_tag_word(t, p.w) |= CNF_TAG_ALT;
-	cnf_slot_write(t, bucket, s, p.w);
+	if (bucket == p->b[1])
+		*cnf_tag_word(t, p->w) |= CNF_TAG_ALT;
+	cnf_slot_write(t, bucket, s, p->w);
 	cnf_write_end(t);
 	t->count++;
 	return 0;
+}
+
+static int cnf_table_insert(struct cnf_table *t, struct cnf_path_node *path,
+			    const struct cnf_key *key)
+{
+	struct cnf_pos p;
+
+	cnf_locate(t, key->family, &key->v6, &p);
+	return cnf_table_insert_at(t, path, &p);
+}
+
+/* Writer side: is @key, located at @p, in @t? */
+static bool cnf_table_holds(const struct cnf_table *t, const struct cnf_pos *p,
+			    const struct cnf_key *key)
+{
+	bool hit;
+
+	switch (t->slot_bytes) {
+	case 2:
+		hit = cnf_table_probe(t, 2, p);
+		break;
+	case 4:
+		hit = cnf_table_probe(t, 4, p);
+		break;
+	default:
+		hit = cnf_table_probe(t, CNF_V6_SLOT_BYTES, p);
+	}
+	return hit || (t->stash_n && cnf_stash_has(t, key->family, &key->v6));
 }
 
 static bool cnf_stash_put(struct cnf_table *t, const struct cnf_key *key)
@@ -785,8 +838,8 @@ static int cnf_family_check(const struct cnf_key *key)
 
 int cnf_filter_add(struct cnf_filter *f, const struct cnf_key *key)
 {
-	struct cnf_found at;
 	struct cnf_table *t;
+	struct cnf_pos p;
 	int err;
 
 	cnf_assert_held(&f->lock);
@@ -794,13 +847,16 @@ int cnf_filter_add(struct cnf_filter *f, const struct cnf_key *key)
 	if (err)
 		return err;
 	t = cnf_tab(f, key->family);
-	if (cnf_table_find(t, key, &at))
+	cnf_locate(t, key->family, &key->v6, &p);
+	if (cnf_table_holds(t, &p, key))
 		return -EEXIST;
 	/* Past the load limit, grow first; if that fails, any room will do. */
 	if (cnf_needs_growth(t, t->count + 1) &&
-	    !cnf_filter_rebuild(f, key->family, t->log + 1))
+	    !cnf_filter_rebuild(f, key->family, t->log + 1)) {
 		t = cnf_tab(f, key->family);
-	err = cnf_table_insert(t, f->path, key);
+		cnf_locate(t, key->family, &key->v6, &p);
+	}
+	err = cnf_table_insert_at(t, f->path, &p);
 	if (err != -ENOSPC)
 		return err;
 	err = cnf_filter_rebuild(f, key->family, t->log + 1);

@@ -37,6 +37,7 @@ typedef uint32_t __be32;
 #define __rcu
 #define __force
 #define noinline	__attribute__((noinline))
+#define __ffs64(x)	((unsigned int)__builtin_ctzll(x))
 #ifndef __always_inline
 #define __always_inline	inline __attribute__((always_inline))
 #endif
