@@ -8,7 +8,7 @@
 #   make userspace      cuckooctl, into build/
 #   make unit           host unit tests
 #   make lint           checkpatch --strict, sparse (C=2), W=1: zero warnings
-#   make selftests      the kselftest suite in a QEMU VM
+#   make selftests      the kselftest suite in a QEMU VM (TESTS="a.sh b" for some)
 #   make bench          userspace benchmarks
 #   make bench-vm       packet path vs nftables/ipset, core vs rhashtable, in a VM
 #   make demo           the module at work in a VM, step by step
@@ -82,7 +82,7 @@ lint: deps
 	scripts/lint.sh
 
 selftests: vm-build
-	scripts/selftests.sh
+	scripts/selftests.sh $(TESTS)
 
 bench-vm: vm-build
 	selftests/bench/bench-vm
