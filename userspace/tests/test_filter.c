@@ -173,9 +173,9 @@ TEST(smallest_table_fills_and_grows)
 static void fill_to_enospc(struct __test_metadata *_metadata,
 			   struct cnf_filter *f, struct cnf_model *m,
 			   struct cnf_rng *r, enum cnf_family fam,
-			   struct cnf_key *failed)
+			   struct cnf_key *failed, struct cnf_key *stashed)
 {
-	u64 tries;
+	u64 tries, nstash = cnf_t_stats(f).fam[fam].stashed, now;
 	int err = 0;
 
 	for (tries = 0; tries < 100 * MIN_CAPACITY && err != -ENOSPC;
@@ -188,9 +188,17 @@ static void fill_to_enospc(struct __test_metadata *_metadata,
 			ASSERT_TRUE(cnf_model_add(m, failed));
 		}
 		ASSERT_MATCHES(f, m);
+		/* An add that grew the stash put its own key there. */
+		now = cnf_t_stats(f).fam[fam].stashed;
+		if (!err && now > nstash) {
+			ASSERT_EQ(nstash + 1, now);
+			stashed[nstash] = *failed;
+		}
+		nstash = now;
 	}
 	ASSERT_EQ(-ENOSPC, err);
 	ASSERT_HASNT(f, failed);
+	ASSERT_EQ((u64)CNF_STASH_SLOTS, nstash);
 }
 
 TEST(limit_at_smallest_table_enospc)
@@ -200,8 +208,8 @@ TEST(limit_at_smallest_table_enospc)
 
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
 		struct cnf_filter *f = cnf_filter_create(0, NO_LIMIT);
+		struct cnf_key failed, k, stashed[CNF_STASH_SLOTS];
 		struct cnf_filter_stats st;
-		struct cnf_key failed, k;
 		struct cnf_model m;
 		u64 bytes, i;
 
@@ -210,7 +218,7 @@ TEST(limit_at_smallest_table_enospc)
 		bytes = cnf_t_bytes(f);
 		ASSERT_EQ(-EINVAL, cnf_t_set_limit(f, bytes - 1));
 		ASSERT_EQ(0, cnf_t_set_limit(f, bytes));
-		fill_to_enospc(_metadata, f, &m, &r, fam, &failed);
+		fill_to_enospc(_metadata, f, &m, &r, fam, &failed, stashed);
 		st = cnf_t_stats(f);
 		TH_LOG("%s: -ENOSPC at %llu entries (%llu stashed) of %llu slots",
 		       fam_name[fam], (unsigned long long)st.fam[fam].entries,
@@ -232,6 +240,20 @@ TEST(limit_at_smallest_table_enospc)
 			ASSERT_EQ(-ENOENT, cnf_t_del(f, &k));
 		}
 		ASSERT_MATCHES(f, &m);
+		/* Stashed keys: found, deletable, and re-addable into the stash. */
+		for (i = 0; i < CNF_STASH_SLOTS; i++) {
+			ASSERT_HAS(f, &stashed[i]);
+			ASSERT_EQ(-EEXIST, cnf_t_add(f, &stashed[i]));
+		}
+		ASSERT_EQ(0, cnf_t_del(f, &stashed[0]));
+		ASSERT_TRUE(cnf_model_del(&m, &stashed[0]));
+		ASSERT_HASNT(f, &stashed[0]);
+		ASSERT_EQ(-ENOENT, cnf_t_del(f, &stashed[0]));
+		ASSERT_EQ((u64)CNF_STASH_SLOTS - 1, cnf_t_stats(f).fam[fam].stashed);
+		ASSERT_MATCHES(f, &m);
+		add_ok(_metadata, f, &m, &stashed[0]);
+		ASSERT_EQ((u64)CNF_STASH_SLOTS, cnf_t_stats(f).fam[fam].stashed);
+		ASSERT_MATCHES(f, &m);
 		/* Raising the limit lets the failed key in, by growing. */
 		ASSERT_EQ(0, cnf_t_set_limit(f, NO_LIMIT));
 		add_ok(_metadata, f, &m, &failed);
@@ -250,13 +272,21 @@ TEST(full_table_delete_all)
 
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
 		struct cnf_filter *f = cnf_filter_create(0, NO_LIMIT);
-		struct cnf_key failed;
+		struct cnf_key failed, stashed[CNF_STASH_SLOTS];
 		struct cnf_model m;
+		int i;
 
 		ASSERT_NE(NULL, f);
 		cnf_model_init(&m, 4);
 		ASSERT_EQ(0, cnf_t_set_limit(f, cnf_t_bytes(f)));
-		fill_to_enospc(_metadata, f, &m, &r, fam, &failed);
+		fill_to_enospc(_metadata, f, &m, &r, fam, &failed, stashed);
+		/* The stash first, newest key first: the stash shrinks by one. */
+		for (i = CNF_STASH_SLOTS - 1; i >= 0; i--) {
+			ASSERT_EQ(0, cnf_t_del(f, &stashed[i]));
+			ASSERT_TRUE(cnf_model_del(&m, &stashed[i]));
+			ASSERT_EQ((u64)i, cnf_t_stats(f).fam[fam].stashed);
+			ASSERT_MATCHES(f, &m);
+		}
 		while (cnf_model_size(&m)) {
 			struct cnf_key k = *cnf_model_any(&m, &r);
 
@@ -267,8 +297,8 @@ TEST(full_table_delete_all)
 			ASSERT_MATCHES(f, &m);
 		}
 		ASSERT_EQ((u64)0, cnf_t_stats(f).fam[fam].stashed);
-		/* Empty again: the table takes as many keys as before. */
-		fill_to_enospc(_metadata, f, &m, &r, fam, &failed);
+		/* Empty again: it fills up to its stash as before. */
+		fill_to_enospc(_metadata, f, &m, &r, fam, &failed, stashed);
 		cnf_model_free(&m);
 		cnf_filter_destroy(f);
 	}
