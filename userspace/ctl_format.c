@@ -30,7 +30,7 @@ const char *ctl_format_bytes(uint64_t bytes, char *buf, size_t len)
 		return buf;
 	}
 	v /= 1024;
-	while (v >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+	while (v >= 1024 && u + 1 < ARRAY_SIZE(units)) {
 		v /= 1024;
 		u++;
 	}

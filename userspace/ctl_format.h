@@ -12,6 +12,10 @@
 #include <stdio.h>
 #include <linux/cuckoo_nf.h>
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
 /* Exit codes, part of the CLI contract (see cuckooctl(8)). */
 enum ctl_exit {
 	CTL_EXIT_OK = 0,

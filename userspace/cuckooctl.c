@@ -602,7 +602,7 @@ static const struct ctl_cmd commands[] = {
 	  "" },
 };
 
-#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+#define NCOMMANDS (ARRAY_SIZE(commands))
 
 static const struct ctl_cmd *find_cmd(const char *name)
 {

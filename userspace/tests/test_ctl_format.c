@@ -42,7 +42,7 @@ TEST(addr_canonical_text)
 	struct cnf_addr a;
 	size_t i;
 
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		a = addr_of(cases[i].family, cases[i].in);
 		EXPECT_STREQ(cases[i].out, ctl_format_addr(&a, buf, sizeof(buf)));
 	}
@@ -105,7 +105,7 @@ TEST(bytes_human)
 	char buf[32];
 	size_t i;
 
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
 		EXPECT_STREQ(cases[i].text,
 			     ctl_format_bytes(cases[i].v, buf, sizeof(buf)));
 }

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 
 #include "kselftest_harness.h"
+#include "ctl_format.h"
 #include "ctl_parse.h"
 
 static bool all_zero(const void *p, size_t n)
@@ -68,7 +69,7 @@ TEST(addr_rejects)
 	struct cnf_addr a;
 	size_t i;
 
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		memset(&a, 0xff, sizeof(a));
 		EXPECT_EQ(-EINVAL, ctl_parse_addr(bad[i], &a))
 			TH_LOG("accepted '%s'", bad[i]);
@@ -103,13 +104,13 @@ TEST(line_kinds)
 	struct cnf_addr a;
 	size_t i;
 
-	for (i = 0; i < sizeof(empty) / sizeof(empty[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(empty); i++)
 		EXPECT_EQ(CTL_LINE_EMPTY, parse_line(empty[i], &a))
 			TH_LOG("line '%s'", empty[i]);
-	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(good); i++)
 		EXPECT_EQ(CTL_LINE_ADDR, parse_line(good[i], &a))
 			TH_LOG("line '%s'", good[i]);
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
 		EXPECT_EQ(CTL_LINE_BAD, parse_line(bad[i], &a))
 			TH_LOG("line '%s'", bad[i]);
 }
@@ -238,7 +239,7 @@ TEST(size_rejects)
 	uint64_t v = 42;
 	size_t i;
 
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
 		EXPECT_EQ(-EINVAL, ctl_parse_size(bad[i], &v))
 			TH_LOG("accepted '%s'", bad[i]);
 	EXPECT_EQ(42, v);
