@@ -205,7 +205,7 @@ unloader() {
 }
 
 pinger() {
-	local src=$1 idx=$2 cpu=$3 fam=-4 dst=$DST4 w=() pin=()
+	local src=$1 cpu=$3 fam=-4 dst=$DST4 w=() pin=()
 	is_v6 "$src" && { fam=-6; dst=$DST6; }
 	[[ $4 == blocked ]] && w=(-W 1)
 	# busybox's taskset would run its own ip applet: the real one by path.
