@@ -272,6 +272,12 @@ test_load_bad_lines() {
 	check "del from stdin: none present" has_line "0 deleted, 6 not present, 3 bad lines" "$OUT"
 	expect_rc 2 "del --file with addresses exits 2" "$CTL" del --file "$f" 10.0.0.1
 	expect_rc 1 "load of a missing file exits 1" "$CTL" load "$TMP/nonexistent"
+	printf 'foo\nbar\n' >"$TMP/allbad"
+	expect_rc 3 "load of only bad lines exits 3" "$CTL" load "$TMP/allbad"
+	check "only bad lines: both reported" [ "$(grep -c ': line [12]: ' "$ERR")" = 2 ]
+	printf '# nothing\n\n' >"$TMP/empty"
+	expect_rc 0 "load of comments only is fine" "$CTL" load "$TMP/empty"
+	check "comments only: nothing added" has_line "0 added, 0 already present" "$OUT"
 }
 
 # At 1M, sorting under QEMU costs minutes; the set equality is shown by

@@ -200,7 +200,8 @@ static int run_file(const struct batch_op *op, const char *path, bool strict)
 	if (rc)
 		goto out;
 	report_bad_lines(op->cmd, &in);
-	if (strict && in.nbad) {
+	/* Only bad lines is the wrong file, not a blocklist with typos. */
+	if (in.nbad && (strict || !in.n)) {
 		ctl_err("%s: %zu bad %s, nothing changed", op->cmd, in.nbad,
 			plural(in.nbad, "line", "lines"));
 		rc = CTL_EXIT_BADINPUT;

@@ -576,7 +576,8 @@ static const struct ctl_cmd commands[] = {
 	  "Add the addresses of FILE (default: stdin), one per line; '#' starts\n"
 	  "a comment, blank lines are skipped.  Prints how many were added and\n"
 	  "how many were already present; each bad line is reported with its\n"
-	  "number and text and does not stop the others.\n\n"
+	  "number and text and does not stop the others (unless no line is\n"
+	  "good: then nothing is changed and the exit status is 3).\n\n"
 	  "  -s, --strict      any bad line: change nothing, exit 3\n" },
 	{ "list", cmd_list, "", "print the set, one address per line",
 	  "Print every address in the set, one per line, in a form 'load'\n"
