@@ -55,7 +55,10 @@ struct cnf_addr {
  *
  * Entries are processed in order and the batch stops at the first failure:
  * every entry before @done is applied (or skipped), none after it is.  The
- * struct is copied back in both cases and the call returns @error.
+ * call returns @error.  The struct is written back before the first entry
+ * is applied (-EFAULT and nothing changed if it cannot be) and again at the
+ * end, so after any call that got that far @done and @error are exact; a
+ * call refused before (bad flags, -E2BIG, -EPERM) leaves it untouched.
  */
 struct cnf_batch {
 	__u64	addrs;
@@ -102,7 +105,8 @@ enum cnf_mode {
  *             %CNF_CONFIG_MEM_LIMIT.
  * @mode:      enum cnf_mode.
  * @mem_limit: bytes the filter's tables may use; growth past it fails with
- *             -ENOSPC.  Below the bytes already in use: -EINVAL.
+ *             -ENOSPC.  Below the bytes already in use: -EINVAL.  ~0 sets
+ *             no limit.
  */
 struct cnf_config {
 	__u32	set;
