@@ -4,7 +4,8 @@
 # The debug kernel of `make check-debug`.
 #
 #   debug-kernel.sh build    build (or reuse) the kernel; print its build dir
-#   debug-kernel.sh check    build it, build cuckoo_nf.ko, cuckooctl and the
+#   debug-kernel.sh check [TEST...]
+#                            build it, build cuckoo_nf.ko, cuckooctl and the
 #                            selftests against it, run the whole suite in the
 #                            VM under it, then a kmemleak scan; any kernel
 #                            report (WARN, KASAN, UBSAN, lockdep, leak...)
@@ -144,7 +145,7 @@ check() {
 		CNF_TEST_FUZZ_CALLS=${CNF_FUZZ_CALLS:-1000000} \
 		CNF_TEST_STORM_ITERS=${CNF_TEST_STORM_ITERS:-40} \
 		CNF_TEST_TIMEOUT=${CNF_TEST_TIMEOUT:-3600} \
-		"$snap/selftests/vm/run" "$snap/selftests/vm/debug-suite.sh" 2>&1 |
+		"$snap/selftests/vm/run" "$snap/selftests/vm/debug-suite.sh" "$@" 2>&1 |
 		tee "$ROOT/build/check-debug.log"
 	rc=${PIPESTATUS[0]}
 	summarize "$ROOT/build/check-debug.log" "$rc"
@@ -168,6 +169,6 @@ summarize() {
 
 case ${1:-} in
 build) build_kernel ;;
-check) check ;;
-*) die "usage: debug-kernel.sh build|check" ;;
+check) shift; check "$@" ;;
+*) die "usage: debug-kernel.sh build | check [TEST...]" ;;
 esac

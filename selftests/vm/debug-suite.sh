@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # In the VM, under the debug kernel (selftests/vm/debug-kernel.sh check):
-# the whole selftest suite, then the module unloaded and a kmemleak scan.
+# the whole selftest suite (or the TESTs given), then the module unloaded and a kmemleak scan.
 # Any leak report fails the run; so does anything the harness finds in the
 # kernel log (WARN, KASAN, UBSAN, lockdep...; panic_on_warn=1 stops the VM
 # at the first WARN).
@@ -17,7 +17,7 @@ fi
 echo scan >$KL
 echo clear >$KL
 
-bash ./run_tests.sh
+bash ./run_tests.sh "$@"
 rc=$?
 
 if grep -q '^cuckoo_nf ' /proc/modules && ! rmmod cuckoo_nf; then
