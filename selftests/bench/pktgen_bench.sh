@@ -37,11 +37,14 @@
 #   CNF_TEST_BENCH_REPS     repetitions (default 5)
 #   CNF_TEST_BENCH_REPS_BIG repetitions at sizes >= 1000000 (default REPS)
 #   CNF_TEST_BENCH_PKTS     packets per sample (default 200000)
-#   CNF_TEST_BENCH_MODLOG   cnf_bench max_log: 20 = up to 1M, 24 = 16M
-#                           (default 24 with >= 1400 MB of RAM, else 20)
+#   CNF_TEST_BENCH_MODLOG   cnf_bench max_log: 20 = up to 1M (default),
+#                           24 = 16M too (needs ~1400 MB of RAM and adds
+#                           10+ minutes of TCG time)
 #   CNF_TEST_BENCH_MODOPS   cnf_bench lookups per run (default 1048576)
 #   CNF_TEST_BENCH_SKIP     words: "pkt" skips the packet path, "mod" the
 #                           test module
+# The address files come from bench-vm, in ../bench-data/SIZE/ (see
+# make_files).
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")" || exit 1
@@ -177,9 +180,9 @@ pkts() {
 	echo "count $n" >"$PG/s0"
 	echo "src_min $(ip4 "$base")" >"$PG/s0"
 	echo "src_max $(ip4 $((base + SIZE - 1)))" >"$PG/s0"
-	read -ra c0 < <(counters)
+	read -ra c0 <<<"$(counters)"
 	echo start >"$PG/pgctrl" || die "pktgen start"
-	read -ra c1 < <(counters)
+	read -ra c1 <<<"$(counters)"
 	while read -r line; do
 		[[ $line =~ ^Result:\ OK:\ ([0-9]+)\( ]] && usec=${BASH_REMATCH[1]}
 	done <"$PG/s0"
@@ -189,19 +192,27 @@ pkts() {
 
 # ---- contenders ----
 
-ADDRS=$D/addrs
+# Address files of a size: "addrs" (cuckooctl load), "nft" (nft -f),
+# "ipset" (ipset restore).  bench-vm writes them on the host (awk takes
+# minutes for 1M lines under TCG) and they arrive in $DATA/SIZE; made here
+# when missing.
+DATA=$PWD/../bench-data
 
 make_files() {
 	mkdir -p "$D"
-	dotted "$SIZE" "$BLOCK_BASE" >"$ADDRS"
+	F=$DATA/$SIZE
+	[[ -f $F/addrs && -f $F/nft && -f $F/ipset ]] && return
+	F=$D
+	log "size $SIZE: generating address files in the VM"
+	dotted "$SIZE" "$BLOCK_BASE" >"$F/addrs"
 	awk '{ a = a (NR % 1000 == 1 ? "" : ", ") $0 }
 	     NR % 1000 == 0 { print "add element ip bench blocked { " a " }"; a = "" }
 	     END { if (a != "") print "add element ip bench blocked { " a " }" }' \
-		"$ADDRS" >"$D/nft"
+		"$F/addrs" >"$F/nft"
 	{
 		echo "create blocked hash:ip family inet maxelem $((SIZE < 65536 ? 65536 : SIZE))"
-		sed 's/^/add blocked /' "$ADDRS"
-	} >"$D/ipset"
+		sed 's/^/add blocked /' "$F/addrs"
+	} >"$F/ipset"
 }
 
 # timed CMD...: run CMD quietly in the receiver's namespace, timed from
@@ -230,7 +241,7 @@ cuckoo_on() {
 	insmod "$CNF_KO" || die "insmod $CNF_KO"
 	sleep 1
 	m0=$(meminfo)
-	timed cuckooctl load "$ADDRS" || die "cuckooctl load"
+	timed cuckooctl load "$F/addrs" || die "cuckooctl load"
 	settle
 	m1=$(meminfo)
 	bytes=$(inns cuckooctl stats -j | jq '.ipv4.bytes')
@@ -249,7 +260,7 @@ nft_load() {
 	inns nft add set ip bench blocked '{ type ipv4_addr; }' || die "nft add set"
 	settle
 	m0=$(meminfo)
-	timed nft -f "$D/nft" || die "nft -f"
+	timed nft -f "$F/nft" || die "nft -f"
 	settle
 	m1=$(meminfo)
 	load_sample nft 0 "$m0" "$m1" null
@@ -276,7 +287,7 @@ ipset_load() {
 	modprobe ip_set_hash_ip || die "modprobe ip_set_hash_ip"
 	settle
 	m0=$(meminfo)
-	timed ipset restore <"$D/ipset" || die "ipset restore"
+	timed ipset restore <"$F/ipset" || die "ipset restore"
 	settle
 	m1=$(meminfo)
 	bytes=$(inns ipset list -t blocked | awk '/^Size in memory:/ { print $4 }')
@@ -308,7 +319,7 @@ measure() {
 			base=$PASS_BASE
 		fi
 		[[ $c == cuckoo ]] && d0=$(cuckoo_dropped)
-		read -ra r < <(pkts "$PKTS" "$base")
+		read -ra r <<<"$(pkts "$PKTS" "$base")"
 		((${#r[@]} == 3)) || die "no pktgen result for $c/$case"
 		usec=${r[0]} rx=${r[1]} fwd=${r[2]}
 		# Verdicts: with a filter, blocked packets never reach d0.
@@ -328,7 +339,6 @@ measure() {
 bench_size() {
 	local reps=$REPS rep c
 	((SIZE >= 1000000)) && reps=$REPS_BIG
-	log "size $SIZE: generating address files"
 	make_files
 	log "size $SIZE: nft -f"
 	nft_load
@@ -350,10 +360,8 @@ bench_size() {
 # ---- test module ----
 
 run_module() {
-	local memmb maxlog out
+	local maxlog=${CNF_TEST_BENCH_MODLOG:-20} out
 	[[ -f $BENCH_KO ]] || { log "no $BENCH_KO: test module skipped"; return; }
-	memmb=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
-	maxlog=${CNF_TEST_BENCH_MODLOG:-$((memmb >= 1400 ? 24 : 20))}
 	log "cnf_bench.ko max_log=$maxlog ops=$MODOPS"
 	dmesg -c >/dev/null
 	insmod "$BENCH_KO" max_log="$maxlog" ops="$MODOPS" ||
