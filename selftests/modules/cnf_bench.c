@@ -374,9 +374,12 @@ out:
 	return err;
 }
 
+/* 1K, 64K, 1M, 16M entries: as many of them as max_log allows. */
+static const unsigned int bench_logs[] = { 10, 16, 20, 24 };
+
 static int __init cnf_bench_init(void)
 {
-	unsigned int log;
+	unsigned int i;
 	int err;
 
 	if (max_log < BENCH_MIN_LOG || max_log > BENCH_MAX_LOG || !ops ||
@@ -388,9 +391,9 @@ static int __init cnf_bench_init(void)
 	pr_info("start: sizes 2^%u..2^%u, %u lookups x %u runs\n",
 		BENCH_MIN_LOG, max_log, ops, runs);
 	err = bench_size(BENCH_MIN_LOG, false);	/* warm-up */
-	/* 1K, 64K, 1M, 16M: every 6th power of two up to max_log. */
-	for (log = BENCH_MIN_LOG; log <= max_log && !err; log += 6)
-		err = bench_size(log, true);
+	for (i = 0; i < ARRAY_SIZE(bench_logs) && !err; i++)
+		if (bench_logs[i] <= max_log)
+			err = bench_size(bench_logs[i], true);
 	if (err) {
 		pr_err("failed: %d\n", err);
 		return err;
