@@ -34,9 +34,9 @@
 #
 # Environment (CNF_TEST_* reach the VM):
 #   CNF_TEST_BENCH_SIZES    set sizes (default "1000 100000 1000000")
-#   CNF_TEST_BENCH_REPS     repetitions (default 5)
-#   CNF_TEST_BENCH_REPS_BIG repetitions at sizes >= 1000000 (default REPS)
-#   CNF_TEST_BENCH_PKTS     packets per sample (default 200000)
+#   CNF_TEST_BENCH_REPS     repetitions (default 7)
+#   CNF_TEST_BENCH_REPS_BIG repetitions at sizes >= 1000000 (default 5)
+#   CNF_TEST_BENCH_PKTS     packets per sample (default 60000)
 #   CNF_TEST_BENCH_MODLOG   cnf_bench max_log: 20 = up to 1M (default),
 #                           24 = 16M too (needs ~1400 MB of RAM and adds
 #                           10+ minutes of TCG time)
@@ -50,9 +50,9 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")" || exit 1
 
 SIZES=${CNF_TEST_BENCH_SIZES:-1000 100000 1000000}
-REPS=${CNF_TEST_BENCH_REPS:-5}
-REPS_BIG=${CNF_TEST_BENCH_REPS_BIG:-$REPS}
-PKTS=${CNF_TEST_BENCH_PKTS:-200000}
+REPS=${CNF_TEST_BENCH_REPS:-7}
+REPS_BIG=${CNF_TEST_BENCH_REPS_BIG:-5}
+PKTS=${CNF_TEST_BENCH_PKTS:-60000}
 MODOPS=${CNF_TEST_BENCH_MODOPS:-1048576}
 SKIP=${CNF_TEST_BENCH_SKIP:-}
 CNF_KO=${CNF_KO:-/cnf/cuckoo_nf.ko}
