@@ -91,9 +91,9 @@ setup() (
 )
 
 # Filter counters per receiver namespace, "v4dropped v4matched v6dropped
-# v6matched", from the last reading: jq is slow to start in the emulated VM,
-# and between two pings only the pings change these counters.  Any cuckooctl
-# command in a namespace forgets its reading, in case it resets them.
+# v6matched", from the last reading: between two pings only the pings change
+# them.  Any cuckooctl command in a namespace forgets its reading, in case it
+# resets them.
 declare -A LAST
 
 ctl() {
@@ -103,9 +103,22 @@ ctl() {
 	ip netns exec "$ns" cuckooctl "$@"
 }
 
+# One jq for the whole test, fed each "stats -j" document in turn: starting
+# jq costs seconds in the emulated VM.
+start_jq() {
+	coproc JQ { jq --unbuffered -r \
+		'"\(.ipv4.dropped) \(.ipv4.matched) \(.ipv6.dropped) \(.ipv6.matched)"'; }
+}
+
+# read_counters NS: set COUNTERS to the namespace's filter counters.
 read_counters() {
-	ip netns exec "$1" cuckooctl stats -j |
-		jq -er '"\(.ipv4.dropped) \(.ipv4.matched) \(.ipv6.dropped) \(.ipv6.matched)"'
+	local json
+	COUNTERS=
+	json=$(ip netns exec "$1" cuckooctl stats -j) || return 1
+	printf '%s\n' "$json" >&"${JQ[1]}" || return 1
+	# The timeout only guards against a hang, it judges nothing.
+	read -r -t 120 COUNTERS <&"${JQ[0]}" || return 1
+	[[ $COUNTERS =~ ^[0-9]+\ [0-9]+\ [0-9]+\ [0-9]+$ ]]
 }
 
 # in_echos NS FAMILY: ICMP echo requests the namespace's stack received.
@@ -129,19 +142,24 @@ expect() {
 	local verdict=$1 rns=$2 src=$3 dst=$4 fam before after e0 e1 wait rc=0 ping_rc
 	local d0 m0 d1 m1
 	fam=$(family_of "$src")
-	before=${LAST[$rns]:-$(read_counters "$rns")} && e0=$(in_echos "$rns" "$fam") || {
-		log_test 1 "$verdict $src -> $dst: read counters"
-		return
-	}
+	before=${LAST[$rns]:-}
+	if [[ -z $before ]]; then
+		read_counters "$rns" || { log_test 1 "$verdict $src -> $dst: read counters"; return; }
+		before=$COUNTERS
+	fi
+	e0=$(in_echos "$rns" "$fam")
 	# A blocked ping only needs a short wait: it is judged on counters.
 	[[ $verdict == drop ]] && wait=1 || wait=10
 	ip netns exec "$S" ping -q -c "$NPINGS" -i 0.2 -W "$wait" -I "$src" "$dst" >/dev/null 2>&1
 	ping_rc=$?
-	after=$(read_counters "$rns") && e1=$(in_echos "$rns" "$fam") || {
-		log_test 1 "$verdict $src -> $dst: read counters"
-		return
-	}
+	read_counters "$rns" || { log_test 1 "$verdict $src -> $dst: read counters"; return; }
+	after=$COUNTERS
+	e1=$(in_echos "$rns" "$fam")
 	LAST[$rns]=$after
+	if [[ ! $e0 =~ ^[0-9]+$ || ! $e1 =~ ^[0-9]+$ ]]; then
+		log_test 1 "$verdict $src -> $dst: read ICMP counters"
+		return
+	fi
 	set -- $before
 	[[ $fam == ipv4 ]] && d0=$1 m0=$2 || d0=$3 m0=$4
 	set -- $after
@@ -225,6 +243,7 @@ test_monitor_mode() {
 
 skip_unless_ready
 trap cleanup EXIT
+start_jq
 if ! setup; then
 	echo "FAIL: setup"
 	exit 1
