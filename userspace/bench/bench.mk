@@ -1,0 +1,17 @@
+# SPDX-License-Identifier: GPL-2.0
+# Benchmark of the filter core (included by userspace/Makefile).
+#   make bench    build build/bench/bench_core with plain -O2 (portable, no
+#                 -march=native, no sanitizers whatever SAN says), run it:
+#                 a table on stdout, the same figures in build/bench/core.json
+BENCH_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Wno-unused-parameter \
+		-D_GNU_SOURCE -I$(TOP)/uapi -I$(TOP)/module \
+		-I$(TOP)/userspace/lib -Itests
+
+.PHONY: bench
+bench: $(B)/bench/bench_core
+	$< $(B)/bench/core.json
+
+$(B)/bench/bench_core: bench/bench_core.c tests/cnf_test.h $(CORE_SRCS) \
+		       $(CORE_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -o $@ $< $(CORE_SRCS) $(CORE_LIBS)

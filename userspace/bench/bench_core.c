@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Benchmark of the filter core on one core: for 1K, 64K, 1M and 16M random
+ * IPv4 addresses (and 1M IPv6), inserts/s into a table reserved for N and
+ * into one that grows from the smallest size, positive and negative
+ * lookups/s, deletes/s, the load reached just before the first growth, and
+ * bytes per entry.  Median of 5 runs, printed as a table and written as JSON
+ * (argv[1], default build/bench/core.json), with the goals of issue 3 beside
+ * the figures (not asserted: this is a measurement, not a test).
+ *
+ * Times are the benchmarking thread's CPU time (CLOCK_THREAD_CPUTIME_ID), so
+ * other load on a shared machine does not inflate them; caches are still
+ * shared.  Writers take the filter lock once per batch, readers one
+ * rcu_read_lock() section per batch of 1024 lookups (as a NAPI poll would).
+ * K and M are powers of two.
+ */
+#include <time.h>
+
+#include "cnf_test.h"
+
+#define NO_LIMIT	(1ULL << 40)
+#define RUNS		5
+#define MIN_LOOKUPS	(1u << 24)	/* per measurement, cycling the keys */
+#define MIN_INSERTS	(1u << 20)	/* per measurement, over several filters */
+#define RCU_BATCH	1024
+
+struct result {
+	const char *fam;
+	u64 n;
+	double ins_reserved, ins_grow;	/* per second */
+	double hit, miss;		/* lookups per second */
+	double del;			/* per second */
+	double load_before_growth;
+	double bytes_per_entry;		/* table reserved for n, holding n */
+	double bytes_per_entry_full;	/* at the load before growth */
+	u64 capacity;			/* of the reserved table */
+	u64 wrong;			/* lookups that gave a wrong answer */
+};
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(double *v)
+{
+	qsort(v, RUNS, sizeof(*v), cmp_double);
+	return v[RUNS / 2];
+}
+
+/* ---- keys: distinct, since the IPv4 mix is a bijection of the index ---- */
+static u32 mix32(u32 x)
+{
+	x ^= x >> 16;
+	x *= 0x7feb352d;
+	x ^= x >> 15;
+	x *= 0x846ca68b;
+	x ^= x >> 16;
+	return x;
+}
+
+/* Keys @first .. @first + n - 1 of the family's sequence. */
+static struct cnf_key *make_keys(enum cnf_family fam, u64 first, u64 n)
+{
+	struct cnf_key *k = malloc(n * sizeof(*k));
+	u64 i;
+
+	if (!k)
+		abort();
+	for (i = 0; i < n; i++) {
+		if (fam == CNF_V4)
+			k[i] = cnf_key4(mix32((u32)(first + i)));
+		else
+			k[i] = cnf_pool_key(CNF_V6, CNF_SHAPE_RANDOM, 0x6b,
+					    first + i);
+	}
+	return k;
+}
+
+/* ---- timed phases ---- */
+static double time_inserts(struct cnf_filter **f, unsigned int nf,
+			   const struct cnf_key *k, u64 n)
+{
+	double t0 = now();
+	unsigned int j;
+	u64 i;
+
+	for (j = 0; j < nf; j++) {
+		cnf_filter_lock(f[j]);
+		for (i = 0; i < n; i++)
+			if (cnf_filter_add(f[j], &k[i]))
+				abort();	/* distinct keys, no limit */
+		cnf_filter_unlock(f[j]);
+	}
+	return nf * n / (now() - t0);
+}
+
+static double time_deletes(struct cnf_filter **f, unsigned int nf,
+			   const struct cnf_key *k, u64 n)
+{
+	double t0 = now();
+	unsigned int j;
+	u64 i;
+
+	for (j = 0; j < nf; j++) {
+		cnf_filter_lock(f[j]);
+		for (i = 0; i < n; i++)
+			if (cnf_filter_del(f[j], &k[i]))
+				abort();
+		cnf_filter_unlock(f[j]);
+	}
+	return nf * n / (now() - t0);
+}
+
+/* Packed addresses, as the packet path has them: no struct cnf_key. */
+struct addrs {
+	u64 n;
+	__be32 *v4;
+	struct in6_addr *v6;
+};
+
+static struct addrs pack(const struct cnf_key *k, u64 n)
+{
+	struct addrs a = { .n = n };
+	u64 i;
+
+	if (k[0].family == CNF_V4) {
+		a.v4 = malloc(n * sizeof(*a.v4));
+		for (i = 0; i < n; i++)
+			a.v4[i] = k[i].v4;
+	} else {
+		a.v6 = malloc(n * sizeof(*a.v6));
+		for (i = 0; i < n; i++)
+			a.v6[i] = k[i].v6;
+	}
+	return a;
+}
+
+/* @total lookups cycling through @a; returns hits via @hits. */
+static u64 lookup_pass(const struct cnf_filter *f, const struct addrs *a,
+		       u64 total)
+{
+	u64 hits = 0, done = 0, i = 0, j;
+
+	while (done < total) {
+		rcu_read_lock();
+		for (j = 0; j < RCU_BATCH; j++) {
+			hits += a->v4 ? cnf_filter_lookup4(f, a->v4[i]) :
+					cnf_filter_lookup6(f, &a->v6[i]);
+			if (++i == a->n)
+				i = 0;
+		}
+		rcu_read_unlock();
+		done += RCU_BATCH;
+	}
+	return hits;
+}
+
+static double time_lookups(const struct cnf_filter *f, const struct addrs *a,
+			   bool present, u64 *wrong)
+{
+	u64 total = a->n > MIN_LOOKUPS ? a->n : MIN_LOOKUPS, hits;
+	double t0;
+
+	total = (total + RCU_BATCH - 1) / RCU_BATCH * RCU_BATCH;
+	lookup_pass(f, a, a->n < total ? a->n : total);	/* warm up */
+	t0 = now();
+	hits = lookup_pass(f, a, total);
+	t0 = total / (now() - t0);
+	*wrong += present ? total - hits : hits;
+	return t0;
+}
+
+static struct cnf_filter **filters(unsigned int nf, enum cnf_family fam,
+				   u64 reserve)
+{
+	struct cnf_filter **f = calloc(nf, sizeof(*f));
+	unsigned int j;
+
+	for (j = 0; j < nf; j++) {
+		f[j] = cnf_filter_create(0, NO_LIMIT);
+		if (!f[j] || (reserve && cnf_t_reserve(f[j], fam, reserve)))
+			abort();
+	}
+	return f;
+}
+
+static void filters_free(struct cnf_filter **f, unsigned int nf)
+{
+	unsigned int j;
+
+	for (j = 0; j < nf; j++)
+		cnf_filter_destroy(f[j]);
+	free(f);
+}
+
+/*
+ * Load just before the first growth: fill a table reserved for @n (no
+ * memory limit) with fresh keys until it grows; count and capacity of the
+ * add before.  Also bytes per entry at that fullest point.
+ */
+static void measure_load(enum cnf_family fam, u64 n, struct result *res)
+{
+	struct cnf_filter **fs = filters(1, fam, n), *f = fs[0];
+	struct cnf_filter_stats st, prev;
+	u64 i, grows;
+
+	cnf_filter_lock(f);
+	cnf_filter_stats(f, &st);
+	prev = st;
+	grows = st.fam[fam].grows;	/* reserve() counts as one */
+	for (i = 0; st.fam[fam].grows == grows; i++) {
+		struct cnf_key k = fam == CNF_V4 ?
+			cnf_key4(mix32((u32)(0x80000000u + i))) :
+			cnf_pool_key(CNF_V6, CNF_SHAPE_RANDOM, 0x77, i);
+
+		prev = st;
+		if (cnf_filter_add(f, &k))
+			abort();
+		cnf_filter_stats(f, &st);
+	}
+	cnf_filter_unlock(f);
+	res->load_before_growth = (double)prev.fam[fam].entries /
+				  prev.fam[fam].capacity;
+	res->bytes_per_entry_full = (double)prev.fam[fam].bytes /
+				    prev.fam[fam].entries;
+	filters_free(fs, 1);
+}
+
+static void bench_size(enum cnf_family fam, u64 n, struct result *res)
+{
+	struct cnf_key *keys = make_keys(fam, 0, n), *neg;
+	unsigned int nf = n >= MIN_INSERTS ? 1 : MIN_INSERTS / n, run;
+	double ins_r[RUNS], ins_g[RUNS], hit[RUNS], miss[RUNS], del[RUNS];
+	struct addrs pos_a, neg_a;
+
+	/* Negative keys: further along the same sequence, so distinct. */
+	neg = make_keys(fam, n, n);
+	pos_a = pack(keys, n);
+	neg_a = pack(neg, n);
+	memset(res, 0, sizeof(*res));
+	res->fam = fam == CNF_V4 ? "ipv4" : "ipv6";
+	res->n = n;
+	for (run = 0; run < RUNS; run++) {
+		struct cnf_filter **f = filters(nf, fam, n);
+		struct cnf_filter_stats st;
+
+		ins_r[run] = time_inserts(f, nf, keys, n);
+		hit[run] = time_lookups(f[0], &pos_a, true, &res->wrong);
+		miss[run] = time_lookups(f[0], &neg_a, false, &res->wrong);
+		st = cnf_t_stats(f[0]);
+		res->capacity = st.fam[fam].capacity;
+		res->bytes_per_entry = (double)st.fam[fam].bytes / n;
+		del[run] = time_deletes(f, nf, keys, n);
+		filters_free(f, nf);
+		f = filters(nf, fam, 0);
+		ins_g[run] = time_inserts(f, nf, keys, n);
+		filters_free(f, nf);
+	}
+	res->ins_reserved = median(ins_r);
+	res->ins_grow = median(ins_g);
+	res->hit = median(hit);
+	res->miss = median(miss);
+	res->del = median(del);
+	measure_load(fam, n, res);
+	free(pos_a.v4);
+	free(pos_a.v6);
+	free(neg_a.v4);
+	free(neg_a.v6);
+	free(keys);
+	free(neg);
+}
+
+/* ---- output ---- */
+static void cpu_model(char *buf, size_t len)
+{
+	FILE *fp = fopen("/proc/cpuinfo", "r");
+	char line[512];
+
+	snprintf(buf, len, "unknown");
+	while (fp && fgets(line, sizeof(line), fp)) {
+		char *v = strchr(line, ':');
+
+		if (strncmp(line, "model name", 10) || !v)
+			continue;
+		snprintf(buf, len, "%s", v + 2);
+		buf[strcspn(buf, "\n")] = 0;
+		break;
+	}
+	if (fp)
+		fclose(fp);
+}
+
+static const char *size_name(u64 n, char *buf)
+{
+	if (n >= 1 << 20)
+		sprintf(buf, "%lluM", (unsigned long long)(n >> 20));
+	else
+		sprintf(buf, "%lluK", (unsigned long long)(n >> 10));
+	return buf;
+}
+
+static void print_table(const struct result *r, unsigned int nr)
+{
+	unsigned int i;
+	char sz[16];
+
+	printf("%-5s %4s %10s %10s %10s %7s %10s %7s %10s %6s %6s %6s\n",
+	       "fam", "N", "ins/s res", "ins/s grow", "hit/s", "ns/hit",
+	       "miss/s", "ns/miss", "del/s", "load", "B/ent", "B/full");
+	for (i = 0; i < nr; i++)
+		printf("%-5s %4s %9.2fM %9.2fM %9.1fM %7.2f %9.1fM %7.2f %9.2fM %6.3f %6.2f %6.2f%s\n",
+		       r[i].fam, size_name(r[i].n, sz), r[i].ins_reserved / 1e6,
+		       r[i].ins_grow / 1e6, r[i].hit / 1e6, 1e9 / r[i].hit,
+		       r[i].miss / 1e6, 1e9 / r[i].miss, r[i].del / 1e6,
+		       r[i].load_before_growth, r[i].bytes_per_entry,
+		       r[i].bytes_per_entry_full,
+		       r[i].wrong ? "  WRONG ANSWERS" : "");
+}
+
+static const struct result *find(const struct result *r, unsigned int nr,
+				 const char *fam, u64 n)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		if (!strcmp(r[i].fam, fam) && r[i].n == n)
+			return &r[i];
+	return NULL;
+}
+
+/* The goals of issue 3, beside the figures; none is asserted. */
+static void print_goals(const struct result *r, unsigned int nr)
+{
+	const struct result *k64 = find(r, nr, "ipv4", 1 << 16),
+			    *m1 = find(r, nr, "ipv4", 1 << 20),
+			    *m16 = find(r, nr, "ipv4", 1 << 24);
+	double min_load = 1;
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		if (r[i].load_before_growth < min_load)
+			min_load = r[i].load_before_growth;
+	printf("\n%-40s %-14s %s\n", "goal (issue 3)", "target", "measured");
+	printf("%-40s %-14s %.3f (lowest of all sizes)\n",
+	       "load factor before growth", ">= 0.95", min_load);
+	if (k64)
+		printf("%-40s %-14s %.2f ns\n", "negative lookup, 64K IPv4",
+		       "< 10 ns", 1e9 / k64->miss);
+	if (m1) {
+		printf("%-40s %-14s hit %.1fM/s, miss %.1fM/s\n",
+		       "lookups, 1M IPv4", ">= 170M/s", m1->hit / 1e6,
+		       m1->miss / 1e6);
+		printf("%-40s %-14s reserved %.1fM/s, growing %.1fM/s\n",
+		       "inserts, 1M IPv4", ">= 30M/s", m1->ins_reserved / 1e6,
+		       m1->ins_grow / 1e6);
+		printf("%-40s %-14s %.2f reserved for 1M, %.2f at fullest\n",
+		       "bytes per entry, 1M IPv4 exact", "<= ~4",
+		       m1->bytes_per_entry, m1->bytes_per_entry_full);
+	}
+	if (m16)
+		printf("%-40s %-14s hit %.1fM/s, miss %.1fM/s\n",
+		       "lookups, 16M IPv4", ">= 50M/s", m16->hit / 1e6,
+		       m16->miss / 1e6);
+}
+
+static int write_json(const char *path, const char *cpu,
+		      const struct result *r, unsigned int nr)
+{
+	FILE *fp = fopen(path, "w");
+	unsigned int i;
+
+	if (!fp) {
+		perror(path);
+		return -1;
+	}
+	fprintf(fp, "{\"machine\":\"%s\",\"note\":\"figures from this run; CPU time of one thread, median of %d runs\",\n \"results\":[\n",
+		cpu, RUNS);
+	for (i = 0; i < nr; i++)
+		fprintf(fp, "  {\"family\":\"%s\",\"entries\":%llu,\"inserts_per_s_reserved\":%.0f,\"inserts_per_s_growing\":%.0f,\"hits_per_s\":%.0f,\"ns_per_hit\":%.3f,\"misses_per_s\":%.0f,\"ns_per_miss\":%.3f,\"deletes_per_s\":%.0f,\"load_before_growth\":%.4f,\"bytes_per_entry\":%.3f,\"bytes_per_entry_at_fullest\":%.3f,\"capacity\":%llu,\"wrong_answers\":%llu}%s\n",
+			r[i].fam, (unsigned long long)r[i].n, r[i].ins_reserved,
+			r[i].ins_grow, r[i].hit, 1e9 / r[i].hit, r[i].miss,
+			1e9 / r[i].miss, r[i].del, r[i].load_before_growth,
+			r[i].bytes_per_entry, r[i].bytes_per_entry_full,
+			(unsigned long long)r[i].capacity,
+			(unsigned long long)r[i].wrong, i + 1 < nr ? "," : "");
+	fprintf(fp, " ],\n \"goals\":{\"load_before_growth_min\":0.95,\"ns_per_miss_64k_max\":10,\"lookups_per_s_1m_min\":170e6,\"lookups_per_s_16m_min\":50e6,\"inserts_per_s_1m_min\":30e6,\"bytes_per_entry_1m_max\":4}}\n");
+	return fclose(fp);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct { enum cnf_family fam; u64 n; } sizes[] = {
+		{ CNF_V4, 1 << 10 }, { CNF_V4, 1 << 16 }, { CNF_V4, 1 << 20 },
+		{ CNF_V4, 1 << 24 }, { CNF_V6, 1 << 20 },
+	};
+	const unsigned int nr = sizeof(sizes) / sizeof(sizes[0]);
+	const char *json = argc > 1 ? argv[1] : "build/bench/core.json";
+	struct result res[sizeof(sizes) / sizeof(sizes[0])];
+	unsigned int i;
+	char cpu[256];
+
+	cpu_model(cpu, sizeof(cpu));
+	printf("cuckoo_nf filter core benchmark: %s\n", cpu);
+	printf("figures are from this run on this machine: one thread, CPU time, median of %d runs; K, M = 2^10, 2^20\n\n",
+	       RUNS);
+	cnf_user_seed_random(0xbe4c);	/* fixed table seeds */
+	rcu_register_thread();
+	for (i = 0; i < nr; i++) {
+		bench_size(sizes[i].fam, sizes[i].n, &res[i]);
+		fprintf(stderr, "  done: %s %llu\n", res[i].fam,
+			(unsigned long long)res[i].n);
+	}
+	rcu_unregister_thread();
+	print_table(res, nr);
+	print_goals(res, nr);
+	for (i = 0; i < nr; i++)
+		if (res[i].wrong)
+			printf("ERROR: %s %llu: %llu wrong lookup answers\n",
+			       res[i].fam, (unsigned long long)res[i].n,
+			       (unsigned long long)res[i].wrong);
+	if (write_json(json, cpu, res, nr))
+		return 1;
+	printf("\nJSON: %s\n", json);
+	return 0;
+}
