@@ -348,30 +348,27 @@ static void cnf_write_end(struct cnf_table *t)
 
 /* ---- lookup (readers) ---- */
 
-/* Bucket tests of the readers, one per slot layout: a lane equal to @v. */
-static __always_inline bool cnf_word_has16(u64 word, u32 v)
+/*
+ * Bucket tests of the readers, one per slot layout.  The IPv4 ones return
+ * the zero-lane mask of the bucket xor @v in every lane: non-zero when a slot
+ * holds @v.
+ */
+static __always_inline u64 cnf_bucket16_match(const struct cnf_table *t,
+					      u32 bucket, u32 v)
 {
+	u64 word = READ_ONCE(((const u64 *)t->slots)[bucket]);
+
 	return cnf_zero_lanes16(word ^ (v * 0x0001000100010001ULL));
 }
 
-static __always_inline bool cnf_word_has32(u64 word, u32 v)
-{
-	return cnf_zero_lanes32(word ^ (v * 0x0000000100000001ULL));
-}
-
-static __always_inline bool cnf_bucket16_has(const struct cnf_table *t,
-					     u32 bucket, u32 v)
-{
-	return cnf_word_has16(READ_ONCE(((const u64 *)t->slots)[bucket]), v);
-}
-
-static __always_inline bool cnf_bucket32_has(const struct cnf_table *t,
-					     u32 bucket, u32 v)
+static __always_inline u64 cnf_bucket32_match(const struct cnf_table *t,
+					      u32 bucket, u32 v)
 {
 	const u64 *b = (const u64 *)t->slots + 2 * (size_t)bucket;
+	u64 lanes = v * 0x0000000100000001ULL;
 
-	return cnf_word_has32(READ_ONCE(b[0]), v) |
-	       cnf_word_has32(READ_ONCE(b[1]), v);
+	return cnf_zero_lanes32(READ_ONCE(b[0]) ^ lanes) |
+	       cnf_zero_lanes32(READ_ONCE(b[1]) ^ lanes);
 }
 
 static __always_inline bool cnf_bucket6_has(const struct cnf_table *t,
@@ -403,10 +400,11 @@ static __always_inline bool cnf_table_probe(const struct cnf_table *t,
 		return cnf_bucket6_has(t, p->b[0], p->w, 0) ||
 		       cnf_bucket6_has(t, p->b[1], p->w, CNF_TAG_ALT);
 	if (width == 2)
-		return cnf_bucket16_has(t, p->b[0], p->w[0]) |
-		       cnf_bucket16_has(t, p->b[1], p->w[0] | CNF_TAG_ALT);
-	return cnf_bucket32_has(t, p->b[0], p->w[0]) |
-	       cnf_bucket32_has(t, p->b[1], p->w[0] | CNF_TAG_ALT);
+		return (cnf_bucket16_match(t, p->b[0], p->w[0]) |
+			cnf_bucket16_match(t, p->b[1],
+					   p->w[0] | CNF_TAG_ALT)) != 0;
+	return (cnf_bucket32_match(t, p->b[0], p->w[0]) |
+		cnf_bucket32_match(t, p->b[1], p->w[0] | CNF_TAG_ALT)) != 0;
 }
 
 static noinline bool cnf_stash_has(const struct cnf_table *t,
@@ -473,6 +471,48 @@ bool cnf_filter_contains(const struct cnf_filter *f, const struct cnf_key *key)
 bool cnf_filter_lookup4(const struct cnf_filter *f, __be32 addr)
 {
 	return cnf_table_has4(rcu_dereference(f->tab[CNF_V4]), &addr);
+}
+
+/*
+ * A group of keys is located and its buckets prefetched before any is
+ * probed, so that the cache misses of a large table overlap.
+ */
+static __always_inline void cnf_lookup4_batch_as(const struct cnf_table *t,
+						 unsigned int width,
+						 const __be32 *addrs,
+						 unsigned int n, bool *hits)
+{
+	struct cnf_pos p[CNF_LOOKUP_BATCH];
+	unsigned int i, seq;
+
+	for (i = 0; i < n; i++) {
+		cnf_locate(t, CNF_V4, &addrs[i], &p[i]);
+		prefetch(t->slots + (size_t)p[i].b[0] * CNF_BUCKET_SLOTS * width);
+		prefetch(t->slots + (size_t)p[i].b[1] * CNF_BUCKET_SLOTS * width);
+	}
+	for (i = 0; i < n; i++) {
+		do {
+			seq = read_seqcount_begin(&t->seq);
+			hits[i] = cnf_table_probe(t, width, &p[i]) ||
+				  (unlikely(READ_ONCE(t->stash_n)) &&
+				   cnf_stash_has(t, CNF_V4, &addrs[i]));
+		} while (read_seqcount_retry(&t->seq, seq));
+	}
+}
+
+void cnf_filter_lookup4_batch(const struct cnf_filter *f, const __be32 *addrs,
+			      unsigned int n, bool *hits)
+{
+	const struct cnf_table *t = rcu_dereference(f->tab[CNF_V4]);
+	unsigned int i, step;
+
+	for (i = 0; i < n; i += step) {
+		step = min_t(unsigned int, n - i, CNF_LOOKUP_BATCH);
+		if (t->slot_bytes == 2)
+			cnf_lookup4_batch_as(t, 2, addrs + i, step, hits + i);
+		else
+			cnf_lookup4_batch_as(t, 4, addrs + i, step, hits + i);
+	}
 }
 
 bool cnf_filter_lookup6(const struct cnf_filter *f, const struct in6_addr *addr)

@@ -41,7 +41,7 @@ struct cnf_table_stats {
 	u64 entries;		/* keys stored, stash included */
 	u64 capacity;		/* slots in the table */
 	u64 bytes;		/* memory the table uses */
-	u64 grows;		/* rebuilds at a larger size */
+	u64 grows;		/* rebuilds at a larger size, reserve() too */
 	u64 stashed;		/* keys in the stash */
 };
 
@@ -89,5 +89,12 @@ bool cnf_filter_lookup6(const struct cnf_filter *f,
 			const struct in6_addr *addr);
 bool cnf_filter_contains(const struct cnf_filter *f,
 			 const struct cnf_key *key);
+/*
+ * Many IPv4 lookups at once: hits[i] for addrs[i].  Overlaps the memory
+ * latency of up to CNF_LOOKUP_BATCH keys: for tables larger than the caches.
+ */
+#define CNF_LOOKUP_BATCH	8
+void cnf_filter_lookup4_batch(const struct cnf_filter *f, const __be32 *addrs,
+			      unsigned int n, bool *hits);
 
 #endif /* _CNF_FILTER_H */
