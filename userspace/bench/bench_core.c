@@ -29,6 +29,7 @@ struct result {
 	u64 n;
 	double ins_reserved, ins_grow;	/* per second */
 	double hit, miss;		/* lookups per second */
+	double bhit, bmiss;		/* batched lookups (IPv4), per second */
 	double del;			/* per second */
 	double load_before_growth;
 	double bytes_per_entry;		/* table reserved for n, holding n */
@@ -166,16 +167,38 @@ static u64 lookup_pass(const struct cnf_filter *f, const struct addrs *a,
 	return hits;
 }
 
-static double time_lookups(const struct cnf_filter *f, const struct addrs *a,
-			   bool present, u64 *wrong)
+/* The same through cnf_filter_lookup4_batch(), RCU_BATCH keys a call. */
+static u64 lookup_pass_batched(const struct cnf_filter *f,
+			       const struct addrs *a, u64 total)
 {
+	u64 hits = 0, done = 0, i = 0, j, step;
+	bool found[RCU_BATCH];
+
+	while (done < total) {
+		step = a->n - i < RCU_BATCH ? a->n - i : RCU_BATCH;
+		rcu_read_lock();
+		cnf_filter_lookup4_batch(f, a->v4 + i, step, found);
+		rcu_read_unlock();
+		for (j = 0; j < step; j++)
+			hits += found[j];
+		i = i + step == a->n ? 0 : i + step;
+		done += step;
+	}
+	return hits;
+}
+
+static double time_lookups(const struct cnf_filter *f, const struct addrs *a,
+			   bool present, bool batched, u64 *wrong)
+{
+	u64 (*pass)(const struct cnf_filter *f, const struct addrs *a,
+		    u64 total) = batched ? lookup_pass_batched : lookup_pass;
 	u64 total = a->n > MIN_LOOKUPS ? a->n : MIN_LOOKUPS, hits;
 	double t0;
 
 	total = (total + RCU_BATCH - 1) / RCU_BATCH * RCU_BATCH;
-	lookup_pass(f, a, a->n < total ? a->n : total);	/* warm up */
+	pass(f, a, a->n < total ? a->n : total);	/* warm up */
 	t0 = now();
-	hits = lookup_pass(f, a, total);
+	hits = pass(f, a, total);
 	t0 = total / (now() - t0);
 	*wrong += present ? total - hits : hits;
 	return t0;
@@ -242,6 +265,7 @@ static void bench_size(enum cnf_family fam, u64 n, struct result *res)
 	struct cnf_key *keys = make_keys(fam, 0, n), *neg;
 	unsigned int nf = n >= MIN_INSERTS ? 1 : MIN_INSERTS / n, run;
 	double ins_r[RUNS], ins_g[RUNS], hit[RUNS], miss[RUNS], del[RUNS];
+	double bhit[RUNS] = { 0 }, bmiss[RUNS] = { 0 };
 	struct addrs pos_a, neg_a;
 
 	/* Negative keys: further along the same sequence, so distinct. */
@@ -256,8 +280,15 @@ static void bench_size(enum cnf_family fam, u64 n, struct result *res)
 		struct cnf_filter_stats st;
 
 		ins_r[run] = time_inserts(f, nf, keys, n);
-		hit[run] = time_lookups(f[0], &pos_a, true, &res->wrong);
-		miss[run] = time_lookups(f[0], &neg_a, false, &res->wrong);
+		hit[run] = time_lookups(f[0], &pos_a, true, false, &res->wrong);
+		miss[run] = time_lookups(f[0], &neg_a, false, false,
+					 &res->wrong);
+		if (fam == CNF_V4) {
+			bhit[run] = time_lookups(f[0], &pos_a, true, true,
+						 &res->wrong);
+			bmiss[run] = time_lookups(f[0], &neg_a, false, true,
+						  &res->wrong);
+		}
 		st = cnf_t_stats(f[0]);
 		res->capacity = st.fam[fam].capacity;
 		res->bytes_per_entry = (double)st.fam[fam].bytes / n;
@@ -271,6 +302,8 @@ static void bench_size(enum cnf_family fam, u64 n, struct result *res)
 	res->ins_grow = median(ins_g);
 	res->hit = median(hit);
 	res->miss = median(miss);
+	res->bhit = median(bhit);
+	res->bmiss = median(bmiss);
 	res->del = median(del);
 	measure_load(fam, n, res);
 	free(pos_a.v4);
@@ -315,14 +348,16 @@ static void print_table(const struct result *r, unsigned int nr)
 	unsigned int i;
 	char sz[16];
 
-	printf("%-5s %4s %10s %10s %10s %7s %10s %7s %10s %6s %6s %6s\n",
+	printf("%-5s %4s %10s %10s %10s %7s %10s %7s %10s %10s %10s %6s %6s %6s\n",
 	       "fam", "N", "ins/s res", "ins/s grow", "hit/s", "ns/hit",
-	       "miss/s", "ns/miss", "del/s", "load", "B/ent", "B/full");
+	       "miss/s", "ns/miss", "batch hit", "batch miss", "del/s",
+	       "load", "B/ent", "B/full");
 	for (i = 0; i < nr; i++)
-		printf("%-5s %4s %9.2fM %9.2fM %9.1fM %7.2f %9.1fM %7.2f %9.2fM %6.3f %6.2f %6.2f%s\n",
+		printf("%-5s %4s %9.2fM %9.2fM %9.1fM %7.2f %9.1fM %7.2f %9.1fM %9.1fM %9.2fM %6.3f %6.2f %6.2f%s\n",
 		       r[i].fam, size_name(r[i].n, sz), r[i].ins_reserved / 1e6,
 		       r[i].ins_grow / 1e6, r[i].hit / 1e6, 1e9 / r[i].hit,
-		       r[i].miss / 1e6, 1e9 / r[i].miss, r[i].del / 1e6,
+		       r[i].miss / 1e6, 1e9 / r[i].miss, r[i].bhit / 1e6,
+		       r[i].bmiss / 1e6, r[i].del / 1e6,
 		       r[i].load_before_growth, r[i].bytes_per_entry,
 		       r[i].bytes_per_entry_full,
 		       r[i].wrong ? "  WRONG ANSWERS" : "");
@@ -358,9 +393,9 @@ static void print_goals(const struct result *r, unsigned int nr)
 		printf("%-40s %-14s %.2f ns\n", "negative lookup, 64K IPv4",
 		       "< 10 ns", 1e9 / k64->miss);
 	if (m1) {
-		printf("%-40s %-14s hit %.1fM/s, miss %.1fM/s\n",
+		printf("%-40s %-14s hit %.1fM/s, miss %.1fM/s; batched %.1fM/s, %.1fM/s\n",
 		       "lookups, 1M IPv4", ">= 170M/s", m1->hit / 1e6,
-		       m1->miss / 1e6);
+		       m1->miss / 1e6, m1->bhit / 1e6, m1->bmiss / 1e6);
 		printf("%-40s %-14s reserved %.1fM/s, growing %.1fM/s\n",
 		       "inserts, 1M IPv4", ">= 30M/s", m1->ins_reserved / 1e6,
 		       m1->ins_grow / 1e6);
@@ -369,9 +404,9 @@ static void print_goals(const struct result *r, unsigned int nr)
 		       m1->bytes_per_entry, m1->bytes_per_entry_full);
 	}
 	if (m16)
-		printf("%-40s %-14s hit %.1fM/s, miss %.1fM/s\n",
+		printf("%-40s %-14s hit %.1fM/s, miss %.1fM/s; batched %.1fM/s, %.1fM/s\n",
 		       "lookups, 16M IPv4", ">= 50M/s", m16->hit / 1e6,
-		       m16->miss / 1e6);
+		       m16->miss / 1e6, m16->bhit / 1e6, m16->bmiss / 1e6);
 }
 
 static int write_json(const char *path, const char *cpu,
@@ -387,10 +422,11 @@ static int write_json(const char *path, const char *cpu,
 	fprintf(fp, "{\"machine\":\"%s\",\"note\":\"figures from this run; CPU time of one thread, median of %d runs\",\n \"results\":[\n",
 		cpu, RUNS);
 	for (i = 0; i < nr; i++)
-		fprintf(fp, "  {\"family\":\"%s\",\"entries\":%llu,\"inserts_per_s_reserved\":%.0f,\"inserts_per_s_growing\":%.0f,\"hits_per_s\":%.0f,\"ns_per_hit\":%.3f,\"misses_per_s\":%.0f,\"ns_per_miss\":%.3f,\"deletes_per_s\":%.0f,\"load_before_growth\":%.4f,\"bytes_per_entry\":%.3f,\"bytes_per_entry_at_fullest\":%.3f,\"capacity\":%llu,\"wrong_answers\":%llu}%s\n",
+		fprintf(fp, "  {\"family\":\"%s\",\"entries\":%llu,\"inserts_per_s_reserved\":%.0f,\"inserts_per_s_growing\":%.0f,\"hits_per_s\":%.0f,\"ns_per_hit\":%.3f,\"misses_per_s\":%.0f,\"ns_per_miss\":%.3f,\"batched_hits_per_s\":%.0f,\"batched_misses_per_s\":%.0f,\"deletes_per_s\":%.0f,\"load_before_growth\":%.4f,\"bytes_per_entry\":%.3f,\"bytes_per_entry_at_fullest\":%.3f,\"capacity\":%llu,\"wrong_answers\":%llu}%s\n",
 			r[i].fam, (unsigned long long)r[i].n, r[i].ins_reserved,
 			r[i].ins_grow, r[i].hit, 1e9 / r[i].hit, r[i].miss,
-			1e9 / r[i].miss, r[i].del, r[i].load_before_growth,
+			1e9 / r[i].miss, r[i].bhit, r[i].bmiss, r[i].del,
+			r[i].load_before_growth,
 			r[i].bytes_per_entry, r[i].bytes_per_entry_full,
 			(unsigned long long)r[i].capacity,
 			(unsigned long long)r[i].wrong, i + 1 < nr ? "," : "");
