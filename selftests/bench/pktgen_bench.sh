@@ -95,10 +95,12 @@ meminfo() {
 	     /^MemFree:/ { f = $2 } END { print s, v, f }' /proc/meminfo
 }
 
-# Let RCU-deferred frees finish before memory is read.
+# Let RCU-deferred frees finish before memory is read: kvfree_rcu() (the
+# filter's replaced tables) batches for up to 5 s in 6.1 before its grace
+# period even starts.
 settle() {
 	sync
-	sleep 2
+	sleep 7
 }
 
 # ip4 X: address X (a number) in dotted form.
