@@ -79,10 +79,10 @@ vm-build: deps
 	$(MAKE) selftests-build
 
 lint: deps
-	scripts/lint.sh
+	selftests/vm/lint.sh
 
 selftests: vm-build
-	scripts/selftests.sh $(TESTS)
+	selftests/vm/selftests.sh $(TESTS)
 
 bench-vm: vm-build
 	selftests/bench/bench-vm
@@ -91,7 +91,7 @@ demo: vm-build
 	selftests/vm/run selftests/demo.sh
 
 check:
-	scripts/check.sh
+	selftests/vm/check.sh
 
 # A debug kernel built once (cached in ~/.cache/cuckoo_nf), the whole suite
 # under it, kmemleak at the end.  Not part of check: it takes long.

@@ -151,7 +151,7 @@ check() {
 	summarize "$ROOT/build/check-debug.log" "$rc"
 }
 
-# KTAP totals of the log, like scripts/selftests.sh; a VM failure (kernel
+# KTAP totals of the log, like selftests/vm/selftests.sh; a VM failure (kernel
 # report, kmemleak, panic, timeout) is a failure even when every test passed.
 summarize() {
 	local log=$1 rc=$2 pass skip fail

@@ -10,7 +10,7 @@
 # the line before.  Logs are in build/check/.
 set -uo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 LOGS=$ROOT/build/check
 cd "$ROOT" || exit 1
 mkdir -p "$LOGS"
@@ -73,7 +73,7 @@ stage_lint() {
 
 stage_selftests() {
 	local line p f s names
-	run_stage selftests scripts/selftests.sh
+	run_stage selftests selftests/vm/selftests.sh
 	line=$(grep -E '^selftests: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$LOGS/selftests.log" | tail -n1)
 	if [[ -z $line ]]; then
 		FAIL=$((FAIL + 1))

@@ -12,7 +12,7 @@
 # KVER is given.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 CHECKPATCH=$ROOT/build/cache/linux-source-6.1/scripts/checkpatch.pl
 LINT=$ROOT/build/lint
 cd "$ROOT"

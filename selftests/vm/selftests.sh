@@ -10,7 +10,7 @@
 # count as failures.  Exits non-zero when anything failed.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 LOG=$ROOT/build/selftests.log
 mkdir -p "$ROOT/build"
 
