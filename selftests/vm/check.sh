@@ -44,7 +44,7 @@ stage_unit() {
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$LOGS/unit.log" | tail -n1)
 	p=$(sed -nE 's/^([0-9]+) passed.*/\1/p' <<<"$line")
 	f=$(sed -nE 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/p' <<<"$line")
-	s=$(sed -nE 's/^\(([0-9]+) of the passed tests were skipped\).*/\1/p' "$LOGS/unit.log" | tail -n1)
+	s=$(sed -nE 's/^[0-9]+ passed, [0-9]+ failed, ([0-9]+) skipped$/\1/p' <<<"$line")
 	p=${p:-0} f=${f:-0} s=${s:-0}
 	if [[ -z $line ]]; then
 		f=1

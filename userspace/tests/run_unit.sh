@@ -3,7 +3,8 @@
 # Runs each unit test binary given as an argument and sums the kselftest
 # "# Totals: pass:N fail:N xfail:N xpass:N skip:N error:N" lines.  A binary
 # that exits non-zero without reporting a failure (crash, sanitizer abort,
-# no Totals line) counts as one failed test.  Last line: "N passed, N failed".
+# no Totals line) counts as one failed test.  Last line: "N passed, N failed",
+# with ", N skipped" when any was skipped (counted in neither).
 pass=0 fail=0 skip=0
 
 # The count after " NAME:" in $totals (a space before it: not xpass/xfail).
@@ -28,6 +29,9 @@ for t in "$@"; do
 	fi
 	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
 done
-[ "$skip" -eq 0 ] || echo "($skip skipped, counted in neither)"
-echo "$pass passed, $fail failed"
+if [ "$skip" -eq 0 ]; then
+	echo "$pass passed, $fail failed"
+else
+	echo "$pass passed, $fail failed, $skip skipped"
+fi
 [ "$fail" -eq 0 ]
