@@ -82,21 +82,33 @@ src_idx() {
 # named counters.
 read_counters() {
 	local -n arr=$1
-	local name n
-	while read -r name n; do
-		arr[$name]=$n
-	done < <(ip netns exec "$2" nft -j list table "$3" "$4" |
-		jq -r '.nftables[] | select(.counter) | "\(.counter.name) \(.counter.packets)"')
+	local line name=
+	while read -r line; do
+		if [[ $line =~ ^counter\ ([a-z_0-9]+)\ \{ ]]; then
+			name=${BASH_REMATCH[1]}
+		elif [[ -n $name && $line =~ ^packets\ ([0-9]+) ]]; then
+			arr[$name]=${BASH_REMATCH[1]}
+			name=
+		fi
+	done < <(ip netns exec "$2" nft list table "$3" "$4")
 }
 
-stat_of() { jq -r "$1" <<<"$STATS"; }
+# stat_of PATH: .mode or .ipvN.KEY of $STATS (`cuckooctl stats -j`).
+stat_of() {
+	local re p=${1#.}
+	case $1 in
+	.mode) re='"mode":"([a-z]+)"' ;;
+	*) re="\"${p%%.*}\":\\{[^}]*\"${p#*.}\":([0-9.]+)" ;;
+	esac
+	[[ $STATS =~ $re ]] && echo "${BASH_REMATCH[1]}"
+}
 
 check_requirements() {
 	local t
 	[[ $(id -u) == 0 ]] || skip "must run as root"
 	[[ -c /dev/cuckoo_nf ]] || skip "/dev/cuckoo_nf missing (module not loaded)"
 	command -v cuckooctl >/dev/null || skip "cuckooctl not on PATH"
-	for t in ip nft jq ping awk; do
+	for t in ip nft ping awk; do
 		command -v $t >/dev/null || skip "$t not found"
 	done
 	modprobe -q veth 2>/dev/null
