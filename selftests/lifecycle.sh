@@ -1,0 +1,649 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Lifecycle: load, unload and reload the module under traffic.
+#
+# The script inserts and removes the module itself, from $CNF_KO.  It works
+# whether or not the module is loaded when it starts (the VM harness inserts
+# it unless run with --no-insmod): a loaded module is removed first, and the
+# module is left loaded at the end, with default parameters.
+#
+#  1. ITER times, with a ping flood from a blocked and an allowed source
+#     (IPv4 and IPv6) running throughout: insmod; the namespace's filter is
+#     empty and traffic passes; add sources, they are dropped; rmmod under
+#     the flood; traffic passes with no module.  No packet of the allowed
+#     flood is ever dropped.
+#  2. rmmod while /dev/cuckoo_nf is open (a shell's fd, and a `cuckooctl
+#     load` of a large file stopped inside its batches and running): it fails
+#     with "in use" (EBUSY) and the load completes; rmmod succeeds after.
+#  3. Network namespaces created and destroyed while the module is loaded
+#     and traffic flows in them (pernet init/exit), with a device fd holding
+#     a deleted namespace; then insmod/rmmod while namespaces come and go.
+# Kernel WARN/oops/leak reports are caught by the harness's kernel log scan.
+# Everything is asserted with counters and state, never timing.
+
+ksft_skip=4
+ret=0
+
+ITER=${CNF_TEST_LIFECYCLE_ITER:-20}		# load/unload rounds (1)
+NS_ITER=${CNF_TEST_LIFECYCLE_NS_ITER:-10}	# namespace rounds (3)
+NS_CHURN=${CNF_TEST_LIFECYCLE_NS_CHURN:-60}	# namespaces made during insmod/rmmod
+MOD_CYCLES=${CNF_TEST_LIFECYCLE_MOD_CYCLES:-10}	# insmod/rmmod under namespace churn
+BIG=${CNF_TEST_LIFECYCLE_BIG:-500000}		# addresses in the big load (2)
+INTERVAL=${CNF_TEST_LIFECYCLE_INTERVAL:-0.01}	# flood ping -i
+CNF_KO=${CNF_KO:-/cnf/cuckoo_nf.ko}
+
+NS_S=cnf-lc-s-$$
+NS_R=cnf-lc-r-$$
+DST4=10.0.1.2
+DST6=fd00:1::2
+FLOOD_B4=10.0.1.11	# flooding, blocked after each insmod
+FLOOD_A4=10.0.1.21	# flooding, never blocked
+VER4=10.0.1.31		# verification pings only
+FLOOD_B6=fd00:1::11
+FLOOD_A6=fd00:1::21
+VER6=fd00:1::31
+SRCS=($FLOOD_B4 $FLOOD_A4 $VER4 $FLOOD_B6 $FLOOD_A6 $VER6)
+
+TMP=
+PIDS=()
+
+log_pass() { echo "PASS: $*"; }
+log_fail() { echo "FAIL: $*"; ret=1; }
+log_info() { echo "INFO: $*"; }
+
+skip() {
+	echo "SKIP: $*"
+	exit $ksft_skip
+}
+
+mod_loaded() { grep -q '^cuckoo_nf ' /proc/modules; }
+
+mod_insert() {
+	local d
+	for d in $(modinfo -F depends "$CNF_KO" 2>/dev/null | tr ',' ' '); do
+		modprobe "$d" || return 1
+	done
+	insmod "$CNF_KO" "$@"
+}
+
+cleanup() {
+	local p n
+	for p in "${PIDS[@]}"; do
+		kill "$p" 2>/dev/null
+		kill -CONT "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+	for n in $(ip netns list 2>/dev/null | awk '{ print $1 }'); do
+		[[ $n == cnf-lc-*-$$* ]] && ip netns del "$n"
+	done
+	[[ -n $TMP ]] && rm -rf "$TMP"
+	# Leave the module as the harness expects it: loaded.
+	mod_loaded || mod_insert || echo "FAIL: cannot insert $CNF_KO at exit"
+}
+
+ctl() { local ns=$1; shift; ip netns exec "$ns" cuckooctl "$@"; }
+
+is_v6() { [[ $1 == *:* ]]; }
+
+dst_of() { if is_v6 "$1"; then echo $DST6; else echo $DST4; fi; }
+
+src_idx() {
+	local i
+	for i in "${!SRCS[@]}"; do
+		[[ ${SRCS[$i]} == "$1" ]] && echo "$i" && return
+	done
+}
+
+# snap [NS]: CNT[table/counter]=packets for every named nft counter of NS
+# (default the receiver), from one `nft list ruleset` (no jq: under TCG
+# and a flood every process start counts).
+declare -A CNT
+snap() {
+	local line table= name=
+	CNT=()
+	while read -r line; do
+		if [[ $line =~ ^table\ [a-z0-9]+\ ([a-z_0-9]+) ]]; then
+			table=${BASH_REMATCH[1]}
+		elif [[ $line =~ ^counter\ ([a-z_0-9]+)\ \{ ]]; then
+			name=${BASH_REMATCH[1]}
+		elif [[ -n $name && $line =~ ^packets\ ([0-9]+) ]]; then
+			CNT[$table/$name]=${BASH_REMATCH[1]}
+			name=
+		fi
+	done < <(ip netns exec "${1:-$NS_R}" nft list ruleset)
+}
+
+# From the last snap: echo requests from SRC that arrived (netdev ingress,
+# before the module's hook) and that were delivered (inet input).
+arrived() { echo "${CNT[cnf_in/c$(src_idx "$1")]:-0}"; }
+delivered() { echo "${CNT[cnf_rx/c$(src_idx "$1")]:-0}"; }
+
+# ping_count NS SRC DST COUNT [ARG...]: the replies received.
+ping_count() {
+	local ns=$1 src=$2 dst=$3 n=$4 fam=-4
+	shift 4
+	is_v6 "$src" && fam=-6
+	ip netns exec "$ns" ping $fam -q -n -c "$n" -i 0.01 "$@" -I "$src" "$dst" 2>&1 |
+		awk '/packets transmitted/ { r = $4 } END { print r + 0 }'
+}
+
+# stat_of JSON PATH: .mode or .ipvN.KEY of `cuckooctl stats -j` output.
+stat_of() {
+	local re
+	case $2 in
+	.mode) re='"mode":"([a-z]+)"' ;;
+	.ipv*.*)
+		local p=${2#.}
+		re="\"${p%%.*}\":\\{[^}]*\"${p#*.}\":([0-9.]+)"
+		;;
+	esac
+	[[ $1 =~ $re ]] && echo "${BASH_REMATCH[1]}"
+}
+
+check_requirements() {
+	local t
+	[[ $(id -u) == 0 ]] || skip "must run as root"
+	[[ -r $CNF_KO ]] || skip "no module at \$CNF_KO ($CNF_KO)"
+	command -v cuckooctl >/dev/null || skip "cuckooctl not on PATH"
+	for t in ip nft ping awk insmod rmmod modinfo; do
+		command -v $t >/dev/null || skip "$t not found"
+	done
+	modprobe -q veth 2>/dev/null
+	modprobe -q nf_tables 2>/dev/null
+	if mod_loaded && ! rmmod cuckoo_nf; then
+		log_fail "cuckoo_nf is loaded and cannot be removed at start"
+		exit 1
+	fi
+}
+
+# make_pair S R: namespaces S and R joined by veth0 (S) - veth1 (R), every
+# source of SRCS on S, static neighbours (no ARP/ND from blocked sources).
+make_pair() {
+	local s=$1 r=$2 a mac_s mac_r ns
+	ip netns add "$s" || return 1
+	ip netns add "$r" || return 1
+	ip -n "$s" link add veth0 type veth peer name veth1 netns "$r" || return 1
+	for ns in "$s" "$r"; do
+		ip -n "$ns" link set lo up
+		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.accept_dad=0
+		ip netns exec "$ns" sysctl -qw net.ipv6.conf.default.accept_dad=0
+	done
+	ip -n "$s" addr add 10.0.1.1/24 dev veth0
+	ip -n "$s" addr add fd00:1::1/64 dev veth0 nodad
+	for a in "${SRCS[@]}"; do
+		if is_v6 "$a"; then
+			ip -n "$s" addr add "$a/64" dev veth0 nodad
+		else
+			ip -n "$s" addr add "$a/24" dev veth0
+		fi
+	done
+	ip -n "$r" addr add $DST4/24 dev veth1
+	ip -n "$r" addr add $DST6/64 dev veth1 nodad
+	ip -n "$s" link set veth0 up
+	ip -n "$r" link set veth1 up
+	mac_s=$(ip netns exec "$s" cat /sys/class/net/veth0/address)
+	mac_r=$(ip netns exec "$r" cat /sys/class/net/veth1/address)
+	ip -n "$s" neigh replace $DST4 lladdr "$mac_r" dev veth0 nud permanent
+	ip -n "$s" neigh replace $DST6 lladdr "$mac_r" dev veth0 nud permanent
+	for a in 10.0.1.1 fd00:1::1 "${SRCS[@]}"; do
+		ip -n "$r" neigh replace "$a" lladdr "$mac_s" dev veth1 nud permanent
+	done
+}
+
+# Per source: arrived (netdev ingress, before the module's hook) and
+# delivered (inet input) echo requests.
+add_counters() {
+	local r=$1 s i rules=
+	for s in "${SRCS[@]}"; do
+		i=$(src_idx "$s")
+		if is_v6 "$s"; then
+			rules+="ip6 saddr $s ip6 daddr $DST6 icmpv6 type echo-request counter name c$i;"
+		else
+			rules+="ip saddr $s ip daddr $DST4 icmp type echo-request counter name c$i;"
+		fi
+	done
+	local ctrs=
+	for i in "${!SRCS[@]}"; do
+		ctrs+="counter c$i { };"
+	done
+	ip netns exec "$r" nft -f - <<-EOF
+		table netdev cnf_in {
+			$ctrs
+			chain c {
+				type filter hook ingress device veth1 priority 0; policy accept;
+				$rules
+			}
+		}
+		table inet cnf_rx {
+			$ctrs
+			chain c {
+				type filter hook input priority 0; policy accept;
+				$rules
+			}
+		}
+	EOF
+}
+
+# flood NS SRC: a ping flood in the background (bounded only by the count;
+# killed when the test is done with it).
+flood() {
+	local fam=-4 dst=$DST4
+	if is_v6 "$2"; then
+		fam=-6
+		dst=$DST6
+	fi
+	ip netns exec "$1" ping $fam -q -n -i "$INTERVAL" -c 100000000 -I "$2" "$dst" \
+		>/dev/null 2>&1 &
+	PIDS+=($!)
+}
+
+stop_floods() {
+	local p
+	for p in "${PIDS[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	wait "${PIDS[@]}" 2>/dev/null
+	PIDS=()
+}
+
+# Once the senders are gone, wait for packets still queued on the veth to
+# be counted: arrived and delivered of SRC stop changing.
+settle() {
+	local a b n
+	for ((n = 0; n < 50; n++)); do
+		snap
+		a="$(arrived "$1") $(delivered "$1")"
+		sleep 0.1
+		snap
+		b="$(arrived "$1") $(delivered "$1")"
+		[[ $a == "$b" ]] && return
+	done
+}
+
+# ---- 1. load, verify, unload under traffic, ITER times ----
+
+# ping_ver COUNT [ARG...]: COUNT pings from VER4 and from VER6 at once;
+# then GOT[src] replies, ARR[src] and DEL[src] echo requests that arrived
+# and that were delivered meanwhile.
+declare -A GOT ARR DEL
+ping_ver() {
+	local n=$1 s pids=()
+	shift
+	snap
+	for s in $VER4 $VER6; do
+		ARR[$s]=$(arrived "$s")
+		DEL[$s]=$(delivered "$s")
+		ping_count "$NS_S" "$s" "$(dst_of "$s")" "$n" "$@" >"$TMP/got.$s" &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	snap
+	for s in $VER4 $VER6; do
+		GOT[$s]=$(<"$TMP/got.$s")
+		ARR[$s]=$(($(arrived "$s") - ARR[$s]))
+		DEL[$s]=$(($(delivered "$s") - DEL[$s]))
+	done
+}
+
+one_cycle() {
+	local k=$1 st s
+	if ! mod_insert; then
+		log_fail "cycle $k: insmod failed"
+		return 1
+	fi
+	if [[ ! -c /dev/cuckoo_nf ]]; then
+		log_fail "cycle $k: no /dev/cuckoo_nf after insmod"
+		return 1
+	fi
+	st=$(ctl "$NS_R" stats -j)
+	if [[ $(stat_of "$st" .ipv4.entries) == 0 && $(stat_of "$st" .ipv6.entries) == 0 &&
+		$(stat_of "$st" .ipv4.dropped) == 0 && $(stat_of "$st" .ipv6.dropped) == 0 &&
+		$(stat_of "$st" .mode) == drop && -z $(ctl "$NS_R" list) ]]; then
+		log_pass "cycle $k: fresh module, the namespace's filter is empty"
+	else
+		log_fail "cycle $k: state after reload: $st"
+	fi
+
+	ping_ver 5
+	for s in $VER4 $VER6; do
+		if ((GOT[$s] == 5 && DEL[$s] == 5)); then
+			log_pass "cycle $k: $s passes (5 of 5 answered)"
+		else
+			log_fail "cycle $k: $s before add: ${GOT[$s]} of 5 answered, ${DEL[$s]} delivered"
+		fi
+	done
+
+	if ! ctl "$NS_R" add $VER4 $VER6 $FLOOD_B4 $FLOOD_B6 >/dev/null; then
+		log_fail "cycle $k: cuckooctl add failed"
+	fi
+	ping_ver 5 -W 1
+	for s in $VER4 $VER6; do
+		if ((GOT[$s] == 0 && DEL[$s] == 0 && ARR[$s] == 5)); then
+			log_pass "cycle $k: $s dropped (5 arrived, 0 delivered)"
+		else
+			log_fail "cycle $k: $s after add: ${GOT[$s]} answered, ${ARR[$s]} arrived, ${DEL[$s]} delivered"
+		fi
+	done
+	st=$(ctl "$NS_R" stats -j)
+	if (($(stat_of "$st" .ipv4.dropped) >= 5 && $(stat_of "$st" .ipv6.dropped) >= 5)); then
+		log_pass "cycle $k: drops counted (v4 $(stat_of "$st" .ipv4.dropped), v6 $(stat_of "$st" .ipv6.dropped))"
+	else
+		log_fail "cycle $k: drops not counted: $st"
+	fi
+
+	if rmmod cuckoo_nf; then
+		log_pass "cycle $k: rmmod under the flood"
+	else
+		log_fail "cycle $k: rmmod under the flood failed"
+		return 1
+	fi
+	if mod_loaded || [[ -e /dev/cuckoo_nf ]]; then
+		log_fail "cycle $k: module or device still there after rmmod"
+		return 1
+	fi
+	ping_ver 3
+	for s in $VER4 $VER6; do
+		if ((GOT[$s] == 3 && DEL[$s] == 3)); then
+			log_pass "cycle $k: $s passes with no module"
+		else
+			log_fail "cycle $k: $s with no module: ${GOT[$s]} of 3 answered, ${DEL[$s]} delivered"
+		fi
+	done
+	return 0
+}
+
+test_reload_under_traffic() {
+	local k s a d
+	make_pair "$NS_S" "$NS_R" && add_counters "$NS_R" || {
+		log_fail "reload: setup"
+		return
+	}
+	for s in $FLOOD_B4 $FLOOD_A4 $FLOOD_B6 $FLOOD_A6; do
+		flood "$NS_S" "$s"
+	done
+	for ((k = 1; k <= ITER; k++)); do
+		one_cycle "$k" || break
+	done
+	stop_floods
+	for s in $FLOOD_A4 $FLOOD_A6; do
+		settle "$s"
+		a=$(arrived "$s")
+		d=$(delivered "$s")
+		if ((a > 0 && a == d)); then
+			log_pass "reload: allowed flood from $s: all $a packets delivered across $ITER reloads"
+		else
+			log_fail "reload: allowed flood from $s: $a arrived, $d delivered"
+		fi
+	done
+	snap
+	for s in $FLOOD_B4 $FLOOD_B6; do
+		log_info "reload: flood from $s (blocked while loaded): $(arrived "$s") arrived, $(delivered "$s") delivered"
+	done
+	ip netns del "$NS_S"
+	ip netns del "$NS_R"
+}
+
+# ---- 2. rmmod while the device is open ----
+
+# rmmod_busy WHAT: rmmod must fail with "in use" and leave the module.
+rmmod_busy() {
+	local out
+	if out=$(rmmod cuckoo_nf 2>&1); then
+		log_fail "$1: rmmod succeeded while the device was open"
+		return 1
+	fi
+	if [[ $out == *"in use"* ]] && mod_loaded; then
+		log_pass "$1: rmmod refused: ${out#*: }"
+	else
+		log_fail "$1: rmmod failed oddly: $out"
+	fi
+}
+
+# The pid of a process other than us with /dev/cuckoo_nf open.
+dev_holder() {
+	local f p
+	for f in /proc/[0-9]*/fd/*; do
+		[[ $f -ef /dev/cuckoo_nf ]] || continue
+		p=${f#/proc/}
+		p=${p%%/*}
+		[[ $p == "$$" || $p == "$BASHPID" ]] && continue
+		echo "$p"
+		return 0
+	done
+	return 1
+}
+
+# Wait (bounded by checks) until the background job PID, or a process it
+# started, has the device open; print the holder's pid.  1 if the job
+# exited first.
+catch_open() {
+	local pid=$1 n rc
+	for ((n = 0; n < 1000000; n++)); do
+		read -r rc </sys/module/cuckoo_nf/refcnt
+		((rc > 0)) && dev_holder && return 0
+		kill -0 "$pid" 2>/dev/null || return 1
+	done
+	return 1
+}
+
+gen_big() {
+	awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) {
+		if (i % 4 == 3)
+			printf "fd00:300::%x:%x\n", int(i / 65536), i % 65536
+		else
+			printf "172.%d.%d.%d\n", 16 + int(i / 65536), int(i / 256) % 256, i % 256 } }' >"$2"
+}
+
+test_rmmod_busy() {
+	local pid rc out n busy ok tries caught st holder
+	mod_loaded || mod_insert || {
+		log_fail "busy: insmod failed"
+		return
+	}
+	ip netns add "$NS_R"
+
+	# A plain open fd.
+	exec 3<>/dev/cuckoo_nf
+	rmmod_busy "busy: fd open in this shell"
+	exec 3>&-
+	if rmmod cuckoo_nf; then
+		log_pass "busy: rmmod once the fd is closed"
+	else
+		log_fail "busy: rmmod after the fd was closed"
+	fi
+	mod_insert || {
+		log_fail "busy: insmod failed"
+		return
+	}
+
+	gen_big "$BIG" "$TMP/big"
+	# A load caught inside its batches and stopped there.
+	caught=0
+	for ((tries = 0; tries < 3 && !caught; tries++)); do
+		ctl "$NS_R" flush >/dev/null
+		ctl "$NS_R" load "$TMP/big" >"$TMP/load.out" 2>&1 &
+		pid=$!
+		PIDS+=($pid)
+		if holder=$(catch_open "$pid"); then
+			kill -STOP "$holder"
+			caught=1
+			rmmod_busy "busy: cuckooctl load stopped mid-batches"
+			kill -CONT "$holder"
+		fi
+		wait "$pid"
+		rc=$?
+		PIDS=()
+	done
+	if ((!caught)); then
+		log_fail "busy: never caught cuckooctl load with the device open (3 tries, $BIG addresses)"
+	fi
+	out=$(tr '\r' '\n' <"$TMP/load.out" | tail -n 1)
+	st=$(ctl "$NS_R" stats -j)
+	n=$(($(stat_of "$st" .ipv4.entries) + $(stat_of "$st" .ipv6.entries)))
+	if ((rc == 0 && n == BIG)) && [[ $out == "$BIG added, 0 already present" ]]; then
+		log_pass "busy: the load completed: $out, $n entries"
+	else
+		log_fail "busy: load exit $rc, '$out', $n entries (want $BIG)"
+	fi
+
+	# A load (here a delete of the same file) running, hammered by rmmod.
+	ctl "$NS_R" del --file "$TMP/big" >"$TMP/load.out" 2>&1 &
+	pid=$!
+	PIDS+=($pid)
+	busy=0
+	ok=0
+	if catch_open "$pid" >/dev/null; then
+		while kill -0 "$pid" 2>/dev/null; do
+			if out=$(rmmod cuckoo_nf 2>&1); then
+				ok=1
+				break
+			fi
+			if [[ $out != *"in use"* ]]; then
+				log_fail "busy: rmmod during del --file failed oddly: $out"
+				break
+			fi
+			busy=$((busy + 1))
+		done
+	else
+		log_fail "busy: never caught cuckooctl del --file with the device open"
+	fi
+	wait "$pid"
+	rc=$?
+	PIDS=()
+	out=$(tr '\r' '\n' <"$TMP/load.out" | tail -n 1)
+	if ((rc == 0)) && [[ $out == "$BIG deleted, 0 not present" ]]; then
+		log_pass "busy: del --file completed under $busy refused rmmod calls: $out"
+	else
+		log_fail "busy: del --file exit $rc, '$out' ($busy refused rmmod calls)"
+	fi
+	if ((ok)); then
+		log_info "busy: one rmmod succeeded after the file was closed, before the process exited"
+	elif rmmod cuckoo_nf; then
+		log_pass "busy: rmmod after the load finished"
+	else
+		log_fail "busy: rmmod after the load finished"
+	fi
+	ip netns del "$NS_R"
+}
+
+# ---- 3. namespaces coming and going ----
+
+test_netns() {
+	local k s r st got hold ok
+	mod_loaded || mod_insert || {
+		log_fail "netns: insmod failed"
+		return
+	}
+	ok=0
+	for ((k = 1; k <= NS_ITER; k++)); do
+		s=cnf-lc-ns$k-s-$$
+		r=cnf-lc-ns$k-r-$$
+		if ! make_pair "$s" "$r"; then
+			log_fail "netns $k: setup"
+			break
+		fi
+		st=$(ctl "$r" stats -j)
+		if [[ $(stat_of "$st" .ipv4.entries) != 0 || $(stat_of "$st" .ipv6.entries) != 0 ]]; then
+			log_fail "netns $k: a new namespace's filter is not empty: $st"
+		fi
+		ctl "$r" add $FLOOD_B4 $FLOOD_B6 $VER4 >/dev/null ||
+			log_fail "netns $k: cuckooctl add failed"
+		for a in $FLOOD_B4 $FLOOD_A4 $FLOOD_B6 $FLOOD_A6; do
+			flood "$s" "$a"
+		done
+		got=$(ping_count "$s" $VER4 $DST4 3 -W 1)
+		st=$(ctl "$r" stats -j)
+		if ((got == 0 && $(stat_of "$st" .ipv4.dropped) >= 3)); then
+			ok=$((ok + 1))
+		else
+			log_fail "netns $k: $VER4: $got answered, dropped $(stat_of "$st" .ipv4.dropped)"
+		fi
+		# Every other round, a device fd opened in the receiver and
+		# held from outside it is all that keeps the receiver alive
+		# once deleted: it goes when the fd is closed, under the flood.
+		hold=
+		if ((k % 2)) && command -v nsenter >/dev/null; then
+			ip netns exec "$r" bash -c \
+				'exec 3<>/dev/cuckoo_nf; exec nsenter --net=/proc/1/ns/net bash -c "read -r _"' \
+				<"$TMP/fifo" &
+			hold=$!
+			exec 4>"$TMP/fifo"
+			if ! catch_open "$hold" >/dev/null; then
+				log_fail "netns $k: the holder did not open the device"
+			fi
+		fi
+		# The receiver goes while the sender floods it.
+		ip netns del "$r"
+		if [[ -n $hold ]]; then
+			rmmod_busy "netns $k: fd held in a deleted namespace"
+			exec 4>&-
+			wait "$hold"
+		fi
+		ping_count "$s" $VER4 $DST4 1 -W 1 >/dev/null
+		stop_floods
+		ip netns del "$s"
+	done
+	if ((ok == NS_ITER)); then
+		log_pass "netns: $NS_ITER namespace pairs made, filtered under floods, deleted"
+	fi
+	if ip netns list | grep -q "cnf-lc-ns.*-$$"; then
+		log_fail "netns: namespaces left behind"
+	fi
+
+	# insmod/rmmod while namespaces are made and deleted: pernet
+	# registration racing namespace creation and cleanup.
+	(
+		for ((k = 0; k < NS_CHURN; k++)); do
+			ip netns add cnf-lc-churn-$$-$k &&
+				ip -n cnf-lc-churn-$$-$k link set lo up &&
+				ip netns del cnf-lc-churn-$$-$k
+		done
+	) &
+	s=$!
+	ok=0
+	for ((k = 1; k <= MOD_CYCLES; k++)); do
+		if ! mod_loaded && ! mod_insert; then
+			log_fail "netns churn: insmod $k failed"
+			break
+		fi
+		if ! rmmod cuckoo_nf; then
+			log_fail "netns churn: rmmod $k failed"
+			break
+		fi
+		ok=$k
+	done
+	wait "$s"
+	((ok == MOD_CYCLES)) &&
+		log_pass "netns churn: $MOD_CYCLES insmod/rmmod cycles while $NS_CHURN namespaces came and went"
+	if mod_insert && ip netns add "$NS_R" &&
+		st=$(ctl "$NS_R" stats -j) && [[ $(stat_of "$st" .ipv4.entries) == 0 ]]; then
+		log_pass "netns churn: module works after it"
+	else
+		log_fail "netns churn: module does not work after it"
+	fi
+	ip netns del "$NS_R" 2>/dev/null
+}
+
+main() {
+	check_requirements
+	TMP=$(mktemp -d)
+	mkfifo "$TMP/fifo"
+	trap cleanup EXIT
+
+	test_reload_under_traffic
+	log_info "reload: done after $SECONDS s"
+	test_rmmod_busy
+	log_info "busy: done after $SECONDS s"
+	test_netns
+	log_info "netns: done after $SECONDS s"
+
+	if ((ret == 0)); then
+		echo "PASS: lifecycle"
+	else
+		echo "FAIL: lifecycle"
+	fi
+	exit $ret
+}
+
+main "$@"
