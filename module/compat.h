@@ -37,7 +37,7 @@
 /* Memory for tables: kvmalloc, charged to the caller's memory cgroup. */
 #define cnf_zalloc(size)	kvzalloc(size, GFP_KERNEL_ACCOUNT)
 #define cnf_free(p)		kvfree(p)
-#define cnf_free_rcu(p, field)	kvfree_rcu(p, field)
+#define cnf_call_rcu(head, fn)	call_rcu(head, fn)
 #else
 #include "compat_user.h"
 #endif

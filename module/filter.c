@@ -59,8 +59,12 @@ struct cnf_table {
 	u64 count;		/* writer only: keys, stash included */
 	size_t bytes;
 	struct rcu_head rcu;
-	/* Buckets start on a cache line: one bucket never spans two. */
-	u8 slots[] __aligned(64);
+	/*
+	 * The buckets, a power of two of bytes in an allocation of their own:
+	 * kmalloc would round a header plus slots up to the next power of two.
+	 * Aligned to at least a bucket, so a bucket never spans two lines.
+	 */
+	u8 *slots;
 };
 
 /* One step of a cuckoo path: the key in (bucket, slot) moves over. */
@@ -107,10 +111,14 @@ static size_t cnf_slot_bytes(enum cnf_family fam, unsigned int log)
 	return 32 - log + 2 <= 16 ? 2 : 4;
 }
 
+static size_t cnf_slots_bytes(enum cnf_family fam, unsigned int log)
+{
+	return ((size_t)CNF_BUCKET_SLOTS << log) * cnf_slot_bytes(fam, log);
+}
+
 static size_t cnf_table_bytes(enum cnf_family fam, unsigned int log)
 {
-	return sizeof(struct cnf_table) +
-	       ((size_t)CNF_BUCKET_SLOTS << log) * cnf_slot_bytes(fam, log);
+	return sizeof(struct cnf_table) + cnf_slots_bytes(fam, log);
 }
 
 static u64 cnf_table_capacity(unsigned int log)
@@ -524,19 +532,42 @@ bool cnf_filter_lookup6(const struct cnf_filter *f, const struct in6_addr *addr)
 
 static struct cnf_table *cnf_table_alloc(enum cnf_family fam, unsigned int log)
 {
-	size_t bytes = cnf_table_bytes(fam, log);
-	struct cnf_table *t = cnf_zalloc(bytes);
+	struct cnf_table *t = cnf_zalloc(sizeof(*t));
 
 	if (!t)
 		return NULL;
+	t->slots = cnf_zalloc(cnf_slots_bytes(fam, log));
+	if (!t->slots) {
+		cnf_free(t);
+		return NULL;
+	}
 	seqcount_init(&t->seq);
 	t->family = fam;
 	t->log = log;
 	t->slot_bytes = cnf_slot_bytes(fam, log);
 	t->mask = (1U << log) - 1;
 	t->seed = get_random_u32();
-	t->bytes = bytes;
+	t->bytes = cnf_table_bytes(fam, log);
 	return t;
+}
+
+static void cnf_table_free(struct cnf_table *t)
+{
+	if (!t)
+		return;
+	cnf_free(t->slots);
+	cnf_free(t);
+}
+
+static void cnf_table_free_rcu(struct rcu_head *head)
+{
+	cnf_table_free(container_of(head, struct cnf_table, rcu));
+}
+
+/* Free @t once no reader can see it; module exit waits with rcu_barrier(). */
+static void cnf_table_retire(struct cnf_table *t)
+{
+	cnf_call_rcu(&t->rcu, cnf_table_free_rcu);
 }
 
 /* Position of @key in @t: bucket and slot, or stash index; false if absent. */
@@ -853,13 +884,13 @@ static int cnf_filter_rebuild(struct cnf_filter *f, enum cnf_family fam,
 			return -ENOMEM;
 		if (!cnf_table_walk(old, cnf_rebuild_one, &rb))
 			break;
-		cnf_free(rb.t);
+		cnf_table_free(rb.t);
 		rb.t = NULL;
 	}
 	if (!rb.t)
 		return -ENOSPC;
 	rcu_assign_pointer(f->tab[fam], rb.t);
-	cnf_free_rcu(old, rcu);
+	cnf_table_retire(old);
 	f->grows[fam]++;
 	return 0;
 }
@@ -961,13 +992,13 @@ int cnf_filter_flush(struct cnf_filter *f)
 		struct cnf_table *old = cnf_tab(f, fam);
 
 		rcu_assign_pointer(f->tab[fam], fresh[fam]);
-		cnf_free_rcu(old, rcu);
+		cnf_table_retire(old);
 	}
 	return 0;
 
 err_alloc:
 	while (fam--)
-		cnf_free(fresh[fam]);
+		cnf_table_free(fresh[fam]);
 	return -ENOMEM;
 }
 
@@ -1061,7 +1092,7 @@ void cnf_filter_destroy(struct cnf_filter *f)
 	if (!f)
 		return;
 	for (fam = 0; fam < CNF_NFAMILIES; fam++)
-		cnf_free(rcu_dereference_protected(f->tab[fam], 1));
+		cnf_table_free(rcu_dereference_protected(f->tab[fam], 1));
 	cnf_mutex_destroy(&f->lock);
 	cnf_free(f);
 }

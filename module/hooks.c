@@ -128,4 +128,6 @@ int cnf_hooks_init(void)
 void cnf_hooks_exit(void)
 {
 	unregister_pernet_subsys(&cnf_net_ops);
+	/* Tables retired by growth or flush are freed by our RCU callbacks. */
+	rcu_barrier();
 }

@@ -59,6 +59,10 @@ typedef uint32_t __be32;
 #define local_bh_enable() do { } while (0)
 #define rcu_dereference_protected(p, c) (p)
 #define RCU_INIT_POINTER(p, v) ((p) = (v))
+#ifndef container_of
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+#endif
 
 static inline bool cnf_user_warn(bool cond, const char *what,
 				 const char *file, int line)
@@ -184,13 +188,27 @@ extern long cnf_user_fail_alloc_in;
 
 static inline void *cnf_zalloc(size_t size)
 {
+	size_t round = (size + 63) & ~(size_t)63;
+	void *p;
+
 	if (cnf_user_fail_alloc_in >= 0 && cnf_user_fail_alloc_in-- == 0)
 		return NULL;
-	return calloc(1, size);
+	/* Cache-line aligned, like the kernel's power-of-two allocations. */
+	p = aligned_alloc(64, round);
+	if (p)
+		memset(p, 0, round);
+	return p;
 }
 
 #define cnf_free(p)		free(p)
-#define cnf_free_rcu(p, field)	do { synchronize_rcu(); free(p); } while (0)
+
+/* After a grace period: the caller waits for it here. */
+static inline void cnf_call_rcu(struct rcu_head *head,
+				void (*fn)(struct rcu_head *head))
+{
+	synchronize_rcu();
+	fn(head);
+}
 
 /* ---- writer lock ---- */
 struct cnf_mutex {
