@@ -181,6 +181,41 @@ static int cnf_batch_chunk(struct cnf_filter *f, struct cnf_batch *b,
 	return got < want ? -EFAULT : 0;
 }
 
+/*
+ * Before an add batch: grow once to hold as many addresses of each family as
+ * the batch brings (its valid prefix) or the filter has, whichever is more,
+ * rather than doubling step by step.  Not their sum: reloading a list that is
+ * already there must not double the table.  A failure here is no error: an
+ * entry that finds no room reports it, at its index.
+ */
+static void cnf_batch_reserve(struct cnf_filter *f, const struct cnf_batch *b,
+			      struct cnf_addr *buf)
+{
+	const struct cnf_addr __user *src = u64_to_user_ptr(b->addrs);
+	u64 n[CNF_NFAMILIES] = { 0 };
+	struct cnf_key key;
+	u32 done, got, i;
+	unsigned int fam;
+
+	for (done = 0; done < b->count; done += got) {
+		u32 want = min_t(u32, b->count - done, CNF_CHUNK);
+
+		got = cnf_copy_in(buf, src + done, want);
+		for (i = 0; i < got; i++) {
+			if (cnf_addr_to_key(&buf[i], &key))
+				goto reserve;
+			n[key.family]++;
+		}
+		if (got < want)
+			break;
+		cond_resched();
+	}
+reserve:
+	for (fam = 0; fam < CNF_NFAMILIES; fam++)
+		if (n[fam] > cnf_filter_count(f, fam))
+			cnf_filter_reserve(f, fam, n[fam]);
+}
+
 static long cnf_ioc_batch(struct cnf_file *cf, void __user *uarg,
 			  size_t usize, bool add)
 {
@@ -207,6 +242,8 @@ static long cnf_ioc_batch(struct cnf_file *cf, void __user *uarg,
 	if (!buf)
 		return -ENOMEM;
 	cnf_filter_lock(f);
+	if (add)
+		cnf_batch_reserve(f, &b, buf);
 	while (b.done < b.count && !b.error) {
 		b.error = cnf_batch_chunk(f, &b, buf, add);
 		cond_resched();

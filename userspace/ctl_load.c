@@ -155,13 +155,15 @@ static int send_batches(int fd, const struct batch_op *op,
 			const struct ctl_input *in, struct batch_result *res)
 {
 	bool progress = want_progress(in->n);
+	/* One call when nobody watches: the kernel sizes the table once. */
+	size_t step = progress ? CTL_BATCH : CNF_BATCH_MAX;
 	size_t off, count;
 	long failed;
 	int err = 0;
 
 	memset(res, 0, sizeof(*res));
 	for (off = 0; off < in->n && !err; off += count) {
-		count = in->n - off < CTL_BATCH ? in->n - off : CTL_BATCH;
+		count = in->n - off < step ? in->n - off : step;
 		if (progress)
 			show_progress(op->cmd, off, in->n);
 		err = send_one_batch(fd, op, in, off, count, res, &failed);
