@@ -209,4 +209,44 @@ static inline int cnf_reset_config(int fd)
 	return cnf_ioc(fd, CNF_IOC_SET_CONFIG, &c);
 }
 
+/* Pass an open file to another process over a unix socket (SCM_RIGHTS). */
+static inline int cnf_send_fd(int sock, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	char byte = 'F';
+	struct iovec iov = { &byte, 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
+}
+
+static inline int cnf_recv_fd(int sock)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	char byte;
+	struct iovec iov = { &byte, 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm;
+	int fd;
+
+	if (recvmsg(sock, &msg, 0) != 1)
+		return -1;
+	cm = CMSG_FIRSTHDR(&msg);
+	if (!cm || cm->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
 #endif /* _CNF_SELFTEST_UTIL_H */

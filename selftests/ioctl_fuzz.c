@@ -574,45 +574,6 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
 
 /* ---- the abandoned namespace ---- */
 
-static int send_fd(int sock, int fd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	char byte = 'F';
-	struct iovec iov = { &byte, 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
-}
-
-static int recv_fd(int sock)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	char byte;
-	struct iovec iov = { &byte, 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm;
-	int fd;
-
-	if (recvmsg(sock, &msg, 0) != 1)
-		return -1;
-	cm = CMSG_FIRSTHDR(&msg);
-	if (!cm || cm->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	return fd;
-}
-
 /* A file opened by a child in a netns of its own; the child is gone. */
 static int abandoned_fd(void)
 {
@@ -632,12 +593,12 @@ static int abandoned_fd(void)
 		fd = open(CNF_DEVICE_PATH, O_RDWR);
 		if (fd < 0 || ioctl(fd, CNF_IOC_ADD, &a))
 			_exit(11);
-		_exit(send_fd(sv[1], fd) ? 12 : 0);
+		_exit(cnf_send_fd(sv[1], fd) ? 12 : 0);
 	}
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
 	    WEXITSTATUS(status))
 		return -1;
-	fd = recv_fd(sv[0]);
+	fd = cnf_recv_fd(sv[0]);
 	close(sv[0]);
 	close(sv[1]);
 	return fd;

@@ -1779,45 +1779,6 @@ TEST_F(cnf, other_user_ns_eperm)
 
 /* ---- network namespaces ---- */
 
-static int send_fd(int sock, int fd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	char byte = 'F';
-	struct iovec iov = { &byte, 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
-}
-
-static int recv_fd(int sock)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	char byte;
-	struct iovec iov = { &byte, 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm;
-	int fd;
-
-	if (recvmsg(sock, &msg, 0) != 1)
-		return -1;
-	cm = CMSG_FIRSTHDR(&msg);
-	if (!cm || cm->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	return fd;
-}
-
 struct netns_ctx {
 	int parent_fd;
 	int sock;
@@ -1860,7 +1821,7 @@ static int netns_child(void *arg)
 	CHILD_CHECK(tst(ctx->parent_fd, a4(100)) == ENOENT);
 	CHILD_CHECK(stats(ctx->parent_fd).mode == CNF_MODE_DROP);
 	/* The file keeps this netns alive after the child is gone. */
-	CHILD_CHECK(send_fd(ctx->sock, fd) == 0);
+	CHILD_CHECK(cnf_send_fd(ctx->sock, fd) == 0);
 	return child_failed;
 }
 
@@ -1877,7 +1838,7 @@ TEST_F(cnf, netns_isolation)
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_DGRAM, 0, sv));
 	ctx.sock = sv[1];
 	ASSERT_EQ(0, in_child(netns_child, &ctx));
-	nfd = recv_fd(sv[0]);
+	nfd = cnf_recv_fd(sv[0]);
 	ASSERT_LE(0, nfd);
 	close(sv[0]);
 	close(sv[1]);

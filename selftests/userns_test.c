@@ -40,45 +40,6 @@ static const unsigned long mutating[] = {
 	CNF_IOC_FLUSH, CNF_IOC_SET_CONFIG,
 };
 
-static int send_fd(int sock, int fd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	char byte = 'F';
-	struct iovec iov = { &byte, 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
-}
-
-static int recv_fd(int sock)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	char byte;
-	struct iovec iov = { &byte, 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm;
-	int fd;
-
-	if (recvmsg(sock, &msg, 0) != 1)
-		return -1;
-	cm = CMSG_FIRSTHDR(&msg);
-	if (!cm || cm->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	return fd;
-}
-
 static int write_file(const char *path, const char *s)
 {
 	int fd = open(path, O_WRONLY);
@@ -131,11 +92,11 @@ static int open_in_netns_of(pid_t pid)
 		if (setns(nsfd, CLONE_NEWNET))
 			_exit(1);
 		fd = open(CNF_DEVICE_PATH, O_RDWR);
-		_exit(fd < 0 || send_fd(sv[1], fd) ? 2 : 0);
+		_exit(fd < 0 || cnf_send_fd(sv[1], fd) ? 2 : 0);
 	}
 	if (h > 0 && waitpid(h, &status, 0) == h && WIFEXITED(status) &&
 	    !WEXITSTATUS(status))
-		fd = recv_fd(sv[0]);
+		fd = cnf_recv_fd(sv[0]);
 	close(sv[0]);
 	close(sv[1]);
 	close(nsfd);
@@ -300,8 +261,8 @@ static int user_main(struct ns_child *c, void *varg)
 	s->open_err = fd < 0 ? errno : 0;
 	if (fd >= 0)
 		close(fd);
-	own = recv_fd(c->sock[1]);
-	other = recv_fd(c->sock[1]);
+	own = cnf_recv_fd(c->sock[1]);
+	other = cnf_recv_fd(c->sock[1]);
 	if (own < 0 || other < 0)
 		return s->setup = 1;
 
@@ -340,8 +301,8 @@ TEST_F(userns, unprivileged_owner_manages_only_its_netns)
 	/* Something in the other user's set, to see it untouched. */
 	ASSERT_EQ(0, cnf_ioc(other_fd, CNF_IOC_ADD,
 			     &(struct cnf_addr){ AF_INET, 32, 0, { 198, 51, 100, 1 } }));
-	ASSERT_EQ(0, send_fd(user.sock[0], own_fd));
-	ASSERT_EQ(0, send_fd(user.sock[0], other_fd));
+	ASSERT_EQ(0, cnf_send_fd(user.sock[0], own_fd));
+	ASSERT_EQ(0, cnf_send_fd(user.sock[0], other_fd));
 	ASSERT_EQ(0, finish_child(&user));
 	ASSERT_EQ(0, finish_child(&other));
 	ASSERT_EQ(0, self->seen->setup);
