@@ -71,23 +71,23 @@ rctl() { ip netns exec "$NS_R" cuckooctl "$@"; }
 fctl() { ip netns exec "$NS_F" cuckooctl "$@"; }
 is_v6() { [[ $1 == *:* ]]; }
 
+# counter NS FAMILY TABLE NAME: packets of the rule commented NAME (plain
+# rule counters: no named counter objects, which need nft_objref).
 counter() {
-	ip netns exec "$1" nft -j list counter "$2" "$3" "$4" |
-		jq '.nftables[] | select(.counter) | .counter.packets'
+	ip netns exec "$1" nft -j list chain "$2" "$3" c |
+		jq --arg n "$4" '.nftables[] | select(.rule.comment == $n) |
+			.rule.expr[] | select(.counter) | .counter.packets'
 }
 
 counter_rules() {
 	local i s
-	for i in "${!SRCS[@]}"; do
-		echo "counter c$i { }"
-	done
 	echo "chain c { $1"
 	for i in "${!SRCS[@]}"; do
 		s=${SRCS[$i]}
 		if is_v6 "$s"; then
-			echo "ip6 saddr $s icmpv6 type echo-request counter name c$i"
+			echo "ip6 saddr $s icmpv6 type echo-request counter comment \"c$i\""
 		else
-			echo "ip saddr $s icmp type echo-request counter name c$i"
+			echo "ip saddr $s icmp type echo-request counter comment \"c$i\""
 		fi
 	done
 	echo "}"
