@@ -47,23 +47,23 @@ pkg_version() {
 }
 
 install_missing() {
-	local -a todo
-	mapfile -t todo < <(missing_pkgs "${PKGS[@]}")
+	local -a wanted
+	mapfile -t wanted < <(missing_pkgs "${PKGS[@]}")
 	if [[ -n $(missing_pkgs "${KERNEL_PKGS[@]}") ||
 	      $(pkg_version "${KERNEL_PKGS[0]}") != $(pkg_version "${KERNEL_PKGS[1]}") ]]; then
-		todo+=("${KERNEL_PKGS[@]}")
+		wanted+=("${KERNEL_PKGS[@]}")
 	fi
-	((${#todo[@]})) || return 0
+	((${#wanted[@]})) || return 0
 
 	if ((EUID != 0)); then
-		log "missing packages: ${todo[*]}"
-		log "run as root: apt-get update && apt-get install ${todo[*]}"
+		log "missing packages: ${wanted[*]}"
+		log "run as root: apt-get update && apt-get install ${wanted[*]}"
 		exit 1
 	fi
-	log "installing: ${todo[*]}"
+	log "installing: ${wanted[*]}"
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq
-	apt-get install -y -qq --no-install-recommends "${todo[@]}" >&2
+	apt-get install -y -qq --no-install-recommends "${wanted[@]}" >&2
 }
 
 # Extract only what we use from the 130 MB source tarball; the stamp records
