@@ -49,7 +49,7 @@ extract_source() {
 	fi
 	log "extracting $SRC_TARBALL into $dir"
 	mkdir -p "$CACHE"
-	tmp=$(mktemp -d "$CACHE/.src.XXXXXX")
+	tmp=$(mktemp -d -p "$CACHE")
 	nice -n 19 tar -C "$tmp" -xJf "$SRC_TARBALL"
 	rm -rf "$dir"
 	mv "$tmp/linux-source-6.1" "$dir"

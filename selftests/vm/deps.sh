@@ -76,7 +76,7 @@ extract_source() {
 
 	log "extracting kselftest headers and checkpatch from $SRC_TARBALL"
 	mkdir -p "$CACHE"
-	tmp=$(mktemp -d "$CACHE/.extract.XXXXXX")
+	tmp=$(mktemp -d -p "$CACHE")
 	tar -C "$tmp" -xJf "$SRC_TARBALL" --wildcards \
 		'linux-source-6.1/tools/testing/selftests/kselftest*' \
 		'linux-source-6.1/scripts/checkpatch.pl' \
