@@ -89,8 +89,10 @@ static struct cnf_key *make_keys(enum cnf_family fam, u64 first, u64 n)
 }
 
 /* ---- timed phases ---- */
-static double time_inserts(struct cnf_filter **f, unsigned int nf,
-			   const struct cnf_key *k, u64 n)
+/* @op (add or del) of every key, into each of @nf filters; per second. */
+static double time_op(struct cnf_filter **f, unsigned int nf,
+		      const struct cnf_key *k, u64 n,
+		      int (*op)(struct cnf_filter *f, const struct cnf_key *key))
 {
 	double t0 = now();
 	unsigned int j;
@@ -99,25 +101,8 @@ static double time_inserts(struct cnf_filter **f, unsigned int nf,
 	for (j = 0; j < nf; j++) {
 		cnf_filter_lock(f[j]);
 		for (i = 0; i < n; i++)
-			if (cnf_filter_add(f[j], &k[i]))
+			if (op(f[j], &k[i]))
 				abort();	/* distinct keys, no limit */
-		cnf_filter_unlock(f[j]);
-	}
-	return nf * n / (now() - t0);
-}
-
-static double time_deletes(struct cnf_filter **f, unsigned int nf,
-			   const struct cnf_key *k, u64 n)
-{
-	double t0 = now();
-	unsigned int j;
-	u64 i;
-
-	for (j = 0; j < nf; j++) {
-		cnf_filter_lock(f[j]);
-		for (i = 0; i < n; i++)
-			if (cnf_filter_del(f[j], &k[i]))
-				abort();
 		cnf_filter_unlock(f[j]);
 	}
 	return nf * n / (now() - t0);
@@ -279,7 +264,7 @@ static void bench_size(enum cnf_family fam, u64 n, struct result *res)
 		struct cnf_filter **f = filters(nf, fam, n);
 		struct cnf_filter_stats st;
 
-		ins_r[run] = time_inserts(f, nf, keys, n);
+		ins_r[run] = time_op(f, nf, keys, n, cnf_filter_add);
 		hit[run] = time_lookups(f[0], &pos_a, true, false, &res->wrong);
 		miss[run] = time_lookups(f[0], &neg_a, false, false,
 					 &res->wrong);
@@ -292,10 +277,10 @@ static void bench_size(enum cnf_family fam, u64 n, struct result *res)
 		st = cnf_t_stats(f[0]);
 		res->capacity = st.fam[fam].capacity;
 		res->bytes_per_entry = (double)st.fam[fam].bytes / n;
-		del[run] = time_deletes(f, nf, keys, n);
+		del[run] = time_op(f, nf, keys, n, cnf_filter_del);
 		filters_free(f, nf);
 		f = filters(nf, fam, 0);
-		ins_g[run] = time_inserts(f, nf, keys, n);
+		ins_g[run] = time_op(f, nf, keys, n, cnf_filter_add);
 		filters_free(f, nf);
 	}
 	res->ins_reserved = median(ins_r);
