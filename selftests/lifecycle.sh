@@ -32,6 +32,10 @@ MOD_CYCLES=${CNF_TEST_LIFECYCLE_MOD_CYCLES:-10}	# insmod/rmmod under namespace c
 BIG=${CNF_TEST_LIFECYCLE_BIG:-500000}		# addresses in the big load (2)
 INTERVAL=${CNF_TEST_LIFECYCLE_INTERVAL:-0.01}	# flood ping -i
 CNF_KO=${CNF_KO:-/cnf/cuckoo_nf.ko}
+ADDRGEN=$(dirname "$(realpath "$0")")/addrgen
+
+# shellcheck source=lib.sh
+source "$(dirname "$(realpath "$0")")/lib.sh"
 
 NS_S=cnf-lc-s-$$
 NS_R=cnf-lc-r-$$
@@ -82,7 +86,7 @@ cleanup() {
 	mod_loaded || mod_insert || echo "FAIL: cannot insert $CNF_KO at exit"
 }
 
-ctl() { local ns=$1; shift; ip netns exec "$ns" cuckooctl "$@"; }
+ctl() { local ns=$1; shift; nsx "$ns" cuckooctl "$@"; }
 
 is_v6() { [[ $1 == *:* ]]; }
 
@@ -96,22 +100,19 @@ src_idx() {
 }
 
 # snap [NS]: CNT[table/counter]=packets for every named nft counter of NS
-# (default the receiver), from one `nft list ruleset` (no jq: under TCG
-# and a flood every process start counts).
+# (default the receiver), from one `nft list ruleset` read by one awk (no
+# jq, no shell loop over the lines: under TCG and a flood every process
+# start and every line counts).
 declare -A CNT
 snap() {
-	local line table= name=
+	local key val
 	CNT=()
-	while read -r line; do
-		if [[ $line =~ ^table\ [a-z0-9]+\ ([a-z_0-9]+) ]]; then
-			table=${BASH_REMATCH[1]}
-		elif [[ $line =~ ^counter\ ([a-z_0-9]+)\ \{ ]]; then
-			name=${BASH_REMATCH[1]}
-		elif [[ -n $name && $line =~ ^packets\ ([0-9]+) ]]; then
-			CNT[$table/$name]=${BASH_REMATCH[1]}
-			name=
-		fi
-	done < <(ip netns exec "${1:-$NS_R}" nft list ruleset)
+	while read -r key val; do
+		CNT[$key]=$val
+	done < <(nsx "${1:-$NS_R}" nft list ruleset | awk '
+		$1 == "table" { table = $3 }
+		$1 == "counter" && $3 == "{" { name = $2 }
+		name != "" && $1 == "packets" { print table "/" name, $2; name = "" }')
 }
 
 # From the last snap: echo requests from SRC that arrived (netdev ingress,
@@ -124,27 +125,15 @@ ping_count() {
 	local ns=$1 src=$2 dst=$3 n=$4 fam=-4
 	shift 4
 	is_v6 "$src" && fam=-6
-	ip netns exec "$ns" ping $fam -q -n -c "$n" -i 0.01 "$@" -I "$src" "$dst" 2>&1 |
+	nsx "$ns" ping $fam -q -n -c "$n" -i 0.01 "$@" -I "$src" "$dst" 2>&1 |
 		awk '/packets transmitted/ { r = $4 } END { print r + 0 }'
-}
-
-# stat_of JSON PATH: .mode or .ipvN.KEY of `cuckooctl stats -j` output.
-stat_of() {
-	local re
-	case $2 in
-	.mode) re='"mode":"([a-z]+)"' ;;
-	.ipv*.*)
-		local p=${2#.}
-		re="\"${p%%.*}\":\\{[^}]*\"${p#*.}\":([0-9.]+)"
-		;;
-	esac
-	[[ $1 =~ $re ]] && echo "${BASH_REMATCH[1]}"
 }
 
 check_requirements() {
 	local t
 	[[ $(id -u) == 0 ]] || skip "must run as root"
 	[[ -r $CNF_KO ]] || skip "no module at \$CNF_KO ($CNF_KO)"
+	[[ -x $ADDRGEN ]] || skip "$ADDRGEN missing (make -C selftests)"
 	command -v cuckooctl >/dev/null || skip "cuckooctl not on PATH"
 	for t in ip nft ping awk insmod rmmod modinfo; do
 		command -v $t >/dev/null || skip "$t not found"
@@ -160,35 +149,40 @@ check_requirements() {
 # make_pair S R: namespaces S and R joined by veth0 (S) - veth1 (R), every
 # source of SRCS on S, static neighbours (no ARP/ND from blocked sources).
 make_pair() {
-	local s=$1 r=$2 a mac_s mac_r ns
+	local s=$1 r=$2 a mac_s=02:cf:00:00:00:01 mac_r=02:cf:00:00:00:02
 	ip netns add "$s" || return 1
 	ip netns add "$r" || return 1
-	ip -n "$s" link add veth0 type veth peer name veth1 netns "$r" || return 1
-	for ns in "$s" "$r"; do
-		ip -n "$ns" link set lo up
-		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.accept_dad=0
-		ip netns exec "$ns" sysctl -qw net.ipv6.conf.default.accept_dad=0
+	ip -n "$s" link add veth0 address $mac_s type veth \
+		peer name veth1 address $mac_r netns "$r" || return 1
+	# One ip per namespace (-batch): under TCG each process start counts.
+	for a in "$s" "$r"; do
+		nsx "$a" sysctl -qw net.ipv6.conf.all.accept_dad=0 \
+			net.ipv6.conf.default.accept_dad=0 || return 1
 	done
-	ip -n "$s" addr add 10.0.1.1/24 dev veth0
-	ip -n "$s" addr add fd00:1::1/64 dev veth0 nodad
-	for a in "${SRCS[@]}"; do
-		if is_v6 "$a"; then
-			ip -n "$s" addr add "$a/64" dev veth0 nodad
-		else
-			ip -n "$s" addr add "$a/24" dev veth0
-		fi
-	done
-	ip -n "$r" addr add $DST4/24 dev veth1
-	ip -n "$r" addr add $DST6/64 dev veth1 nodad
-	ip -n "$s" link set veth0 up
-	ip -n "$r" link set veth1 up
-	mac_s=$(ip netns exec "$s" cat /sys/class/net/veth0/address)
-	mac_r=$(ip netns exec "$r" cat /sys/class/net/veth1/address)
-	ip -n "$s" neigh replace $DST4 lladdr "$mac_r" dev veth0 nud permanent
-	ip -n "$s" neigh replace $DST6 lladdr "$mac_r" dev veth0 nud permanent
-	for a in 10.0.1.1 fd00:1::1 "${SRCS[@]}"; do
-		ip -n "$r" neigh replace "$a" lladdr "$mac_s" dev veth1 nud permanent
-	done
+	{
+		echo "link set lo up"
+		echo "addr add 10.0.1.1/24 dev veth0"
+		echo "addr add fd00:1::1/64 dev veth0 nodad"
+		for a in "${SRCS[@]}"; do
+			if is_v6 "$a"; then
+				echo "addr add $a/64 dev veth0 nodad"
+			else
+				echo "addr add $a/24 dev veth0"
+			fi
+		done
+		echo "link set veth0 up"
+		echo "neigh replace $DST4 lladdr $mac_r dev veth0 nud permanent"
+		echo "neigh replace $DST6 lladdr $mac_r dev veth0 nud permanent"
+	} | ip -n "$s" -batch - || return 1
+	{
+		echo "link set lo up"
+		echo "addr add $DST4/24 dev veth1"
+		echo "addr add $DST6/64 dev veth1 nodad"
+		echo "link set veth1 up"
+		for a in 10.0.1.1 fd00:1::1 "${SRCS[@]}"; do
+			echo "neigh replace $a lladdr $mac_s dev veth1 nud permanent"
+		done
+	} | ip -n "$r" -batch - || return 1
 }
 
 # Per source: arrived (netdev ingress, before the module's hook) and
@@ -207,7 +201,7 @@ add_counters() {
 	for i in "${!SRCS[@]}"; do
 		ctrs+="counter c$i { };"
 	done
-	ip netns exec "$r" nft -f - <<-EOF
+	nsx "$r" nft -f - <<-EOF
 		table netdev cnf_in {
 			$ctrs
 			chain c {
@@ -233,6 +227,8 @@ flood() {
 		fam=-6
 		dst=$DST6
 	fi
+	# Not nsx: a function in the background is a subshell, and killing
+	# that would leave ping running.
 	ip netns exec "$1" ping $fam -q -n -i "$INTERVAL" -c 100000000 -I "$2" "$dst" \
 		>/dev/null 2>&1 &
 	PIDS+=($!)
@@ -265,15 +261,20 @@ settle() {
 
 # ping_ver COUNT [ARG...]: COUNT pings from VER4 and from VER6 at once;
 # then GOT[src] replies, ARR[src] and DEL[src] echo requests that arrived
-# and that were delivered meanwhile.
-declare -A GOT ARR DEL
+# and that were delivered meanwhile.  Only these pings reach the VER
+# sources' counters, so each call's "after" is the next one's "before".
+declare -A GOT ARR DEL VER_ARR VER_DEL
 ping_ver() {
 	local n=$1 s pids=()
 	shift
-	snap
+	if ((${#VER_ARR[@]} == 0)); then
+		snap
+		for s in $VER4 $VER6; do
+			VER_ARR[$s]=$(arrived "$s")
+			VER_DEL[$s]=$(delivered "$s")
+		done
+	fi
 	for s in $VER4 $VER6; do
-		ARR[$s]=$(arrived "$s")
-		DEL[$s]=$(delivered "$s")
 		ping_count "$NS_S" "$s" "$(dst_of "$s")" "$n" "$@" >"$TMP/got.$s" &
 		pids+=($!)
 	done
@@ -281,8 +282,10 @@ ping_ver() {
 	snap
 	for s in $VER4 $VER6; do
 		GOT[$s]=$(<"$TMP/got.$s")
-		ARR[$s]=$(($(arrived "$s") - ARR[$s]))
-		DEL[$s]=$(($(delivered "$s") - DEL[$s]))
+		ARR[$s]=$(($(arrived "$s") - VER_ARR[$s]))
+		DEL[$s]=$(($(delivered "$s") - VER_DEL[$s]))
+		VER_ARR[$s]=$(arrived "$s")
+		VER_DEL[$s]=$(delivered "$s")
 	done
 }
 
@@ -297,9 +300,9 @@ one_cycle() {
 		return 1
 	fi
 	st=$(ctl "$NS_R" stats -j)
-	if [[ $(stat_of "$st" .ipv4.entries) == 0 && $(stat_of "$st" .ipv6.entries) == 0 &&
-		$(stat_of "$st" .ipv4.dropped) == 0 && $(stat_of "$st" .ipv6.dropped) == 0 &&
-		$(stat_of "$st" .mode) == drop && -z $(ctl "$NS_R" list) ]]; then
+	if [[ $(stats_field "$st" .ipv4.entries) == 0 && $(stats_field "$st" .ipv6.entries) == 0 &&
+		$(stats_field "$st" .ipv4.dropped) == 0 && $(stats_field "$st" .ipv6.dropped) == 0 &&
+		$(stats_field "$st" .mode) == drop && -z $(ctl "$NS_R" list) ]]; then
 		log_pass "cycle $k: fresh module, the namespace's filter is empty"
 	else
 		log_fail "cycle $k: state after reload: $st"
@@ -317,7 +320,7 @@ one_cycle() {
 	if ! ctl "$NS_R" add $VER4 $VER6 $FLOOD_B4 $FLOOD_B6 >/dev/null; then
 		log_fail "cycle $k: cuckooctl add failed"
 	fi
-	ping_ver 5 -W 1
+	ping_ver 5 -W 0.2
 	for s in $VER4 $VER6; do
 		if ((GOT[$s] == 0 && DEL[$s] == 0 && ARR[$s] == 5)); then
 			log_pass "cycle $k: $s dropped (5 arrived, 0 delivered)"
@@ -326,8 +329,8 @@ one_cycle() {
 		fi
 	done
 	st=$(ctl "$NS_R" stats -j)
-	if (($(stat_of "$st" .ipv4.dropped) >= 5 && $(stat_of "$st" .ipv6.dropped) >= 5)); then
-		log_pass "cycle $k: drops counted (v4 $(stat_of "$st" .ipv4.dropped), v6 $(stat_of "$st" .ipv6.dropped))"
+	if (($(stats_field "$st" .ipv4.dropped) >= 5 && $(stats_field "$st" .ipv6.dropped) >= 5)); then
+		log_pass "cycle $k: drops counted (v4 $(stats_field "$st" .ipv4.dropped), v6 $(stats_field "$st" .ipv6.dropped))"
 	else
 		log_fail "cycle $k: drops not counted: $st"
 	fi
@@ -427,12 +430,12 @@ catch_open() {
 	return 1
 }
 
+# gen_big N FILE: N addresses, one in four IPv6.
 gen_big() {
-	awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) {
-		if (i % 4 == 3)
-			printf "fd00:300::%x:%x\n", int(i / 65536), i % 65536
-		else
-			printf "172.%d.%d.%d\n", 16 + int(i / 65536), int(i / 256) % 256, i % 256 } }' >"$2"
+	{
+		"$ADDRGEN" 172.16.0.0 $(($1 - $1 / 4))
+		"$ADDRGEN" fd00:300:: $(($1 / 4))
+	} >"$2"
 }
 
 test_rmmod_busy() {
@@ -480,7 +483,7 @@ test_rmmod_busy() {
 	fi
 	out=$(tr '\r' '\n' <"$TMP/load.out" | tail -n 1)
 	st=$(ctl "$NS_R" stats -j)
-	n=$(($(stat_of "$st" .ipv4.entries) + $(stat_of "$st" .ipv6.entries)))
+	n=$(($(stats_field "$st" .ipv4.entries) + $(stats_field "$st" .ipv6.entries)))
 	if ((rc == 0 && n == BIG)) && [[ $out == "$BIG added, 0 already present" ]]; then
 		log_pass "busy: the load completed: $out, $n entries"
 	else
@@ -544,7 +547,7 @@ test_netns() {
 			break
 		fi
 		st=$(ctl "$r" stats -j)
-		if [[ $(stat_of "$st" .ipv4.entries) != 0 || $(stat_of "$st" .ipv6.entries) != 0 ]]; then
+		if [[ $(stats_field "$st" .ipv4.entries) != 0 || $(stats_field "$st" .ipv6.entries) != 0 ]]; then
 			log_fail "netns $k: a new namespace's filter is not empty: $st"
 		fi
 		ctl "$r" add $FLOOD_B4 $FLOOD_B6 $VER4 >/dev/null ||
@@ -552,12 +555,12 @@ test_netns() {
 		for a in $FLOOD_B4 $FLOOD_A4 $FLOOD_B6 $FLOOD_A6; do
 			flood "$s" "$a"
 		done
-		got=$(ping_count "$s" $VER4 $DST4 3 -W 1)
+		got=$(ping_count "$s" $VER4 $DST4 3 -W 0.2)
 		st=$(ctl "$r" stats -j)
-		if ((got == 0 && $(stat_of "$st" .ipv4.dropped) >= 3)); then
+		if ((got == 0 && $(stats_field "$st" .ipv4.dropped) >= 3)); then
 			ok=$((ok + 1))
 		else
-			log_fail "netns $k: $VER4: $got answered, dropped $(stat_of "$st" .ipv4.dropped)"
+			log_fail "netns $k: $VER4: $got answered, dropped $(stats_field "$st" .ipv4.dropped)"
 		fi
 		# Every other round, a device fd opened in the receiver and
 		# held from outside it is all that keeps the receiver alive
@@ -580,7 +583,7 @@ test_netns() {
 			exec 4>&-
 			wait "$hold"
 		fi
-		ping_count "$s" $VER4 $DST4 1 -W 1 >/dev/null
+		ping_count "$s" $VER4 $DST4 1 -W 0.2 >/dev/null
 		stop_floods
 		ip netns del "$s"
 	done
@@ -617,7 +620,7 @@ test_netns() {
 	((ok == MOD_CYCLES)) &&
 		log_pass "netns churn: $MOD_CYCLES insmod/rmmod cycles while $NS_CHURN namespaces came and went"
 	if mod_insert && ip netns add "$NS_R" &&
-		st=$(ctl "$NS_R" stats -j) && [[ $(stat_of "$st" .ipv4.entries) == 0 ]]; then
+		st=$(ctl "$NS_R" stats -j) && [[ $(stats_field "$st" .ipv4.entries) == 0 ]]; then
 		log_pass "netns churn: module works after it"
 	else
 		log_fail "netns churn: module does not work after it"

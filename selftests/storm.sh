@@ -35,6 +35,9 @@ export LC_ALL=C
 WRITERS=${CNF_TEST_STORM_WRITERS:-4}
 ITERS=${CNF_TEST_STORM_ITERS:-24}
 BIG=${CNF_TEST_STORM_BIG:-10000}
+ADDRGEN=$(dirname "$(realpath "$0")")/addrgen
+# shellcheck source=lib.sh
+source "$(dirname "$(realpath "$0")")/lib.sh"
 NS_S=cnf-storm-s-$$
 NS_R=cnf-storm-r-$$
 NS_F=cnf-storm-f-$$
@@ -67,16 +70,22 @@ cleanup() {
 }
 trap cleanup EXIT
 
-rctl() { ip netns exec "$NS_R" cuckooctl "$@"; }
-fctl() { ip netns exec "$NS_F" cuckooctl "$@"; }
+rctl() { nsx "$NS_R" cuckooctl "$@"; }
+fctl() { nsx "$NS_F" cuckooctl "$@"; }
 is_v6() { [[ $1 == *:* ]]; }
 
-# counter NS FAMILY TABLE NAME: packets of the rule commented NAME (plain
-# rule counters: no named counter objects, which need nft_objref).
-counter() {
-	ip netns exec "$1" nft -j list chain "$2" "$3" c |
-		jq --arg n "$4" '.nftables[] | select(.rule.comment == $n) |
-			.rule.expr[] | select(.counter) | .counter.packets'
+# counters NS FAMILY TABLE: "NAME PACKETS" for each rule of chain c
+# commented NAME (plain rule counters: no named counter objects, which
+# need nft_objref), from one nft call.
+counters() {
+	nsx "$1" nft list chain "$2" "$3" c | awk '
+		/ counter packets / && / comment "/ {
+			for (i = 1; i < NF; i++)
+				if ($i == "packets") p = $(i + 1)
+			name = $NF
+			gsub(/"/, "", name)
+			print name, p
+		}'
 }
 
 counter_rules() {
@@ -122,7 +131,7 @@ setup() {
 	for s in 10.9.0.1 fd09::1 "${SRCS[@]}"; do
 		ip -n "$NS_R" neigh replace "$s" lladdr "$mac_s" dev veth1 nud permanent
 	done
-	ip netns exec "$NS_R" nft -f - <<-EOF || return 1
+	nsx "$NS_R" nft -f - <<-EOF || return 1
 		table netdev storm_in {
 		$(counter_rules "type filter hook ingress device veth1 priority 0; policy accept;")
 		}
@@ -177,7 +186,7 @@ final_set() {
 
 flusher() {
 	local n=0 k ns
-	awk 'BEGIN { for (i = 0; i < 3000; i++) printf "198.18.%d.%d\n", i / 256, i % 256 }' >"$TMP/flush.list"
+	"$ADDRGEN" 198.18.0.0 3000 >"$TMP/flush.list"
 	while [[ ! -e $TMP/stop ]]; do
 		fctl load "$TMP/flush.list" >/dev/null 2>>"$TMP/flusher.err" || echo "load $n" >>"$TMP/flusher.bad"
 		fctl flush >/dev/null 2>>"$TMP/flusher.err" || echo "flush $n" >>"$TMP/flusher.bad"
@@ -185,7 +194,7 @@ flusher() {
 		k=$((n % 3))
 		ns=cnf-storm-x-$$-$k
 		ip netns add "$ns" 2>/dev/null
-		ip netns exec "$ns" cuckooctl add 192.0.2.$((n % 250 + 1)) 2001:db8::$n >/dev/null 2>&1
+		nsx "$ns" cuckooctl add 192.0.2.$((n % 250 + 1)) 2001:db8::$n >/dev/null 2>&1
 		ip netns del "$ns"
 		n=$((n + 1))
 	done
@@ -216,21 +225,23 @@ pinger() {
 }
 
 main() {
-	local i w s ncpu t0 ops=0 arrived thru drop4=0 drop6=0 kind f
+	local i w s n p ncpu t0 ops=0 arrived thru drop4=0 drop6=0 kind f
 	[[ $(id -u) == 0 ]] || skip "must run as root"
 	[[ -c /dev/cuckoo_nf ]] || skip "/dev/cuckoo_nf missing"
 	grep -q '^cuckoo_nf ' /proc/modules || skip "cuckoo_nf is not a loaded module"
-	for t in cuckooctl ip nft jq ping awk rmmod; do
+	for t in cuckooctl ip nft ping awk rmmod; do
 		command -v $t >/dev/null || skip "$t not found"
 	done
+	[[ -x $ADDRGEN ]] || skip "$ADDRGEN missing (make -C selftests)"
 	IP=$(type -P ip)
 	TMP=$(mktemp -d)
 	setup || { log_fail "setup"; return 1; }
 	rctl add "${BLOCKED[@]}" >/dev/null || { log_fail "adding the stable blocked sources"; return 1; }
 	for ((w = 0; w < WRITERS; w++)); do
-		awk -v w=$w -v n="$BIG" 'BEGIN { for (i = 0; i < n; i++)
-			if (i % 2) printf "172.%d.%d.%d\n", 16 + w, int(i / 256) % 256, i % 256
-			else printf "fd09:%x::%x\n", 100 + w, i }' >"$TMP/big.$w"
+		{
+			"$ADDRGEN" 172.$((16 + w)).0.0 $((BIG / 2))
+			"$ADDRGEN" fd09:$((100 + w))::0 $((BIG - BIG / 2))
+		} >"$TMP/big.$w"
 	done
 	# Held open for the whole storm: rmmod must fail with "in use".
 	exec {HELD_FD}</dev/cuckoo_nf || { log_fail "open /dev/cuckoo_nf"; return 1; }
@@ -281,10 +292,13 @@ main() {
 	fi
 	grep -q '^cuckoo_nf ' /proc/modules || log_fail "the module is gone"
 
+	local -A in_ctr thru_ctr
+	while read -r n p; do in_ctr[$n]=$p; done < <(counters "$NS_R" netdev storm_in)
+	while read -r n p; do thru_ctr[$n]=$p; done < <(counters "$NS_R" inet storm_thru)
 	for i in "${!SRCS[@]}"; do
 		s=${SRCS[$i]}
-		arrived=$(counter "$NS_R" netdev storm_in "c$i")
-		thru=$(counter "$NS_R" inet storm_thru "c$i")
+		arrived=${in_ctr[c$i]:-0}
+		thru=${thru_ctr[c$i]:-0}
 		if ((i < ${#BLOCKED[@]})); then
 			if is_v6 "$s"; then drop6=$((drop6 + arrived)); else drop4=$((drop4 + arrived)); fi
 			((arrived > 0)) || log_fail "blocked $s: no packet arrived"
@@ -297,10 +311,10 @@ main() {
 		fi
 	done
 	f=$(rctl stats -j)
-	if (($(jq .ipv4.dropped <<<"$f") == drop4 && $(jq .ipv6.dropped <<<"$f") == drop6)); then
+	if (($(stats_field "$f" .ipv4.dropped) == drop4 && $(stats_field "$f" .ipv6.dropped) == drop6)); then
 		log_pass "module dropped exactly the blocked arrivals ($drop4 IPv4, $drop6 IPv6)"
 	else
-		log_fail "module dropped $(jq .ipv4.dropped <<<"$f")/$(jq .ipv6.dropped <<<"$f"), blocked arrivals $drop4/$drop6"
+		log_fail "module dropped $(stats_field "$f" .ipv4.dropped)/$(stats_field "$f" .ipv6.dropped), blocked arrivals $drop4/$drop6"
 	fi
 
 	# The set equals the model.
@@ -311,8 +325,9 @@ main() {
 	else
 		log_fail "the set differs from the model: $(diff "$TMP/model" "$TMP/set" | head -n 10 | tr '\n' ' ')"
 	fi
-	(( $(jq '.ipv4.entries + .ipv6.entries' <<<"$f") == $(wc -l <"$TMP/set") )) ||
-		log_fail "stats count $(jq '.ipv4.entries + .ipv6.entries' <<<"$f") entries, the dump $(wc -l <"$TMP/set")"
+	n=$(($(stats_field "$f" .ipv4.entries) + $(stats_field "$f" .ipv6.entries)))
+	((n == $(wc -l <"$TMP/set"))) ||
+		log_fail "stats count $n entries, the dump $(wc -l <"$TMP/set")"
 	echo "# storm figures: ${dur}s, $ops writer operations, $(cat "$TMP/flusher.rounds") flush/netns rounds, $(cat "$TMP/rmmod.tries" 2>/dev/null) rmmod attempts, $((drop4 + drop6)) blocked packets all dropped, allowed packets all through"
 	return $ret
 }

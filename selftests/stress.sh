@@ -30,6 +30,10 @@ MAX_ROUNDS=${CNF_TEST_STRESS_MAX_ROUNDS:-100}	# ping rounds per source, at most
 BIG=${CNF_TEST_STRESS_BIG:-100000}		# bulk load size per family (x round)
 LOADS=${CNF_TEST_STRESS_LOADS:-2}		# bulk load/delete rounds
 SMALL=${CNF_TEST_STRESS_SMALL:-15}		# small add/test/del rounds
+ADDRGEN=$(dirname "$(realpath "$0")")/addrgen
+
+# shellcheck source=lib.sh
+source "$(dirname "$(realpath "$0")")/lib.sh"
 
 NS_S=cnf-stress-s-$$
 NS_R=cnf-stress-r-$$
@@ -66,7 +70,7 @@ skip() {
 	exit $ksft_skip
 }
 
-rctl() { ip netns exec "$NS_R" cuckooctl "$@"; }
+rctl() { nsx "$NS_R" cuckooctl "$@"; }
 
 is_v6() { [[ $1 == *:* ]]; }
 
@@ -90,17 +94,7 @@ read_counters() {
 			arr[$name]=${BASH_REMATCH[1]}
 			name=
 		fi
-	done < <(ip netns exec "$2" nft list table "$3" "$4")
-}
-
-# stat_of PATH: .mode or .ipvN.KEY of $STATS (`cuckooctl stats -j`).
-stat_of() {
-	local re p=${1#.}
-	case $1 in
-	.mode) re='"mode":"([a-z]+)"' ;;
-	*) re="\"${p%%.*}\":\\{[^}]*\"${p#*.}\":([0-9.]+)" ;;
-	esac
-	[[ $STATS =~ $re ]] && echo "${BASH_REMATCH[1]}"
+	done < <(nsx "$2" nft list table "$3" "$4")
 }
 
 check_requirements() {
@@ -111,6 +105,7 @@ check_requirements() {
 	for t in ip nft ping awk; do
 		command -v $t >/dev/null || skip "$t not found"
 	done
+	[[ -x $ADDRGEN ]] || skip "$ADDRGEN missing (make -C selftests)"
 	modprobe -q veth 2>/dev/null
 	modprobe -q nf_tables 2>/dev/null
 	ip netns add "$NS_S" || skip "cannot create network namespaces"
@@ -142,8 +137,8 @@ setup() {
 	local ns s mac_s mac_r
 	for ns in "$NS_S" "$NS_R"; do
 		ip -n "$ns" link set lo up
-		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.accept_dad=0
-		ip netns exec "$ns" sysctl -qw net.ipv6.conf.default.accept_dad=0
+		nsx "$ns" sysctl -qw net.ipv6.conf.all.accept_dad=0
+		nsx "$ns" sysctl -qw net.ipv6.conf.default.accept_dad=0
 	done
 	ip -n "$NS_S" addr add 10.0.1.1/24 dev veth0
 	ip -n "$NS_S" addr add fd00:1::1/64 dev veth0 nodad
@@ -172,12 +167,12 @@ setup() {
 
 	# Sent (sender output), arrived (receiver ingress, before the module's
 	# PRE_ROUTING hook) and delivered (receiver input) per source.
-	ip netns exec "$NS_S" nft -f - <<-EOF || return 1
+	nsx "$NS_S" nft -f - <<-EOF || return 1
 		table inet cnf_tx {
 		$(counter_rules tx "type filter hook output priority 0; policy accept;")
 		}
 	EOF
-	ip netns exec "$NS_R" nft -f - <<-EOF || return 1
+	nsx "$NS_R" nft -f - <<-EOF || return 1
 		table netdev cnf_in {
 		$(counter_rules in "type filter hook ingress device veth1 priority 0; policy accept;")
 		}
@@ -199,7 +194,7 @@ traffic() {
 	[[ $3 == blocked ]] && wait=(-W 1)
 	while :; do
 		r=$((r + 1))
-		ip netns exec "$NS_S" ping $fam -q -n -c "$PKTS" -i "$INTERVAL" \
+		nsx "$NS_S" ping $fam -q -n -c "$PKTS" -i "$INTERVAL" \
 			"${wait[@]}" -I "$src" "$dst" >"$TMP/ping.$idx.$r" 2>&1
 		[[ -e $TMP/stop ]] && break
 		((r >= MAX_ROUNDS)) && break
@@ -238,10 +233,8 @@ small_churn() {
 # gen_big N: $TMP/big4.N and $TMP/big6.N, N addresses each, outside the
 # ranges anything else here uses.
 gen_big() {
-	awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++)
-		printf "172.%d.%d.%d\n", 16 + int(i / 65536), int(i / 256) % 256, i % 256 }' >"$TMP/big4.$1"
-	awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++)
-		printf "fd00:200::%x:%x\n", int(i / 65536), i % 65536 }' >"$TMP/big6.$1"
+	"$ADDRGEN" 172.16.0.0 "$1" >"$TMP/big4.$1"
+	"$ADDRGEN" fd00:200:: "$1" >"$TMP/big6.$1"
 }
 
 # Bulk loads that force growth, then their deletion, LOADS times with a
@@ -254,7 +247,7 @@ bulk_churn() {
 		for fam in 4 6; do
 			key=.ipv$fam
 			STATS=$(rctl stats -j)
-			before=$(stat_of "$key.grows")
+			before=$(stats_field "$STATS" "$key.grows")
 			if out=$(rctl load "$TMP/big$fam.$n" 2>&1) &&
 				[[ $out == *"$n added, 0 already present"* ]]; then
 				log_pass "bulk load $k: $n IPv$fam addresses added under traffic"
@@ -262,16 +255,16 @@ bulk_churn() {
 				log_fail "bulk load $k: $n IPv$fam addresses: ${out##*$'\r'}"
 			fi
 			STATS=$(rctl stats -j)
-			after=$(stat_of "$key.grows")
+			after=$(stats_field "$STATS" "$key.grows")
 			if ((after > before)); then
-				log_pass "bulk load $k: IPv$fam table grew (grows $before -> $after, capacity $(stat_of "$key.capacity"))"
+				log_pass "bulk load $k: IPv$fam table grew (grows $before -> $after, capacity $(stats_field "$STATS" "$key.capacity"))"
 			else
 				log_fail "bulk load $k: IPv$fam table did not grow (grows $before -> $after)"
 			fi
-			if (($(stat_of "$key.entries") >= n + 3)); then
-				log_pass "bulk load $k: IPv$fam entries $(stat_of "$key.entries") >= $((n + 3))"
+			if (($(stats_field "$STATS" "$key.entries") >= n + 3)); then
+				log_pass "bulk load $k: IPv$fam entries $(stats_field "$STATS" "$key.entries") >= $((n + 3))"
 			else
-				log_fail "bulk load $k: IPv$fam entries $(stat_of "$key.entries") < $((n + 3))"
+				log_fail "bulk load $k: IPv$fam entries $(stats_field "$STATS" "$key.entries") < $((n + 3))"
 			fi
 		done
 		for fam in 4 6; do
@@ -348,9 +341,9 @@ verify_traffic() {
 	echo "INFO: stats: $STATS"
 	for fam in 4 6; do
 		local d m c
-		d=$(stat_of ".ipv$fam.dropped")
-		m=$(stat_of ".ipv$fam.matched")
-		c=$(stat_of ".ipv$fam.checked")
+		d=$(stats_field "$STATS" ".ipv$fam.dropped")
+		m=$(stats_field "$STATS" ".ipv$fam.matched")
+		c=$(stats_field "$STATS" ".ipv$fam.checked")
 		if ((d == drop_want[$fam] && m == d)); then
 			log_pass "stats IPv$fam: dropped $d == matched $m == packets from blocked sources"
 		else
@@ -381,10 +374,10 @@ verify_state() {
 			log_fail "set: $s present after the churn (test exit $rc)"
 	done
 	STATS=$(rctl stats -j)
-	if [[ $(stat_of .ipv4.entries) == 3 && $(stat_of .ipv6.entries) == 3 ]]; then
+	if [[ $(stats_field "$STATS" .ipv4.entries) == 3 && $(stats_field "$STATS" .ipv6.entries) == 3 ]]; then
 		log_pass "set: 3 IPv4 and 3 IPv6 entries left, the stable blocked ones"
 	else
-		log_fail "set: $(stat_of .ipv4.entries) IPv4 and $(stat_of .ipv6.entries) IPv6 entries left, want 3 and 3"
+		log_fail "set: $(stats_field "$STATS" .ipv4.entries) IPv4 and $(stats_field "$STATS" .ipv6.entries) IPv6 entries left, want 3 and 3"
 		rctl list | head -n 20 | sed 's/^/INFO: left: /'
 	fi
 	if [[ -s $TMP/small.fail ]]; then
