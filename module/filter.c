@@ -65,6 +65,13 @@ struct cnf_table {
 	 * Aligned to at least a bucket, so a bucket never spans two lines.
 	 */
 	u8 *slots;
+	/*
+	 * Tables of 16-bit IPv4 slots (log >= 18) keep the jhash of each of
+	 * their 2^(32 - log) possible r, at most 64 KB (3% of the slots):
+	 * lookups load the hash instead of computing it.  Written before the
+	 * table is published, then read only.  NULL in other tables.
+	 */
+	u32 *rhash;
 };
 
 /* One step of a cuckoo path: the key in (bucket, slot) moves over. */
@@ -116,9 +123,20 @@ static size_t cnf_slots_bytes(enum cnf_family fam, unsigned int log)
 	return ((size_t)CNF_BUCKET_SLOTS << log) * cnf_slot_bytes(fam, log);
 }
 
+static bool cnf_has_rhash(enum cnf_family fam, unsigned int log)
+{
+	return fam == CNF_V4 && cnf_slot_bytes(fam, log) == 2;
+}
+
+static size_t cnf_rhash_bytes(enum cnf_family fam, unsigned int log)
+{
+	return cnf_has_rhash(fam, log) ? sizeof(u32) << (32 - log) : 0;
+}
+
 static size_t cnf_table_bytes(enum cnf_family fam, unsigned int log)
 {
-	return sizeof(struct cnf_table) + cnf_slots_bytes(fam, log);
+	return sizeof(struct cnf_table) + cnf_slots_bytes(fam, log) +
+	       cnf_rhash_bytes(fam, log);
 }
 
 static u64 cnf_table_capacity(unsigned int log)
@@ -150,12 +168,14 @@ static __always_inline u32 cnf_alt_offset(const struct cnf_table *t, u32 h)
 
 /*
  * Encode address @addr of family @fam (a __be32 or a struct in6_addr) for
- * table @t: its slot (home tag) and its two buckets.  Inlined callers with a
- * constant family compile only their own branch.
+ * table @t: its slot (home tag) and its two buckets.  @width is the table's
+ * slot width when the caller knows it (readers), else 0.  Inlined callers
+ * with a constant family and width compile only their own branch.
  */
-static __always_inline void cnf_locate(const struct cnf_table *t,
-				       enum cnf_family fam, const void *addr,
-				       struct cnf_pos *p)
+static __always_inline void cnf_locate_as(const struct cnf_table *t,
+					  enum cnf_family fam,
+					  unsigned int width, const void *addr,
+					  struct cnf_pos *p)
 {
 	const __be32 *a = addr;
 	u32 x, h, *w = p->w;
@@ -172,9 +192,19 @@ static __always_inline void cnf_locate(const struct cnf_table *t,
 		w[2] = (__force u32)a[2];
 		w[3] = (x >> t->log) << 2 | CNF_TAG_VALID;
 	}
-	h = cnf_hash(t, fam, w);
+	if (fam == CNF_V4 && width == 2)
+		h = t->rhash[w[0] >> 2];
+	else
+		h = cnf_hash(t, fam, w);
 	p->b[0] = (x ^ h) & t->mask;
 	p->b[1] = p->b[0] ^ cnf_alt_offset(t, h);
+}
+
+static __always_inline void cnf_locate(const struct cnf_table *t,
+				       enum cnf_family fam, const void *addr,
+				       struct cnf_pos *p)
+{
+	cnf_locate_as(t, fam, 0, addr, p);
 }
 
 /* The tag word: w[0] for IPv4, w[3] for IPv6. */
@@ -441,7 +471,7 @@ static __always_inline bool cnf_table_has_as(const struct cnf_table *t,
 	unsigned int seq;
 	bool hit;
 
-	cnf_locate(t, fam, addr, &p);
+	cnf_locate_as(t, fam, width, addr, &p);
 	do {
 		seq = read_seqcount_begin(&t->seq);
 		hit = cnf_table_probe(t, width, &p) ||
@@ -494,18 +524,20 @@ static __always_inline void cnf_lookup4_batch_as(const struct cnf_table *t,
 	unsigned int i, seq;
 
 	for (i = 0; i < n; i++) {
-		cnf_locate(t, CNF_V4, &addrs[i], &p[i]);
+		cnf_locate_as(t, CNF_V4, width, &addrs[i], &p[i]);
 		prefetch(t->slots + (size_t)p[i].b[0] * CNF_BUCKET_SLOTS * width);
 		prefetch(t->slots + (size_t)p[i].b[1] * CNF_BUCKET_SLOTS * width);
 	}
-	for (i = 0; i < n; i++) {
-		do {
-			seq = read_seqcount_begin(&t->seq);
-			hits[i] = cnf_table_probe(t, width, &p[i]) ||
-				  (unlikely(READ_ONCE(t->stash_n)) &&
-				   cnf_stash_has(t, CNF_V4, &addrs[i]));
-		} while (read_seqcount_retry(&t->seq, seq));
-	}
+	/* One read section for the group: writers are rare, retries cheap. */
+	do {
+		seq = read_seqcount_begin(&t->seq);
+		for (i = 0; i < n; i++)
+			hits[i] = cnf_table_probe(t, width, &p[i]);
+		if (unlikely(READ_ONCE(t->stash_n)))
+			for (i = 0; i < n; i++)
+				hits[i] = hits[i] ||
+					  cnf_stash_has(t, CNF_V4, &addrs[i]);
+	} while (read_seqcount_retry(&t->seq, seq));
 }
 
 void cnf_filter_lookup4_batch(const struct cnf_filter *f, const __be32 *addrs,
@@ -530,6 +562,15 @@ bool cnf_filter_lookup6(const struct cnf_filter *f, const struct in6_addr *addr)
 
 /* ---- tables (writers) ---- */
 
+/* What cnf_hash() gives for an IPv4 r of @bits bits, for every r. */
+static void cnf_rhash_fill(u32 *rhash, unsigned int bits, u32 seed)
+{
+	u32 r;
+
+	for (r = 0; r < 1U << bits; r++)
+		rhash[r] = jhash_1word(r, seed);
+}
+
 static struct cnf_table *cnf_table_alloc(enum cnf_family fam, unsigned int log)
 {
 	struct cnf_table *t = cnf_zalloc(sizeof(*t));
@@ -537,24 +578,35 @@ static struct cnf_table *cnf_table_alloc(enum cnf_family fam, unsigned int log)
 	if (!t)
 		return NULL;
 	t->slots = cnf_zalloc(cnf_slots_bytes(fam, log));
-	if (!t->slots) {
-		cnf_free(t);
-		return NULL;
+	if (!t->slots)
+		goto err_table;
+	t->seed = get_random_u32();
+	if (cnf_has_rhash(fam, log)) {
+		t->rhash = cnf_zalloc(cnf_rhash_bytes(fam, log));
+		if (!t->rhash)
+			goto err_slots;
+		cnf_rhash_fill(t->rhash, 32 - log, t->seed);
 	}
 	seqcount_init(&t->seq);
 	t->family = fam;
 	t->log = log;
 	t->slot_bytes = cnf_slot_bytes(fam, log);
 	t->mask = (1U << log) - 1;
-	t->seed = get_random_u32();
 	t->bytes = cnf_table_bytes(fam, log);
 	return t;
+
+err_slots:
+	cnf_free(t->slots);
+err_table:
+	cnf_free(t);
+	return NULL;
 }
 
 static void cnf_table_free(struct cnf_table *t)
 {
 	if (!t)
 		return;
+	cnf_free(t->rhash);
 	cnf_free(t->slots);
 	cnf_free(t);
 }

@@ -747,6 +747,64 @@ TEST(consecutive_ipv4_high_load)
 	}
 }
 
+/* A bijection of u32: distinct, well spread test addresses. */
+static u32 spread32(u32 x)
+{
+	x ^= x >> 16;
+	x *= 0x7feb352d;
+	x ^= x >> 15;
+	x *= 0x846ca68b;
+	x ^= x >> 16;
+	return x;
+}
+
+/*
+ * A million IPv4 addresses: the table has 16-bit slots (and the lookups
+ * their precomputed hashes), about 4 bytes per entry, and both lookup paths
+ * find every address and nothing else.
+ */
+TEST(ipv4_million_16bit_slots)
+{
+	const u32 n = 1 << 20;
+	struct cnf_filter *f = cnf_filter_create(n, NO_LIMIT);
+	__be32 *a = calloc(2 * (size_t)n, sizeof(*a));
+	bool *hits = calloc(n, sizeof(*hits));
+	struct cnf_filter_stats st;
+	u64 wrong = 0;
+	u32 i;
+
+	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, a);
+	ASSERT_NE(NULL, hits);
+	for (i = 0; i < 2 * n; i++)
+		a[i] = htonl(spread32(i));
+	for (i = 0; i < n; i++) {
+		struct cnf_key k = cnf_key4(spread32(i));
+
+		ASSERT_EQ(0, cnf_t_add(f, &k));
+	}
+	st = cnf_t_stats(f);
+	ASSERT_EQ((u64)n, st.fam[CNF_V4].entries);
+	ASSERT_EQ((u64)0, st.fam[CNF_V4].grows);
+	TH_LOG("%u IPv4: %.3f bytes per entry", n,
+	       (double)st.fam[CNF_V4].bytes / n);
+	ASSERT_GE(4.1, (double)st.fam[CNF_V4].bytes / n);
+	rcu_read_lock();
+	for (i = 0; i < 2 * n; i++)
+		wrong += cnf_filter_lookup4(f, a[i]) != (i < n);
+	cnf_filter_lookup4_batch(f, a, n, hits);
+	for (i = 0; i < n; i++)
+		wrong += !hits[i];
+	cnf_filter_lookup4_batch(f, a + n, n, hits);
+	for (i = 0; i < n; i++)
+		wrong += hits[i];
+	rcu_read_unlock();
+	ASSERT_EQ((u64)0, wrong);
+	free(hits);
+	free(a);
+	cnf_filter_destroy(f);
+}
+
 /* Growth across many doublings, both families: nothing lost, no intruder. */
 TEST(growth_many_doublings)
 {
