@@ -60,7 +60,7 @@ struct stress {
 struct reader {
 	struct stress *s;
 	pthread_t tid;
-	bool use_contains;	/* else lookup4/lookup6, the packet path */
+	bool use_contains;	/* and the batched path; else lookup4/6 */
 };
 
 static bool reader_lookup(const struct reader *rd, const struct cnf_key *k)
@@ -93,6 +93,33 @@ static void reader_report(struct stress *s, const struct cnf_key *k,
 	pthread_mutex_unlock(&s->bad_lock);
 }
 
+/*
+ * The IPv4 keys of @keys through cnf_filter_lookup4_batch(), in one call
+ * (groups of CNF_LOOKUP_BATCH inside); each answer must be @want.  Returns
+ * the lookups made.
+ */
+static u64 reader_batch(struct stress *s, const struct cnf_key *keys,
+			unsigned int n, bool want)
+{
+	__be32 a[2 * NFIXED];
+	const struct cnf_key *k[2 * NFIXED];
+	bool hit[2 * NFIXED];
+	unsigned int i, m = 0;
+
+	for (i = 0; i < n; i++)
+		if (keys[i].family == CNF_V4) {
+			k[m] = &keys[i];
+			a[m++] = keys[i].v4;
+		}
+	rcu_read_lock();
+	cnf_filter_lookup4_batch(s->f, a, m, hit);
+	rcu_read_unlock();
+	for (i = 0; i < m; i++)
+		if (hit[i] != want)
+			reader_report(s, k[i], want);
+	return m;
+}
+
 static void *reader_main(void *arg)
 {
 	struct reader *rd = arg;
@@ -109,6 +136,10 @@ static void *reader_main(void *arg)
 			if (reader_lookup(rd, &s->never[i]))
 				reader_report(s, &s->never[i], false);
 		n += 2 * NFIXED + 2 * NNEVER;
+		if (rd->use_contains) {
+			n += reader_batch(s, s->fixed, 2 * NFIXED, true);
+			n += reader_batch(s, s->never, 2 * NNEVER, false);
+		}
 	}
 	rcu_unregister_thread();
 	s->lookups += n;
