@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check: install what is missing, build for the VM's kernel, then run
-# the host unit tests, lint and the selftests in the VM.  Every stage runs
-# even when an earlier one failed (except that selftests need a build).
+# the host unit tests and lint (side by side), then the selftests in the
+# VMs.  Every stage runs even when an earlier one failed (except that
+# selftests need a build).
 # Totals: unit test cases (from the runner's "N passed, N failed" line), lint
 # as one test, selftests from their KTAP.  The last line is
 # "N passed, N failed", with ", N skipped" when some were skipped, named on
@@ -33,13 +34,39 @@ run_stage() {
 	return "$rc"
 }
 
+# The unit tests and lint run side by side (one CPU each is what they use);
+# start_stage runs one in the background with its output in NAME.log,
+# finish_stage waits for it, then shows its output and returns its status.
+declare -A STAGE_PID
+start_stage() {
+	local name=$1
+	shift
+	(
+		t0=$SECONDS
+		"$@" >"$LOGS/$name.log" 2>&1
+		echo "$? $((SECONDS - t0))" >"$LOGS/$name.rc"
+	) &
+	STAGE_PID[$name]=$!
+}
+
+finish_stage() {
+	local name=$1 rc=1 t='?'
+	wait "${STAGE_PID[$name]}"
+	[[ -f $LOGS/$name.rc ]] && read -r rc t <"$LOGS/$name.rc"
+	echo
+	echo "==== $name (run alongside the other host stage)"
+	cat "$LOGS/$name.log"
+	echo "==== $name: exit $rc after $t s"
+	return "$rc"
+}
+
 result() {
 	RESULTS+=("$(printf '%-10s %s' "$1" "$2")")
 }
 
 stage_unit() {
 	local rc line p f s
-	run_stage unit "$MAKE" --no-print-directory unit
+	finish_stage unit
 	rc=$?
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$LOGS/unit.log" | tail -n1)
 	p=$(sed -nE 's/^([0-9]+) passed.*/\1/p' <<<"$line")
@@ -62,7 +89,7 @@ stage_unit() {
 }
 
 stage_lint() {
-	if run_stage lint "$MAKE" --no-print-directory lint; then
+	if finish_stage lint; then
 		PASS=$((PASS + 1))
 		result lint passed
 	else
@@ -119,6 +146,9 @@ main() {
 		result build FAILED
 		BUILT=0
 	fi
+	rm -f "$LOGS/unit.rc" "$LOGS/lint.rc"
+	start_stage unit "$MAKE" --no-print-directory unit
+	start_stage lint "$MAKE" --no-print-directory lint
 	stage_unit
 	stage_lint
 	if ((BUILT)); then
