@@ -83,9 +83,10 @@ setup_faults() {
 	echo N >$FS/cache-filter 2>/dev/null
 }
 
+# set_probability SLAB PAGE: percentages for failslab and fail_page_alloc.
 set_probability() {
 	echo "$1" >$FS/probability
-	echo "$1" >$FP/probability
+	echo "$2" >$FP/probability
 }
 
 injected() {
@@ -235,7 +236,7 @@ check_result() {
 }
 
 main() {
-	local r op rc p a
+	local r op rc p a slab page
 	TMP=$(mktemp -d)
 	setup_faults
 	cuckooctl flush >/dev/null || { echo "FAIL: flush"; exit 1; }
@@ -252,6 +253,15 @@ main() {
 		# fallbacks; high ones fail early.
 		P=(2 5 1 10 3 20 2 40 5 80)
 		p=${P[r % ${#P[@]}]}
+		# Every other round fails page allocations only: kvzalloc
+		# tries the slab first, so with both on, a table bigger than
+		# kmalloc's largest cache (a grown one) rarely reaches
+		# alloc_pages or vmalloc's pages.
+		if ((r % 2)); then
+			slab=0 page=$((p * 3 > 90 ? 90 : p * 3))
+		else
+			slab=$p page=$p
+		fi
 		case $((r % 7)) in
 		0) op=flush ;;
 		1 | 3 | 5) op=add ;;
@@ -263,28 +273,28 @@ main() {
 			new_addrs 1 >"$TMP/one"	# not in a subshell: SEQ moves on
 			a=$(<"$TMP/one")
 			{ cat "$TMP/before"; echo "$a"; } | sort >"$TMP/want"
-			set_probability "$p"
+			set_probability "$slab" "$page"
 			faulty add "$a" >/dev/null 2>"$TMP/err"
 			rc=$?
 			;;
 		load)
 			new_addrs "$LOAD" >"$TMP/file"
 			sort -u "$TMP/file" "$TMP/before" >"$TMP/want"
-			set_probability "$p"
+			set_probability "$slab" "$page"
 			faulty load "$TMP/file" >/dev/null 2>"$TMP/err"
 			rc=$?
 			;;
 		flush)
 			: >"$TMP/want"
-			set_probability "$p"
+			set_probability "$slab" "$page"
 			faulty flush >/dev/null 2>"$TMP/err"
 			rc=$?
 			;;
 		esac
-		set_probability 0
+		set_probability 0 0
 		dump >"$TMP/after"
-		check_result "$op (round $r, ${p}%)" "$rc" "$TMP/err" "$TMP/before" "$TMP/after" "$TMP/want"
-		echo "# round $r: $op at ${p}%: exit $rc, $(wc -l <"$TMP/after") entries, $(injected) faults injected so far${rc:+ $(tr '\n' ' ' <"$TMP/err" | cut -c1-100)}"
+		check_result "$op (round $r, slab ${slab}%, page ${page}%)" "$rc" "$TMP/err" "$TMP/before" "$TMP/after" "$TMP/want"
+		echo "# round $r: $op at slab ${slab}%, page ${page}%: exit $rc, $(wc -l <"$TMP/after") entries, $(injected) faults injected so far${rc:+ $(tr '\n' ' ' <"$TMP/err" | cut -c1-100)}"
 		# After a flush, a base set again (no faults), so loads keep growing it.
 		if [[ $op == flush && $rc == 0 ]]; then
 			new_addrs 300 >"$TMP/base"
@@ -299,6 +309,9 @@ main() {
 	echo "# faults: $OPS operations, $FAILED_OPS failed cleanly, $NOT_REACHED did not reach the module, $(injected) faults injected (failslab $((TIMES0 - $(<$FS/times))), fail_page_alloc $((TIMES0 - $(<$FP/times)))), $TRAFFIC_SENT packets from stored sources all dropped, $(wc -l <"$TMP/after") entries at the end"
 	if (( $(injected) == 0 )); then
 		log_fail "no fault was injected: the test proved nothing"
+	fi
+	if ((TIMES0 - $(<$FP/times) == 0)); then
+		log_fail "fail_page_alloc never fired: growth's page allocations were not reached"
 	fi
 	if ((FAILED_OPS == 0)); then
 		log_fail "no operation failed under faults: the error paths were not reached"
