@@ -11,8 +11,9 @@
 # count as failures.  Exits non-zero when anything failed.
 #
 # The tests are shared out longest first, each to the VM with the least
-# work so far, by the durations of the last run (build/vm/durations; a test
-# not timed yet counts as DEFAULT_COST seconds).  Each VM's console is kept
+# work so far, by the durations of the last run here (build/vm/durations),
+# else those of selftests/vm/durations (seconds measured in a two-VM run on
+# a 2-core machine), else DEFAULT_COST seconds.  Each VM's console is kept
 # in build/selftests.N.log and streamed with a "vmN| " prefix; with one VM,
 # in build/selftests.log, unprefixed.
 set -euo pipefail
@@ -20,6 +21,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 LIST=$ROOT/build/selftests/kselftest-list.txt
 DURATIONS=$ROOT/build/vm/durations
+TYPICAL=$ROOT/selftests/vm/durations
 JOBS=${CNF_VM_JOBS:-2}
 DEFAULT_COST=30
 mkdir -p "$ROOT/build/vm"
@@ -33,7 +35,7 @@ die() { echo "selftests: $*" >&2; exit 1; }
 
 cost_of() {
 	local c
-	c=$(awk -v t="$1" '$1 == t { print $2 }' "$DURATIONS" 2>/dev/null)
+	c=$(cat "$DURATIONS" "$TYPICAL" 2>/dev/null | awk -v t="$1" '$1 == t { print $2; exit }')
 	echo "${c:-$DEFAULT_COST}"
 }
 
