@@ -34,8 +34,12 @@ die() { echo "selftests: $*" >&2; exit 1; }
 [[ $JOBS =~ ^[1-9][0-9]*$ ]] || die "CNF_VM_JOBS must be a positive number, not '$JOBS'"
 
 cost_of() {
-	local c
-	c=$(cat "$DURATIONS" "$TYPICAL" 2>/dev/null | awk -v t="$1" '$1 == t { print $2; exit }')
+	local f c=
+	for f in "$DURATIONS" "$TYPICAL"; do
+		[[ -f $f ]] || continue
+		c=$(awk -v t="$1" '$1 == t { print $2; exit }' "$f")
+		[[ -n $c ]] && break
+	done
 	echo "${c:-$DEFAULT_COST}"
 }
 
@@ -116,7 +120,9 @@ record_durations() {
 	new=$(mktemp "$DURATIONS.XXXXXX")
 	{
 		sed -nE 's/^# ([^ ]+): exit [0-9]+ after ([0-9]+) s$/\1 \2/p' "$@"
-		[[ -f $DURATIONS ]] && cat "$DURATIONS"
+		if [[ -f $DURATIONS ]]; then
+			cat "$DURATIONS"
+		fi
 	} | awk '!seen[$1]++' >"$new"
 	mv "$new" "$DURATIONS"
 }
