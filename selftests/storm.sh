@@ -25,7 +25,8 @@
 # re-adding its final set, the dump equals the model: stable blocked +
 # every writer's final set.
 #
-# CNF_TEST_STORM_WRITERS (default 4), CNF_TEST_STORM_ITERS (default 24),
+# CNF_TEST_STORM_WRITERS (default 4), CNF_TEST_STORM_ITERS (default 16, 40 in
+# make check-debug),
 # CNF_TEST_STORM_BIG (addresses per big load, default 10000).
 
 ksft_skip=4
@@ -33,7 +34,7 @@ ret=0
 export LC_ALL=C
 
 WRITERS=${CNF_TEST_STORM_WRITERS:-4}
-ITERS=${CNF_TEST_STORM_ITERS:-24}
+ITERS=${CNF_TEST_STORM_ITERS:-16}
 BIG=${CNF_TEST_STORM_BIG:-10000}
 ADDRGEN=$(dirname "$(realpath "$0")")/addrgen
 # shellcheck source=lib.sh
