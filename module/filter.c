@@ -8,12 +8,14 @@
  * and its alternate i2 = i1 ^ (rol32(h, 16) | 1): odd, so the buckets always
  * differ.  Outsiders cannot aim many addresses at one bucket pair without
  * the seed.  One jhash per lookup: an IPv4 r has at most 32 - k bits, so a
- * second hash would add no pairs.  A slot stores r, one bit saying whether it
- * sits in the home or the alternate bucket, and a valid bit.  From a slot and
- * its bucket the address comes back exactly: i1 follows from the bucket and
- * the bit, l = i1 ^ H1(r), x = r << k | l.  So a fingerprint hit is an exact
- * match (no false positives), duplicates and absent deletes are detected
- * exactly, and growth rebuilds a table twice the size from its own slots.
+ * second hash would add no pairs; tables of 16-bit slots keep jhash(r) for
+ * all their r and load it instead.  A slot stores r, one bit saying whether
+ * it sits in the home or the alternate bucket, and a valid bit.  From a slot
+ * and its bucket the address comes back exactly: i1 follows from the bucket
+ * and the bit, l = i1 ^ H1(r), x = r << k | l.  So a fingerprint hit is an
+ * exact match (no false positives), duplicates and absent deletes are
+ * detected exactly, and growth rebuilds a table twice the size from its own
+ * slots.
  *
  * IPv4 slots hold 32 - k + 2 bits: 16-bit slots from k = 18 on (about 2 to
  * 4 bytes per address), 32-bit below.  IPv6 slots keep the three upper words
