@@ -59,16 +59,7 @@ static double median(double *v)
 	return v[RUNS / 2];
 }
 
-/* ---- keys: distinct, since the IPv4 mix is a bijection of the index ---- */
-static u32 mix32(u32 x)
-{
-	x ^= x >> 16;
-	x *= 0x7feb352d;
-	x ^= x >> 15;
-	x *= 0x846ca68b;
-	x ^= x >> 16;
-	return x;
-}
+/* ---- keys: distinct, since cnf_spread32() is a bijection of the index ---- */
 
 /* Keys @first .. @first + n - 1 of the family's sequence. */
 static struct cnf_key *make_keys(enum cnf_family fam, u64 first, u64 n)
@@ -80,7 +71,7 @@ static struct cnf_key *make_keys(enum cnf_family fam, u64 first, u64 n)
 		abort();
 	for (i = 0; i < n; i++) {
 		if (fam == CNF_V4)
-			k[i] = cnf_key4(mix32((u32)(first + i)));
+			k[i] = cnf_key4(cnf_spread32((u32)(first + i)));
 		else
 			k[i] = cnf_pool_key(CNF_V6, CNF_SHAPE_RANDOM, 0x6b,
 					    first + i);
@@ -229,7 +220,7 @@ static void measure_load(enum cnf_family fam, u64 n, struct result *res)
 	grows = st.fam[fam].grows;	/* reserve() counts as one */
 	for (i = 0; st.fam[fam].grows == grows; i++) {
 		struct cnf_key k = fam == CNF_V4 ?
-			cnf_key4(mix32((u32)(0x80000000u + i))) :
+			cnf_key4(cnf_spread32((u32)(0x80000000u + i))) :
 			cnf_pool_key(CNF_V6, CNF_SHAPE_RANDOM, 0x77, i);
 
 		prev = st;

@@ -41,6 +41,18 @@ static inline u64 cnf_mix64(u64 x)
 }
 
 /* ---- keys ---- */
+
+/* A bijection of u32: distinct, well spread addresses from an index. */
+static inline u32 cnf_spread32(u32 x)
+{
+	x ^= x >> 16;
+	x *= 0x7feb352d;
+	x ^= x >> 15;
+	x *= 0x846ca68b;
+	x ^= x >> 16;
+	return x;
+}
+
 static inline struct cnf_key cnf_key4(u32 host)
 {
 	struct cnf_key k;

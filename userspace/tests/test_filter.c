@@ -747,17 +747,6 @@ TEST(consecutive_ipv4_high_load)
 	}
 }
 
-/* A bijection of u32: distinct, well spread test addresses. */
-static u32 spread32(u32 x)
-{
-	x ^= x >> 16;
-	x *= 0x7feb352d;
-	x ^= x >> 15;
-	x *= 0x846ca68b;
-	x ^= x >> 16;
-	return x;
-}
-
 /*
  * A million IPv4 addresses: the table has 16-bit slots (and the lookups
  * their precomputed hashes), about 4 bytes per entry, and both lookup paths
@@ -777,9 +766,9 @@ TEST(ipv4_million_16bit_slots)
 	ASSERT_NE(NULL, a);
 	ASSERT_NE(NULL, hits);
 	for (i = 0; i < 2 * n; i++)
-		a[i] = htonl(spread32(i));
+		a[i] = htonl(cnf_spread32(i));
 	for (i = 0; i < n; i++) {
-		struct cnf_key k = cnf_key4(spread32(i));
+		struct cnf_key k = cnf_key4(cnf_spread32(i));
 
 		ASSERT_EQ(0, cnf_t_add(f, &k));
 	}
