@@ -96,9 +96,8 @@ entries() {
 now() { echo "$EPOCHREALTIME"; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 
-# Address lists come from addrgen (built with the C tests): under QEMU
-# without KVM, a shell or awk loop takes tens of seconds for a million lines.
-ADDRGEN=$(dirname "$(realpath "$0")")/addrgen
+# Address lists come from addrgen (lib.sh): under QEMU without KVM, a shell
+# or awk loop takes tens of seconds for a million lines.
 # shellcheck source=lib.sh
 source "$(dirname "$(realpath "$0")")/lib.sh"
 gen_v4() { "$ADDRGEN" 10.0.0.0 "$1"; }

@@ -7,6 +7,10 @@
 # more than the command it runs (a mount namespace and a /sys remount), and
 # jq takes 0.4 s to start.  Tests run such commands hundreds of times.
 
+# Address lists for bulk loads (selftests/addrgen.c, built with the C tests).
+# shellcheck disable=SC2034 # used by the scripts that source this file
+ADDRGEN=$(dirname "$(realpath "${BASH_SOURCE[0]}")")/addrgen
+
 # nsx NS COMMAND...: COMMAND in network namespace NS, without the mount
 # namespace of `ip netns exec`: for commands that do not read /sys/class/net.
 # Not for a background job killed by its pid: that pid is a subshell running
@@ -31,4 +35,17 @@ stats_field() {
 	*) re="\"$p\":([0-9.]+)" ;;
 	esac
 	[[ $1 =~ $re ]] && echo "${BASH_REMATCH[1]}"
+}
+
+# nft_counters NS [nft list arguments]: "TABLE NAME PACKETS" for each named
+# counter that `nft list ...` (default: ruleset) shows in namespace NS, read
+# by one nft and one awk.
+nft_counters() {
+	local ns=$1
+	shift
+	(($#)) || set -- ruleset
+	nsx "$ns" nft list "$@" | awk '
+		$1 == "table" { table = $3 }
+		$1 == "counter" && $3 == "{" { name = $2 }
+		name != "" && $1 == "packets" { print table, name, $2; name = "" }'
 }

@@ -32,7 +32,6 @@ MOD_CYCLES=${CNF_TEST_LIFECYCLE_MOD_CYCLES:-6}	# insmod/rmmod under namespace ch
 BIG=${CNF_TEST_LIFECYCLE_BIG:-500000}		# addresses in the big load (2)
 INTERVAL=${CNF_TEST_LIFECYCLE_INTERVAL:-0.01}	# flood ping -i
 CNF_KO=${CNF_KO:-/cnf/cuckoo_nf.ko}
-ADDRGEN=$(dirname "$(realpath "$0")")/addrgen
 
 # shellcheck source=lib.sh
 source "$(dirname "$(realpath "$0")")/lib.sh"
@@ -72,7 +71,7 @@ load_deps() {
 	done
 }
 
-mod_insert() { insmod "$CNF_KO" "$@"; }
+mod_insert() { insmod "$CNF_KO"; }
 
 cleanup() {
 	local p n
@@ -102,20 +101,15 @@ src_idx() {
 	done
 }
 
-# snap [NS]: CNT[table/counter]=packets for every named nft counter of NS
-# (default the receiver), from one `nft list ruleset` read by one awk (no
-# jq, no shell loop over the lines: under TCG and a flood every process
-# start and every line counts).
+# snap: CNT[table/counter]=packets for every named nft counter of the
+# receiver, from one listing.
 declare -A CNT
 snap() {
-	local key val
+	local table name n
 	CNT=()
-	while read -r key val; do
-		CNT[$key]=$val
-	done < <(nsx "${1:-$NS_R}" nft list ruleset | awk '
-		$1 == "table" { table = $3 }
-		$1 == "counter" && $3 == "{" { name = $2 }
-		name != "" && $1 == "packets" { print table "/" name, $2; name = "" }')
+	while read -r table name n; do
+		CNT[$table/$name]=$n
+	done < <(nft_counters "$NS_R")
 }
 
 # From the last snap: echo requests from SRC that arrived (netdev ingress,

@@ -36,7 +36,6 @@ export LC_ALL=C
 WRITERS=${CNF_TEST_STORM_WRITERS:-4}
 ITERS=${CNF_TEST_STORM_ITERS:-16}
 BIG=${CNF_TEST_STORM_BIG:-10000}
-ADDRGEN=$(dirname "$(realpath "$0")")/addrgen
 # shellcheck source=lib.sh
 source "$(dirname "$(realpath "$0")")/lib.sh"
 NS_S=cnf-storm-s-$$

@@ -30,8 +30,6 @@ MAX_ROUNDS=${CNF_TEST_STRESS_MAX_ROUNDS:-100}	# ping rounds per source, at most
 BIG=${CNF_TEST_STRESS_BIG:-100000}		# bulk load size per family (x round)
 LOADS=${CNF_TEST_STRESS_LOADS:-2}		# bulk load/delete rounds
 SMALL=${CNF_TEST_STRESS_SMALL:-15}		# small add/test/del rounds
-ADDRGEN=$(dirname "$(realpath "$0")")/addrgen
-
 # shellcheck source=lib.sh
 source "$(dirname "$(realpath "$0")")/lib.sh"
 
@@ -86,15 +84,10 @@ src_idx() {
 # named counters.
 read_counters() {
 	local -n arr=$1
-	local line name=
-	while read -r line; do
-		if [[ $line =~ ^counter\ ([a-z_0-9]+)\ \{ ]]; then
-			name=${BASH_REMATCH[1]}
-		elif [[ -n $name && $line =~ ^packets\ ([0-9]+) ]]; then
-			arr[$name]=${BASH_REMATCH[1]}
-			name=
-		fi
-	done < <(nsx "$2" nft list table "$3" "$4")
+	local name n
+	while read -r _ name n; do
+		arr[$name]=$n
+	done < <(nft_counters "$2" table "$3" "$4")
 }
 
 check_requirements() {

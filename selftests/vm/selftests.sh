@@ -117,7 +117,7 @@ tally() {
 # Keep each test's time for the next run's sharing out.
 record_durations() {
 	local new
-	new=$(mktemp "$DURATIONS.XXXXXX")
+	new=$(mktemp -p "$(dirname "$DURATIONS")")
 	{
 		sed -nE 's/^# ([^ ]+): exit [0-9]+ after ([0-9]+) s$/\1 \2/p' "$@"
 		if [[ -f $DURATIONS ]]; then
