@@ -388,24 +388,29 @@ static void cnf_write_end(struct cnf_table *t)
 
 /* ---- lookup (readers) ---- */
 
+/* @v in every lane of a 64-bit word of @width-byte slots. */
+static __always_inline u64 cnf_lanes(unsigned int width, u32 v)
+{
+	return v * (width == 2 ? 0x0001000100010001ULL : 0x0000000100000001ULL);
+}
+
 /*
  * Bucket tests of the readers, one per slot layout.  The IPv4 ones return
- * the zero-lane mask of the bucket xor @v in every lane: non-zero when a slot
- * holds @v.
+ * the zero-lane mask of the bucket xor @lanes: non-zero when a slot holds
+ * the tag that @lanes repeats.
  */
 static __always_inline u64 cnf_bucket16_match(const struct cnf_table *t,
-					      u32 bucket, u32 v)
+					      u32 bucket, u64 lanes)
 {
 	u64 word = READ_ONCE(((const u64 *)t->slots)[bucket]);
 
-	return cnf_zero_lanes16(word ^ (v * 0x0001000100010001ULL));
+	return cnf_zero_lanes16(word ^ lanes);
 }
 
 static __always_inline u64 cnf_bucket32_match(const struct cnf_table *t,
-					      u32 bucket, u32 v)
+					      u32 bucket, u64 lanes)
 {
 	const u64 *b = (const u64 *)t->slots + 2 * (size_t)bucket;
-	u64 lanes = v * 0x0000000100000001ULL;
 
 	return cnf_zero_lanes32(READ_ONCE(b[0]) ^ lanes) |
 	       cnf_zero_lanes32(READ_ONCE(b[1]) ^ lanes);
@@ -428,10 +433,25 @@ static __always_inline bool cnf_bucket6_has(const struct cnf_table *t,
 }
 
 /*
- * @width is t->slot_bytes, a constant in each inlined copy.  IPv4 tests both
- * buckets without branching: whether a key sits in its home or alternate
+ * Is IPv4 home tag @tag in bucket @b0 or, with CNF_TAG_ALT, in @b1?  Both
+ * are tested without branching: whether a key sits in its home or alternate
  * bucket is a coin flip that the branch predictor would lose.
  */
+static __always_inline bool cnf_probe4(const struct cnf_table *t,
+				       unsigned int width, u32 b0, u32 b1,
+				       u32 tag)
+{
+	u64 home = cnf_lanes(width, tag);
+	u64 alt = home | cnf_lanes(width, CNF_TAG_ALT);
+
+	if (width == 2)
+		return (cnf_bucket16_match(t, b0, home) |
+			cnf_bucket16_match(t, b1, alt)) != 0;
+	return (cnf_bucket32_match(t, b0, home) |
+		cnf_bucket32_match(t, b1, alt)) != 0;
+}
+
+/* @width is t->slot_bytes, a constant in each inlined copy. */
 static __always_inline bool cnf_table_probe(const struct cnf_table *t,
 					    unsigned int width,
 					    const struct cnf_pos *p)
@@ -439,16 +459,24 @@ static __always_inline bool cnf_table_probe(const struct cnf_table *t,
 	if (width == CNF_V6_SLOT_BYTES)
 		return cnf_bucket6_has(t, p->b[0], p->w, 0) ||
 		       cnf_bucket6_has(t, p->b[1], p->w, CNF_TAG_ALT);
-	if (width == 2)
-		return (cnf_bucket16_match(t, p->b[0], p->w[0]) |
-			cnf_bucket16_match(t, p->b[1],
-					   p->w[0] | CNF_TAG_ALT)) != 0;
-	return (cnf_bucket32_match(t, p->b[0], p->w[0]) |
-		cnf_bucket32_match(t, p->b[1], p->w[0] | CNF_TAG_ALT)) != 0;
+	return cnf_probe4(t, width, p->b[0], p->b[1], p->w[0]);
 }
 
-static noinline bool cnf_stash_has(const struct cnf_table *t,
-				   enum cnf_family fam, const void *addr)
+/* The buckets of @t, whatever its slot width: for writers and slow paths. */
+static bool cnf_table_probe_any(const struct cnf_table *t,
+				const struct cnf_pos *p)
+{
+	switch (t->slot_bytes) {
+	case 2:
+		return cnf_table_probe(t, 2, p);
+	case 4:
+		return cnf_table_probe(t, 4, p);
+	}
+	return cnf_table_probe(t, CNF_V6_SLOT_BYTES, p);
+}
+
+static bool cnf_stash_has(const struct cnf_table *t, enum cnf_family fam,
+			  const void *addr)
 {
 	u32 i, n = READ_ONCE(t->stash_n);
 
@@ -461,8 +489,31 @@ static noinline bool cnf_stash_has(const struct cnf_table *t,
 }
 
 /*
+ * A miss while the stash holds keys: buckets and stash again, in one read
+ * section, since a key can move between them.  Rare: the stash only fills
+ * when the memory limit stops growth.
+ */
+static noinline bool cnf_table_has_slow(const struct cnf_table *t,
+					enum cnf_family fam, const void *addr)
+{
+	struct cnf_pos p;
+	unsigned int seq;
+	bool hit;
+
+	cnf_locate(t, fam, addr, &p);
+	do {
+		seq = read_seqcount_begin(&t->seq);
+		hit = cnf_table_probe_any(t, &p) || cnf_stash_has(t, fam, addr);
+	} while (read_seqcount_retry(&t->seq, seq));
+	return hit;
+}
+
+/*
  * One copy per family and slot width, so that the packet path runs straight
- * code: the branches are taken once, before the hashing.
+ * code: the branches are taken once, before the hashing.  The stash count
+ * is read in the same section as the buckets: a miss with an empty stash
+ * is a consistent answer, and only a miss beside a non-empty stash (almost
+ * never) takes the slow path.
  */
 static __always_inline bool cnf_table_has_as(const struct cnf_table *t,
 					     enum cnf_family fam,
@@ -471,95 +522,126 @@ static __always_inline bool cnf_table_has_as(const struct cnf_table *t,
 {
 	struct cnf_pos p;
 	unsigned int seq;
+	u32 stashed;
 	bool hit;
 
 	cnf_locate_as(t, fam, width, addr, &p);
 	do {
 		seq = read_seqcount_begin(&t->seq);
-		hit = cnf_table_probe(t, width, &p) ||
-		      (unlikely(READ_ONCE(t->stash_n)) &&
-		       cnf_stash_has(t, fam, addr));
+		hit = cnf_table_probe(t, width, &p);
+		stashed = READ_ONCE(t->stash_n);
 	} while (read_seqcount_retry(&t->seq, seq));
+	if (unlikely(!hit && stashed))
+		return cnf_table_has_slow(t, fam, addr);
 	return hit;
 }
 
-static bool cnf_table_has4(const struct cnf_table *t, const __be32 *addr)
+bool cnf_filter_lookup4(const struct cnf_filter *f, __be32 addr)
 {
+	const struct cnf_table *t = rcu_dereference(f->tab[CNF_V4]);
+
 	if (t->slot_bytes == 2)
-		return cnf_table_has_as(t, CNF_V4, 2, addr);
-	return cnf_table_has_as(t, CNF_V4, 4, addr);
+		return cnf_table_has_as(t, CNF_V4, 2, &addr);
+	return cnf_table_has_as(t, CNF_V4, 4, &addr);
 }
 
-static bool cnf_table_has6(const struct cnf_table *t,
-			   const struct in6_addr *addr)
+bool cnf_filter_lookup6(const struct cnf_filter *f, const struct in6_addr *addr)
 {
+	const struct cnf_table *t = rcu_dereference(f->tab[CNF_V6]);
+
 	return cnf_table_has_as(t, CNF_V6, CNF_V6_SLOT_BYTES, addr);
 }
 
 bool cnf_filter_contains(const struct cnf_filter *f, const struct cnf_key *key)
 {
-	const struct cnf_table *t;
-
-	if (key->family >= CNF_NFAMILIES)
-		return false;
-	t = rcu_dereference(f->tab[key->family]);
 	if (key->family == CNF_V4)
-		return cnf_table_has4(t, &key->v4);
-	return cnf_table_has6(t, &key->v6);
+		return cnf_filter_lookup4(f, key->v4);
+	if (key->family == CNF_V6)
+		return cnf_filter_lookup6(f, &key->v6);
+	return false;
 }
 
-bool cnf_filter_lookup4(const struct cnf_filter *f, __be32 addr)
+/* ---- batched IPv4 lookup (readers) ---- */
+
+/* What a batched probe needs of an IPv4 key: its buckets and home tag. */
+struct cnf_pos4 {
+	u32 b[2];
+	u32 tag;
+};
+
+static __always_inline void cnf_locate4_group(const struct cnf_table *t,
+					      unsigned int width,
+					      const __be32 *addrs,
+					      unsigned int n,
+					      struct cnf_pos4 *q)
 {
-	return cnf_table_has4(rcu_dereference(f->tab[CNF_V4]), &addr);
+	struct cnf_pos p;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		cnf_locate_as(t, CNF_V4, width, &addrs[i], &p);
+		prefetch(t->slots + (size_t)p.b[0] * CNF_BUCKET_SLOTS * width);
+		prefetch(t->slots + (size_t)p.b[1] * CNF_BUCKET_SLOTS * width);
+		q[i].b[0] = p.b[0];
+		q[i].b[1] = p.b[1];
+		q[i].tag = p.w[0];
+	}
+}
+
+/* One read section for the group: writers are rare, retries cheap. */
+static __always_inline void cnf_probe4_group(const struct cnf_table *t,
+					     unsigned int width,
+					     const __be32 *addrs,
+					     const struct cnf_pos4 *q,
+					     unsigned int n, bool *hits)
+{
+	unsigned int i, seq;
+	u32 stashed;
+
+	do {
+		seq = read_seqcount_begin(&t->seq);
+		for (i = 0; i < n; i++)
+			hits[i] = cnf_probe4(t, width, q[i].b[0], q[i].b[1],
+					     q[i].tag);
+		stashed = READ_ONCE(t->stash_n);
+	} while (read_seqcount_retry(&t->seq, seq));
+	if (unlikely(stashed))
+		for (i = 0; i < n; i++)
+			hits[i] = hits[i] ||
+				  cnf_table_has_slow(t, CNF_V4, &addrs[i]);
 }
 
 /*
- * A group of keys is located and its buckets prefetched before any is
- * probed, so that the cache misses of a large table overlap.
+ * Groups of CNF_LOOKUP_BATCH keys are located and their buckets prefetched
+ * one group ahead of their probe, so that the cache misses of a large table
+ * overlap with the work on the group before.
  */
 static __always_inline void cnf_lookup4_batch_as(const struct cnf_table *t,
 						 unsigned int width,
 						 const __be32 *addrs,
 						 unsigned int n, bool *hits)
 {
-	struct cnf_pos p[CNF_LOOKUP_BATCH];
-	unsigned int i, seq;
+	struct cnf_pos4 q[2][CNF_LOOKUP_BATCH];
+	unsigned int i, len, next, cur = 0;
 
-	for (i = 0; i < n; i++) {
-		cnf_locate_as(t, CNF_V4, width, &addrs[i], &p[i]);
-		prefetch(t->slots + (size_t)p[i].b[0] * CNF_BUCKET_SLOTS * width);
-		prefetch(t->slots + (size_t)p[i].b[1] * CNF_BUCKET_SLOTS * width);
+	len = min_t(unsigned int, n, CNF_LOOKUP_BATCH);
+	cnf_locate4_group(t, width, addrs, len, q[0]);
+	for (i = 0; i < n; i += len, len = next, cur ^= 1) {
+		next = min_t(unsigned int, n - i - len, CNF_LOOKUP_BATCH);
+		cnf_locate4_group(t, width, addrs + i + len, next, q[cur ^ 1]);
+		cnf_probe4_group(t, width, addrs + i, q[cur], len, hits + i);
 	}
-	/* One read section for the group: writers are rare, retries cheap. */
-	do {
-		seq = read_seqcount_begin(&t->seq);
-		for (i = 0; i < n; i++)
-			hits[i] = cnf_table_probe(t, width, &p[i]);
-		if (unlikely(READ_ONCE(t->stash_n)))
-			for (i = 0; i < n; i++)
-				hits[i] = hits[i] ||
-					  cnf_stash_has(t, CNF_V4, &addrs[i]);
-	} while (read_seqcount_retry(&t->seq, seq));
 }
 
 void cnf_filter_lookup4_batch(const struct cnf_filter *f, const __be32 *addrs,
 			      unsigned int n, bool *hits)
 {
 	const struct cnf_table *t = rcu_dereference(f->tab[CNF_V4]);
-	unsigned int i, step;
 
-	for (i = 0; i < n; i += step) {
-		step = min_t(unsigned int, n - i, CNF_LOOKUP_BATCH);
-		if (t->slot_bytes == 2)
-			cnf_lookup4_batch_as(t, 2, addrs + i, step, hits + i);
-		else
-			cnf_lookup4_batch_as(t, 4, addrs + i, step, hits + i);
-	}
-}
-
-bool cnf_filter_lookup6(const struct cnf_filter *f, const struct in6_addr *addr)
-{
-	return cnf_table_has6(rcu_dereference(f->tab[CNF_V6]), addr);
+	if (t->slot_bytes == 2)
+		cnf_lookup4_batch_as(t, 2, addrs, n, hits);
+	else
+		cnf_lookup4_batch_as(t, 4, addrs, n, hits);
 }
 
 /* ---- tables (writers) ---- */
@@ -779,19 +861,8 @@ static int cnf_table_insert(struct cnf_table *t, struct cnf_path_node *path,
 static bool cnf_table_holds(const struct cnf_table *t, const struct cnf_pos *p,
 			    const struct cnf_key *key)
 {
-	bool hit;
-
-	switch (t->slot_bytes) {
-	case 2:
-		hit = cnf_table_probe(t, 2, p);
-		break;
-	case 4:
-		hit = cnf_table_probe(t, 4, p);
-		break;
-	default:
-		hit = cnf_table_probe(t, CNF_V6_SLOT_BYTES, p);
-	}
-	return hit || (t->stash_n && cnf_stash_has(t, key->family, &key->v6));
+	return cnf_table_probe_any(t, p) ||
+	       (t->stash_n && cnf_stash_has(t, key->family, &key->v6));
 }
 
 static bool cnf_stash_put(struct cnf_table *t, const struct cnf_key *key)

@@ -90,10 +90,11 @@ bool cnf_filter_lookup6(const struct cnf_filter *f,
 bool cnf_filter_contains(const struct cnf_filter *f,
 			 const struct cnf_key *key);
 /*
- * Many IPv4 lookups at once: hits[i] for addrs[i].  Overlaps the memory
- * latency of up to CNF_LOOKUP_BATCH keys: for tables larger than the caches.
+ * Many IPv4 lookups at once: hits[i] for addrs[i].  Keys go in groups of
+ * CNF_LOOKUP_BATCH, each prefetched while the group before is probed, so
+ * that the cache misses of tables larger than the caches overlap.
  */
-#define CNF_LOOKUP_BATCH	8
+#define CNF_LOOKUP_BATCH	16
 void cnf_filter_lookup4_batch(const struct cnf_filter *f, const __be32 *addrs,
 			      unsigned int n, bool *hits);
 

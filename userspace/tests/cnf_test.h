@@ -219,22 +219,26 @@ static inline u64 cnf_t_bytes(struct cnf_filter *f)
 }
 
 /*
- * A reader's lookup.  All three entry points must agree; 1 or 0, or -1 when
- * they do not (a bug of its own, which callers report).
+ * A reader's lookup.  All entry points must agree (IPv4 also as a batch of
+ * one); 1 or 0, or -1 when they do not (a bug of its own, which callers
+ * report).
  */
 static inline int cnf_t_has(const struct cnf_filter *f,
 			    const struct cnf_key *k)
 {
-	bool a, b;
+	bool a, b, c;
 
 	rcu_read_lock();
 	a = cnf_filter_contains(f, k);
-	if (k->family == CNF_V4)
+	if (k->family == CNF_V4) {
 		b = cnf_filter_lookup4(f, k->v4);
-	else
+		cnf_filter_lookup4_batch(f, &k->v4, 1, &c);
+	} else {
 		b = cnf_filter_lookup6(f, &k->v6);
+		c = b;
+	}
 	rcu_read_unlock();
-	return a == b ? a : -1;
+	return a == b && b == c ? a : -1;
 }
 
 /*
