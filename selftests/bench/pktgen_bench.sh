@@ -41,8 +41,12 @@
 #                           24 = 16M too (needs ~1400 MB of RAM and adds
 #                           10+ minutes of TCG time)
 #   CNF_TEST_BENCH_MODOPS   cnf_bench lookups per run (default 1048576)
-#   CNF_TEST_BENCH_SKIP     words: "pkt" skips the packet path, "mod" the
-#                           test module
+#   CNF_TEST_BENCH_SKIP     words: "pkt" skips the packet path, "pps" only
+#                           its pktgen samples (loads and memory still
+#                           measured), "mod" the test module
+#   CNF_TEST_BENCH_ICOUNT   the VM's -icount shift, when bench-vm boots it
+#                           with one (selftests/vm/run CNF_VM_ICOUNT); only
+#                           recorded in the meta line for the report
 # The address files come from bench-vm, in ../bench-data/SIZE/ (see
 # make_files).
 set -uo pipefail
@@ -136,6 +140,7 @@ setup_net() {
 	inns ip link add d0 type dummy
 	inns ip link set d0 up
 	inns ip route add 198.51.100.0/24 dev d0
+	# shellcheck disable=SC2016 # for the inner shell
 	inns sh -c 'echo 1 >/proc/sys/net/ipv4/ip_forward
 		for f in /proc/sys/net/ipv4/conf/*/rp_filter; do echo 0 >$f; done
 		echo 1 >/proc/sys/net/ipv6/conf/all/disable_ipv6' ||
@@ -222,6 +227,7 @@ make_files() {
 # status.
 timed() {
 	local rc
+	# shellcheck disable=SC2016 # for the inner shell
 	T=$(inns bash -c 'TIMEFORMAT="%3R %3U %3S"
 		{ time "$@" >/dev/null 2>"$0"; } 2>&1' "$D/cmd.err" "$@")
 	rc=$?
@@ -348,6 +354,12 @@ bench_size() {
 	ipset_load
 	for ((rep = 1; rep <= reps; rep++)); do
 		log "size $SIZE: repetition $rep/$reps"
+		if [[ " $SKIP " == *" pps "* ]]; then
+			# Load-time and memory samples only.
+			cuckoo_on "$rep"
+			cuckoo_off
+			continue
+		fi
 		for c in "${CONTENDERS[@]}"; do
 			"${c}_on" "$rep"
 			measure "$c" "$rep"
@@ -382,7 +394,7 @@ main() {
 	echo 1 >/proc/sys/kernel/printk
 	nproc=$(grep -c ^processor /proc/cpuinfo)
 	memmb=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
-	emit "{\"kind\":\"meta\",\"kernel\":\"$(uname -r)\",\"vcpus\":$nproc,\"mem_mb\":$memmb,\"pkts\":$PKTS,\"reps\":$REPS,\"reps_big\":$REPS_BIG,\"iptables\":\"$IPT\",\"nft\":\"$(nft --version | head -n1)\",\"ipset\":\"$(ipset version | head -n1)\"}"
+	emit "{\"kind\":\"meta\",\"kernel\":\"$(uname -r)\",\"vcpus\":$nproc,\"mem_mb\":$memmb,\"pkts\":$PKTS,\"reps\":$REPS,\"reps_big\":$REPS_BIG,\"icount\":\"${CNF_TEST_BENCH_ICOUNT:-}\",\"skip\":\"$SKIP\",\"iptables\":\"$IPT\",\"nft\":\"$(nft --version | head -n1)\",\"ipset\":\"$(ipset version | head -n1)\"}"
 	grep -q '^cuckoo_nf ' /proc/modules && rmmod cuckoo_nf
 	[[ " $SKIP " == *" mod "* ]] || run_module
 	if [[ " $SKIP " != *" pkt "* ]]; then

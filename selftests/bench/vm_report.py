@@ -1,15 +1,20 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# vm_report.py LOG JSON [KEY=VALUE...]
+# vm_report.py [--pkt-log PKTLOG] LOG JSON [KEY=VALUE...]
 #
 # Turn the "CNF_BENCH {json}" samples that pktgen_bench.sh printed on the VM
 # console (LOG) into one table on stdout and the same figures in JSON.
-# KEY=VALUE pairs (host load, date, ...) go into the JSON's "meta".
+# With --pkt-log, the packet-path samples come from PKTLOG (bench-vm's boot
+# under QEMU -icount) and the rest from LOG.  KEY=VALUE pairs (host load,
+# date, ...) go into the JSON's "meta".
 #
 # Per-packet cost is paired: in every repetition each contender's ns/packet
 # minus that repetition's "none" ns/packet (same case), then the median over
-# repetitions.  Goals are printed as goal vs measured, never asserted.
+# repetitions; ratios to nftables' are paired the same way.  Every median
+# comes with its min..max over repetitions, and a difference whose
+# repetitions disagree on its sign (or a flatness within the spread) is
+# flagged as noise.  Goals are printed as goal vs measured, never asserted.
 import json
 import statistics
 import sys
@@ -17,6 +22,12 @@ import sys
 TCG_NOTE = ("The VM is TCG-emulated (no KVM): absolute packets/s and ns mean "
             "little; the ratios between contenders measured in one run are "
             "the result.")
+ICOUNT_NOTE = ("The packet path ran under QEMU -icount shift={shift} ({ns} ns "
+               "of guest time per guest instruction executed): packets/s and "
+               "ns/pkt below count instructions per packet (instructions = "
+               "ns / {ns}), repeatable and free of host noise.  It is an "
+               "instruction-count measure: caches, TLBs and memory latency "
+               "are not modelled, so a large set's cache misses do not show.")
 CONTENDERS = ["none", "cuckoo", "nft", "ipset"]
 CASES = ["blocked", "pass"]
 
@@ -50,6 +61,15 @@ def load_samples(path):
     return samples
 
 
+def spread(v):
+    """(median, min, max, (max - min) / |median| in %) of a list."""
+    if not v:
+        return None, None, None, None
+    m = median(v)
+    return m, min(v), max(v), (100.0 * (max(v) - min(v)) / abs(m)
+                               if m else None)
+
+
 def packet_path(samples):
     pps = [s for s in samples if s["kind"] == "pps"]
     sizes = sorted({s["size"] for s in pps})
@@ -63,38 +83,49 @@ def packet_path(samples):
         for case in CASES:
             base = ns.get((size, "none", case), {})
             nft = ns.get((size, "nft", case), {})
-            added = {}
+            nft_added = {r: nft[r] - base[r] for r in nft if r in base}
             for c in CONTENDERS:
                 per = ns.get((size, c, case), {})
                 if not per:
                     continue
-                d = [per[r] - base[r] for r in per if r in base]
-                added[c] = median(d) if c != "none" else 0.0
-                vn = [per[r] - nft[r] for r in per if r in nft]
                 p = sorted(1e9 / v for v in per.values())
+                npk = spread(list(per.values()))
+                added = {r: per[r] - base[r] for r in per if r in base}
+                ad = spread(list(added.values())) if c != "none" else \
+                    (0.0, None, None, None)
+                vn = [per[r] - nft[r] for r in per if r in nft]
+                vn = spread(vn) if c != "nft" else (None,) * 4
+                # Ratios of added costs only mean something when both are
+                # costs (pass case); the blocked case compares the whole
+                # drop path, ns/pkt over nft's ns/pkt.
+                if case == "pass":
+                    rr = [added[r] / nft_added[r] for r in added
+                          if r in nft_added and nft_added[r] > 0 and
+                          added[r] > 0]
+                    complete = len(rr) == len(added)
+                else:
+                    rr = [per[r] / nft[r] for r in per if r in nft]
+                    complete = True
+                rt = spread(rr) if c != "none" and complete and rr else \
+                    (None,) * 4
                 rows.append({
                     "size": size, "case": case, "contender": c,
                     "reps": len(p),
                     "pps_median": median(p), "pps_min": p[0],
                     "pps_max": p[-1],
                     "spread_pct": 100.0 * (p[-1] - p[0]) / median(p),
-                    "ns_per_pkt": median(list(per.values())),
-                    "added_ns": added[c],
-                    "added_ns_min": min(d) if c != "none" and d else None,
-                    "added_ns_max": max(d) if c != "none" and d else None,
-                    "vs_nft_ns": median(vn) if c != "nft" else None,
-                    "vs_nft_ns_min": min(vn) if c != "nft" and vn else None,
-                    "vs_nft_ns_max": max(vn) if c != "nft" and vn else None,
+                    "ns_per_pkt": npk[0], "ns_per_pkt_min": npk[1],
+                    "ns_per_pkt_max": npk[2],
+                    "added_ns": ad[0], "added_ns_min": ad[1],
+                    "added_ns_max": ad[2], "added_spread_pct": ad[3],
+                    "vs_nft_ns": vn[0], "vs_nft_ns_min": vn[1],
+                    "vs_nft_ns_max": vn[2],
+                    # pass: added / nft's added; blocked: ns/pkt / nft's.
+                    "ratio_to_nft": rt[0], "ratio_to_nft_min": rt[1],
+                    "ratio_to_nft_max": rt[2],
+                    "ratio_of": ("added" if case == "pass"
+                                 else "ns_per_pkt"),
                 })
-            # A ratio of added costs only means something when both are
-            # costs: with the blocked case's early drop they can be savings.
-            an = added.get("nft")
-            for r in rows:
-                if r["size"] == size and r["case"] == case:
-                    r["ratio_to_nft"] = (
-                        ratio(r["added_ns"], an)
-                        if r["contender"] != "none" and an and an > 0 and
-                        r["added_ns"] > 0 else None)
     return rows
 
 
@@ -146,23 +177,37 @@ def goals(pp, ld, km):
             d = r and r["vs_nft_ns"]
             # Repetitions on both sides of zero: the sign is not resolved.
             noise = bool(r) and r["vs_nft_ns_min"] is not None and \
-                r["vs_nft_ns_min"] < 0 < r["vs_nft_ns_max"]
+                r["vs_nft_ns_min"] <= 0 <= r["vs_nft_ns_max"]
             g.append({"goal": f"ns/pkt below nft's ({case}, {size})",
                       "target": "cuckoo - nft < 0 ns",
-                      "measured": d, "met": d is not None and d < 0,
+                      "measured": d,
+                      "measured_min": r and r["vs_nft_ns_min"],
+                      "measured_max": r and r["vs_nft_ns_max"],
+                      # Below in every repetition, not just the median.
+                      "met": bool(r) and r["vs_nft_ns_max"] is not None and
+                      r["vs_nft_ns_max"] < 0,
                       "within_noise": noise})
     # Flat: the hook's cost on a miss (pass), the whole drop path (blocked).
     for case, key, what in [("pass", "added_ns", "added ns/pkt"),
                             ("blocked", "ns_per_pkt", "drop path ns/pkt")]:
-        vals = [row(s, "cuckoo", case) for s in sizes]
-        vals = [r[key] for r in vals if r]
-        if len(vals) > 1:
+        rs = [row(s, "cuckoo", case) for s in sizes]
+        rs = [r for r in rs if r and r[key] is not None]
+        if len(rs) > 1:
+            vals = [r[key] for r in rs]
+            lo = [r[key + "_min"] for r in rs]
+            hi = [r[key + "_max"] for r in rs]
             # Not a cost when noise made one of them a saving.
             flat = max(vals) / min(vals) - 1 if min(vals) > 0 else None
+            # Every size's repetitions overlap every other's: the sizes
+            # cannot be told apart, whatever the medians say.
+            noise = max(lo) <= min(hi)
             g.append({"goal": f"{what} flat {sizes[0]}..{sizes[-1]} "
                               f"({case})",
                       "target": "max/min - 1 <= 0.10", "measured": flat,
-                      "met": flat is not None and flat <= 0.10})
+                      "values": vals,
+                      "met": flat is not None and flat <= 0.10,
+                      "within_noise": noise and flat is not None and
+                      flat > 0})
     by = {(r["size"], r["contender"]): r for r in ld}
     if ld:
         big = max(r["size"] for r in ld)
@@ -197,37 +242,84 @@ def goals(pp, ld, km):
     return g
 
 
+def rng(lo, hi, spec):
+    if lo is None:
+        return ""
+    return "(" + spec.format(lo) + ".." + spec.format(hi) + ")"
+
+
+def noise(r):
+    """' = nft: noise' when the reps disagree on the sign of r - nft."""
+    lo, hi = r["vs_nft_ns_min"], r["vs_nft_ns_max"]
+    if lo is None or not lo <= 0 <= hi:
+        return ""
+    return " = nft: noise"
+
+
+def print_packet_path(p, meta, pp):
+    icount = meta.get("pkt_icount")
+    if icount not in (None, ""):
+        sh = int(icount)
+        p(ICOUNT_NOTE.format(shift=sh, ns=2 ** sh))
+    else:
+        p("The packet path ran under plain TCG: guest time is host time, "
+          "every host process is noise in it.")
+    p("Packet path: pktgen UDP over veth, random sources in a range of N, "
+      "{} pkts/sample, {} reps ({} at >= 1M), interleaved.".format(
+          meta.get("pkt_pkts", "?"), meta.get("pkt_reps", "?"),
+          meta.get("pkt_reps_big", "?")))
+    p("Medians over reps, (min..max) over reps; spread = (max - min) / "
+      "median, of pps and of the added cost;")
+    p("'= nft: noise' where the reps disagree on the sign of the "
+      "difference to nft.")
+    for case, title in [
+            ("pass", "pass (no source listed: the cost of a miss); added = "
+                     "ns/pkt - same rep's 'none';\n  /nft = added / nft's "
+                     "added, paired per rep"),
+            ("blocked", "blocked (every source listed: the drop path); "
+                        "/nft = ns/pkt / nft's ns/pkt, paired;\n  "
+                        "vs none is negative: dropping early saves the "
+                        "forwarding")]:
+        rows = [r for r in pp if r["case"] == case]
+        if not rows:
+            continue
+        p("")
+        p(title)
+        added = "added ns" if case == "pass" else "vs none"
+        p(f"{'size':>8} {'contender':<9} {'pps med':>8} {'spread':>7} "
+          f"{'ns/pkt':>7} {added:>8} {'(min..max)':<15} {'spread':>7} "
+          f"{'/nft':>5} {'(min..max)'}")
+        for r in rows:
+            ad = ("-" if r["contender"] == "none" else
+                  fmt(r["added_ns"], "{:.0f}"))
+            asp = r["added_spread_pct"]
+            p(f"{r['size']:>8} {r['contender']:<9} "
+              f"{r['pps_median']:>8.0f} {r['spread_pct']:>6.2f}% "
+              f"{r['ns_per_pkt']:>7.0f} {ad:>8} "
+              f"{rng(r['added_ns_min'], r['added_ns_max'], '{:.0f}'):<15} "
+              f"{fmt(asp, '{:6.2f}%', '-'):>7} "
+              f"{fmt(r['ratio_to_nft'], '{:.2f}'):>5} "
+              f"{rng(r['ratio_to_nft_min'], r['ratio_to_nft_max'], '{:.2f}'):<13}"
+              f"{noise(r)}".rstrip())
+
+
 def print_table(meta, pp, ld, km, kmem, gl):
     p = print
     p("=" * 78)
     p("cuckoo_nf benchmark in the VM (make bench-vm)")
     p(TCG_NOTE)
-    p("Kernel {kernel}, {vcpus} vCPU, {mem_mb} MB; {pkts} pkts/sample, "
-      "{reps} reps ({reps_big} at >= 1M); ipset via {iptables}".format(
+    p("Kernel {kernel}, {vcpus} vCPU, {mem_mb} MB; ipset via {iptables}".format(
           **{k: meta.get(k, "?") for k in
-             ["kernel", "vcpus", "mem_mb", "pkts", "reps", "reps_big",
-              "iptables"]}))
+             ["kernel", "vcpus", "mem_mb", "iptables"]}))
     p("Host: {}, load average {} (start) / {} (end), {}".format(
         meta.get("host", "?"), meta.get("host_load_start", "?"),
         meta.get("host_load_end", "?"), meta.get("date", "?")))
     p("")
-    p("Packet path: pktgen UDP over veth, random sources in a range of N; "
-      "added = paired")
-    p("median over reps of (ns/pkt - same rep's 'none' ns/pkt).")
-    p(f"{'size':>8} {'case':<8} {'contender':<9} {'pps med':>9} "
-      f"{'spread':>7} {'added ns':>9} {'(min..max)':>15} {'/nft':>6} "
-      f"{'vs nft':>7}")
-    for r in pp:
-        mm = ("" if r["added_ns_min"] is None else
-              f"({r['added_ns_min']:.0f}..{r['added_ns_max']:.0f})")
-        p(f"{r['size']:>8} {r['case']:<8} {r['contender']:<9} "
-          f"{r['pps_median']:>9.0f} {r['spread_pct']:>6.1f}% "
-          f"{r['added_ns']:>9.0f} {mm:>15} "
-          f"{fmt(r['ratio_to_nft'], '{:.2f}'):>6} "
-          f"{fmt(r['vs_nft_ns'], '{:+.0f}'):>7}")
-    p("/nft: added cost / nft's added cost (pass case); vs nft: paired "
-      "median ns/pkt - nft's.")
+    print_packet_path(p, meta, pp)
     p("")
+    if meta.get("icount") not in (None, ""):
+        p("Load times below ran under -icount too: guest seconds of "
+          "instructions, not host time.")
     p("Load N addresses (cuckooctl load / nft -f / ipset restore) and "
       "kernel memory")
     p("(slab+vmalloc delta from /proc/meminfo; tool = cuckooctl stats bytes,"
@@ -256,35 +348,63 @@ def print_table(meta, pp, ld, km, kmem, gl):
     for x in gl:
         m = x["measured"]
         spec = "{:.0f}" if m is not None and abs(m) >= 100 else "{:.3f}"
+        extra = ""
+        if x.get("measured_min") is not None:
+            extra = " " + rng(x["measured_min"], x["measured_max"], "{:.0f}")
+        if x.get("values"):
+            extra = " (" + " / ".join(f"{v:.0f}" for v in x["values"]) + ")"
+        if x.get("within_noise"):
+            extra += (" - reps disagree on the sign: noise"
+                      if "measured_min" in x else
+                      " - sizes overlap: within noise")
         p(f"  {'MET ' if x['met'] else 'MISS'}  {x['goal']:<58} "
-          f"{x['target']:<22} measured {fmt(m, spec)}"
-          f"{' (reps disagree: noise)' if x.get('within_noise') else ''}")
+          f"{x['target']:<22} measured {fmt(m, spec)}{extra}")
     p(TCG_NOTE)
     p("=" * 78)
 
 
-def main():
-    if len(sys.argv) < 3:
-        sys.exit("usage: vm_report.py LOG JSON [KEY=VALUE...]")
-    samples = load_samples(sys.argv[1])
+def read_meta(samples):
     meta = {}
     for s in samples:
         if s["kind"] == "meta":
             meta.update({k: v for k, v in s.items() if k != "kind"})
-    for kv in sys.argv[3:]:
+    return meta
+
+
+def main():
+    args = sys.argv[1:]
+    pkt_path = None
+    if args[:1] == ["--pkt-log"] and len(args) > 1:
+        pkt_path = args[1]
+        args = args[2:]
+    if len(args) < 2:
+        sys.exit("usage: vm_report.py [--pkt-log PKTLOG] LOG JSON "
+                 "[KEY=VALUE...]")
+    samples = load_samples(args[0])
+    pkt_samples = load_samples(pkt_path) if pkt_path else samples
+    meta = read_meta(samples)
+    pmeta = read_meta(pkt_samples)
+    for k in ["icount", "pkts", "reps", "reps_big"]:
+        meta["pkt_" + k] = pmeta.get(k)
+    for kv in args[2:]:
         k, _, v = kv.partition("=")
         meta[k] = v
-    meta["complete"] = any(s["kind"] == "end" for s in samples)
+    meta["complete"] = all(any(s["kind"] == "end" for s in x)
+                           for x in (samples, pkt_samples))
     meta["note"] = TCG_NOTE
-    pp = packet_path(samples)
+    if meta["pkt_icount"] not in (None, ""):
+        sh = int(meta["pkt_icount"])
+        meta["packet_path_note"] = ICOUNT_NOTE.format(shift=sh, ns=2 ** sh)
+    pps = [s for s in pkt_samples if s["kind"] == "pps"]
+    pp = packet_path(pps)
     ld = loads(samples, sorted({s["size"] for s in samples
                                 if s["kind"] == "load"}))
     km = [s for s in samples if s["kind"] == "kmod"]
     kmem = [s for s in samples if s["kind"] == "kmem"]
     gl = goals(pp, ld, km)
     print_table(meta, pp, ld, km, kmem, gl)
-    raw = [s for s in samples if s["kind"] in ("pps", "load")]
-    with open(sys.argv[2], "w") as f:
+    raw = pps + [s for s in samples if s["kind"] == "load"]
+    with open(args[1], "w") as f:
         json.dump({"meta": meta, "packet_path": pp, "load_memory": ld,
                    "core_vs_rhashtable": km, "core_memory": kmem,
                    "goals": gl, "samples": raw}, f, indent=1)
