@@ -6,6 +6,8 @@
 # Under TCG every process start counts: `ip netns exec` costs about 50 ms
 # more than the command it runs (a mount namespace and a /sys remount), and
 # jq takes 0.4 s to start.  Tests run such commands hundreds of times.
+# Even a subshell counts: $(...) forks bash, about 15 ms; the helpers here
+# return what they read in variables instead.
 
 # Address lists for bulk loads (selftests/addrgen.c, built with the C tests).
 # shellcheck disable=SC2034 # used by the scripts that source this file
@@ -14,16 +16,35 @@ ADDRGEN=$(dirname "$(realpath "${BASH_SOURCE[0]}")")/addrgen
 # nsx NS COMMAND...: COMMAND in network namespace NS, without the mount
 # namespace of `ip netns exec`: for commands that do not read /sys/class/net.
 # Not for a background job killed by its pid: that pid is a subshell running
-# this function, and killing it leaves COMMAND running.
-if command -v nsenter >/dev/null; then
-	nsx() {
+# this function, and killing it leaves COMMAND running.  For those,
+# nsx_argv NS COMMAND... sets the array NSX to the command line that nsx
+# runs: `"${NSX[@]}" &` is a job whose pid is the command's own.
+# busybox's nsenter (static) starts in a third of the time of util-linux's
+# (~30 ms against ~85 ms in the VM), but busybox runs its own applet for a
+# command of that name (ping, ip, sysctl, awk...): COMMAND goes to it by
+# its path, resolved by bash's command hash (no subshell).
+if [[ $'\n'$(busybox --list 2>/dev/null)$'\n' == *$'\n'nsenter$'\n'* ]]; then
+	nsx_argv() {
+		local ns=$1 cmd=$2
+		shift 2
+		if [[ $cmd != */* ]] && hash "$cmd" 2>/dev/null; then
+			cmd=${BASH_CMDS[$cmd]}
+		fi
+		NSX=(busybox nsenter --net="/run/netns/$ns" -- "$cmd" "$@")
+	}
+elif command -v nsenter >/dev/null; then
+	nsx_argv() {
 		local ns=$1
 		shift
-		nsenter --net="/run/netns/$ns" -- "$@"
+		NSX=(nsenter --net="/run/netns/$ns" -- "$@")
 	}
 else
-	nsx() { ip netns exec "$@"; }
+	nsx_argv() { NSX=(ip netns exec "$@"); }
 fi
+nsx() {
+	nsx_argv "$@"
+	"${NSX[@]}"
+}
 
 # stats_field JSON PATH: .mode, .mem_limit or .ipvN.KEY of the JSON that
 # `cuckooctl stats -j` prints, without starting jq.
@@ -37,6 +58,48 @@ stats_field() {
 	[[ $1 =~ $re ]] && echo "${BASH_REMATCH[1]}"
 }
 
+# stats_parse JSON: STAT[mode], STAT[mem_limit] and STAT[ipvN.KEY] for
+# every key of the JSON of `cuckooctl stats -j`, in this shell (no
+# subshell).  Fails when the JSON lacks the mode or a family.
+declare -gA STAT
+stats_parse() {
+	local j=$1 fam blk
+	STAT=()
+	[[ $j =~ \"mode\":\"([a-z]+)\" ]] && STAT[mode]=${BASH_REMATCH[1]}
+	[[ $j =~ \"mem_limit\":([0-9]+) ]] && STAT[mem_limit]=${BASH_REMATCH[1]}
+	for fam in ipv4 ipv6; do
+		[[ $j =~ \"$fam\":\{([^}]*)\} ]] || return 1
+		blk=${BASH_REMATCH[1]},
+		while [[ $blk =~ ^\"([a-z_]+)\":([0-9.]+), ]]; do
+			STAT[$fam.${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
+			blk=${blk#"${BASH_REMATCH[0]}"}
+		done
+	done
+	[[ -n ${STAT[mode]:-} ]]
+}
+
+# ns_stats NS FILE: `cuckooctl stats -j` in namespace NS (its output goes
+# through FILE), kept in STATS_JSON and parsed into STAT.
+STATS_JSON=
+ns_stats() {
+	STATS_JSON=
+	nsx "$1" cuckooctl stats -j >"$2" || return 1
+	read -r STATS_JSON <"$2"
+	stats_parse "$STATS_JSON"
+}
+
+# ping_parse FILE: PING_TX and PING_RX, the packets transmitted and the
+# replies received, from ping's output in FILE (0 and 0 when it has none).
+ping_parse() {
+	local line
+	PING_TX=0 PING_RX=0
+	while read -r line; do
+		if [[ $line =~ ^([0-9]+)\ packets\ transmitted,\ ([0-9]+)\ received ]]; then
+			PING_TX=${BASH_REMATCH[1]} PING_RX=${BASH_REMATCH[2]}
+		fi
+	done <"$1"
+}
+
 # nft_counters NS [nft list arguments]: "TABLE NAME PACKETS" for each named
 # counter that `nft list ...` (default: ruleset) shows in namespace NS, read
 # by one nft and one awk.
@@ -48,4 +111,27 @@ nft_counters() {
 		$1 == "table" { table = $3 }
 		$1 == "counter" && $3 == "{" { name = $2 }
 		name != "" && $1 == "packets" { print table, name, $2; name = "" }'
+}
+
+# nft_read ARRAY NS FILE [nft list arguments]: ARRAY[TABLE/NAME]=PACKETS
+# for each named counter that `nft list ...` (default: ruleset) shows in
+# namespace NS, by one nft (its output goes through FILE) and no other
+# process.
+nft_read() {
+	local -n _ctr=$1
+	local ns=$2 file=$3 line table='' name=''
+	shift 3
+	(($#)) || set -- ruleset
+	_ctr=()
+	nsx "$ns" nft list "$@" >"$file" || return 1
+	while read -r line; do
+		if [[ $line =~ ^table\ [a-z0-9]+\ ([^ ]+)\ \{$ ]]; then
+			table=${BASH_REMATCH[1]}
+		elif [[ $line =~ ^counter\ ([^ ]+)\ \{$ ]]; then
+			name=${BASH_REMATCH[1]}
+		elif [[ -n $name && $line =~ ^packets\ ([0-9]+)\  ]]; then
+			_ctr["$table/$name"]=${BASH_REMATCH[1]}
+			name=''
+		fi
+	done <"$file"
 }

@@ -27,7 +27,7 @@ ret=0
 
 ITER=${CNF_TEST_LIFECYCLE_ITER:-20}		# load/unload rounds (1)
 NS_ITER=${CNF_TEST_LIFECYCLE_NS_ITER:-6}	# namespace rounds (3)
-NS_CHURN=${CNF_TEST_LIFECYCLE_NS_CHURN:-36}	# namespaces made during insmod/rmmod
+NS_CHURN=${CNF_TEST_LIFECYCLE_NS_CHURN:-36}	# namespaces made during insmod/rmmod, at most
 MOD_CYCLES=${CNF_TEST_LIFECYCLE_MOD_CYCLES:-6}	# insmod/rmmod under namespace churn
 BIG=${CNF_TEST_LIFECYCLE_BIG:-500000}		# addresses in the big load (2)
 INTERVAL=${CNF_TEST_LIFECYCLE_INTERVAL:-0.01}	# flood ping -i
@@ -60,7 +60,14 @@ skip() {
 	exit $ksft_skip
 }
 
-mod_loaded() { grep -q '^cuckoo_nf ' /proc/modules; }
+# Read in this shell: no grep to start.
+mod_loaded() {
+	local m _
+	while read -r m _; do
+		[[ $m == cuckoo_nf ]] && return 0
+	done </proc/modules
+	return 1
+}
 
 # The modules cuckoo_nf needs are loaded once (check_requirements) and
 # stay: each cycle removes and inserts cuckoo_nf alone.
@@ -92,38 +99,32 @@ ctl() { local ns=$1; shift; nsx "$ns" cuckooctl "$@"; }
 
 is_v6() { [[ $1 == *:* ]]; }
 
-dst_of() { if is_v6 "$1"; then echo $DST6; else echo $DST4; fi; }
-
-src_idx() {
-	local i
-	for i in "${!SRCS[@]}"; do
-		[[ ${SRCS[$i]} == "$1" ]] && echo "$i" && return
-	done
-}
+# IDX[source]: its index in SRCS, which names its counters (cN).
+declare -A IDX
+for i in "${!SRCS[@]}"; do
+	IDX[${SRCS[$i]}]=$i
+done
 
 # snap: CNT[table/counter]=packets for every named nft counter of the
 # receiver, from one listing.
 declare -A CNT
-snap() {
-	local table name n
-	CNT=()
-	while read -r table name n; do
-		CNT[$table/$name]=$n
-	done < <(nft_counters "$NS_R")
+snap() { nft_read CNT "$NS_R" "$TMP/nft"; }
+
+# counts SRC: from the last snap, A and D, the echo requests from SRC that
+# arrived (netdev ingress, before the module's hook) and that were
+# delivered (inet input).  In variables: $(...) would fork.
+counts() {
+	A=${CNT[cnf_in/c${IDX[$1]}]:-0}
+	D=${CNT[cnf_rx/c${IDX[$1]}]:-0}
 }
 
-# From the last snap: echo requests from SRC that arrived (netdev ingress,
-# before the module's hook) and that were delivered (inet input).
-arrived() { echo "${CNT[cnf_in/c$(src_idx "$1")]:-0}"; }
-delivered() { echo "${CNT[cnf_rx/c$(src_idx "$1")]:-0}"; }
-
-# ping_count NS SRC DST COUNT [ARG...]: the replies received.
+# ping_count NS SRC DST COUNT [ARG...]: PING_RX, the replies received.
 ping_count() {
 	local ns=$1 src=$2 dst=$3 n=$4 fam=-4
 	shift 4
 	is_v6 "$src" && fam=-6
-	nsx "$ns" ping $fam -q -n -c "$n" -i 0.01 "$@" -I "$src" "$dst" 2>&1 |
-		awk '/packets transmitted/ { r = $4 } END { print r + 0 }'
+	nsx "$ns" ping $fam -q -n -c "$n" -i 0.01 "$@" -I "$src" "$dst" >"$TMP/ping" 2>&1
+	ping_parse "$TMP/ping"
 }
 
 check_requirements() {
@@ -148,11 +149,10 @@ check_requirements() {
 # source of SRCS on S, static neighbours (no ARP/ND from blocked sources).
 make_pair() {
 	local s=$1 r=$2 a mac_s=02:cf:00:00:00:01 mac_r=02:cf:00:00:00:02
-	ip netns add "$s" || return 1
-	ip netns add "$r" || return 1
-	ip -n "$s" link add veth0 address $mac_s type veth \
-		peer name veth1 address $mac_r netns "$r" || return 1
 	# One ip per namespace (-batch): under TCG each process start counts.
+	printf '%s\n' "netns add $s" "netns add $r" \
+		"link add veth0 netns $s address $mac_s type veth peer name veth1 address $mac_r netns $r" |
+		ip -batch - || return 1
 	for a in "$s" "$r"; do
 		nsx "$a" sysctl -qw net.ipv6.conf.all.accept_dad=0 \
 			net.ipv6.conf.default.accept_dad=0 || return 1
@@ -188,7 +188,7 @@ make_pair() {
 add_counters() {
 	local r=$1 s i rules=
 	for s in "${SRCS[@]}"; do
-		i=$(src_idx "$s")
+		i=${IDX[$s]}
 		if is_v6 "$s"; then
 			rules+="ip6 saddr $s ip6 daddr $DST6 icmpv6 type echo-request counter name c$i;"
 		else
@@ -226,9 +226,9 @@ flood() {
 		dst=$DST6
 	fi
 	# Not nsx: a function in the background is a subshell, and killing
-	# that would leave ping running.
-	ip netns exec "$1" ping $fam -q -n -i "$INTERVAL" -c 100000000 -I "$2" "$dst" \
-		>/dev/null 2>&1 &
+	# that would leave ping running; NSX is ping itself.
+	nsx_argv "$1" ping $fam -q -n -i "$INTERVAL" -c 100000000 -I "$2" "$dst"
+	"${NSX[@]}" >/dev/null 2>&1 &
 	PIDS+=($!)
 }
 
@@ -242,53 +242,56 @@ stop_floods() {
 }
 
 # Once the senders are gone, wait for packets still queued on the veth to
-# be counted: arrived and delivered of SRC stop changing.
+# be counted: the counters of SRC... stop changing between two snaps.
 settle() {
-	local a b n
+	local a b n s
+	snap
 	for ((n = 0; n < 50; n++)); do
-		snap
-		a="$(arrived "$1") $(delivered "$1")"
+		a=
+		for s in "$@"; do
+			counts "$s"
+			a+=" $A/$D"
+		done
+		[[ $a == "${b:-}" ]] && return
+		b=$a
 		sleep 0.1
 		snap
-		b="$(arrived "$1") $(delivered "$1")"
-		[[ $a == "$b" ]] && return
 	done
 }
 
 # ---- 1. load, verify, unload under traffic, ITER times ----
 
 # ping_ver COUNT [ARG...]: COUNT pings from VER4 and from VER6 at once;
-# then GOT[src] replies, ARR[src] and DEL[src] echo requests that arrived
-# and that were delivered meanwhile.  Only these pings reach the VER
-# sources' counters, so each call's "after" is the next one's "before".
-declare -A GOT ARR DEL VER_ARR VER_DEL
+# GOT[src], the replies each received.  VER_TX[src] and VER_RX[src] sum
+# the echo requests sent and the replies received over all calls.
+declare -A GOT VER_TX VER_RX
 ping_ver() {
-	local n=$1 s pids=()
+	local n=$1 s fam dst pids=()
 	shift
-	if ((${#VER_ARR[@]} == 0)); then
-		snap
-		for s in $VER4 $VER6; do
-			VER_ARR[$s]=$(arrived "$s")
-			VER_DEL[$s]=$(delivered "$s")
-		done
-	fi
 	for s in $VER4 $VER6; do
-		ping_count "$NS_S" "$s" "$(dst_of "$s")" "$n" "$@" >"$TMP/got.$s" &
+		fam=-4 dst=$DST4
+		is_v6 "$s" && fam=-6 dst=$DST6
+		nsx_argv "$NS_S" ping $fam -q -n -c "$n" -i 0.01 "$@" -I "$s" "$dst"
+		"${NSX[@]}" >"$TMP/ping.$s" 2>&1 &
 		pids+=($!)
 	done
 	wait "${pids[@]}"
-	snap
 	for s in $VER4 $VER6; do
-		GOT[$s]=$(<"$TMP/got.$s")
-		ARR[$s]=$(($(arrived "$s") - VER_ARR[$s]))
-		DEL[$s]=$(($(delivered "$s") - VER_DEL[$s]))
-		VER_ARR[$s]=$(arrived "$s")
-		VER_DEL[$s]=$(delivered "$s")
+		ping_parse "$TMP/ping.$s"
+		GOT[$s]=$PING_RX
+		VER_TX[$s]=$((${VER_TX[$s]:-0} + PING_TX))
+		VER_RX[$s]=$((${VER_RX[$s]:-0} + PING_RX))
 	done
 }
 
+# One cycle.  Only its pings come from the VER sources: 5 before the add
+# and 3 with no module, all to be answered, and 5 in between, answered by
+# none.  Those need no wait for a reply: the counters tell, once for all
+# cycles (one nft listing costs a third of a cycle): every echo request sent
+# from VER4 and VER6 must have arrived, and exactly the answered ones must
+# have been delivered, so none sent while the source was listed.
 one_cycle() {
-	local k=$1 st s
+	local k=$1 got
 	if ! mod_insert; then
 		log_fail "cycle $k: insmod failed"
 		return 1
@@ -297,40 +300,26 @@ one_cycle() {
 		log_fail "cycle $k: no /dev/cuckoo_nf after insmod"
 		return 1
 	fi
-	st=$(ctl "$NS_R" stats -j)
-	if [[ $(stats_field "$st" .ipv4.entries) == 0 && $(stats_field "$st" .ipv6.entries) == 0 &&
-		$(stats_field "$st" .ipv4.dropped) == 0 && $(stats_field "$st" .ipv6.dropped) == 0 &&
-		$(stats_field "$st" .mode) == drop ]]; then
+	if ns_stats "$NS_R" "$TMP/stats" &&
+		[[ "${STAT[ipv4.entries]} ${STAT[ipv6.entries]} ${STAT[ipv4.dropped]}" == "0 0 0" &&
+			"${STAT[ipv6.dropped]} ${STAT[mode]}" == "0 drop" ]]; then
 		log_pass "cycle $k: fresh module, the namespace's filter is empty"
 	else
-		log_fail "cycle $k: state after reload: $st"
+		log_fail "cycle $k: state after reload: $STATS_JSON"
 	fi
 
 	ping_ver 5
-	for s in $VER4 $VER6; do
-		if ((GOT[$s] == 5 && DEL[$s] == 5)); then
-			log_pass "cycle $k: $s passes (5 of 5 answered)"
-		else
-			log_fail "cycle $k: $s before add: ${GOT[$s]} of 5 answered, ${DEL[$s]} delivered"
-		fi
-	done
-
+	got="${GOT[$VER4]} ${GOT[$VER6]}"
 	if ! ctl "$NS_R" add $VER4 $VER6 $FLOOD_B4 $FLOOD_B6 >/dev/null; then
 		log_fail "cycle $k: cuckooctl add failed"
 	fi
-	ping_ver 5 -W 0.2
-	for s in $VER4 $VER6; do
-		if ((GOT[$s] == 0 && DEL[$s] == 0 && ARR[$s] == 5)); then
-			log_pass "cycle $k: $s dropped (5 arrived, 0 delivered)"
-		else
-			log_fail "cycle $k: $s after add: ${GOT[$s]} answered, ${ARR[$s]} arrived, ${DEL[$s]} delivered"
-		fi
-	done
-	st=$(ctl "$NS_R" stats -j)
-	if (($(stats_field "$st" .ipv4.dropped) >= 5 && $(stats_field "$st" .ipv6.dropped) >= 5)); then
-		log_pass "cycle $k: drops counted (v4 $(stats_field "$st" .ipv4.dropped), v6 $(stats_field "$st" .ipv6.dropped))"
+	ping_ver 5 -W 0.01
+	got+=" ${GOT[$VER4]} ${GOT[$VER6]}"
+	if ns_stats "$NS_R" "$TMP/stats" &&
+		((${STAT[ipv4.dropped]} >= 5 && ${STAT[ipv6.dropped]} >= 5)); then
+		log_pass "cycle $k: drops counted (v4 ${STAT[ipv4.dropped]}, v6 ${STAT[ipv6.dropped]})"
 	else
-		log_fail "cycle $k: drops not counted: $st"
+		log_fail "cycle $k: drops not counted: $STATS_JSON"
 	fi
 
 	if rmmod cuckoo_nf; then
@@ -344,18 +333,18 @@ one_cycle() {
 		return 1
 	fi
 	ping_ver 3
-	for s in $VER4 $VER6; do
-		if ((GOT[$s] == 3 && DEL[$s] == 3)); then
-			log_pass "cycle $k: $s passes with no module"
-		else
-			log_fail "cycle $k: $s with no module: ${GOT[$s]} of 3 answered, ${DEL[$s]} delivered"
-		fi
-	done
+	got+=" ${GOT[$VER4]} ${GOT[$VER6]}"
+	# Replies, VER4 VER6 before the add, while listed, with no module.
+	if [[ $got == "5 5 0 0 3 3" ]]; then
+		log_pass "cycle $k: replies: 5 of 5 before the add, none while listed, 3 of 3 with no module"
+	else
+		log_fail "cycle $k: replies (v4 v6 before the add, while listed, with no module): $got, want 5 5 0 0 3 3"
+	fi
 	return 0
 }
 
 test_reload_under_traffic() {
-	local k s a d
+	local k s
 	make_pair "$NS_S" "$NS_R" && add_counters "$NS_R" || {
 		log_fail "reload: setup"
 		return
@@ -367,19 +356,26 @@ test_reload_under_traffic() {
 		one_cycle "$k" || break
 	done
 	stop_floods
-	for s in $FLOOD_A4 $FLOOD_A6; do
-		settle "$s"
-		a=$(arrived "$s")
-		d=$(delivered "$s")
-		if ((a > 0 && a == d)); then
-			log_pass "reload: allowed flood from $s: all $a packets delivered across $ITER reloads"
+	settle $FLOOD_A4 $FLOOD_A6
+	for s in $VER4 $VER6; do
+		counts "$s"
+		if ((A > 0 && A == ${VER_TX[$s]:-0} && D == ${VER_RX[$s]:-0})); then
+			log_pass "reload: $s: all $A echo requests arrived, only the $D answered ones (sent while not listed) delivered"
 		else
-			log_fail "reload: allowed flood from $s: $a arrived, $d delivered"
+			log_fail "reload: $s: $A echo requests arrived, $D delivered; ${VER_TX[$s]:-0} sent, ${VER_RX[$s]:-0} answered"
 		fi
 	done
-	snap
+	for s in $FLOOD_A4 $FLOOD_A6; do
+		counts "$s"
+		if ((A > 0 && A == D)); then
+			log_pass "reload: allowed flood from $s: all $A packets delivered across $ITER reloads"
+		else
+			log_fail "reload: allowed flood from $s: $A arrived, $D delivered"
+		fi
+	done
 	for s in $FLOOD_B4 $FLOOD_B6; do
-		log_info "reload: flood from $s (blocked while loaded): $(arrived "$s") arrived, $(delivered "$s") delivered"
+		counts "$s"
+		log_info "reload: flood from $s (blocked while loaded): $A arrived, $D delivered"
 	done
 	ip netns del "$NS_S"
 	ip netns del "$NS_R"
@@ -437,7 +433,7 @@ gen_big() {
 }
 
 test_rmmod_busy() {
-	local pid rc out n busy ok tries caught st holder
+	local pid rc out n busy ok tries caught holder
 	mod_loaded || mod_insert || {
 		log_fail "busy: insmod failed"
 		return
@@ -480,8 +476,8 @@ test_rmmod_busy() {
 		log_fail "busy: never caught cuckooctl load with the device open (3 tries, $BIG addresses)"
 	fi
 	out=$(tr '\r' '\n' <"$TMP/load.out" | tail -n 1)
-	st=$(ctl "$NS_R" stats -j)
-	n=$(($(stats_field "$st" .ipv4.entries) + $(stats_field "$st" .ipv6.entries)))
+	n=-1
+	ns_stats "$NS_R" "$TMP/stats" && n=$((${STAT[ipv4.entries]} + ${STAT[ipv6.entries]}))
 	if ((rc == 0 && n == BIG)) && [[ $out == "$BIG added, 0 already present" ]]; then
 		log_pass "busy: the load completed: $out, $n entries"
 	else
@@ -531,7 +527,7 @@ test_rmmod_busy() {
 # ---- 3. namespaces coming and going ----
 
 test_netns() {
-	local k s r st got hold ok
+	local k s r hold ok n last
 	mod_loaded || mod_insert || {
 		log_fail "netns: insmod failed"
 		return
@@ -544,21 +540,21 @@ test_netns() {
 			log_fail "netns $k: setup"
 			break
 		fi
-		st=$(ctl "$r" stats -j)
-		if [[ $(stats_field "$st" .ipv4.entries) != 0 || $(stats_field "$st" .ipv6.entries) != 0 ]]; then
-			log_fail "netns $k: a new namespace's filter is not empty: $st"
+		if ! ns_stats "$r" "$TMP/stats" ||
+			[[ "${STAT[ipv4.entries]} ${STAT[ipv6.entries]}" != "0 0" ]]; then
+			log_fail "netns $k: a new namespace's filter is not empty: $STATS_JSON"
 		fi
 		ctl "$r" add $FLOOD_B4 $FLOOD_B6 $VER4 >/dev/null ||
 			log_fail "netns $k: cuckooctl add failed"
 		for a in $FLOOD_B4 $FLOOD_A4 $FLOOD_B6 $FLOOD_A6; do
 			flood "$s" "$a"
 		done
-		got=$(ping_count "$s" $VER4 $DST4 3 -W 0.2)
-		st=$(ctl "$r" stats -j)
-		if ((got == 0 && $(stats_field "$st" .ipv4.dropped) >= 3)); then
+		# Judged on the counter: no need to wait for replies.
+		ping_count "$s" $VER4 $DST4 3 -W 0.01
+		if ns_stats "$r" "$TMP/stats" && ((PING_RX == 0 && ${STAT[ipv4.dropped]} >= 3)); then
 			ok=$((ok + 1))
 		else
-			log_fail "netns $k: $VER4: $got answered, dropped $(stats_field "$st" .ipv4.dropped)"
+			log_fail "netns $k: $VER4: $PING_RX answered, dropped ${STAT[ipv4.dropped]:-?}"
 		fi
 		# Every other round, a device fd opened in the receiver and
 		# held from outside it is all that keeps the receiver alive
@@ -581,7 +577,7 @@ test_netns() {
 			exec 4>&-
 			wait "$hold"
 		fi
-		ping_count "$s" $VER4 $DST4 1 -W 0.2 >/dev/null
+		ping_count "$s" $VER4 $DST4 1 -W 0.01
 		stop_floods
 		ip netns del "$s"
 	done
@@ -593,13 +589,21 @@ test_netns() {
 	fi
 
 	# insmod/rmmod while namespaces are made and deleted: pernet
-	# registration racing namespace creation and cleanup.
+	# registration racing namespace creation and cleanup.  The churn goes
+	# on until the module cycles are done (NS_CHURN namespaces at most);
+	# its first namespace exists before they start, and goes during them.
+	rm -f "$TMP/churn.stop" "$TMP/churn.n" "$TMP/churn.bad"
+	ip netns add cnf-lc-churn-$$-0 || log_fail "netns churn: ip netns add"
 	(
-		for ((k = 0; k < NS_CHURN; k++)); do
+		ip netns del cnf-lc-churn-$$-0 || echo "del 0" >>"$TMP/churn.bad"
+		last=0
+		for ((k = 1; k < NS_CHURN && !last; k++)); do
+			[[ -e $TMP/churn.stop ]] && last=1
 			ip netns add cnf-lc-churn-$$-$k &&
 				ip -n cnf-lc-churn-$$-$k link set lo up &&
-				ip netns del cnf-lc-churn-$$-$k
+				ip netns del cnf-lc-churn-$$-$k || echo "namespace $k" >>"$TMP/churn.bad"
 		done
+		echo "$k" >"$TMP/churn.n"
 	) &
 	s=$!
 	ok=0
@@ -614,11 +618,14 @@ test_netns() {
 		fi
 		ok=$k
 	done
+	touch "$TMP/churn.stop"
 	wait "$s"
+	read -r n <"$TMP/churn.n"
+	[[ -s $TMP/churn.bad ]] && log_fail "netns churn: failed: $(head -n 3 "$TMP/churn.bad" | tr '\n' ' ')"
 	((ok == MOD_CYCLES)) &&
-		log_pass "netns churn: $MOD_CYCLES insmod/rmmod cycles while $NS_CHURN namespaces came and went"
+		log_pass "netns churn: $MOD_CYCLES insmod/rmmod cycles while ${n:-?} namespaces came and went"
 	if mod_insert && ip netns add "$NS_R" &&
-		st=$(ctl "$NS_R" stats -j) && [[ $(stats_field "$st" .ipv4.entries) == 0 ]]; then
+		ns_stats "$NS_R" "$TMP/stats" && [[ ${STAT[ipv4.entries]} == 0 ]]; then
 		log_pass "netns churn: module works after it"
 	else
 		log_fail "netns churn: module does not work after it"
