@@ -23,6 +23,10 @@ S=ns-s-$$
 R1=ns-r1-$$
 R2=ns-r2-$$
 ret=0
+TMP=
+# Per receiver namespace: a process living there, whose /proc/PID/net/snmp
+# this shell reads without starting anything.
+declare -A HELPER
 # shellcheck source=lib.sh
 source "$(dirname "$(realpath "$0")")/lib.sh"
 
@@ -38,9 +42,14 @@ log_test() {
 
 cleanup() {
 	local ns
+	for ns in "${!HELPER[@]}"; do
+		kill "${HELPER[$ns]}" 2>/dev/null
+	done
+	wait 2>/dev/null
 	for ns in "$S" "$R1" "$R2"; do
 		ip netns del "$ns" 2>/dev/null
 	done
+	[[ -n $TMP ]] && rm -rf "$TMP"
 }
 
 skip_unless_ready() {
@@ -56,37 +65,45 @@ skip_unless_ready() {
 
 # link N: veth s$N (in $S) <-> r$N (in receiver namespace $2).  Addresses
 # skip DAD and neighbours are static so that no NDP packet from a listed
-# source reaches a filter: counters then count pings only.
+# source reaches a filter: counters then count pings only.  One ip -batch
+# per namespace: under TCG every process start counts.
 setup_link() {
-	local n=$1 rns=$2 smac rmac
-	ip link add "s$n" netns "$S" type veth peer name "r$n" netns "$rns"
-	ip -n "$S" addr add "10.0.$n.1/24" dev "s$n"
-	ip -n "$S" addr add "10.0.$n.11/24" dev "s$n"
-	ip -n "$S" addr add "fd0$n::1/64" dev "s$n" nodad
-	ip -n "$S" addr add "fd0$n::11/64" dev "s$n" nodad
-	ip -n "$rns" addr add "10.0.$n.2/24" dev "r$n"
-	ip -n "$rns" addr add "fd0$n::2/64" dev "r$n" nodad
-	ip -n "$S" link set "s$n" up
-	ip -n "$rns" link set "r$n" up
-	smac=$(ip -n "$S" -br link show "s$n" | awk '{ print $3 }')
-	rmac=$(ip -n "$rns" -br link show "r$n" | awk '{ print $3 }')
-	ip -n "$S" neigh replace "10.0.$n.2" lladdr "$rmac" dev "s$n" nud permanent
-	ip -n "$S" neigh replace "fd0$n::2" lladdr "$rmac" dev "s$n" nud permanent
-	for a in "10.0.$n.1" "10.0.$n.11" "fd0$n::1" "fd0$n::11"; do
-		ip -n "$rns" neigh replace "$a" lladdr "$smac" dev "r$n" nud permanent
-	done
+	local n=$1 rns=$2 smac=02:cf:00:00:0$1:01 rmac=02:cf:00:00:0$1:02 a
+	ip link add "s$n" netns "$S" address "$smac" type veth \
+		peer name "r$n" netns "$rns" address "$rmac" || return 1
+	ip -n "$S" -batch - <<-EOF || return 1
+		addr add 10.0.$n.1/24 dev s$n
+		addr add 10.0.$n.11/24 dev s$n
+		addr add fd0$n::1/64 dev s$n nodad
+		addr add fd0$n::11/64 dev s$n nodad
+		link set s$n up
+		neigh replace 10.0.$n.2 lladdr $rmac dev s$n nud permanent
+		neigh replace fd0$n::2 lladdr $rmac dev s$n nud permanent
+	EOF
+	{
+		echo "link set lo up"
+		echo "addr add 10.0.$n.2/24 dev r$n"
+		echo "addr add fd0$n::2/64 dev r$n nodad"
+		echo "link set r$n up"
+		for a in "10.0.$n.1" "10.0.$n.11" "fd0$n::1" "fd0$n::11"; do
+			echo "neigh replace $a lladdr $smac dev r$n nud permanent"
+		done
+	} | ip -n "$rns" -batch -
 }
 
-# Runs in a subshell under set -e: the first failing step fails the setup.
-setup() (
-	set -e
-	for ns in "$S" "$R1" "$R2"; do
-		ip netns add "$ns"
-		ip -n "$ns" link set lo up
+setup() {
+	local ns
+	TMP=$(mktemp -d) || return 1
+	printf 'netns add %s\n' "$S" "$R1" "$R2" | ip -batch - || return 1
+	ip -n "$S" link set lo up || return 1
+	setup_link 1 "$R1" || return 1
+	setup_link 2 "$R2" || return 1
+	for ns in "$R1" "$R2"; do
+		nsx_argv "$ns" sleep 100000
+		"${NSX[@]}" &
+		HELPER[$ns]=$!
 	done
-	setup_link 1 "$R1"
-	setup_link 2 "$R2"
-)
+}
 
 # Filter counters per receiver namespace, "v4dropped v4matched v6dropped
 # v6matched", from the last reading: between two pings only the pings change
@@ -103,53 +120,66 @@ ctl() {
 
 # read_counters NS: set COUNTERS to the namespace's filter counters.
 read_counters() {
-	local json
 	COUNTERS=
-	json=$(nsx "$1" cuckooctl stats -j) || return 1
-	COUNTERS="$(stats_field "$json" .ipv4.dropped) $(stats_field "$json" .ipv4.matched)"
-	COUNTERS+=" $(stats_field "$json" .ipv6.dropped) $(stats_field "$json" .ipv6.matched)"
+	ns_stats "$1" "$TMP/stats" || return 1
+	COUNTERS="${STAT[ipv4.dropped]} ${STAT[ipv4.matched]} ${STAT[ipv6.dropped]} ${STAT[ipv6.matched]}"
 	[[ $COUNTERS =~ ^[0-9]+\ [0-9]+\ [0-9]+\ [0-9]+$ ]]
 }
 
-# in_echos NS FAMILY: ICMP echo requests the namespace's stack received.
+# in_echos NS FAMILY: ECHOS, the ICMP echo requests the namespace's stack
+# received, read from its helper's /proc/PID/net (no process started).
 in_echos() {
+	local -a head=() val=()
+	local line i
+	ECHOS=
 	if [[ $2 == ipv4 ]]; then
-		nsx "$1" awk '/^Icmp:/ { if (!h) { for (i = 1; i <= NF; i++) c[$i] = i; h = 1 }
-			else print $c["InEchos"] }' /proc/net/snmp
+		while read -r line; do
+			if [[ $line == Icmp:* ]]; then
+				if ((${#head[@]} == 0)); then
+					read -ra head <<<"$line"
+				else
+					read -ra val <<<"$line"
+					for i in "${!head[@]}"; do
+						[[ ${head[i]} == InEchos ]] && ECHOS=${val[i]}
+					done
+				fi
+			fi
+		done <"/proc/${HELPER[$1]}/net/snmp"
 	else
-		nsx "$1" awk '$1 == "Icmp6InEchos" { print $2 }' /proc/net/snmp6
+		while read -r line; do
+			if [[ $line =~ ^Icmp6InEchos[[:space:]]+([0-9]+)$ ]]; then
+				ECHOS=${BASH_REMATCH[1]}
+				break
+			fi
+		done <"/proc/${HELPER[$1]}/net/snmp6"
 	fi
-}
-
-family_of() {
-	[[ $1 == *:* ]] && echo ipv6 || echo ipv4
+	[[ $ECHOS =~ ^[0-9]+$ ]]
 }
 
 # expect VERDICT RNS SRC DST: ping DST from SRC in the sender namespace and
 # check the receiver namespace RNS saw VERDICT ("pass", "drop" or
 # "monitor": passes but is counted as matched).
 expect() {
-	local verdict=$1 rns=$2 src=$3 dst=$4 fam before after e0 e1 wait rc=0 ping_rc
+	local verdict=$1 rns=$2 src=$3 dst=$4 fam=ipv4 before after e0 e1 wait rc=0 ping_rc
 	local d0 m0 d1 m1
-	fam=$(family_of "$src")
+	[[ $src == *:* ]] && fam=ipv6
 	before=${LAST[$rns]:-}
 	if [[ -z $before ]]; then
 		read_counters "$rns" || { log_test 1 "$verdict $src -> $dst: read counters"; return; }
 		before=$COUNTERS
 	fi
-	e0=$(in_echos "$rns" "$fam")
-	# A blocked ping only needs a short wait: it is judged on counters.
-	[[ $verdict == drop ]] && wait=0.2 || wait=10
+	in_echos "$rns" "$fam" || { log_test 1 "$verdict $src -> $dst: read ICMP counters"; return; }
+	e0=$ECHOS
+	# A blocked ping needs no wait for a reply: it is judged on counters
+	# (and a veth delivers within the sender's send call).
+	[[ $verdict == drop ]] && wait=0.01 || wait=10
 	nsx "$S" ping -q -c "$NPINGS" -i 0.02 -W "$wait" -I "$src" "$dst" >/dev/null 2>&1
 	ping_rc=$?
 	read_counters "$rns" || { log_test 1 "$verdict $src -> $dst: read counters"; return; }
 	after=$COUNTERS
-	e1=$(in_echos "$rns" "$fam")
+	in_echos "$rns" "$fam" || { log_test 1 "$verdict $src -> $dst: read ICMP counters"; return; }
+	e1=$ECHOS
 	LAST[$rns]=$after
-	if [[ ! $e0 =~ ^[0-9]+$ || ! $e1 =~ ^[0-9]+$ ]]; then
-		log_test 1 "$verdict $src -> $dst: read ICMP counters"
-		return
-	fi
 	set -- $before
 	[[ $fam == ipv4 ]] && d0=$1 m0=$2 || d0=$3 m0=$4
 	set -- $after
@@ -218,8 +248,10 @@ test_monitor_mode() {
 	echo "# monitor mode counts matches and drops nothing, in its namespace only"
 	ctl "$R1" add 10.0.1.1 fd01::1 && ctl "$R1" mode monitor
 	log_test $? "add 10.0.1.1 fd01::1, mode monitor in $R1"
-	[[ $(stats_field "$(ctl "$R1" stats -j)" .mode) == monitor &&
-	   $(stats_field "$(ctl "$R2" stats -j)" .mode) == drop ]]
+	local m1 m2
+	ns_stats "$R1" "$TMP/stats" && m1=${STAT[mode]}
+	ns_stats "$R2" "$TMP/stats" && m2=${STAT[mode]}
+	[[ ${m1:-} == monitor && ${m2:-} == drop ]]
 	log_test $? "$R1 is in monitor mode, $R2 still in drop mode"
 	expect monitor "$R1" 10.0.1.1 10.0.1.2
 	expect monitor "$R1" fd01::1 fd01::2
