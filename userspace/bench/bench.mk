@@ -11,7 +11,8 @@ BENCH_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Wno-unused-parameter \
 bench: $(B)/bench/bench_core
 	$< $(B)/bench/core.json
 
-$(B)/bench/bench_core: bench/bench_core.c tests/cnf_test.h $(CORE_SRCS) \
+$(B)/bench/bench_core: bench/bench_core.c bench/ref12.c bench/ref12.h \
+		       tests/cnf_test.h $(CORE_SRCS) \
 		       $(CORE_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(BENCH_CFLAGS) -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
+	$(CC) $(BENCH_CFLAGS) -o $@ $< bench/ref12.c $(CORE_SRCS) $(CORE_LIBS)
