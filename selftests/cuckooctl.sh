@@ -84,7 +84,6 @@ check() {
 }
 
 has_line() { grep -qxF -- "$1" "$2"; }
-jq_true() { jq -e "$@" >/dev/null; }
 has_text() { grep -qF -- "$1" "$2"; }
 
 entries() {
@@ -150,24 +149,35 @@ test_add_del_test() {
 	check "flush empties the set" [ "$(entries)" = 0 ]
 }
 
+# One jq for all the JSON checks (jq takes 0.4 s to start under TCG): it
+# prints one verdict per check, for stats -j and for the global -j.
 test_stats() {
+	local v_keys v_count v_range v_ratio v_global
 	"$CTL" add 192.0.2.1 192.0.2.2 2001:db8::5
 	expect_rc 0 "stats -j" "$CTL" stats -j
-	check "stats JSON parses" jq_true . "$OUT"
-	check "JSON has the contract's keys" jq_true '
-		(keys == ["ipv4", "ipv6", "mem_limit", "mode"]) and
-		([.ipv4, .ipv6][] | keys == ["bytes", "capacity", "checked",
-			"dropped", "entries", "grows", "load_factor",
-			"matched", "stashed"])' "$OUT"
-	check "JSON counts the entries" jq_true '.ipv4.entries == 2 and .ipv6.entries == 1' "$OUT"
-	check "load_factor is a number in 0..1" jq_true '
-		[[.ipv4, .ipv6][] | .load_factor |
-		 type == "number" and . >= 0 and . <= 1] | all' "$OUT"
-	check "load_factor is entries/capacity" jq_true '
-		[[.ipv4, .ipv6][] | (.load_factor - .entries / .capacity) |
-		 . < 0.000001 and . > -0.000001] | all' "$OUT"
+	cp "$OUT" "$TMP/stats.json"
 	expect_rc 0 "global -j stats" "$CTL" -j stats
-	check "global -j gives JSON" jq_true .mode "$OUT"
+	cp "$OUT" "$TMP/stats-g.json"
+	run jq -r -n '
+		input as $s | input as $g |
+		[($s | keys == ["ipv4", "ipv6", "mem_limit", "mode"] and
+			([.ipv4, .ipv6] | all(keys == ["bytes", "capacity", "checked",
+				"dropped", "entries", "grows", "load_factor",
+				"matched", "stashed"]))),
+		 ($s | .ipv4.entries == 2 and .ipv6.entries == 1),
+		 ($s | [.ipv4, .ipv6] | all(.load_factor |
+			type == "number" and . >= 0 and . <= 1)),
+		 ($s | [.ipv4, .ipv6] | all((.load_factor - .entries / .capacity) |
+			. < 0.000001 and . > -0.000001)),
+		 ($g | .mode | type == "string")] | map(tostring) | join(" ")' \
+		"$TMP/stats.json" "$TMP/stats-g.json"
+	read -r v_keys v_count v_range v_ratio v_global <"$OUT"
+	check "stats JSON parses" [ "$RC" = 0 ]
+	check "JSON has the contract's keys" [ "$v_keys" = true ]
+	check "JSON counts the entries" [ "$v_count" = true ]
+	check "load_factor is a number in 0..1" [ "$v_range" = true ]
+	check "load_factor is entries/capacity" [ "$v_ratio" = true ]
+	check "global -j gives JSON" [ "$v_global" = true ]
 	expect_rc 0 "stats text" "$CTL" stats
 	check "text: mode" grep -q "^mode: *drop" "$OUT"
 	check "text: load factor in %" grep -q "load factor: *[0-9.]*%" "$OUT"
@@ -260,8 +270,11 @@ test_load_bad_lines() {
 }
 
 # At 1M, sorting under QEMU costs minutes; the set equality is shown by
-# the kernel instead: load of the list adds N new, del of the source then
-# finds all N.
+# the kernel instead.  The load adds N distinct addresses and the set then
+# holds N entries: the set is the file.  The list prints N lines, and
+# del --file of the list (load's parser) finds each one present and
+# empties the set: the lines are N distinct members, so the whole set, and
+# list output is valid input.  (list | load round trip: test_round_trip_sorted.)
 test_big_load() {
 	local src=$TMP/big.txt t0 t1
 
@@ -282,12 +295,8 @@ test_big_load() {
 	echo "# list of $NBIG addresses: $(elapsed "$t0" "$t1") s"
 	mv "$OUT" "$TMP/list1"
 	check "list prints $NBIG lines" [ "$(wc -l <"$TMP/list1")" = "$NBIG" ]
-	"$CTL" flush
-	run "$CTL" load "$TMP/list1"
-	check "list output loads back: $NBIG distinct addresses" \
-		has_line "$NBIG added, 0 already present" "$OUT"
 	t0=$(now)
-	run "$CTL" del --file "$src"
+	run "$CTL" del --file "$TMP/list1"
 	t1=$(now)
 	echo "# del --file of $NBIG addresses: $(elapsed "$t0" "$t1") s"
 	check "listed set equals the loaded one" has_line "$NBIG deleted, 0 not present" "$OUT"
