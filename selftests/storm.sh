@@ -102,35 +102,40 @@ counter_rules() {
 	echo "}"
 }
 
+# Static neighbours: the only packets from stable sources are pings.  One
+# ip -batch per namespace: under TCG every process start counts.
 setup() {
-	local ns s mac_s mac_r
-	for ns in "$NS_S" "$NS_R" "$NS_F"; do
-		ip netns add "$ns" || skip "cannot create network namespaces"
-		ip -n "$ns" link set lo up
-	done
-	ip -n "$NS_S" link add veth0 type veth peer name veth1 netns "$NS_R" ||
+	local s mac_s=02:cf:00:00:00:01 mac_r=02:cf:00:00:00:02
+	printf 'netns add %s\n' "$NS_S" "$NS_R" "$NS_F" | ip -batch - ||
+		skip "cannot create network namespaces"
+	ip link add veth0 netns "$NS_S" address $mac_s type veth \
+		peer name veth1 netns "$NS_R" address $mac_r ||
 		skip "cannot create a veth pair"
-	ip -n "$NS_S" addr add 10.9.0.1/24 dev veth0
-	ip -n "$NS_S" addr add fd09::1/64 dev veth0 nodad
-	for s in "${SRCS[@]}"; do
-		if is_v6 "$s"; then
-			ip -n "$NS_S" addr add "$s/64" dev veth0 nodad
-		else
-			ip -n "$NS_S" addr add "$s/24" dev veth0
-		fi
-	done
-	ip -n "$NS_R" addr add $DST4/24 dev veth1
-	ip -n "$NS_R" addr add $DST6/64 dev veth1 nodad
-	ip -n "$NS_S" link set veth0 up
-	ip -n "$NS_R" link set veth1 up
-	# Static neighbours: the only packets from stable sources are pings.
-	mac_s=$(ip netns exec "$NS_S" cat /sys/class/net/veth0/address)
-	mac_r=$(ip netns exec "$NS_R" cat /sys/class/net/veth1/address)
-	ip -n "$NS_S" neigh replace $DST4 lladdr "$mac_r" dev veth0 nud permanent
-	ip -n "$NS_S" neigh replace $DST6 lladdr "$mac_r" dev veth0 nud permanent
-	for s in 10.9.0.1 fd09::1 "${SRCS[@]}"; do
-		ip -n "$NS_R" neigh replace "$s" lladdr "$mac_s" dev veth1 nud permanent
-	done
+	ip -n "$NS_F" link set lo up || return 1
+	{
+		echo "link set lo up"
+		echo "addr add 10.9.0.1/24 dev veth0"
+		echo "addr add fd09::1/64 dev veth0 nodad"
+		for s in "${SRCS[@]}"; do
+			if is_v6 "$s"; then
+				echo "addr add $s/64 dev veth0 nodad"
+			else
+				echo "addr add $s/24 dev veth0"
+			fi
+		done
+		echo "link set veth0 up"
+		echo "neigh replace $DST4 lladdr $mac_r dev veth0 nud permanent"
+		echo "neigh replace $DST6 lladdr $mac_r dev veth0 nud permanent"
+	} | ip -n "$NS_S" -batch - || return 1
+	{
+		echo "link set lo up"
+		echo "addr add $DST4/24 dev veth1"
+		echo "addr add $DST6/64 dev veth1 nodad"
+		echo "link set veth1 up"
+		for s in 10.9.0.1 fd09::1 "${SRCS[@]}"; do
+			echo "neigh replace $s lladdr $mac_s dev veth1 nud permanent"
+		done
+	} | ip -n "$NS_R" -batch - || return 1
 	nsx "$NS_R" nft -f - <<-EOF || return 1
 		table netdev storm_in {
 		$(counter_rules "type filter hook ingress device veth1 priority 0; policy accept;")
@@ -144,27 +149,39 @@ setup() {
 # ---- the storm's parties ----
 
 # The pool all writers share: next to the stable sources, never one of them.
+# pool_addr I: ADDR, the pool's address I (in a variable: $(...) forks).
 pool_addr() {
 	local i=$1
 	if ((i % 2)); then
-		echo "10.9.$((1 + (i >> 8) % 4)).$((i & 255))"
+		ADDR=10.9.$((1 + (i >> 8) % 4)).$((i & 255))
 	else
-		printf 'fd09::1:%x\n' $((i % 1024))
+		printf -v ADDR 'fd09::1:%x' $((i % 1024))
 	fi
+}
+
+# pool_list I...: the pool's addresses I..., one per line.
+pool_list() {
+	local i
+	for i in "$@"; do
+		pool_addr "$i"
+		echo "$ADDR"
+	done
 }
 
 writer() {
 	local w=$1 it a b i n ops=0 rc
 	RANDOM=$((w * 7919 + 1))
 	for ((it = 0; it < ITERS; it++)); do
-		a=$(pool_addr $RANDOM)
-		b=$(pool_addr $RANDOM)
+		pool_addr $RANDOM
+		a=$ADDR
+		pool_addr $RANDOM
+		b=$ADDR
 		case $((RANDOM % 8)) in
 		0 | 1) rctl add "$a" "$b" ;;
 		2 | 3) rctl del "$a" "$b" ;;
 		4) rctl test "$a" ;;
 		5) # a batch of the shared pool
-			for ((i = 0; i < 64; i++)); do pool_addr $RANDOM; done >"$TMP/w$w.batch"
+			for ((i = 0; i < 64; i++)); do pool_list $RANDOM; done >"$TMP/w$w.batch"
 			rctl load "$TMP/w$w.batch" ;;
 		6) rctl del --file "$TMP/w$w.batch" ;;
 		7) # growth: a big private file, loaded then deleted
@@ -181,7 +198,7 @@ writer() {
 # Final sets: writer w keeps the pool addresses w, w+WRITERS, ... < 200.
 final_set() {
 	local w=$1 i
-	for ((i = w; i < 200; i += WRITERS)); do pool_addr $i; done
+	for ((i = w; i < 200; i += WRITERS)); do pool_list $i; done
 }
 
 flusher() {
@@ -213,19 +230,25 @@ unloader() {
 	echo $n >"$TMP/rmmod.tries"
 }
 
+# pinger SRC CPU: one ping for the whole storm, pinned on CPU, killed at
+# the end (its own output is not needed: the counters decide).  One
+# process, not a ping round every half second: under TCG a process start
+# costs tens of milliseconds, and eight pingers' restarts took most of
+# the VM's CPU.  Started directly (not as a function in the background),
+# so that its pid in PINGERS is ping's.
+PINGERS=()
 pinger() {
-	local src=$1 cpu=$3 fam=-4 dst=$DST4 w=() pin=()
+	local src=$1 cpu=$2 fam=-4 dst=$DST4 pin=()
 	is_v6 "$src" && { fam=-6; dst=$DST6; }
-	[[ $4 == blocked ]] && w=(-W 1)
-	# busybox's taskset would run its own ip applet: the real one by path.
 	command -v taskset >/dev/null && pin=(taskset -c "$cpu")
-	while [[ ! -e $TMP/stop ]]; do
-		"${pin[@]}" "$IP" netns exec "$NS_S" ping $fam -q -n -c 50 -i 0.01 "${w[@]}" -I "$src" "$dst" >/dev/null 2>&1
-	done
+	nsx_argv "$NS_S" ping $fam -q -n -c 100000000 -i 0.01 -I "$src" "$dst"
+	"${pin[@]}" "${NSX[@]}" >/dev/null 2>&1 &
+	PINGERS+=($!)
+	PIDS+=($!)
 }
 
 main() {
-	local i w s n p ncpu t0 ops=0 arrived thru drop4=0 drop6=0 kind f
+	local i w s n p ncpu t0 ops=0 arrived thru drop4=0 drop6=0 f
 	[[ $(id -u) == 0 ]] || skip "must run as root"
 	[[ -c /dev/cuckoo_nf ]] || skip "/dev/cuckoo_nf missing"
 	grep -q '^cuckoo_nf ' /proc/modules || skip "cuckoo_nf is not a loaded module"
@@ -233,7 +256,6 @@ main() {
 		command -v $t >/dev/null || skip "$t not found"
 	done
 	[[ -x $ADDRGEN ]] || skip "$ADDRGEN missing (make -C selftests)"
-	IP=$(type -P ip)
 	TMP=$(mktemp -d)
 	setup || { log_fail "setup"; return 1; }
 	rctl add "${BLOCKED[@]}" >/dev/null || { log_fail "adding the stable blocked sources"; return 1; }
@@ -250,10 +272,7 @@ main() {
 	echo "# storm: $WRITERS writers x $ITERS iterations, big loads of $BIG, $ncpu CPUs, ${#SRCS[@]} pingers"
 	t0=$SECONDS
 	for i in "${!SRCS[@]}"; do
-		kind=allowed
-		((i < ${#BLOCKED[@]})) && kind=blocked
-		pinger "${SRCS[$i]}" "$i" $((i % ncpu)) $kind &
-		PIDS+=($!)
+		pinger "${SRCS[$i]}" $((i % ncpu))
 	done
 	flusher &
 	PIDS+=($!)
@@ -266,7 +285,9 @@ main() {
 	done
 	wait "${wpids[@]}"
 	# Each writer ends with its final set: the pool removed, its set added.
-	for ((i = 0; i < 1024; i++)); do pool_addr $i; done | sort -u >"$TMP/pool"
+	# The whole pool: pool_addr of every I, odd ones IPv4, even ones IPv6.
+	printf '%s\n' 10.9.{1..4}.{1..255..2} >"$TMP/pool"
+	printf 'fd09::1:%x\n' {0..1022..2} >>"$TMP/pool"
 	rctl del --file "$TMP/pool" >/dev/null 2>"$TMP/final.err" || log_fail "removing the pool: $(cat "$TMP/final.err")"
 	for ((w = 0; w < WRITERS; w++)); do
 		final_set $w >"$TMP/final.$w"
@@ -275,6 +296,7 @@ main() {
 	done
 	wait "${wpids[@]:WRITERS}" || log_fail "re-adding the final sets: $(cat "$TMP/final.err")"
 	touch "$TMP/stop"
+	kill "${PINGERS[@]}" 2>/dev/null
 	wait "${PIDS[@]}"
 	PIDS=()
 	local dur=$((SECONDS - t0))
