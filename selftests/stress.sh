@@ -17,24 +17,28 @@
 #     what got through: zero for blocked sources, all of it for allowed ones;
 #   - cuckooctl stats: dropped == matched == what arrived from blocked
 #     sources, per family; checked == all IPv4 that arrived;
-#   - every allowed ping got its reply; the grow counters went up; at the end
-#     the set is exactly the stable blocked sources.
-# The amount of work is set by counts (CNF_TEST_STRESS_* below).
+#   - every echo request delivered from an allowed source got its reply
+#     back to the sender (an inet input counter there); the grow counters
+#     went up; at the end the set is exactly the stable blocked sources.
+# Each source's ping runs for the whole churn and is killed after it (the
+# counters, not ping's own tally, decide: a reply can be on its way when
+# ping is killed).  The amount of work is set by counts (CNF_TEST_STRESS_*
+# below).
 
 ksft_skip=4
 ret=0
 
-PKTS=${CNF_TEST_STRESS_PKTS:-200}		# packets per ping round
 INTERVAL=${CNF_TEST_STRESS_INTERVAL:-0.02}	# ping -i
-MAX_ROUNDS=${CNF_TEST_STRESS_MAX_ROUNDS:-100}	# ping rounds per source, at most
 BIG=${CNF_TEST_STRESS_BIG:-100000}		# bulk load size per family (x round)
 LOADS=${CNF_TEST_STRESS_LOADS:-2}		# bulk load/delete rounds
-SMALL=${CNF_TEST_STRESS_SMALL:-15}		# small add/test/del rounds
+SMALL=${CNF_TEST_STRESS_SMALL:-15}		# small add/test/del rounds, at least
 # shellcheck source=lib.sh
 source "$(dirname "$(realpath "$0")")/lib.sh"
 
 NS_S=cnf-stress-s-$$
 NS_R=cnf-stress-r-$$
+MAC_S=02:cf:00:00:00:01
+MAC_R=02:cf:00:00:00:02
 DST4=10.0.1.2
 DST6=fd00:1::2
 # Stable sources.  Allowed ones include neighbours of blocked ones.
@@ -46,14 +50,14 @@ SRCS=("${BLOCKED4[@]}" "${ALLOWED4[@]}" "${BLOCKED6[@]}" "${ALLOWED6[@]}")
 
 TMP=
 PIDS=()
+PINGERS=()
 
 log_pass() { echo "PASS: $*"; }
 log_fail() { echo "FAIL: $*"; ret=1; }
 
 cleanup() {
 	local p
-	[[ -n $TMP ]] && touch "$TMP/stop"
-	for p in "${PIDS[@]}"; do
+	for p in "${PIDS[@]}" "${PINGERS[@]}"; do
 		kill "$p" 2>/dev/null
 	done
 	wait 2>/dev/null
@@ -72,23 +76,11 @@ rctl() { nsx "$NS_R" cuckooctl "$@"; }
 
 is_v6() { [[ $1 == *:* ]]; }
 
-# The index of a source in SRCS, for counter names.
-src_idx() {
-	local i
-	for i in "${!SRCS[@]}"; do
-		[[ ${SRCS[$i]} == "$1" ]] && echo "$i" && return
-	done
-}
-
-# read_counters ARRAY NS FAMILY TABLE: ARRAY[name]=packets for the table's
-# named counters.
-read_counters() {
-	local -n arr=$1
-	local name n
-	while read -r _ name n; do
-		arr[$name]=$n
-	done < <(nft_counters "$2" table "$3" "$4")
-}
+# IDX[source]: its index in SRCS, which names its counters (cN).
+declare -A IDX
+for i in "${!SRCS[@]}"; do
+	IDX[${SRCS[$i]}]=$i
+done
 
 check_requirements() {
 	local t
@@ -101,23 +93,30 @@ check_requirements() {
 	[[ -x $ADDRGEN ]] || skip "$ADDRGEN missing (make -C selftests)"
 	modprobe -q veth 2>/dev/null
 	modprobe -q nf_tables 2>/dev/null
-	ip netns add "$NS_S" || skip "cannot create network namespaces"
-	ip netns add "$NS_R" || skip "cannot create network namespaces"
-	ip -n "$NS_S" link add veth0 type veth peer name veth1 netns "$NS_R" ||
+	printf 'netns add %s\n' "$NS_S" "$NS_R" | ip -batch - ||
+		skip "cannot create network namespaces"
+	ip link add veth0 netns "$NS_S" address $MAC_S type veth \
+		peer name veth1 netns "$NS_R" address $MAC_R ||
 		skip "cannot create a veth pair"
 }
 
 # Counter rules for every stable source: "<match> counter name cN".
+# counter_rules DIR CHAIN: the named counter cN of every stable source and
+# its rule in chain c (CHAIN: its type and hook): DIR "req" counts the echo
+# requests from the source, "reply" the echo replies to it.
 counter_rules() {
 	local dir=$1 s i
 	for s in "${SRCS[@]}"; do
-		i=$(src_idx "$s")
-		echo "counter c$i { }"
+		echo "counter c${IDX[$s]} { }"
 	done
 	echo "chain c { $2"
 	for s in "${SRCS[@]}"; do
-		i=$(src_idx "$s")
-		if is_v6 "$s"; then
+		i=${IDX[$s]}
+		if [[ $dir == reply ]] && is_v6 "$s"; then
+			echo "ip6 saddr $DST6 ip6 daddr $s icmpv6 type echo-reply counter name c$i"
+		elif [[ $dir == reply ]]; then
+			echo "ip saddr $DST4 ip daddr $s icmp type echo-reply counter name c$i"
+		elif is_v6 "$s"; then
 			echo "ip6 saddr $s ip6 daddr $DST6 icmpv6 type echo-request counter name c$i"
 		else
 			echo "ip saddr $s ip daddr $DST4 icmp type echo-request counter name c$i"
@@ -126,81 +125,109 @@ counter_rules() {
 	echo "}"
 }
 
+# Static neighbours: no ARP/ND, so the only IP packets from the stable
+# sources are the pings (an IPv6 neighbour solicitation from a blocked
+# source would be dropped and counted too).  One ip -batch per namespace:
+# under TCG every process start counts.
 setup() {
-	local ns s mac_s mac_r
+	local ns s
 	for ns in "$NS_S" "$NS_R"; do
-		ip -n "$ns" link set lo up
-		nsx "$ns" sysctl -qw net.ipv6.conf.all.accept_dad=0
-		nsx "$ns" sysctl -qw net.ipv6.conf.default.accept_dad=0
+		nsx "$ns" sysctl -qw net.ipv6.conf.all.accept_dad=0 \
+			net.ipv6.conf.default.accept_dad=0 || return 1
 	done
-	ip -n "$NS_S" addr add 10.0.1.1/24 dev veth0
-	ip -n "$NS_S" addr add fd00:1::1/64 dev veth0 nodad
-	for s in "${SRCS[@]}"; do
-		if is_v6 "$s"; then
-			ip -n "$NS_S" addr add "$s/64" dev veth0 nodad
-		else
-			ip -n "$NS_S" addr add "$s/24" dev veth0
-		fi
-	done
-	ip -n "$NS_R" addr add $DST4/24 dev veth1
-	ip -n "$NS_R" addr add $DST6/64 dev veth1 nodad
-	ip -n "$NS_S" link set veth0 up
-	ip -n "$NS_R" link set veth1 up
+	{
+		echo "link set lo up"
+		echo "addr add 10.0.1.1/24 dev veth0"
+		echo "addr add fd00:1::1/64 dev veth0 nodad"
+		for s in "${SRCS[@]}"; do
+			if is_v6 "$s"; then
+				echo "addr add $s/64 dev veth0 nodad"
+			else
+				echo "addr add $s/24 dev veth0"
+			fi
+		done
+		echo "link set veth0 up"
+		echo "neigh replace $DST4 lladdr $MAC_R dev veth0 nud permanent"
+		echo "neigh replace $DST6 lladdr $MAC_R dev veth0 nud permanent"
+	} | ip -n "$NS_S" -batch - || return 1
+	{
+		echo "link set lo up"
+		echo "addr add $DST4/24 dev veth1"
+		echo "addr add $DST6/64 dev veth1 nodad"
+		echo "link set veth1 up"
+		for s in 10.0.1.1 fd00:1::1 "${SRCS[@]}"; do
+			echo "neigh replace $s lladdr $MAC_S dev veth1 nud permanent"
+		done
+	} | ip -n "$NS_R" -batch - || return 1
 
-	# Static neighbours: no ARP/ND, so the only IP packets from the stable
-	# sources are the pings (an IPv6 neighbour solicitation from a blocked
-	# source would be dropped and counted too).
-	mac_s=$(ip netns exec "$NS_S" cat /sys/class/net/veth0/address)
-	mac_r=$(ip netns exec "$NS_R" cat /sys/class/net/veth1/address)
-	ip -n "$NS_S" neigh replace $DST4 lladdr "$mac_r" dev veth0 nud permanent
-	ip -n "$NS_S" neigh replace $DST6 lladdr "$mac_r" dev veth0 nud permanent
-	for s in 10.0.1.1 fd00:1::1 "${SRCS[@]}"; do
-		ip -n "$NS_R" neigh replace "$s" lladdr "$mac_s" dev veth1 nud permanent
-	done
-
-	# Sent (sender output), arrived (receiver ingress, before the module's
-	# PRE_ROUTING hook) and delivered (receiver input) per source.
+	# Sent (sender output) and replies received (sender input); arrived
+	# (receiver ingress, before the module's PRE_ROUTING hook) and
+	# delivered (receiver input) per source.
 	nsx "$NS_S" nft -f - <<-EOF || return 1
 		table inet cnf_tx {
-		$(counter_rules tx "type filter hook output priority 0; policy accept;")
+		$(counter_rules req "type filter hook output priority 0; policy accept;")
+		}
+		table inet cnf_back {
+		$(counter_rules reply "type filter hook input priority 0; policy accept;")
 		}
 	EOF
 	nsx "$NS_R" nft -f - <<-EOF || return 1
 		table netdev cnf_in {
-		$(counter_rules in "type filter hook ingress device veth1 priority 0; policy accept;")
+		$(counter_rules req "type filter hook ingress device veth1 priority 0; policy accept;")
 		}
 		table inet cnf_rx {
-		$(counter_rules rx "type filter hook input priority 0; policy accept;")
+		$(counter_rules req "type filter hook input priority 0; policy accept;")
 		}
 	EOF
 }
 
-# One source's traffic: rounds of PKTS pings until told to stop (or
-# MAX_ROUNDS).  Always at least one round.
+# traffic SRC: one ping from SRC for the whole churn, in the background,
+# its pid (ping's own, not a subshell's) in PINGERS.
 traffic() {
-	local src=$1 idx=$2 dst=$DST4 fam=-4 wait=() r=0
+	local src=$1 dst=$DST4 fam=-4
 	if is_v6 "$src"; then
 		dst=$DST6
 		fam=-6
 	fi
-	# Blocked: no reply comes, do not linger 10 s for it.
-	[[ $3 == blocked ]] && wait=(-W 1)
-	while :; do
-		r=$((r + 1))
-		nsx "$NS_S" ping $fam -q -n -c "$PKTS" -i "$INTERVAL" \
-			"${wait[@]}" -I "$src" "$dst" >"$TMP/ping.$idx.$r" 2>&1
-		[[ -e $TMP/stop ]] && break
-		((r >= MAX_ROUNDS)) && break
+	nsx_argv "$NS_S" ping $fam -q -n -c 100000000 -i "$INTERVAL" -I "$src" "$dst"
+	"${NSX[@]}" >/dev/null 2>&1 &
+	PINGERS+=($!)
+}
+
+# snap: SNAP_S and SNAP_R, the sender's and the receiver's named counters
+# (TABLE/cN), and SNAP, all of them on one line.
+declare -A SNAP_S SNAP_R
+snap() {
+	local k
+	nft_read SNAP_S "$NS_S" "$TMP/nft"
+	nft_read SNAP_R "$NS_R" "$TMP/nft"
+	SNAP=
+	for k in "${!SNAP_S[@]}"; do SNAP+=" $k=${SNAP_S[$k]}"; done
+	for k in "${!SNAP_R[@]}"; do SNAP+=" $k=${SNAP_R[$k]}"; done
+}
+
+# Once the pings are gone, packets still queued (a softirq left to
+# ksoftirqd) are counted: read until two readings agree.
+settle() {
+	local n prev
+	snap
+	for ((n = 0; n < 20; n++)); do
+		prev=$SNAP
+		sleep 0.1
+		snap
+		[[ $SNAP == "$prev" ]] && return
 	done
-	echo "$r" >"$TMP/rounds.$idx"
 }
 
 # Small batches of other addresses, some next to the stable ones: add all,
-# test all present, delete all.  Failures go to $TMP/small.fail.
+# test all present, delete all, one cuckooctl (one ioctl per address) each.
+# At least SMALL rounds, and more while the bulk loads go on.  Failures go
+# to $TMP/small.fail, the number of rounds to $TMP/small.rounds.
 small_churn() {
 	local i j a=() rc
-	for ((i = 0; i < SMALL; i++)); do
-		a=()
+	for ((i = 0; ; i++)); do
+		((i >= SMALL)) && [[ -e $TMP/bulk.done ]] && break
+		a=(10.0.1.200 fd00:1::200)
 		for ((j = 0; j < 16; j++)); do
 			a+=("10.0.1.$((140 + j))" "198.18.$((i % 256)).$j")
 			a+=("fd00:1::4:$((i % 16)):$j" "2001:db8:$i::$j")
@@ -214,13 +241,8 @@ small_churn() {
 		rctl del "${a[@]}" >/dev/null 2>"$TMP/small.err"
 		rc=$?
 		((rc == 0)) || echo "round $i: del exit $rc: $(cat "$TMP/small.err")" >>"$TMP/small.fail"
-		# And one at a time.
-		rctl add 10.0.1.200 >/dev/null 2>&1 || echo "round $i: add 10.0.1.200 failed" >>"$TMP/small.fail"
-		rctl add fd00:1::200 >/dev/null 2>&1 || echo "round $i: add fd00:1::200 failed" >>"$TMP/small.fail"
-		rctl del 10.0.1.200 >/dev/null 2>&1 || echo "round $i: del 10.0.1.200 failed" >>"$TMP/small.fail"
-		rctl del fd00:1::200 >/dev/null 2>&1 || echo "round $i: del fd00:1::200 failed" >>"$TMP/small.fail"
 	done
-	touch "$TMP/small.done"
+	echo "$i" >"$TMP/small.rounds"
 }
 
 # gen_big N: $TMP/big4.N and $TMP/big6.N, N addresses each, outside the
@@ -233,31 +255,35 @@ gen_big() {
 # Bulk loads that force growth, then their deletion, LOADS times with a
 # bigger file each time (the tables only shrink on flush).
 bulk_churn() {
-	local k n fam key before after out
+	local k n fam key before after entries out rc
 	for ((k = 1; k <= LOADS; k++)); do
 		n=$((BIG * k))
 		gen_big "$n"
 		for fam in 4 6; do
-			key=.ipv$fam
-			STATS=$(rctl stats -j)
-			before=$(stats_field "$STATS" "$key.grows")
-			if out=$(rctl load "$TMP/big$fam.$n" 2>&1) &&
-				[[ $out == *"$n added, 0 already present"* ]]; then
+			key=ipv$fam
+			before=-1
+			ns_stats "$NS_R" "$TMP/stats" && before=${STAT[$key.grows]}
+			rctl load "$TMP/big$fam.$n" >"$TMP/load.out" 2>&1
+			rc=$?
+			out=$(<"$TMP/load.out")
+			if ((rc == 0)) && [[ $out == *"$n added, 0 already present"* ]]; then
 				log_pass "bulk load $k: $n IPv$fam addresses added under traffic"
 			else
 				log_fail "bulk load $k: $n IPv$fam addresses: ${out##*$'\r'}"
 			fi
-			STATS=$(rctl stats -j)
-			after=$(stats_field "$STATS" "$key.grows")
-			if ((after > before)); then
-				log_pass "bulk load $k: IPv$fam table grew (grows $before -> $after, capacity $(stats_field "$STATS" "$key.capacity"))"
+			after=-1 entries=-1
+			if ns_stats "$NS_R" "$TMP/stats"; then
+				after=${STAT[$key.grows]} entries=${STAT[$key.entries]}
+			fi
+			if ((after > before && before >= 0)); then
+				log_pass "bulk load $k: IPv$fam table grew (grows $before -> $after, capacity ${STAT[$key.capacity]})"
 			else
 				log_fail "bulk load $k: IPv$fam table did not grow (grows $before -> $after)"
 			fi
-			if (($(stats_field "$STATS" "$key.entries") >= n + 3)); then
-				log_pass "bulk load $k: IPv$fam entries $(stats_field "$STATS" "$key.entries") >= $((n + 3))"
+			if ((entries >= n + 3)); then
+				log_pass "bulk load $k: IPv$fam entries $entries >= $((n + 3))"
 			else
-				log_fail "bulk load $k: IPv$fam entries $(stats_field "$STATS" "$key.entries") < $((n + 3))"
+				log_fail "bulk load $k: IPv$fam entries $entries < $((n + 3))"
 			fi
 		done
 		for fam in 4 6; do
@@ -272,31 +298,20 @@ bulk_churn() {
 	done
 }
 
-# Sum of "N packets transmitted" / "M received" over a source's ping rounds.
-ping_sum() {
-	cat "$TMP"/ping."$1".* | awk -v w="$2" '
-		/packets transmitted/ { t += $1; r += $4 }
-		END { print (w == "tx" ? t : r) + 0 }'
-}
-
 verify_traffic() {
-	local s i kind sent arrived delivered tx rx rounds
-	local -A drop_want=([4]=0 [6]=0) TX=() IN=() RX=()
-	local all4=0 fam
-	read_counters TX "$NS_S" inet cnf_tx
-	read_counters IN "$NS_R" netdev cnf_in
-	read_counters RX "$NS_R" inet cnf_rx
+	local s i kind sent arrived delivered back
+	local -A drop_want=([4]=0 [6]=0)
+	local all4=0 fam d m c
+	settle
 	for s in "${SRCS[@]}"; do
-		i=$(src_idx "$s")
+		i=${IDX[$s]}
 		kind=allowed
 		[[ " ${BLOCKED4[*]} ${BLOCKED6[*]} " == *" $s "* ]] && kind=blocked
-		sent=${TX[c$i]:-0}
-		arrived=${IN[c$i]:-0}
-		delivered=${RX[c$i]:-0}
-		tx=$(ping_sum "$i" tx)
-		rx=$(ping_sum "$i" rx)
-		rounds=$(cat "$TMP/rounds.$i" 2>/dev/null)
-		echo "INFO: $kind $s: rounds $rounds, ping sent $tx, nft sent $sent arrived $arrived delivered $delivered, replies $rx"
+		sent=${SNAP_S[cnf_tx/c$i]:-0}
+		back=${SNAP_S[cnf_back/c$i]:-0}
+		arrived=${SNAP_R[cnf_in/c$i]:-0}
+		delivered=${SNAP_R[cnf_rx/c$i]:-0}
+		echo "INFO: $kind $s: sent $sent, arrived $arrived, delivered $delivered, replies back $back"
 		if ((arrived == 0)); then
 			log_fail "$kind $s: no packet arrived at the receiver"
 			continue
@@ -322,21 +337,23 @@ verify_traffic() {
 			else
 				log_fail "allowed $s: $((arrived - delivered)) of $arrived packets dropped"
 			fi
-			if ((rx == tx)); then
-				log_pass "allowed $s: $rx of $tx pings answered"
+			if ((back == delivered)); then
+				log_pass "allowed $s: all $delivered echo requests delivered were answered"
 			else
-				log_fail "allowed $s: $rx of $tx pings answered"
+				log_fail "allowed $s: $back replies back for $delivered echo requests delivered"
 			fi
 		fi
 	done
 
-	STATS=$(rctl stats -j)
-	echo "INFO: stats: $STATS"
+	if ! ns_stats "$NS_R" "$TMP/stats"; then
+		log_fail "stats: cannot read them: $STATS_JSON"
+		return
+	fi
+	echo "INFO: stats: $STATS_JSON"
 	for fam in 4 6; do
-		local d m c
-		d=$(stats_field "$STATS" ".ipv$fam.dropped")
-		m=$(stats_field "$STATS" ".ipv$fam.matched")
-		c=$(stats_field "$STATS" ".ipv$fam.checked")
+		d=${STAT[ipv$fam.dropped]}
+		m=${STAT[ipv$fam.matched]}
+		c=${STAT[ipv$fam.checked]}
 		if ((d == drop_want[$fam] && m == d)); then
 			log_pass "stats IPv$fam: dropped $d == matched $m == packets from blocked sources"
 		else
@@ -352,37 +369,42 @@ verify_traffic() {
 	done
 }
 
+# One cuckooctl test for every stable source: "ADDR: present" or "ADDR:
+# absent" each.
 verify_state() {
-	local s rc
+	local s line
+	local -A res=()
+	rctl test "${BLOCKED4[@]}" "${BLOCKED6[@]}" "${ALLOWED4[@]}" "${ALLOWED6[@]}" >"$TMP/test.out" 2>&1
+	while read -r line; do
+		[[ $line =~ ^([0-9a-f.:]+):\ (present|absent)$ ]] && res[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
+	done <"$TMP/test.out"
 	for s in "${BLOCKED4[@]}" "${BLOCKED6[@]}"; do
-		rctl test "$s" >/dev/null 2>&1
-		rc=$?
-		((rc == 0)) && log_pass "set: $s still present" ||
-			log_fail "set: $s absent after the churn (test exit $rc)"
+		[[ ${res[$s]:-} == present ]] && log_pass "set: $s still present" ||
+			log_fail "set: $s absent after the churn (test says ${res[$s]:-nothing})"
 	done
 	for s in "${ALLOWED4[@]}" "${ALLOWED6[@]}"; do
-		rctl test "$s" >/dev/null 2>&1
-		rc=$?
-		((rc == 1)) && log_pass "set: $s absent" ||
-			log_fail "set: $s present after the churn (test exit $rc)"
+		[[ ${res[$s]:-} == absent ]] && log_pass "set: $s absent" ||
+			log_fail "set: $s present after the churn (test says ${res[$s]:-nothing})"
 	done
-	STATS=$(rctl stats -j)
-	if [[ $(stats_field "$STATS" .ipv4.entries) == 3 && $(stats_field "$STATS" .ipv6.entries) == 3 ]]; then
+	if ns_stats "$NS_R" "$TMP/stats" &&
+		[[ "${STAT[ipv4.entries]} ${STAT[ipv6.entries]}" == "3 3" ]]; then
 		log_pass "set: 3 IPv4 and 3 IPv6 entries left, the stable blocked ones"
 	else
-		log_fail "set: $(stats_field "$STATS" .ipv4.entries) IPv4 and $(stats_field "$STATS" .ipv6.entries) IPv6 entries left, want 3 and 3"
+		log_fail "set: ${STAT[ipv4.entries]:-?} IPv4 and ${STAT[ipv6.entries]:-?} IPv6 entries left, want 3 and 3"
 		rctl list | head -n 20 | sed 's/^/INFO: left: /'
 	fi
 	if [[ -s $TMP/small.fail ]]; then
 		log_fail "small add/test/del churn: $(wc -l <"$TMP/small.fail") failures"
 		head -n 10 "$TMP/small.fail" | sed 's/^/INFO: /'
 	else
-		log_pass "small add/test/del churn: $SMALL rounds, no failure"
+		local rounds='?'
+		[[ -f $TMP/small.rounds ]] && read -r rounds <"$TMP/small.rounds"
+		log_pass "small add/test/del churn: $rounds rounds, no failure"
 	fi
 }
 
 main() {
-	local s i kind
+	local s
 	check_requirements
 	TMP=$(mktemp -d)
 	setup || { log_fail "setup"; exit 1; }
@@ -395,19 +417,17 @@ main() {
 	fi
 
 	for s in "${SRCS[@]}"; do
-		i=$(src_idx "$s")
-		kind=allowed
-		[[ " ${BLOCKED4[*]} ${BLOCKED6[*]} " == *" $s "* ]] && kind=blocked
-		traffic "$s" "$i" $kind &
-		PIDS+=($!)
+		traffic "$s"
 	done
 	small_churn &
 	PIDS+=($!)
 	bulk_churn
-	wait "${PIDS[-1]}"
-	touch "$TMP/stop"
-	wait
+	touch "$TMP/bulk.done"
+	wait "${PIDS[@]}"
 	PIDS=()
+	kill "${PINGERS[@]}"
+	wait "${PINGERS[@]}"
+	PINGERS=()
 
 	verify_traffic
 	verify_state
