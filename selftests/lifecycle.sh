@@ -46,7 +46,7 @@ VER4=10.0.1.31		# verification pings only
 FLOOD_B6=fd00:1::11
 FLOOD_A6=fd00:1::21
 VER6=fd00:1::31
-SRCS=($FLOOD_B4 $FLOOD_A4 $VER4 $FLOOD_B6 $FLOOD_A6 $VER6)
+SRCS=("$FLOOD_B4" "$FLOOD_A4" "$VER4" "$FLOOD_B6" "$FLOOD_A6" "$VER6")
 
 TMP=
 PIDS=()
@@ -461,7 +461,7 @@ test_rmmod_busy() {
 		ctl "$NS_R" flush >/dev/null
 		ctl "$NS_R" load "$TMP/big" >"$TMP/load.out" 2>&1 &
 		pid=$!
-		PIDS+=($pid)
+		PIDS+=("$pid")
 		if holder=$(catch_open "$pid"); then
 			kill -STOP "$holder"
 			caught=1
@@ -487,7 +487,7 @@ test_rmmod_busy() {
 	# A load (here a delete of the same file) running, hammered by rmmod.
 	ctl "$NS_R" del --file "$TMP/big" >"$TMP/load.out" 2>&1 &
 	pid=$!
-	PIDS+=($pid)
+	PIDS+=("$pid")
 	busy=0
 	ok=0
 	if catch_open "$pid" >/dev/null; then
