@@ -74,18 +74,37 @@ rctl() { nsx "$NS_R" cuckooctl "$@"; }
 fctl() { nsx "$NS_F" cuckooctl "$@"; }
 is_v6() { [[ $1 == *:* ]]; }
 
-# counters NS FAMILY TABLE: "NAME PACKETS" for each rule of chain c
+# counters: CTR[TABLE/NAME]=PACKETS for each rule of the receiver
 # commented NAME (plain rule counters: no named counter objects, which
-# need nft_objref), from one nft call.
+# need nft_objref), both tables from one nft call, and SNAP, all of them
+# on one line.
+declare -A CTR
 counters() {
-	nsx "$1" nft list chain "$2" "$3" c | awk '
-		/ counter packets / && / comment "/ {
-			for (i = 1; i < NF; i++)
-				if ($i == "packets") p = $(i + 1)
-			name = $NF
-			gsub(/"/, "", name)
-			print name, p
-		}'
+	local line table='' k
+	CTR=()
+	SNAP=
+	nsx "$NS_R" nft list ruleset >"$TMP/nft" || return 1
+	while read -r line; do
+		if [[ $line =~ ^table\ [a-z0-9]+\ ([^ ]+)\ \{$ ]]; then
+			table=${BASH_REMATCH[1]}
+		elif [[ $line =~ \ counter\ packets\ ([0-9]+)\ .*\ comment\ \"([^\"]+)\"$ ]]; then
+			CTR["$table/${BASH_REMATCH[2]}"]=${BASH_REMATCH[1]}
+		fi
+	done <"$TMP/nft"
+	for k in "${!CTR[@]}"; do SNAP+=" $k=${CTR[$k]}"; done
+}
+
+# Once the pingers are killed, packets still queued (a softirq left to
+# ksoftirqd) are counted: read until two readings agree.
+settle() {
+	local n prev
+	counters
+	for ((n = 0; n < 20; n++)); do
+		prev=$SNAP
+		sleep 0.1
+		counters
+		[[ $SNAP == "$prev" ]] && return
+	done
 }
 
 counter_rules() {
@@ -314,13 +333,11 @@ main() {
 	fi
 	grep -q '^cuckoo_nf ' /proc/modules || log_fail "the module is gone"
 
-	local -A in_ctr thru_ctr
-	while read -r n p; do in_ctr[$n]=$p; done < <(counters "$NS_R" netdev storm_in)
-	while read -r n p; do thru_ctr[$n]=$p; done < <(counters "$NS_R" inet storm_thru)
+	settle
 	for i in "${!SRCS[@]}"; do
 		s=${SRCS[$i]}
-		arrived=${in_ctr[c$i]:-0}
-		thru=${thru_ctr[c$i]:-0}
+		arrived=${CTR[storm_in/c$i]:-0}
+		thru=${CTR[storm_thru/c$i]:-0}
 		if ((i < ${#BLOCKED[@]})); then
 			if is_v6 "$s"; then drop6=$((drop6 + arrived)); else drop4=$((drop4 + arrived)); fi
 			((arrived > 0)) || log_fail "blocked $s: no packet arrived"
