@@ -13,7 +13,8 @@
 # shellcheck disable=SC2034 # used by the scripts that source this file
 ADDRGEN=$(dirname "$(realpath "${BASH_SOURCE[0]}")")/addrgen
 
-# nsx NS COMMAND...: COMMAND in network namespace NS, without the mount
+# nsx NS COMMAND...: COMMAND in network namespace NS (a name of ip netns,
+# or with nsenter a path such as /proc/PID/ns/net), without the mount
 # namespace of `ip netns exec`: for commands that do not read /sys/class/net.
 # Not for a background job killed by its pid: that pid is a subshell running
 # this function, and killing it leaves COMMAND running.  For those,
@@ -27,16 +28,18 @@ if [[ $'\n'$(busybox --list 2>/dev/null)$'\n' == *$'\n'nsenter$'\n'* ]]; then
 	nsx_argv() {
 		local ns=$1 cmd=$2
 		shift 2
+		[[ $ns == /* ]] || ns=/run/netns/$ns
 		if [[ $cmd != */* ]] && hash "$cmd" 2>/dev/null; then
 			cmd=${BASH_CMDS[$cmd]}
 		fi
-		NSX=(busybox nsenter --net="/run/netns/$ns" -- "$cmd" "$@")
+		NSX=(busybox nsenter --net="$ns" -- "$cmd" "$@")
 	}
 elif command -v nsenter >/dev/null; then
 	nsx_argv() {
 		local ns=$1
 		shift
-		NSX=(nsenter --net="/run/netns/$ns" -- "$@")
+		[[ $ns == /* ]] || ns=/run/netns/$ns
+		NSX=(nsenter --net="$ns" -- "$@")
 	}
 else
 	nsx_argv() { NSX=(ip netns exec "$@"); }

@@ -527,7 +527,7 @@ test_rmmod_busy() {
 # ---- 3. namespaces coming and going ----
 
 test_netns() {
-	local k s r hold ok n last
+	local k s r hold back ok n last
 	mod_loaded || mod_insert || {
 		log_fail "netns: insmod failed"
 		return
@@ -561,9 +561,12 @@ test_netns() {
 		# once deleted: it goes when the fd is closed, under the flood.
 		hold=
 		if ((k % 2)) && command -v nsenter >/dev/null; then
-			ip netns exec "$r" bash -c \
-				'exec 3<>/dev/cuckoo_nf; exec nsenter --net=/proc/1/ns/net bash -c "read -r _"' \
-				<"$TMP/fifo" &
+			# In the receiver, open the device; back in the initial
+			# namespace, wait for the fifo.  One pid all along.
+			nsx_argv /proc/1/ns/net bash -c 'read -r _'
+			printf -v back '%q ' "${NSX[@]}"
+			nsx_argv "$r" bash -c "exec 3<>/dev/cuckoo_nf; exec $back"
+			"${NSX[@]}" <"$TMP/fifo" &
 			hold=$!
 			exec 4>"$TMP/fifo"
 			if ! catch_open "$hold" >/dev/null; then
