@@ -264,18 +264,31 @@ settle() {
 # ping_ver COUNT [ARG...]: COUNT pings from VER4 and from VER6 at once;
 # GOT[src], the replies each received.  VER_TX[src] and VER_RX[src] sum
 # the echo requests sent and the replies received over all calls.
+# ping_ver_start and ping_ver_end are its two halves, for something else
+# to be done while the pings fly.
 declare -A GOT VER_TX VER_RX
+VER_PIDS=()
 ping_ver() {
-	local n=$1 s fam dst pids=()
+	ping_ver_start "$@"
+	ping_ver_end
+}
+
+ping_ver_start() {
+	local n=$1 s fam dst
 	shift
+	VER_PIDS=()
 	for s in $VER4 $VER6; do
 		fam=-4 dst=$DST4
 		is_v6 "$s" && fam=-6 dst=$DST6
 		nsx_argv "$NS_S" ping $fam -q -n -c "$n" -i 0.01 "$@" -I "$s" "$dst"
 		"${NSX[@]}" >"$TMP/ping.$s" 2>&1 &
-		pids+=($!)
+		VER_PIDS+=($!)
 	done
-	wait "${pids[@]}"
+}
+
+ping_ver_end() {
+	local s
+	wait "${VER_PIDS[@]}"
 	for s in $VER4 $VER6; do
 		ping_parse "$TMP/ping.$s"
 		GOT[$s]=$PING_RX
@@ -300,6 +313,9 @@ one_cycle() {
 		log_fail "cycle $k: no /dev/cuckoo_nf after insmod"
 		return 1
 	fi
+	# Nothing listed yet, so nothing dropped: the filter's state is read
+	# while the first pings fly.
+	ping_ver_start 5
 	if ns_stats "$NS_R" "$TMP/stats" &&
 		[[ "${STAT[ipv4.entries]} ${STAT[ipv6.entries]} ${STAT[ipv4.dropped]}" == "0 0 0" &&
 			"${STAT[ipv6.dropped]} ${STAT[mode]}" == "0 drop" ]]; then
@@ -307,8 +323,7 @@ one_cycle() {
 	else
 		log_fail "cycle $k: state after reload: $STATS_JSON"
 	fi
-
-	ping_ver 5
+	ping_ver_end
 	got="${GOT[$VER4]} ${GOT[$VER6]}"
 	if ! ctl "$NS_R" add $VER4 $VER6 $FLOOD_B4 $FLOOD_B6 >/dev/null; then
 		log_fail "cycle $k: cuckooctl add failed"
