@@ -7,6 +7,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/netfilter.h>
 #include <linux/percpu.h>
 #include <linux/u64_stats_sync.h>
 #include <net/net_namespace.h>
@@ -23,17 +24,23 @@ struct cnf_pcpu_stats {
 	u64_stats_t dropped[CNF_NFAMILIES];
 };
 
+/* IPv4 and IPv6 PRE_ROUTING. */
+#define CNF_NHOOKS 2
+
 /*
  * Per network namespace state, created with the namespace.
  * @filter: lookups under RCU (the hooks), changes under cnf_filter_lock().
  * @stats:  per-CPU, summed by readers with u64_stats retries.
  * @mode:   enum cnf_mode; written under cnf_filter_lock(), read locklessly
  *          by the hooks (READ_ONCE).
+ * @ops:    this namespace's hooks, registered while it lives; their ->priv
+ *          is this struct, so a packet finds it without net_generic().
  */
 struct cnf_net {
 	struct cnf_filter *filter;
 	struct cnf_pcpu_stats __percpu *stats;
 	u32 mode;
+	struct nf_hook_ops ops[CNF_NHOOKS];
 };
 
 extern unsigned int cnf_net_id;

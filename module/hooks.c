@@ -5,6 +5,9 @@
  * The hooks sit at PRE_ROUTING before defragmentation and conntrack, so a
  * listed source never creates conntrack state.  Per packet: one lookup
  * (lockless, under the RCU read lock netfilter holds) and per-CPU counters.
+ * Each namespace registers its own copy of the hook ops with its cnf_net as
+ * ->priv: the hooks need no net_generic() (and no RCU read section of their
+ * own) to find it.
  */
 #include "cnf.h"
 
@@ -35,7 +38,7 @@ static unsigned int cnf_verdict(struct cnf_net *cn, enum cnf_family fam,
 static unsigned int cnf_hook_ipv4(void *priv, struct sk_buff *skb,
 				  const struct nf_hook_state *state)
 {
-	struct cnf_net *cn = cnf_pernet(state->net);
+	struct cnf_net *cn = priv;
 
 	/* ip_rcv_core() has validated the header. */
 	return cnf_verdict(cn, CNF_V4,
@@ -45,7 +48,7 @@ static unsigned int cnf_hook_ipv4(void *priv, struct sk_buff *skb,
 static unsigned int cnf_hook_ipv6(void *priv, struct sk_buff *skb,
 				  const struct nf_hook_state *state)
 {
-	struct cnf_net *cn = cnf_pernet(state->net);
+	struct cnf_net *cn = priv;
 
 	/* ipv6_rcv() has validated the fixed header. */
 	return cnf_verdict(cn, CNF_V6,
@@ -53,7 +56,8 @@ static unsigned int cnf_hook_ipv6(void *priv, struct sk_buff *skb,
 					      &ipv6_hdr(skb)->saddr));
 }
 
-static const struct nf_hook_ops cnf_nf_ops[] = {
+/* The template of every namespace's cn->ops. */
+static const struct nf_hook_ops cnf_nf_ops[CNF_NHOOKS] = {
 	{
 		.hook		= cnf_hook_ipv4,
 		.pf		= NFPROTO_IPV4,
@@ -71,7 +75,7 @@ static const struct nf_hook_ops cnf_nf_ops[] = {
 static int __net_init cnf_net_init(struct net *net)
 {
 	struct cnf_net *cn = cnf_pernet(net);
-	int cpu, err;
+	int cpu, err, i;
 
 	cn->mode = CNF_MODE_DROP;
 	cn->filter = cnf_filter_create(cnf_initial_capacity, cnf_mem_limit);
@@ -84,7 +88,10 @@ static int __net_init cnf_net_init(struct net *net)
 	}
 	for_each_possible_cpu(cpu)
 		u64_stats_init(&per_cpu_ptr(cn->stats, cpu)->syncp);
-	err = nf_register_net_hooks(net, cnf_nf_ops, ARRAY_SIZE(cnf_nf_ops));
+	memcpy(cn->ops, cnf_nf_ops, sizeof(cn->ops));
+	for (i = 0; i < CNF_NHOOKS; i++)
+		cn->ops[i].priv = cn;
+	err = nf_register_net_hooks(net, cn->ops, CNF_NHOOKS);
 	if (err)
 		goto err_stats;
 	return 0;
@@ -101,7 +108,9 @@ err_filter:
  */
 static void __net_exit cnf_net_pre_exit(struct net *net)
 {
-	nf_unregister_net_hooks(net, cnf_nf_ops, ARRAY_SIZE(cnf_nf_ops));
+	struct cnf_net *cn = cnf_pernet(net);
+
+	nf_unregister_net_hooks(net, cn->ops, CNF_NHOOKS);
 }
 
 static void __net_exit cnf_net_exit(struct net *net)
