@@ -114,16 +114,29 @@ tally() {
 	echo "$pass $fail $skip"
 }
 
-# Keep each test's time for the next run's sharing out.
+# Keep each test's time for the next run's sharing out: the mean of this
+# run's and the one kept before, so that one run on a busy host (every
+# test slower, but not all alike) does not unbalance the next.
 record_durations() {
 	local new
 	new=$(mktemp -p "$(dirname "$DURATIONS")")
 	{
-		sed -nE 's/^# ([^ ]+): exit [0-9]+ after ([0-9]+) s$/\1 \2/p' "$@"
+		sed -nE 's/^# ([^ ]+): exit [0-9]+ after ([0-9]+) s$/new \1 \2/p' "$@"
 		if [[ -f $DURATIONS ]]; then
-			cat "$DURATIONS"
+			sed 's/^/old /' "$DURATIONS"
 		fi
-	} | awk '!seen[$1]++' >"$new"
+	} | awk '
+		$1 == "new" && !($2 in t) { t[$2] = $3; order[n++] = $2; next }
+		$1 == "old" { old[$2] = $3; if (!($2 in t) && !($2 in seen)) { seen[$2]; rest[m++] = $2 } }
+		END {
+			for (i = 0; i < n; i++) {
+				k = order[i]
+				print k, (k in old) ? int((t[k] + old[k] + 1) / 2) : t[k]
+			}
+			for (i = 0; i < m; i++)
+				if (!(rest[i] in t))
+					print rest[i], old[rest[i]]
+		}' >"$new"
 	mv "$new" "$DURATIONS"
 }
 
