@@ -138,3 +138,58 @@ nft_read() {
 		fi
 	done <"$file"
 }
+
+is_v6() { [[ $1 == *:* ]]; }
+
+# veth_pair_setup S R SELF4 SELF6 MAC_S MAC_R: addresses and neighbours of
+# the veth pair veth0 (namespace S, MAC_S) - veth1 (namespace R, MAC_R)
+# that the caller made.  veth0 gets SELF4/24, SELF6/64 and every source
+# of the caller's SRCS, veth1 the caller's DST4/24 and DST6/64.  Static
+# neighbours both ways: no ARP or ND, whose packets from a listed source
+# would be dropped and counted too.  One ip -batch per namespace.
+veth_pair_setup() {
+	local s=$1 r=$2 self4=$3 self6=$4 mac_s=$5 mac_r=$6 a
+	for a in "$s" "$r"; do
+		nsx "$a" sysctl -qw net.ipv6.conf.all.accept_dad=0 \
+			net.ipv6.conf.default.accept_dad=0 || return 1
+	done
+	{
+		echo "link set lo up"
+		echo "addr add $self4/24 dev veth0"
+		echo "addr add $self6/64 dev veth0 nodad"
+		for a in "${SRCS[@]}"; do
+			if is_v6 "$a"; then
+				echo "addr add $a/64 dev veth0 nodad"
+			else
+				echo "addr add $a/24 dev veth0"
+			fi
+		done
+		echo "link set veth0 up"
+		echo "neigh replace $DST4 lladdr $mac_r dev veth0 nud permanent"
+		echo "neigh replace $DST6 lladdr $mac_r dev veth0 nud permanent"
+	} | ip -n "$s" -batch - || return 1
+	{
+		echo "link set lo up"
+		echo "addr add $DST4/24 dev veth1"
+		echo "addr add $DST6/64 dev veth1 nodad"
+		echo "link set veth1 up"
+		for a in "$self4" "$self6" "${SRCS[@]}"; do
+			echo "neigh replace $a lladdr $mac_s dev veth1 nud permanent"
+		done
+	} | ip -n "$r" -batch - || return 1
+}
+
+# settle_counters READER: once the senders are gone, packets still queued
+# (a softirq left to ksoftirqd) get counted.  Calls READER, which sets
+# SNAP to one line of every counter, until two readings agree (2 s at
+# most).
+settle_counters() {
+	local n prev
+	"$1"
+	for ((n = 0; n < 20; n++)); do
+		prev=$SNAP
+		sleep 0.1
+		"$1"
+		[[ $SNAP == "$prev" ]] && return
+	done
+}

@@ -100,8 +100,6 @@ cleanup() {
 
 ctl() { local ns=$1; shift; nsx "$ns" cuckooctl "$@"; }
 
-is_v6() { [[ $1 == *:* ]]; }
-
 # IDX[source]: its index in SRCS, which names its counters (cN).
 declare -A IDX
 for i in "${!SRCS[@]}"; do
@@ -151,39 +149,12 @@ check_requirements() {
 # make_pair S R: namespaces S and R joined by veth0 (S) - veth1 (R), every
 # source of SRCS on S, static neighbours (no ARP/ND from blocked sources).
 make_pair() {
-	local s=$1 r=$2 a mac_s=02:cf:00:00:00:01 mac_r=02:cf:00:00:00:02
+	local s=$1 r=$2 mac_s=02:cf:00:00:00:01 mac_r=02:cf:00:00:00:02
 	# One ip per namespace (-batch): under TCG each process start counts.
 	printf '%s\n' "netns add $s" "netns add $r" \
 		"link add veth0 netns $s address $mac_s type veth peer name veth1 address $mac_r netns $r" |
 		ip -batch - || return 1
-	for a in "$s" "$r"; do
-		nsx "$a" sysctl -qw net.ipv6.conf.all.accept_dad=0 \
-			net.ipv6.conf.default.accept_dad=0 || return 1
-	done
-	{
-		echo "link set lo up"
-		echo "addr add 10.0.1.1/24 dev veth0"
-		echo "addr add fd00:1::1/64 dev veth0 nodad"
-		for a in "${SRCS[@]}"; do
-			if is_v6 "$a"; then
-				echo "addr add $a/64 dev veth0 nodad"
-			else
-				echo "addr add $a/24 dev veth0"
-			fi
-		done
-		echo "link set veth0 up"
-		echo "neigh replace $DST4 lladdr $mac_r dev veth0 nud permanent"
-		echo "neigh replace $DST6 lladdr $mac_r dev veth0 nud permanent"
-	} | ip -n "$s" -batch - || return 1
-	{
-		echo "link set lo up"
-		echo "addr add $DST4/24 dev veth1"
-		echo "addr add $DST6/64 dev veth1 nodad"
-		echo "link set veth1 up"
-		for a in 10.0.1.1 fd00:1::1 "${SRCS[@]}"; do
-			echo "neigh replace $a lladdr $mac_s dev veth1 nud permanent"
-		done
-	} | ip -n "$r" -batch - || return 1
+	veth_pair_setup "$s" "$r" 10.0.1.1 fd00:1::1 $mac_s $mac_r
 }
 
 # Per source: arrived (netdev ingress, before the module's hook) and

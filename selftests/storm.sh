@@ -72,8 +72,6 @@ trap cleanup EXIT
 
 rctl() { nsx "$NS_R" cuckooctl "$@"; }
 fctl() { nsx "$NS_F" cuckooctl "$@"; }
-is_v6() { [[ $1 == *:* ]]; }
-
 # counters: CTR[TABLE/NAME]=PACKETS for each rule of the receiver
 # commented NAME (plain rule counters: no named counter objects, which
 # need nft_objref), both tables from one nft call, and SNAP, all of them
@@ -94,19 +92,6 @@ counters() {
 	for k in "${!CTR[@]}"; do SNAP+=" $k=${CTR[$k]}"; done
 }
 
-# Once the pingers are killed, packets still queued (a softirq left to
-# ksoftirqd) are counted: read until two readings agree.
-settle() {
-	local n prev
-	counters
-	for ((n = 0; n < 20; n++)); do
-		prev=$SNAP
-		sleep 0.1
-		counters
-		[[ $SNAP == "$prev" ]] && return
-	done
-}
-
 counter_rules() {
 	local i s
 	echo "chain c { $1"
@@ -124,37 +109,14 @@ counter_rules() {
 # Static neighbours: the only packets from stable sources are pings.  One
 # ip -batch per namespace: under TCG every process start counts.
 setup() {
-	local s mac_s=02:cf:00:00:00:01 mac_r=02:cf:00:00:00:02
+	local mac_s=02:cf:00:00:00:01 mac_r=02:cf:00:00:00:02
 	printf 'netns add %s\n' "$NS_S" "$NS_R" "$NS_F" | ip -batch - ||
 		skip "cannot create network namespaces"
 	ip link add veth0 netns "$NS_S" address $mac_s type veth \
 		peer name veth1 netns "$NS_R" address $mac_r ||
 		skip "cannot create a veth pair"
 	ip -n "$NS_F" link set lo up || return 1
-	{
-		echo "link set lo up"
-		echo "addr add 10.9.0.1/24 dev veth0"
-		echo "addr add fd09::1/64 dev veth0 nodad"
-		for s in "${SRCS[@]}"; do
-			if is_v6 "$s"; then
-				echo "addr add $s/64 dev veth0 nodad"
-			else
-				echo "addr add $s/24 dev veth0"
-			fi
-		done
-		echo "link set veth0 up"
-		echo "neigh replace $DST4 lladdr $mac_r dev veth0 nud permanent"
-		echo "neigh replace $DST6 lladdr $mac_r dev veth0 nud permanent"
-	} | ip -n "$NS_S" -batch - || return 1
-	{
-		echo "link set lo up"
-		echo "addr add $DST4/24 dev veth1"
-		echo "addr add $DST6/64 dev veth1 nodad"
-		echo "link set veth1 up"
-		for s in 10.9.0.1 fd09::1 "${SRCS[@]}"; do
-			echo "neigh replace $s lladdr $mac_s dev veth1 nud permanent"
-		done
-	} | ip -n "$NS_R" -batch - || return 1
+	veth_pair_setup "$NS_S" "$NS_R" 10.9.0.1 fd09::1 $mac_s $mac_r || return 1
 	nsx "$NS_R" nft -f - <<-EOF || return 1
 		table netdev storm_in {
 		$(counter_rules "type filter hook ingress device veth1 priority 0; policy accept;")
@@ -333,7 +295,7 @@ main() {
 	fi
 	grep -q '^cuckoo_nf ' /proc/modules || log_fail "the module is gone"
 
-	settle
+	settle_counters counters
 	for i in "${!SRCS[@]}"; do
 		s=${SRCS[$i]}
 		arrived=${CTR[storm_in/c$i]:-0}

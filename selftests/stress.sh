@@ -74,8 +74,6 @@ skip() {
 
 rctl() { nsx "$NS_R" cuckooctl "$@"; }
 
-is_v6() { [[ $1 == *:* ]]; }
-
 # IDX[source]: its index in SRCS, which names its counters (cN).
 declare -A IDX
 for i in "${!SRCS[@]}"; do
@@ -130,35 +128,7 @@ counter_rules() {
 # source would be dropped and counted too).  One ip -batch per namespace:
 # under TCG every process start counts.
 setup() {
-	local ns s
-	for ns in "$NS_S" "$NS_R"; do
-		nsx "$ns" sysctl -qw net.ipv6.conf.all.accept_dad=0 \
-			net.ipv6.conf.default.accept_dad=0 || return 1
-	done
-	{
-		echo "link set lo up"
-		echo "addr add 10.0.1.1/24 dev veth0"
-		echo "addr add fd00:1::1/64 dev veth0 nodad"
-		for s in "${SRCS[@]}"; do
-			if is_v6 "$s"; then
-				echo "addr add $s/64 dev veth0 nodad"
-			else
-				echo "addr add $s/24 dev veth0"
-			fi
-		done
-		echo "link set veth0 up"
-		echo "neigh replace $DST4 lladdr $MAC_R dev veth0 nud permanent"
-		echo "neigh replace $DST6 lladdr $MAC_R dev veth0 nud permanent"
-	} | ip -n "$NS_S" -batch - || return 1
-	{
-		echo "link set lo up"
-		echo "addr add $DST4/24 dev veth1"
-		echo "addr add $DST6/64 dev veth1 nodad"
-		echo "link set veth1 up"
-		for s in 10.0.1.1 fd00:1::1 "${SRCS[@]}"; do
-			echo "neigh replace $s lladdr $MAC_S dev veth1 nud permanent"
-		done
-	} | ip -n "$NS_R" -batch - || return 1
+	veth_pair_setup "$NS_S" "$NS_R" 10.0.1.1 fd00:1::1 $MAC_S $MAC_R || return 1
 
 	# Sent (sender output) and replies received (sender input); arrived
 	# (receiver ingress, before the module's PRE_ROUTING hook) and
@@ -204,19 +174,6 @@ snap() {
 	SNAP=
 	for k in "${!SNAP_S[@]}"; do SNAP+=" $k=${SNAP_S[$k]}"; done
 	for k in "${!SNAP_R[@]}"; do SNAP+=" $k=${SNAP_R[$k]}"; done
-}
-
-# Once the pings are gone, packets still queued (a softirq left to
-# ksoftirqd) are counted: read until two readings agree.
-settle() {
-	local n prev
-	snap
-	for ((n = 0; n < 20; n++)); do
-		prev=$SNAP
-		sleep 0.1
-		snap
-		[[ $SNAP == "$prev" ]] && return
-	done
 }
 
 # Small batches of other addresses, some next to the stable ones: add all,
@@ -302,7 +259,7 @@ verify_traffic() {
 	local s i kind sent arrived delivered back
 	local -A drop_want=([4]=0 [6]=0)
 	local all4=0 fam d m c
-	settle
+	settle_counters snap
 	for s in "${SRCS[@]}"; do
 		i=${IDX[$s]}
 		kind=allowed
