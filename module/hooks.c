@@ -6,8 +6,8 @@
  * listed source never creates conntrack state.  Per packet: one lookup
  * (lockless, under the RCU read lock netfilter holds) and per-CPU counters.
  * Each namespace registers its own copy of the hook ops with its cnf_net as
- * ->priv: the hooks need no net_generic() (and no RCU read section of their
- * own) to find it.
+ * ->priv: a packet finds its namespace's state without a net_generic()
+ * lookup.
  */
 #include "cnf.h"
 

@@ -103,19 +103,6 @@ ping_parse() {
 	done <"$1"
 }
 
-# nft_counters NS [nft list arguments]: "TABLE NAME PACKETS" for each named
-# counter that `nft list ...` (default: ruleset) shows in namespace NS, read
-# by one nft and one awk.
-nft_counters() {
-	local ns=$1
-	shift
-	(($#)) || set -- ruleset
-	nsx "$ns" nft list "$@" | awk '
-		$1 == "table" { table = $3 }
-		$1 == "counter" && $3 == "{" { name = $2 }
-		name != "" && $1 == "packets" { print table, name, $2; name = "" }'
-}
-
 # nft_read ARRAY NS FILE [nft list arguments]: ARRAY[TABLE/NAME]=PACKETS
 # for each named counter that `nft list ...` (default: ruleset) shows in
 # namespace NS, by one nft (its output goes through FILE) and no other
@@ -179,17 +166,30 @@ veth_pair_setup() {
 	} | ip -n "$r" -batch - || return 1
 }
 
-# settle_counters READER: once the senders are gone, packets still queued
-# (a softirq left to ksoftirqd) get counted.  Calls READER, which sets
-# SNAP to one line of every counter, until two readings agree (2 s at
-# most).
+# settle_counters READER ARRAY...: once the senders are gone, packets
+# still queued (a softirq left to ksoftirqd) get counted.  Calls READER,
+# which fills the associative ARRAYs with counters, until two readings of
+# all of them agree (5 s at most: a debug kernel drains queues slowly).
 settle_counters() {
-	local n prev
-	"$1"
-	for ((n = 0; n < 20; n++)); do
-		prev=$SNAP
-		sleep 0.1
-		"$1"
-		[[ $SNAP == "$prev" ]] && return
+	local reader=$1 n line prev=
+	shift
+	for ((n = 0; n <= 50; n++)); do
+		((n == 0)) || sleep 0.1
+		"$reader"
+		counters_line "$@"
+		[[ $line == "$prev" ]] && return
+		prev=$line
+	done
+}
+
+# counters_line ARRAY...: the caller's variable line = every KEY=VALUE of
+# the associative ARRAYs, in one string.
+counters_line() {
+	local name k
+	line=
+	for name in "$@"; do
+		local -n _arr=$name
+		for k in "${!_arr[@]}"; do line+=" $name/$k=${_arr[$k]}"; done
+		unset -n _arr
 	done
 }

@@ -215,24 +215,6 @@ stop_floods() {
 	PIDS=()
 }
 
-# Once the senders are gone, wait for packets still queued on the veth to
-# be counted: the counters of SRC... stop changing between two snaps.
-settle() {
-	local a b n s
-	snap
-	for ((n = 0; n < 50; n++)); do
-		a=
-		for s in "$@"; do
-			counts "$s"
-			a+=" $A/$D"
-		done
-		[[ $a == "${b:-}" ]] && return
-		b=$a
-		sleep 0.1
-		snap
-	done
-}
-
 # ---- 1. load, verify, unload under traffic, ITER times ----
 
 # ping_start COUNT SRC4 SRC6 [ARG...]: COUNT pings from SRC4 and from SRC6
@@ -344,7 +326,7 @@ test_reload_under_traffic() {
 		one_cycle "$k" || break
 	done
 	stop_floods
-	settle $FLOOD_A4 $FLOOD_A6
+	settle_counters snap CNT
 	for s in $PASS4 $PASS6; do
 		counts "$s"
 		if ((A > 0 && A == ${TX[$s]:-0} && D == A)); then

@@ -74,13 +74,11 @@ rctl() { nsx "$NS_R" cuckooctl "$@"; }
 fctl() { nsx "$NS_F" cuckooctl "$@"; }
 # counters: CTR[TABLE/NAME]=PACKETS for each rule of the receiver
 # commented NAME (plain rule counters: no named counter objects, which
-# need nft_objref), both tables from one nft call, and SNAP, all of them
-# on one line.
+# need nft_objref), both tables from one nft call.
 declare -A CTR
 counters() {
-	local line table='' k
+	local line table=''
 	CTR=()
-	SNAP=
 	nsx "$NS_R" nft list ruleset >"$TMP/nft" || return 1
 	while read -r line; do
 		if [[ $line =~ ^table\ [a-z0-9]+\ ([^ ]+)\ \{$ ]]; then
@@ -89,7 +87,6 @@ counters() {
 			CTR["$table/${BASH_REMATCH[2]}"]=${BASH_REMATCH[1]}
 		fi
 	done <"$TMP/nft"
-	for k in "${!CTR[@]}"; do SNAP+=" $k=${CTR[$k]}"; done
 }
 
 counter_rules() {
@@ -295,7 +292,7 @@ main() {
 	fi
 	grep -q '^cuckoo_nf ' /proc/modules || log_fail "the module is gone"
 
-	settle_counters counters
+	settle_counters counters CTR
 	for i in "${!SRCS[@]}"; do
 		s=${SRCS[$i]}
 		arrived=${CTR[storm_in/c$i]:-0}

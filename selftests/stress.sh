@@ -165,15 +165,11 @@ traffic() {
 }
 
 # snap: SNAP_S and SNAP_R, the sender's and the receiver's named counters
-# (TABLE/cN), and SNAP, all of them on one line.
+# (TABLE/cN).
 declare -A SNAP_S SNAP_R
 snap() {
-	local k
 	nft_read SNAP_S "$NS_S" "$TMP/nft"
 	nft_read SNAP_R "$NS_R" "$TMP/nft"
-	SNAP=
-	for k in "${!SNAP_S[@]}"; do SNAP+=" $k=${SNAP_S[$k]}"; done
-	for k in "${!SNAP_R[@]}"; do SNAP+=" $k=${SNAP_R[$k]}"; done
 }
 
 # Small batches of other addresses, some next to the stable ones: add all,
@@ -259,7 +255,7 @@ verify_traffic() {
 	local s i kind sent arrived delivered back
 	local -A drop_want=([4]=0 [6]=0)
 	local all4=0 fam d m c
-	settle_counters snap
+	settle_counters snap SNAP_S SNAP_R
 	for s in "${SRCS[@]}"; do
 		i=${IDX[$s]}
 		kind=allowed

@@ -94,7 +94,7 @@ setup_link() {
 }
 
 setup() {
-	local ns
+	local ns n
 	TMP=$(mktemp -d) || return 1
 	printf 'netns add %s\n' "$S" "$R1" "$R2" | ip -batch - || return 1
 	ip -n "$S" link set lo up || return 1
@@ -105,6 +105,13 @@ setup() {
 		"${NSX[@]}" &
 		HELPER[$ns]=$!
 	done
+	# Its /proc/PID/net is the namespace's only once nsenter has entered.
+	for ((n = 0; n < 100; n++)); do
+		[[ /proc/${HELPER[$R1]}/ns/net -ef /run/netns/$R1 &&
+			/proc/${HELPER[$R2]}/ns/net -ef /run/netns/$R2 ]] && return
+		sleep 0.05
+	done
+	return 1
 }
 
 # Filter counters per receiver namespace, "v4dropped v4matched v6dropped
