@@ -128,6 +128,20 @@ nft_read() {
 
 is_v6() { [[ $1 == *:* ]]; }
 
+# ping_argv NS SRC [PING ARG...]: NSX = the command line of a quiet,
+# numeric ping from SRC in namespace NS to the caller's DST4 or DST6,
+# whichever is SRC's family.  Run as `"${NSX[@]}" &`, its $! is ping's
+# own pid (see nsx_argv).
+ping_argv() {
+	local ns=$1 src=$2 fam=-4 dst=$DST4
+	shift 2
+	if is_v6 "$src"; then
+		fam=-6
+		dst=$DST6
+	fi
+	nsx_argv "$ns" ping $fam -q -n "$@" -I "$src" "$dst"
+}
+
 # veth_pair_setup S R SELF4 SELF6 MAC_S MAC_R: addresses and neighbours of
 # the veth pair veth0 (namespace S, MAC_S) - veth1 (namespace R, MAC_R)
 # that the caller made.  veth0 gets SELF4/24, SELF6/64 and every source

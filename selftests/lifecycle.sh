@@ -119,12 +119,12 @@ counts() {
 	D=${CNT[cnf_rx/c${IDX[$1]}]:-0}
 }
 
-# ping_count NS SRC DST COUNT [ARG...]: PING_RX, the replies received.
+# ping_count NS SRC COUNT [ARG...]: PING_RX, the replies received.
 ping_count() {
-	local ns=$1 src=$2 dst=$3 n=$4 fam=-4
-	shift 4
-	is_v6 "$src" && fam=-6
-	nsx "$ns" ping $fam -q -n -c "$n" -i 0.01 "$@" -I "$src" "$dst" >"$TMP/ping" 2>&1
+	local ns=$1 src=$2 n=$3
+	shift 3
+	ping_argv "$ns" "$src" -c "$n" -i 0.01 "$@"
+	"${NSX[@]}" >"$TMP/ping" 2>&1
 	ping_parse "$TMP/ping"
 }
 
@@ -194,14 +194,9 @@ add_counters() {
 # flood NS SRC: a ping flood in the background (bounded only by the count;
 # killed when the test is done with it).
 flood() {
-	local fam=-4 dst=$DST4
-	if is_v6 "$2"; then
-		fam=-6
-		dst=$DST6
-	fi
 	# Not nsx: a function in the background is a subshell, and killing
 	# that would leave ping running; NSX is ping itself.
-	nsx_argv "$1" ping $fam -q -n -i "$INTERVAL" -c 100000000 -I "$2" "$dst"
+	ping_argv "$1" "$2" -i "$INTERVAL" -c 100000000
 	"${NSX[@]}" >/dev/null 2>&1 &
 	PIDS+=($!)
 }
@@ -225,14 +220,12 @@ declare -A GOT TX
 PING_PIDS=()
 PING_SRCS=()
 ping_start() {
-	local n=$1 s fam dst
+	local n=$1 s
 	PING_SRCS=("$2" "$3")
 	shift 3
 	PING_PIDS=()
 	for s in "${PING_SRCS[@]}"; do
-		fam=-4 dst=$DST4
-		is_v6 "$s" && fam=-6 dst=$DST6
-		nsx_argv "$NS_S" ping $fam -q -n -c "$n" -i 0.01 "$@" -I "$s" "$dst"
+		ping_argv "$NS_S" "$s" -c "$n" -i 0.01 "$@"
 		"${NSX[@]}" >"$TMP/ping.$s" 2>&1 &
 		PING_PIDS+=($!)
 	done
@@ -529,7 +522,7 @@ test_netns() {
 		done
 		# The flood from FLOOD_B4 alone makes "dropped" grow: the verdict
 		# is that no reply comes (an RTT here is a few ms).
-		ping_count "$s" $DROP4 $DST4 3 -W 0.2
+		ping_count "$s" $DROP4 3 -W 0.2
 		if ns_stats "$r" "$TMP/stats" && ((PING_RX == 0 && ${STAT[ipv4.dropped]} >= 3)); then
 			ok=$((ok + 1))
 		else
@@ -559,7 +552,7 @@ test_netns() {
 			exec 4>&-
 			wait "$hold"
 		fi
-		ping_count "$s" $DROP4 $DST4 1 -W 0.01
+		ping_count "$s" $DROP4 1 -W 0.01
 		stop_floods
 		ip netns del "$s"
 	done

@@ -41,8 +41,9 @@ source "$(dirname "$(realpath "$0")")/lib.sh"
 NS_S=cnf-storm-s-$$
 NS_R=cnf-storm-r-$$
 NS_F=cnf-storm-f-$$
-DST4=10.9.0.2
-DST6=fd09::2
+# Read by lib.sh's veth_pair_setup and ping_argv.
+# shellcheck disable=SC2034
+DST4=10.9.0.2 DST6=fd09::2
 BLOCKED=(10.9.0.11 10.9.0.13 fd09::11 fd09::13)
 ALLOWED=(10.9.0.10 10.9.0.12 fd09::10 fd09::12)
 SRCS=("${BLOCKED[@]}" "${ALLOWED[@]}")
@@ -216,10 +217,9 @@ unloader() {
 # so that its pid in PINGERS is ping's.
 PINGERS=()
 pinger() {
-	local src=$1 cpu=$2 fam=-4 dst=$DST4 pin=()
-	is_v6 "$src" && { fam=-6; dst=$DST6; }
-	command -v taskset >/dev/null && pin=(taskset -c "$cpu")
-	nsx_argv "$NS_S" ping $fam -q -n -c 100000000 -i 0.01 -I "$src" "$dst"
+	local pin=()
+	command -v taskset >/dev/null && pin=(taskset -c "$2")
+	ping_argv "$NS_S" "$1" -c 100000000 -i 0.01
 	"${pin[@]}" "${NSX[@]}" >/dev/null 2>&1 &
 	PINGERS+=($!)
 	PIDS+=($!)

@@ -154,12 +154,7 @@ setup() {
 # traffic SRC: one ping from SRC for the whole churn, in the background,
 # its pid (ping's own, not a subshell's) in PINGERS.
 traffic() {
-	local src=$1 dst=$DST4 fam=-4
-	if is_v6 "$src"; then
-		dst=$DST6
-		fam=-6
-	fi
-	nsx_argv "$NS_S" ping $fam -q -n -c 100000000 -i "$INTERVAL" -I "$src" "$dst"
+	ping_argv "$NS_S" "$1" -c 100000000 -i "$INTERVAL"
 	"${NSX[@]}" >/dev/null 2>&1 &
 	PINGERS+=($!)
 }
