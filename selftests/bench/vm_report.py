@@ -161,6 +161,12 @@ def loads(samples, sizes):
     return out
 
 
+def sign_unresolved(r):
+    """Repetitions of cuckoo - nft on both sides of zero: noise."""
+    lo, hi = r["vs_nft_ns_min"], r["vs_nft_ns_max"]
+    return lo is not None and lo <= 0 <= hi
+
+
 def goals(pp, ld, km):
     g = []
 
@@ -175,9 +181,7 @@ def goals(pp, ld, km):
         for size in sizes:
             r = row(size, "cuckoo", case)
             d = r and r["vs_nft_ns"]
-            # Repetitions on both sides of zero: the sign is not resolved.
-            noise = bool(r) and r["vs_nft_ns_min"] is not None and \
-                r["vs_nft_ns_min"] <= 0 <= r["vs_nft_ns_max"]
+            noise = bool(r) and sign_unresolved(r)
             g.append({"goal": f"ns/pkt below nft's ({case}, {size})",
                       "target": "cuckoo - nft < 0 ns",
                       "measured": d,
@@ -250,10 +254,7 @@ def rng(lo, hi, spec):
 
 def noise(r):
     """' = nft: noise' when the reps disagree on the sign of r - nft."""
-    lo, hi = r["vs_nft_ns_min"], r["vs_nft_ns_max"]
-    if lo is None or not lo <= 0 <= hi:
-        return ""
-    return " = nft: noise"
+    return " = nft: noise" if sign_unresolved(r) else ""
 
 
 def print_packet_path(p, meta, pp):
