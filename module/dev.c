@@ -161,6 +161,14 @@ static int cnf_batch_one(struct cnf_filter *f, struct cnf_batch *b,
 	return err;
 }
 
+static void cnf_batch_prefetch(struct cnf_filter *f, const struct cnf_addr *a)
+{
+	struct cnf_key key;
+
+	if (!cnf_addr_to_key(a, &key))
+		cnf_filter_prefetch(f, &key);
+}
+
 static int cnf_batch_chunk(struct cnf_filter *f, struct cnf_batch *b,
 			   struct cnf_addr *buf, bool add)
 {
@@ -173,6 +181,8 @@ static int cnf_batch_chunk(struct cnf_filter *f, struct cnf_batch *b,
 		return -EINTR;
 	got = cnf_copy_in(buf, src + b->done, want);
 	for (i = 0; i < got; i++) {
+		if (i + CNF_PREFETCH_AHEAD < got)
+			cnf_batch_prefetch(f, &buf[i + CNF_PREFETCH_AHEAD]);
 		err = cnf_batch_one(f, b, &buf[i], add);
 		if (err)
 			return err;

@@ -4,18 +4,19 @@
  *
  * Layout.  A table has 2^k buckets of CNF_BUCKET_SLOTS slots.  An address's
  * low word x (host order) is split into r = x >> k and l = x & mask.  With
- * h = jhash(r) under a per-table random seed, its home bucket is i1 = l ^ h
- * and its alternate i2 = i1 ^ (rol32(h, 16) | 1): odd, so the buckets always
- * differ.  Outsiders cannot aim many addresses at one bucket pair without
- * the seed.  One jhash per lookup: an IPv4 r has at most 32 - k bits, so a
- * second hash would add no pairs; tables of 16-bit slots keep jhash(r) for
- * all their r and load it instead.  A slot stores r, one bit saying whether
- * it sits in the home or the alternate bucket, and a valid bit.  From a slot
- * and its bucket the address comes back exactly: i1 follows from the bucket
- * and the bit, l = i1 ^ H1(r), x = r << k | l.  So a fingerprint hit is an
- * exact match (no false positives), duplicates and absent deletes are
- * detected exactly, and growth rebuilds a table twice the size from its own
- * slots.
+ * h = H(r), a hash keyed by a per-table random seed, its home bucket is
+ * i1 = l ^ h and its alternate i2 = i1 ^ (rol32(h, 16) | 1): odd, so the
+ * buckets always differ.  Outsiders cannot aim many addresses at one bucket
+ * pair without the seed.  One hash per lookup: an IPv4 r has at most 32 - k
+ * bits, so a second hash would add no pairs.  For IPv6, H is jhash2 of the
+ * slot's words.  For IPv4, H is looked up in tables of jhash values (see
+ * struct cnf_table), so that a lookup costs the same few loads at every
+ * table size.  A slot stores r, one bit saying whether it sits in the home
+ * or the alternate bucket, and a valid bit.  From a slot and its bucket the
+ * address comes back exactly: i1 follows from the bucket and the bit,
+ * l = i1 ^ H(r), x = r << k | l.  So a fingerprint hit is an exact match (no
+ * false positives), duplicates and absent deletes are detected exactly, and
+ * growth rebuilds a table twice the size from its own slots.
  *
  * IPv4 slots hold 32 - k + 2 bits: 16-bit slots from k = 18 on (about 2 to
  * 4 bytes per address), 32-bit below.  IPv6 slots keep the three upper words
@@ -68,12 +69,18 @@ struct cnf_table {
 	 */
 	u8 *slots;
 	/*
-	 * Tables of 16-bit IPv4 slots (log >= 18) keep the jhash of each of
-	 * their 2^(32 - log) possible r, at most 64 KB (3% of the slots):
-	 * lookups load the hash instead of computing it.  Written before the
-	 * table is published, then read only.  NULL in other tables.
+	 * IPv4 tables: H(r) by simple tabulation, r cut into chunks of
+	 * cnf_tab_bits() bits and H(r) the xor of one entry per chunk, out of
+	 * a table of jhash values per chunk under @seed; cuckoo hashing works
+	 * with it as with a random function (Patrascu and Thorup, "The Power
+	 * of Simple Tabulation Hashing", 2012).  Tables of 16-bit slots
+	 * (log >= 18, r of at most 14 bits) take two chunks of 7 bits (1 KB),
+	 * others three chunks of 10 bits (12 KB).  Two or three loads replace
+	 * a jhash, so the packet path costs about the same at every table size.
+	 * Written before the table is published, then read only.  NULL in
+	 * IPv6 tables.
 	 */
-	u32 *rhash;
+	u32 *hashes;
 };
 
 /* One step of a cuckoo path: the key in (bucket, slot) moves over. */
@@ -125,20 +132,33 @@ static size_t cnf_slots_bytes(enum cnf_family fam, unsigned int log)
 	return ((size_t)CNF_BUCKET_SLOTS << log) * cnf_slot_bytes(fam, log);
 }
 
-static bool cnf_has_rhash(enum cnf_family fam, unsigned int log)
+/* Simple tabulation of IPv4 r (see struct cnf_table): bits per chunk. */
+#define CNF_TAB16_BITS		7	/* two chunks: r of 14 bits at most */
+#define CNF_TAB32_BITS		10	/* three chunks: 30 bits at most */
+
+static unsigned int cnf_tab_bits(unsigned int width)
 {
-	return fam == CNF_V4 && cnf_slot_bytes(fam, log) == 2;
+	return width == 2 ? CNF_TAB16_BITS : CNF_TAB32_BITS;
 }
 
-static size_t cnf_rhash_bytes(enum cnf_family fam, unsigned int log)
+static unsigned int cnf_tab_chunks(unsigned int width)
 {
-	return cnf_has_rhash(fam, log) ? sizeof(u32) << (32 - log) : 0;
+	return width == 2 ? 2 : 3;
+}
+
+static size_t cnf_hashes_entries(enum cnf_family fam, unsigned int log)
+{
+	unsigned int width = cnf_slot_bytes(fam, log);
+
+	if (fam != CNF_V4)
+		return 0;
+	return (size_t)cnf_tab_chunks(width) << cnf_tab_bits(width);
 }
 
 static size_t cnf_table_bytes(enum cnf_family fam, unsigned int log)
 {
 	return sizeof(struct cnf_table) + cnf_slots_bytes(fam, log) +
-	       cnf_rhash_bytes(fam, log);
+	       cnf_hashes_entries(fam, log) * sizeof(u32);
 }
 
 static u64 cnf_table_capacity(unsigned int log)
@@ -148,14 +168,30 @@ static u64 cnf_table_capacity(unsigned int log)
 
 /* ---- hashing: everything a slot needs comes from r = x >> log ---- */
 
-/* jhash of r, the part of the key the slot stores; tag bits excluded. */
+/*
+ * H(r) of an IPv4 table of @width-byte slots.  The top chunk needs no mask:
+ * its bits are all the bits r has (see cnf_hashes_fill()).
+ */
+static __always_inline u32 cnf_hash4(const struct cnf_table *t,
+				     unsigned int width, u32 r)
+{
+	const unsigned int bits = cnf_tab_bits(width);
+	const u32 *tab = t->hashes, mask = (1U << bits) - 1;
+
+	if (width == 2)
+		return tab[r & mask] ^ tab[(1U << bits) + (r >> bits)];
+	return tab[r & mask] ^ tab[(1U << bits) + (r >> bits & mask)] ^
+	       tab[(2U << bits) + (r >> 2 * bits)];
+}
+
+/* H(r), r being the part of the key the slot stores; tag bits excluded. */
 static __always_inline u32 cnf_hash(const struct cnf_table *t,
 				    enum cnf_family fam, const u32 *w)
 {
 	u32 r[4];
 
 	if (fam == CNF_V4)
-		return jhash_1word(w[0] >> 2, t->seed);
+		return cnf_hash4(t, t->slot_bytes, w[0] >> 2);
 	r[0] = w[0];
 	r[1] = w[1];
 	r[2] = w[2];
@@ -194,8 +230,8 @@ static __always_inline void cnf_locate_as(const struct cnf_table *t,
 		w[2] = (__force u32)a[2];
 		w[3] = (x >> t->log) << 2 | CNF_TAG_VALID;
 	}
-	if (fam == CNF_V4 && width == 2)
-		h = t->rhash[w[0] >> 2];
+	if (fam == CNF_V4 && width)
+		h = cnf_hash4(t, width, w[0] >> 2);
 	else
 		h = cnf_hash(t, fam, w);
 	p->b[0] = (x ^ h) & t->mask;
@@ -394,24 +430,27 @@ static __always_inline u64 cnf_lanes(unsigned int width, u32 v)
 	return v * (width == 2 ? 0x0001000100010001ULL : 0x0000000100000001ULL);
 }
 
+/* Bucket @bucket of a table of @width-byte slots, as 64-bit words. */
+static __always_inline const u64 *cnf_bucket_words(const struct cnf_table *t,
+						   unsigned int width,
+						   u32 bucket)
+{
+	return (const u64 *)(t->slots +
+			     (size_t)bucket * CNF_BUCKET_SLOTS * width);
+}
+
 /*
  * Bucket tests of the readers, one per slot layout.  The IPv4 ones return
  * the zero-lane mask of the bucket xor @lanes: non-zero when a slot holds
  * the tag that @lanes repeats.
  */
-static __always_inline u64 cnf_bucket16_match(const struct cnf_table *t,
-					      u32 bucket, u64 lanes)
+static __always_inline u64 cnf_bucket16_match(const u64 *b, u64 lanes)
 {
-	u64 word = READ_ONCE(((const u64 *)t->slots)[bucket]);
-
-	return cnf_zero_lanes16(word ^ lanes);
+	return cnf_zero_lanes16(READ_ONCE(b[0]) ^ lanes);
 }
 
-static __always_inline u64 cnf_bucket32_match(const struct cnf_table *t,
-					      u32 bucket, u64 lanes)
+static __always_inline u64 cnf_bucket32_match(const u64 *b, u64 lanes)
 {
-	const u64 *b = (const u64 *)t->slots + 2 * (size_t)bucket;
-
 	return cnf_zero_lanes32(READ_ONCE(b[0]) ^ lanes) |
 	       cnf_zero_lanes32(READ_ONCE(b[1]) ^ lanes);
 }
@@ -433,22 +472,22 @@ static __always_inline bool cnf_bucket6_has(const struct cnf_table *t,
 }
 
 /*
- * Is IPv4 home tag @tag in bucket @b0 or, with CNF_TAG_ALT, in @b1?  Both
- * are tested without branching: whether a key sits in its home or alternate
- * bucket is a coin flip that the branch predictor would lose.
+ * Is IPv4 home tag @tag in bucket @b0 or, with CNF_TAG_ALT, in @b1 (both of
+ * @width-byte slots)?  Both are tested without branching: whether a key sits
+ * in its home or alternate bucket is a coin flip that the branch predictor
+ * would lose.
  */
-static __always_inline bool cnf_probe4(const struct cnf_table *t,
-				       unsigned int width, u32 b0, u32 b1,
-				       u32 tag)
+static __always_inline bool cnf_probe4(unsigned int width, const u64 *b0,
+				       const u64 *b1, u32 tag)
 {
 	u64 home = cnf_lanes(width, tag);
 	u64 alt = home | cnf_lanes(width, CNF_TAG_ALT);
 
 	if (width == 2)
-		return (cnf_bucket16_match(t, b0, home) |
-			cnf_bucket16_match(t, b1, alt)) != 0;
-	return (cnf_bucket32_match(t, b0, home) |
-		cnf_bucket32_match(t, b1, alt)) != 0;
+		return (cnf_bucket16_match(b0, home) |
+			cnf_bucket16_match(b1, alt)) != 0;
+	return (cnf_bucket32_match(b0, home) |
+		cnf_bucket32_match(b1, alt)) != 0;
 }
 
 /* @width is t->slot_bytes, a constant in each inlined copy. */
@@ -459,7 +498,8 @@ static __always_inline bool cnf_table_probe(const struct cnf_table *t,
 	if (width == CNF_V6_SLOT_BYTES)
 		return cnf_bucket6_has(t, p->b[0], p->w, 0) ||
 		       cnf_bucket6_has(t, p->b[1], p->w, CNF_TAG_ALT);
-	return cnf_probe4(t, width, p->b[0], p->b[1], p->w[0]);
+	return cnf_probe4(width, cnf_bucket_words(t, width, p->b[0]),
+			  cnf_bucket_words(t, width, p->b[1]), p->w[0]);
 }
 
 /* The buckets of @t, whatever its slot width: for writers and slow paths. */
@@ -565,7 +605,7 @@ bool cnf_filter_contains(const struct cnf_filter *f, const struct cnf_key *key)
 
 /* What a batched probe needs of an IPv4 key: its buckets and home tag. */
 struct cnf_pos4 {
-	u32 b[2];
+	const u64 *b[2];
 	u32 tag;
 };
 
@@ -580,11 +620,11 @@ static __always_inline void cnf_locate4_group(const struct cnf_table *t,
 
 	for (i = 0; i < n; i++) {
 		cnf_locate_as(t, CNF_V4, width, &addrs[i], &p);
-		prefetch(t->slots + (size_t)p.b[0] * CNF_BUCKET_SLOTS * width);
-		prefetch(t->slots + (size_t)p.b[1] * CNF_BUCKET_SLOTS * width);
-		q[i].b[0] = p.b[0];
-		q[i].b[1] = p.b[1];
+		q[i].b[0] = cnf_bucket_words(t, width, p.b[0]);
+		q[i].b[1] = cnf_bucket_words(t, width, p.b[1]);
 		q[i].tag = p.w[0];
+		prefetch(q[i].b[0]);
+		prefetch(q[i].b[1]);
 	}
 }
 
@@ -601,7 +641,7 @@ static __always_inline void cnf_probe4_group(const struct cnf_table *t,
 	do {
 		seq = read_seqcount_begin(&t->seq);
 		for (i = 0; i < n; i++)
-			hits[i] = cnf_probe4(t, width, q[i].b[0], q[i].b[1],
+			hits[i] = cnf_probe4(width, q[i].b[0], q[i].b[1],
 					     q[i].tag);
 		stashed = READ_ONCE(t->stash_n);
 	} while (read_seqcount_retry(&t->seq, seq));
@@ -646,18 +686,27 @@ void cnf_filter_lookup4_batch(const struct cnf_filter *f, const __be32 *addrs,
 
 /* ---- tables (writers) ---- */
 
-/* What cnf_hash() gives for an IPv4 r of @bits bits, for every r. */
-static void cnf_rhash_fill(u32 *rhash, unsigned int bits, u32 seed)
+/*
+ * The tabulation of an IPv4 table: entry i is jhash(chunk value, chunk
+ * index).  Inputs are distinct: equal entries in two chunks' tables would
+ * cancel out of H.
+ */
+static void cnf_hashes_fill(struct cnf_table *t, size_t entries)
 {
-	u32 r;
+	unsigned int bits = cnf_tab_bits(t->slot_bytes);
+	u32 i;
 
-	for (r = 0; r < 1U << bits; r++)
-		rhash[r] = jhash_1word(r, seed);
+	BUILD_BUG_ON(2 * CNF_TAB16_BITS < 16 - 2);
+	BUILD_BUG_ON(3 * CNF_TAB32_BITS < 32 - CNF_MIN_BUCKETS_LOG);
+	for (i = 0; i < entries; i++)
+		t->hashes[i] = jhash_2words(i & ((1U << bits) - 1), i >> bits,
+					    t->seed);
 }
 
 static struct cnf_table *cnf_table_alloc(enum cnf_family fam, unsigned int log)
 {
 	struct cnf_table *t = cnf_zalloc(sizeof(*t));
+	size_t entries;
 
 	if (!t)
 		return NULL;
@@ -665,16 +714,17 @@ static struct cnf_table *cnf_table_alloc(enum cnf_family fam, unsigned int log)
 	if (!t->slots)
 		goto err_table;
 	t->seed = get_random_u32();
-	if (cnf_has_rhash(fam, log)) {
-		t->rhash = cnf_zalloc(cnf_rhash_bytes(fam, log));
-		if (!t->rhash)
+	t->slot_bytes = cnf_slot_bytes(fam, log);
+	entries = cnf_hashes_entries(fam, log);
+	if (entries) {
+		t->hashes = cnf_zalloc(entries * sizeof(u32));
+		if (!t->hashes)
 			goto err_slots;
-		cnf_rhash_fill(t->rhash, 32 - log, t->seed);
+		cnf_hashes_fill(t, entries);
 	}
 	seqcount_init(&t->seq);
 	t->family = fam;
 	t->log = log;
-	t->slot_bytes = cnf_slot_bytes(fam, log);
 	t->mask = (1U << log) - 1;
 	t->bytes = cnf_table_bytes(fam, log);
 	return t;
@@ -690,7 +740,7 @@ static void cnf_table_free(struct cnf_table *t)
 {
 	if (!t)
 		return;
-	cnf_free(t->rhash);
+	cnf_free(t->hashes);
 	cnf_free(t->slots);
 	cnf_free(t);
 }
@@ -1059,6 +1109,20 @@ int cnf_filter_add(struct cnf_filter *f, const struct cnf_key *key)
 	if (!err)
 		return cnf_table_place(cnf_tab(f, key->family), f->path, key);
 	return cnf_stash_put(t, key) ? 0 : err;
+}
+
+void cnf_filter_prefetch(struct cnf_filter *f, const struct cnf_key *key)
+{
+	struct cnf_pos p;
+	struct cnf_table *t;
+
+	cnf_assert_held(&f->lock);
+	if (cnf_family_check(key))
+		return;
+	t = cnf_tab(f, key->family);
+	cnf_locate(t, key->family, &key->v6, &p);
+	prefetchw(cnf_bucket_words(t, t->slot_bytes, p.b[0]));
+	prefetchw(cnf_bucket_words(t, t->slot_bytes, p.b[1]));
 }
 
 int cnf_filter_del(struct cnf_filter *f, const struct cnf_key *key)

@@ -73,6 +73,14 @@ void cnf_filter_unlock(struct cnf_filter *f);
  * walk: call @fn for every key; stops at and returns @fn's first non-zero.
  */
 int cnf_filter_add(struct cnf_filter *f, const struct cnf_key *key);
+/*
+ * A hint, under the writer lock: @key will be added or deleted soon.  Its
+ * buckets start loading into the cache; a batch that calls this
+ * CNF_PREFETCH_AHEAD keys ahead overlaps the cache misses of its changes.
+ */
+void cnf_filter_prefetch(struct cnf_filter *f, const struct cnf_key *key);
+/* How many keys ahead of its changes a batch should prefetch. */
+#define CNF_PREFETCH_AHEAD	8
 int cnf_filter_del(struct cnf_filter *f, const struct cnf_key *key);
 int cnf_filter_reserve(struct cnf_filter *f, enum cnf_family family,
 		       u64 entries);

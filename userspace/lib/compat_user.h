@@ -39,6 +39,7 @@ typedef uint32_t __be32;
 #define noinline	__attribute__((noinline))
 #define __ffs64(x)	((unsigned int)__builtin_ctzll(x))
 #define prefetch(x)	__builtin_prefetch(x)
+#define prefetchw(x)	__builtin_prefetch(x, 1)
 #ifndef __always_inline
 #define __always_inline	inline __attribute__((always_inline))
 #endif

@@ -145,6 +145,7 @@ static inline int cnf_t_add(struct cnf_filter *f, const struct cnf_key *k)
 	int err;
 
 	cnf_filter_lock(f);
+	cnf_filter_prefetch(f, k);	/* a hint: must change nothing */
 	err = cnf_filter_add(f, k);
 	cnf_filter_unlock(f);
 	return err;
@@ -155,6 +156,7 @@ static inline int cnf_t_del(struct cnf_filter *f, const struct cnf_key *k)
 	int err;
 
 	cnf_filter_lock(f);
+	cnf_filter_prefetch(f, k);	/* a hint: must change nothing */
 	err = cnf_filter_del(f, k);
 	cnf_filter_unlock(f);
 	return err;
