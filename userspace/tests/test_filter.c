@@ -749,8 +749,8 @@ TEST(consecutive_ipv4_high_load)
 
 /*
  * A million IPv4 addresses: the table has 16-bit slots (and the lookups
- * their precomputed hashes), about 4 bytes per entry, and both lookup paths
- * find every address and nothing else.
+ * their two-chunk tabulation), about 4 bytes per entry, and both lookup
+ * paths find every address and nothing else.
  */
 TEST(ipv4_million_16bit_slots)
 {
