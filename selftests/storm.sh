@@ -256,7 +256,7 @@ main() {
 	PIDS+=($!)
 	unloader &
 	PIDS+=($!)
-	local wpids=()
+	local wpids=() bad=0 pid
 	for ((w = 0; w < WRITERS; w++)); do
 		writer $w &
 		wpids+=($!)
@@ -272,7 +272,10 @@ main() {
 		rctl load "$TMP/final.$w" >/dev/null 2>>"$TMP/final.err" &
 		wpids+=($!)
 	done
-	wait "${wpids[@]:WRITERS}" || log_fail "re-adding the final sets: $(cat "$TMP/final.err")"
+	for pid in "${wpids[@]:WRITERS}"; do
+		wait "$pid" || bad=1
+	done
+	((bad == 0)) || log_fail "re-adding the final sets: $(cat "$TMP/final.err")"
 	touch "$TMP/stop"
 	kill "${PINGERS[@]}" 2>/dev/null
 	wait "${PIDS[@]}"

@@ -53,11 +53,6 @@ void ref12_destroy(struct ref12 *r)
 	free(r);
 }
 
-size_t ref12_bytes(const struct ref12 *r)
-{
-	return (size_t)REF_BUCKET_BYTES * (r->mask + 1);
-}
-
 static u64 ref12_word(const struct ref12 *r, u64 i)
 {
 	u64 w;

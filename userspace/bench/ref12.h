@@ -16,7 +16,6 @@ struct ref12;
 /* 2^@log buckets; NULL when out of memory. */
 struct ref12 *ref12_create(unsigned int log, u64 seed);
 void ref12_destroy(struct ref12 *r);
-size_t ref12_bytes(const struct ref12 *r);
 /* 0, or -1 when the kicks ran out (a fingerprint was lost). */
 int ref12_add(struct ref12 *r, u32 key);
 /* Probabilistic: true for every added key, and for some others. */
