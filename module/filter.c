@@ -83,12 +83,19 @@ struct cnf_table {
 	u32 *hashes;
 };
 
-/* One step of a cuckoo path: the key in (bucket, slot) moves over. */
+/*
+ * A bucket the search for a cuckoo path reached: the key in slot @slot of
+ * its parent's bucket would move into it.  The roots are the new key's
+ * buckets.
+ */
 struct cnf_path_node {
 	u32 bucket;
 	u16 parent;		/* index in the path array, CNF_NO_PARENT */
-	u8 slot;
+	u8 slot;		/* in the parent's bucket */
 };
+
+/* The roots, then at most one node per slot visited. */
+#define CNF_PATH_NODES	(2 + CNF_MAX_KICKS)
 
 #define CNF_NO_PARENT	0xffff
 
@@ -102,7 +109,7 @@ struct cnf_filter {
 	u64 mem_limit;
 	u64 grows[CNF_NFAMILIES];
 	u8 initial_log;
-	struct cnf_path_node path[CNF_MAX_KICKS];
+	struct cnf_path_node path[CNF_PATH_NODES];
 };
 
 /* Where a key lives: its two buckets and its encoded slot (home tag). */
@@ -184,14 +191,19 @@ static __always_inline u32 cnf_hash4(const struct cnf_table *t,
 	       tab[(2U << bits) + (r >> 2 * bits)];
 }
 
-/* H(r), r being the part of the key the slot stores; tag bits excluded. */
+/*
+ * H(r), r being the part of the key the slot stores; tag bits excluded.
+ * @width is t->slot_bytes (which also tells the family).  Writers and
+ * readers pass it as a constant where they can, so that each inlined copy
+ * compiles only its own layout; slow paths pass t->slot_bytes.
+ */
 static __always_inline u32 cnf_hash(const struct cnf_table *t,
-				    enum cnf_family fam, const u32 *w)
+				    unsigned int width, const u32 *w)
 {
 	u32 r[4];
 
-	if (fam == CNF_V4)
-		return cnf_hash4(t, t->slot_bytes, w[0] >> 2);
+	if (width != CNF_V6_SLOT_BYTES)
+		return cnf_hash4(t, width, w[0] >> 2);
 	r[0] = w[0];
 	r[1] = w[1];
 	r[2] = w[2];
@@ -206,9 +218,7 @@ static __always_inline u32 cnf_alt_offset(const struct cnf_table *t, u32 h)
 
 /*
  * Encode address @addr of family @fam (a __be32 or a struct in6_addr) for
- * table @t: its slot (home tag) and its two buckets.  @width is the table's
- * slot width when the caller knows it (readers), else 0.  Inlined callers
- * with a constant family and width compile only their own branch.
+ * table @t of @width-byte slots: its slot (home tag) and its two buckets.
  */
 static __always_inline void cnf_locate_as(const struct cnf_table *t,
 					  enum cnf_family fam,
@@ -230,10 +240,7 @@ static __always_inline void cnf_locate_as(const struct cnf_table *t,
 		w[2] = (__force u32)a[2];
 		w[3] = (x >> t->log) << 2 | CNF_TAG_VALID;
 	}
-	if (fam == CNF_V4 && width)
-		h = cnf_hash4(t, width, w[0] >> 2);
-	else
-		h = cnf_hash(t, fam, w);
+	h = cnf_hash(t, width, w);
 	p->b[0] = (x ^ h) & t->mask;
 	p->b[1] = p->b[0] ^ cnf_alt_offset(t, h);
 }
@@ -242,13 +249,13 @@ static __always_inline void cnf_locate(const struct cnf_table *t,
 				       enum cnf_family fam, const void *addr,
 				       struct cnf_pos *p)
 {
-	cnf_locate_as(t, fam, 0, addr, p);
+	cnf_locate_as(t, fam, t->slot_bytes, addr, p);
 }
 
-/* The tag word: w[0] for IPv4, w[3] for IPv6. */
-static u32 *cnf_tag_word(const struct cnf_table *t, u32 *w)
+/* The tag word of @width-byte slots: w[0] for IPv4, w[3] for IPv6. */
+static __always_inline u32 *cnf_tag_word(unsigned int width, u32 *w)
 {
-	return t->family == CNF_V4 ? &w[0] : &w[3];
+	return width == CNF_V6_SLOT_BYTES ? &w[3] : &w[0];
 }
 
 /* Decode slot words @w found in bucket @bucket back into the address. */
@@ -256,7 +263,7 @@ static void cnf_decode(const struct cnf_table *t, const u32 *w, u32 bucket,
 		       struct cnf_key *key)
 {
 	u32 tag = t->family == CNF_V4 ? w[0] : w[3];
-	u32 h = cnf_hash(t, t->family, w), home = bucket, x;
+	u32 h = cnf_hash(t, t->slot_bytes, w), home = bucket, x;
 
 	if (tag & CNF_TAG_ALT)
 		home ^= cnf_alt_offset(t, h);
@@ -274,15 +281,17 @@ static void cnf_decode(const struct cnf_table *t, const u32 *w, u32 bucket,
 
 /* ---- slot access ---- */
 
-static void cnf_slot_read(const struct cnf_table *t, u32 bucket,
-			  unsigned int s, u32 *w)
+/* Slot accessors take the slot width like cnf_hash(). */
+static __always_inline void cnf_slot_read(const struct cnf_table *t,
+					  unsigned int width, u32 bucket,
+					  unsigned int s, u32 *w)
 {
 	size_t i = (size_t)bucket * CNF_BUCKET_SLOTS + s;
 
 	w[1] = 0;
 	w[2] = 0;
 	w[3] = 0;
-	switch (t->slot_bytes) {
+	switch (width) {
 	case 2:
 		w[0] = READ_ONCE(((const u16 *)t->slots)[i]);
 		break;
@@ -300,12 +309,13 @@ static void cnf_slot_read(const struct cnf_table *t, u32 bucket,
 	}
 }
 
-static void cnf_slot_write(struct cnf_table *t, u32 bucket, unsigned int s,
-			   const u32 *w)
+static __always_inline void cnf_slot_write(struct cnf_table *t,
+					   unsigned int width, u32 bucket,
+					   unsigned int s, const u32 *w)
 {
 	size_t i = (size_t)bucket * CNF_BUCKET_SLOTS + s;
 
-	switch (t->slot_bytes) {
+	switch (width) {
 	case 2:
 		WRITE_ONCE(((u16 *)t->slots)[i], (u16)w[0]);
 		break;
@@ -323,15 +333,6 @@ static void cnf_slot_write(struct cnf_table *t, u32 bucket, unsigned int s,
 	}
 }
 
-static bool cnf_slot_empty(const struct cnf_table *t, u32 bucket,
-			   unsigned int s)
-{
-	u32 w[4];
-
-	cnf_slot_read(t, bucket, s, w);
-	return !(*cnf_tag_word(t, w) & CNF_TAG_VALID);
-}
-
 static bool cnf_slot_equal(const struct cnf_table *t, const u32 *a,
 			   const u32 *b)
 {
@@ -347,7 +348,7 @@ static int cnf_bucket_find(const struct cnf_table *t, u32 bucket, const u32 *w)
 	u32 cur[4] = { 0 };
 
 	for (s = 0; s < CNF_BUCKET_SLOTS; s++) {
-		cnf_slot_read(t, bucket, s, cur);
+		cnf_slot_read(t, t->slot_bytes, bucket, s, cur);
 		if (cnf_slot_equal(t, cur, w))
 			return s;
 	}
@@ -375,13 +376,15 @@ static __always_inline u64 cnf_zero_lanes32(u64 x)
 }
 
 /* First empty slot of @bucket, or -1.  Empty slots are all zero. */
-static int cnf_bucket_free_slot(const struct cnf_table *t, u32 bucket)
+static __always_inline int cnf_bucket_free_slot(const struct cnf_table *t,
+						unsigned int width, u32 bucket)
 {
 	const u64 *word = (const u64 *)t->slots;
 	unsigned int s;
+	u32 w[4];
 	u64 m;
 
-	switch (t->slot_bytes) {
+	switch (width) {
 	case 2:
 		m = cnf_zero_lanes16(word[bucket]);
 		return m ? (int)(__ffs64(m) / 16) : -1;
@@ -392,9 +395,11 @@ static int cnf_bucket_free_slot(const struct cnf_table *t, u32 bucket)
 		m = cnf_zero_lanes32(word[2 * (size_t)bucket + 1]);
 		return m ? (int)(2 + __ffs64(m) / 32) : -1;
 	}
-	for (s = 0; s < CNF_BUCKET_SLOTS; s++)
-		if (cnf_slot_empty(t, bucket, s))
+	for (s = 0; s < CNF_BUCKET_SLOTS; s++) {
+		cnf_slot_read(t, width, bucket, s, w);
+		if (!(*cnf_tag_word(width, w) & CNF_TAG_VALID))
 			return s;
+	}
 	return -1;
 }
 
@@ -490,7 +495,7 @@ static __always_inline bool cnf_probe4(unsigned int width, const u64 *b0,
 		cnf_bucket32_match(b1, alt)) != 0;
 }
 
-/* @width is t->slot_bytes, a constant in each inlined copy. */
+/* @width is t->slot_bytes, a constant in the readers' inlined copies. */
 static __always_inline bool cnf_table_probe(const struct cnf_table *t,
 					    unsigned int width,
 					    const struct cnf_pos *p)
@@ -500,19 +505,6 @@ static __always_inline bool cnf_table_probe(const struct cnf_table *t,
 		       cnf_bucket6_has(t, p->b[1], p->w, CNF_TAG_ALT);
 	return cnf_probe4(width, cnf_bucket_words(t, width, p->b[0]),
 			  cnf_bucket_words(t, width, p->b[1]), p->w[0]);
-}
-
-/* The buckets of @t, whatever its slot width: for writers and slow paths. */
-static bool cnf_table_probe_any(const struct cnf_table *t,
-				const struct cnf_pos *p)
-{
-	switch (t->slot_bytes) {
-	case 2:
-		return cnf_table_probe(t, 2, p);
-	case 4:
-		return cnf_table_probe(t, 4, p);
-	}
-	return cnf_table_probe(t, CNF_V6_SLOT_BYTES, p);
 }
 
 static bool cnf_stash_has(const struct cnf_table *t, enum cnf_family fam,
@@ -543,7 +535,8 @@ static noinline bool cnf_table_has_slow(const struct cnf_table *t,
 	cnf_locate(t, fam, addr, &p);
 	do {
 		seq = read_seqcount_begin(&t->seq);
-		hit = cnf_table_probe_any(t, &p) || cnf_stash_has(t, fam, addr);
+		hit = cnf_table_probe(t, t->slot_bytes, &p) ||
+		      cnf_stash_has(t, fam, addr);
 	} while (read_seqcount_retry(&t->seq, seq));
 	return hit;
 }
@@ -771,7 +764,7 @@ static bool cnf_table_find(const struct cnf_table *t, const struct cnf_key *key,
 
 	cnf_locate(t, key->family, &key->v6, &p);
 	for (i = 0; i < 2; i++) {
-		*cnf_tag_word(t, p.w) |= i ? CNF_TAG_ALT : 0;
+		*cnf_tag_word(t->slot_bytes, p.w) |= i ? CNF_TAG_ALT : 0;
 		at->slot = cnf_bucket_find(t, p.b[i], p.w);
 		if (at->slot >= 0) {
 			at->in_stash = false;
@@ -790,12 +783,13 @@ static bool cnf_table_find(const struct cnf_table *t, const struct cnf_key *key,
 }
 
 /* The bucket the key in (bucket, slot) would move to, and its new slot. */
-static u32 cnf_slot_other(const struct cnf_table *t, u32 bucket,
-			  unsigned int s, u32 *w)
+static __always_inline u32 cnf_slot_other(const struct cnf_table *t,
+					  unsigned int width, u32 bucket,
+					  unsigned int s, u32 *w)
 {
-	cnf_slot_read(t, bucket, s, w);
-	*cnf_tag_word(t, w) ^= CNF_TAG_ALT;
-	return bucket ^ cnf_alt_offset(t, cnf_hash(t, t->family, w));
+	cnf_slot_read(t, width, bucket, s, w);
+	*cnf_tag_word(width, w) ^= CNF_TAG_ALT;
+	return bucket ^ cnf_alt_offset(t, cnf_hash(t, width, w));
 }
 
 static bool cnf_path_has_bucket(const struct cnf_path_node *path, u16 n,
@@ -811,54 +805,64 @@ static bool cnf_path_has_bucket(const struct cnf_path_node *path, u16 n,
  * Breadth-first search for a cuckoo path from a slot of the key's buckets to
  * a free slot, visiting at most CNF_MAX_KICKS slots.  It only reads: a search
  * that fails changes nothing.  Buckets on one path are distinct, so the keys
- * the search saw are the keys that will move.  Returns the last node of the
- * path (its key moves into slot *@free_slot of its other bucket), or -1.
+ * the search saw are the keys that will move.  Returns the node whose key in
+ * slot *@slot moves into slot *@free_slot of its other bucket, or -1.
  */
-static int cnf_path_find(const struct cnf_table *t, struct cnf_path_node *path,
-			 const struct cnf_pos *p, int *free_slot)
+static __always_inline int cnf_path_find(const struct cnf_table *t,
+					 unsigned int width,
+					 struct cnf_path_node *path,
+					 const struct cnf_pos *p,
+					 unsigned int *slot, int *free_slot)
 {
-	unsigned int head, tail = 0, i, s;
+	unsigned int head, tail = 2, visited = 0, s;
 
-	for (i = 0; i < 2; i++)
-		for (s = 0; s < CNF_BUCKET_SLOTS; s++)
-			path[tail++] = (struct cnf_path_node){
-				.bucket = p->b[i], .slot = s,
-				.parent = CNF_NO_PARENT };
+	path[0] = (struct cnf_path_node){ .bucket = p->b[0],
+					  .parent = CNF_NO_PARENT };
+	path[1] = (struct cnf_path_node){ .bucket = p->b[1],
+					  .parent = CNF_NO_PARENT };
 	for (head = 0; head < tail; head++) {
-		u32 w[4], next = cnf_slot_other(t, path[head].bucket,
-						path[head].slot, w);
+		for (s = 0; s < CNF_BUCKET_SLOTS; s++) {
+			u32 w[4], next;
 
-		*free_slot = cnf_bucket_free_slot(t, next);
-		if (*free_slot >= 0)
-			return head;
-		if (cnf_path_has_bucket(path, head, next))
-			continue;
-		for (s = 0; s < CNF_BUCKET_SLOTS && tail < CNF_MAX_KICKS; s++)
-			path[tail++] = (struct cnf_path_node){
-				.bucket = next, .slot = s, .parent = head };
+			if (visited++ == CNF_MAX_KICKS)
+				return -1;
+			next = cnf_slot_other(t, width, path[head].bucket, s, w);
+			*free_slot = cnf_bucket_free_slot(t, width, next);
+			if (*free_slot >= 0) {
+				*slot = s;
+				return head;
+			}
+			if (!cnf_path_has_bucket(path, head, next))
+				path[tail++] = (struct cnf_path_node){
+					.bucket = next, .parent = head,
+					.slot = s };
+		}
 	}
 	return -1;
 }
 
 /*
- * Move every key on the path ending at node @n one bucket over, free end
- * first: each key is written to its new slot before its old slot is reused,
- * so it is always in one of its buckets.  Returns the root node, whose slot
- * is then free.  Inside a write section: a reader that saw a key leave the
- * bucket it had not read yet retries.
+ * Move every key on the path ending at node @n, slot @s, one bucket over,
+ * free end first: each key is written to its new slot before its old slot
+ * is reused, so it is always in one of its buckets.  Returns the root node;
+ * *@s is then its free slot.  Inside a write section: a reader that saw a
+ * key leave the bucket it had not read yet retries.
  */
-static u16 cnf_path_apply(struct cnf_table *t, const struct cnf_path_node *path,
-			  u16 n, int free_slot)
+static __always_inline u16 cnf_path_apply(struct cnf_table *t,
+					  unsigned int width,
+					  const struct cnf_path_node *path,
+					  u16 n, unsigned int *s, int free_slot)
 {
-	int to_slot = free_slot;
+	unsigned int to_slot = free_slot;
 	u32 to_bucket, w[4];
 
 	for (;;) {
-		to_bucket = cnf_slot_other(t, path[n].bucket, path[n].slot, w);
-		cnf_slot_write(t, to_bucket, to_slot, w);
-		to_slot = path[n].slot;
+		to_bucket = cnf_slot_other(t, width, path[n].bucket, *s, w);
+		cnf_slot_write(t, width, to_bucket, to_slot, w);
+		to_slot = *s;
 		if (path[n].parent == CNF_NO_PARENT)
 			return n;
+		*s = path[n].slot;
 		n = path[n].parent;
 	}
 }
@@ -867,32 +871,35 @@ static u16 cnf_path_apply(struct cnf_table *t, const struct cnf_path_node *path,
  * Put an absent key, located at @p, into @t's buckets; -ENOSPC when no path
  * frees a slot.
  */
-static int cnf_table_insert_at(struct cnf_table *t,
-			       struct cnf_path_node *path, struct cnf_pos *p)
+static __always_inline int cnf_table_insert_at(struct cnf_table *t,
+					       unsigned int width,
+					       struct cnf_path_node *path,
+					       struct cnf_pos *p)
 {
-	int s = -1, leaf = -1, free_slot;
+	int s = -1, leaf = -1, free_slot = 0;
+	unsigned int i, slot = 0;
 	u32 bucket = 0;
-	unsigned int i;
 
 	for (i = 0; i < 2 && s < 0; i++) {
 		bucket = p->b[i];
-		s = cnf_bucket_free_slot(t, bucket);
+		s = cnf_bucket_free_slot(t, width, bucket);
 	}
 	if (s < 0) {
-		leaf = cnf_path_find(t, path, p, &free_slot);
+		leaf = cnf_path_find(t, width, path, p, &slot, &free_slot);
 		if (leaf < 0)
 			return -ENOSPC;
 	}
 	cnf_write_begin(t);
 	if (leaf >= 0) {
-		u16 root = cnf_path_apply(t, path, leaf, free_slot);
+		u16 root = cnf_path_apply(t, width, path, leaf, &slot,
+					  free_slot);
 
 		bucket = path[root].bucket;
-		s = path[root].slot;
+		s = slot;
 	}
 	if (bucket == p->b[1])
-		*cnf_tag_word(t, p->w) |= CNF_TAG_ALT;
-	cnf_slot_write(t, bucket, s, p->w);
+		*cnf_tag_word(width, p->w) |= CNF_TAG_ALT;
+	cnf_slot_write(t, width, bucket, s, p->w);
 	cnf_write_end(t);
 	t->count++;
 	return 0;
@@ -904,14 +911,16 @@ static int cnf_table_insert(struct cnf_table *t, struct cnf_path_node *path,
 	struct cnf_pos p;
 
 	cnf_locate(t, key->family, &key->v6, &p);
-	return cnf_table_insert_at(t, path, &p);
+	return cnf_table_insert_at(t, t->slot_bytes, path, &p);
 }
 
-/* Writer side: is @key, located at @p, in @t? */
-static bool cnf_table_holds(const struct cnf_table *t, const struct cnf_pos *p,
-			    const struct cnf_key *key)
+/* Writer side: is @key, located at @p, in @t of @width-byte slots? */
+static __always_inline bool cnf_table_holds(const struct cnf_table *t,
+					    unsigned int width,
+					    const struct cnf_pos *p,
+					    const struct cnf_key *key)
 {
-	return cnf_table_probe_any(t, p) ||
+	return cnf_table_probe(t, width, p) ||
 	       (t->stash_n && cnf_stash_has(t, key->family, &key->v6));
 }
 
@@ -957,7 +966,7 @@ static void cnf_slot_clear(struct cnf_table *t, u32 bucket, unsigned int s)
 	static const u32 zero[4];
 
 	cnf_write_begin(t);
-	cnf_slot_write(t, bucket, s, zero);
+	cnf_slot_write(t, t->slot_bytes, bucket, s, zero);
 	cnf_write_end(t);
 	t->count--;
 }
@@ -974,8 +983,8 @@ static int cnf_table_walk(const struct cnf_table *t,
 
 	for (b = 0; b <= t->mask; b++) {
 		for (s = 0; s < CNF_BUCKET_SLOTS; s++) {
-			cnf_slot_read(t, b, s, w);
-			if (!(*cnf_tag_word(t, w) & CNF_TAG_VALID))
+			cnf_slot_read(t, t->slot_bytes, b, s, w);
+			if (!(*cnf_tag_word(t->slot_bytes, w) & CNF_TAG_VALID))
 				continue;
 			cnf_decode(t, w, b, &key);
 			err = fn(ctx, &key);
@@ -1082,10 +1091,49 @@ static int cnf_family_check(const struct cnf_key *key)
 	return key->family < CNF_NFAMILIES ? 0 : -EINVAL;
 }
 
+/*
+ * An absent key that @f's table has no room for: past its load limit
+ * (@grow_first), or without a cuckoo path.
+ */
+static noinline int cnf_add_slow(struct cnf_filter *f,
+				 const struct cnf_key *key, bool grow_first)
+{
+	struct cnf_table *t = cnf_tab(f, key->family);
+	int err;
+
+	/* Past the load limit, grow first; if that fails, any room will do. */
+	if (grow_first) {
+		if (!cnf_filter_rebuild(f, key->family, t->log + 1))
+			t = cnf_tab(f, key->family);
+		if (!cnf_table_insert(t, f->path, key))
+			return 0;
+	}
+	err = cnf_filter_rebuild(f, key->family, t->log + 1);
+	if (!err)
+		return cnf_table_place(cnf_tab(f, key->family), f->path, key);
+	return cnf_stash_put(t, key) ? 0 : err;
+}
+
+/* Add to @t of @width-byte slots: one copy per width, like the readers. */
+static __always_inline int cnf_add_as(struct cnf_filter *f,
+				      struct cnf_table *t, unsigned int width,
+				      const struct cnf_key *key)
+{
+	struct cnf_pos p;
+
+	cnf_locate_as(t, key->family, width, &key->v6, &p);
+	if (cnf_table_holds(t, width, &p, key))
+		return -EEXIST;
+	if (cnf_needs_growth(t, t->count + 1))
+		return cnf_add_slow(f, key, true);
+	if (cnf_table_insert_at(t, width, f->path, &p))
+		return cnf_add_slow(f, key, false);
+	return 0;
+}
+
 int cnf_filter_add(struct cnf_filter *f, const struct cnf_key *key)
 {
 	struct cnf_table *t;
-	struct cnf_pos p;
 	int err;
 
 	cnf_assert_held(&f->lock);
@@ -1093,36 +1141,38 @@ int cnf_filter_add(struct cnf_filter *f, const struct cnf_key *key)
 	if (err)
 		return err;
 	t = cnf_tab(f, key->family);
-	cnf_locate(t, key->family, &key->v6, &p);
-	if (cnf_table_holds(t, &p, key))
-		return -EEXIST;
-	/* Past the load limit, grow first; if that fails, any room will do. */
-	if (cnf_needs_growth(t, t->count + 1) &&
-	    !cnf_filter_rebuild(f, key->family, t->log + 1)) {
-		t = cnf_tab(f, key->family);
-		cnf_locate(t, key->family, &key->v6, &p);
+	switch (t->slot_bytes) {
+	case 2:
+		return cnf_add_as(f, t, 2, key);
+	case 4:
+		return cnf_add_as(f, t, 4, key);
 	}
-	err = cnf_table_insert_at(t, f->path, &p);
-	if (err != -ENOSPC)
-		return err;
-	err = cnf_filter_rebuild(f, key->family, t->log + 1);
-	if (!err)
-		return cnf_table_place(cnf_tab(f, key->family), f->path, key);
-	return cnf_stash_put(t, key) ? 0 : err;
+	return cnf_add_as(f, t, CNF_V6_SLOT_BYTES, key);
+}
+
+static __always_inline void cnf_prefetch_as(struct cnf_table *t,
+					    unsigned int width,
+					    const struct cnf_key *key)
+{
+	struct cnf_pos p;
+
+	cnf_locate_as(t, key->family, width, &key->v6, &p);
+	prefetchw(cnf_bucket_words(t, width, p.b[0]));
+	prefetchw(cnf_bucket_words(t, width, p.b[1]));
 }
 
 void cnf_filter_prefetch(struct cnf_filter *f, const struct cnf_key *key)
 {
-	struct cnf_pos p;
 	struct cnf_table *t;
 
 	cnf_assert_held(&f->lock);
 	if (cnf_family_check(key))
 		return;
 	t = cnf_tab(f, key->family);
-	cnf_locate(t, key->family, &key->v6, &p);
-	prefetchw(cnf_bucket_words(t, t->slot_bytes, p.b[0]));
-	prefetchw(cnf_bucket_words(t, t->slot_bytes, p.b[1]));
+	if (t->slot_bytes == 2)
+		cnf_prefetch_as(t, 2, key);
+	else
+		cnf_prefetch_as(t, t->slot_bytes, key);
 }
 
 int cnf_filter_del(struct cnf_filter *f, const struct cnf_key *key)
