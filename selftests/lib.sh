@@ -109,20 +109,22 @@ ping_parse() {
 # process.
 nft_read() {
 	local -n _ctr=$1
-	local ns=$2 file=$3 line table='' name=''
+	local ns=$2 file=$3 w1 w2 w3 w4 table='' name=''
 	shift 3
 	(($#)) || set -- ruleset
 	_ctr=()
 	nsx "$ns" nft list "$@" >"$file" || return 1
-	while read -r line; do
-		if [[ $line =~ ^table\ [a-z0-9]+\ ([^ ]+)\ \{$ ]]; then
-			table=${BASH_REMATCH[1]}
-		elif [[ $line =~ ^counter\ ([^ ]+)\ \{$ ]]; then
-			name=${BASH_REMATCH[1]}
-		elif [[ -n $name && $line =~ ^packets\ ([0-9]+)\  ]]; then
-			_ctr["$table/$name"]=${BASH_REMATCH[1]}
-			name=''
-		fi
+	# Lines split into words by read: a regular expression is compiled at
+	# each [[ =~ ]], which under TCG made this loop cost half as much as
+	# the nft it reads.
+	while read -r w1 w2 w3 w4; do
+		case $w1 in
+		table) [[ $w4 == "{" ]] && table=$w3 ;;
+		counter) [[ $w3 == "{" && -z $w4 ]] && name=$w2 ;;
+		packets)
+			[[ -n $name ]] && _ctr["$table/$name"]=$w2
+			name='' ;;
+		esac
 	done <"$file"
 }
 
