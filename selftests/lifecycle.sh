@@ -9,11 +9,13 @@
 # module is left loaded at the end, with default parameters.
 #
 #  1. ITER times, with a ping flood from a blocked and an allowed source
-#     (IPv4 and IPv6) running throughout: insmod; the namespace's filter is
-#     empty and traffic from a source listed before passes; add sources,
-#     they are dropped; rmmod under the flood; traffic from a source listed
-#     until then passes with no module.  No packet of the allowed flood is
-#     ever dropped.
+#     (IPv4 and IPv6) running throughout (the blocked one stopped while
+#     counters are read): insmod; the namespace's filter is empty and
+#     traffic from a source listed before passes; add sources, they are
+#     dropped, and the module's dropped counters are exactly the packets
+#     from listed sources that arrived and were not delivered; rmmod under
+#     the flood; traffic from a source listed until then passes with no
+#     module.  No packet of the allowed flood is ever dropped.
 #  2. rmmod while /dev/cuckoo_nf is open (a shell's fd, and a `cuckooctl
 #     load` of a large file stopped inside its batches and running): it fails
 #     with "in use" (EBUSY) and the load completes; rmmod succeeds after.
@@ -53,6 +55,7 @@ SRCS=("$FLOOD_B4" "$FLOOD_A4" "$PASS4" "$DROP4" "$FLOOD_B6" "$FLOOD_A6" "$PASS6"
 
 TMP=
 PIDS=()
+BLOCKED_FLOODS=()	# the pids of the blocked floods, also in PIDS
 
 log_pass() { echo "PASS: $*"; }
 log_fail() { echo "FAIL: $*"; ret=1; }
@@ -205,6 +208,7 @@ stop_floods() {
 	local p
 	for p in "${PIDS[@]}"; do
 		kill "$p" 2>/dev/null
+		kill -CONT "$p" 2>/dev/null
 	done
 	wait "${PIDS[@]}" 2>/dev/null
 	PIDS=()
@@ -241,18 +245,54 @@ ping_end() {
 	done
 }
 
+# quiet_counters: stops the blocked floods (kill -CONT them after) and
+# reads the receiver's counters until every source but the unlisted floods
+# stands still.  U4 and U6: the echo requests from the sources listed each
+# cycle that arrived and were not delivered, over all cycles so far.  Only
+# the module drops them, so from a reading before an add to one after it
+# they grow by exactly the module's dropped counters.
+declare -A QUIET
+# shellcheck disable=SC2034,SC2317 # called by settle_counters, which reads QUIET
+snap_quiet() {
+	local k
+	snap
+	QUIET=()
+	for k in "${!CNT[@]}"; do
+		[[ $k == */c${IDX[$FLOOD_A4]} || $k == */c${IDX[$FLOOD_A6]} ]] ||
+			QUIET[$k]=${CNT[$k]}
+	done
+}
+
+quiet_counters() {
+	local s
+	kill -STOP "${BLOCKED_FLOODS[@]}"
+	settle_counters snap_quiet QUIET
+	U4=0 U6=0
+	for s in $FLOOD_B4 $PASS4 $DROP4; do
+		counts "$s"
+		U4=$((U4 + A - D))
+	done
+	for s in $FLOOD_B6 $PASS6 $DROP6; do
+		counts "$s"
+		U6=$((U6 + A - D))
+	done
+}
+
 # One cycle.  Every cycle lists PASS and DROP (v4 and v6): PASS is pinged
 # only while it is not listed, with the fresh module before the add (the
 # last cycle's module listed it) and with no module (it was listed until
-# the rmmod); DROP only while listed.  The counters, once for all cycles,
-# tell (one nft listing costs a third of a cycle): every echo request from
-# PASS arrived and was delivered, every one from DROP arrived and none was
-# delivered.  A late reply is no failure there: ping, once it has had a
-# reply, waits only max(2 RTT, interval) for the last one, so under TCG a
-# reply count would be a coin toss, not a verdict; only no reply at all
-# for DROP is asked here.  DROP's pings need no wait for a reply.
+# the rmmod); DROP only while listed.  ping may exit with its last echo
+# request still on its way: the counters are settled before the add and
+# before the rmmod, so that no echo request from PASS meets the filter
+# that lists it and none from DROP comes after the module.  The counters,
+# once for all cycles, tell: every echo request from PASS arrived and was
+# delivered, every one from DROP arrived and none was delivered.  A late reply is no failure there:
+# ping, once it has had a reply, waits only max(2 RTT, interval) for the
+# last one, so under TCG a reply count would be a coin toss, not a
+# verdict; only no reply at all for DROP is asked here.  DROP's pings need
+# no wait for a reply.
 one_cycle() {
-	local k=$1 got
+	local k=$1 got u4 u6
 	if ! mod_insert; then
 		log_fail "cycle $k: insmod failed"
 		return 1
@@ -273,6 +313,9 @@ one_cycle() {
 	fi
 	ping_end
 	got="${GOT[$PASS4]}+${GOT[$PASS6]}"
+	quiet_counters
+	u4=$U4 u6=$U6
+	kill -CONT "${BLOCKED_FLOODS[@]}"
 	if ! ctl "$NS_R" add $PASS4 $PASS6 $DROP4 $DROP6 $FLOOD_B4 $FLOOD_B6 >/dev/null; then
 		log_fail "cycle $k: cuckooctl add failed"
 	fi
@@ -283,12 +326,15 @@ one_cycle() {
 	else
 		log_fail "cycle $k: listed sources answered: ${GOT[$DROP4]}+${GOT[$DROP6]} replies"
 	fi
+	quiet_counters
+	u4=$((U4 - u4)) u6=$((U6 - u6))
 	if ns_stats "$NS_R" "$TMP/stats" &&
-		((${STAT[ipv4.dropped]} >= 5 && ${STAT[ipv6.dropped]} >= 5)); then
-		log_pass "cycle $k: drops counted (v4 ${STAT[ipv4.dropped]}, v6 ${STAT[ipv6.dropped]})"
+		[[ "${STAT[ipv4.dropped]} ${STAT[ipv6.dropped]}" == "$u4 $u6" ]]; then
+		log_pass "cycle $k: dropped counted exactly (v4 $u4, v6 $u6: the listed sources' echo requests that arrived and were not delivered)"
 	else
-		log_fail "cycle $k: drops not counted: $STATS_JSON"
+		log_fail "cycle $k: dropped v4 ${STAT[ipv4.dropped]:-?}, v6 ${STAT[ipv6.dropped]:-?}; the listed sources' echo requests that arrived and were not delivered: v4 $u4, v6 $u6"
 	fi
+	kill -CONT "${BLOCKED_FLOODS[@]}"
 
 	if rmmod cuckoo_nf; then
 		log_pass "cycle $k: rmmod under the flood"
@@ -312,13 +358,18 @@ test_reload_under_traffic() {
 		log_fail "reload: setup"
 		return
 	}
-	for s in $FLOOD_B4 $FLOOD_A4 $FLOOD_B6 $FLOOD_A6; do
+	for s in $FLOOD_B4 $FLOOD_B6; do
+		flood "$NS_S" "$s"
+		BLOCKED_FLOODS+=("${PIDS[-1]}")
+	done
+	for s in $FLOOD_A4 $FLOOD_A6; do
 		flood "$NS_S" "$s"
 	done
 	for ((k = 1; k <= ITER; k++)); do
 		one_cycle "$k" || break
 	done
 	stop_floods
+	BLOCKED_FLOODS=()
 	settle_counters snap CNT
 	for s in $PASS4 $PASS6; do
 		counts "$s"
