@@ -99,14 +99,14 @@ has_text() {
 	[[ $t == *"$1"* ]]
 }
 
+# ctl_stats: STAT, from `$CTL stats -j` (lib.sh's stats_read).
+ctl_stats() { stats_read "$TMP/stats-j" "$CTL"; }
+
 # entries: ENTRIES, the set's size (IPv4 + IPv6), from stats -j; when
 # unreadable, a word equal to nothing else.  In a variable: $(...) forks.
 entries() {
-	local st
 	ENTRIES=unreadable-$RANDOM
-	"$CTL" stats -j >"$TMP/entries.json" || return
-	read -r st <"$TMP/entries.json"
-	stats_parse "$st" && ENTRIES=$((${STAT[ipv4.entries]} + ${STAT[ipv6.entries]}))
+	ctl_stats && ENTRIES=$((${STAT[ipv4.entries]} + ${STAT[ipv6.entries]}))
 }
 
 now() { echo "$EPOCHREALTIME"; }
@@ -135,7 +135,8 @@ setup() {
 	OUT=$TMP/out
 	ERR=$TMP/err
 	OLD_MODE=$("$CTL" mode) || skip "cannot read the mode"
-	OLD_LIMIT=$(stats_field "$("$CTL" stats -j)" .mem_limit)
+	ctl_stats
+	OLD_LIMIT=${STAT[mem_limit]:-}
 	"$CTL" flush
 	"$CTL" mode drop
 }
@@ -205,30 +206,31 @@ test_stats() {
 }
 
 test_mode_limit() {
-	local lim
-
 	expect_rc 0 "mode monitor" "$CTL" mode monitor
 	run "$CTL" mode
 	check "mode prints monitor" has_line monitor "$OUT"
-	check "stats says monitor" [ "$(stats_field "$("$CTL" stats -j)" .mode)" = monitor ]
+	ctl_stats
+	check "stats says monitor" [ "${STAT[mode]:-}" = monitor ]
 	expect_rc 0 "mode drop" "$CTL" mode drop
 	expect_rc 3 "mode garbage exits 3" "$CTL" mode dorp
 	check "bad mode named" has_text dorp "$ERR"
 	expect_rc 2 "mode with two words exits 2" "$CTL" mode drop monitor
 
 	expect_rc 0 "limit 300M" "$CTL" limit 300M
-	check "limit applied" [ "$(stats_field "$("$CTL" stats -j)" .mem_limit)" = $((300 << 20)) ]
+	ctl_stats
+	check "limit applied" [ "${STAT[mem_limit]:-}" = $((300 << 20)) ]
 	run "$CTL" limit
 	check "limit prints bytes and units" has_line "314572800 (300.0 MiB)" "$OUT"
 	expect_rc 0 "limit 1g" "$CTL" limit 1g
-	check "g is GiB" [ "$(stats_field "$("$CTL" stats -j)" .mem_limit)" = $((1 << 30)) ]
+	ctl_stats
+	check "g is GiB" [ "${STAT[mem_limit]:-}" = $((1 << 30)) ]
 	expect_rc 3 "limit garbage exits 3" "$CTL" limit 12Q
 	check "bad size named" has_text 12Q "$ERR"
 	expect_rc 3 "limit negative exits 3" "$CTL" limit -- -5
 	expect_rc 1 "limit below use refused" "$CTL" limit 1
 	check "below-use message" has_text "below the memory already in use" "$ERR"
-	lim=$(stats_field "$("$CTL" stats -j)" .mem_limit)
-	check "refused limit changes nothing" [ "$lim" = $((1 << 30)) ]
+	ctl_stats
+	check "refused limit changes nothing" [ "${STAT[mem_limit]:-}" = $((1 << 30)) ]
 	"$CTL" limit "$OLD_LIMIT"
 }
 

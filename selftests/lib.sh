@@ -49,18 +49,6 @@ nsx() {
 	"${NSX[@]}"
 }
 
-# stats_field JSON PATH: .mode, .mem_limit or .ipvN.KEY of the JSON that
-# `cuckooctl stats -j` prints, without starting jq.
-stats_field() {
-	local re p=${2#.}
-	case $2 in
-	.mode) re='"mode":"([a-z]+)"' ;;
-	.ipv[46].*) re="\"${p%%.*}\":\\{[^}]*\"${p#*.}\":([0-9.]+)" ;;
-	*) re="\"$p\":([0-9.]+)" ;;
-	esac
-	[[ $1 =~ $re ]] && echo "${BASH_REMATCH[1]}"
-}
-
 # stats_parse JSON: STAT[mode], STAT[mem_limit] and STAT[ipvN.KEY] for
 # every key of the JSON of `cuckooctl stats -j`, in this shell (no
 # subshell).  Fails when the JSON lacks the mode or a family.
@@ -81,15 +69,22 @@ stats_parse() {
 	[[ -n ${STAT[mode]:-} ]]
 }
 
-# ns_stats NS FILE: `cuckooctl stats -j` in namespace NS (its output goes
-# through FILE), kept in STATS_JSON and parsed into STAT.
+# stats_read FILE CTL...: `CTL... stats -j` (its output goes through
+# FILE), kept in STATS_JSON and parsed into STAT (both empty when it
+# fails).
 STATS_JSON=
-ns_stats() {
+stats_read() {
+	local file=$1
+	shift
 	STATS_JSON=
-	nsx "$1" cuckooctl stats -j >"$2" || return 1
-	read -r STATS_JSON <"$2"
+	STAT=()
+	"$@" stats -j >"$file" || return 1
+	read -r STATS_JSON <"$file"
 	stats_parse "$STATS_JSON"
 }
+
+# ns_stats NS FILE: stats_read of cuckooctl in namespace NS.
+ns_stats() { stats_read "$2" nsx "$1" cuckooctl; }
 
 # ping_parse FILE: PING_TX and PING_RX, the packets transmitted and the
 # replies received, from ping's output in FILE (0 and 0 when it has none).

@@ -226,7 +226,7 @@ pinger() {
 }
 
 main() {
-	local i w s n p ncpu t0 ops=0 arrived thru drop4=0 drop6=0 f
+	local i w s n p ncpu t0 ops=0 arrived thru drop4=0 drop6=0
 	[[ $(id -u) == 0 ]] || skip "must run as root"
 	[[ -c /dev/cuckoo_nf ]] || skip "/dev/cuckoo_nf missing"
 	grep -q '^cuckoo_nf ' /proc/modules || skip "cuckoo_nf is not a loaded module"
@@ -311,11 +311,11 @@ main() {
 				log_fail "allowed $s: $((arrived - thru)) of $arrived packets lost"
 		fi
 	done
-	f=$(rctl stats -j)
-	if (($(stats_field "$f" .ipv4.dropped) == drop4 && $(stats_field "$f" .ipv6.dropped) == drop6)); then
+	ns_stats "$NS_R" "$TMP/stats"
+	if [[ "${STAT[ipv4.dropped]:-} ${STAT[ipv6.dropped]:-}" == "$drop4 $drop6" ]]; then
 		log_pass "module dropped exactly the blocked arrivals ($drop4 IPv4, $drop6 IPv6)"
 	else
-		log_fail "module dropped $(stats_field "$f" .ipv4.dropped)/$(stats_field "$f" .ipv6.dropped), blocked arrivals $drop4/$drop6"
+		log_fail "module dropped ${STAT[ipv4.dropped]:-?}/${STAT[ipv6.dropped]:-?}, blocked arrivals $drop4/$drop6"
 	fi
 
 	# The set equals the model.
@@ -326,7 +326,7 @@ main() {
 	else
 		log_fail "the set differs from the model: $(diff "$TMP/model" "$TMP/set" | head -n 10 | tr '\n' ' ')"
 	fi
-	n=$(($(stats_field "$f" .ipv4.entries) + $(stats_field "$f" .ipv6.entries)))
+	n=$((${STAT[ipv4.entries]:-0} + ${STAT[ipv6.entries]:-0}))
 	((n == $(wc -l <"$TMP/set"))) ||
 		log_fail "stats count $n entries, the dump $(wc -l <"$TMP/set")"
 	echo "# storm figures: ${dur}s, $ops writer operations, $(cat "$TMP/flusher.rounds") flush/netns rounds, $(cat "$TMP/rmmod.tries" 2>/dev/null) rmmod attempts, $((drop4 + drop6)) blocked packets all dropped, allowed packets all through"
