@@ -542,47 +542,60 @@ static noinline bool cnf_table_has_slow(const struct cnf_table *t,
 }
 
 /*
- * One copy per family and slot width, so that the packet path runs straight
- * code: the branches are taken once, before the hashing.  The stash count
- * is read in the same section as the buckets: a miss with an empty stash
- * is a consistent answer, and only a miss beside a non-empty stash (almost
- * never) takes the slow path.
+ * Takes the address by value, so that the fast path keeps it in a register
+ * (no stack copy, no stack protector).
  */
-static __always_inline bool cnf_table_has_as(const struct cnf_table *t,
-					     enum cnf_family fam,
-					     unsigned int width,
-					     const void *addr)
+static noinline bool cnf_table_has4_slow(const struct cnf_table *t,
+					 __be32 addr)
+{
+	return cnf_table_has_slow(t, CNF_V4, &addr);
+}
+
+/*
+ * One copy per family and slot width, so that the packet path runs straight
+ * code: the branches are taken once, before the hashing.  A hit needs no
+ * validation: slots change whole, so a slot holding the key's tag means the
+ * key was stored at that moment.  A miss does: the read section does not
+ * wait for a writer (raw_seqcount_begin()), and a write that overlapped it,
+ * like a key in the stash, sends the lookup to the slow path.  Returns 1
+ * (present), 0 (absent) or -EAGAIN (ask the slow path).
+ */
+static __always_inline int cnf_table_has_as(const struct cnf_table *t,
+					    enum cnf_family fam,
+					    unsigned int width,
+					    const void *addr)
 {
 	struct cnf_pos p;
 	unsigned int seq;
-	u32 stashed;
-	bool hit;
+	bool slow;
 
 	cnf_locate_as(t, fam, width, addr, &p);
-	do {
-		seq = read_seqcount_begin(&t->seq);
-		hit = cnf_table_probe(t, width, &p);
-		stashed = READ_ONCE(t->stash_n);
-	} while (read_seqcount_retry(&t->seq, seq));
-	if (unlikely(!hit && stashed))
-		return cnf_table_has_slow(t, fam, addr);
-	return hit;
+	seq = raw_seqcount_begin(&t->seq);
+	if (cnf_table_probe(t, width, &p))
+		return 1;
+	slow = READ_ONCE(t->stash_n) != 0;
+	slow |= read_seqcount_retry(&t->seq, seq);
+	return unlikely(slow) ? -EAGAIN : 0;
 }
 
 bool cnf_filter_lookup4(const struct cnf_filter *f, __be32 addr)
 {
 	const struct cnf_table *t = rcu_dereference(f->tab[CNF_V4]);
+	int ret;
 
 	if (t->slot_bytes == 2)
-		return cnf_table_has_as(t, CNF_V4, 2, &addr);
-	return cnf_table_has_as(t, CNF_V4, 4, &addr);
+		ret = cnf_table_has_as(t, CNF_V4, 2, &addr);
+	else
+		ret = cnf_table_has_as(t, CNF_V4, 4, &addr);
+	return likely(ret >= 0) ? ret : cnf_table_has4_slow(t, addr);
 }
 
 bool cnf_filter_lookup6(const struct cnf_filter *f, const struct in6_addr *addr)
 {
 	const struct cnf_table *t = rcu_dereference(f->tab[CNF_V6]);
+	int ret = cnf_table_has_as(t, CNF_V6, CNF_V6_SLOT_BYTES, addr);
 
-	return cnf_table_has_as(t, CNF_V6, CNF_V6_SLOT_BYTES, addr);
+	return likely(ret >= 0) ? ret : cnf_table_has_slow(t, CNF_V6, addr);
 }
 
 bool cnf_filter_contains(const struct cnf_filter *f, const struct cnf_key *key)

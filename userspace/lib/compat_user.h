@@ -241,6 +241,12 @@ static inline unsigned int read_seqcount_begin(const seqcount_t *s)
 	return seq;
 }
 
+/* Does not wait for an even count: an odd one fails the retry instead. */
+static inline unsigned int raw_seqcount_begin(const seqcount_t *s)
+{
+	return __atomic_load_n(&s->sequence, __ATOMIC_ACQUIRE) & ~1U;
+}
+
 static inline bool read_seqcount_retry(const seqcount_t *s, unsigned int seq)
 {
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
