@@ -8,10 +8,12 @@
 # selftests/cuckooctl.sh.  Leaves the set empty and mode/limit as found.
 set -u
 
-readonly ksft_skip=4
 readonly DEV=/dev/cuckoo_nf
 CTL=${CUCKOOCTL:-cuckooctl}
 NBIG=${CNF_TEST_CTL_N:-1000000}
+
+# shellcheck source=lib.sh
+source "$(dirname "$(realpath "$0")")/lib.sh"
 
 TMP=
 OLD_LIMIT=
@@ -30,11 +32,6 @@ cleanup() {
 	[[ -n $TMP ]] && rm -rf "$TMP"
 }
 trap cleanup EXIT
-
-skip() {
-	echo "# SKIP: $*"
-	exit $ksft_skip
-}
 
 ok() {
 	tests=$((tests + 1))
@@ -114,8 +111,6 @@ elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 
 # Address lists come from addrgen (lib.sh): under QEMU without KVM, a shell
 # or awk loop takes tens of seconds for a million lines.
-# shellcheck source=lib.sh
-source "$(dirname "$(realpath "$0")")/lib.sh"
 gen_v4() { "$ADDRGEN" 10.0.0.0 "$1"; }
 gen_v6() { "$ADDRGEN" 2001:db8::1:1:1:0 "$1"; }
 

@@ -22,7 +22,6 @@
 # CNF_TEST_FAULT_ROUNDS (default 30), CNF_TEST_FAULT_LOAD (addresses per
 # load, default 1500).
 
-ksft_skip=4
 ret=0
 export LC_ALL=C
 FS=/sys/kernel/debug/failslab
@@ -34,19 +33,18 @@ VA=cnf-fa$$
 VB=cnf-fb$$
 TMP=
 
-log_fail() { echo "FAIL: $*"; ret=1; }
+# shellcheck source=lib.sh
+source "$(dirname "$(realpath "$0")")/lib.sh"
 
 if [[ ! -d $FS || ! -d $FP ]]; then
-	echo "SKIP: no $FS or $FP (a kernel with fault injection: make check-debug)"
-	exit $ksft_skip
+	skip "no $FS or $FP (a kernel with fault injection: make check-debug)"
 fi
 if [[ ! -f $(dirname "${BASH_SOURCE[0]}")/failioctl.so ]]; then
 	echo "FAIL: failioctl.so not built (make -C selftests)"
 	exit 1
 fi
 if [[ ! -c /dev/cuckoo_nf ]] || ! command -v cuckooctl >/dev/null; then
-	echo "SKIP: /dev/cuckoo_nf or cuckooctl missing"
-	exit $ksft_skip
+	skip "/dev/cuckoo_nf or cuckooctl missing"
 fi
 
 faults_off() {

@@ -8,15 +8,13 @@
 # the userspace jhash.  Any mismatch fails, for each of several seeds.
 set -u
 
-KSFT_SKIP=4
 cd "$(dirname "${BASH_SOURCE[0]}")" || exit 1
+# shellcheck source=lib.sh
+source ./lib.sh
 KO=modules/cnf_jhash_test.ko
 PARAMS=/sys/module/cnf_jhash_test/parameters
 
-if [[ $(id -u) != 0 ]]; then
-	echo "SKIP: needs root to insert $KO"
-	exit $KSFT_SKIP
-fi
+[[ $(id -u) == 0 ]] || skip "needs root to insert $KO"
 # Both halves are built with the suite (make test-modules selftests-build):
 # a missing one is a build failure, not a reason to skip.
 if [[ ! -f $KO ]]; then
@@ -29,7 +27,7 @@ if [[ ! -x ./jhash_digest ]]; then
 fi
 
 cleanup() {
-	grep -q '^cnf_jhash_test ' /proc/modules && rmmod cnf_jhash_test
+	mod_loaded cnf_jhash_test && rmmod cnf_jhash_test
 }
 trap cleanup EXIT
 

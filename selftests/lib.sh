@@ -13,6 +13,29 @@
 # shellcheck disable=SC2034 # used by the scripts that source this file
 ADDRGEN=$(dirname "$(realpath "${BASH_SOURCE[0]}")")/addrgen
 
+# Results, in the style of tools/testing/selftests/net: "PASS: ...",
+# "FAIL: ..." (which sets the caller's ret to 1), "INFO: ..."; skip
+# prints "SKIP: ..." and exits with kselftest's skip status.
+KSFT_SKIP=4
+log_pass() { echo "PASS: $*"; }
+log_fail() { echo "FAIL: $*"; ret=1; }
+log_info() { echo "INFO: $*"; }
+skip() {
+	echo "SKIP: $*"
+	exit $KSFT_SKIP
+}
+
+# mod_loaded [NAME]: module NAME (default cuckoo_nf) is loaded.  Read in
+# this shell: no grep to start.
+# shellcheck disable=SC2120 # NAME is optional
+mod_loaded() {
+	local m _
+	while read -r m _; do
+		[[ $m == "${1:-cuckoo_nf}" ]] && return 0
+	done </proc/modules
+	return 1
+}
+
 # nsx NS COMMAND...: COMMAND in network namespace NS (a name of ip netns,
 # or with nsenter a path such as /proc/PID/ns/net), without the mount
 # namespace of `ip netns exec`: for commands that do not read /sys/class/net.

@@ -25,7 +25,6 @@
 # Kernel WARN/oops/leak reports are caught by the harness's kernel log scan.
 # Everything is asserted with counters and state, never timing.
 
-ksft_skip=4
 ret=0
 
 ITER=${CNF_TEST_LIFECYCLE_ITER:-20}		# load/unload rounds (1)
@@ -56,24 +55,6 @@ SRCS=("$FLOOD_B4" "$FLOOD_A4" "$PASS4" "$DROP4" "$FLOOD_B6" "$FLOOD_A6" "$PASS6"
 TMP=
 PIDS=()
 BLOCKED_FLOODS=()	# the pids of the blocked floods, also in PIDS
-
-log_pass() { echo "PASS: $*"; }
-log_fail() { echo "FAIL: $*"; ret=1; }
-log_info() { echo "INFO: $*"; }
-
-skip() {
-	echo "SKIP: $*"
-	exit $ksft_skip
-}
-
-# Read in this shell: no grep to start.
-mod_loaded() {
-	local m _
-	while read -r m _; do
-		[[ $m == cuckoo_nf ]] && return 0
-	done </proc/modules
-	return 1
-}
 
 # The modules cuckoo_nf needs are loaded once (check_requirements) and
 # stay: each cycle removes and inserts cuckoo_nf alone.

@@ -29,7 +29,6 @@
 # make check-debug),
 # CNF_TEST_STORM_BIG (addresses per big load, default 10000).
 
-ksft_skip=4
 ret=0
 export LC_ALL=C
 
@@ -50,10 +49,6 @@ SRCS=("${BLOCKED[@]}" "${ALLOWED[@]}")
 TMP=
 PIDS=()
 HELD_FD=
-
-log_pass() { echo "PASS: $*"; }
-log_fail() { echo "FAIL: $*"; ret=1; }
-skip() { echo "SKIP: $*"; exit $ksft_skip; }
 
 cleanup() {
 	local p
@@ -229,7 +224,7 @@ main() {
 	local i w s n p ncpu t0 ops=0 arrived thru drop4=0 drop6=0
 	[[ $(id -u) == 0 ]] || skip "must run as root"
 	[[ -c /dev/cuckoo_nf ]] || skip "/dev/cuckoo_nf missing"
-	grep -q '^cuckoo_nf ' /proc/modules || skip "cuckoo_nf is not a loaded module"
+	mod_loaded || skip "cuckoo_nf is not a loaded module"
 	for t in cuckooctl ip nft ping awk rmmod; do
 		command -v $t >/dev/null || skip "$t not found"
 	done
@@ -293,7 +288,7 @@ main() {
 	else
 		log_pass "rmmod refused $(cat "$TMP/rmmod.tries") times while in use"
 	fi
-	grep -q '^cuckoo_nf ' /proc/modules || log_fail "the module is gone"
+	mod_loaded || log_fail "the module is gone"
 
 	settle_counters counters CTR
 	for i in "${!SRCS[@]}"; do

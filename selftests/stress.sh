@@ -25,7 +25,6 @@
 # ping is killed).  The amount of work is set by counts (CNF_TEST_STRESS_*
 # below).
 
-ksft_skip=4
 ret=0
 
 INTERVAL=${CNF_TEST_STRESS_INTERVAL:-0.02}	# ping -i
@@ -52,9 +51,6 @@ TMP=
 PIDS=()
 PINGERS=()
 
-log_pass() { echo "PASS: $*"; }
-log_fail() { echo "FAIL: $*"; ret=1; }
-
 cleanup() {
 	local p
 	for p in "${PIDS[@]}" "${PINGERS[@]}"; do
@@ -66,11 +62,6 @@ cleanup() {
 	[[ -n $TMP ]] && rm -rf "$TMP"
 }
 trap cleanup EXIT
-
-skip() {
-	echo "SKIP: $*"
-	exit $ksft_skip
-}
 
 rctl() { nsx "$NS_R" cuckooctl "$@"; }
 
@@ -259,7 +250,7 @@ verify_traffic() {
 		back=${SNAP_S[cnf_back/c$i]:-0}
 		arrived=${SNAP_R[cnf_in/c$i]:-0}
 		delivered=${SNAP_R[cnf_rx/c$i]:-0}
-		echo "INFO: $kind $s: sent $sent, arrived $arrived, delivered $delivered, replies back $back"
+		log_info "$kind $s: sent $sent, arrived $arrived, delivered $delivered, replies back $back"
 		if ((arrived == 0)); then
 			log_fail "$kind $s: no packet arrived at the receiver"
 			continue
@@ -297,7 +288,7 @@ verify_traffic() {
 		log_fail "stats: cannot read them: $STATS_JSON"
 		return
 	fi
-	echo "INFO: stats: $STATS_JSON"
+	log_info "stats: $STATS_JSON"
 	for fam in 4 6; do
 		d=${STAT[ipv$fam.dropped]}
 		m=${STAT[ipv$fam.matched]}

@@ -19,7 +19,6 @@
 # under TCG may come later.)
 set -uo pipefail
 
-KSFT_SKIP=4
 NPINGS=3
 S=ns-s-$$
 R1=ns-r1-$$
@@ -55,14 +54,8 @@ cleanup() {
 }
 
 skip_unless_ready() {
-	if [[ ! -c /dev/cuckoo_nf ]]; then
-		echo "SKIP: /dev/cuckoo_nf missing (module not loaded)"
-		exit $KSFT_SKIP
-	fi
-	if ! command -v cuckooctl >/dev/null; then
-		echo "SKIP: cuckooctl not found"
-		exit $KSFT_SKIP
-	fi
+	[[ -c /dev/cuckoo_nf ]] || skip "/dev/cuckoo_nf missing (module not loaded)"
+	command -v cuckooctl >/dev/null || skip "cuckooctl not found"
 }
 
 # link N: veth s$N (in $S) <-> r$N (in receiver namespace $2).  Addresses
