@@ -162,42 +162,105 @@ ping_argv() {
 	nsx_argv "$ns" ping $fam -q -n "$@" -I "$src" "$dst"
 }
 
-# veth_pair_setup S R SELF4 SELF6 MAC_S MAC_R: addresses and neighbours of
-# the veth pair veth0 (namespace S, MAC_S) - veth1 (namespace R, MAC_R)
-# that the caller made.  veth0 gets SELF4/24, SELF6/64 and every source
-# of the caller's SRCS, veth1 the caller's DST4/24 and DST6/64.  Static
-# neighbours both ways: no ARP or ND, whose packets from a listed source
-# would be dropped and counted too.  One ip -batch per namespace.
-veth_pair_setup() {
-	local s=$1 r=$2 self4=$3 self6=$4 mac_s=$5 mac_r=$6 a
-	for a in "$s" "$r"; do
-		nsx "$a" sysctl -qw net.ipv6.conf.all.accept_dad=0 \
-			net.ipv6.conf.default.accept_dad=0 || return 1
-	done
+# veth_pair N S R R4 R6 SRC...: link N (0 to 9), the veth pair sN (in
+# namespace S, MAC 02:cf:00:00:0N:01) - rN (in namespace R,
+# 02:cf:00:00:0N:02), made by one ip with those of S and R that do not
+# exist yet.  sN gets every SRC (/24 or /64), rN R4/24 and R6/64.
+# Static neighbours both ways: no ARP or ND, whose packets from a listed
+# source would be dropped and counted too.  Then one ip -batch per
+# namespace.  Returns 2 when the namespaces or the pair cannot be made, 1
+# when they cannot be set up.
+veth_pair() {
+	local n=$1 s=$2 r=$3 r4=$4 r6=$5 a
+	local mac_s=02:cf:00:00:0$1:01 mac_r=02:cf:00:00:0$1:02
+	shift 5
+	{
+		for a in "$s" "$r"; do
+			[[ -e /run/netns/$a ]] || echo "netns add $a"
+		done
+		echo "link add s$n netns $s address $mac_s type veth peer name r$n address $mac_r netns $r"
+	} | ip -batch - || return 2
 	{
 		echo "link set lo up"
-		echo "addr add $self4/24 dev veth0"
-		echo "addr add $self6/64 dev veth0 nodad"
-		for a in "${SRCS[@]}"; do
+		for a in "$@"; do
 			if is_v6 "$a"; then
-				echo "addr add $a/64 dev veth0 nodad"
+				echo "addr add $a/64 dev s$n nodad"
 			else
-				echo "addr add $a/24 dev veth0"
+				echo "addr add $a/24 dev s$n"
 			fi
 		done
-		echo "link set veth0 up"
-		echo "neigh replace $DST4 lladdr $mac_r dev veth0 nud permanent"
-		echo "neigh replace $DST6 lladdr $mac_r dev veth0 nud permanent"
+		echo "link set s$n up"
+		echo "neigh replace $r4 lladdr $mac_r dev s$n nud permanent"
+		echo "neigh replace $r6 lladdr $mac_r dev s$n nud permanent"
 	} | ip -n "$s" -batch - || return 1
 	{
 		echo "link set lo up"
-		echo "addr add $DST4/24 dev veth1"
-		echo "addr add $DST6/64 dev veth1 nodad"
-		echo "link set veth1 up"
-		for a in "$self4" "$self6" "${SRCS[@]}"; do
-			echo "neigh replace $a lladdr $mac_s dev veth1 nud permanent"
+		echo "addr add $r4/24 dev r$n"
+		echo "addr add $r6/64 dev r$n nodad"
+		echo "link set r$n up"
+		for a in "$@"; do
+			echo "neigh replace $a lladdr $mac_s dev r$n nud permanent"
 		done
 	} | ip -n "$r" -batch - || return 1
+}
+
+# counter_tables NS TABLE:DIR:HOOK...: in namespace NS, by one nft, a
+# table TABLE per argument with a named counter cI for every source of the
+# caller's SRCS (I its index there: IDX[SRC]=I) and a chain c counting into
+# them at HOOK: input, output or prerouting (table inet), or a device's
+# name (table netdev, that device's ingress).  DIR "req" counts the echo
+# requests from the source to the caller's DST4 or DST6, "reply" the echo
+# replies from there to the source.
+declare -gA IDX
+counter_tables() {
+	local ns=$1 spec table dir hook s i
+	shift
+	IDX=()
+	for i in "${!SRCS[@]}"; do
+		IDX[${SRCS[$i]}]=$i
+	done
+	for spec in "$@"; do
+		table=${spec%%:*} dir=${spec#*:} hook=${spec##*:}
+		dir=${dir%%:*}
+		case $hook in
+		input | output | prerouting)
+			echo "table inet $table {"
+			hook="type filter hook $hook priority 0; policy accept;" ;;
+		*)
+			echo "table netdev $table {"
+			hook="type filter hook ingress device $hook priority 0; policy accept;" ;;
+		esac
+		for i in "${!SRCS[@]}"; do
+			echo "counter c$i { }"
+		done
+		echo "chain c { $hook"
+		for i in "${!SRCS[@]}"; do
+			s=${SRCS[$i]}
+			if [[ $dir == reply ]] && is_v6 "$s"; then
+				echo "ip6 saddr $DST6 ip6 daddr $s icmpv6 type echo-reply counter name c$i"
+			elif [[ $dir == reply ]]; then
+				echo "ip saddr $DST4 ip daddr $s icmp type echo-reply counter name c$i"
+			elif is_v6 "$s"; then
+				echo "ip6 saddr $s ip6 daddr $DST6 icmpv6 type echo-request counter name c$i"
+			else
+				echo "ip saddr $s ip daddr $DST4 icmp type echo-request counter name c$i"
+			fi
+		done
+		echo "}"
+		echo "}"
+	done | nsx "$ns" nft -f -
+}
+
+# flood NS SRC INTERVAL [CPU]: a ping from SRC in namespace NS every
+# INTERVAL seconds, in the background until killed (pinned on CPU when
+# given and taskset is there); FLOOD_PID is ping's own pid (see nsx_argv).
+# Its output goes nowhere: counters decide.
+flood() {
+	local pin=()
+	[[ -n ${4:-} ]] && command -v taskset >/dev/null && pin=(taskset -c "$4")
+	ping_argv "$1" "$2" -i "$3" -c 100000000
+	"${pin[@]}" "${NSX[@]}" >/dev/null 2>&1 &
+	FLOOD_PID=$!
 }
 
 # settle_counters READER ARRAY...: once the senders are gone, packets

@@ -84,12 +84,6 @@ cleanup() {
 
 ctl() { local ns=$1; shift; nsx "$ns" cuckooctl "$@"; }
 
-# IDX[source]: its index in SRCS, which names its counters (cN).
-declare -A IDX
-for i in "${!SRCS[@]}"; do
-	IDX[${SRCS[$i]}]=$i
-done
-
 # snap: CNT[table/counter]=packets for every named nft counter of the
 # receiver, from one listing.
 declare -A CNT
@@ -97,7 +91,7 @@ snap() { nft_read CNT "$NS_R" "$TMP/nft"; }
 
 # counts SRC: from the last snap, A and D, the echo requests from SRC that
 # arrived (netdev ingress, before the module's hook) and that were
-# delivered (inet input).  In variables: $(...) would fork.
+# delivered (inet input), counted by cN, N = IDX[SRC] (counter_tables).  In variables: $(...) would fork.
 counts() {
 	A=${CNT[cnf_in/c${IDX[$1]}]:-0}
 	D=${CNT[cnf_rx/c${IDX[$1]}]:-0}
@@ -130,59 +124,10 @@ check_requirements() {
 	fi
 }
 
-# make_pair S R: namespaces S and R joined by veth0 (S) - veth1 (R), every
-# source of SRCS on S, static neighbours (no ARP/ND from blocked sources).
+# make_pair S R: namespaces S and R joined by s0 (S) - r0 (R), every
+# source of SRCS on s0, static neighbours (no ARP/ND from blocked sources).
 make_pair() {
-	local s=$1 r=$2 mac_s=02:cf:00:00:00:01 mac_r=02:cf:00:00:00:02
-	# One ip per namespace (-batch): under TCG each process start counts.
-	printf '%s\n' "netns add $s" "netns add $r" \
-		"link add veth0 netns $s address $mac_s type veth peer name veth1 address $mac_r netns $r" |
-		ip -batch - || return 1
-	veth_pair_setup "$s" "$r" 10.0.1.1 fd00:1::1 $mac_s $mac_r
-}
-
-# Per source: arrived (netdev ingress, before the module's hook) and
-# delivered (inet input) echo requests.
-add_counters() {
-	local r=$1 s i rules=
-	for s in "${SRCS[@]}"; do
-		i=${IDX[$s]}
-		if is_v6 "$s"; then
-			rules+="ip6 saddr $s ip6 daddr $DST6 icmpv6 type echo-request counter name c$i;"
-		else
-			rules+="ip saddr $s ip daddr $DST4 icmp type echo-request counter name c$i;"
-		fi
-	done
-	local ctrs=
-	for i in "${!SRCS[@]}"; do
-		ctrs+="counter c$i { };"
-	done
-	nsx "$r" nft -f - <<-EOF
-		table netdev cnf_in {
-			$ctrs
-			chain c {
-				type filter hook ingress device veth1 priority 0; policy accept;
-				$rules
-			}
-		}
-		table inet cnf_rx {
-			$ctrs
-			chain c {
-				type filter hook input priority 0; policy accept;
-				$rules
-			}
-		}
-	EOF
-}
-
-# flood NS SRC: a ping flood in the background (bounded only by the count;
-# killed when the test is done with it).
-flood() {
-	# Not nsx: a function in the background is a subshell, and killing
-	# that would leave ping running; NSX is ping itself.
-	ping_argv "$1" "$2" -i "$INTERVAL" -c 100000000
-	"${NSX[@]}" >/dev/null 2>&1 &
-	PIDS+=($!)
+	veth_pair 0 "$1" "$2" "$DST4" "$DST6" 10.0.1.1 fd00:1::1 "${SRCS[@]}"
 }
 
 stop_floods() {
@@ -335,16 +280,19 @@ one_cycle() {
 
 test_reload_under_traffic() {
 	local k s
-	make_pair "$NS_S" "$NS_R" && add_counters "$NS_R" || {
+	if ! make_pair "$NS_S" "$NS_R" ||
+		! counter_tables "$NS_R" cnf_in:req:r0 cnf_rx:req:input; then
 		log_fail "reload: setup"
 		return
-	}
+	fi
 	for s in $FLOOD_B4 $FLOOD_B6; do
-		flood "$NS_S" "$s"
-		BLOCKED_FLOODS+=("${PIDS[-1]}")
+		flood "$NS_S" "$s" "$INTERVAL"
+		PIDS+=("$FLOOD_PID")
+		BLOCKED_FLOODS+=("$FLOOD_PID")
 	done
 	for s in $FLOOD_A4 $FLOOD_A6; do
-		flood "$NS_S" "$s"
+		flood "$NS_S" "$s" "$INTERVAL"
+		PIDS+=("$FLOOD_PID")
 	done
 	for ((k = 1; k <= ITER; k++)); do
 		one_cycle "$k" || break
@@ -550,7 +498,8 @@ test_netns() {
 		ctl "$r" add $FLOOD_B4 $FLOOD_B6 $DROP4 >/dev/null ||
 			log_fail "netns $k: cuckooctl add failed"
 		for a in $FLOOD_B4 $FLOOD_A4 $FLOOD_B6 $FLOOD_A6; do
-			flood "$s" "$a"
+			flood "$s" "$a" "$INTERVAL"
+			PIDS+=("$FLOOD_PID")
 		done
 		# The flood from FLOOD_B4 alone makes "dropped" grow: the verdict
 		# is that no reply comes (an RTT here is a few ms).

@@ -40,7 +40,7 @@ source "$(dirname "$(realpath "$0")")/lib.sh"
 NS_S=cnf-storm-s-$$
 NS_R=cnf-storm-r-$$
 NS_F=cnf-storm-f-$$
-# Read by lib.sh's veth_pair_setup and ping_argv.
+# Read by lib.sh's counter_tables and ping_argv.
 # shellcheck disable=SC2034
 DST4=10.9.0.2 DST6=fd09::2
 BLOCKED=(10.9.0.11 10.9.0.13 fd09::11 fd09::13)
@@ -68,56 +68,21 @@ trap cleanup EXIT
 
 rctl() { nsx "$NS_R" cuckooctl "$@"; }
 fctl() { nsx "$NS_F" cuckooctl "$@"; }
-# counters: CTR[TABLE/NAME]=PACKETS for each rule of the receiver
-# commented NAME (plain rule counters: no named counter objects, which
-# need nft_objref), both tables from one nft call.
+# counters: CTR[TABLE/cN]=PACKETS, the receiver's counters of source N.
 declare -A CTR
-counters() {
-	local line table=''
-	CTR=()
-	nsx "$NS_R" nft list ruleset >"$TMP/nft" || return 1
-	while read -r line; do
-		if [[ $line =~ ^table\ [a-z0-9]+\ ([^ ]+)\ \{$ ]]; then
-			table=${BASH_REMATCH[1]}
-		elif [[ $line =~ \ counter\ packets\ ([0-9]+)\ .*\ comment\ \"([^\"]+)\"$ ]]; then
-			CTR["$table/${BASH_REMATCH[2]}"]=${BASH_REMATCH[1]}
-		fi
-	done <"$TMP/nft"
-}
+counters() { nft_read CTR "$NS_R" "$TMP/nft"; }
 
-counter_rules() {
-	local i s
-	echo "chain c { $1"
-	for i in "${!SRCS[@]}"; do
-		s=${SRCS[$i]}
-		if is_v6 "$s"; then
-			echo "ip6 saddr $s icmpv6 type echo-request counter comment \"c$i\""
-		else
-			echo "ip saddr $s icmp type echo-request counter comment \"c$i\""
-		fi
-	done
-	echo "}"
-}
-
-# Static neighbours: the only packets from stable sources are pings.  One
-# ip -batch per namespace: under TCG every process start counts.
+# Static neighbours: the only packets from stable sources are pings.  Per
+# source (cN, N its index in SRCS), the echo requests that arrived (netdev
+# ingress, before the module's PRE_ROUTING hook) and got through (inet
+# prerouting).
 setup() {
-	local mac_s=02:cf:00:00:00:01 mac_r=02:cf:00:00:00:02
-	printf 'netns add %s\n' "$NS_S" "$NS_R" "$NS_F" | ip -batch - ||
-		skip "cannot create network namespaces"
-	ip link add veth0 netns "$NS_S" address $mac_s type veth \
-		peer name veth1 netns "$NS_R" address $mac_r ||
-		skip "cannot create a veth pair"
-	ip -n "$NS_F" link set lo up || return 1
-	veth_pair_setup "$NS_S" "$NS_R" 10.9.0.1 fd09::1 $mac_s $mac_r || return 1
-	nsx "$NS_R" nft -f - <<-EOF || return 1
-		table netdev storm_in {
-		$(counter_rules "type filter hook ingress device veth1 priority 0; policy accept;")
-		}
-		table inet storm_thru {
-		$(counter_rules "type filter hook prerouting priority 0; policy accept;")
-		}
-	EOF
+	veth_pair 0 "$NS_S" "$NS_R" "$DST4" "$DST6" 10.9.0.1 fd09::1 "${SRCS[@]}" || {
+		(($? == 2)) && skip "cannot create network namespaces and a veth pair"
+		return 1
+	}
+	ip netns add "$NS_F" && ip -n "$NS_F" link set lo up &&
+		counter_tables "$NS_R" storm_in:req:r0 storm_thru:req:prerouting
 }
 
 # ---- the storm's parties ----
@@ -212,12 +177,9 @@ unloader() {
 # so that its pid in PINGERS is ping's.
 PINGERS=()
 pinger() {
-	local pin=()
-	command -v taskset >/dev/null && pin=(taskset -c "$2")
-	ping_argv "$NS_S" "$1" -c 100000000 -i 0.01
-	"${pin[@]}" "${NSX[@]}" >/dev/null 2>&1 &
-	PINGERS+=($!)
-	PIDS+=($!)
+	flood "$NS_S" "$1" 0.01 "$2"
+	PINGERS+=("$FLOOD_PID")
+	PIDS+=("$FLOOD_PID")
 }
 
 main() {

@@ -36,8 +36,6 @@ source "$(dirname "$(realpath "$0")")/lib.sh"
 
 NS_S=cnf-stress-s-$$
 NS_R=cnf-stress-r-$$
-MAC_S=02:cf:00:00:00:01
-MAC_R=02:cf:00:00:00:02
 DST4=10.0.1.2
 DST6=fd00:1::2
 # Stable sources.  Allowed ones include neighbours of blocked ones.
@@ -65,12 +63,6 @@ trap cleanup EXIT
 
 rctl() { nsx "$NS_R" cuckooctl "$@"; }
 
-# IDX[source]: its index in SRCS, which names its counters (cN).
-declare -A IDX
-for i in "${!SRCS[@]}"; do
-	IDX[${SRCS[$i]}]=$i
-done
-
 check_requirements() {
 	local t
 	[[ $(id -u) == 0 ]] || skip "must run as root"
@@ -82,72 +74,20 @@ check_requirements() {
 	[[ -x $ADDRGEN ]] || skip "$ADDRGEN missing (make -C selftests)"
 	modprobe -q veth 2>/dev/null
 	modprobe -q nf_tables 2>/dev/null
-	printf 'netns add %s\n' "$NS_S" "$NS_R" | ip -batch - ||
-		skip "cannot create network namespaces"
-	ip link add veth0 netns "$NS_S" address $MAC_S type veth \
-		peer name veth1 netns "$NS_R" address $MAC_R ||
-		skip "cannot create a veth pair"
 }
 
-# Counter rules for every stable source: "<match> counter name cN".
-# counter_rules DIR CHAIN: the named counter cN of every stable source and
-# its rule in chain c (CHAIN: its type and hook): DIR "req" counts the echo
-# requests from the source, "reply" the echo replies to it.
-counter_rules() {
-	local dir=$1 s i
-	for s in "${SRCS[@]}"; do
-		echo "counter c${IDX[$s]} { }"
-	done
-	echo "chain c { $2"
-	for s in "${SRCS[@]}"; do
-		i=${IDX[$s]}
-		if [[ $dir == reply ]] && is_v6 "$s"; then
-			echo "ip6 saddr $DST6 ip6 daddr $s icmpv6 type echo-reply counter name c$i"
-		elif [[ $dir == reply ]]; then
-			echo "ip saddr $DST4 ip daddr $s icmp type echo-reply counter name c$i"
-		elif is_v6 "$s"; then
-			echo "ip6 saddr $s ip6 daddr $DST6 icmpv6 type echo-request counter name c$i"
-		else
-			echo "ip saddr $s ip daddr $DST4 icmp type echo-request counter name c$i"
-		fi
-	done
-	echo "}"
-}
-
-# Static neighbours: no ARP/ND, so the only IP packets from the stable
-# sources are the pings (an IPv6 neighbour solicitation from a blocked
-# source would be dropped and counted too).  One ip -batch per namespace:
-# under TCG every process start counts.
+# The pair, its static neighbours (no ARP/ND, so the only IP packets from
+# the stable sources are the pings) and per source the counters (cN, N =
+# IDX[source]) of: sent (sender output) and replies received (sender
+# input); arrived (receiver ingress, before the module's PRE_ROUTING hook)
+# and delivered (receiver input).
 setup() {
-	veth_pair_setup "$NS_S" "$NS_R" 10.0.1.1 fd00:1::1 $MAC_S $MAC_R || return 1
-
-	# Sent (sender output) and replies received (sender input); arrived
-	# (receiver ingress, before the module's PRE_ROUTING hook) and
-	# delivered (receiver input) per source.
-	nsx "$NS_S" nft -f - <<-EOF || return 1
-		table inet cnf_tx {
-		$(counter_rules req "type filter hook output priority 0; policy accept;")
-		}
-		table inet cnf_back {
-		$(counter_rules reply "type filter hook input priority 0; policy accept;")
-		}
-	EOF
-	nsx "$NS_R" nft -f - <<-EOF || return 1
-		table netdev cnf_in {
-		$(counter_rules req "type filter hook ingress device veth1 priority 0; policy accept;")
-		}
-		table inet cnf_rx {
-		$(counter_rules req "type filter hook input priority 0; policy accept;")
-		}
-	EOF
-}
-
-# traffic SRC: one ping from SRC for the whole churn, in the background,
-# its pid (ping's own, not a subshell's) in PINGERS.
-traffic() {
-	ping_argv "$NS_S" "$1" -c 100000000 -i "$INTERVAL"
-	"${NSX[@]}" >/dev/null 2>&1 &
-	PINGERS+=($!)
+	veth_pair 0 "$NS_S" "$NS_R" "$DST4" "$DST6" 10.0.1.1 fd00:1::1 "${SRCS[@]}" || {
+		(($? == 2)) && skip "cannot create network namespaces and a veth pair"
+		return 1
+	}
+	counter_tables "$NS_S" cnf_tx:req:output cnf_back:reply:input &&
+		counter_tables "$NS_R" cnf_in:req:r0 cnf_rx:req:input
 }
 
 # snap: SNAP_S and SNAP_R, the sender's and the receiver's named counters
@@ -355,8 +295,10 @@ main() {
 		exit 1
 	fi
 
+	# One ping per source for the whole churn.
 	for s in "${SRCS[@]}"; do
-		traffic "$s"
+		flood "$NS_S" "$s" "$INTERVAL"
+		PINGERS+=("$FLOOD_PID")
 	done
 	small_churn &
 	PIDS+=($!)

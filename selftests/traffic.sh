@@ -58,41 +58,15 @@ skip_unless_ready() {
 	command -v cuckooctl >/dev/null || skip "cuckooctl not found"
 }
 
-# link N: veth s$N (in $S) <-> r$N (in receiver namespace $2).  Addresses
-# skip DAD and neighbours are static so that no NDP packet from a listed
-# source reaches a filter: counters then count pings only.  One ip -batch
-# per namespace: under TCG every process start counts.
-setup_link() {
-	local n=$1 rns=$2 smac=02:cf:00:00:0$1:01 rmac=02:cf:00:00:0$1:02 a
-	ip link add "s$n" netns "$S" address "$smac" type veth \
-		peer name "r$n" netns "$rns" address "$rmac" || return 1
-	ip -n "$S" -batch - <<-EOF || return 1
-		addr add 10.0.$n.1/24 dev s$n
-		addr add 10.0.$n.11/24 dev s$n
-		addr add fd0$n::1/64 dev s$n nodad
-		addr add fd0$n::11/64 dev s$n nodad
-		link set s$n up
-		neigh replace 10.0.$n.2 lladdr $rmac dev s$n nud permanent
-		neigh replace fd0$n::2 lladdr $rmac dev s$n nud permanent
-	EOF
-	{
-		echo "link set lo up"
-		echo "addr add 10.0.$n.2/24 dev r$n"
-		echo "addr add fd0$n::2/64 dev r$n nodad"
-		echo "link set r$n up"
-		for a in "10.0.$n.1" "10.0.$n.11" "fd0$n::1" "fd0$n::11"; do
-			echo "neigh replace $a lladdr $smac dev r$n nud permanent"
-		done
-	} | ip -n "$rns" -batch -
-}
-
+# Link N: veth sN (in $S) - rN (in receiver namespace RN), by lib.sh's
+# veth_pair.  Addresses skip DAD and neighbours are static so that no NDP
+# packet from a listed source reaches a filter: counters then count pings
+# only.
 setup() {
 	local ns n
 	TMP=$(mktemp -d) || return 1
-	printf 'netns add %s\n' "$S" "$R1" "$R2" | ip -batch - || return 1
-	ip -n "$S" link set lo up || return 1
-	setup_link 1 "$R1" || return 1
-	setup_link 2 "$R2" || return 1
+	veth_pair 1 "$S" "$R1" 10.0.1.2 fd01::2 10.0.1.1 10.0.1.11 fd01::1 fd01::11 || return 1
+	veth_pair 2 "$S" "$R2" 10.0.2.2 fd02::2 10.0.2.1 10.0.2.11 fd02::1 fd02::11 || return 1
 	for ns in "$R1" "$R2"; do
 		nsx_argv "$ns" sleep 100000
 		"${NSX[@]}" &
