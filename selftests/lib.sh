@@ -25,6 +25,25 @@ skip() {
 	exit $KSFT_SKIP
 }
 
+# require_cmds CMD...: skip unless every CMD is there.
+require_cmds() {
+	local c
+	for c; do
+		command -v "$c" >/dev/null || skip "$c not found"
+	done
+}
+
+# finish NAME: "PASS: NAME" or "FAIL: NAME" as the caller's ret says, and
+# exit with it.
+finish() {
+	if ((ret == 0)); then
+		log_pass "$1"
+	else
+		log_fail "$1"
+	fi
+	exit "$ret"
+}
+
 # mod_loaded [NAME]: module NAME (default cuckoo_nf) is loaded.  Read in
 # this shell: no grep to start.
 # shellcheck disable=SC2120 # NAME is optional

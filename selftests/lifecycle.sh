@@ -68,11 +68,8 @@ load_deps() {
 mod_insert() { insmod "$CNF_KO"; }
 
 cleanup() {
-	local p n
-	for p in "${PIDS[@]}"; do
-		kill "$p" 2>/dev/null
-		kill -CONT "$p" 2>/dev/null
-	done
+	local n
+	stop_floods
 	wait 2>/dev/null
 	for n in $(ip netns list 2>/dev/null | awk '{ print $1 }'); do
 		[[ $n == cnf-lc-*-$$* ]] && ip netns del "$n"
@@ -107,14 +104,11 @@ ping_count() {
 }
 
 check_requirements() {
-	local t
 	[[ $(id -u) == 0 ]] || skip "must run as root"
 	[[ -r $CNF_KO ]] || skip "no module at \$CNF_KO ($CNF_KO)"
 	[[ -x $ADDRGEN ]] || skip "$ADDRGEN missing (make -C selftests)"
 	command -v cuckooctl >/dev/null || skip "cuckooctl not on PATH"
-	for t in ip nft ping awk insmod rmmod modinfo; do
-		command -v $t >/dev/null || skip "$t not found"
-	done
+	require_cmds ip nft ping awk insmod rmmod modinfo
 	modprobe -q veth 2>/dev/null
 	modprobe -q nf_tables 2>/dev/null
 	load_deps || skip "cannot load the modules $CNF_KO depends on"
@@ -130,6 +124,18 @@ make_pair() {
 	veth_pair 0 "$1" "$2" "$DST4" "$DST6" 10.0.1.1 fd00:1::1 "${SRCS[@]}"
 }
 
+# floods NS: the four floods from namespace NS, every one's pid in PIDS,
+# the blocked ones' also in BLOCKED_FLOODS.
+floods() {
+	local s
+	for s in $FLOOD_B4 $FLOOD_B6 $FLOOD_A4 $FLOOD_A6; do
+		flood "$1" "$s" "$INTERVAL"
+		PIDS+=("$FLOOD_PID")
+		[[ $s == "$FLOOD_B4" || $s == "$FLOOD_B6" ]] && BLOCKED_FLOODS+=("$FLOOD_PID")
+	done
+}
+
+# stop_floods: kills every process in PIDS (stopped ones too).
 stop_floods() {
 	local p
 	for p in "${PIDS[@]}"; do
@@ -138,6 +144,7 @@ stop_floods() {
 	done
 	wait "${PIDS[@]}" 2>/dev/null
 	PIDS=()
+	BLOCKED_FLOODS=()
 }
 
 # ---- 1. load, verify, unload under traffic, ITER times ----
@@ -285,20 +292,11 @@ test_reload_under_traffic() {
 		log_fail "reload: setup"
 		return
 	fi
-	for s in $FLOOD_B4 $FLOOD_B6; do
-		flood "$NS_S" "$s" "$INTERVAL"
-		PIDS+=("$FLOOD_PID")
-		BLOCKED_FLOODS+=("$FLOOD_PID")
-	done
-	for s in $FLOOD_A4 $FLOOD_A6; do
-		flood "$NS_S" "$s" "$INTERVAL"
-		PIDS+=("$FLOOD_PID")
-	done
+	floods "$NS_S"
 	for ((k = 1; k <= ITER; k++)); do
 		one_cycle "$k" || break
 	done
 	stop_floods
-	BLOCKED_FLOODS=()
 	settle_counters snap CNT
 	for s in $PASS4 $PASS6; do
 		counts "$s"
@@ -497,10 +495,7 @@ test_netns() {
 		fi
 		ctl "$r" add $FLOOD_B4 $FLOOD_B6 $DROP4 >/dev/null ||
 			log_fail "netns $k: cuckooctl add failed"
-		for a in $FLOOD_B4 $FLOOD_A4 $FLOOD_B6 $FLOOD_A6; do
-			flood "$s" "$a" "$INTERVAL"
-			PIDS+=("$FLOOD_PID")
-		done
+		floods "$s"
 		# The flood from FLOOD_B4 alone makes "dropped" grow: the verdict
 		# is that no reply comes (an RTT here is a few ms).
 		ping_count "$s" $DROP4 3 -W 0.2
@@ -602,12 +597,7 @@ main() {
 	test_netns
 	log_info "netns: done after $SECONDS s"
 
-	if ((ret == 0)); then
-		echo "PASS: lifecycle"
-	else
-		echo "FAIL: lifecycle"
-	fi
-	exit $ret
+	finish lifecycle
 }
 
 main "$@"

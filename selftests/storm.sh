@@ -187,9 +187,7 @@ main() {
 	[[ $(id -u) == 0 ]] || skip "must run as root"
 	[[ -c /dev/cuckoo_nf ]] || skip "/dev/cuckoo_nf missing"
 	mod_loaded || skip "cuckoo_nf is not a loaded module"
-	for t in cuckooctl ip nft ping awk rmmod; do
-		command -v $t >/dev/null || skip "$t not found"
-	done
+	require_cmds cuckooctl ip nft ping awk rmmod
 	[[ -x $ADDRGEN ]] || skip "$ADDRGEN missing (make -C selftests)"
 	TMP=$(mktemp -d)
 	setup || { log_fail "setup"; return 1; }

@@ -64,13 +64,10 @@ trap cleanup EXIT
 rctl() { nsx "$NS_R" cuckooctl "$@"; }
 
 check_requirements() {
-	local t
 	[[ $(id -u) == 0 ]] || skip "must run as root"
 	[[ -c /dev/cuckoo_nf ]] || skip "/dev/cuckoo_nf missing (module not loaded)"
 	command -v cuckooctl >/dev/null || skip "cuckooctl not on PATH"
-	for t in ip nft ping awk; do
-		command -v $t >/dev/null || skip "$t not found"
-	done
+	require_cmds ip nft ping awk
 	[[ -x $ADDRGEN ]] || skip "$ADDRGEN missing (make -C selftests)"
 	modprobe -q veth 2>/dev/null
 	modprobe -q nf_tables 2>/dev/null
@@ -313,12 +310,7 @@ main() {
 	verify_traffic
 	verify_state
 
-	if ((ret == 0)); then
-		echo "PASS: stress"
-	else
-		echo "FAIL: stress"
-	fi
-	exit $ret
+	finish stress
 }
 
 main "$@"
