@@ -184,11 +184,12 @@ static __always_inline u32 cnf_hash4(const struct cnf_table *t,
 {
 	const unsigned int bits = cnf_tab_bits(width);
 	const u32 *tab = t->hashes, mask = (1U << bits) - 1;
+	/* Per-chunk tables: their offsets fold into the loads. */
+	const u32 *tab1 = tab + (1U << bits), *tab2 = tab + (2U << bits);
 
 	if (width == 2)
-		return tab[r & mask] ^ tab[(1U << bits) + (r >> bits)];
-	return tab[r & mask] ^ tab[(1U << bits) + (r >> bits & mask)] ^
-	       tab[(2U << bits) + (r >> 2 * bits)];
+		return tab[r & mask] ^ tab1[r >> bits];
+	return tab[r & mask] ^ tab1[r >> bits & mask] ^ tab2[r >> 2 * bits];
 }
 
 /*
@@ -368,11 +369,18 @@ static __always_inline u64 cnf_zero_lanes16(u64 x)
 	return (x - ones) & ~x & (ones << 15);
 }
 
+/*
+ * 4-byte slots hold at most 32 - CNF_MIN_BUCKETS_LOG + 2 bits, so no lane of
+ * a bucket word, or of one xor a tag, has its top bit set: (x - 1) alone
+ * sets it in a zero lane (or, through the borrow, in the lane above one),
+ * and the ~x of 2-byte lanes can go.
+ */
 static __always_inline u64 cnf_zero_lanes32(u64 x)
 {
 	const u64 ones = 0x0000000100000001ULL;
 
-	return (x - ones) & ~x & (ones << 31);
+	BUILD_BUG_ON(32 - CNF_MIN_BUCKETS_LOG + 2 > 31);
+	return (x - ones) & (ones << 31);
 }
 
 /* First empty slot of @bucket, or -1.  Empty slots are all zero. */

@@ -31,7 +31,7 @@ struct cnf_key {
 };
 
 /* Limits of one filter; the memory limit covers both families' tables. */
-#define CNF_MIN_BUCKETS_LOG	2
+#define CNF_MIN_BUCKETS_LOG	3
 #define CNF_MAX_BUCKETS_LOG	28
 #define CNF_BUCKET_SLOTS	4
 #define CNF_MAX_KICKS		500
