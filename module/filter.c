@@ -31,10 +31,11 @@
  *
  * Readers (packet path) take no lock.  A table is published with RCU and
  * freed after a grace period.  Within a table every slot change happens in a
- * seqcount write section with bottom halves off, and a reader that overlaps
- * one retries: a key moving from one bucket to the other may be missed by a
- * single pass (read i1, key moves i2 -> i1, read i2), never by a validated
- * one.  Write sections are a few slot stores long.
+ * seqcount write section with bottom halves off, and a miss that overlaps
+ * one is looked up again: a key moving from one bucket to the other may be
+ * missed by a single pass (read i1, key moves i2 -> i1, read i2), never by a
+ * validated one.  A hit needs no validation, since slots change whole.
+ * Write sections are a few slot stores long.
  */
 #include "filter.h"
 
