@@ -867,8 +867,8 @@ static __always_inline int cnf_path_find(const struct cnf_table *t,
  * Move every key on the path ending at node @n, slot @s, one bucket over,
  * free end first: each key is written to its new slot before its old slot
  * is reused, so it is always in one of its buckets.  Returns the root node;
- * *@s is then its free slot.  Inside a write section: a reader that saw a
- * key leave the bucket it had not read yet retries.
+ * *@s is then its free slot.  Inside a write section: a reader that missed
+ * a key because it left the bucket the reader had not read yet looks again.
  */
 static __always_inline u16 cnf_path_apply(struct cnf_table *t,
 					  unsigned int width,
