@@ -1191,10 +1191,16 @@ void cnf_filter_prefetch(struct cnf_filter *f, const struct cnf_key *key)
 	if (cnf_family_check(key))
 		return;
 	t = cnf_tab(f, key->family);
-	if (t->slot_bytes == 2)
+	switch (t->slot_bytes) {
+	case 2:
 		cnf_prefetch_as(t, 2, key);
-	else
-		cnf_prefetch_as(t, t->slot_bytes, key);
+		break;
+	case 4:
+		cnf_prefetch_as(t, 4, key);
+		break;
+	default:
+		cnf_prefetch_as(t, CNF_V6_SLOT_BYTES, key);
+	}
 }
 
 int cnf_filter_del(struct cnf_filter *f, const struct cnf_key *key)
