@@ -219,11 +219,11 @@ quiet_counters() {
 # before the rmmod, so that no echo request from PASS meets the filter
 # that lists it and none from DROP comes after the module.  The counters,
 # once for all cycles, tell: every echo request from PASS arrived and was
-# delivered, every one from DROP arrived and none was delivered.  A late reply is no failure there:
-# ping, once it has had a reply, waits only max(2 RTT, interval) for the
-# last one, so under TCG a reply count would be a coin toss, not a
-# verdict; only no reply at all for DROP is asked here.  DROP's pings need
-# no wait for a reply.
+# delivered, every one from DROP arrived and none was delivered.  A late
+# reply is no failure there: ping, once it has had a reply, waits only
+# max(2 RTT, interval) for the last one, so under TCG a reply count would
+# be a coin toss, not a verdict; only no reply at all for DROP is asked
+# here.  DROP's pings need no wait for a reply.
 one_cycle() {
 	local k=$1 got u4 u6
 	if ! mod_insert; then
