@@ -643,7 +643,11 @@ static __always_inline void cnf_locate4_group(const struct cnf_table *t,
 	}
 }
 
-/* One read section for the group: writers are rare, retries cheap. */
+/*
+ * What cnf_table_has_as() does, for a group: the hits stand, and the misses
+ * go to the slow path if a write overlapped the group's read section or the
+ * stash holds keys.
+ */
 static __always_inline void cnf_probe4_group(const struct cnf_table *t,
 					     unsigned int width,
 					     const __be32 *addrs,
@@ -651,19 +655,17 @@ static __always_inline void cnf_probe4_group(const struct cnf_table *t,
 					     unsigned int n, bool *hits)
 {
 	unsigned int i, seq;
-	u32 stashed;
+	bool slow;
 
-	do {
-		seq = read_seqcount_begin(&t->seq);
+	seq = raw_seqcount_begin(&t->seq);
+	for (i = 0; i < n; i++)
+		hits[i] = cnf_probe4(width, q[i].b[0], q[i].b[1], q[i].tag);
+	slow = READ_ONCE(t->stash_n) != 0;
+	slow |= read_seqcount_retry(&t->seq, seq);
+	if (unlikely(slow))
 		for (i = 0; i < n; i++)
-			hits[i] = cnf_probe4(width, q[i].b[0], q[i].b[1],
-					     q[i].tag);
-		stashed = READ_ONCE(t->stash_n);
-	} while (read_seqcount_retry(&t->seq, seq));
-	if (unlikely(stashed))
-		for (i = 0; i < n; i++)
-			hits[i] = hits[i] ||
-				  cnf_table_has_slow(t, CNF_V4, &addrs[i]);
+			if (!hits[i])
+				hits[i] = cnf_table_has4_slow(t, addrs[i]);
 }
 
 /*

@@ -102,7 +102,7 @@ bool cnf_filter_contains(const struct cnf_filter *f,
  * CNF_LOOKUP_BATCH, each prefetched while the group before is probed, so
  * that the cache misses of tables larger than the caches overlap.
  */
-#define CNF_LOOKUP_BATCH	16
+#define CNF_LOOKUP_BATCH	32
 void cnf_filter_lookup4_batch(const struct cnf_filter *f, const __be32 *addrs,
 			      unsigned int n, bool *hits);
 
