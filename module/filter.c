@@ -61,6 +61,7 @@ struct cnf_table {
 	u32 stash_n;
 	struct cnf_key stash[CNF_STASH_SLOTS];
 	u64 count;		/* writer only: keys, stash included */
+	u64 limit;		/* writer only: cnf_table_limit(log) */
 	size_t bytes;
 	struct rcu_head rcu;
 	/*
@@ -172,6 +173,12 @@ static size_t cnf_table_bytes(enum cnf_family fam, unsigned int log)
 static u64 cnf_table_capacity(unsigned int log)
 {
 	return (u64)CNF_BUCKET_SLOTS << log;
+}
+
+/* The most keys a table of 2^@log buckets holds within the load limit. */
+static u64 cnf_table_limit(unsigned int log)
+{
+	return cnf_table_capacity(log) * CNF_LOAD_MAX_PCT / 100;
 }
 
 /* ---- hashing: everything a slot needs comes from r = x >> log ---- */
@@ -743,6 +750,7 @@ static struct cnf_table *cnf_table_alloc(enum cnf_family fam, unsigned int log)
 	t->family = fam;
 	t->log = log;
 	t->mask = (1U << log) - 1;
+	t->limit = cnf_table_limit(log);
 	t->bytes = cnf_table_bytes(fam, log);
 	return t;
 
@@ -891,6 +899,55 @@ static __always_inline u16 cnf_path_apply(struct cnf_table *t,
 	}
 }
 
+/* Store the key located at @p in slot @s of @bucket, one of its two. */
+static __always_inline void cnf_table_put(struct cnf_table *t,
+					  unsigned int width, u32 bucket,
+					  unsigned int s, struct cnf_pos *p)
+{
+	if (bucket == p->b[1])
+		*cnf_tag_word(width, p->w) |= CNF_TAG_ALT;
+	cnf_slot_write(t, width, bucket, s, p->w);
+	t->count++;
+}
+
+/* Both buckets are full: move keys along a cuckoo path to make room. */
+static __always_inline int cnf_table_insert_far_as(struct cnf_table *t,
+						   unsigned int width,
+						   struct cnf_path_node *path,
+						   struct cnf_pos *p)
+{
+	unsigned int slot;
+	int leaf, free_slot;
+	u16 root;
+
+	leaf = cnf_path_find(t, width, path, p, &slot, &free_slot);
+	if (leaf < 0)
+		return -ENOSPC;
+	cnf_write_begin(t);
+	root = cnf_path_apply(t, width, path, leaf, &slot, free_slot);
+	cnf_table_put(t, width, path[root].bucket, slot, p);
+	cnf_write_end(t);
+	return 0;
+}
+
+/*
+ * Out of line, so that an add that finds a free slot in its own buckets,
+ * the common case, needs few registers; still one copy per width.
+ */
+static noinline int cnf_table_insert_far(struct cnf_table *t,
+					 unsigned int width,
+					 struct cnf_path_node *path,
+					 struct cnf_pos *p)
+{
+	switch (width) {
+	case 2:
+		return cnf_table_insert_far_as(t, 2, path, p);
+	case 4:
+		return cnf_table_insert_far_as(t, 4, path, p);
+	}
+	return cnf_table_insert_far_as(t, CNF_V6_SLOT_BYTES, path, p);
+}
+
 /*
  * Put an absent key, located at @p, into @t's buckets; -ENOSPC when no path
  * frees a slot.
@@ -900,32 +957,18 @@ static __always_inline int cnf_table_insert_at(struct cnf_table *t,
 					       struct cnf_path_node *path,
 					       struct cnf_pos *p)
 {
-	int s = -1, leaf = -1, free_slot = 0;
-	unsigned int i, slot = 0;
-	u32 bucket = 0;
+	u32 bucket = p->b[0];
+	int s = cnf_bucket_free_slot(t, width, bucket);
 
-	for (i = 0; i < 2 && s < 0; i++) {
-		bucket = p->b[i];
-		s = cnf_bucket_free_slot(t, width, bucket);
-	}
 	if (s < 0) {
-		leaf = cnf_path_find(t, width, path, p, &slot, &free_slot);
-		if (leaf < 0)
-			return -ENOSPC;
+		bucket = p->b[1];
+		s = cnf_bucket_free_slot(t, width, bucket);
+		if (s < 0)
+			return cnf_table_insert_far(t, width, path, p);
 	}
 	cnf_write_begin(t);
-	if (leaf >= 0) {
-		u16 root = cnf_path_apply(t, width, path, leaf, &slot,
-					  free_slot);
-
-		bucket = path[root].bucket;
-		s = slot;
-	}
-	if (bucket == p->b[1])
-		*cnf_tag_word(width, p->w) |= CNF_TAG_ALT;
-	cnf_slot_write(t, width, bucket, s, p->w);
+	cnf_table_put(t, width, bucket, s, p);
 	cnf_write_end(t);
-	t->count++;
 	return 0;
 }
 
@@ -1064,8 +1107,7 @@ static unsigned int cnf_log_for(u64 entries, unsigned int min_log)
 {
 	unsigned int log = min_log;
 
-	while (log < CNF_MAX_BUCKETS_LOG &&
-	       cnf_table_capacity(log) * CNF_LOAD_MAX_PCT < entries * 100)
+	while (log < CNF_MAX_BUCKETS_LOG && cnf_table_limit(log) < entries)
 		log++;
 	return log;
 }
@@ -1105,7 +1147,7 @@ static int cnf_filter_rebuild(struct cnf_filter *f, enum cnf_family fam,
 
 static bool cnf_needs_growth(const struct cnf_table *t, u64 entries)
 {
-	return cnf_table_capacity(t->log) * CNF_LOAD_MAX_PCT < entries * 100;
+	return entries > t->limit;
 }
 
 /* ---- filter ---- */
@@ -1138,6 +1180,12 @@ static noinline int cnf_add_slow(struct cnf_filter *f,
 	return cnf_stash_put(t, key) ? 0 : err;
 }
 
+/* The family of a table of @width-byte slots, a constant where @width is. */
+static __always_inline enum cnf_family cnf_width_family(unsigned int width)
+{
+	return width == CNF_V6_SLOT_BYTES ? CNF_V6 : CNF_V4;
+}
+
 /* Add to @t of @width-byte slots: one copy per width, like the readers. */
 static __always_inline int cnf_add_as(struct cnf_filter *f,
 				      struct cnf_table *t, unsigned int width,
@@ -1145,7 +1193,7 @@ static __always_inline int cnf_add_as(struct cnf_filter *f,
 {
 	struct cnf_pos p;
 
-	cnf_locate_as(t, key->family, width, &key->v6, &p);
+	cnf_locate_as(t, cnf_width_family(width), width, &key->v6, &p);
 	if (cnf_table_holds(t, width, &p, key))
 		return -EEXIST;
 	if (cnf_needs_growth(t, t->count + 1))
@@ -1153,6 +1201,13 @@ static __always_inline int cnf_add_as(struct cnf_filter *f,
 	if (cnf_table_insert_at(t, width, f->path, &p))
 		return cnf_add_slow(f, key, false);
 	return 0;
+}
+
+/* Out of line, so that IPv6's hashing does not weigh on IPv4's registers. */
+static noinline int cnf_add6(struct cnf_filter *f, struct cnf_table *t,
+			     const struct cnf_key *key)
+{
+	return cnf_add_as(f, t, CNF_V6_SLOT_BYTES, key);
 }
 
 int cnf_filter_add(struct cnf_filter *f, const struct cnf_key *key)
@@ -1171,7 +1226,7 @@ int cnf_filter_add(struct cnf_filter *f, const struct cnf_key *key)
 	case 4:
 		return cnf_add_as(f, t, 4, key);
 	}
-	return cnf_add_as(f, t, CNF_V6_SLOT_BYTES, key);
+	return cnf_add6(f, t, key);
 }
 
 static __always_inline void cnf_prefetch_as(struct cnf_table *t,
@@ -1180,7 +1235,7 @@ static __always_inline void cnf_prefetch_as(struct cnf_table *t,
 {
 	struct cnf_pos p;
 
-	cnf_locate_as(t, key->family, width, &key->v6, &p);
+	cnf_locate_as(t, cnf_width_family(width), width, &key->v6, &p);
 	prefetchw(cnf_bucket_words(t, width, p.b[0]));
 	prefetchw(cnf_bucket_words(t, width, p.b[1]));
 }
@@ -1240,8 +1295,7 @@ int cnf_filter_reserve(struct cnf_filter *f, enum cnf_family fam, u64 entries)
 	log = cnf_log_for(entries, t->log);
 	if (log == t->log)
 		return 0;
-	if (cnf_table_capacity(CNF_MAX_BUCKETS_LOG) * CNF_LOAD_MAX_PCT <
-	    entries * 100)
+	if (cnf_table_limit(CNF_MAX_BUCKETS_LOG) < entries)
 		return -ENOSPC;
 	return cnf_filter_rebuild(f, fam, log);
 }
