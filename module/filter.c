@@ -34,8 +34,11 @@
  * seqcount write section with bottom halves off, and a miss that overlaps
  * one is looked up again: a key moving from one bucket to the other may be
  * missed by a single pass (read i1, key moves i2 -> i1, read i2), never by a
- * validated one.  A hit needs no validation, since slots change whole.
- * Write sections are a few slot stores long.
+ * validated one.  An IPv4 hit needs no validation: its slots change in one
+ * store, so a slot holding the key's tag means the key was stored at that
+ * moment.  An IPv6 slot takes four stores, and a reader between them can
+ * see words of two keys that together match a third, absent one: IPv6 hits
+ * are validated as misses are.  Write sections are a few slot stores long.
  */
 #include "filter.h"
 
@@ -523,16 +526,32 @@ static __always_inline bool cnf_table_probe(const struct cnf_table *t,
 			  cnf_bucket_words(t, width, p->b[1]), p->w[0]);
 }
 
+/* Words of an address of family @fam, as the stash compares them. */
+static unsigned int cnf_key_words(enum cnf_family fam)
+{
+	return fam == CNF_V4 ? 1 : 4;
+}
+
+/*
+ * Lookups read stash entries while a writer may change them, inside read
+ * sections that catch it: every word is a marked access.
+ */
 static bool cnf_stash_has(const struct cnf_table *t, enum cnf_family fam,
 			  const void *addr)
 {
-	u32 i, n = READ_ONCE(t->stash_n);
+	unsigned int i, w, words = cnf_key_words(fam);
+	u32 n = READ_ONCE(t->stash_n);
+	const __be32 *a = addr;
 
-	for (i = 0; i < n && i < CNF_STASH_SLOTS; i++)
-		if (!memcmp(&t->stash[i].v6, addr,
-			    fam == CNF_V4 ? sizeof(__be32) :
-					    sizeof(struct in6_addr)))
+	for (i = 0; i < n && i < CNF_STASH_SLOTS; i++) {
+		const struct in6_addr *s = &t->stash[i].v6;
+
+		for (w = 0; w < words; w++)
+			if (READ_ONCE(s->s6_addr32[w]) != a[w])
+				break;
+		if (w == words)
 			return true;
+	}
 	return false;
 }
 
@@ -569,12 +588,11 @@ static noinline bool cnf_table_has4_slow(const struct cnf_table *t,
 
 /*
  * One copy per family and slot width, so that the packet path runs straight
- * code: the branches are taken once, before the hashing.  A hit needs no
- * validation: slots change whole, so a slot holding the key's tag means the
- * key was stored at that moment.  A miss does: the read section does not
- * wait for a writer (raw_seqcount_begin()), and a write that overlapped it,
- * like a key in the stash, sends the lookup to the slow path.  Returns 1
- * (present), 0 (absent) or -EAGAIN (ask the slow path).
+ * code: the branches are taken once, before the hashing.  The read section
+ * does not wait for a writer (raw_seqcount_begin()): a write that overlapped
+ * it, like a key in the stash, sends the lookup to the slow path, unless the
+ * answer is an IPv4 hit, which stands (see the top of this file).  Returns
+ * 1 (present), 0 (absent) or -EAGAIN (ask the slow path).
  */
 static __always_inline int cnf_table_has_as(const struct cnf_table *t,
 					    enum cnf_family fam,
@@ -583,15 +601,16 @@ static __always_inline int cnf_table_has_as(const struct cnf_table *t,
 {
 	struct cnf_pos p;
 	unsigned int seq;
-	bool slow;
+	bool hit, slow;
 
 	cnf_locate_as(t, fam, width, addr, &p);
 	seq = raw_seqcount_begin(&t->seq);
-	if (cnf_table_probe(t, width, &p))
+	hit = cnf_table_probe(t, width, &p);
+	if (hit && width != CNF_V6_SLOT_BYTES)
 		return 1;
-	slow = READ_ONCE(t->stash_n) != 0;
+	slow = !hit && READ_ONCE(t->stash_n) != 0;
 	slow |= read_seqcount_retry(&t->seq, seq);
-	return unlikely(slow) ? -EAGAIN : 0;
+	return unlikely(slow) ? -EAGAIN : hit;
 }
 
 bool cnf_filter_lookup4(const struct cnf_filter *f, __be32 addr)
@@ -991,12 +1010,34 @@ static __always_inline bool cnf_table_holds(const struct cnf_table *t,
 	       (t->stash_n && cnf_stash_has(t, key->family, &key->v6));
 }
 
+static void cnf_stash_get(const struct cnf_table *t, unsigned int i,
+			  struct cnf_key *key)
+{
+	unsigned int w, words = cnf_key_words(t->family);
+
+	memset(key, 0, sizeof(*key));
+	key->family = t->family;
+	for (w = 0; w < words; w++)
+		key->v6.s6_addr32[w] = READ_ONCE(t->stash[i].v6.s6_addr32[w]);
+}
+
+/* Inside a write section: see cnf_stash_has(). */
+static void cnf_stash_set(struct cnf_table *t, unsigned int i,
+			  const struct cnf_key *key)
+{
+	unsigned int w, words = cnf_key_words(key->family);
+
+	t->stash[i].family = key->family;
+	for (w = 0; w < words; w++)
+		WRITE_ONCE(t->stash[i].v6.s6_addr32[w], key->v6.s6_addr32[w]);
+}
+
 static bool cnf_stash_put(struct cnf_table *t, const struct cnf_key *key)
 {
 	if (t->stash_n == CNF_STASH_SLOTS)
 		return false;
 	cnf_write_begin(t);
-	t->stash[t->stash_n] = *key;
+	cnf_stash_set(t, t->stash_n, key);
 	WRITE_ONCE(t->stash_n, t->stash_n + 1);
 	cnf_write_end(t);
 	t->count++;
@@ -1006,7 +1047,7 @@ static bool cnf_stash_put(struct cnf_table *t, const struct cnf_key *key)
 static void cnf_stash_remove(struct cnf_table *t, unsigned int i)
 {
 	cnf_write_begin(t);
-	t->stash[i] = t->stash[t->stash_n - 1];
+	cnf_stash_set(t, i, &t->stash[t->stash_n - 1]);
 	WRITE_ONCE(t->stash_n, t->stash_n - 1);
 	cnf_write_end(t);
 	t->count--;
@@ -1062,7 +1103,8 @@ static int cnf_table_walk(const struct cnf_table *t,
 			cond_resched();
 	}
 	for (i = 0; i < t->stash_n; i++) {
-		err = fn(ctx, &t->stash[i]);
+		cnf_stash_get(t, i, &key);
+		err = fn(ctx, &key);
 		if (err)
 			return err;
 	}
