@@ -6,6 +6,10 @@
 
 long cnf_user_fail_alloc_in = -1;
 
+#ifdef CNF_USER_INSTRUMENT
+struct cnf_user_hooks cnf_user_hooks;
+#endif
+
 static bool fixed_random;
 static u64 fixed_state;
 

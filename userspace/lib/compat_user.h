@@ -47,8 +47,62 @@ typedef uint32_t __be32;
 #define lockdep_is_held(x) 1
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
+#ifdef CNF_USER_INSTRUMENT
+/*
+ * The interleaving test (userspace/tests/test_filter_interleave.c) sees
+ * every marked access: it logs the writers' stores, replays them forwards
+ * and backwards, and moves memory from one state to another between two
+ * loads of a reader.  Unmarked accesses are the writers' private data.
+ */
+struct rcu_head;
+struct cnf_user_hooks {
+	/* Before a marked load of @size bytes at @addr. */
+	void (*load)(const void *addr, size_t size);
+	/*
+	 * Instead of a marked store: must write @size bytes of @val at @addr.
+	 * @seq: the store is a seqcount's, which readers only compare.
+	 */
+	void (*store)(void *addr, size_t size, const void *val, bool seq);
+	/* read_seqcount_begin() found a write section open: it would wait. */
+	void (*seq_wait)(void);
+	/* cnf_free(): the test frees once no replayed store can reach @p. */
+	void (*free)(void *p);
+	/* call_rcu(): free after the readers of the test are done. */
+	void (*retire)(struct rcu_head *head, void (*fn)(struct rcu_head *head));
+};
+extern struct cnf_user_hooks cnf_user_hooks;
+
+static inline void cnf_user_load(const void *addr, size_t size)
+{
+	if (cnf_user_hooks.load)
+		cnf_user_hooks.load(addr, size);
+}
+
+static inline void cnf_user_store(void *addr, size_t size, const void *val,
+				  bool seq)
+{
+	if (cnf_user_hooks.store)
+		cnf_user_hooks.store(addr, size, val, seq);
+	else
+		memcpy(addr, val, size);
+}
+
+#define READ_ONCE(x)							\
+	(*({ cnf_user_load(&(x), sizeof(x));				\
+	     (const volatile __typeof__(x) *)&(x); }))
+#define WRITE_ONCE(x, v)						\
+	do {								\
+		__typeof__(x) __cnf_v = (v);				\
+		cnf_user_store((void *)&(x), sizeof(x), &__cnf_v, false); \
+	} while (0)
+#undef rcu_dereference
+#define rcu_dereference(p)	READ_ONCE(p)
+#undef rcu_assign_pointer
+#define rcu_assign_pointer(p, v) WRITE_ONCE(p, v)
+#else
 #define READ_ONCE(x)	(*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
+#endif
 #define BUILD_BUG_ON(c)	_Static_assert(!(c), #c)
 #define min_t(t, a, b)	((t)(a) < (t)(b) ? (t)(a) : (t)(b))
 #define max_t(t, a, b)	((t)(a) > (t)(b) ? (t)(a) : (t)(b))
@@ -201,12 +255,28 @@ static inline void *cnf_zalloc(size_t size)
 	return p;
 }
 
+#ifdef CNF_USER_INSTRUMENT
+static inline void cnf_free(void *p)
+{
+	if (cnf_user_hooks.free)
+		cnf_user_hooks.free(p);
+	else
+		free(p);
+}
+#else
 #define cnf_free(p)		free(p)
+#endif
 
 /* After a grace period: the caller waits for it here. */
 static inline void cnf_call_rcu(struct rcu_head *head,
 				void (*fn)(struct rcu_head *head))
 {
+#ifdef CNF_USER_INSTRUMENT
+	if (cnf_user_hooks.retire) {
+		cnf_user_hooks.retire(head, fn);
+		return;
+	}
+#endif
 	synchronize_rcu();
 	fn(head);
 }
@@ -232,6 +302,41 @@ static inline void seqcount_init(seqcount_t *s)
 	s->sequence = 0;
 }
 
+#ifdef CNF_USER_INSTRUMENT
+/* Single-threaded under the test: every count access is a marked one. */
+static inline unsigned int read_seqcount_begin(const seqcount_t *s)
+{
+	unsigned int seq = READ_ONCE(s->sequence);
+
+	if ((seq & 1) && cnf_user_hooks.seq_wait)
+		cnf_user_hooks.seq_wait();
+	return seq;
+}
+
+static inline unsigned int raw_seqcount_begin(const seqcount_t *s)
+{
+	return READ_ONCE(s->sequence) & ~1U;
+}
+
+static inline bool read_seqcount_retry(const seqcount_t *s, unsigned int seq)
+{
+	return READ_ONCE(s->sequence) != seq;
+}
+
+static inline void write_seqcount_begin(seqcount_t *s)
+{
+	unsigned int v = s->sequence + 1;
+
+	cnf_user_store(&s->sequence, sizeof(v), &v, true);
+}
+
+static inline void write_seqcount_end(seqcount_t *s)
+{
+	unsigned int v = s->sequence + 1;
+
+	cnf_user_store(&s->sequence, sizeof(v), &v, true);
+}
+#else
 static inline unsigned int read_seqcount_begin(const seqcount_t *s)
 {
 	unsigned int seq;
@@ -263,5 +368,7 @@ static inline void write_seqcount_end(seqcount_t *s)
 {
 	__atomic_store_n(&s->sequence, s->sequence + 1, __ATOMIC_RELEASE);
 }
+
+#endif
 
 #endif /* _CNF_COMPAT_USER_H */

@@ -18,7 +18,7 @@ endif
 
 KSFT_TAR     := /usr/src/linux-source-6.1.tar.xz
 CORE_TESTS   := $(B)/tests/test_filter $(B)/tests/test_filter_model \
-		$(B)/tests/test_filter_stress
+		$(B)/tests/test_filter_stress $(B)/tests/test_filter_interleave
 UNIT_TESTS   += $(CORE_TESTS)
 TEST_HDRS    := tests/cnf_test.h $(KSFT)/kselftest_harness.h
 UNIT_FLAGS    = $(CC) $(CFLAGS) $(LDFLAGS)
@@ -37,6 +37,9 @@ $(CORE_TESTS): $(B)/tests/%: tests/%.c $(TEST_HDRS) $(CORE_SRCS) $(CORE_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -I$(KSFT) -Itests -o $@ $< $(CORE_SRCS) \
 		$(LDFLAGS) $(CORE_LIBS)
+
+# Every marked access of the core goes through the test's hooks.
+$(B)/tests/test_filter_interleave: CFLAGS += -DCNF_USER_INSTRUMENT
 
 # kselftest_harness.h comes from Debian's linux-source-6.1.
 $(KSFT)/kselftest_harness.h:

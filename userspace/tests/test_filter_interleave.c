@@ -1,0 +1,922 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Readers interleaved with every writer operation of the filter core, at
+ * the granularity of single marked stores.
+ *
+ * The core is built with CNF_USER_INSTRUMENT (see compat_user.h): every
+ * READ_ONCE, WRITE_ONCE, seqcount access and RCU pointer access goes
+ * through hooks.  A writer operation runs once with its stores logged
+ * (address, old and new value); the log then moves memory to the state
+ * after any number of stores, forwards or backwards.  For each key that
+ * the operation can affect, readers run:
+ *
+ *  - at every state (a reader between two stores), and
+ *  - split: the loads before load j see state a, the loads from j on see
+ *    a later state b, for every a < b and every j (a reader overtaken by
+ *    the writer in the middle of its lookup).
+ *
+ * A reader that finds a write section open where it would wait for it
+ * (read_seqcount_begin()) gives no answer: it would wait, then start again
+ * at a later state, which is another case.  Every answer it gives must be
+ * right: a key present before and after the operation is found, and a key
+ * absent before and after is not.  Keys whose membership the operation
+ * changes may go either way.
+ *
+ * The keys asked are the keys present before or after, the keys that walk()
+ * decodes from the table at every state, and, where a slot takes more than
+ * one store (IPv6), the keys decoded with one stored word rolled back: the
+ * torn slots a reader could see.  States that differ only in memory the
+ * reader does not load are the same to it, and are tried once.
+ *
+ * Tables of 2-byte slots start at 2^18 buckets: their operations that
+ * publish a whole new table (growth, reserve, flush) are left to smaller
+ * tables, which publish the same way.
+ */
+#include <setjmp.h>
+
+#include "cnf_test.h"
+#include "kselftest_harness.h"
+
+#define NO_LIMIT	(1ULL << 40)
+#define SEED_CORE	0x1eaf0001ULL
+#define SEED_KEYS	0x1eaf0002ULL
+
+/* ---- the store log ---- */
+
+struct store {
+	void *addr;
+	u64 old, new;
+	u8 size;
+	bool seq;
+};
+
+static struct {
+	struct store *s;
+	size_t n, cap;
+	size_t state;		/* memory holds the state after this many */
+	bool recording;
+} lg;
+
+static void log_store(void *addr, size_t size, const void *val, bool seq)
+{
+	struct store *st;
+
+	if (lg.recording) {
+		if (lg.n == lg.cap) {
+			lg.cap = lg.cap ? 2 * lg.cap : 1024;
+			lg.s = realloc(lg.s, lg.cap * sizeof(*lg.s));
+			if (!lg.s)
+				abort();
+		}
+		st = &lg.s[lg.n++];
+		st->addr = addr;
+		st->size = size;
+		st->seq = seq;
+		st->old = 0;
+		st->new = 0;
+		memcpy(&st->old, addr, size);
+		memcpy(&st->new, val, size);
+		lg.state = lg.n;
+	}
+	memcpy(addr, val, size);
+}
+
+static void goto_state(size_t t)
+{
+	while (lg.state < t) {
+		const struct store *st = &lg.s[lg.state++];
+
+		memcpy(st->addr, &st->new, st->size);
+	}
+	while (lg.state > t) {
+		const struct store *st = &lg.s[--lg.state];
+
+		memcpy(st->addr, &st->old, st->size);
+	}
+}
+
+/* Memory freed during an operation stays until its states are done. */
+static struct {
+	void **p;
+	struct rcu_head **head;
+	void (**fn)(struct rcu_head *head);
+	size_t n, nrcu;
+} later;
+
+static void defer_free(void *p)
+{
+	later.p = realloc(later.p, (later.n + 1) * sizeof(*later.p));
+	later.p[later.n++] = p;
+}
+
+static void defer_retire(struct rcu_head *head,
+			 void (*fn)(struct rcu_head *head))
+{
+	later.head = realloc(later.head, (later.nrcu + 1) * sizeof(*later.head));
+	later.fn = realloc(later.fn, (later.nrcu + 1) * sizeof(*later.fn));
+	later.head[later.nrcu] = head;
+	later.fn[later.nrcu++] = fn;
+}
+
+static void release_later(void)
+{
+	size_t i;
+
+	cnf_user_hooks.free = NULL;
+	cnf_user_hooks.retire = NULL;
+	for (i = 0; i < later.nrcu; i++)
+		later.fn[i](later.head[i]);
+	for (i = 0; i < later.n; i++)
+		free(later.p[i]);
+	later.n = 0;
+	later.nrcu = 0;
+}
+
+/* ---- readers ---- */
+
+enum answer { MISS, HIT, WAITS };
+
+/* Addresses one reader loaded: a small set. */
+#define MAX_LOADS	256
+struct loadset {
+	const char *a[MAX_LOADS];
+	u8 size[MAX_LOADS];
+	unsigned int n;
+};
+
+static struct {
+	jmp_buf wait;
+	unsigned int loads;
+	int split_at;		/* load index that first sees state @split_to */
+	size_t split_to;
+	struct loadset *record;
+} rd;
+
+static void reader_load(const void *addr, size_t size)
+{
+	struct loadset *ls = rd.record;
+	unsigned int i;
+
+	if ((int)rd.loads++ == rd.split_at)
+		goto_state(rd.split_to);
+	if (!ls)
+		return;
+	for (i = 0; i < ls->n; i++)
+		if (ls->a[i] == addr && ls->size[i] == size)
+			return;
+	if (ls->n == MAX_LOADS)
+		abort();
+	ls->size[ls->n] = size;
+	ls->a[ls->n++] = addr;
+}
+
+static void reader_waits(void)
+{
+	longjmp(rd.wait, 1);
+}
+
+/* The readers the packet path and the device use. */
+enum reader { ONE_BY_ONE, BATCHED, NREADERS };
+
+static enum answer ask(const struct cnf_filter *f, const struct cnf_key *k,
+		       enum reader how, int split_at, size_t split_to,
+		       struct loadset *record)
+{
+	volatile enum answer ans = WAITS;
+	bool hit;
+
+	rd.loads = 0;
+	rd.split_at = split_at;
+	rd.split_to = split_to;
+	rd.record = record;
+	cnf_user_hooks.load = reader_load;
+	cnf_user_hooks.seq_wait = reader_waits;
+	if (!setjmp(rd.wait)) {
+		if (how == BATCHED)
+			cnf_filter_lookup4_batch(f, &k->v4, 1, &hit);
+		else
+			hit = cnf_filter_contains(f, k);
+		ans = hit ? HIT : MISS;
+	}
+	cnf_user_hooks.load = NULL;
+	cnf_user_hooks.seq_wait = NULL;
+	rd.record = NULL;
+	rd.split_at = -1;
+	return ans;
+}
+
+/* ---- key sets ---- */
+
+struct keys {
+	struct cnf_model m;
+};
+
+static int keys_add(void *ctx, const struct cnf_key *k)
+{
+	struct keys *ks = ctx;
+	struct cnf_key c = *k;
+
+	/* walk() leaves the words an IPv4 key does not use as they were. */
+	if (c.family == CNF_V4)
+		c = cnf_key4(ntohl(k->v4));
+	cnf_model_add(&ks->m, &c);
+	return 0;
+}
+
+static void keys_walk(struct cnf_filter *f, struct keys *ks)
+{
+	cnf_filter_walk(f, keys_add, ks);
+}
+
+/* ---- one operation ---- */
+
+enum op_kind { OP_ADD, OP_DEL, OP_FLUSH, OP_RESERVE };
+
+struct op {
+	const char *name;
+	enum op_kind kind;
+	struct cnf_key key;	/* OP_ADD, OP_DEL; the family for the others */
+	int want;		/* what it must return */
+};
+
+struct tally {
+	u64 cases;		/* reader runs whose answer was checked */
+	u64 answers[3];
+	u64 open_hits;		/* hits given while a write section was open */
+	u64 wrong;
+	u64 cold;		/* keys no store of the operation can reach */
+};
+
+static bool seq_open(void)
+{
+	u64 odd = 0;
+	size_t i;
+
+	/* Counts change one by one: an odd number of steps so far is open. */
+	for (i = 0; i < lg.state; i++)
+		odd += lg.s[i].seq;
+	return odd & 1;
+}
+
+struct ctx {
+	struct __test_metadata *md;
+	struct cnf_filter *f;
+	const struct op *op;
+	const struct cnf_model *before;	/* the keys before the operation */
+	struct tally t;
+};
+
+static bool in_before(const struct ctx *c, const struct cnf_key *k)
+{
+	return cnf_model_has(c->before, k);
+}
+
+/* The keys after it, as the operation's contract says. */
+static bool in_after(const struct ctx *c, const struct cnf_key *k)
+{
+	const struct op *op = c->op;
+
+	switch (op->kind) {
+	case OP_ADD:
+		return cnf_key_same(k, &op->key) || in_before(c, k);
+	case OP_DEL:
+		return !cnf_key_same(k, &op->key) && in_before(c, k);
+	case OP_FLUSH:
+		return false;
+	case OP_RESERVE:
+		break;
+	}
+	return in_before(c, k);
+}
+
+static int op_run(struct cnf_filter *f, const struct op *op)
+{
+	switch (op->kind) {
+	case OP_ADD:
+		return cnf_filter_add(f, &op->key);
+	case OP_DEL:
+		return cnf_filter_del(f, &op->key);
+	case OP_FLUSH:
+		return cnf_filter_flush(f);
+	case OP_RESERVE:
+		break;
+	}
+	return cnf_filter_reserve(f, op->key.family,
+				  2 * cnf_filter_count(f, op->key.family) + 64);
+}
+
+/* The model follows the operation. */
+static void op_apply(struct cnf_model *m, const struct op *op)
+{
+	if (op->want)
+		return;
+	if (op->kind == OP_ADD)
+		cnf_model_add(m, &op->key);
+	else if (op->kind == OP_DEL)
+		cnf_model_del(m, &op->key);
+	else if (op->kind == OP_FLUSH)
+		cnf_model_clear(m);
+}
+
+static void report(struct ctx *c, const struct cnf_key *k, enum reader how,
+		   enum answer ans, size_t a, int j, size_t b)
+{
+	char buf[INET6_ADDRSTRLEN];
+
+	c->t.wrong++;
+	if (c->t.wrong > 5)
+		return;
+	fprintf(stderr,
+		"# %s: %s %s answered %s (present before: %d, after: %d), reader at state %zu of %zu%s",
+		c->op->name, how == BATCHED ? "batched" : "one-by-one",
+		cnf_key_str(k, buf, sizeof(buf)), ans == HIT ? "hit" : "miss",
+		in_before(c, k), in_after(c, k),
+		a, lg.n, j < 0 ? "\n" : "");
+	if (j >= 0)
+		fprintf(stderr, ", state %zu from its load %d on\n", b, j);
+}
+
+static void check(struct ctx *c, const struct cnf_key *k, enum reader how,
+		  bool present, size_t a, int j, size_t b)
+{
+	enum answer ans;
+	bool open;
+
+	goto_state(a);
+	open = j < 0 && seq_open();
+	ans = ask(c->f, k, how, j, b, NULL);
+	c->t.cases++;
+	c->t.answers[ans]++;
+	if (ans == HIT && open)
+		c->t.open_hits++;
+	if (ans != WAITS && (ans == HIT) != present)
+		report(c, k, how, ans, a, j, b);
+}
+
+/* Does one of the loads of @ls read what store @st changes? */
+static bool loads_addr(const struct loadset *ls, const struct store *st)
+{
+	const char *addr = st->addr;
+	unsigned int i;
+
+	for (i = 0; i < ls->n; i++)
+		if (ls->a[i] < addr + st->size && addr < ls->a[i] + ls->size[i])
+			return true;
+	return false;
+}
+
+/*
+ * Every state and every split reader for one key.  States that differ from
+ * the one before only in memory the reader loads at neither are the same
+ * to it: only states after a store it can see are tried.
+ */
+static void check_key(struct ctx *c, const struct cnf_key *k, enum reader how)
+{
+	bool present = in_before(c, k);
+	size_t n = lg.n, i, a, b, nr = 0;
+	struct loadset ls = { .n = 0 };
+	size_t *r;
+
+	r = calloc(n + 1, sizeof(*r));
+	if (!r)
+		abort();
+	/*
+	 * A reader loads the same addresses as long as what it loads holds
+	 * the same values: its loads are looked at again only after a store
+	 * to one of them.
+	 */
+	goto_state(0);
+	ask(c->f, k, how, -1, 0, &ls);
+	r[nr++] = 0;
+	for (i = 0; i < n; i++) {
+		if (!loads_addr(&ls, &lg.s[i]))
+			continue;
+		r[nr++] = i + 1;
+		goto_state(i + 1);
+		ls.n = 0;
+		ask(c->f, k, how, -1, 0, &ls);
+	}
+	for (a = 0; a < nr; a++) {
+		unsigned int loads;
+
+		check(c, k, how, present, r[a], -1, 0);
+		loads = rd.loads;
+		for (b = a + 1; b < nr; b++) {
+			unsigned int j;
+
+			for (j = 1; j < loads; j++)
+				check(c, k, how, present, r[a], j, r[b]);
+		}
+	}
+	free(r);
+}
+
+/*
+ * Keys that no store of the operation can reach, at its start and its end,
+ * answer alike at every state: they are asked once, at the start.
+ */
+static bool reachable(struct ctx *c, const struct cnf_key *k, enum reader how)
+{
+	struct loadset ls = { .n = 0 };
+	size_t i;
+
+	goto_state(0);
+	ask(c->f, k, how, -1, 0, &ls);
+	goto_state(lg.n);
+	ask(c->f, k, how, -1, 0, &ls);
+	for (i = 0; i < lg.n; i++)
+		if (!lg.s[i].seq && loads_addr(&ls, &lg.s[i]))
+			return true;
+	return false;
+}
+
+/* What the operation changed, but seqcounts: sorted, for the hot walk. */
+static struct store *changed;
+static size_t nchanged;
+
+static int store_cmp(const void *a, const void *b)
+{
+	const char *x = ((const struct store *)a)->addr;
+	const char *y = ((const struct store *)b)->addr;
+
+	return x < y ? -1 : x > y;
+}
+
+static void changed_build(void)
+{
+	size_t i;
+
+	free(changed);
+	changed = calloc(lg.n + 1, sizeof(*changed));
+	nchanged = 0;
+	for (i = 0; i < lg.n; i++)
+		if (!lg.s[i].seq)
+			changed[nchanged++] = lg.s[i];
+	qsort(changed, nchanged, sizeof(*changed), store_cmp);
+}
+
+/* Does a store of the operation overlap [@a, @a + @size)? */
+static bool changed_overlaps(const char *a, size_t size)
+{
+	size_t lo = 0, hi = nchanged;
+
+	/* First store at or above a - 8: stores are at most 8 bytes. */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if ((const char *)changed[mid].addr + 8 <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < nchanged && (const char *)changed[lo].addr < a + size; lo++)
+		if (a < (const char *)changed[lo].addr + changed[lo].size)
+			return true;
+	return false;
+}
+
+/*
+ * A key present before and after is found by its own slot (or stash
+ * entry), whatever happens to the other slots of its buckets: only keys
+ * whose own words the operation stores to (or all, when it replaces the
+ * table) can be answered wrongly, and only keys made of words it stores can
+ * be found wrongly.  walk() reads a key's words just before it calls back
+ * with it; the last four loads cover them.
+ */
+#define HOT_LOADS	4
+struct hot_walk {
+	struct keys *hot;
+	const char *a[HOT_LOADS];
+	u8 size[HOT_LOADS];
+	unsigned int n;
+};
+
+static struct hot_walk *hw;
+
+static void hot_load(const void *addr, size_t size)
+{
+	hw->a[hw->n % HOT_LOADS] = addr;
+	hw->size[hw->n % HOT_LOADS] = size;
+	hw->n++;
+}
+
+static int hot_one(void *ctx, const struct cnf_key *k)
+{
+	unsigned int i;
+
+	for (i = 0; i < HOT_LOADS && i < hw->n; i++)
+		if (changed_overlaps(hw->a[i], hw->size[i])) {
+			keys_add(hw->hot, k);
+			break;
+		}
+	hw->n = 0;
+	return 0;
+}
+
+static void hot_keys(struct cnf_filter *f, struct keys *hot)
+{
+	struct hot_walk w = { .hot = hot };
+
+	hw = &w;
+	cnf_user_hooks.load = hot_load;
+	cnf_filter_walk(f, hot_one, NULL);
+	cnf_user_hooks.load = NULL;
+}
+
+/*
+ * The keys in the slots the operation stores to, at every state, and in
+ * torn slots for IPv6 (one word rolled back): what a reader could find.
+ */
+static void collect_touched(struct ctx *c, struct keys *ks)
+{
+	size_t t, i;
+
+	for (t = 0; t <= lg.n; t++) {
+		/* A seqcount's store changes no key. */
+		if (t && lg.s[t - 1].seq)
+			continue;
+		goto_state(t);
+		hot_keys(c->f, ks);
+		if (c->op->key.family != CNF_V6)
+			continue;
+		for (i = 0; i < t; i++) {
+			const struct store *s = &lg.s[i];
+			u64 now = 0;
+
+			if (s->seq)
+				continue;
+			memcpy(&now, s->addr, s->size);
+			memcpy(s->addr, &s->old, s->size);
+			hot_keys(c->f, ks);
+			memcpy(s->addr, &now, s->size);
+		}
+	}
+}
+
+/* What an operation did, from its log. */
+struct shape {
+	size_t slot_stores;	/* marked stores but seqcounts' and pointers' */
+	bool published;		/* replaced a table */
+};
+
+static struct shape shape_of_log(void)
+{
+	struct shape sh = { 0 };
+	size_t i;
+
+	for (i = 0; i < lg.n; i++) {
+		if (lg.s[i].seq)
+			continue;
+		if (lg.s[i].size == sizeof(void *))
+			sh.published = true;
+		else
+			sh.slot_stores++;
+	}
+	return sh;
+}
+
+static struct shape run_op(struct __test_metadata *_metadata,
+			   struct cnf_filter *f, const struct op *op,
+			   struct cnf_model *m, struct tally *total)
+{
+	struct ctx c = { .md = _metadata, .f = f, .op = op, .before = m };
+	struct keys asked;
+	enum reader how;
+	struct shape sh;
+	u64 i;
+	int err;
+
+	cnf_model_init(&asked.m, 4);
+	lg.n = 0;
+	lg.state = 0;
+	lg.recording = true;
+	cnf_user_hooks.store = log_store;
+	cnf_user_hooks.free = defer_free;
+	cnf_user_hooks.retire = defer_retire;
+	cnf_filter_lock(f);
+	err = op_run(f, op);
+	cnf_filter_unlock(f);
+	cnf_user_hooks.store = NULL;
+	lg.recording = false;
+	EXPECT_EQ(op->want, err);
+
+	changed_build();
+	sh = shape_of_log();
+	collect_touched(&c, &asked);
+	if (sh.published)
+		keys_walk(f, &asked);	/* every key reads the new pointer */
+	keys_add(&asked, &op->key);
+	c.t.cold = cnf_model_size(m);
+	for (i = 0; i < cnf_model_size(&asked.m); i++) {
+		const struct cnf_key *k = &asked.m.keys[i];
+		bool present = in_before(&c, k);
+
+		if (k->family != op->key.family || present != in_after(&c, k))
+			continue;
+		c.t.cold -= present;
+		for (how = 0; how < NREADERS; how++) {
+			if (how == BATCHED && k->family != CNF_V4)
+				continue;
+			if (reachable(&c, k, how))
+				check_key(&c, k, how);
+			else
+				check(&c, k, how, present, 0, -1, 0);
+		}
+	}
+	goto_state(lg.n);
+	release_later();
+	TH_LOG("%s: %zu stores, %llu keys asked (%llu others out of its reach), %llu reader runs: %llu hits (%llu inside a write section), %llu misses, %llu waited",
+	       op->name, lg.n, (unsigned long long)cnf_model_size(&asked.m),
+	       (unsigned long long)c.t.cold,
+	       (unsigned long long)c.t.cases,
+	       (unsigned long long)c.t.answers[HIT],
+	       (unsigned long long)c.t.open_hits,
+	       (unsigned long long)c.t.answers[MISS],
+	       (unsigned long long)c.t.answers[WAITS]);
+	total->cases += c.t.cases;
+	total->open_hits += c.t.open_hits;
+	total->wrong += c.t.wrong;
+	cnf_model_free(&asked.m);
+	op_apply(m, op);
+	for (i = 0; i < CNF_NFAMILIES; i++)
+		EXPECT_EQ(m->n[i], cnf_filter_count(f, i));
+	EXPECT_EQ(0ULL, c.t.wrong);
+	return sh;
+}
+
+FIXTURE(interleave) {
+	struct cnf_filter *f;
+	struct cnf_model m;
+	struct cnf_rng r;
+	struct tally total;
+};
+
+FIXTURE_VARIANT(interleave) {
+	enum cnf_family fam;
+	u64 initial_capacity;	/* picks the slot width */
+	const char *width;
+	u64 salt;
+};
+
+/* Big enough for cuckoo paths without growth. */
+FIXTURE_VARIANT_ADD(interleave, v4_4byte) {
+	.fam = CNF_V4, .initial_capacity = 2000, .width = "4-byte", .salt = 1,
+};
+
+FIXTURE_VARIANT_ADD(interleave, v4_2byte) {
+	.fam = CNF_V4, .initial_capacity = 1000000, .width = "2-byte",
+	.salt = 2,
+};
+
+FIXTURE_VARIANT_ADD(interleave, v6) {
+	.fam = CNF_V6, .initial_capacity = 2000, .width = "16-byte",
+	.salt = 3,
+};
+
+
+FIXTURE_SETUP(interleave)
+{
+	cnf_user_seed_random(SEED_CORE ^ variant->salt);
+	self->r.s = SEED_KEYS ^ variant->salt;
+	self->f = cnf_filter_create(variant->initial_capacity, NO_LIMIT);
+	ASSERT_NE(NULL, self->f);
+	cnf_model_init(&self->m, variant->initial_capacity > 100000 ? 22 : 4);
+	memset(&self->total, 0, sizeof(self->total));
+	TH_LOG("%s slots, seeds: core %#llx, keys %#llx", variant->width,
+	       (unsigned long long)(SEED_CORE ^ variant->salt),
+	       (unsigned long long)(SEED_KEYS ^ variant->salt));
+}
+
+FIXTURE_TEARDOWN(interleave)
+{
+	TH_LOG("%llu reader runs checked, %llu wrong",
+	       (unsigned long long)self->total.cases,
+	       (unsigned long long)self->total.wrong);
+	cnf_filter_destroy(self->f);
+	cnf_model_free(&self->m);
+}
+
+static struct cnf_key fresh_key(struct cnf_rng *r, const struct cnf_model *m,
+				enum cnf_family fam)
+{
+	struct cnf_key k;
+
+	do
+		k = cnf_pool_key(fam, CNF_SHAPE_RANDOM, cnf_rng_next(r), 0);
+	while (cnf_model_has(m, &k));
+	return k;
+}
+
+static struct cnf_table_stats fam_stats(struct cnf_filter *f,
+					enum cnf_family fam)
+{
+	return cnf_t_stats(f).fam[fam];
+}
+
+/* Unlogged adds up to @pct percent of the table's slots. */
+static void fill(struct __test_metadata *_metadata, struct cnf_filter *f,
+		 struct cnf_model *m, struct cnf_rng *r, enum cnf_family fam,
+		 unsigned int pct)
+{
+	u64 n = fam_stats(f, fam).capacity * pct / 100;
+
+	while (m->n[fam] < n) {
+		struct cnf_key k = fresh_key(r, m, fam);
+
+		ASSERT_EQ(0, cnf_t_add(f, &k));
+		cnf_model_add(m, &k);
+	}
+}
+
+/* Words a slot of the family takes: more stores than this moved keys. */
+static size_t slot_words(enum cnf_family fam)
+{
+	return fam == CNF_V6 ? 4 : 1;
+}
+
+TEST_F(interleave, add_free_slot)
+{
+	struct op op = { .name = "add into a free slot", .kind = OP_ADD };
+	struct shape sh;
+
+	fill(_metadata, self->f, &self->m, &self->r, variant->fam, 40);
+	op.key = fresh_key(&self->r, &self->m, variant->fam);
+	sh = run_op(_metadata, self->f, &op, &self->m, &self->total);
+	ASSERT_EQ(slot_words(variant->fam), sh.slot_stores);
+}
+
+TEST_F(interleave, add_present)
+{
+	struct op op = { .name = "add of a present key", .kind = OP_ADD,
+			 .want = -EEXIST };
+
+	fill(_metadata, self->f, &self->m, &self->r, variant->fam, 40);
+	op.key = self->m.keys[0];
+	ASSERT_EQ(0U, run_op(_metadata, self->f, &op, &self->m, &self->total).slot_stores);
+}
+
+/*
+ * Adds that move keys along a cuckoo path: close to the load limit, adds
+ * until forty of them took more stores than one slot's: enough that some
+ * move a key from its alternate bucket to its home one, which a reader
+ * reads first.
+ */
+TEST_F(interleave, add_cuckoo_path)
+{
+	unsigned int paths = 0, tries;
+
+	fill(_metadata, self->f, &self->m, &self->r, variant->fam, 85);
+	for (tries = 0; paths < 40 && tries < 1000; tries++) {
+		struct op op = { .name = "add, maybe along a cuckoo path",
+				 .kind = OP_ADD };
+		struct shape sh;
+
+		op.key = fresh_key(&self->r, &self->m, variant->fam);
+		sh = run_op(_metadata, self->f, &op, &self->m, &self->total);
+		ASSERT_FALSE(sh.published);
+		paths += sh.slot_stores > slot_words(variant->fam);
+	}
+	ASSERT_EQ(40U, paths);
+}
+
+TEST_F(interleave, del)
+{
+	struct op op = { .name = "delete", .kind = OP_DEL };
+	unsigned int i;
+
+	fill(_metadata, self->f, &self->m, &self->r, variant->fam, 85);
+	for (i = 0; i < 3; i++) {
+		op.key = self->m.keys[i * 7];
+		run_op(_metadata, self->f, &op, &self->m, &self->total);
+	}
+	op.name = "delete of an absent key";
+	op.want = -ENOENT;
+	op.key = fresh_key(&self->r, &self->m, variant->fam);
+	run_op(_metadata, self->f, &op, &self->m, &self->total);
+}
+
+/*
+ * The stash: with the memory limit at the tables' size, an add that finds
+ * no cuckoo path goes to the stash.  Found unlogged (it takes a nearly full
+ * table), the stashed key is deleted and added again logged: the buckets
+ * are as they were, so it goes to the stash again.  Deletes of keys in the
+ * buckets then drain it; a delete of a stashed key empties it.
+ */
+TEST_F(interleave, stash)
+{
+	struct op op = { .name = "add into the stash", .kind = OP_ADD };
+	struct cnf_key last;
+	unsigned int i;
+
+	ASSERT_EQ(0, cnf_t_set_limit(self->f, cnf_t_bytes(self->f)));
+	do {
+		last = fresh_key(&self->r, &self->m, variant->fam);
+		ASSERT_EQ(0, cnf_t_add(self->f, &last));
+		cnf_model_add(&self->m, &last);
+	} while (!fam_stats(self->f, variant->fam).stashed);
+	ASSERT_EQ(0, cnf_t_del(self->f, &last));
+	cnf_model_del(&self->m, &last);
+	op.key = last;
+	run_op(_metadata, self->f, &op, &self->m, &self->total);
+	ASSERT_EQ(1ULL, fam_stats(self->f, variant->fam).stashed);
+	for (i = 0; i < 2; i++) {
+		op.key = fresh_key(&self->r, &self->m, variant->fam);
+		run_op(_metadata, self->f, &op, &self->m, &self->total);
+	}
+
+	op.kind = OP_DEL;
+	op.name = "delete of a stashed key";
+	op.key = last;
+	run_op(_metadata, self->f, &op, &self->m, &self->total);
+
+	op.name = "delete that drains the stash";
+	for (i = 0; i < 20 && fam_stats(self->f, variant->fam).stashed; i++) {
+		op.key = self->m.keys[i * 3];
+		run_op(_metadata, self->f, &op, &self->m, &self->total);
+	}
+	ASSERT_EQ(0ULL, fam_stats(self->f, variant->fam).stashed);
+}
+
+/*
+ * Operations that publish a new table: growth, reserve, flush.  On small
+ * tables, so that every key can be asked: tables of 2-byte slots start at
+ * 2^18 buckets, and publish as the 4-byte ones do.
+ */
+FIXTURE(publish) {
+	struct cnf_filter *f;
+	struct cnf_model m;
+	struct cnf_rng r;
+	struct tally total;
+};
+
+FIXTURE_VARIANT(publish) {
+	enum cnf_family fam;
+	u64 salt;
+};
+
+FIXTURE_VARIANT_ADD(publish, v4) {
+	.fam = CNF_V4, .salt = 4,
+};
+
+FIXTURE_VARIANT_ADD(publish, v6) {
+	.fam = CNF_V6, .salt = 5,
+};
+
+FIXTURE_SETUP(publish)
+{
+	cnf_user_seed_random(SEED_CORE ^ variant->salt);
+	self->r.s = SEED_KEYS ^ variant->salt;
+	self->f = cnf_filter_create(30, NO_LIMIT);
+	ASSERT_NE(NULL, self->f);
+	cnf_model_init(&self->m, 4);
+	memset(&self->total, 0, sizeof(self->total));
+	TH_LOG("seeds: core %#llx, keys %#llx",
+	       (unsigned long long)(SEED_CORE ^ variant->salt),
+	       (unsigned long long)(SEED_KEYS ^ variant->salt));
+}
+
+FIXTURE_TEARDOWN(publish)
+{
+	TH_LOG("%llu reader runs checked, %llu wrong",
+	       (unsigned long long)self->total.cases,
+	       (unsigned long long)self->total.wrong);
+	cnf_filter_destroy(self->f);
+	cnf_model_free(&self->m);
+}
+
+TEST_F(publish, growth)
+{
+	struct op op = { .name = "add", .kind = OP_ADD };
+	unsigned int tries;
+	struct shape sh;
+
+	fill(_metadata, self->f, &self->m, &self->r, variant->fam, 90);
+	for (tries = 0; tries < 64; tries++) {
+		op.key = fresh_key(&self->r, &self->m, variant->fam);
+		sh = run_op(_metadata, self->f, &op, &self->m, &self->total);
+		if (sh.published)
+			break;
+	}
+	ASSERT_TRUE(sh.published);
+	ASSERT_EQ(1ULL, fam_stats(self->f, variant->fam).grows);
+}
+
+TEST_F(publish, reserve)
+{
+	struct op op = { .name = "reserve", .kind = OP_RESERVE };
+
+	fill(_metadata, self->f, &self->m, &self->r, variant->fam, 50);
+	op.key.family = variant->fam;
+	ASSERT_TRUE(run_op(_metadata, self->f, &op, &self->m, &self->total).published);
+}
+
+TEST_F(publish, flush)
+{
+	struct op op = { .name = "flush", .kind = OP_FLUSH };
+
+	fill(_metadata, self->f, &self->m, &self->r, variant->fam, 50);
+	op.key.family = variant->fam;
+	ASSERT_TRUE(run_op(_metadata, self->f, &op, &self->m, &self->total).published);
+}
+
+TEST_HARNESS_MAIN
