@@ -31,11 +31,17 @@
 #define cnf_mutex_init(m)	mutex_init(m)
 #define cnf_mutex_destroy(m)	mutex_destroy(m)
 #define cnf_mutex_lock(m)	mutex_lock(m)
+#define cnf_mutex_lock_killable(m) mutex_lock_killable(m)
 #define cnf_mutex_unlock(m)	mutex_unlock(m)
 #define cnf_assert_held(m)	lockdep_assert_held(m)
 
-/* Memory for tables: kvmalloc, charged to the caller's memory cgroup. */
-#define cnf_zalloc(size)	kvzalloc(size, GFP_KERNEL_ACCOUNT)
+/*
+ * Memory for tables: kvmalloc, charged to the caller's memory cgroup.  A
+ * table that does not fit fails the change that wanted it (-ENOMEM), with
+ * no warning and no OOM kill on its behalf.
+ */
+#define cnf_zalloc(size)	kvzalloc(size, GFP_KERNEL_ACCOUNT | \
+					 __GFP_NOWARN | __GFP_RETRY_MAYFAIL)
 #define cnf_free(p)		kvfree(p)
 #define cnf_call_rcu(head, fn)	call_rcu(head, fn)
 #else

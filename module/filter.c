@@ -112,6 +112,8 @@ struct cnf_filter {
 	struct cnf_table __rcu *tab[CNF_NFAMILIES];
 	struct cnf_mutex lock;
 	u64 mem_limit;
+	u64 charged;		/* bytes held for the filter's users: dumps */
+	u64 expect;		/* adds announced by cnf_filter_expect() */
 	u64 grows[CNF_NFAMILIES];
 	u8 initial_log;
 	struct cnf_path_node path[CNF_PATH_NODES];
@@ -142,6 +144,19 @@ static size_t cnf_slot_bytes(enum cnf_family fam, unsigned int log)
 static size_t cnf_slots_bytes(enum cnf_family fam, unsigned int log)
 {
 	return ((size_t)CNF_BUCKET_SLOTS << log) * cnf_slot_bytes(fam, log);
+}
+
+/*
+ * The largest table of a family: its slots stay below INT_MAX bytes, which
+ * kvmalloc() refuses.  2^24 buckets for IPv6 (1 GiB), 2^27 for IPv4.
+ */
+static unsigned int cnf_max_log(enum cnf_family fam)
+{
+	unsigned int log = CNF_MIN_BUCKETS_LOG;
+
+	while (cnf_slots_bytes(fam, log + 1) < INT_MAX)
+		log++;
+	return log;
 }
 
 /* Simple tabulation of IPv4 r (see struct cnf_table): bits per chunk. */
@@ -1134,9 +1149,10 @@ static int cnf_rebuild_one(void *ctx, const struct cnf_key *key)
 	return cnf_table_place(rb->t, rb->path, key);
 }
 
+/* What counts against the memory limit: the tables and the charges. */
 static u64 cnf_filter_bytes(const struct cnf_filter *f)
 {
-	u64 bytes = 0;
+	u64 bytes = f->charged;
 	unsigned int fam;
 
 	for (fam = 0; fam < CNF_NFAMILIES; fam++)
@@ -1144,12 +1160,16 @@ static u64 cnf_filter_bytes(const struct cnf_filter *f)
 	return bytes;
 }
 
-/* Smallest log whose table holds @entries within the load limit. */
-static unsigned int cnf_log_for(u64 entries, unsigned int min_log)
+/*
+ * Smallest log of @fam whose table holds @entries within the load limit,
+ * at least @min_log; past the family's largest table, that one.
+ */
+static unsigned int cnf_log_for(enum cnf_family fam, u64 entries,
+				unsigned int min_log)
 {
-	unsigned int log = min_log;
+	unsigned int log = min_log, max = cnf_max_log(fam);
 
-	while (log < CNF_MAX_BUCKETS_LOG && cnf_table_limit(log) < entries)
+	while (log < max && cnf_table_limit(log) < entries)
 		log++;
 	return log;
 }
@@ -1159,17 +1179,18 @@ static unsigned int cnf_log_for(u64 entries, unsigned int min_log)
  * keys; a size whose rebuild does not fit is retried one size up.  New seeds
  * each time: an unlucky (or crafted) key set does not stay unlucky.  The old
  * table stays in use until the new one is complete, and is freed after a
- * grace period.  Fails with -ENOSPC beyond the memory limit, -ENOMEM.
+ * grace period: both count against the memory limit.  Fails with -ENOSPC
+ * beyond the memory limit or the family's largest table, -ENOMEM.
  */
 static int cnf_filter_rebuild(struct cnf_filter *f, enum cnf_family fam,
 			      unsigned int log)
 {
 	struct cnf_table *old = cnf_tab(f, fam);
-	u64 others = cnf_filter_bytes(f) - old->bytes;
+	u64 in_use = cnf_filter_bytes(f);
 	struct cnf_rebuild rb = { .path = f->path };
 
-	for (; log <= CNF_MAX_BUCKETS_LOG; log++) {
-		if (others + cnf_table_bytes(fam, log) > f->mem_limit)
+	for (; log <= cnf_max_log(fam); log++) {
+		if (in_use + cnf_table_bytes(fam, log) > f->mem_limit)
 			return -ENOSPC;
 		rb.t = cnf_table_alloc(fam, log);
 		if (!rb.t)
@@ -1183,13 +1204,54 @@ static int cnf_filter_rebuild(struct cnf_filter *f, enum cnf_family fam,
 		return -ENOSPC;
 	rcu_assign_pointer(f->tab[fam], rb.t);
 	cnf_table_retire(old);
-	f->grows[fam]++;
 	return 0;
+}
+
+static int cnf_filter_grow(struct cnf_filter *f, enum cnf_family fam,
+			   unsigned int log)
+{
+	int err = cnf_filter_rebuild(f, fam, log);
+
+	if (!err)
+		f->grows[fam]++;
+	return err;
 }
 
 static bool cnf_needs_growth(const struct cnf_table *t, u64 entries)
 {
 	return entries > t->limit;
+}
+
+/*
+ * The size to grow @t to: twice as large, or large enough for the adds a
+ * batch announced (cnf_filter_expect()), but never more than 8 times its
+ * size in one step: announced adds may be duplicates, or fail.
+ */
+static unsigned int cnf_grow_log(const struct cnf_filter *f,
+				 const struct cnf_table *t)
+{
+	u64 want = t->count + 1 + f->expect;
+
+	want = min_t(u64, want, 8 * t->limit);
+	return cnf_log_for(t->family, want, t->log + 1);
+}
+
+/*
+ * A table that deletes left mostly empty (a sixteenth of its slots in use)
+ * is rebuilt at a size it fills to half, not below the initial size.  Best
+ * effort: a failure keeps the larger table.
+ */
+static void cnf_maybe_shrink(struct cnf_filter *f, enum cnf_family fam)
+{
+	const struct cnf_table *t = cnf_tab(f, fam);
+	unsigned int log;
+
+	if (t->log <= f->initial_log ||
+	    t->count >= cnf_table_capacity(t->log) / 16)
+		return;
+	log = cnf_log_for(fam, 2 * t->count, f->initial_log);
+	if (log < t->log)
+		cnf_filter_rebuild(f, fam, log);
 }
 
 /* ---- filter ---- */
@@ -1211,12 +1273,12 @@ static noinline int cnf_add_slow(struct cnf_filter *f,
 
 	/* Past the load limit, grow first; if that fails, any room will do. */
 	if (grow_first) {
-		if (!cnf_filter_rebuild(f, key->family, t->log + 1))
+		if (!cnf_filter_grow(f, key->family, cnf_grow_log(f, t)))
 			t = cnf_tab(f, key->family);
 		if (!cnf_table_insert(t, f->path, key))
 			return 0;
 	}
-	err = cnf_filter_rebuild(f, key->family, t->log + 1);
+	err = cnf_filter_grow(f, key->family, t->log + 1);
 	if (!err)
 		return cnf_table_place(cnf_tab(f, key->family), f->path, key);
 	return cnf_stash_put(t, key) ? 0 : err;
@@ -1322,6 +1384,8 @@ int cnf_filter_del(struct cnf_filter *f, const struct cnf_key *key)
 	cnf_slot_clear(t, at.bucket, at.slot);
 	if (t->stash_n)
 		cnf_stash_drain(t, f->path);
+	else
+		cnf_maybe_shrink(f, key->family);
 	return 0;
 }
 
@@ -1334,12 +1398,33 @@ int cnf_filter_reserve(struct cnf_filter *f, enum cnf_family fam, u64 entries)
 	if (fam >= CNF_NFAMILIES)
 		return -EINVAL;
 	t = cnf_tab(f, fam);
-	log = cnf_log_for(entries, t->log);
+	log = cnf_log_for(fam, entries, t->log);
 	if (log == t->log)
 		return 0;
-	if (cnf_table_limit(CNF_MAX_BUCKETS_LOG) < entries)
+	if (cnf_table_limit(cnf_max_log(fam)) < entries)
 		return -ENOSPC;
-	return cnf_filter_rebuild(f, fam, log);
+	return cnf_filter_grow(f, fam, log);
+}
+
+void cnf_filter_expect(struct cnf_filter *f, u64 adds)
+{
+	cnf_assert_held(&f->lock);
+	f->expect = adds;
+}
+
+int cnf_filter_charge(struct cnf_filter *f, u64 bytes)
+{
+	cnf_assert_held(&f->lock);
+	if (cnf_filter_bytes(f) + bytes > f->mem_limit)
+		return -ENOSPC;
+	f->charged += bytes;
+	return 0;
+}
+
+void cnf_filter_uncharge(struct cnf_filter *f, u64 bytes)
+{
+	cnf_assert_held(&f->lock);
+	f->charged -= min(bytes, f->charged);
 }
 
 int cnf_filter_flush(struct cnf_filter *f)
@@ -1421,9 +1506,19 @@ void cnf_filter_lock(struct cnf_filter *f)
 	cnf_mutex_lock(&f->lock);
 }
 
+int cnf_filter_lock_killable(struct cnf_filter *f)
+{
+	return cnf_mutex_lock_killable(&f->lock);
+}
+
 void cnf_filter_unlock(struct cnf_filter *f)
 {
 	cnf_mutex_unlock(&f->lock);
+}
+
+u64 cnf_filter_max_capacity(void)
+{
+	return cnf_table_limit(min(cnf_max_log(CNF_V4), cnf_max_log(CNF_V6)));
 }
 
 struct cnf_filter *cnf_filter_create(u64 initial_capacity, u64 mem_limit)
@@ -1434,7 +1529,8 @@ struct cnf_filter *cnf_filter_create(u64 initial_capacity, u64 mem_limit)
 	if (!f)
 		return NULL;
 	cnf_mutex_init(&f->lock);
-	f->initial_log = cnf_log_for(initial_capacity, CNF_MIN_BUCKETS_LOG);
+	f->initial_log = cnf_log_for(CNF_V6, initial_capacity,
+				     CNF_MIN_BUCKETS_LOG);
 	f->mem_limit = mem_limit;
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
 		struct cnf_table *t = cnf_table_alloc(fam, f->initial_log);

@@ -30,9 +30,12 @@ struct cnf_key {
 	};
 };
 
-/* Limits of one filter; the memory limit covers both families' tables. */
+/*
+ * Limits of one filter; the memory limit covers both families' tables, the
+ * old table while growth builds a new one, and cnf_filter_charge()s.  A
+ * family's largest table is 1 GiB (see cnf_filter_max_capacity()).
+ */
 #define CNF_MIN_BUCKETS_LOG	3
-#define CNF_MAX_BUCKETS_LOG	28
 #define CNF_BUCKET_SLOTS	4
 #define CNF_MAX_KICKS		500
 #define CNF_STASH_SLOTS		4
@@ -52,11 +55,18 @@ struct cnf_filter_stats {
 
 struct cnf_filter;
 
+/*
+ * @initial_capacity: keys per family the first tables hold, at most
+ * cnf_filter_max_capacity().  NULL when memory is short.
+ */
 struct cnf_filter *cnf_filter_create(u64 initial_capacity, u64 mem_limit);
+u64 cnf_filter_max_capacity(void);
 /* Caller guarantees no reader can still see @f (e.g. after synchronize_rcu). */
 void cnf_filter_destroy(struct cnf_filter *f);
 
 void cnf_filter_lock(struct cnf_filter *f);
+/* 0, or -EINTR when a fatal signal came first. */
+int cnf_filter_lock_killable(struct cnf_filter *f);
 void cnf_filter_unlock(struct cnf_filter *f);
 
 /*
@@ -64,12 +74,18 @@ void cnf_filter_unlock(struct cnf_filter *f);
  * add:  0, -EEXIST (present, nothing changed), -ENOSPC (memory limit
  *       reached), -ENOMEM, -EINVAL (bad family).  On error the filter is
  *       exactly as before.
- * del:  0, -ENOENT (absent, nothing changed), -EINVAL.
+ * del:  0, -ENOENT (absent, nothing changed), -EINVAL.  A table that
+ *       deletes leave mostly empty shrinks.
  * reserve: grow now so that @entries keys of @family fit without growing
  *       again; 0, -ENOSPC, -ENOMEM (filter unchanged).
  * flush: remove everything and shrink to the initial size; 0 or -ENOMEM
  *       (filter unchanged).
- * set_limit: 0, or -EINVAL when the tables already use more than @bytes.
+ * set_limit: 0, or -EINVAL when the tables and charges already use more
+ *       than @bytes.
+ * expect: about @adds adds follow (a batch): growth sizes for them, within
+ *       8 times the table's size per step.  0 when the batch is done.
+ * charge/uncharge: @bytes held for the filter (a dump's snapshot) count
+ *       against the memory limit; charge fails with -ENOSPC past it.
  * walk: call @fn for every key; stops at and returns @fn's first non-zero.
  */
 int cnf_filter_add(struct cnf_filter *f, const struct cnf_key *key);
@@ -86,6 +102,9 @@ int cnf_filter_reserve(struct cnf_filter *f, enum cnf_family family,
 		       u64 entries);
 int cnf_filter_flush(struct cnf_filter *f);
 int cnf_filter_set_limit(struct cnf_filter *f, u64 bytes);
+void cnf_filter_expect(struct cnf_filter *f, u64 adds);
+int cnf_filter_charge(struct cnf_filter *f, u64 bytes);
+void cnf_filter_uncharge(struct cnf_filter *f, u64 bytes);
 int cnf_filter_walk(struct cnf_filter *f,
 		    int (*fn)(void *ctx, const struct cnf_key *key), void *ctx);
 void cnf_filter_stats(struct cnf_filter *f, struct cnf_filter_stats *st);

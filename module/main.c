@@ -25,6 +25,11 @@ static int cnf_check_params(void)
 		pr_err("initial_capacity=0: must be at least 1\n");
 		return -EINVAL;
 	}
+	if (cnf_initial_capacity > cnf_filter_max_capacity()) {
+		pr_err("initial_capacity=%lu: at most %llu\n",
+		       cnf_initial_capacity, cnf_filter_max_capacity());
+		return -EINVAL;
+	}
 	/* The initial tables must fit in the limit: create one to find out. */
 	probe = cnf_filter_create(cnf_initial_capacity, cnf_mem_limit);
 	if (!probe)

@@ -1,14 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
-/* State behind compat_user.h: random source and allocation failure hook. */
+/*
+ * State behind compat_user.h: random source, allocation accounting and
+ * failure hook, and the interleaving test's access hooks.
+ */
 #include <sys/random.h>
 
 #include "compat_user.h"
 
 long cnf_user_fail_alloc_in = -1;
+size_t cnf_user_bytes, cnf_user_bytes_peak;
 
 #ifdef CNF_USER_INSTRUMENT
 struct cnf_user_hooks cnf_user_hooks;
 #endif
+
+void cnf_user_free_now(void *p)
+{
+	char *base;
+
+	if (!p)
+		return;
+	base = (char *)p - 64;
+	__atomic_sub_fetch(&cnf_user_bytes, *(size_t *)base, __ATOMIC_RELAXED);
+	free(base);
+}
 
 static bool fixed_random;
 static u64 fixed_state;

@@ -21,6 +21,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +107,7 @@ static inline void cnf_user_store(void *addr, size_t size, const void *val,
 #define BUILD_BUG_ON(c)	_Static_assert(!(c), #c)
 #define min_t(t, a, b)	((t)(a) < (t)(b) ? (t)(a) : (t)(b))
 #define max_t(t, a, b)	((t)(a) > (t)(b) ? (t)(a) : (t)(b))
+#define min(a, b)	((a) < (b) ? (a) : (b))
 #define struct_size(p, member, n) \
 	(sizeof(*(p)) + sizeof((p)->member[0]) * (size_t)(n))
 #define WARN_ON_ONCE(c)	cnf_user_warn(!!(c), #c, __FILE__, __LINE__)
@@ -241,31 +243,44 @@ void cnf_user_seed_random(u64 seed);
 /* The allocation this many calls from now fails; <0 never (the default). */
 extern long cnf_user_fail_alloc_in;
 
+/* Bytes the core holds, and the most it held since the last reset. */
+extern size_t cnf_user_bytes, cnf_user_bytes_peak;
+
 static inline void *cnf_zalloc(size_t size)
 {
-	size_t round = (size + 63) & ~(size_t)63;
+	size_t round = (size + 63) & ~(size_t)63, now;
 	void *p;
 
 	if (cnf_user_fail_alloc_in >= 0 && cnf_user_fail_alloc_in-- == 0)
 		return NULL;
-	/* Cache-line aligned, like the kernel's power-of-two allocations. */
-	p = aligned_alloc(64, round);
-	if (p)
-		memset(p, 0, round);
+	/*
+	 * Cache-line aligned, like the kernel's power-of-two allocations; the
+	 * size is kept in the line before, for cnf_user_free_now().
+	 */
+	p = aligned_alloc(64, round + 64);
+	if (!p)
+		return NULL;
+	*(size_t *)p = round;
+	p = (char *)p + 64;
+	memset(p, 0, round);
+	now = __atomic_add_fetch(&cnf_user_bytes, round, __ATOMIC_RELAXED);
+	if (now > __atomic_load_n(&cnf_user_bytes_peak, __ATOMIC_RELAXED))
+		__atomic_store_n(&cnf_user_bytes_peak, now, __ATOMIC_RELAXED);
 	return p;
 }
 
-#ifdef CNF_USER_INSTRUMENT
+void cnf_user_free_now(void *p);
+
 static inline void cnf_free(void *p)
 {
-	if (cnf_user_hooks.free)
+#ifdef CNF_USER_INSTRUMENT
+	if (cnf_user_hooks.free) {
 		cnf_user_hooks.free(p);
-	else
-		free(p);
-}
-#else
-#define cnf_free(p)		free(p)
+		return;
+	}
 #endif
+	cnf_user_free_now(p);
+}
 
 /* After a grace period: the caller waits for it here. */
 static inline void cnf_call_rcu(struct rcu_head *head,
@@ -289,6 +304,7 @@ struct cnf_mutex {
 #define cnf_mutex_init(x)	pthread_mutex_init(&(x)->m, NULL)
 #define cnf_mutex_destroy(x)	pthread_mutex_destroy(&(x)->m)
 #define cnf_mutex_lock(x)	pthread_mutex_lock(&(x)->m)
+#define cnf_mutex_lock_killable(x) pthread_mutex_lock(&(x)->m)
 #define cnf_mutex_unlock(x)	pthread_mutex_unlock(&(x)->m)
 #define cnf_assert_held(x)	do { } while (0)
 

@@ -522,8 +522,10 @@ TEST(reserve_enospc)
 	add_random(_metadata, f, &m, &r, CNF_V4, 300);
 	add_random(_metadata, f, &m, &r, CNF_V6, 300);
 	before = cnf_t_stats(f);
-	ASSERT_EQ(-ENOSPC, cnf_t_reserve(f, CNF_V4,
-				((u64)CNF_BUCKET_SLOTS << CNF_MAX_BUCKETS_LOG) + 1));
+	ASSERT_EQ(-ENOSPC, cnf_t_reserve(f, CNF_V4, 4ULL << 27));
+	ASSERT_EQ(-ENOSPC, cnf_t_reserve(f, CNF_V6, 4ULL << 24));
+	ASSERT_EQ(-ENOSPC, cnf_t_reserve(f, CNF_V6,
+					 cnf_filter_max_capacity() + 1));
 	ASSERT_EQ(0, cnf_t_set_limit(f, total_bytes(&before)));
 	ASSERT_EQ(-ENOSPC, cnf_t_reserve(f, CNF_V6, 100000));
 	ASSERT_EQ(-ENOSPC, cnf_t_reserve(f, CNF_V4, 100000));
@@ -595,6 +597,155 @@ TEST(set_limit_below_usage)
 	st = cnf_t_stats(f);
 	ASSERT_EQ(bytes, total_bytes(&st));
 	ASSERT_MATCHES(f, &m);
+	cnf_model_free(&m);
+	cnf_filter_destroy(f);
+}
+
+/*
+ * The memory limit bounds what the core holds at its peak: the old table
+ * while growth builds the new one, and charges, count against it.
+ */
+TEST(limit_bounds_peak)
+{
+	struct cnf_rng r = seeded(_metadata, 20);
+	const u64 limit = 3 << 20;
+	struct cnf_filter *f;
+	struct cnf_model m;
+	size_t base;
+	int err = 0;
+	u64 n;
+
+	base = cnf_user_bytes;
+	f = cnf_filter_create(0, limit);
+	ASSERT_NE(NULL, f);
+	cnf_model_init(&m, 4);
+	/* The filter itself (its path scratch) is not table memory. */
+	base = cnf_user_bytes - cnf_t_bytes(f) - base;
+	cnf_user_bytes_peak = cnf_user_bytes;
+	for (n = 0; !err; n++) {
+		struct cnf_key k = absent_key(&r, &m, n % 3 == 0);
+
+		err = cnf_t_add(f, &k);
+		if (!err)
+			ASSERT_TRUE(cnf_model_add(&m, &k));
+	}
+	ASSERT_EQ(-ENOSPC, err);
+	TH_LOG("%llu keys in %llu bytes, peak %zu bytes held, limit %llu",
+	       (unsigned long long)cnf_model_size(&m),
+	       (unsigned long long)cnf_t_bytes(f),
+	       cnf_user_bytes_peak - base, (unsigned long long)limit);
+	ASSERT_LE(cnf_user_bytes_peak - base, limit);
+	ASSERT_MATCHES(f, &m);
+	cnf_model_free(&m);
+	cnf_filter_destroy(f);
+}
+
+/* Charges count against the limit like tables, and come back. */
+TEST(charge)
+{
+	struct cnf_filter *f = cnf_filter_create(0, 1 << 20);
+	u64 used;
+
+	ASSERT_NE(NULL, f);
+	used = cnf_t_bytes(f);
+	cnf_filter_lock(f);
+	ASSERT_EQ(-ENOSPC, cnf_filter_charge(f, (1 << 20) - used + 1));
+	ASSERT_EQ(0, cnf_filter_charge(f, (1 << 20) - used));
+	ASSERT_EQ(-ENOSPC, cnf_filter_charge(f, 1));
+	ASSERT_EQ(-EINVAL, cnf_filter_set_limit(f, (1 << 20) - 1));
+	cnf_filter_uncharge(f, (1 << 20) - used);
+	ASSERT_EQ(0, cnf_filter_set_limit(f, used));
+	ASSERT_EQ(0, cnf_filter_charge(f, 0));
+	ASSERT_EQ(-ENOSPC, cnf_filter_charge(f, 1));
+	cnf_filter_unlock(f);
+	cnf_filter_destroy(f);
+}
+
+/*
+ * A batch announces its adds: growth sizes for them in steps of at most 8
+ * times, and duplicates, which land nowhere, grow nothing.
+ */
+TEST(expect_sizes_growth)
+{
+	struct cnf_rng r = seeded(_metadata, 21);
+	struct cnf_filter *f = cnf_filter_create(0, NO_LIMIT);
+	struct cnf_table_stats before, after;
+	struct cnf_model m;
+	struct cnf_key dup;
+	u64 i;
+
+	ASSERT_NE(NULL, f);
+	cnf_model_init(&m, 4);
+	cnf_filter_lock(f);
+	cnf_filter_expect(f, 4 << 20);
+	cnf_filter_unlock(f);
+	dup = random_key(&r, CNF_V6);
+	add_ok(_metadata, f, &m, &dup);
+	for (i = 0; i < 100000; i++)
+		ASSERT_EQ(-EEXIST, cnf_t_add(f, &dup));
+	ASSERT_EQ(MIN_CAPACITY, cnf_t_stats(f).fam[CNF_V6].capacity);
+	for (i = 0; i < 5; i++) {
+		before = cnf_t_stats(f).fam[CNF_V4];
+		while (cnf_t_stats(f).fam[CNF_V4].grows == before.grows)
+			add_random(_metadata, f, &m, &r, CNF_V4, 1);
+		after = cnf_t_stats(f).fam[CNF_V4];
+		TH_LOG("growth %llu: %llu -> %llu slots",
+		       (unsigned long long)after.grows,
+		       (unsigned long long)before.capacity,
+		       (unsigned long long)after.capacity);
+		ASSERT_EQ(8 * before.capacity, after.capacity);
+	}
+	/* Done: doubling again. */
+	cnf_filter_lock(f);
+	cnf_filter_expect(f, 0);
+	cnf_filter_unlock(f);
+	before = cnf_t_stats(f).fam[CNF_V4];
+	while (cnf_t_stats(f).fam[CNF_V4].grows == before.grows)
+		add_random(_metadata, f, &m, &r, CNF_V4, 1);
+	ASSERT_EQ(2 * before.capacity, cnf_t_stats(f).fam[CNF_V4].capacity);
+	ASSERT_MATCHES(f, &m);
+	cnf_model_free(&m);
+	cnf_filter_destroy(f);
+}
+
+/* Deletes that leave a table mostly empty shrink it, not below the start. */
+TEST(shrink_after_deletes)
+{
+	struct cnf_rng r = seeded(_metadata, 22);
+	struct cnf_filter *f = cnf_filter_create(1000, NO_LIMIT);
+	struct cnf_table_stats st, start;
+	struct cnf_model m;
+	unsigned int fam;
+
+	ASSERT_NE(NULL, f);
+	cnf_model_init(&m, 4);
+	start = cnf_t_stats(f).fam[CNF_V4];
+	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
+		u64 peak;
+
+		add_random(_metadata, f, &m, &r, fam, 100000);
+		peak = cnf_t_stats(f).fam[fam].capacity;
+		while (m.n[fam] > 100) {
+			const struct cnf_key *k = cnf_model_any(&m, &r);
+
+			if (k->family != fam)
+				continue;
+			struct cnf_key del = *k;
+
+			ASSERT_EQ(0, cnf_t_del(f, &del));
+			ASSERT_TRUE(cnf_model_del(&m, &del));
+			st = cnf_t_stats(f).fam[fam];
+			/* Never under a sixteenth of its slots in use for long. */
+			if (st.capacity > start.capacity)
+				ASSERT_LE(st.capacity, 16 * (st.entries + 1));
+		}
+		st = cnf_t_stats(f).fam[fam];
+		TH_LOG("%s: %llu slots at 100000 keys, %llu at 100",
+		       fam_name[fam], (unsigned long long)peak,
+		       (unsigned long long)st.capacity);
+		ASSERT_EQ(start.capacity, st.capacity);
+		ASSERT_MATCHES(f, &m);
+	}
 	cnf_model_free(&m);
 	cnf_filter_destroy(f);
 }

@@ -127,7 +127,7 @@ static void release_later(void)
 	for (i = 0; i < later.nrcu; i++)
 		later.fn[i](later.head[i]);
 	for (i = 0; i < later.n; i++)
-		free(later.p[i]);
+		cnf_user_free_now(later.p[i]);
 	later.n = 0;
 	later.nrcu = 0;
 }
