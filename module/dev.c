@@ -4,8 +4,11 @@
  *
  * An open file is bound to the opener's network namespace, which it keeps
  * alive like a socket does; every call needs CAP_NET_ADMIN over that
- * namespace.  Changes take the namespace filter's writer lock, so batches
- * and dumps see one consistent filter; the packet path never takes it.
+ * namespace.  Changes take the namespace filter's writer lock, killably,
+ * and never while reading or writing user memory: a stalled user buffer
+ * stalls only its own call.  A batch takes the lock once per chunk; a dump
+ * copies the filter under it once, to a snapshot it then reads out.  The
+ * packet path never takes the lock.
  */
 #include "cnf.h"
 
@@ -17,6 +20,7 @@
 #include <linux/socket.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <net/ipv6.h>
 
 /* Addresses copied from or to userspace per step of a batch or dump. */
 #define CNF_CHUNK	256
@@ -24,12 +28,15 @@
 /*
  * An open file.  @net is fixed at open.  The dump snapshot (@dump_*) is
  * used under @dump_lock: a cursor is only valid on the file that made it.
+ * Its memory is charged to the namespace's filter (cnf_filter_charge()).
  */
 struct cnf_file {
 	struct net *net;
 	struct mutex dump_lock;	/* guards the dump_* fields */
 	u32 dump_id;		/* 0: no snapshot */
 	u32 dump_n4, dump_n6;
+	u32 dump_cap4, dump_cap6;	/* room in dump_v4, dump_v6 */
+	u64 dump_charged;
 	__be32 *dump_v4;
 	struct in6_addr *dump_v6;
 };
@@ -59,6 +66,9 @@ static int cnf_addr_to_key(const struct cnf_addr *a, struct cnf_key *key)
 			return -EINVAL;
 		key->family = CNF_V6;
 		memcpy(&key->v6, a->addr, sizeof(key->v6));
+		/* IPv4 packets never carry it: the IPv4 address is meant. */
+		if (ipv6_addr_v4mapped(&key->v6))
+			return -EINVAL;
 		return 0;
 	}
 	return -EINVAL;
@@ -90,7 +100,9 @@ static long cnf_ioc_change(struct cnf_file *cf, const void __user *uarg,
 	err = cnf_get_key(uarg, usize, &key);
 	if (err)
 		return err;
-	cnf_filter_lock(f);
+	err = cnf_filter_lock_killable(f);
+	if (err)
+		return err;
 	err = op(f, &key);
 	cnf_filter_unlock(f);
 	return err;
@@ -169,6 +181,10 @@ static void cnf_batch_prefetch(struct cnf_filter *f, const struct cnf_addr *a)
 		cnf_filter_prefetch(f, &key);
 }
 
+/*
+ * The next chunk of a batch: copied in without the lock, applied under it.
+ * Adds announce how many entries are left, so that growth sizes for them.
+ */
 static int cnf_batch_chunk(struct cnf_filter *f, struct cnf_batch *b,
 			   struct cnf_addr *buf, bool add)
 {
@@ -180,50 +196,24 @@ static int cnf_batch_chunk(struct cnf_filter *f, struct cnf_batch *b,
 	if (fatal_signal_pending(current))
 		return -EINTR;
 	got = cnf_copy_in(buf, src + b->done, want);
+	err = cnf_filter_lock_killable(f);
+	if (err)
+		return err;
+	if (add)
+		cnf_filter_expect(f, b->count - b->done);
 	for (i = 0; i < got; i++) {
 		if (i + CNF_PREFETCH_AHEAD < got)
 			cnf_batch_prefetch(f, &buf[i + CNF_PREFETCH_AHEAD]);
 		err = cnf_batch_one(f, b, &buf[i], add);
 		if (err)
-			return err;
+			break;
 		b->done++;
 	}
+	cnf_filter_expect(f, 0);
+	cnf_filter_unlock(f);
+	if (err)
+		return err;
 	return got < want ? -EFAULT : 0;
-}
-
-/*
- * Before an add batch: grow once to hold as many addresses of each family as
- * the batch brings (its valid prefix) or the filter has, whichever is more,
- * rather than doubling step by step.  Not their sum: reloading a list that is
- * already there must not double the table.  A failure here is no error: an
- * entry that finds no room reports it, at its index.
- */
-static void cnf_batch_reserve(struct cnf_filter *f, const struct cnf_batch *b,
-			      struct cnf_addr *buf)
-{
-	const struct cnf_addr __user *src = u64_to_user_ptr(b->addrs);
-	u64 n[CNF_NFAMILIES] = { 0 };
-	struct cnf_key key;
-	u32 done, got, i;
-	unsigned int fam;
-
-	for (done = 0; done < b->count; done += got) {
-		u32 want = min_t(u32, b->count - done, CNF_CHUNK);
-
-		got = cnf_copy_in(buf, src + done, want);
-		for (i = 0; i < got; i++) {
-			if (cnf_addr_to_key(&buf[i], &key))
-				goto reserve;
-			n[key.family]++;
-		}
-		if (got < want)
-			break;
-		cond_resched();
-	}
-reserve:
-	for (fam = 0; fam < CNF_NFAMILIES; fam++)
-		if (n[fam] > cnf_filter_count(f, fam))
-			cnf_filter_reserve(f, fam, n[fam]);
 }
 
 static long cnf_ioc_batch(struct cnf_file *cf, void __user *uarg,
@@ -251,14 +241,10 @@ static long cnf_ioc_batch(struct cnf_file *cf, void __user *uarg,
 	buf = kmalloc_array(CNF_CHUNK, sizeof(*buf), GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
-	cnf_filter_lock(f);
-	if (add)
-		cnf_batch_reserve(f, &b, buf);
 	while (b.done < b.count && !b.error) {
 		b.error = cnf_batch_chunk(f, &b, buf, add);
 		cond_resched();
 	}
-	cnf_filter_unlock(f);
 	kfree(buf);
 	if (copy_to_user(uarg, &b, sizeof(b)))
 		return -EFAULT;
@@ -281,12 +267,22 @@ static long cnf_ioc_del_batch(struct cnf_file *cf, void __user *uarg,
 
 static void cnf_dump_free(struct cnf_file *cf)
 {
+	struct cnf_filter *f = cnf_file_filter(cf);
+
+	if (cf->dump_charged) {
+		cnf_filter_lock(f);
+		cnf_filter_uncharge(f, cf->dump_charged);
+		cnf_filter_unlock(f);
+	}
 	kvfree(cf->dump_v4);
 	kvfree(cf->dump_v6);
 	cf->dump_v4 = NULL;
 	cf->dump_v6 = NULL;
 	cf->dump_n4 = 0;
 	cf->dump_n6 = 0;
+	cf->dump_cap4 = 0;
+	cf->dump_cap6 = 0;
+	cf->dump_charged = 0;
 	cf->dump_id = 0;
 }
 
@@ -294,31 +290,61 @@ static int cnf_dump_collect(void *ctx, const struct cnf_key *key)
 {
 	struct cnf_file *cf = ctx;
 
-	if (key->family == CNF_V4)
+	if (key->family == CNF_V4) {
+		if (WARN_ON_ONCE(cf->dump_n4 == cf->dump_cap4))
+			return -EOVERFLOW;
 		cf->dump_v4[cf->dump_n4++] = key->v4;
-	else
-		cf->dump_v6[cf->dump_n6++] = key->v6;
+		return 0;
+	}
+	if (WARN_ON_ONCE(cf->dump_n6 == cf->dump_cap6))
+		return -EOVERFLOW;
+	cf->dump_v6[cf->dump_n6++] = key->v6;
 	return 0;
 }
 
-/* Copy the whole set, so that a dump over many calls is one moment's set. */
+/* Room for the snapshot, charged to the filter; under its lock. */
+static int cnf_dump_alloc(struct cnf_file *cf, struct cnf_filter *f)
+{
+	u64 n4 = cnf_filter_count(f, CNF_V4), n6 = cnf_filter_count(f, CNF_V6);
+	u64 bytes = n4 * sizeof(__be32) + n6 * sizeof(struct in6_addr);
+	int err;
+
+	if (n4 + n6 > U32_MAX)
+		return -EOVERFLOW;
+	err = cnf_filter_charge(f, bytes);
+	if (err)
+		return err;
+	cf->dump_charged = bytes;
+	cf->dump_cap4 = n4;
+	cf->dump_cap6 = n6;
+	cf->dump_v4 = kvmalloc_array(max_t(u64, n4, 1), sizeof(__be32),
+				     GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	cf->dump_v6 = kvmalloc_array(max_t(u64, n6, 1),
+				     sizeof(struct in6_addr),
+				     GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	return cf->dump_v4 && cf->dump_v6 ? 0 : -ENOMEM;
+}
+
+/*
+ * Copy the whole set, so that a dump over many calls is one moment's set.
+ * A snapshot that does not fit in the memory limit fails with -ENOSPC.
+ */
 static int cnf_dump_snapshot(struct cnf_file *cf)
 {
 	struct cnf_filter *f = cnf_file_filter(cf);
-	u64 n4, n6;
-	int err = -ENOMEM;
+	int err;
 
 	cnf_dump_free(cf);
-	cnf_filter_lock(f);
-	n4 = cnf_filter_count(f, CNF_V4);
-	n6 = cnf_filter_count(f, CNF_V6);
-	cf->dump_v4 = kvmalloc_array(max_t(u64, n4, 1), sizeof(__be32),
-				     GFP_KERNEL_ACCOUNT);
-	cf->dump_v6 = kvmalloc_array(max_t(u64, n6, 1),
-				     sizeof(struct in6_addr),
-				     GFP_KERNEL_ACCOUNT);
-	if (cf->dump_v4 && cf->dump_v6)
+	err = cnf_filter_lock_killable(f);
+	if (err)
+		return err;
+	err = cnf_dump_alloc(cf, f);
+	if (!err)
 		err = cnf_filter_walk(f, cnf_dump_collect, cf);
+	if (err) {
+		cnf_filter_uncharge(f, cf->dump_charged);
+		cf->dump_charged = 0;
+	}
 	cnf_filter_unlock(f);
 	if (err) {
 		cnf_dump_free(cf);
@@ -382,7 +408,9 @@ static long cnf_ioc_dump(struct cnf_file *cf, void __user *uarg, size_t usize)
 		return -EINVAL;
 	if (d.count > CNF_BATCH_MAX)
 		return -E2BIG;
-	mutex_lock(&cf->dump_lock);
+	err = mutex_lock_killable(&cf->dump_lock);
+	if (err)
+		return err;
 	if (!d.cursor) {
 		err = cnf_dump_snapshot(cf);
 		if (err)
@@ -417,7 +445,9 @@ static long cnf_ioc_flush(struct cnf_file *cf, void __user *uarg, size_t usize)
 	struct cnf_filter *f = cnf_file_filter(cf);
 	int err;
 
-	cnf_filter_lock(f);
+	err = cnf_filter_lock_killable(f);
+	if (err)
+		return err;
 	err = cnf_filter_flush(f);
 	cnf_filter_unlock(f);
 	return err;
@@ -449,14 +479,17 @@ static void cnf_sum_counters(struct cnf_net *cn, struct cnf_stats *st)
 	}
 }
 
-static void cnf_fill_stats(struct cnf_net *cn, struct cnf_stats *st)
+static int cnf_fill_stats(struct cnf_net *cn, struct cnf_stats *st)
 {
 	struct cnf_family_stats *fs[CNF_NFAMILIES] = { &st->v4, &st->v6 };
 	struct cnf_filter_stats fst;
 	unsigned int fam;
+	int err;
 
 	memset(st, 0, sizeof(*st));
-	cnf_filter_lock(cn->filter);
+	err = cnf_filter_lock_killable(cn->filter);
+	if (err)
+		return err;
 	cnf_filter_stats(cn->filter, &fst);
 	st->mode = cn->mode;
 	cnf_filter_unlock(cn->filter);
@@ -469,13 +502,17 @@ static void cnf_fill_stats(struct cnf_net *cn, struct cnf_stats *st)
 	}
 	st->mem_limit = fst.mem_limit;
 	cnf_sum_counters(cn, st);
+	return 0;
 }
 
 static long cnf_ioc_stats(struct cnf_file *cf, void __user *uarg, size_t usize)
 {
 	struct cnf_stats st;
+	int err;
 
-	cnf_fill_stats(cnf_pernet(cf->net), &st);
+	err = cnf_fill_stats(cnf_pernet(cf->net), &st);
+	if (err)
+		return err;
 	if (copy_to_user(uarg, &st, sizeof(st)))
 		return -EFAULT;
 	/* A newer, larger struct: fields this kernel does not know are 0. */
@@ -502,7 +539,16 @@ static long cnf_ioc_set_config(struct cnf_file *cf, void __user *uarg,
 	    (!(c.set & CNF_CONFIG_MEM_LIMIT) && c.mem_limit) ||
 	    c.mode > CNF_MODE_MONITOR)
 		return -EINVAL;
-	cnf_filter_lock(cn->filter);
+	/*
+	 * The module's limit is the host's: only the host's administrator
+	 * lets a namespace, maybe a tenant's, use more.
+	 */
+	if ((c.set & CNF_CONFIG_MEM_LIMIT) && c.mem_limit > cnf_mem_limit &&
+	    !capable(CAP_NET_ADMIN))
+		return -EPERM;
+	err = cnf_filter_lock_killable(cn->filter);
+	if (err)
+		return err;
 	if (c.set & CNF_CONFIG_MEM_LIMIT)
 		err = cnf_filter_set_limit(cn->filter, c.mem_limit);
 	if (!err && (c.set & CNF_CONFIG_MODE))

@@ -223,7 +223,7 @@ TEST_F(cnf, add_test_del_ipv6)
 		cnf_v6(~0U, ~0U, ~0U, ~0U), cnf_v6(0xff020000, 0, 0, 1),
 		cnf_v6(0x20010db8, 0, 0, 1), cnf_v6(0x20010db8, 0, 0, 2),
 		cnf_v6(0xfe800000, 0, 0x02000000, 0x00000001),
-		cnf_v6(0, 0, 0xffff, 0x0a000001),	/* ::ffff:10.0.0.1 */
+		cnf_v6(0, 0, 0xfffe, 0x0a000001),	/* ::fffe:10.0.0.1 */
 		cnf_v6(0x0a000001, 0, 0, 0),
 	};
 	struct cnf_stats st;
@@ -240,7 +240,7 @@ TEST_F(cnf, families_are_distinct)
 {
 	struct cnf_addr v4 = cnf_v4(0x0a000001);
 	struct cnf_addr v6a = cnf_v6(0x0a000001, 0, 0, 0);
-	struct cnf_addr v6b = cnf_v6(0, 0, 0xffff, 0x0a000001);
+	struct cnf_addr v6b = cnf_v6(0, 0, 0, 0x0a000001);
 
 	ASSERT_EQ(0, add(self->fd, v4));
 	EXPECT_EQ(ENOENT, tst(self->fd, v6a));
@@ -257,6 +257,28 @@ TEST_F(cnf, families_are_distinct)
 }
 
 /* ---- bad input ---- */
+
+/*
+ * ::ffff:a.b.c.d is refused: no IPv4 packet carries it, so it would block
+ * nothing while looking like a.b.c.d in the list.
+ */
+TEST_F(cnf, v4_mapped_refused)
+{
+	struct cnf_addr mapped = cnf_v6(0, 0, 0xffff, 0x0a000001);
+	struct cnf_batch b;
+	struct snap s;
+
+	ASSERT_EQ(0, populate(self->fd, 0, 10));
+	s = snap_take(self->fd);
+	EXPECT_EQ(EINVAL, add(self->fd, mapped));
+	EXPECT_EQ(EINVAL, del(self->fd, mapped));
+	EXPECT_EQ(EINVAL, tst(self->fd, mapped));
+	EXPECT_EQ(EINVAL, batch(self->fd, CNF_IOC_ADD_BATCH, &mapped, 1, 0, &b));
+	EXPECT_EQ(0U, b.done);
+	EXPECT_EQ(-EINVAL, b.error);
+	ASSERT_UNCHANGED(self->fd, &s);
+	free(s.a);
+}
 
 /* Variants of the valid address @good the ABI refuses with EINVAL. */
 static int bad_variants(struct cnf_addr good, struct cnf_addr *out)
@@ -1612,9 +1634,20 @@ TEST_F_TIMEOUT(cnf, memory_limit_enospc, 120)
 	EXPECT_EQ(ENOENT, tst(self->fd, a4(f4)));
 	EXPECT_EQ(ENOENT, tst(self->fd, a6(f6)));
 
-	/* Refused again, with nothing changed; a batch stops on it. */
+	/*
+	 * A dump's snapshot counts against the limit too: refused at the
+	 * limit, it fits once the limit leaves room, and gives it back.
+	 */
+	s = snap_take(self->fd);
+	ASSERT_EQ(-ENOSPC, s.n);
+	c.mem_limit *= 2;
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
 	s = snap_take(self->fd);
 	ASSERT_EQ(n4 + n6, s.n);
+	c.mem_limit /= 2;
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+
+	/* Refused again, with nothing changed; a batch stops on it. */
 	EXPECT_EQ(ENOSPC, add(self->fd, a4(f4)));
 	for (i = 0; i < ARRAY_LEN(more); i++)
 		more[i] = i % 2 ? a6(f6 + i) : a4(f4 + i);
@@ -1629,8 +1662,12 @@ TEST_F_TIMEOUT(cnf, memory_limit_enospc, 120)
 		EXPECT_EQ(ENOENT, tst(self->fd, more[i]));
 	for (i = 0; i < b.done; i++)
 		ASSERT_EQ(0, del(self->fd, more[i]));
+	c.mem_limit *= 2;
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
 	ASSERT_UNCHANGED(self->fd, &s);
 	free(s.a);
+	c.mem_limit /= 2;
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
 
 	/* Deleting makes room again without growing. */
 	ASSERT_EQ(0, del(self->fd, a4(0)));

@@ -435,4 +435,152 @@ TEST_F(userns, world_openable_still_safe)
 	}
 }
 
+/*
+ * A tenant, the unprivileged owner of a netns with a file of it, cannot
+ * raise its memory limit above the module's (the host's), and within its
+ * limit cannot make the kernel hold more: batches of one duplicate grow
+ * nothing, distinct addresses stop at -ENOSPC with the tables, the old one
+ * during growth included, within the limit.
+ */
+#define TENANT_LIMIT	(8ULL << 20)
+#define TENANT_DUPS	(2U << 20)
+#define TENANT_BATCH	65536U
+
+struct tenant_seen {
+	int setup;
+	int raise_err, raise_all_err, lower_err;
+	unsigned long long module_limit, bytes0;
+	int dups_err;
+	unsigned int dups_applied, dups_skipped;
+	unsigned long long bytes_after_dups;
+	int flood_err;
+	unsigned long long flood_added, bytes_max, entries;
+	int dump_err;
+};
+
+static unsigned long long stats_bytes(int fd, unsigned long long *entries)
+{
+	struct cnf_stats st;
+
+	if (cnf_ioc(fd, CNF_IOC_STATS, &st))
+		return ~0ULL;
+	if (entries)
+		*entries = st.v4.entries + st.v6.entries;
+	return st.v4.bytes + st.v6.bytes;
+}
+
+static int tenant_main(struct ns_child *c, void *varg)
+{
+	struct tenant_seen *s = varg;
+	struct cnf_config cfg = { .set = CNF_CONFIG_MEM_LIMIT };
+	struct cnf_addr dup = cnf_v6(0x20010db8, 0xd, 0, 1), *a, *all;
+	unsigned long long bytes;
+	struct cnf_batch b;
+	unsigned int i, k;
+	FILE *f;
+	int own;
+
+	own = cnf_recv_fd(c->sock[1]);
+	f = fopen("/sys/module/cuckoo_nf/parameters/mem_limit", "r");
+	if (own < 0 || !f || fscanf(f, "%llu", &s->module_limit) != 1)
+		return s->setup = 1;
+	fclose(f);
+	cfg.mem_limit = s->module_limit + 1;
+	s->raise_err = cnf_ioc(own, CNF_IOC_SET_CONFIG, &cfg);
+	cfg.mem_limit = ~0ULL;
+	s->raise_all_err = cnf_ioc(own, CNF_IOC_SET_CONFIG, &cfg);
+	cfg.mem_limit = TENANT_LIMIT;
+	s->lower_err = cnf_ioc(own, CNF_IOC_SET_CONFIG, &cfg);
+	s->bytes0 = stats_bytes(own, NULL);
+
+	a = calloc(TENANT_DUPS, sizeof(*a));
+	if (!a)
+		return s->setup = 2;
+	for (i = 0; i < TENANT_DUPS; i++)
+		a[i] = dup;
+	b = (struct cnf_batch){ .addrs = (uintptr_t)a, .count = TENANT_DUPS,
+				.flags = CNF_BATCH_F_EXIST_OK };
+	s->dups_err = cnf_ioc(own, CNF_IOC_ADD_BATCH, &b);
+	s->dups_applied = b.applied;
+	s->dups_skipped = b.skipped;
+	s->bytes_after_dups = stats_bytes(own, NULL);
+
+	for (k = 0; !s->flood_err && k < 64; k++) {
+		for (i = 0; i < TENANT_BATCH; i++)
+			a[i] = cnf_v6(0x20010db8, 0xe, k, i);
+		b = (struct cnf_batch){ .addrs = (uintptr_t)a,
+					.count = TENANT_BATCH };
+		s->flood_err = cnf_ioc(own, CNF_IOC_ADD_BATCH, &b);
+		s->flood_added += b.applied;
+		bytes = stats_bytes(own, &s->entries);
+		if (bytes > s->bytes_max)
+			s->bytes_max = bytes;
+	}
+	free(a);
+	/* A dump's snapshot counts too: it fits, or is refused. */
+	s->dump_err = cnf_dump_all(own, 4096, &all) < 0 ? ENOSPC : 0;
+	if (!s->dump_err)
+		free(all);
+	return 0;
+}
+
+/* Kernel memory in slab and vmalloc, in bytes, from /proc/meminfo. */
+static long long kernel_bytes(void)
+{
+	char line[128];
+	long long kb, sum = 0;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Slab: %lld", &kb) == 1 ||
+		    sscanf(line, "VmallocUsed: %lld", &kb) == 1)
+			sum += kb;
+	fclose(f);
+	return sum * 1024;
+}
+
+TEST_F(userns, tenant_memory_bounded)
+{
+	struct tenant_seen *s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE,
+				     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	unsigned long long init_bytes = stats_bytes(self->fd, NULL);
+	struct ns_child tenant;
+	long long k0, k1;
+	int own_fd;
+
+	ASSERT_NE(MAP_FAILED, s);
+	memset(s, 0, sizeof(*s));
+	ASSERT_EQ(0, start_child(&tenant, NOBODY, tenant_main, s));
+	own_fd = open_in_netns_of(tenant.pid);
+	ASSERT_LE(0, own_fd);
+	ASSERT_EQ(0, cnf_send_fd(tenant.sock[0], own_fd));
+	k0 = kernel_bytes();
+	ASSERT_EQ(0, finish_child(&tenant));
+	k1 = kernel_bytes();
+	ASSERT_EQ(0, s->setup);
+	TH_LOG("tenant: limit %llu; %u duplicates: %u applied, tables %llu -> %llu bytes; flood: %llu added, at most %llu bytes, ended with %s; kernel memory %+lld bytes",
+	       TENANT_LIMIT, TENANT_DUPS, s->dups_applied, s->bytes0,
+	       s->bytes_after_dups, s->flood_added, s->bytes_max,
+	       strerror(s->flood_err), k1 - k0);
+
+	EXPECT_EQ(EPERM, s->raise_err);
+	EXPECT_EQ(EPERM, s->raise_all_err);
+	EXPECT_EQ(0, s->lower_err);
+	EXPECT_EQ(0, s->dups_err);
+	EXPECT_EQ(1U, s->dups_applied);
+	EXPECT_EQ(TENANT_DUPS - 1, s->dups_skipped);
+	EXPECT_EQ(s->bytes0, s->bytes_after_dups) TH_LOG("duplicates grew the table");
+	EXPECT_EQ(ENOSPC, s->flood_err);
+	EXPECT_LT(0ULL, s->flood_added);
+	EXPECT_LE(s->bytes_max, TENANT_LIMIT);
+	/* What the tenant still holds, plus the slab's and per-CPU noise. */
+	EXPECT_LE(k1 - k0, (long long)TENANT_LIMIT + (2 << 20));
+	/* Its neighbours: the initial netns' tables never moved. */
+	EXPECT_EQ(init_bytes, stats_bytes(self->fd, NULL));
+	close(own_fd);
+	munmap(s, sizeof(*s));
+}
+
 TEST_HARNESS_MAIN

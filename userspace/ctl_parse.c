@@ -23,6 +23,9 @@ int ctl_parse_addr(const char *s, struct cnf_addr *a)
 	if (inet_pton(AF_INET6, s, a->addr) == 1) {
 		a->family = AF_INET6;
 		a->prefixlen = 128;
+		/* ::ffff:a.b.c.d: IPv4 packets come from a.b.c.d, never from it. */
+		if (IN6_IS_ADDR_V4MAPPED((struct in6_addr *)a->addr))
+			return -EAFNOSUPPORT;
 		return 0;
 	}
 	memset(a, 0, sizeof(*a));

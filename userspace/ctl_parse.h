@@ -17,7 +17,11 @@
 /* A bad line keeps this much of its text for the report, then "...". */
 #define CTL_BADLINE_TEXT	120
 
-/* Fill @a from @s (IPv4 dotted quad or IPv6, exactly as inet_pton takes). */
+/*
+ * Fill @a from @s (IPv4 dotted quad or IPv6, exactly as inet_pton takes):
+ * 0, -EINVAL, or -EAFNOSUPPORT for an IPv4-mapped IPv6 address
+ * (::ffff:a.b.c.d), which no packet carries as its source: a.b.c.d is meant.
+ */
 int ctl_parse_addr(const char *s, struct cnf_addr *a);
 
 enum ctl_line_kind {

@@ -6,6 +6,7 @@
  * for the commands and uapi/linux/cuckoo_nf.h for the calls.  Arguments are
  * all checked before the device is opened, so a typo never half-applies.
  */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -151,10 +152,16 @@ static int parse_addr_args(const char *cmd, int argc, char **argv,
 	int i, bad = 0;
 
 	for (i = 0; i < argc; i++) {
-		if (ctl_parse_addr(argv[i], &addrs[i])) {
+		int err = ctl_parse_addr(argv[i], &addrs[i]);
+		char v4[INET_ADDRSTRLEN];
+
+		if (err == -EAFNOSUPPORT)
+			ctl_err("%s %s: an IPv4-mapped address, which IPv4 packets do not carry: use the IPv4 address %s",
+				cmd, argv[i],
+				inet_ntop(AF_INET, addrs[i].addr + 12, v4, sizeof(v4)));
+		else if (err)
 			ctl_err("%s %s: not an IPv4 or IPv6 address", cmd, argv[i]);
-			bad++;
-		}
+		bad += !!err;
 	}
 	return bad ? CTL_EXIT_BADINPUT : CTL_EXIT_OK;
 }
@@ -345,6 +352,12 @@ static int dump_all(const char *cmd, int fd)
 			err = -EPROTO;
 	} while (!err && !(d.flags & CNF_DUMP_F_DONE));
 	free(buf);
+	if (err == -ENOSPC) {
+		/* The kernel copies the set first, within the memory limit. */
+		ctl_err("%s: no room for a copy of the set within the namespace's memory limit: raise it ('cuckooctl limit')",
+			cmd);
+		return ctl_exit_code(ENOSPC);
+	}
 	return err ? ctl_fail(cmd, -err) : CTL_EXIT_OK;
 }
 

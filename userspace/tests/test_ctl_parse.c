@@ -53,9 +53,12 @@ TEST(addr_ipv6)
 
 	ASSERT_EQ(0, ctl_parse_addr("::", &a));
 	EXPECT_TRUE(all_zero(a.addr, 16));
-	ASSERT_EQ(0, ctl_parse_addr("::ffff:10.0.0.1", &a));
-	EXPECT_EQ(AF_INET6, a.family);
 	ASSERT_EQ(0, ctl_parse_addr("FE80::ABCD", &a));
+	/* IPv4-mapped: refused, the IPv4 address left for the message. */
+	ASSERT_EQ(-EAFNOSUPPORT, ctl_parse_addr("::ffff:10.0.0.1", &a));
+	EXPECT_EQ(0, memcmp(a.addr + 12, "\x0a\x00\x00\x01", 4));
+	ASSERT_EQ(-EAFNOSUPPORT, ctl_parse_addr("::ffff:a00:1", &a));
+	ASSERT_EQ(0, ctl_parse_addr("::fffe:10.0.0.1", &a));
 }
 
 TEST(addr_rejects)
