@@ -19,12 +19,19 @@
 
 unsigned int cnf_net_id __read_mostly;
 
+/*
+ * Hooks mostly run in softirq context, but nf_reinject() (an nfqueue
+ * verdict) runs the remaining ones from process context with bottom halves
+ * on: the per-CPU counters are updated with them off, as nft_counter's are.
+ */
 static unsigned int cnf_verdict(struct cnf_net *cn, enum cnf_family fam,
 				bool listed)
 {
-	struct cnf_pcpu_stats *st = this_cpu_ptr(cn->stats);
 	bool drop = listed && READ_ONCE(cn->mode) == CNF_MODE_DROP;
+	struct cnf_pcpu_stats *st;
 
+	local_bh_disable();
+	st = this_cpu_ptr(cn->stats);
 	u64_stats_update_begin(&st->syncp);
 	u64_stats_inc(&st->checked[fam]);
 	if (listed)
@@ -32,6 +39,7 @@ static unsigned int cnf_verdict(struct cnf_net *cn, enum cnf_family fam,
 	if (drop)
 		u64_stats_inc(&st->dropped[fam]);
 	u64_stats_update_end(&st->syncp);
+	local_bh_enable();
 	return drop ? NF_DROP : NF_ACCEPT;
 }
 
@@ -81,7 +89,7 @@ static int __net_init cnf_net_init(struct net *net)
 	cn->filter = cnf_filter_create(cnf_initial_capacity, cnf_mem_limit);
 	if (!cn->filter)
 		return -ENOMEM;
-	cn->stats = alloc_percpu(struct cnf_pcpu_stats);
+	cn->stats = alloc_percpu_gfp(struct cnf_pcpu_stats, GFP_KERNEL_ACCOUNT);
 	if (!cn->stats) {
 		err = -ENOMEM;
 		goto err_filter;
