@@ -186,7 +186,9 @@ struct cnf_stats {
  * Remove every address and forget the mode, the memory limit and the
  * counters: the namespace's hooks are unregistered and its memory freed, as
  * if it had never been configured.  Addresses stay effective until the
- * hooks are gone.  Always 0 (a namespace without state is left as it is).
+ * hooks are gone.  Returns 0 (also for a namespace without state, left as
+ * it is), or -EINTR when a fatal signal came while it waited for another
+ * call on the namespace.
  * %CNF_IOC_FLUSH, by contrast, empties the filter and keeps the rest.
  */
 #define CNF_IOC_RESET		_IO(CNF_IOC_TYPE, 0x0a)
