@@ -652,6 +652,11 @@ static int worker(unsigned int id, uint64_t seed, uint64_t calls)
 		return fail("worker %u: open: %s", id, strerror(errno)), 1;
 	make_ref();
 	fill_arr();
+	/* The abandoned netns' file works, on its own set. */
+	one = cnf_v4(0x0a0b0c0d);
+	if (ioctl(fd_ab, CNF_IOC_TEST, &one))
+		return fail("worker %u: abandoned netns file lost its set: %s",
+			    id, strerror(errno)), 1;
 	/* Reads, deletes and flushes of a fresh namespace create nothing. */
 	inert_only = true;
 	for (i = 0; i < 4 * CHECK_EVERY && done < calls; i++, done++)
@@ -670,11 +675,6 @@ static int worker(unsigned int id, uint64_t seed, uint64_t calls)
 		return fail("worker %u: loading the reference: %s", id, strerror(err)), 1;
 	if (compare())
 		return fail("worker %u: the reference set did not load as given", id), 1;
-	/* The abandoned netns' file works, on its own set. */
-	one = cnf_v4(0x0a0b0c0d);
-	if (ioctl(fd_ab, CNF_IOC_TEST, &one))
-		return fail("worker %u: abandoned netns file lost its set: %s",
-			    id, strerror(errno)), 1;
 	/* A live cursor of another file. */
 	memset(&d, 0, sizeof(d));
 	d.addrs = (uintptr_t)arr;

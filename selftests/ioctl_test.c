@@ -2099,6 +2099,125 @@ TEST(dump_across_reset)
 	EXPECT_EQ(0, in_child(dump_reset_child, NULL));
 }
 
+/*
+ * Processes of one fresh netns, each on its own file, race adds, batches,
+ * settings, deletes, flushes, dumps, tests, stats and resets.  Every call
+ * must answer with one of its documented results, and stats must never
+ * show a half-made or half-freed state: inactive means all zero.
+ */
+#define RACE_PROCS	4
+#define RACE_ITERS	300
+
+static int race_worker(unsigned int id)
+{
+	struct cnf_config mon = { .set = CNF_CONFIG_MODE,
+				  .mode = CNF_MODE_MONITOR };
+	struct cnf_addr batch_a[16], *got = NULL;
+	struct cnf_batch b;
+	struct cnf_stats st;
+	unsigned int i, j;
+	long n;
+	int fd, r;
+
+	for (j = 0; j < ARRAY_LEN(batch_a); j++)
+		batch_a[j] = mixed(id * 1000 + j);
+	fd = open(CNF_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return 11;
+	for (i = 0; i < RACE_ITERS; i++) {
+		switch ((i * 7 + id * 3) % 10) {
+		case 0:
+			r = add(fd, mixed(id * 1000 + i));
+			CHILD_CHECK(r == 0 || r == EEXIST);
+			break;
+		case 1:
+			for (j = 0; j < ARRAY_LEN(batch_a); j++)
+				batch_a[j] = mixed(id * 1000 + i + j);
+			r = batch(fd, CNF_IOC_ADD_BATCH, batch_a,
+				  ARRAY_LEN(batch_a), CNF_BATCH_F_EXIST_OK, &b);
+			CHILD_CHECK(r == 0 && b.done == ARRAY_LEN(batch_a));
+			break;
+		case 2:
+			r = del(fd, mixed(id * 1000 + i - 2));
+			CHILD_CHECK(r == 0 || r == ENOENT);
+			break;
+		case 3:
+			CHILD_CHECK(cnf_ioc(fd, CNF_IOC_RESET, NULL) == 0);
+			break;
+		case 4:
+			r = tst(fd, mixed(id * 1000 + i - 4));
+			CHILD_CHECK(r == 0 || r == ENOENT);
+			break;
+		case 5:
+			st = stats(fd);
+			CHILD_CHECK(st.flags == 0 || st.flags == CNF_STATS_F_INACTIVE);
+			if (st.flags)
+				CHILD_CHECK(!st.v4.entries && !st.v6.entries &&
+					    !st.v4.capacity && !st.v6.capacity &&
+					    !st.v4.checked && !st.v6.checked &&
+					    st.mode == CNF_MODE_DROP);
+			else
+				CHILD_CHECK(st.v4.capacity && st.v6.capacity &&
+					    st.v4.entries <= st.v4.capacity);
+			break;
+		case 6:
+			n = cnf_dump_all(fd, 5, &got);
+			CHILD_CHECK(n >= 0);
+			free(got);
+			got = NULL;
+			break;
+		case 7:
+			CHILD_CHECK(cnf_ioc(fd, CNF_IOC_SET_CONFIG, &mon) == 0);
+			break;
+		case 8:
+			CHILD_CHECK(cnf_ioc(fd, CNF_IOC_FLUSH, NULL) == 0);
+			break;
+		default:
+			r = batch(fd, CNF_IOC_DEL_BATCH, batch_a, 4,
+				  CNF_BATCH_F_EXIST_OK, &b);
+			CHILD_CHECK(r == 0 && b.done == 4);
+			break;
+		}
+	}
+	close(fd);
+	return child_failed;
+}
+
+static int race_child(void *arg)
+{
+	pid_t pids[RACE_PROCS];
+	unsigned int i;
+	int status, fd;
+
+	if (unshare(CLONE_NEWNET))
+		return 10;
+	for (i = 0; i < RACE_PROCS; i++) {
+		pids[i] = fork();
+		if (pids[i] < 0)
+			return 12;
+		if (!pids[i])
+			_exit(race_worker(i));
+	}
+	for (i = 0; i < RACE_PROCS; i++) {
+		if (waitpid(pids[i], &status, 0) != pids[i] ||
+		    !WIFEXITED(status) || WEXITSTATUS(status))
+			child_failed = 1;
+	}
+	/* Whatever the interleaving, one reset leaves nothing behind. */
+	fd = open(CNF_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return 11;
+	CHILD_CHECK(cnf_ioc(fd, CNF_IOC_RESET, NULL) == 0);
+	CHILD_CHECK(inactive(fd));
+	close(fd);
+	return child_failed;
+}
+
+TEST(activation_and_reset_race)
+{
+	EXPECT_EQ(0, in_child(race_child, NULL));
+}
+
 /* Root of a container: its own user ns owning its own netns may do all. */
 static int container_child(void *arg)
 {
