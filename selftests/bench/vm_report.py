@@ -94,6 +94,10 @@ def packet_path(samples):
                 added = {r: per[r] - base[r] for r in per if r in base}
                 ad = spread(list(added.values())) if c != "none" else \
                     (0.0, None, None, None)
+                # "unused" adds about 0: a spread relative to it is no
+                # figure.
+                if c == "unused":
+                    ad = ad[:3] + (None,)
                 vn = [per[r] - nft[r] for r in per if r in nft]
                 vn = spread(vn) if c != "nft" else (None,) * 4
                 # Ratios of added costs only mean something when both are
@@ -107,8 +111,8 @@ def packet_path(samples):
                 else:
                     rr = [per[r] / nft[r] for r in per if r in nft]
                     complete = True
-                rt = spread(rr) if c != "none" and complete and rr else \
-                    (None,) * 4
+                rt = spread(rr) if c not in ("none", "unused") and \
+                    complete and rr else (None,) * 4
                 rows.append({
                     "size": size, "case": case, "contender": c,
                     "reps": len(p),
