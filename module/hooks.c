@@ -37,14 +37,14 @@ unsigned int cnf_net_id __read_mostly;
  * verdict) runs the remaining ones from process context with bottom halves
  * on: the per-CPU counters are updated with them off, as nft_counter's are.
  */
-static unsigned int cnf_verdict(struct cnf_state *cn, enum cnf_family fam,
+static unsigned int cnf_verdict(struct cnf_state *cs, enum cnf_family fam,
 				bool listed)
 {
-	bool drop = listed && READ_ONCE(cn->mode) == CNF_MODE_DROP;
+	bool drop = listed && READ_ONCE(cs->mode) == CNF_MODE_DROP;
 	struct cnf_pcpu_stats *st;
 
 	local_bh_disable();
-	st = this_cpu_ptr(cn->stats);
+	st = this_cpu_ptr(cs->stats);
 	u64_stats_update_begin(&st->syncp);
 	u64_stats_inc(&st->checked[fam]);
 	if (listed)
@@ -59,25 +59,25 @@ static unsigned int cnf_verdict(struct cnf_state *cn, enum cnf_family fam,
 static unsigned int cnf_hook_ipv4(void *priv, struct sk_buff *skb,
 				  const struct nf_hook_state *state)
 {
-	struct cnf_state *cn = priv;
+	struct cnf_state *cs = priv;
 
 	/* ip_rcv_core() has validated the header. */
-	return cnf_verdict(cn, CNF_V4,
-			   cnf_filter_lookup4(cn->filter, ip_hdr(skb)->saddr));
+	return cnf_verdict(cs, CNF_V4,
+			   cnf_filter_lookup4(cs->filter, ip_hdr(skb)->saddr));
 }
 
 static unsigned int cnf_hook_ipv6(void *priv, struct sk_buff *skb,
 				  const struct nf_hook_state *state)
 {
-	struct cnf_state *cn = priv;
+	struct cnf_state *cs = priv;
 
 	/* ipv6_rcv() has validated the fixed header. */
-	return cnf_verdict(cn, CNF_V6,
-			   cnf_filter_lookup6(cn->filter,
+	return cnf_verdict(cs, CNF_V6,
+			   cnf_filter_lookup6(cs->filter,
 					      &ipv6_hdr(skb)->saddr));
 }
 
-/* The template of every namespace's cn->ops. */
+/* The template of every state's ops. */
 static const struct nf_hook_ops cnf_nf_ops[CNF_NHOOKS] = {
 	{
 		.hook		= cnf_hook_ipv4,
