@@ -95,17 +95,13 @@ mem_read() {
 # Let RCU-deferred frees and netns work finish; then MEM_B, the bytes of
 # slab objects in use plus VmallocUsed and Percpu.
 mem_settled() {
-	local prev=-1 n k v f _
-	for ((n = 0; n < 20; n++)); do
+	local prev=-1 n k v _
+	for ((n = 0; n < 8; n++)); do
 		sleep 0.3
 		mem_read
 		((MEM_KB == prev)) && break
 		prev=$MEM_KB
 	done
-	# Objects of per-CPU slabs count as in use: hand them back first.
-	for f in /sys/kernel/slab/*/shrink; do
-		echo 1 >"$f"
-	done 2>/dev/null
 	MEM_B=$(awk 'NR > 2 { s += $2 * $4 } END { printf "%d", s }' /proc/slabinfo)
 	while read -r k v _; do
 		case $k in
@@ -161,42 +157,47 @@ snap() { nft_read CNT "$NS_R" "$TMP/nft"; }
 # stats_r: the receiver's stats in STAT (lib.sh).
 stats_r() { ns_stats "$NS_R" "$TMP/stats" || log_fail "stats in $NS_R"; }
 
-# send SRC N: N echo requests from SRC, the counters settled after them.
-# Their replies do not matter: counters decide.
-send() {
-	ping_argv "$NS_S" "$1" -c "$2" -i 0.01 -W 0.2
-	"${NSX[@]}" >/dev/null 2>&1
-	settle_counters snap CNT
-}
-
-# step NAME N LISTED ACTIVE: N packets from each source; they must arrive,
-# and be dropped by the module (LISTED 1) or delivered (0), with the
-# module's counters following when the namespace is ACTIVE (1), or stats
-# showing it inactive (0) and all zero.
+# step NAME N LISTED ACTIVE: N packets from each source, all sources at
+# once; they must arrive, and be dropped by the module (LISTED 1) or
+# delivered (0), with the module's counters following when the namespace
+# is ACTIVE (1), or stats showing it inactive (0) and all zero.  Replies
+# do not matter: counters decide.
 step() {
-	local name=$1 n=$2 listed=$3 active=$4 s fam a0 d0 k0 c0 ok=1
+	local name=$1 n=$2 listed=$3 active=$4 s fam ok=1 pids=()
+	local -A a0 d0 k0 c0
+	snap
+	stats_r
 	for s in "${SRCS[@]}"; do
 		fam=ipv4
 		is_v6 "$s" && fam=ipv6
-		snap
-		stats_r
-		a0=${CNT[cnf_in/c${IDX[$s]}]:-0}
-		d0=${CNT[cnf_rx/c${IDX[$s]}]:-0}
-		k0=${STAT[$fam.dropped]:-x}
-		c0=${STAT[$fam.checked]:-x}
-		send "$s" "$n"
-		stats_r
-		a0=$((${CNT[cnf_in/c${IDX[$s]}]:-0} - a0))
-		d0=$((${CNT[cnf_rx/c${IDX[$s]}]:-0} - d0))
-		k0=$((${STAT[$fam.dropped]:-0} - k0))
-		c0=$((${STAT[$fam.checked]:-0} - c0))
-		if ((a0 != n || d0 != (listed ? 0 : n))); then
-			log_info "$name: $s: $a0 of $n arrived, $d0 delivered"
+		a0[$s]=${CNT[cnf_in/c${IDX[$s]}]:-0}
+		d0[$s]=${CNT[cnf_rx/c${IDX[$s]}]:-0}
+		k0[$s]=${STAT[$fam.dropped]:-x}
+		c0[$s]=${STAT[$fam.checked]:-x}
+	done
+	for s in "${SRCS[@]}"; do
+		ping_argv "$NS_S" "$s" -c "$n" -i 0.01 -W 0.2
+		"${NSX[@]}" >/dev/null 2>&1 &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	settle_counters snap CNT
+	stats_r
+	for s in "${SRCS[@]}"; do
+		fam=ipv4
+		is_v6 "$s" && fam=ipv6
+		a0[$s]=$((${CNT[cnf_in/c${IDX[$s]}]:-0} - a0[$s]))
+		d0[$s]=$((${CNT[cnf_rx/c${IDX[$s]}]:-0} - d0[$s]))
+		k0[$s]=$((${STAT[$fam.dropped]:-0} - k0[$s]))
+		c0[$s]=$((${STAT[$fam.checked]:-0} - c0[$s]))
+		if ((a0[$s] != n || d0[$s] != (listed ? 0 : n))); then
+			log_info "$name: $s: ${a0[$s]} of $n arrived, ${d0[$s]} delivered"
 			ok=0
 		fi
 		if ((active)); then
-			if [[ ${STAT[active]} != true ]] || ((k0 != (listed ? n : 0) || c0 < n)); then
-				log_info "$name: $s: active=${STAT[active]}, module dropped $k0 and checked $c0 of $n"
+			if [[ ${STAT[active]} != true ]] ||
+				((k0[$s] != (listed ? n : 0) || c0[$s] < n)); then
+				log_info "$name: $s: active=${STAT[active]}, module dropped ${k0[$s]} and checked ${c0[$s]} of $n"
 				ok=0
 			fi
 		elif [[ ${STAT[active]} != false ]] || ((STAT[$fam.checked] || STAT[$fam.capacity])); then
