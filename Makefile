@@ -19,13 +19,13 @@
 #
 # module builds against the running kernel (like any out-of-tree module).
 # The VM targets (selftests, demo, check, lint) build against the Debian cloud
-# kernel the VM boots (selftests/vm/kver), or KVER=/KERNEL= when given.
+# kernel the VM boots (scripts/kver), or KVER=/KERNEL= when given.
 
 ifeq ($(KVER),)
 KVER := $(shell uname -r)
 ifeq ($(wildcard /lib/modules/$(KVER)/build),)
 # No headers for the running kernel (a container, CI): use the VM's kernel.
-KVER := $(or $(shell selftests/vm/kver 2>/dev/null),$(KVER))
+KVER := $(or $(shell scripts/kver 2>/dev/null),$(KVER))
 endif
 endif
 KDIR ?= /lib/modules/$(KVER)/build
@@ -37,7 +37,7 @@ COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 INCLUDEDIR ?= $(PREFIX)/include
 
 # Evaluated by the shell when a VM recipe runs, after deps installed a kernel.
-VM_KVER = $$(selftests/vm/kver)
+VM_KVER = $$(scripts/kver)
 
 KBUILD_OPTS = $(if $(W),W=$(W)) $(if $(C),C=$(C))
 
@@ -50,11 +50,15 @@ all: module userspace
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) $(KBUILD_OPTS) modules
 
-# Test kernel modules, when selftests/modules/ has any.
+# Kernel modules of the tests (selftests/modules) and of the benchmarks
+# (userspace/bench/kmod), against the same kernel as the module.
+KMOD_DIRS := selftests/modules userspace/bench/kmod
+
 test-modules:
-	@if [ -f selftests/modules/Kbuild ]; then \
-		$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/modules $(KBUILD_OPTS) modules; \
-	fi
+	@for d in $(KMOD_DIRS); do \
+		[ ! -f $$d/Kbuild ] || \
+		$(MAKE) -C $(KDIR) M=$(CURDIR)/$$d $(KBUILD_OPTS) modules || exit 1; \
+	done
 
 userspace:
 	$(MAKE) -C userspace
@@ -66,7 +70,7 @@ bench:
 	$(MAKE) -C userspace bench
 
 deps:
-	selftests/vm/deps.sh
+	scripts/deps.sh
 
 # C selftests, into build/selftests/.
 selftests-build:
@@ -79,25 +83,25 @@ vm-build: deps
 	$(MAKE) selftests-build
 
 lint: deps
-	selftests/vm/lint.sh
+	scripts/lint.sh
 
 selftests: vm-build
 	selftests/vm/selftests.sh $(TESTS)
 
 bench-vm: vm-build
-	selftests/bench/bench-vm
+	userspace/bench/vm/bench-vm
 
 demo: vm-build
 	selftests/vm/run selftests/demo.sh
 
 check:
-	selftests/vm/check.sh
+	scripts/check.sh
 
 # A debug kernel built once (cached in ~/.cache/cuckoo_nf), the whole suite
 # under it, kmemleak at the end.  Not part of check: it takes long.
 check-debug:
-	selftests/vm/deps.sh --debug
-	selftests/vm/debug-kernel.sh check
+	scripts/deps.sh --debug
+	scripts/debug-kernel.sh check
 
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) modules_install
@@ -111,8 +115,9 @@ install: all
 clean:
 	@if [ -d $(KDIR) ]; then \
 		$(MAKE) -C $(KDIR) M=$(CURDIR) clean; \
-		[ ! -f selftests/modules/Kbuild ] || \
-			$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/modules clean; \
+		for d in $(KMOD_DIRS); do \
+			[ ! -f $$d/Kbuild ] || $(MAKE) -C $(KDIR) M=$(CURDIR)/$$d clean; \
+		done; \
 	fi
 	-[ ! -f userspace/Makefile ] || $(MAKE) -C userspace clean
 	-$(MAKE) -C selftests clean

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Host side of `make selftests`: run selftests/run_tests.sh [TEST...] in
+# Host side of `make selftests`: run selftests/vm/run_tests.sh [TEST...] in
 # CNF_VM_JOBS VMs at once (default 2), each booted on its own and given a
 # share of the tests, and sum up their KTAP:
 #   selftests: N passed, N failed, N skipped
@@ -73,7 +73,7 @@ run_vm() {
 	local log=$1 prefix=$2 rc
 	shift 2
 	set +e
-	CNF_VM_LOG=${log%.log}.console "$ROOT/selftests/vm/run" "$ROOT/selftests/run_tests.sh" "$@" 2>&1 |
+	CNF_VM_LOG=${log%.log}.console "$ROOT/selftests/vm/run" "$ROOT/selftests/vm/run_tests.sh" "$@" 2>&1 |
 		tee "$log" | sed -u "s/^/$prefix/"
 	rc=${PIPESTATUS[0]}
 	set -e

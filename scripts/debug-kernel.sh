@@ -12,7 +12,7 @@
 #                            fails the run
 #
 # The kernel is Debian's linux-source-6.1 configured from x86_64 defconfig
-# plus selftests/vm/debug.config (KASAN, UBSAN, kmemleak, lockdep, fault
+# plus scripts/debug-kernel.config (KASAN, UBSAN, kmemleak, lockdep, fault
 # injection...; everything the VM needs built in, so no /lib/modules tree is
 # needed: the VM gets an almost empty module tree).  It is built out of tree, niced, in
 #   ${XDG_CACHE_HOME:-~/.cache}/cuckoo_nf/kernel-<hash of config + source + gcc>
@@ -29,8 +29,8 @@
 # of the emulated machine, seen at cycle 9).
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-FRAGMENT=$ROOT/selftests/vm/debug.config
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+FRAGMENT=$ROOT/scripts/debug-kernel.config
 SRC_TARBALL=/usr/src/linux-source-6.1.tar.xz
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/cuckoo_nf
 JOBS=${CNF_DEBUG_JOBS:-$(nproc)}
@@ -85,7 +85,7 @@ verify_config() {
 
 build_kernel() {
 	local ver src key out
-	[[ -f $SRC_TARBALL ]] || die "$SRC_TARBALL missing (run selftests/vm/deps.sh --debug as root)"
+	[[ -f $SRC_TARBALL ]] || die "$SRC_TARBALL missing (run scripts/deps.sh --debug as root)"
 	ver=$(src_version)
 	key=$( {
 		echo "recipe $RECIPE"

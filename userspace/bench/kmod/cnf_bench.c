@@ -42,7 +42,7 @@
 #include <linux/sort.h>
 #include <linux/vmalloc.h>
 
-#include "../../module/filter.c"
+#include "../../../module/filter.c"
 
 #define BENCH_MIN_LOG		10
 #define BENCH_MAX_LOG		24

@@ -8,7 +8,7 @@
 # checkpatch) into build/cache/, once.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=$ROOT/build/cache
 SRC_TARBALL=/usr/src/linux-source-6.1.tar.xz
 SRC_DIR=$CACHE/linux-source-6.1
@@ -95,4 +95,4 @@ fi
 install_missing
 extract_source
 # Fail here, not halfway through a boot, if there is no usable VM kernel.
-"$ROOT/selftests/vm/kver" >/dev/null
+"$ROOT/scripts/kver" >/dev/null
