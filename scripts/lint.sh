@@ -13,7 +13,7 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-CHECKPATCH=$ROOT/build/cache/linux-source-6.1/scripts/checkpatch.pl
+CHECKPATCH=$("$ROOT/scripts/kernel-source.sh" dir)/scripts/checkpatch.pl
 LINT=$ROOT/build/lint
 # Kernel modules of the tests and benchmarks (Makefile's KMOD_DIRS).
 KMOD_DIRS="selftests/modules userspace/bench/kmod"

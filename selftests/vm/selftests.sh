@@ -12,8 +12,8 @@
 #
 # The tests are shared out longest first, each to the VM with the least
 # work so far, by the durations of the last run here (build/vm/durations),
-# else those of selftests/vm/durations (seconds measured in a two-VM run on
-# a 2-core machine), else DEFAULT_COST seconds.  Each VM's console is kept
+# else the typical ones of selftests/Makefile's TEST_COST (written to
+# build/selftests/test-costs.txt), else DEFAULT_COST seconds.  Each VM's console is kept
 # in build/selftests.N.log and streamed with a "vmN| " prefix; with one VM,
 # in build/selftests.log, unprefixed.
 set -euo pipefail
@@ -21,7 +21,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 LIST=$ROOT/build/selftests/kselftest-list.txt
 DURATIONS=$ROOT/build/vm/durations
-TYPICAL=$ROOT/selftests/vm/durations
+TYPICAL=$ROOT/build/selftests/test-costs.txt
 JOBS=${CNF_VM_JOBS:-2}
 DEFAULT_COST=30
 mkdir -p "$ROOT/build/vm"

@@ -358,7 +358,7 @@ def print_table(meta, pp, ld, km, km_ic, kmem, gl):
                    "and the caches are left out)", "instructions per op",
                    km_ic)
     p("")
-    p("Goals (issue 6), printed not asserted:")
+    p("Goals, printed not asserted:")
     for x in gl:
         m = x["measured"]
         spec = "{:.0f}" if m is not None and abs(m) >= 100 else "{:.3f}"
