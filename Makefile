@@ -11,6 +11,7 @@
 #   make selftests      the kselftest suite in a QEMU VM (TESTS="a.sh b" for some)
 #   make bench          userspace benchmarks
 #   make bench-vm       packet path vs nftables/ipset, core vs rhashtable, in a VM
+#   make bench-report   README.md's figures and the plots, from build/bench/*.json
 #   make demo           the module at work in a VM, step by step
 #   make check          deps, build, unit, lint, selftests; ends "N passed, N failed"
 #   make check-debug    the suite under a KASAN/lockdep/kmemleak kernel (slow)
@@ -43,7 +44,7 @@ KBUILD_OPTS = $(if $(W),W=$(W)) $(if $(C),C=$(C))
 
 .PHONY: all module userspace unit lint selftests bench demo check install \
 	clean distclean deps test-modules selftests-build vm-build bench-vm \
-	check-debug
+	check-debug bench-report bench-deps
 
 all: module userspace
 
@@ -66,8 +67,16 @@ userspace:
 unit:
 	$(MAKE) -C userspace unit
 
-bench:
+# Both benchmarks end by rewriting README.md's tables and the plots.
+bench: bench-deps
 	$(MAKE) -C userspace bench
+	$(MAKE) bench-report
+
+bench-deps:
+	scripts/deps.sh --bench
+
+bench-report:
+	python3 scripts/bench-report.py
 
 deps:
 	scripts/deps.sh
@@ -88,8 +97,9 @@ lint: deps
 selftests: vm-build
 	selftests/vm/selftests.sh $(TESTS)
 
-bench-vm: vm-build
+bench-vm: vm-build bench-deps
 	userspace/bench/vm/bench-vm
+	$(MAKE) bench-report
 
 demo: vm-build
 	selftests/vm/run selftests/demo.sh
