@@ -74,9 +74,10 @@ one_kernel() {
 	fi
 	# Each kernel balances its VMs by its own test durations.
 	CNF_VM_DURATIONS=$ROOT/build/vm/durations.$k KVER=$rel \
-		run_logged "$dir/selftests.log" "$VM/selftests.sh" "$@"
+		run_logged "$dir/suite.log" "$VM/selftests.sh" "$@"
+	# The VMs' consoles, which the next kernel's run replaces.
 	cp "$ROOT"/build/selftests.*log "$dir/" 2>/dev/null
-	line=$(grep -E '^selftests: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$dir/selftests.log" | tail -n1)
+	line=$(grep -E '^selftests: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$dir/suite.log" | tail -n1)
 	if [[ -z $line ]]; then
 		FAIL=$((FAIL + 1))
 		result "$k" selftests "FAILED (no result)"
@@ -85,7 +86,7 @@ one_kernel() {
 	read -r p f s < <(sed -E 's/^selftests: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/' <<<"$line")
 	PASS=$((PASS + p)) FAIL=$((FAIL + f)) SKIP=$((SKIP + s))
 	result "$k" selftests "$p passed, $f failed, $s skipped ($((SECONDS - t0)) s)"
-	for n in $(sed -n 's/^selftests: skipped: //p' "$dir/selftests.log" | tail -n1); do
+	for n in $(sed -n 's/^selftests: skipped: //p' "$dir/suite.log" | tail -n1); do
 		SKIPPED+=("$k:$n")
 	done
 }
