@@ -11,6 +11,7 @@
 #   make selftests      the kselftest suite in a QEMU VM (TESTS="a.sh b" for some)
 #   make bench          userspace benchmarks
 #   make bench-vm       packet path vs nftables/ipset, core vs rhashtable, in a VM
+#   make bench-report   README.md's figures and the plots, from build/bench/*.json
 #   make demo           the module at work in a VM, step by step
 #   make check          deps, build, unit, lint, selftests; ends "N passed, N failed"
 #   make check-kernels  the suite on 6.1 and 6.12 cloud, check-rt's tests on
@@ -22,20 +23,20 @@
 #
 # module builds against the running kernel (like any out-of-tree module).
 # The VM targets (selftests, demo, check, lint) build against the Debian cloud
-# kernel the VM boots (selftests/vm/kver), or KVER=/KERNEL= when given.
+# kernel the VM boots (scripts/kver), or KVER=/KERNEL= when given.
 # KVER takes a release or a short name: 6.1 (the default), 6.12, 6.12-rt.
 
 ifneq ($(KVER),)
 ifeq ($(wildcard /lib/modules/$(KVER)),)
 # A short name (6.1, 6.12, 6.12-rt): the installed release it names.
-override KVER := $(or $(shell KVER=$(KVER) selftests/vm/kver 2>/dev/null),$(KVER))
+override KVER := $(or $(shell KVER=$(KVER) scripts/kver 2>/dev/null),$(KVER))
 endif
 endif
 ifeq ($(KVER),)
 KVER := $(shell uname -r)
 ifeq ($(wildcard /lib/modules/$(KVER)/build),)
 # No headers for the running kernel (a container, CI): use the VM's kernel.
-KVER := $(or $(shell selftests/vm/kver 2>/dev/null),$(KVER))
+KVER := $(or $(shell scripts/kver 2>/dev/null),$(KVER))
 endif
 endif
 KDIR ?= /lib/modules/$(KVER)/build
@@ -47,24 +48,28 @@ COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 INCLUDEDIR ?= $(PREFIX)/include
 
 # Evaluated by the shell when a VM recipe runs, after deps installed a kernel.
-VM_KVER = $$(selftests/vm/kver)
+VM_KVER = $$(scripts/kver)
 
 KBUILD_OPTS = $(if $(W),W=$(W)) $(if $(C),C=$(C))
 
 .PHONY: all module userspace unit lint selftests bench demo check install \
 	clean distclean deps test-modules selftests-build vm-build bench-vm \
-	check-debug check-kernels check-rt
+	check-debug bench-report bench-deps check-kernels check-rt
 
 all: module userspace
 
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) $(KBUILD_OPTS) modules
 
-# Test kernel modules, when selftests/modules/ has any.
+# Kernel modules of the tests (selftests/modules) and of the benchmarks
+# (userspace/bench/kmod), against the same kernel as the module.
+KMOD_DIRS := selftests/modules userspace/bench/kmod
+
 test-modules:
-	@if [ -f selftests/modules/Kbuild ]; then \
-		$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/modules $(KBUILD_OPTS) modules; \
-	fi
+	@for d in $(KMOD_DIRS); do \
+		[ ! -f $$d/Kbuild ] || \
+		$(MAKE) -C $(KDIR) M=$(CURDIR)/$$d $(KBUILD_OPTS) modules || exit 1; \
+	done
 
 userspace:
 	$(MAKE) -C userspace
@@ -72,11 +77,19 @@ userspace:
 unit:
 	$(MAKE) -C userspace unit
 
-bench:
+# Both benchmarks end by rewriting README.md's tables and the plots.
+bench: bench-deps
 	$(MAKE) -C userspace bench
+	$(MAKE) bench-report
+
+bench-deps:
+	scripts/deps.sh --bench
+
+bench-report:
+	python3 scripts/bench-report.py
 
 deps:
-	selftests/vm/deps.sh
+	scripts/deps.sh
 
 # C selftests, into build/selftests/.
 selftests-build:
@@ -89,19 +102,20 @@ vm-build: deps
 	$(MAKE) selftests-build
 
 lint: deps
-	selftests/vm/lint.sh
+	scripts/lint.sh
 
 selftests: vm-build
 	selftests/vm/selftests.sh $(TESTS)
 
-bench-vm: vm-build
-	selftests/bench/bench-vm
+bench-vm: vm-build bench-deps
+	userspace/bench/vm/bench-vm
+	$(MAKE) bench-report
 
 demo: vm-build
 	selftests/vm/run selftests/demo.sh
 
 check:
-	selftests/vm/check.sh
+	scripts/check.sh
 
 check-kernels:
 	scripts/check-kernels.sh
@@ -112,8 +126,8 @@ check-rt:
 # A debug kernel built once (cached in ~/.cache/cuckoo_nf), the whole suite
 # under it, kmemleak at the end.  Not part of check: it takes long.
 check-debug:
-	selftests/vm/deps.sh --debug
-	selftests/vm/debug-kernel.sh check
+	scripts/deps.sh --debug
+	scripts/debug-kernel.sh check
 
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) modules_install
@@ -127,8 +141,9 @@ install: all
 clean:
 	@if [ -d $(KDIR) ]; then \
 		$(MAKE) -C $(KDIR) M=$(CURDIR) clean; \
-		[ ! -f selftests/modules/Kbuild ] || \
-			$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/modules clean; \
+		for d in $(KMOD_DIRS); do \
+			[ ! -f $$d/Kbuild ] || $(MAKE) -C $(KDIR) M=$(CURDIR)/$$d clean; \
+		done; \
 	fi
 	-[ ! -f userspace/Makefile ] || $(MAKE) -C userspace clean
 	-$(MAKE) -C selftests clean

@@ -24,6 +24,7 @@ set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 VM=$ROOT/selftests/vm
+SCRIPTS=$ROOT/scripts
 LOGS=$ROOT/build/check-kernels
 MAKE=${MAKE:-make}
 RT_TESTS=${CNF_RT_TESTS:-stress.sh storm.sh lifecycle.sh}
@@ -55,12 +56,12 @@ one_kernel() {
 	mkdir -p "$dir"
 	echo
 	echo "==== $k"
-	if ! rel=$(KVER=$k "$VM/kver"); then
+	if ! rel=$(KVER=$k "$SCRIPTS/kver"); then
 		FAIL=$((FAIL + 1))
 		result "$k" kernel "FAILED (not installed)"
 		return
 	fi
-	if run_logged "$dir/lint.log" env KVER="$rel" "$VM/lint.sh" --build; then
+	if run_logged "$dir/lint.log" env KVER="$rel" "$SCRIPTS/lint.sh" --build; then
 		PASS=$((PASS + 1))
 		result "$k" build "W=1 + sparse clean ($rel)"
 	else
@@ -110,13 +111,13 @@ main() {
 	local k rt_only=0 tests
 	[[ ${1:-} == --rt ]] && rt_only=1
 	mkdir -p "$LOGS"
-	if ! run_logged "$LOGS/deps.log" "$VM/deps.sh" --kernels; then
+	if ! run_logged "$LOGS/deps.log" "$SCRIPTS/deps.sh" --kernels; then
 		FAIL=$((FAIL + 1))
 		result deps "" FAILED
 		summary
 		exit 1
 	fi
-	for k in $("$VM/kver" --list); do
+	for k in $("$SCRIPTS/kver" --list); do
 		if [[ $k == *-rt ]]; then
 			tests=$RT_TESTS
 			[[ $tests == all ]] && tests=

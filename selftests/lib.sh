@@ -13,6 +13,17 @@
 # shellcheck disable=SC2034 # used by the scripts that source this file
 ADDRGEN=$(dirname "$(realpath "${BASH_SOURCE[0]}")")/addrgen
 
+# addr_list FILE BASE N [BASE N]...: N consecutive addresses from each BASE
+# (IPv4 or IPv6), one a line, into FILE: the bulk loads' lists.
+addr_list() {
+	local out=$1
+	shift
+	while (($# >= 2)); do
+		"$ADDRGEN" "$1" "$2" || return
+		shift 2
+	done >"$out"
+}
+
 # Results, in the style of tools/testing/selftests/net: "PASS: ...",
 # "FAIL: ..." (which sets the caller's ret to 1), "INFO: ..."; skip
 # prints "SKIP: ..." and exits with kselftest's skip status.

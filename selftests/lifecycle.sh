@@ -373,14 +373,6 @@ catch_open() {
 	return 1
 }
 
-# gen_big N FILE: N addresses, one in four IPv6.
-gen_big() {
-	{
-		"$ADDRGEN" 172.16.0.0 $(($1 - $1 / 4))
-		"$ADDRGEN" fd00:300:: $(($1 / 4))
-	} >"$2"
-}
-
 test_rmmod_busy() {
 	local pid rc out n busy ok tries caught holder
 	mod_loaded || mod_insert || {
@@ -403,7 +395,8 @@ test_rmmod_busy() {
 		return
 	}
 
-	gen_big "$BIG" "$TMP/big"
+	# One address in four is IPv6.
+	addr_list "$TMP/big" 172.16.0.0 $((BIG - BIG / 4)) fd00:300:: $((BIG / 4))
 	# A load caught inside its batches and stopped there.
 	caught=0
 	for ((tries = 0; tries < 3 && !caught; tries++)); do

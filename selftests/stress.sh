@@ -121,20 +121,15 @@ small_churn() {
 	echo "$i" >"$TMP/small.rounds"
 }
 
-# gen_big N: $TMP/big4.N and $TMP/big6.N, N addresses each, outside the
-# ranges anything else here uses.
-gen_big() {
-	"$ADDRGEN" 172.16.0.0 "$1" >"$TMP/big4.$1"
-	"$ADDRGEN" fd00:200:: "$1" >"$TMP/big6.$1"
-}
-
 # Bulk loads that force growth, then their deletion, LOADS times with a
 # bigger file each time (the tables only shrink on flush).
 bulk_churn() {
 	local k n fam key before after entries out rc
 	for ((k = 1; k <= LOADS; k++)); do
 		n=$((BIG * k))
-		gen_big "$n"
+		# Outside the ranges anything else here uses.
+		addr_list "$TMP/big4.$n" 172.16.0.0 "$n"
+		addr_list "$TMP/big6.$n" fd00:200:: "$n"
 		for fam in 4 6; do
 			key=ipv$fam
 			before=-1

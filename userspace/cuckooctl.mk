@@ -8,18 +8,19 @@ $(B)/cuckooctl: $(CTL_SRCS) $(CTL_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $(CTL_SRCS) $(LDFLAGS)
 
-# kselftest_harness.h lives in the extracted linux-source (see Makefile).
+# kselftest_harness.h: see scripts/kernel-source.mk.
 # Its EXPECT_EQ(literal, unsigned) and TH_LOG() in loops trip these two
 # warnings inside the harness's own macros.
 CTL_TEST_CFLAGS = $(CFLAGS) -Wno-sign-compare -Wno-format-overflow -I$(KSFT) -I.
 
-$(B)/tests/test_ctl_parse: tests/test_ctl_parse.c ctl_parse.c ctl_parse.h
+$(B)/tests/test_ctl_parse: tests/test_ctl_parse.c ctl_parse.c ctl_parse.h \
+			   $(KSFT_HARNESS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CTL_TEST_CFLAGS) -o $@ tests/test_ctl_parse.c ctl_parse.c
 
 # With the parser: printed addresses must read back the same.
 $(B)/tests/test_ctl_format: tests/test_ctl_format.c ctl_format.c ctl_format.h \
-			    ctl_parse.c ctl_parse.h
+			    ctl_parse.c ctl_parse.h $(KSFT_HARNESS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CTL_TEST_CFLAGS) -o $@ tests/test_ctl_format.c ctl_format.c ctl_parse.c
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# In the VM, under the debug kernel (selftests/vm/debug-kernel.sh check):
+# In the VM, under the debug kernel (scripts/debug-kernel.sh check):
 # the whole selftest suite (or the TESTs given), then the module unloaded and a kmemleak scan.
 # Any leak report fails the run; so does anything the harness finds in the
 # kernel log (WARN, KASAN, UBSAN, lockdep...; panic_on_warn=1 stops the VM
@@ -17,7 +17,7 @@ fi
 echo scan >$KL
 echo clear >$KL
 
-bash ./run_tests.sh "$@"
+bash vm/run_tests.sh "$@"
 rc=$?
 
 if grep -q '^cuckoo_nf ' /proc/modules && ! rmmod cuckoo_nf; then

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Host side of `make selftests`: run selftests/run_tests.sh [TEST...] in
+# Host side of `make selftests`: run selftests/vm/run_tests.sh [TEST...] in
 # CNF_VM_JOBS VMs at once (default 2), each booted on its own and given a
 # share of the tests, and sum up their KTAP:
 #   selftests: N passed, N failed, N skipped
@@ -12,9 +12,9 @@
 #
 # The tests are shared out longest first, each to the VM with the least
 # work so far, by the durations of the last run here (build/vm/durations,
-# or $CNF_VM_DURATIONS: check-kernels keeps one file per kernel),
-# else those of selftests/vm/durations (seconds measured in a two-VM run on
-# a 2-core machine), else DEFAULT_COST seconds.  Each VM's console is kept
+# or $CNF_VM_DURATIONS: check-kernels keeps one file per kernel), else the
+# typical ones of selftests/Makefile's TEST_COST (written to
+# build/selftests/test-costs.txt), else DEFAULT_COST seconds.  Each VM's console is kept
 # in build/selftests.N.log and streamed with a "vmN| " prefix; with one VM,
 # in build/selftests.log, unprefixed.
 set -euo pipefail
@@ -22,7 +22,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 LIST=$ROOT/build/selftests/kselftest-list.txt
 DURATIONS=${CNF_VM_DURATIONS:-$ROOT/build/vm/durations}
-TYPICAL=$ROOT/selftests/vm/durations
+TYPICAL=$ROOT/build/selftests/test-costs.txt
 JOBS=${CNF_VM_JOBS:-2}
 DEFAULT_COST=30
 mkdir -p "$ROOT/build/vm"
@@ -74,7 +74,7 @@ run_vm() {
 	local log=$1 prefix=$2 rc
 	shift 2
 	set +e
-	CNF_VM_LOG=${log%.log}.console "$ROOT/selftests/vm/run" "$ROOT/selftests/run_tests.sh" "$@" 2>&1 |
+	CNF_VM_LOG=${log%.log}.console "$ROOT/selftests/vm/run" "$ROOT/selftests/vm/run_tests.sh" "$@" 2>&1 |
 		tee "$log" | sed -u "s/^/$prefix/"
 	rc=${PIPESTATUS[0]}
 	set -e

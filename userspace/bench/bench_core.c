@@ -9,7 +9,7 @@
  * the same keys and bucket counts, so that goals stated as the reference's
  * figures are checked against this machine today.
  * Median of 5 runs, printed as a table and written as JSON
- * (argv[1], default build/bench/core.json), with the goals of issue 3 beside
+ * (argv[1], default build/bench/core.json), with the project's goals beside
  * the figures (not asserted: this is a measurement, not a test).
  *
  * Times are the benchmarking thread's CPU time (CLOCK_THREAD_CPUTIME_ID), so
@@ -464,7 +464,7 @@ static void print_lookup_goal(const char *what, const char *target,
 	       r->bmiss / 1e6, r->ref_hit / 1e6, r->ref_miss / 1e6);
 }
 
-/* The goals of issue 3, beside the figures; none is asserted. */
+/* The project's goals, beside the figures; none is asserted. */
 static void print_goals(const struct result *r, unsigned int nr)
 {
 	const struct result *k64 = find(r, nr, "ipv4", 64000),
@@ -476,7 +476,7 @@ static void print_goals(const struct result *r, unsigned int nr)
 	for (i = 0; i < nr; i++)
 		if (r[i].load_before_growth < min_load)
 			min_load = r[i].load_before_growth;
-	printf("\n%-40s %-14s %s\n", "goal (issue 3)", "target", "measured");
+	printf("\n%-40s %-14s %s\n", "goal", "target", "measured");
 	printf("%-40s %-14s %.3f (lowest of all sizes)\n",
 	       "load factor before growth", ">= 0.95", min_load);
 	if (k64)

@@ -9,7 +9,7 @@
  * Probabilistic (no exact check), single-threaded (no seqcount, no RCU),
  * IPv4 keys only.  bench_core times it on the same keys, tables of the same
  * bucket count and the same call per lookup as cuckoo_nf's core, so that
- * the goals of issue 3 (the reference's figures on this machine) are
+ * the goals stated as the reference's figures on this machine are
  * checked side by side in one run.
  */
 #include <stdlib.h>

@@ -16,11 +16,10 @@ CFLAGS	  += $(SAN_FLAGS)
 LDFLAGS	  += $(SAN_FLAGS)
 endif
 
-KSFT_TAR     := /usr/src/linux-source-6.1.tar.xz
 CORE_TESTS   := $(B)/tests/test_filter $(B)/tests/test_filter_model \
 		$(B)/tests/test_filter_stress $(B)/tests/test_filter_interleave
 UNIT_TESTS   += $(CORE_TESTS)
-TEST_HDRS    := tests/cnf_test.h $(KSFT)/kselftest_harness.h
+TEST_HDRS    := tests/cnf_test.h $(KSFT_HARNESS)
 UNIT_FLAGS    = $(CC) $(CFLAGS) $(LDFLAGS)
 UNIT_STAMP   := $(B)/tests/.flags
 
@@ -40,10 +39,3 @@ $(CORE_TESTS): $(B)/tests/%: tests/%.c $(TEST_HDRS) $(CORE_SRCS) $(CORE_HDRS)
 
 # Every marked access of the core goes through the test's hooks.
 $(B)/tests/test_filter_interleave: CFLAGS += -DCNF_USER_INSTRUMENT
-
-# kselftest_harness.h comes from Debian's linux-source-6.1.
-$(KSFT)/kselftest_harness.h:
-	@mkdir -p $(B)/cache
-	tar -xJf $(KSFT_TAR) -C $(B)/cache --wildcards \
-		'linux-source-6.1/tools/testing/selftests/kselftest*'
-	@touch $@

@@ -16,7 +16,7 @@
 # the line before.  Logs are in build/check/.
 set -uo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LOGS=$ROOT/build/check
 cd "$ROOT" || exit 1
 mkdir -p "$LOGS"

@@ -11,8 +11,8 @@
 #                            report (WARN, KASAN, UBSAN, lockdep, leak...)
 #                            fails the run
 #
-# The kernel is Debian's linux-source-6.1 configured from x86_64 defconfig
-# plus selftests/vm/debug.config (KASAN, UBSAN, kmemleak, lockdep, fault
+# The kernel is Debian's kernel source (scripts/kernel-source.sh) configured from x86_64 defconfig
+# plus scripts/debug-kernel.config (KASAN, UBSAN, kmemleak, lockdep, fault
 # injection...; everything the VM needs built in, so no /lib/modules tree is
 # needed: the VM gets an almost empty module tree).  It is built out of tree, niced, in
 #   ${XDG_CACHE_HOME:-~/.cache}/cuckoo_nf/kernel-<hash of config + source + gcc>
@@ -29,9 +29,10 @@
 # of the emulated machine, seen at cycle 9).
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-FRAGMENT=$ROOT/selftests/vm/debug.config
-SRC_TARBALL=/usr/src/linux-source-6.1.tar.xz
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+FRAGMENT=$ROOT/scripts/debug-kernel.config
+SRC_PKG=$("$ROOT/scripts/kernel-source.sh" package)
+SRC_TARBALL=$("$ROOT/scripts/kernel-source.sh" tarball)
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/cuckoo_nf
 JOBS=${CNF_DEBUG_JOBS:-$(nproc)}
 # Bump when the way the kernel is configured or built changes.
@@ -41,7 +42,7 @@ log() { echo "debug-kernel: $*" >&2; }
 die() { log "$*"; exit 1; }
 
 src_version() {
-	dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null ||
+	dpkg-query -W -f='${Version}' "$SRC_PKG" 2>/dev/null ||
 		stat -c '%s-%Y' "$SRC_TARBALL"
 }
 
@@ -58,7 +59,7 @@ extract_source() {
 	tmp=$(mktemp -d -p "$CACHE")
 	nice -n 19 tar -C "$tmp" -xJf "$SRC_TARBALL"
 	rm -rf "$dir"
-	mv "$tmp/linux-source-6.1" "$dir"
+	mv "$tmp/$SRC_PKG" "$dir"
 	rmdir "$tmp"
 	touch "$dir/.cnf-extracted"
 	echo "$dir"
@@ -85,7 +86,7 @@ verify_config() {
 
 build_kernel() {
 	local ver src key out
-	[[ -f $SRC_TARBALL ]] || die "$SRC_TARBALL missing (run selftests/vm/deps.sh --debug as root)"
+	[[ -f $SRC_TARBALL ]] || die "$SRC_TARBALL missing (run scripts/deps.sh --debug as root)"
 	ver=$(src_version)
 	key=$( {
 		echo "recipe $RECIPE"

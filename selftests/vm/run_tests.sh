@@ -11,7 +11,8 @@
 # diagnostics ("# ..."), and the last line is kselftest's "# Totals:" line.
 set -uo pipefail
 
-cd "$(dirname "${BASH_SOURCE[0]}")" || exit 1
+# Tests, settings and kselftest-list.txt are in the selftests directory.
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 KSFT_SKIP=4
 
 default_timeout() {

@@ -15,14 +15,17 @@
 #                      the 6.12 kernels installed beside the VM's)
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-CHECKPATCH=$ROOT/build/cache/linux-source-6.1/scripts/checkpatch.pl
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CHECKPATCH=$("$ROOT/scripts/kernel-source.sh" dir)/scripts/checkpatch.pl
 LINT=$ROOT/build/lint
+# Kernel modules of the tests and benchmarks (Makefile's KMOD_DIRS).
+KMOD_DIRS="selftests/modules userspace/bench/kmod"
 cd "$ROOT"
 
 run_checkpatch() {
 	local files=() f
-	for f in module/*.c module/*.h uapi/linux/*.h selftests/modules/*.c; do
+	for f in module/*.c module/*.h uapi/linux/*.h selftests/modules/*.c \
+		 userspace/bench/kmod/*.c; do
 		# *.mod.c are kbuild's, generated.
 		[[ -f $f && $f != *.mod.c ]] && files+=("$f")
 	done
@@ -30,7 +33,7 @@ run_checkpatch() {
 		echo "lint: checkpatch: no kernel sources found"
 		return 1
 	fi
-	[[ -f $CHECKPATCH ]] || { echo "lint: $CHECKPATCH missing: run selftests/vm/deps.sh"; return 1; }
+	[[ -f $CHECKPATCH ]] || { echo "lint: $CHECKPATCH missing: run scripts/deps.sh"; return 1; }
 	echo "lint: checkpatch --strict ${files[*]}"
 	# --no-tree: we are not in a kernel tree; exits non-zero on any report.
 	perl "$CHECKPATCH" --no-tree --strict --quiet --show-types \
@@ -40,19 +43,23 @@ run_checkpatch() {
 # Build a copy of the sources with W=1 and sparse; print our warnings.
 run_build_checks() {
 	local kdir out rc=0
-	kdir=${KDIR:-/lib/modules/$(KVER=${KVER:-} selftests/vm/kver)/build}
+	kdir=${KDIR:-/lib/modules/$(KVER=${KVER:-} scripts/kver)/build}
 	rm -rf "$LINT"
 	mkdir -p "$LINT"
 	cp -a Kbuild module uapi "$LINT/"
-	[[ -d selftests/modules ]] && mkdir -p "$LINT/selftests" &&
-		cp -a selftests/modules "$LINT/selftests/"
+	for d in $KMOD_DIRS; do
+		[[ -d $d ]] || continue
+		mkdir -p "$LINT/$(dirname "$d")"
+		cp -a "$d" "$LINT/$d"
+	done
 	find "$LINT" \( -name '*.o' -o -name '*.ko' -o -name '.*.cmd' -o -name '*.mod*' \) -delete
 	echo "lint: W=1 C=2 build against $kdir"
 	out=$LINT/build.log
 	make -C "$kdir" M="$LINT" W=1 C=2 modules >"$out" 2>&1 || rc=$?
-	if [[ -f $LINT/selftests/modules/Kbuild ]]; then
-		make -C "$kdir" M="$LINT/selftests/modules" W=1 C=2 modules >>"$out" 2>&1 || rc=$?
-	fi
+	for d in $KMOD_DIRS; do
+		[[ -f $LINT/$d/Kbuild ]] || continue
+		make -C "$kdir" M="$LINT/$d" W=1 C=2 modules >>"$out" 2>&1 || rc=$?
+	done
 	if ((rc != 0)); then
 		sed "s|$LINT/||g" "$out"
 		echo "lint: build failed"

@@ -42,9 +42,9 @@
 #include <linux/sort.h>
 #include <linux/vmalloc.h>
 
-#include "../../module/table.c"
-#include "../../module/lookup.c"
-#include "../../module/filter.c"
+#include "../../../module/table.c"
+#include "../../../module/lookup.c"
+#include "../../../module/filter.c"
 
 #define BENCH_MIN_LOG		10
 #define BENCH_MAX_LOG		24

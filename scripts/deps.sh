@@ -5,13 +5,11 @@
 # Only missing packages are installed (after a single `apt-get update`), so a
 # second run only asks dpkg and returns in well under a second.  Then extract
 # the few files we use from Debian's kernel source tarball (kselftest headers,
-# checkpatch) into build/cache/, once.
+# checkpatch) into build/cache/, once (scripts/kernel-source.sh).
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-CACHE=$ROOT/build/cache
-SRC_TARBALL=/usr/src/linux-source-6.1.tar.xz
-SRC_DIR=$CACHE/linux-source-6.1
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+KSRC=$ROOT/scripts/kernel-source.sh
 
 # The image and headers meta-packages must come from the same upload so the
 # module we build loads in the kernel we boot: they are handled as a pair.
@@ -20,7 +18,7 @@ PKGS=(
 	make gcc libc6-dev			# kbuild and the userspace tools
 	kmod					# depmod/modprobe, host and VM
 	qemu-system-x86 busybox-static cpio	# the VM and its initramfs
-	linux-source-6.1 xz-utils		# kselftest headers, checkpatch
+	"$("$KSRC" package)" xz-utils	# kselftest headers, checkpatch
 	sparse perl				# make lint
 	liburcu-dev clang libclang-rt-14-dev	# userspace build, fuzzing
 	python3
@@ -66,39 +64,22 @@ install_missing() {
 	apt-get install -y -qq --no-install-recommends "${wanted[@]}" >&2
 }
 
-# Extract only what we use from the 130 MB source tarball; the stamp records
-# which tarball it came from so a linux-source upgrade re-extracts.
-extract_source() {
-	local stamp want tmp
-	want=$(stat -c '%s %Y' "$SRC_TARBALL")
-	stamp=$SRC_DIR/.cnf-stamp
-	[[ -f $stamp && $(<"$stamp") == "$want" ]] && return 0
-
-	log "extracting kselftest headers and checkpatch from $SRC_TARBALL"
-	mkdir -p "$CACHE"
-	tmp=$(mktemp -d -p "$CACHE")
-	tar -C "$tmp" -xJf "$SRC_TARBALL" --wildcards \
-		'linux-source-6.1/tools/testing/selftests/kselftest*' \
-		'linux-source-6.1/scripts/checkpatch.pl' \
-		'linux-source-6.1/scripts/spelling.txt' \
-		'linux-source-6.1/scripts/const_structs.checkpatch'
-	echo "$want" >"$tmp/linux-source-6.1/.cnf-stamp"
-	rm -rf "$SRC_DIR"
-	mv "$tmp/linux-source-6.1" "$SRC_DIR"
-	rmdir "$tmp"
-}
-
-case ${1:-} in
-# --debug: also what building the debug kernel needs (make check-debug).
---debug) PKGS+=(bc bison flex libelf-dev libssl-dev) ;;
-# --kernels: Debian 12's 6.12 kernels, cloud and PREEMPT_RT (make
-# check-kernels).  Their headers depend on the image of the same release,
-# so these two pull in both, as pairs that match.  Not by default: a
-# developer's machine would boot 6.12 next, and it takes minutes (5 min 23 s
-# here for both, two initramfs builds included).
---kernels) PKGS+=(linux-headers-6.12-cloud-amd64 linux-headers-6.12-rt-amd64) ;;
-esac
+for opt in "$@"; do
+	case $opt in
+	# What building the debug kernel needs (make check-debug).
+	--debug) PKGS+=(bc bison flex libelf-dev libssl-dev) ;;
+	# The benchmarks' plots (make bench, bench-vm, bench-report).
+	--bench) PKGS+=(gnuplot-nox) ;;
+	# Debian 12's 6.12 kernels, cloud and PREEMPT_RT (make check-kernels).
+	# Their headers depend on the image of the same release, so these
+	# two pull in both, as pairs that match.  Not by default: a
+	# developer's machine would boot 6.12 next, and it takes minutes
+	# (5 min 23 s here for both, two initramfs builds included).
+	--kernels) PKGS+=(linux-headers-6.12-cloud-amd64 linux-headers-6.12-rt-amd64) ;;
+	*) log "unknown option $opt (--debug, --bench, --kernels)"; exit 2 ;;
+	esac
+done
 install_missing
-extract_source
+"$KSRC" extract >/dev/null
 # Fail here, not halfway through a boot, if there is no usable VM kernel.
-"$ROOT/selftests/vm/kver" >/dev/null
+"$ROOT/scripts/kver" >/dev/null

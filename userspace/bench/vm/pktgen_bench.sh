@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Packet-path benchmark of cuckoo_nf against an nftables set and ipset, run
-# inside the test VM (selftests/bench/bench-vm starts it; `make bench-vm`).
+# inside the test VM (userspace/bench/vm/bench-vm starts it; `make bench-vm`).
 # Raw measurements are printed as "CNF_BENCH {json}" lines, one per sample;
 # the host side (vm_report.py) turns them into the table and build/bench/vm.json.
 #
@@ -32,7 +32,7 @@
 # The nft and ipset sets are loaded once per size (timed, with memory
 # deltas) and stay loaded; only their hooks come and go.
 #
-# Then cnf_bench.ko (selftests/modules) times the filter core against
+# Then cnf_bench.ko (userspace/bench/kmod) times the filter core against
 # rhashtable in kernel context; its kernel log lines are passed on.
 #
 # Environment (CNF_TEST_* reach the VM):
@@ -50,8 +50,8 @@
 #   CNF_TEST_BENCH_ICOUNT   the VM's -icount shift, when bench-vm boots it
 #                           with one (selftests/vm/run CNF_VM_ICOUNT); only
 #                           recorded in the meta line for the report
-# The address files come from bench-vm, in ../bench-data/SIZE/ (see
-# make_files).
+# The address files and cnf_bench.ko come from bench-vm, in
+# /cnf/selftests/bench/ (see make_files).
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")" || exit 1
@@ -63,7 +63,8 @@ PKTS=${CNF_TEST_BENCH_PKTS:-60000}
 MODOPS=${CNF_TEST_BENCH_MODOPS:-1048576}
 SKIP=${CNF_TEST_BENCH_SKIP:-}
 CNF_KO=${CNF_KO:-/cnf/cuckoo_nf.ko}
-BENCH_KO=$PWD/../modules/cnf_bench.ko
+BENCH_DIR=/cnf/selftests/bench
+BENCH_KO=$BENCH_DIR/cnf_bench.ko
 NS=ns-r
 PG=/proc/net/pktgen
 DST=198.51.100.1
@@ -206,7 +207,7 @@ pkts() {
 # "ipset" (ipset restore).  bench-vm writes them on the host (awk takes
 # minutes for 1M lines under TCG) and they arrive in $DATA/SIZE; made here
 # when missing.
-DATA=$PWD/../bench-data
+DATA=$BENCH_DIR
 
 make_files() {
 	mkdir -p "$D"

@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench-report.py: rewrite README.md's benchmark tables from the JSON the
+# benchmarks wrote (build/bench/core.json from `make bench`, vm.json from
+# `make bench-vm`) and draw the plots in userspace/bench/plots/ with
+# gnuplot, so the figures shown are always those of the last run.
+#
+# README.md holds one region per benchmark between
+#   <!-- bench-report NAME -->  and  <!-- end bench-report NAME -->
+# which is replaced whole.  A benchmark without JSON gets the command that
+# produces it instead of figures.  `make bench-report` runs this; so do the
+# bench targets.
+import datetime
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BENCH = os.path.join(ROOT, "build", "bench")
+PLOTS = os.path.join(ROOT, "userspace", "bench", "plots")
+README = os.path.join(ROOT, "README.md")
+
+
+def si(v):
+    if v is None:
+        return "-"
+    for div, unit in ((1e9, "G"), (1e6, "M"), (1e3, "K")):
+        if abs(v) >= div:
+            return f"{v / div:.1f}{unit}"
+    return f"{v:.0f}"
+
+
+def size_name(n):
+    for div, unit in ((1000000, "M"), (1000, "K")):
+        if n >= div and n % div == 0:
+            return f"{n // div}{unit}"
+    return str(n)
+
+
+def load(name):
+    path = os.path.join(BENCH, name)
+    if not os.path.exists(path):
+        return None, None
+    with open(path) as f:
+        data = json.load(f)
+    when = datetime.datetime.fromtimestamp(os.path.getmtime(path),
+                                           datetime.timezone.utc)
+    return data, when.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def gnuplot(script, out):
+    """Run a gnuplot script writing the SVG OUT; False without gnuplot."""
+    if not shutil.which("gnuplot"):
+        print("bench-report: gnuplot missing (scripts/deps.sh --bench): "
+              f"{os.path.relpath(out, ROOT)} not redrawn", file=sys.stderr)
+        return os.path.exists(out)
+    os.makedirs(PLOTS, exist_ok=True)
+    head = ("set terminal svg size 720,400 dynamic font 'sans,11'\n"
+            f"set output '{out}'\nset key top left\nset grid ytics\n")
+    subprocess.run(["gnuplot"], input=head + script, text=True, check=True)
+    return True
+
+
+def datafile(rows):
+    f = tempfile.NamedTemporaryFile("w", suffix=".dat", delete=False)
+    for r in rows:
+        f.write(" ".join(str(x) for x in r) + "\n")
+    f.close()
+    return f.name
+
+
+def core_report():
+    data, when = load("core.json")
+    if data is None:
+        return ("No figures yet: `make bench` (a few minutes) writes "
+                "`build/bench/core.json` and this table.\n")
+    res = data["results"]
+    out = [f"Measured {when} on {data['machine']} by `make bench`: "
+           f"{data['note']}; K = 10^3, M = 10^6.  Baseline: `ref12.c`, "
+           "the paper's filter as its reference implementation runs it, "
+           "timed in the same run on the same keys.\n",
+           "| entries | inserts/s reserved / growing | lookups/s hit / miss "
+           "| batched hit / miss | baseline hit / miss | deletes/s "
+           "| load before growth | bytes/entry |",
+           "|---|---|---|---|---|---|---|---|"]
+    for r in res:
+        base = "-"
+        if r["baseline_hits_per_s"]:
+            base = (f"{si(r['baseline_hits_per_s'])} / "
+                    f"{si(r['baseline_misses_per_s'])}")
+        batched = "-"
+        if r["batched_hits_per_s"]:
+            batched = (f"{si(r['batched_hits_per_s'])} / "
+                       f"{si(r['batched_misses_per_s'])}")
+        out.append(
+            f"| {r['family'].replace('ipv', 'IPv')} "
+            f"{size_name(r['entries'])} "
+            f"| {si(r['inserts_per_s_reserved'])} / "
+            f"{si(r['inserts_per_s_growing'])} "
+            f"| {si(r['hits_per_s'])} / {si(r['misses_per_s'])} "
+            f"| {batched} | {base} | {si(r['deletes_per_s'])} "
+            f"| {r['load_before_growth']:.3f} "
+            f"| {r['bytes_per_entry']:.2f} |")
+    v4 = [r for r in res if r["family"] == "ipv4"]
+    rows = [(size_name(r["entries"]), r["hits_per_s"] / 1e6,
+             r["misses_per_s"] / 1e6, r["batched_hits_per_s"] / 1e6,
+             r["batched_misses_per_s"] / 1e6,
+             r["baseline_hits_per_s"] / 1e6,
+             r["baseline_misses_per_s"] / 1e6) for r in v4]
+    svg = os.path.join(PLOTS, "core-lookups.svg")
+    if rows:
+        dat = datafile(rows)
+        drawn = gnuplot(
+            "set title 'IPv4 lookups/s, one core (make bench)'\n"
+            "set ylabel 'million lookups/s'\nset xlabel 'entries'\n"
+            "set style data histograms\nset style histogram clustered\n"
+            "set style fill solid 0.8 border -1\nset yrange [0:*]\n"
+            f"plot '{dat}' using 2:xtic(1) title 'hit', '' using 3 title "
+            "'miss', '' using 4 title 'batched hit', '' using 5 title "
+            "'batched miss', '' using 6 title 'baseline hit', '' using 7 "
+            "title 'baseline miss'\n", svg)
+        os.unlink(dat)
+        if drawn:
+            out.append("\n![IPv4 lookups/s of the filter core and the "
+                       "baseline at each size]"
+                       "(userspace/bench/plots/core-lookups.svg)")
+    return "\n".join(out) + "\n"
+
+
+def vm_report():
+    data, when = load("vm.json")
+    if data is None:
+        return ("No figures yet: `make bench-vm` (two VM boots, over 20 "
+                "minutes on an idle 2-core machine) writes "
+                "`build/bench/vm.json` and these tables.\n")
+    meta = data["meta"]
+    when = meta.get("date", when)
+    how = ("under QEMU -icount (ns are guest instructions)"
+           if meta.get("pkt_icount") not in (None, "") else "under plain TCG")
+    out = [f"Measured {when} on {meta.get('host', '?')} by `make bench-vm`, "
+           f"packet path {how}; median over repetitions with min..max.\n"]
+    pp = [r for r in data["packet_path"] if r["case"] == "pass"]
+    sizes = sorted({r["size"] for r in pp})
+    names = {"cuckoo": "cuckoo_nf", "nft": "nftables set",
+             "ipset": "ipset hash:ip"}
+    if pp:
+        out.append("| added cost per packet, pass case | " +
+                   " | ".join(size_name(s) for s in sizes) + " |")
+        out.append("|---" * (len(sizes) + 1) + "|")
+        for c in ("cuckoo", "nft", "ipset"):
+            cells = []
+            for s in sizes:
+                r = next((x for x in pp if x["size"] == s and
+                          x["contender"] == c), None)
+                if r is None or r["added_ns"] is None:
+                    cells.append("-")
+                    continue
+                cell = (f"{r['added_ns']:.0f} ({r['added_ns_min']:.0f}.."
+                        f"{r['added_ns_max']:.0f})")
+                if c != "nft" and r["ratio_to_nft"] is not None:
+                    cell += f", {r['ratio_to_nft']:.2f}x nft"
+                cells.append(cell)
+            out.append(f"| {names[c]} | " + " | ".join(cells) + " |")
+        rows = []
+        for s in sizes:
+            row = [s]
+            for c in ("cuckoo", "nft", "ipset"):
+                r = next((x for x in pp if x["size"] == s and
+                          x["contender"] == c), None)
+                row.append(r["added_ns"] if r and r["added_ns"] is not None
+                           else "NaN")
+            rows.append(row)
+        dat = datafile(rows)
+        svg = os.path.join(PLOTS, "vm-added-cost.svg")
+        if gnuplot("set title 'Added cost per packet, no source listed "
+                   "(make bench-vm)'\nset logscale x\n"
+                   "set xlabel 'set size'\nset ylabel 'ns/packet over no "
+                   "filter'\nset yrange [0:*]\n"
+                   f"plot '{dat}' using 1:2 with linespoints title "
+                   "'cuckoo_nf', '' using 1:3 with linespoints title "
+                   "'nftables', '' using 1:4 with linespoints title "
+                   "'ipset'\n", svg):
+            out.append("\n![Added cost per packet against set size]"
+                       "(userspace/bench/plots/vm-added-cost.svg)\n")
+        os.unlink(dat)
+    ld = data.get("load_memory", [])
+    if ld:
+        out.append("| load and memory | entries | load, s | kernel bytes "
+                   "per entry |")
+        out.append("|---|---|---|---|")
+        for r in ld:
+            per = r.get("kernel_bytes_per_entry")
+            out.append(f"| {names.get(r['contender'], r['contender'])} "
+                       f"| {size_name(r['size'])} "
+                       f"| {r['load_sec']:.2f} "
+                       f"| {'-' if per is None else f'{per:.1f}'} |")
+    km = data.get("core_vs_rhashtable", [])
+    if km:
+        out.append("\nFilter core against rhashtable in kernel context "
+                   "(`userspace/bench/kmod/cnf_bench.c`, plain TCG):\n")
+        out.append("| entries | op | cuckoo_nf ns | rhashtable ns | ratio |")
+        out.append("|---|---|---|---|---|")
+        keys = sorted({(k["n"], k["op"]) for k in km})
+        for n, op in keys:
+            v = [k for k in km if k["n"] == n and k["op"] == op]
+            cu = statistics.median(k["cuckoo_ns"] for k in v)
+            rh = statistics.median(k["rht_ns"] for k in v)
+            out.append(f"| {size_name(n)} | {op} | {cu:.1f} | {rh:.1f} "
+                       f"| {cu / rh:.2f} |")
+    return "\n".join(out) + "\n"
+
+
+def replace_region(text, name, body):
+    pat = re.compile(r"(<!-- bench-report %s -->\n).*?"
+                     r"(<!-- end bench-report %s -->)" % (name, name),
+                     re.S)
+    if not pat.search(text):
+        sys.exit(f"bench-report: README.md has no '{name}' region")
+    return pat.sub(lambda m: m.group(1) + body + m.group(2), text)
+
+
+def main():
+    with open(README) as f:
+        text = f.read()
+    new = replace_region(text, "core", core_report())
+    new = replace_region(new, "vm", vm_report())
+    if new != text:
+        with open(README, "w") as f:
+            f.write(new)
+        print("bench-report: README.md rewritten", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
