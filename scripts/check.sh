@@ -8,7 +8,7 @@
 # build).
 # Totals: unit test cases (from the runner's "N passed, N failed" line), lint
 # as one test, each other kernel's build as one test (skipped when its
-# headers are not installed: selftests/vm/deps.sh --kernels installs them;
+# headers are not installed: scripts/deps.sh --kernels installs them;
 # it is not done here because Debian's 6.12 headers pull in their kernel,
 # which a developer's boot loader would then boot), selftests from their
 # KTAP.  The last line is
@@ -109,8 +109,8 @@ OTHER_KERNELS=(6.12 6.12-rt)
 start_other_builds() {
 	local k
 	for k in "${OTHER_KERNELS[@]}"; do
-		KVER=$k selftests/vm/kver >/dev/null 2>&1 || continue
-		start_stage "build-$k" env KVER="$k" selftests/vm/lint.sh --build
+		KVER=$k scripts/kver >/dev/null 2>&1 || continue
+		start_stage "build-$k" env KVER="$k" scripts/lint.sh --build
 	done
 }
 
@@ -120,10 +120,10 @@ stage_other_builds() {
 		if [[ -z ${STAGE_PID[build-$k]:-} ]]; then
 			SKIP=$((SKIP + 1))
 			SKIPPED+=("build-$k")
-			result "build-$k" "skipped (no headers: selftests/vm/deps.sh --kernels)"
+			result "build-$k" "skipped (no headers: scripts/deps.sh --kernels)"
 		elif finish_stage "build-$k"; then
 			PASS=$((PASS + 1))
-			result "build-$k" "W=1 + sparse clean ($(KVER=$k selftests/vm/kver))"
+			result "build-$k" "W=1 + sparse clean ($(KVER=$k scripts/kver))"
 		else
 			FAIL=$((FAIL + 1))
 			result "build-$k" FAILED

@@ -76,7 +76,7 @@ run_build_checks() {
 
 if [[ ${1:-} == --build ]]; then
 	# Each kernel its own copy: check runs them side by side.
-	LINT=$ROOT/build/lint-$(KVER=${KVER:-} selftests/vm/kver)
+	LINT=$ROOT/build/lint-$(KVER=${KVER:-} scripts/kver)
 	if run_build_checks; then echo "lint: sparse + W=1: clean"; else echo "lint: sparse + W=1: FAILED"; exit 1; fi
 	exit 0
 fi
