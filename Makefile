@@ -14,6 +14,9 @@
 #   make bench-report   README.md's figures and the plots, from build/bench/*.json
 #   make demo           the module at work in a VM, step by step
 #   make check          deps, build, unit, lint, selftests; ends "N passed, N failed"
+#   make check-kernels  the suite on 6.1 and 6.12 cloud, check-rt's tests on
+#                       6.12 PREEMPT_RT (installs the 6.12 kernels)
+#   make check-rt       stress, storm and lifecycle on 6.12 PREEMPT_RT
 #   make check-debug    the suite under a KASAN/lockdep/kmemleak kernel (slow)
 #   make install        module (+depmod), cuckooctl, man page, completion, uapi header
 #   make clean          (distclean also drops build/cache)
@@ -21,7 +24,14 @@
 # module builds against the running kernel (like any out-of-tree module).
 # The VM targets (selftests, demo, check, lint) build against the Debian cloud
 # kernel the VM boots (scripts/kver), or KVER=/KERNEL= when given.
+# KVER takes a release or a short name: 6.1 (the default), 6.12, 6.12-rt.
 
+ifneq ($(KVER),)
+ifeq ($(wildcard /lib/modules/$(KVER)),)
+# A short name (6.1, 6.12, 6.12-rt): the installed release it names.
+override KVER := $(or $(shell KVER=$(KVER) scripts/kver 2>/dev/null),$(KVER))
+endif
+endif
 ifeq ($(KVER),)
 KVER := $(shell uname -r)
 ifeq ($(wildcard /lib/modules/$(KVER)/build),)
@@ -44,7 +54,7 @@ KBUILD_OPTS = $(if $(W),W=$(W)) $(if $(C),C=$(C))
 
 .PHONY: all module userspace unit lint selftests bench demo check install \
 	clean distclean deps test-modules selftests-build vm-build bench-vm \
-	check-debug bench-report bench-deps
+	check-debug bench-report bench-deps check-kernels check-rt
 
 all: module userspace
 
@@ -106,6 +116,12 @@ demo: vm-build
 
 check:
 	scripts/check.sh
+
+check-kernels:
+	scripts/check-kernels.sh
+
+check-rt:
+	scripts/check-kernels.sh --rt
 
 # A debug kernel built once (cached in ~/.cache/cuckoo_nf), the whole suite
 # under it, kmemleak at the end.  Not part of check: it takes long.

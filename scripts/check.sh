@@ -2,11 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check: install what is missing, build for the VM's kernel, then run
-# the host unit tests and lint (side by side), then the selftests in the
-# VMs.  Every stage runs even when an earlier one failed (except that
-# selftests need a build).
+# the host unit tests, lint and the W=1 + sparse build for the other
+# supported kernels (side by side), then the selftests in the VMs.  Every
+# stage runs even when an earlier one failed (except that selftests need a
+# build).
 # Totals: unit test cases (from the runner's "N passed, N failed" line), lint
-# as one test, selftests from their KTAP.  The last line is
+# as one test, each other kernel's build as one test (skipped when its
+# headers are not installed: scripts/deps.sh --kernels installs them;
+# it is not done here because Debian's 6.12 headers pull in their kernel,
+# which a developer's boot loader would then boot), selftests from their
+# KTAP.  The last line is
 # "N passed, N failed", with ", N skipped" when some were skipped, named on
 # the line before.  Logs are in build/check/.
 set -uo pipefail
@@ -98,6 +103,34 @@ stage_lint() {
 	fi
 }
 
+# The kernels besides the VM's that the module must build for.
+OTHER_KERNELS=(6.12 6.12-rt)
+
+start_other_builds() {
+	local k
+	for k in "${OTHER_KERNELS[@]}"; do
+		KVER=$k scripts/kver >/dev/null 2>&1 || continue
+		start_stage "build-$k" env KVER="$k" scripts/lint.sh --build
+	done
+}
+
+stage_other_builds() {
+	local k
+	for k in "${OTHER_KERNELS[@]}"; do
+		if [[ -z ${STAGE_PID[build-$k]:-} ]]; then
+			SKIP=$((SKIP + 1))
+			SKIPPED+=("build-$k")
+			result "build-$k" "skipped (no headers: scripts/deps.sh --kernels)"
+		elif finish_stage "build-$k"; then
+			PASS=$((PASS + 1))
+			result "build-$k" "W=1 + sparse clean ($(KVER=$k scripts/kver))"
+		else
+			FAIL=$((FAIL + 1))
+			result "build-$k" FAILED
+		fi
+	done
+}
+
 stage_selftests() {
 	local line p f s names
 	run_stage selftests selftests/vm/selftests.sh
@@ -146,11 +179,13 @@ main() {
 		result build FAILED
 		BUILT=0
 	fi
-	rm -f "$LOGS/unit.rc" "$LOGS/lint.rc"
+	rm -f "$LOGS"/*.rc
 	start_stage unit "$MAKE" --no-print-directory unit
 	start_stage lint "$MAKE" --no-print-directory lint
+	start_other_builds
 	stage_unit
 	stage_lint
+	stage_other_builds
 	if ((BUILT)); then
 		stage_selftests
 	else

@@ -11,8 +11,9 @@
 # count as failures.  Exits non-zero when anything failed.
 #
 # The tests are shared out longest first, each to the VM with the least
-# work so far, by the durations of the last run here (build/vm/durations),
-# else the typical ones of selftests/Makefile's TEST_COST (written to
+# work so far, by the durations of the last run here (build/vm/durations,
+# or $CNF_VM_DURATIONS: check-kernels keeps one file per kernel), else the
+# typical ones of selftests/Makefile's TEST_COST (written to
 # build/selftests/test-costs.txt), else DEFAULT_COST seconds.  Each VM's console is kept
 # in build/selftests.N.log and streamed with a "vmN| " prefix; with one VM,
 # in build/selftests.log, unprefixed.
@@ -20,7 +21,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 LIST=$ROOT/build/selftests/kselftest-list.txt
-DURATIONS=$ROOT/build/vm/durations
+DURATIONS=${CNF_VM_DURATIONS:-$ROOT/build/vm/durations}
 TYPICAL=$ROOT/build/selftests/test-costs.txt
 JOBS=${CNF_VM_JOBS:-2}
 DEFAULT_COST=30

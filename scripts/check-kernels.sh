@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check-kernels: the selftests on every kernel we support, one after
+# the other (kver --list): Debian 12's 6.1 cloud kernel and its 6.12 cloud
+# kernel run the whole suite, the 6.12 PREEMPT_RT kernel runs RT_TESTS.
+# make check-rt: the PREEMPT_RT part alone.
+#
+#   check-kernels.sh [--rt]
+#
+# Per kernel: the W=1 + sparse build of the module and the test modules
+# against its headers (one test), the build for its VM, the selftests in
+# VMs booting it (their KTAP counts).  Installs the 6.12 kernels and their
+# headers first (deps.sh --kernels).  Logs are in build/check-kernels/,
+# one directory per kernel.  The last line is "N passed, N failed", with
+# ", N skipped" when some were skipped, named on the line before.
+#
+# Under PREEMPT_RT softirqs run in threads and local_bh_disable() only
+# serialises with the softirqs of its CPU, without disabling preemption:
+# the tests that race writers, packets, namespace teardown and module
+# unload (stress, storm, lifecycle) are the ones that kernel is for.
+# CNF_RT_TESTS overrides the list; "all" runs the whole suite.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+VM=$ROOT/selftests/vm
+SCRIPTS=$ROOT/scripts
+LOGS=$ROOT/build/check-kernels
+MAKE=${MAKE:-make}
+RT_TESTS=${CNF_RT_TESTS:-stress.sh storm.sh lifecycle.sh}
+cd "$ROOT" || exit 1
+
+PASS=0 FAIL=0 SKIP=0
+RESULTS=()
+SKIPPED=()
+START=$SECONDS
+
+result() {
+	RESULTS+=("$(printf '%-8s %-10s %s' "$1" "$2" "$3")")
+}
+
+# run_logged LOG COMMAND...: output shown and kept in LOG.
+run_logged() {
+	local log=$1
+	shift
+	"$@" 2>&1 | tee "$log"
+	return "${PIPESTATUS[0]}"
+}
+
+# one_kernel NAME TEST...: build and test on kernel NAME (a kver short
+# name); no TEST: the whole suite.
+one_kernel() {
+	local k=$1 rel dir t0=$SECONDS line p f s n
+	shift
+	dir=$LOGS/$k
+	mkdir -p "$dir"
+	echo
+	echo "==== $k"
+	if ! rel=$(KVER=$k "$SCRIPTS/kver"); then
+		FAIL=$((FAIL + 1))
+		result "$k" kernel "FAILED (not installed)"
+		return
+	fi
+	if run_logged "$dir/lint.log" env KVER="$rel" "$SCRIPTS/lint.sh" --build; then
+		PASS=$((PASS + 1))
+		result "$k" build "W=1 + sparse clean ($rel)"
+	else
+		FAIL=$((FAIL + 1))
+		result "$k" build "FAILED ($rel)"
+	fi
+	if ! run_logged "$dir/vm-build.log" "$MAKE" --no-print-directory vm-build KVER="$rel"; then
+		FAIL=$((FAIL + 1))
+		result "$k" selftests "FAILED (not run: the build for the VM failed)"
+		return
+	fi
+	# Each kernel balances its VMs by its own test durations.
+	CNF_VM_DURATIONS=$ROOT/build/vm/durations.$k KVER=$rel \
+		run_logged "$dir/suite.log" "$VM/selftests.sh" "$@"
+	# The VMs' consoles, which the next kernel's run replaces.
+	cp "$ROOT"/build/selftests.*log "$dir/" 2>/dev/null
+	line=$(grep -E '^selftests: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$dir/suite.log" | tail -n1)
+	if [[ -z $line ]]; then
+		FAIL=$((FAIL + 1))
+		result "$k" selftests "FAILED (no result)"
+		return
+	fi
+	read -r p f s < <(sed -E 's/^selftests: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/' <<<"$line")
+	PASS=$((PASS + p)) FAIL=$((FAIL + f)) SKIP=$((SKIP + s))
+	result "$k" selftests "$p passed, $f failed, $s skipped ($((SECONDS - t0)) s)"
+	for n in $(sed -n 's/^selftests: skipped: //p' "$dir/suite.log" | tail -n1); do
+		SKIPPED+=("$k:$n")
+	done
+}
+
+summary() {
+	local r
+	echo
+	echo "==== summary ($((SECONDS - START)) s)"
+	for r in "${RESULTS[@]}"; do
+		echo "$r"
+	done
+	if ((SKIP > 0)); then
+		echo "skipped: ${SKIPPED[*]}"
+		echo "$PASS passed, $FAIL failed, $SKIP skipped"
+	else
+		echo "$PASS passed, $FAIL failed"
+	fi
+}
+
+main() {
+	local k rt_only=0 tests
+	[[ ${1:-} == --rt ]] && rt_only=1
+	mkdir -p "$LOGS"
+	if ! run_logged "$LOGS/deps.log" "$SCRIPTS/deps.sh" --kernels; then
+		FAIL=$((FAIL + 1))
+		result deps "" FAILED
+		summary
+		exit 1
+	fi
+	for k in $("$SCRIPTS/kver" --list); do
+		if [[ $k == *-rt ]]; then
+			tests=$RT_TESTS
+			[[ $tests == all ]] && tests=
+			# shellcheck disable=SC2086 # a list of test names
+			one_kernel "$k" $tests
+		elif ((!rt_only)); then
+			one_kernel "$k"
+		fi
+	done
+	summary
+	((FAIL == 0))
+}
+
+main "$@"
