@@ -8,7 +8,9 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/netfilter.h>
+#include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/rcupdate.h>
 #include <linux/u64_stats_sync.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
@@ -28,19 +30,47 @@ struct cnf_pcpu_stats {
 #define CNF_NHOOKS 2
 
 /*
- * Per network namespace state, created with the namespace.
- * @filter: lookups under RCU (the hooks), changes under cnf_filter_lock().
- * @stats:  per-CPU, summed by readers with u64_stats retries.
- * @mode:   enum cnf_mode; written under cnf_filter_lock(), read locklessly
- *          by the hooks (READ_ONCE).
- * @ops:    this namespace's hooks, registered while it lives; their ->priv
- *          is this struct, so a packet finds it without net_generic().
+ * What a namespace has once cuckoo_nf is configured there: created by the
+ * first change (cnf_state_activate()), freed by a reset (cnf_state_reset())
+ * or with the namespace.  A namespace never configured has none of it and
+ * no hooks: its packets do not reach this module at all.
+ * @filter: lookups under RCU (the hooks, CNF_IOC_TEST), changes under
+ *          cnf_net.lock and then cnf_filter_lock().
+ * @stats:  per-CPU, written by the hooks, summed by readers under
+ *          cnf_net.lock with u64_stats retries.
+ * @mode:   enum cnf_mode; written under cnf_net.lock, read locklessly by
+ *          the hooks (READ_ONCE).
+ * @gen:    tells this state from an earlier one of the same namespace (a
+ *          dump snapshot charged to a state that a reset freed has nothing
+ *          left to uncharge).  Never 0; fixed at creation.
+ * @ops:    this state's hooks, registered while it is published; their
+ *          ->priv is this struct, so a packet finds it without
+ *          net_generic() or an RCU dereference of its own.
  */
-struct cnf_net {
+struct cnf_state {
 	struct cnf_filter *filter;
 	struct cnf_pcpu_stats __percpu *stats;
 	u32 mode;
+	u64 gen;
 	struct nf_hook_ops ops[CNF_NHOOKS];
+};
+
+/*
+ * The per namespace part every namespace pays for while the module is
+ * loaded (net_generic()): kept to a pointer and a mutex.
+ * @state: NULL until the namespace is configured.  Published with
+ *         rcu_assign_pointer() under @lock once its hooks are registered;
+ *         cleared under @lock before they are unregistered; freed after
+ *         synchronize_net() (reset) or the grace period between .pre_exit
+ *         and .exit (namespace exit).  Lockless readers (CNF_IOC_TEST) use
+ *         rcu_dereference(); everything else holds @lock.
+ * @lock:  serialises creation, reset and every use of @state by the
+ *         control device; taken before cnf_filter_lock(), never held over
+ *         user memory, never taken by the packet path.
+ */
+struct cnf_net {
+	struct cnf_state __rcu *state;
+	struct mutex lock;	/* guards @state: see above */
 };
 
 extern unsigned int cnf_net_id;
@@ -51,6 +81,16 @@ static inline struct cnf_net *cnf_pernet(const struct net *net)
 {
 	return net_generic(net, cnf_net_id);
 }
+
+/* Under cnf_net.lock. */
+static inline struct cnf_state *cnf_state_locked(struct cnf_net *cn)
+{
+	return rcu_dereference_protected(cn->state, lockdep_is_held(&cn->lock));
+}
+
+struct cnf_state *cnf_state_activate(struct net *net, struct cnf_net *cn,
+				     bool *created);
+void cnf_state_reset(struct net *net, struct cnf_net *cn);
 
 int cnf_hooks_init(void);
 void cnf_hooks_exit(void);

@@ -4,14 +4,19 @@
  *
  * An open file is bound to the opener's network namespace, which it keeps
  * alive like a socket does; every call needs CAP_NET_ADMIN over that
- * namespace.  Changes take the namespace filter's writer lock, killably,
- * and never while reading or writing user memory: a stalled user buffer
- * stalls only its own call.  A batch takes the lock once per chunk; a dump
- * copies the filter under it once, to a snapshot it then reads out.  The
- * packet path never takes the lock.
+ * namespace.  Opening creates nothing.  Adds and settings create the
+ * namespace's state when it has none (cnf_state_activate()); reads,
+ * deletes and flush of a namespace without state answer as for an empty
+ * filter and create nothing; a reset frees it.  Every use of the state
+ * takes the namespace's cnf_net.lock, killably, then the filter's writer
+ * lock, and never while reading or writing user memory: a stalled user
+ * buffer stalls only its own call.  A batch takes the locks once per
+ * chunk; a dump copies the filter under them once, to a snapshot it then
+ * reads out.  The packet path takes neither.
  */
 #include "cnf.h"
 
+#include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
@@ -28,7 +33,9 @@
 /*
  * An open file.  @net is fixed at open.  The dump snapshot (@dump_*) is
  * used under @dump_lock: a cursor is only valid on the file that made it.
- * Its memory is charged to the namespace's filter (cnf_filter_charge()).
+ * Its memory is charged to the filter of the state whose cnf_state.gen is
+ * @dump_gen (cnf_filter_charge()); a reset frees that filter, charge and
+ * all, and the snapshot then has nothing to uncharge.
  */
 struct cnf_file {
 	struct net *net;
@@ -37,15 +44,55 @@ struct cnf_file {
 	u32 dump_n4, dump_n6;
 	u32 dump_cap4, dump_cap6;	/* room in dump_v4, dump_v6 */
 	u64 dump_charged;
+	u64 dump_gen;
 	__be32 *dump_v4;
 	struct in6_addr *dump_v6;
 };
 
 static atomic_t cnf_dump_ids = ATOMIC_INIT(0);
 
-static struct cnf_filter *cnf_file_filter(const struct cnf_file *cf)
+static struct cnf_net *cnf_file_net(const struct cnf_file *cf)
 {
-	return cnf_pernet(cf->net)->filter;
+	return cnf_pernet(cf->net);
+}
+
+/*
+ * Take cnf_net.lock and find the state: made now when @create, else NULL
+ * for a namespace without one.  *@created says whether this call made it.
+ */
+static struct cnf_state *cnf_lock_state(struct cnf_file *cf, bool create,
+					bool *created)
+{
+	struct cnf_net *cn = cnf_file_net(cf);
+	struct cnf_state *st;
+	int err;
+
+	*created = false;
+	err = mutex_lock_killable(&cn->lock);
+	if (err)
+		return ERR_PTR(err);
+	if (!create)
+		return cnf_state_locked(cn);
+	st = cnf_state_activate(cf->net, cn, created);
+	if (IS_ERR(st))
+		mutex_unlock(&cn->lock);
+	return st;
+}
+
+/*
+ * Drop cnf_net.lock.  A state this call made for a change that failed
+ * before anything was added goes again: a refused first add leaves the
+ * namespace as unconfigured as it found it.
+ */
+static void cnf_unlock_state(struct cnf_file *cf, struct cnf_state *st,
+			     bool created, bool undo)
+{
+	struct cnf_net *cn = cnf_file_net(cf);
+
+	if (created && undo && !cnf_filter_count(st->filter, CNF_V4) &&
+	    !cnf_filter_count(st->filter, CNF_V6))
+		cnf_state_reset(cf->net, cn);
+	mutex_unlock(&cn->lock);
 }
 
 /* ---- addresses ---- */
@@ -88,47 +135,59 @@ static int cnf_get_key(const void __user *uarg, size_t usize,
 
 /* ---- one address ---- */
 
+/* An add creates the state; a delete from a namespace without one fails. */
 static long cnf_ioc_change(struct cnf_file *cf, const void __user *uarg,
-			   size_t usize,
-			   int (*op)(struct cnf_filter *f,
-				     const struct cnf_key *key))
+			   size_t usize, bool add)
 {
-	struct cnf_filter *f = cnf_file_filter(cf);
+	struct cnf_state *st;
 	struct cnf_key key;
+	bool created;
 	int err;
 
 	err = cnf_get_key(uarg, usize, &key);
 	if (err)
 		return err;
-	err = cnf_filter_lock_killable(f);
-	if (err)
-		return err;
-	err = op(f, &key);
-	cnf_filter_unlock(f);
+	st = cnf_lock_state(cf, add, &created);
+	if (IS_ERR(st))
+		return PTR_ERR(st);
+	if (st) {
+		cnf_filter_lock(st->filter);
+		if (add)
+			err = cnf_filter_add(st->filter, &key);
+		else
+			err = cnf_filter_del(st->filter, &key);
+		cnf_filter_unlock(st->filter);
+	} else {
+		err = -ENOENT;
+	}
+	cnf_unlock_state(cf, st, created, err);
 	return err;
 }
 
 static long cnf_ioc_add(struct cnf_file *cf, void __user *uarg, size_t usize)
 {
-	return cnf_ioc_change(cf, uarg, usize, cnf_filter_add);
+	return cnf_ioc_change(cf, uarg, usize, true);
 }
 
 static long cnf_ioc_del(struct cnf_file *cf, void __user *uarg, size_t usize)
 {
-	return cnf_ioc_change(cf, uarg, usize, cnf_filter_del);
+	return cnf_ioc_change(cf, uarg, usize, false);
 }
 
 static long cnf_ioc_test(struct cnf_file *cf, void __user *uarg, size_t usize)
 {
+	struct cnf_state *st;
 	struct cnf_key key;
-	bool listed;
+	bool listed = false;
 	int err;
 
 	err = cnf_get_key(uarg, usize, &key);
 	if (err)
 		return err;
 	rcu_read_lock();
-	listed = cnf_filter_contains(cnf_file_filter(cf), &key);
+	st = rcu_dereference(cnf_file_net(cf)->state);
+	if (st)
+		listed = cnf_filter_contains(st->filter, &key);
 	rcu_read_unlock();
 	return listed ? 0 : -ENOENT;
 }
@@ -150,7 +209,10 @@ static u32 cnf_copy_in(struct cnf_addr *buf, const struct cnf_addr __user *src,
 	return i;
 }
 
-/* Apply one entry; -EEXIST/-ENOENT become "skipped" under EXIST_OK. */
+/*
+ * Apply one entry; -EEXIST/-ENOENT become "skipped" under EXIST_OK.  A
+ * delete without a filter (@f NULL: no state) finds nothing.
+ */
 static int cnf_batch_one(struct cnf_filter *f, struct cnf_batch *b,
 			 const struct cnf_addr *a, bool add)
 {
@@ -160,7 +222,10 @@ static int cnf_batch_one(struct cnf_filter *f, struct cnf_batch *b,
 	err = cnf_addr_to_key(a, &key);
 	if (err)
 		return err;
-	err = add ? cnf_filter_add(f, &key) : cnf_filter_del(f, &key);
+	if (!f)
+		err = -ENOENT;
+	else
+		err = add ? cnf_filter_add(f, &key) : cnf_filter_del(f, &key);
 	if (!err) {
 		b->applied++;
 		return 0;
@@ -177,30 +242,41 @@ static void cnf_batch_prefetch(struct cnf_filter *f, const struct cnf_addr *a)
 {
 	struct cnf_key key;
 
-	if (!cnf_addr_to_key(a, &key))
+	if (f && !cnf_addr_to_key(a, &key))
 		cnf_filter_prefetch(f, &key);
 }
 
 /*
- * The next chunk of a batch: copied in without the lock, applied under it.
- * Adds announce how many entries are left, so that growth sizes for them.
+ * The next chunk of a batch: copied in without the locks, applied under
+ * them.  The state is looked up again for every chunk: a reset between two
+ * chunks is seen, and an add then makes a new one.  Adds announce how many
+ * entries are left, so that growth sizes for them.
  */
-static int cnf_batch_chunk(struct cnf_filter *f, struct cnf_batch *b,
+static int cnf_batch_chunk(struct cnf_file *cf, struct cnf_batch *b,
 			   struct cnf_addr *buf, bool add)
 {
 	const struct cnf_addr __user *src = u64_to_user_ptr(b->addrs);
 	u32 want = min_t(u32, b->count - b->done, CNF_CHUNK);
+	struct cnf_filter *f = NULL;
+	struct cnf_state *st;
+	u32 applied = b->applied;
+	bool created;
 	u32 got, i;
-	int err;
+	int err = 0;
 
 	if (fatal_signal_pending(current))
 		return -EINTR;
 	got = cnf_copy_in(buf, src + b->done, want);
-	err = cnf_filter_lock_killable(f);
-	if (err)
-		return err;
-	if (add)
-		cnf_filter_expect(f, b->count - b->done);
+	/* Nothing to add in this chunk: no reason to make a state for it. */
+	st = cnf_lock_state(cf, add && got, &created);
+	if (IS_ERR(st))
+		return PTR_ERR(st);
+	if (st) {
+		f = st->filter;
+		cnf_filter_lock(f);
+		if (add)
+			cnf_filter_expect(f, b->count - b->done);
+	}
 	for (i = 0; i < got; i++) {
 		if (i + CNF_PREFETCH_AHEAD < got)
 			cnf_batch_prefetch(f, &buf[i + CNF_PREFETCH_AHEAD]);
@@ -209,8 +285,11 @@ static int cnf_batch_chunk(struct cnf_filter *f, struct cnf_batch *b,
 			break;
 		b->done++;
 	}
-	cnf_filter_expect(f, 0);
-	cnf_filter_unlock(f);
+	if (f) {
+		cnf_filter_expect(f, 0);
+		cnf_filter_unlock(f);
+	}
+	cnf_unlock_state(cf, st, created, b->applied == applied);
 	if (err)
 		return err;
 	return got < want ? -EFAULT : 0;
@@ -219,7 +298,6 @@ static int cnf_batch_chunk(struct cnf_filter *f, struct cnf_batch *b,
 static long cnf_ioc_batch(struct cnf_file *cf, void __user *uarg,
 			  size_t usize, bool add)
 {
-	struct cnf_filter *f = cnf_file_filter(cf);
 	struct cnf_addr *buf;
 	struct cnf_batch b;
 	int err;
@@ -242,7 +320,7 @@ static long cnf_ioc_batch(struct cnf_file *cf, void __user *uarg,
 	if (!buf)
 		return -ENOMEM;
 	while (b.done < b.count && !b.error) {
-		b.error = cnf_batch_chunk(f, &b, buf, add);
+		b.error = cnf_batch_chunk(cf, &b, buf, add);
 		cond_resched();
 	}
 	kfree(buf);
@@ -265,14 +343,21 @@ static long cnf_ioc_del_batch(struct cnf_file *cf, void __user *uarg,
 
 /* ---- dump ---- */
 
+/* Also from release: waits for cnf_net.lock unkillably. */
 static void cnf_dump_free(struct cnf_file *cf)
 {
-	struct cnf_filter *f = cnf_file_filter(cf);
+	struct cnf_net *cn = cnf_file_net(cf);
+	struct cnf_state *st;
 
 	if (cf->dump_charged) {
-		cnf_filter_lock(f);
-		cnf_filter_uncharge(f, cf->dump_charged);
-		cnf_filter_unlock(f);
+		mutex_lock(&cn->lock);
+		st = cnf_state_locked(cn);
+		if (st && st->gen == cf->dump_gen) {
+			cnf_filter_lock(st->filter);
+			cnf_filter_uncharge(st->filter, cf->dump_charged);
+			cnf_filter_unlock(st->filter);
+		}
+		mutex_unlock(&cn->lock);
 	}
 	kvfree(cf->dump_v4);
 	kvfree(cf->dump_v6);
@@ -283,6 +368,7 @@ static void cnf_dump_free(struct cnf_file *cf)
 	cf->dump_cap4 = 0;
 	cf->dump_cap6 = 0;
 	cf->dump_charged = 0;
+	cf->dump_gen = 0;
 	cf->dump_id = 0;
 }
 
@@ -302,19 +388,27 @@ static int cnf_dump_collect(void *ctx, const struct cnf_key *key)
 	return 0;
 }
 
-/* Room for the snapshot, charged to the filter; under its lock. */
-static int cnf_dump_alloc(struct cnf_file *cf, struct cnf_filter *f)
+/*
+ * Room for the snapshot, charged to the filter; under its lock.  No state
+ * (@st NULL): an empty snapshot, charged to nothing.
+ */
+static int cnf_dump_alloc(struct cnf_file *cf, struct cnf_state *st)
 {
-	u64 n4 = cnf_filter_count(f, CNF_V4), n6 = cnf_filter_count(f, CNF_V6);
+	struct cnf_filter *f = st ? st->filter : NULL;
+	u64 n4 = f ? cnf_filter_count(f, CNF_V4) : 0;
+	u64 n6 = f ? cnf_filter_count(f, CNF_V6) : 0;
 	u64 bytes = n4 * sizeof(__be32) + n6 * sizeof(struct in6_addr);
 	int err;
 
 	if (n4 + n6 > U32_MAX)
 		return -EOVERFLOW;
-	err = cnf_filter_charge(f, bytes);
-	if (err)
-		return err;
-	cf->dump_charged = bytes;
+	if (f) {
+		err = cnf_filter_charge(f, bytes);
+		if (err)
+			return err;
+		cf->dump_charged = bytes;
+		cf->dump_gen = st->gen;
+	}
 	cf->dump_cap4 = n4;
 	cf->dump_cap6 = n6;
 	cf->dump_v4 = kvmalloc_array(max_t(u64, n4, 1), sizeof(__be32),
@@ -331,21 +425,26 @@ static int cnf_dump_alloc(struct cnf_file *cf, struct cnf_filter *f)
  */
 static int cnf_dump_snapshot(struct cnf_file *cf)
 {
-	struct cnf_filter *f = cnf_file_filter(cf);
+	struct cnf_state *st;
+	bool created;
 	int err;
 
 	cnf_dump_free(cf);
-	err = cnf_filter_lock_killable(f);
-	if (err)
-		return err;
-	err = cnf_dump_alloc(cf, f);
-	if (!err)
-		err = cnf_filter_walk(f, cnf_dump_collect, cf);
-	if (err) {
-		cnf_filter_uncharge(f, cf->dump_charged);
+	st = cnf_lock_state(cf, false, &created);
+	if (IS_ERR(st))
+		return PTR_ERR(st);
+	if (st)
+		cnf_filter_lock(st->filter);
+	err = cnf_dump_alloc(cf, st);
+	if (!err && st)
+		err = cnf_filter_walk(st->filter, cnf_dump_collect, cf);
+	if (err && cf->dump_charged) {
+		cnf_filter_uncharge(st->filter, cf->dump_charged);
 		cf->dump_charged = 0;
 	}
-	cnf_filter_unlock(f);
+	if (st)
+		cnf_filter_unlock(st->filter);
+	cnf_unlock_state(cf, st, created, false);
 	if (err) {
 		cnf_dump_free(cf);
 		return err;
@@ -440,27 +539,55 @@ out:
 
 /* ---- whole filter ---- */
 
+/*
+ * Flush keeps the state, as nftables keeps an emptied table: the mode, the
+ * memory limit, the counters and the hooks stay.  Of a namespace without
+ * state there is nothing to flush, and nothing is made for it.
+ */
 static long cnf_ioc_flush(struct cnf_file *cf, void __user *uarg, size_t usize)
 {
-	struct cnf_filter *f = cnf_file_filter(cf);
-	int err;
+	struct cnf_state *st;
+	bool created;
+	int err = 0;
 
-	err = cnf_filter_lock_killable(f);
-	if (err)
-		return err;
-	err = cnf_filter_flush(f);
-	cnf_filter_unlock(f);
+	st = cnf_lock_state(cf, false, &created);
+	if (IS_ERR(st))
+		return PTR_ERR(st);
+	if (st) {
+		cnf_filter_lock(st->filter);
+		err = cnf_filter_flush(st->filter);
+		cnf_filter_unlock(st->filter);
+	}
+	cnf_unlock_state(cf, st, created, false);
 	return err;
 }
 
-static void cnf_sum_counters(struct cnf_net *cn, struct cnf_stats *st)
+/*
+ * Back to the namespace as it was before its first change: no addresses,
+ * no hooks, no memory; the mode, limit and counters are forgotten and the
+ * next change starts from the module's parameters again.
+ */
+static long cnf_ioc_reset(struct cnf_file *cf, void __user *uarg, size_t usize)
+{
+	struct cnf_net *cn = cnf_file_net(cf);
+	int err;
+
+	err = mutex_lock_killable(&cn->lock);
+	if (err)
+		return err;
+	cnf_state_reset(cf->net, cn);
+	mutex_unlock(&cn->lock);
+	return 0;
+}
+
+static void cnf_sum_counters(struct cnf_state *cs, struct cnf_stats *st)
 {
 	struct cnf_family_stats *fs[CNF_NFAMILIES] = { &st->v4, &st->v6 };
 	unsigned int start, fam;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		const struct cnf_pcpu_stats *p = per_cpu_ptr(cn->stats, cpu);
+		const struct cnf_pcpu_stats *p = per_cpu_ptr(cs->stats, cpu);
 		u64 c[CNF_NFAMILIES][3];
 
 		do {
@@ -479,20 +606,35 @@ static void cnf_sum_counters(struct cnf_net *cn, struct cnf_stats *st)
 	}
 }
 
-static int cnf_fill_stats(struct cnf_net *cn, struct cnf_stats *st)
+/*
+ * Without state: an empty filter, in the mode and under the limit that the
+ * next change would give it, flagged inactive.
+ */
+static int cnf_fill_stats(struct cnf_file *cf, struct cnf_stats *st)
 {
 	struct cnf_family_stats *fs[CNF_NFAMILIES] = { &st->v4, &st->v6 };
 	struct cnf_filter_stats fst;
+	struct cnf_state *cs;
 	unsigned int fam;
-	int err;
+	bool created;
 
 	memset(st, 0, sizeof(*st));
-	err = cnf_filter_lock_killable(cn->filter);
-	if (err)
-		return err;
-	cnf_filter_stats(cn->filter, &fst);
-	st->mode = cn->mode;
-	cnf_filter_unlock(cn->filter);
+	cs = cnf_lock_state(cf, false, &created);
+	if (IS_ERR(cs))
+		return PTR_ERR(cs);
+	if (!cs) {
+		cnf_unlock_state(cf, cs, created, false);
+		st->mode = CNF_MODE_DROP;
+		st->mem_limit = cnf_mem_limit;
+		st->flags = CNF_STATS_F_INACTIVE;
+		return 0;
+	}
+	cnf_filter_lock(cs->filter);
+	cnf_filter_stats(cs->filter, &fst);
+	st->mode = cs->mode;
+	cnf_filter_unlock(cs->filter);
+	cnf_sum_counters(cs, st);
+	cnf_unlock_state(cf, cs, created, false);
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
 		fs[fam]->entries = fst.fam[fam].entries;
 		fs[fam]->capacity = fst.fam[fam].capacity;
@@ -501,7 +643,6 @@ static int cnf_fill_stats(struct cnf_net *cn, struct cnf_stats *st)
 		fs[fam]->stashed = fst.fam[fam].stashed;
 	}
 	st->mem_limit = fst.mem_limit;
-	cnf_sum_counters(cn, st);
 	return 0;
 }
 
@@ -510,7 +651,7 @@ static long cnf_ioc_stats(struct cnf_file *cf, void __user *uarg, size_t usize)
 	struct cnf_stats st;
 	int err;
 
-	err = cnf_fill_stats(cnf_pernet(cf->net), &st);
+	err = cnf_fill_stats(cf, &st);
 	if (err)
 		return err;
 	if (copy_to_user(uarg, &st, sizeof(st)))
@@ -526,8 +667,9 @@ static long cnf_ioc_set_config(struct cnf_file *cf, void __user *uarg,
 			       size_t usize)
 {
 	const u32 known = CNF_CONFIG_MODE | CNF_CONFIG_MEM_LIMIT;
-	struct cnf_net *cn = cnf_pernet(cf->net);
+	struct cnf_state *st;
 	struct cnf_config c;
+	bool created;
 	int err;
 
 	err = copy_struct_from_user(&c, sizeof(c), uarg, usize);
@@ -546,14 +688,20 @@ static long cnf_ioc_set_config(struct cnf_file *cf, void __user *uarg,
 	if ((c.set & CNF_CONFIG_MEM_LIMIT) && c.mem_limit > cnf_mem_limit &&
 	    !capable(CAP_NET_ADMIN))
 		return -EPERM;
-	err = cnf_filter_lock_killable(cn->filter);
-	if (err)
-		return err;
+	/* Even a setting equal to the default configures the namespace. */
+	st = cnf_lock_state(cf, c.set, &created);
+	if (IS_ERR(st))
+		return PTR_ERR(st);
+	if (!st)
+		goto out;
+	cnf_filter_lock(st->filter);
 	if (c.set & CNF_CONFIG_MEM_LIMIT)
-		err = cnf_filter_set_limit(cn->filter, c.mem_limit);
+		err = cnf_filter_set_limit(st->filter, c.mem_limit);
 	if (!err && (c.set & CNF_CONFIG_MODE))
-		WRITE_ONCE(cn->mode, c.mode);
-	cnf_filter_unlock(cn->filter);
+		WRITE_ONCE(st->mode, c.mode);
+	cnf_filter_unlock(st->filter);
+out:
+	cnf_unlock_state(cf, st, created, err);
 	return err;
 }
 
@@ -574,6 +722,7 @@ static const struct cnf_ioctl_desc cnf_ioctls[] = {
 	[_IOC_NR(CNF_IOC_FLUSH)] = { CNF_IOC_FLUSH, cnf_ioc_flush },
 	[_IOC_NR(CNF_IOC_STATS)] = { CNF_IOC_STATS, cnf_ioc_stats },
 	[_IOC_NR(CNF_IOC_SET_CONFIG)] = { CNF_IOC_SET_CONFIG, cnf_ioc_set_config },
+	[_IOC_NR(CNF_IOC_RESET)] = { CNF_IOC_RESET, cnf_ioc_reset },
 };
 
 static long cnf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)

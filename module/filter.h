@@ -8,7 +8,7 @@
  * Concurrency: lookups run under rcu_read_lock() on any number of CPUs, take
  * no lock and never block.  Changes (add, del, reserve, flush, set_limit,
  * walk) hold the filter's writer lock, cnf_filter_lock(); one writer at a
- * time.  See filter.c for how a lookup stays exact while entries move.
+ * time.  See lookup.c for how a lookup stays exact while entries move.
  */
 #ifndef _CNF_FILTER_H
 #define _CNF_FILTER_H
@@ -56,53 +56,28 @@ struct cnf_filter_stats {
 struct cnf_filter;
 
 /*
- * @initial_capacity: keys per family the first tables hold, at most
- * cnf_filter_max_capacity().  NULL when memory is short.
+ * Every function has its kernel-doc where it is defined: filter.c (the
+ * filter, its writers) and lookup.c (the readers).
  */
 struct cnf_filter *cnf_filter_create(u64 initial_capacity, u64 mem_limit);
 u64 cnf_filter_max_capacity(void);
-/* Caller guarantees no reader can still see @f (e.g. after synchronize_rcu). */
 void cnf_filter_destroy(struct cnf_filter *f);
 
 void cnf_filter_lock(struct cnf_filter *f);
-/* 0, or -EINTR when a fatal signal came first. */
 int cnf_filter_lock_killable(struct cnf_filter *f);
 void cnf_filter_unlock(struct cnf_filter *f);
 
-/*
- * Writers, under cnf_filter_lock().
- * add:  0, -EEXIST (present, nothing changed), -ENOSPC (memory limit
- *       reached), -ENOMEM, -EINVAL (bad family).  On error the filter is
- *       exactly as before.
- * del:  0, -ENOENT (absent, nothing changed), -EINVAL.  A table that
- *       deletes leave mostly empty shrinks.
- * reserve: grow now so that @entries keys of @family fit without growing
- *       again; 0, -ENOSPC, -ENOMEM (filter unchanged).
- * flush: remove everything and shrink to the initial size; 0 or -ENOMEM
- *       (filter unchanged).
- * set_limit: 0, or -EINVAL when the tables and charges already use more
- *       than @bytes.
- * expect: about @adds adds follow (a batch): growth sizes for them, within
- *       8 times the table's size per step.  0 when the batch is done.
- * charge/uncharge: @bytes held for the filter (a dump's snapshot) count
- *       against the memory limit; charge fails with -ENOSPC past it.
- * walk: call @fn for every key; stops at and returns @fn's first non-zero.
- */
+/* Writers, under cnf_filter_lock().  On error the filter is unchanged. */
 int cnf_filter_add(struct cnf_filter *f, const struct cnf_key *key);
-/*
- * A hint, under the writer lock: @key will be added or deleted soon.  Its
- * buckets start loading into the cache; a batch that calls this
- * CNF_PREFETCH_AHEAD keys ahead overlaps the cache misses of its changes.
- */
-void cnf_filter_prefetch(struct cnf_filter *f, const struct cnf_key *key);
+int cnf_filter_del(struct cnf_filter *f, const struct cnf_key *key);
 /* How many keys ahead of its changes a batch should prefetch. */
 #define CNF_PREFETCH_AHEAD	8
-int cnf_filter_del(struct cnf_filter *f, const struct cnf_key *key);
+void cnf_filter_prefetch(struct cnf_filter *f, const struct cnf_key *key);
 int cnf_filter_reserve(struct cnf_filter *f, enum cnf_family family,
 		       u64 entries);
+void cnf_filter_expect(struct cnf_filter *f, u64 adds);
 int cnf_filter_flush(struct cnf_filter *f);
 int cnf_filter_set_limit(struct cnf_filter *f, u64 bytes);
-void cnf_filter_expect(struct cnf_filter *f, u64 adds);
 int cnf_filter_charge(struct cnf_filter *f, u64 bytes);
 void cnf_filter_uncharge(struct cnf_filter *f, u64 bytes);
 int cnf_filter_walk(struct cnf_filter *f,
@@ -116,11 +91,7 @@ bool cnf_filter_lookup6(const struct cnf_filter *f,
 			const struct in6_addr *addr);
 bool cnf_filter_contains(const struct cnf_filter *f,
 			 const struct cnf_key *key);
-/*
- * Many IPv4 lookups at once: hits[i] for addrs[i].  Keys go in groups of
- * CNF_LOOKUP_BATCH, each prefetched while the group before is probed, so
- * that the cache misses of tables larger than the caches overlap.
- */
+/* Group size of cnf_filter_lookup4_batch(). */
 #define CNF_LOOKUP_BATCH	32
 void cnf_filter_lookup4_batch(const struct cnf_filter *f, const __be32 *addrs,
 			      unsigned int n, bool *hits);

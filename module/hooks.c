@@ -5,12 +5,25 @@
  * The hooks sit at PRE_ROUTING before defragmentation and conntrack, so a
  * listed source never creates conntrack state.  Per packet: one lookup
  * (lockless, under the RCU read lock netfilter holds) and per-CPU counters.
- * Each namespace registers its own copy of the hook ops with its cnf_net as
- * ->priv: a packet finds its namespace's state without a net_generic()
- * lookup.
+ * Each configured namespace registers its own copy of the hook ops with its
+ * cnf_state as ->priv: a packet finds its namespace's state without a
+ * net_generic() lookup.  A namespace never configured registers none: its
+ * packets cost nothing here.
+ *
+ * Order of creation (cnf_state_activate()): allocate, register the hooks,
+ * publish.  Of a reset (cnf_state_reset()): unpublish, unregister the
+ * hooks, wait for packets and RCU readers to be done, free.  Both run
+ * under cnf_net.lock, so a change that waits for the lock finds either the
+ * old state still whole or none, and then makes a new one whose hooks are
+ * in place before its first address is.  Namespace exit: .pre_exit
+ * unregisters the hooks, the core waits a grace period, .exit frees; no
+ * open file can race with it, as every file holds a reference on its
+ * namespace.
  */
 #include "cnf.h"
 
+#include <linux/atomic.h>
+#include <linux/err.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/netfilter.h>
@@ -24,14 +37,14 @@ unsigned int cnf_net_id __read_mostly;
  * verdict) runs the remaining ones from process context with bottom halves
  * on: the per-CPU counters are updated with them off, as nft_counter's are.
  */
-static unsigned int cnf_verdict(struct cnf_net *cn, enum cnf_family fam,
+static unsigned int cnf_verdict(struct cnf_state *cs, enum cnf_family fam,
 				bool listed)
 {
-	bool drop = listed && READ_ONCE(cn->mode) == CNF_MODE_DROP;
+	bool drop = listed && READ_ONCE(cs->mode) == CNF_MODE_DROP;
 	struct cnf_pcpu_stats *st;
 
 	local_bh_disable();
-	st = this_cpu_ptr(cn->stats);
+	st = this_cpu_ptr(cs->stats);
 	u64_stats_update_begin(&st->syncp);
 	u64_stats_inc(&st->checked[fam]);
 	if (listed)
@@ -46,25 +59,25 @@ static unsigned int cnf_verdict(struct cnf_net *cn, enum cnf_family fam,
 static unsigned int cnf_hook_ipv4(void *priv, struct sk_buff *skb,
 				  const struct nf_hook_state *state)
 {
-	struct cnf_net *cn = priv;
+	struct cnf_state *cs = priv;
 
 	/* ip_rcv_core() has validated the header. */
-	return cnf_verdict(cn, CNF_V4,
-			   cnf_filter_lookup4(cn->filter, ip_hdr(skb)->saddr));
+	return cnf_verdict(cs, CNF_V4,
+			   cnf_filter_lookup4(cs->filter, ip_hdr(skb)->saddr));
 }
 
 static unsigned int cnf_hook_ipv6(void *priv, struct sk_buff *skb,
 				  const struct nf_hook_state *state)
 {
-	struct cnf_net *cn = priv;
+	struct cnf_state *cs = priv;
 
 	/* ipv6_rcv() has validated the fixed header. */
-	return cnf_verdict(cn, CNF_V6,
-			   cnf_filter_lookup6(cn->filter,
+	return cnf_verdict(cs, CNF_V6,
+			   cnf_filter_lookup6(cs->filter,
 					      &ipv6_hdr(skb)->saddr));
 }
 
-/* The template of every namespace's cn->ops. */
+/* The template of every state's ops. */
 static const struct nf_hook_ops cnf_nf_ops[CNF_NHOOKS] = {
 	{
 		.hook		= cnf_hook_ipv4,
@@ -80,53 +93,120 @@ static const struct nf_hook_ops cnf_nf_ops[CNF_NHOOKS] = {
 	},
 };
 
+static atomic64_t cnf_state_gens = ATOMIC64_INIT(0);
+
+/* Caller guarantees that no hook and no RCU reader can still see @st. */
+static void cnf_state_free(struct cnf_state *st)
+{
+	free_percpu(st->stats);
+	cnf_filter_destroy(st->filter);
+	kfree(st);
+}
+
+/* The module's parameters are read here, when the state is made. */
+static struct cnf_state *cnf_state_alloc(void)
+{
+	struct cnf_state *st;
+	int cpu, i;
+
+	st = kzalloc(sizeof(*st), GFP_KERNEL_ACCOUNT);
+	if (!st)
+		return NULL;
+	st->mode = CNF_MODE_DROP;
+	st->gen = atomic64_inc_return(&cnf_state_gens);
+	st->filter = cnf_filter_create(cnf_initial_capacity, cnf_mem_limit);
+	st->stats = alloc_percpu_gfp(struct cnf_pcpu_stats, GFP_KERNEL_ACCOUNT);
+	if (!st->filter || !st->stats) {
+		cnf_state_free(st);
+		return NULL;
+	}
+	for_each_possible_cpu(cpu)
+		u64_stats_init(&per_cpu_ptr(st->stats, cpu)->syncp);
+	memcpy(st->ops, cnf_nf_ops, sizeof(st->ops));
+	for (i = 0; i < CNF_NHOOKS; i++)
+		st->ops[i].priv = st;
+	return st;
+}
+
+/*
+ * Under cn->lock: the namespace's state, made now if it has none
+ * (*@created then true).  The hooks are registered before the state is
+ * published, so the first address added is looked up by the next packet.
+ */
+struct cnf_state *cnf_state_activate(struct net *net, struct cnf_net *cn,
+				     bool *created)
+{
+	struct cnf_state *st = cnf_state_locked(cn);
+	int err;
+
+	*created = false;
+	if (st)
+		return st;
+	st = cnf_state_alloc();
+	if (!st)
+		return ERR_PTR(-ENOMEM);
+	err = nf_register_net_hooks(net, st->ops, CNF_NHOOKS);
+	if (err) {
+		cnf_state_free(st);
+		return ERR_PTR(err);
+	}
+	rcu_assign_pointer(cn->state, st);
+	*created = true;
+	return st;
+}
+
+/*
+ * Under cn->lock: give the hooks and the memory back.  The state leaves
+ * cn->state first, so the control device sees an empty namespace from
+ * then on, while the hooks, until unregistered, go on dropping what the
+ * filter still lists: no listed source passes before the reset is seen.
+ * nf_unregister_net_hooks() frees the hook entries after a grace period
+ * but does not wait for it; synchronize_net() does, so no packet and no
+ * CNF_IOC_TEST still looks at the state when it is freed.
+ */
+void cnf_state_reset(struct net *net, struct cnf_net *cn)
+{
+	struct cnf_state *st = cnf_state_locked(cn);
+
+	if (!st)
+		return;
+	RCU_INIT_POINTER(cn->state, NULL);
+	nf_unregister_net_hooks(net, st->ops, CNF_NHOOKS);
+	synchronize_net();
+	cnf_state_free(st);
+}
+
 static int __net_init cnf_net_init(struct net *net)
 {
 	struct cnf_net *cn = cnf_pernet(net);
-	int cpu, err, i;
 
-	cn->mode = CNF_MODE_DROP;
-	cn->filter = cnf_filter_create(cnf_initial_capacity, cnf_mem_limit);
-	if (!cn->filter)
-		return -ENOMEM;
-	cn->stats = alloc_percpu_gfp(struct cnf_pcpu_stats, GFP_KERNEL_ACCOUNT);
-	if (!cn->stats) {
-		err = -ENOMEM;
-		goto err_filter;
-	}
-	for_each_possible_cpu(cpu)
-		u64_stats_init(&per_cpu_ptr(cn->stats, cpu)->syncp);
-	memcpy(cn->ops, cnf_nf_ops, sizeof(cn->ops));
-	for (i = 0; i < CNF_NHOOKS; i++)
-		cn->ops[i].priv = cn;
-	err = nf_register_net_hooks(net, cn->ops, CNF_NHOOKS);
-	if (err)
-		goto err_stats;
+	mutex_init(&cn->lock);
+	RCU_INIT_POINTER(cn->state, NULL);
 	return 0;
-
-err_stats:
-	free_percpu(cn->stats);
-err_filter:
-	cnf_filter_destroy(cn->filter);
-	return err;
 }
 
-/* Hooks go first; the core then waits for an RCU grace period before
+/*
+ * No file holds the namespace any more, so nothing else uses cn->state.
+ * Hooks go first; the core then waits for an RCU grace period before
  * .exit, so no packet is still looking at what .exit frees.
  */
 static void __net_exit cnf_net_pre_exit(struct net *net)
 {
-	struct cnf_net *cn = cnf_pernet(net);
+	struct cnf_state *st = rcu_dereference_protected(cnf_pernet(net)->state,
+							 true);
 
-	nf_unregister_net_hooks(net, cn->ops, CNF_NHOOKS);
+	if (st)
+		nf_unregister_net_hooks(net, st->ops, CNF_NHOOKS);
 }
 
 static void __net_exit cnf_net_exit(struct net *net)
 {
 	struct cnf_net *cn = cnf_pernet(net);
+	struct cnf_state *st = rcu_dereference_protected(cn->state, true);
 
-	free_percpu(cn->stats);
-	cnf_filter_destroy(cn->filter);
+	if (st)
+		cnf_state_free(st);
+	mutex_destroy(&cn->lock);
 }
 
 static struct pernet_operations cnf_net_ops = {

@@ -174,7 +174,8 @@ test_stats() {
 	cp "$OUT" "$TMP/stats-g.json"
 	run jq -r -n '
 		input as $s | input as $g |
-		[($s | keys == ["ipv4", "ipv6", "mem_limit", "mode"] and
+		[($s | keys == ["active", "ipv4", "ipv6", "mem_limit", "mode"] and
+			.active == true and
 			([.ipv4, .ipv6] | all(keys == ["bytes", "capacity", "checked",
 				"dropped", "entries", "grows", "load_factor",
 				"matched", "stashed"]))),

@@ -15,6 +15,10 @@
  *  - calls on a second file of the same namespace, and on a file whose
  *    namespace was abandoned (opened by a child in a new netns that then
  *    exited: the file is all that keeps the namespace alive).
+ * Before its reference set is loaded, each worker's namespace takes a
+ * first round of calls that only read, delete or flush (fuzzed as above):
+ * none of them may configure the namespace, so stats must still report it
+ * inactive after them.
  * Invariant: every refused call leaves the set unchanged.  Calls go in
  * rounds of CHECK_EVERY; a round in which no call could have changed the
  * set (every call that reached a mutating handler was refused, and no
@@ -222,7 +226,17 @@ static const struct known known[] = {
 	{ CNF_IOC_FLUSH, 1, true },
 	{ CNF_IOC_STATS, 7, false },
 	{ CNF_IOC_SET_CONFIG, 10, false },	/* settings, not the set */
+	{ CNF_IOC_RESET, 1, true },
 };
+
+/* Only commands that never configure a namespace: no add, no setting. */
+static bool inert_only;
+
+static bool inert(unsigned long cmd)
+{
+	return cmd != CNF_IOC_ADD && cmd != CNF_IOC_ADD_BATCH &&
+	       cmd != CNF_IOC_SET_CONFIG && cmd != CNF_IOC_RESET;
+}
 
 static unsigned long pick_known(void)
 {
@@ -230,9 +244,11 @@ static unsigned long pick_known(void)
 
 	for (i = 0; i < ARRAY_LEN(known); i++)
 		total += known[i].weight;
-	r = below(total);
-	for (i = 0; r >= known[i].weight; i++)
-		r -= known[i].weight;
+	do {
+		r = below(total);
+		for (i = 0; r >= known[i].weight; i++)
+			r -= known[i].weight;
+	} while (inert_only && !inert(known[i].cmd));
 	return known[i].cmd;
 }
 
@@ -273,7 +289,7 @@ static unsigned long pick_cmd(void)
 {
 	unsigned long cmd;
 
-	switch (below(10)) {
+	switch (inert_only ? below(6) : below(10)) {
 	case 0: case 1: case 2: case 3:
 		return pick_known();
 	case 4: case 5:	/* a known one with another size or direction */
@@ -285,8 +301,9 @@ static unsigned long pick_cmd(void)
 			cmd = _IOC(below(4), CNF_IOC_TYPE,
 				   chance(90) ? below(16) : below(256),
 				   pick_size(below(64)) & _IOC_SIZEMASK);
-			/* FLUSH with any size: keep it rare */
-		} while (_IOC_NR(cmd) == _IOC_NR(CNF_IOC_FLUSH) &&
+			/* FLUSH or RESET with any size: keep them rare */
+		} while ((_IOC_NR(cmd) == _IOC_NR(CNF_IOC_FLUSH) ||
+			  _IOC_NR(cmd) == _IOC_NR(CNF_IOC_RESET)) &&
 			 _IOC_DIR(cmd) == _IOC_NONE && chance(95));
 		return cmd;
 	default:	/* anything, but what the VFS itself acts on */
@@ -509,7 +526,7 @@ static bool one_call(void)
 	if (!k->mutates)
 		return false;
 	if (k->cmd != CNF_IOC_ADD_BATCH && k->cmd != CNF_IOC_DEL_BATCH)
-		return !r;	/* ADD, DEL, FLUSH: refused ones change nothing */
+		return !r;	/* ADD, DEL, FLUSH, RESET: refused ones change nothing */
 	/*
 	 * A batch stops at its first failure, keeping what it applied before
 	 * it (the ABI), and reports it in the struct: trust the report when
@@ -608,6 +625,7 @@ static int abandoned_fd(void)
 
 static int worker(unsigned int id, uint64_t seed, uint64_t calls)
 {
+	struct cnf_stats st;
 	struct cnf_dump d;
 	struct cnf_addr one;
 	uint64_t done = 0, refused_round;
@@ -634,16 +652,29 @@ static int worker(unsigned int id, uint64_t seed, uint64_t calls)
 		return fail("worker %u: open: %s", id, strerror(errno)), 1;
 	make_ref();
 	fill_arr();
-	err = restore();
-	if (err)
-		return fail("worker %u: loading the reference: %s", id, strerror(err)), 1;
-	if (compare())
-		return fail("worker %u: the reference set did not load as given", id), 1;
 	/* The abandoned netns' file works, on its own set. */
 	one = cnf_v4(0x0a0b0c0d);
 	if (ioctl(fd_ab, CNF_IOC_TEST, &one))
 		return fail("worker %u: abandoned netns file lost its set: %s",
 			    id, strerror(errno)), 1;
+	/* Reads, deletes and flushes of a fresh namespace create nothing. */
+	inert_only = true;
+	for (i = 0; i < 4 * CHECK_EVERY && done < calls; i++, done++)
+		one_call();
+	inert_only = false;
+	memset(&st, 0, sizeof(st));
+	if (ioctl(fd_check, CNF_IOC_STATS, &st))
+		return fail("worker %u: stats: %s", id, strerror(errno)), 1;
+	if (!(st.flags & CNF_STATS_F_INACTIVE) || st.v4.capacity ||
+	    st.v6.capacity || st.v4.bytes || st.v6.bytes)
+		return fail("worker %u: %u calls that only read made the namespace active (flags %#x, %llu bytes)",
+			    id, i, st.flags,
+			    (unsigned long long)(st.v4.bytes + st.v6.bytes)), 1;
+	err = restore();
+	if (err)
+		return fail("worker %u: loading the reference: %s", id, strerror(err)), 1;
+	if (compare())
+		return fail("worker %u: the reference set did not load as given", id), 1;
 	/* A live cursor of another file. */
 	memset(&d, 0, sizeof(d));
 	d.addrs = (uintptr_t)arr;

@@ -3,7 +3,8 @@
  * The /dev/cuckoo_nf control ABI (uapi/linux/cuckoo_nf.h), call by call:
  * every ioctl, every error path, batch semantics, the dump cursor protocol
  * and its snapshot under concurrent changes, flush, stats, configuration,
- * the memory limit, permissions and per-netns isolation.
+ * the memory limit, permissions, per-netns isolation, and the namespace
+ * that stays inactive (no state, no hooks) until its first change.
  *
  * Every refused call is checked to leave the set as it was (a dump before
  * and after).  Needs the module loaded (skips with 4 otherwise) and root.
@@ -397,6 +398,7 @@ static const struct cmd_desc all_cmds[] = {
 	CMD(CNF_IOC_ADD), CMD(CNF_IOC_DEL), CMD(CNF_IOC_TEST),
 	CMD(CNF_IOC_ADD_BATCH), CMD(CNF_IOC_DEL_BATCH), CMD(CNF_IOC_DUMP),
 	CMD(CNF_IOC_FLUSH), CMD(CNF_IOC_STATS), CMD(CNF_IOC_SET_CONFIG),
+	CMD(CNF_IOC_RESET),
 };
 
 TEST_F(cnf, bad_pointer_efault)
@@ -567,9 +569,9 @@ static const unsigned int dirs[] = {
 TEST_F(cnf, unknown_command_enotty)
 {
 	static const unsigned long unknown[] = {
-		_IO(CNF_IOC_TYPE, 0), _IO(CNF_IOC_TYPE, 0x0a),
-		_IOW(CNF_IOC_TYPE, 0x0a, struct cnf_addr),
-		_IOWR(CNF_IOC_TYPE, 0x0b, struct cnf_batch),
+		_IO(CNF_IOC_TYPE, 0), _IO(CNF_IOC_TYPE, 0x0b),
+		_IOW(CNF_IOC_TYPE, 0x0b, struct cnf_addr),
+		_IOWR(CNF_IOC_TYPE, 0x0c, struct cnf_batch),
 		_IOR(CNF_IOC_TYPE, 0x10, struct cnf_stats),
 		_IO(CNF_IOC_TYPE, 0x7f), _IO(CNF_IOC_TYPE, 0xff),
 		_IOW(CNF_IOC_TYPE, 0x81, struct cnf_addr),	/* nr | 0x80 */
@@ -796,7 +798,7 @@ TEST_F(cnf, larger_stats_struct)
 		EXPECT_EQ(0, cnf_ioc(self->fd, resized(CNF_IOC_STATS, size), buf));
 		EXPECT_EQ(4, st->v4.entries);
 		EXPECT_EQ(2, st->v6.entries);
-		EXPECT_EQ(0, st->reserved);
+		EXPECT_EQ(0, st->flags);	/* active */
 		for (i = sizeof(*st); i < size; i++)
 			if (buf[i])
 				break;
@@ -1471,7 +1473,7 @@ TEST_F(cnf, stats_fields)
 	EXPECT_LT(0, st.v6.capacity);
 	EXPECT_EQ(CNF_MODE_DROP, st.mode);
 	EXPECT_EQ(cnf_default_mem_limit(), st.mem_limit);
-	EXPECT_EQ(0, st.reserved);
+	EXPECT_EQ(0, st.flags);	/* active: the fixture configured it */
 
 	ASSERT_EQ(0, populate(self->fd, 0, 3000));
 	st = stats(self->fd);
@@ -1500,7 +1502,7 @@ TEST_F(cnf, stats_fields)
 	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_STATS, &st2));
 	EXPECT_EQ(CNF_MODE_MONITOR, st.mode);
 	EXPECT_EQ(64 << 20, st.mem_limit);
-	EXPECT_EQ(0, st2.reserved);
+	EXPECT_EQ(0, st2.flags);
 	st.v4.checked = st2.v4.checked = 0;	/* traffic may run elsewhere */
 	st.v6.checked = st2.v6.checked = 0;
 	EXPECT_EQ(0, memcmp(&st, &st2, offsetof(struct cnf_stats, v4.matched)));
@@ -1903,6 +1905,317 @@ TEST_F(cnf, netns_isolation)
 	close(nfd);
 	ASSERT_UNCHANGED(self->fd, &s);
 	free(s.a);
+}
+
+/* ---- inactive namespaces, activation, reset ---- */
+
+static bool inactive(int fd)
+{
+	struct cnf_stats st = stats(fd);
+
+	return st.flags == CNF_STATS_F_INACTIVE && !st.v4.entries &&
+	       !st.v6.entries && !st.v4.capacity && !st.v6.capacity &&
+	       !st.v4.bytes && !st.v6.bytes && !st.v4.checked &&
+	       !st.v6.checked && st.mode == CNF_MODE_DROP &&
+	       st.mem_limit == cnf_default_mem_limit();
+}
+
+/*
+ * A fresh netns: every call that does not configure answers as for an
+ * empty set, and afterwards stats still say inactive.  Then the first add
+ * activates it, a delete that empties it does not deactivate it, and a
+ * reset does.
+ */
+static int fresh_child(void *arg)
+{
+	struct cnf_addr two[2] = { a4(1), a6(2) }, *got = NULL;
+	struct cnf_config none = { .set = 0 };
+	struct cnf_batch b;
+	struct cnf_stats st;
+	struct cnf_dump d;
+	int fd;
+
+	if (unshare(CLONE_NEWNET))
+		return 10;
+	fd = open(CNF_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return 11;
+	CHILD_CHECK(inactive(fd));
+	CHILD_CHECK(tst(fd, a4(1)) == ENOENT);
+	CHILD_CHECK(tst(fd, a6(2)) == ENOENT);
+	CHILD_CHECK(del(fd, a4(1)) == ENOENT);
+	CHILD_CHECK(cnf_dump_all(fd, 3, &got) == 0);
+	free(got);
+	/* A dump started and left unfinished holds nothing either. */
+	memset(&d, 0, sizeof(d));
+	d.addrs = (uintptr_t)two;
+	d.count = 1;
+	CHILD_CHECK(cnf_ioc(fd, CNF_IOC_DUMP, &d) == 0 && d.count == 0 &&
+		    d.flags == CNF_DUMP_F_DONE);
+	CHILD_CHECK(batch(fd, CNF_IOC_DEL_BATCH, two, 2, 0, &b) == ENOENT &&
+		    b.done == 0 && b.error == -ENOENT);
+	CHILD_CHECK(batch(fd, CNF_IOC_DEL_BATCH, two, 2, CNF_BATCH_F_EXIST_OK,
+			  &b) == 0 && b.skipped == 2 && b.applied == 0);
+	CHILD_CHECK(batch(fd, CNF_IOC_ADD_BATCH, two, 0, 0, &b) == 0 &&
+		    b.done == 0);
+	CHILD_CHECK(cnf_ioc(fd, CNF_IOC_FLUSH, NULL) == 0);
+	CHILD_CHECK(cnf_ioc(fd, CNF_IOC_SET_CONFIG, &none) == 0);
+	CHILD_CHECK(cnf_ioc(fd, CNF_IOC_RESET, NULL) == 0);
+	CHILD_CHECK(inactive(fd));
+
+	/* The first add: active, with the module's initial tables. */
+	CHILD_CHECK(add(fd, a4(1)) == 0);
+	st = stats(fd);
+	CHILD_CHECK(st.flags == 0 && st.v4.entries == 1 && st.v4.capacity > 0 &&
+		    st.v6.capacity > 0 && st.v4.bytes > 0);
+	CHILD_CHECK(tst(fd, a4(1)) == 0);
+	/* Emptied by a delete, or by a flush, it stays active. */
+	CHILD_CHECK(del(fd, a4(1)) == 0);
+	CHILD_CHECK(stats(fd).flags == 0);
+	CHILD_CHECK(add(fd, a6(2)) == 0);
+	CHILD_CHECK(cnf_ioc(fd, CNF_IOC_FLUSH, NULL) == 0);
+	CHILD_CHECK(stats(fd).flags == 0);
+	CHILD_CHECK(cnf_ioc(fd, CNF_IOC_RESET, NULL) == 0);
+	CHILD_CHECK(inactive(fd));
+	CHILD_CHECK(cnf_ioc(fd, CNF_IOC_RESET, NULL) == 0);
+	CHILD_CHECK(inactive(fd));
+	close(fd);
+	return child_failed;
+}
+
+TEST(fresh_netns_reads_create_nothing)
+{
+	EXPECT_EQ(0, in_child(fresh_child, NULL));
+}
+
+/*
+ * A reset forgets the set, the mode, the limit and the counters; the next
+ * change starts from the module's parameters.  A setting activates too,
+ * and a refused first change leaves the namespace inactive.
+ */
+static int reset_child(void *arg)
+{
+	struct cnf_config mon = { .set = CNF_CONFIG_MODE,
+				  .mode = CNF_MODE_MONITOR };
+	struct cnf_config lim = { .set = CNF_CONFIG_MEM_LIMIT,
+				  .mem_limit = 16 << 20 };
+	struct cnf_config tiny = { .set = CNF_CONFIG_MEM_LIMIT,
+				   .mem_limit = 1 };
+	struct cnf_addr bad = a4(1), *got = NULL;
+	struct cnf_stats st;
+	int fd;
+
+	if (unshare(CLONE_NEWNET))
+		return 10;
+	fd = open(CNF_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return 11;
+	/* Refused first changes: nothing stays behind. */
+	bad.reserved = 1;
+	CHILD_CHECK(add(fd, bad) == EINVAL);
+	CHILD_CHECK(cnf_ioc(fd, CNF_IOC_SET_CONFIG, &tiny) == EINVAL);
+	CHILD_CHECK(inactive(fd));
+
+	CHILD_CHECK(cnf_ioc(fd, CNF_IOC_SET_CONFIG, &mon) == 0);
+	st = stats(fd);
+	CHILD_CHECK(st.flags == 0 && st.mode == CNF_MODE_MONITOR &&
+		    st.v4.capacity > 0);
+	CHILD_CHECK(cnf_ioc(fd, CNF_IOC_SET_CONFIG, &lim) == 0);
+	CHILD_CHECK(populate(fd, 0, 300) == 0);
+	st = stats(fd);
+	CHILD_CHECK(st.v4.entries == 200 && st.v6.entries == 100 &&
+		    st.mem_limit == 16 << 20);
+	CHILD_CHECK(cnf_ioc(fd, CNF_IOC_RESET, NULL) == 0);
+	CHILD_CHECK(inactive(fd));
+	CHILD_CHECK(tst(fd, a4(0)) == ENOENT);
+	CHILD_CHECK(cnf_dump_all(fd, 16, &got) == 0);
+	free(got);
+	/* Used again: the module's defaults, not the forgotten settings. */
+	CHILD_CHECK(add(fd, a4(0)) == 0);
+	st = stats(fd);
+	CHILD_CHECK(st.flags == 0 && st.mode == CNF_MODE_DROP &&
+		    st.mem_limit == cnf_default_mem_limit() &&
+		    st.v4.entries == 1 && st.v6.entries == 0);
+	CHILD_CHECK(cnf_ioc(fd, CNF_IOC_RESET, NULL) == 0);
+	close(fd);
+	return child_failed;
+}
+
+TEST(reset_forgets_everything)
+{
+	EXPECT_EQ(0, in_child(reset_child, NULL));
+}
+
+/*
+ * A dump snapshot is charged to the state it was taken from: a reset in
+ * the middle of the dump frees that state, the dump still reads out what
+ * it saw, and the new state's limit is not uncharged by the old dump.
+ */
+static int dump_reset_child(void *arg)
+{
+	struct cnf_addr buf[8], *got = NULL;
+	struct cnf_stats st;
+	struct cnf_dump d;
+	long n = 0;
+	int fd, fd2;
+
+	if (unshare(CLONE_NEWNET))
+		return 10;
+	fd = open(CNF_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	fd2 = open(CNF_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0 || fd2 < 0)
+		return 11;
+	CHILD_CHECK(populate(fd, 0, 30) == 0);
+	memset(&d, 0, sizeof(d));
+	d.addrs = (uintptr_t)buf;
+	d.count = ARRAY_LEN(buf);
+	CHILD_CHECK(cnf_ioc(fd, CNF_IOC_DUMP, &d) == 0 && d.count == 8);
+	n += d.count;
+	CHILD_CHECK(cnf_ioc(fd2, CNF_IOC_RESET, NULL) == 0);
+	CHILD_CHECK(inactive(fd2));
+	CHILD_CHECK(populate(fd2, 100, 5) == 0);
+	do {
+		d.count = ARRAY_LEN(buf);
+		if (cnf_ioc(fd, CNF_IOC_DUMP, &d)) {
+			child_failed = 1;
+			break;
+		}
+		n += d.count;
+	} while (!(d.flags & CNF_DUMP_F_DONE));
+	CHILD_CHECK(n == 30);
+	close(fd);
+	/* The new state's set and figures are its own. */
+	CHILD_CHECK(cnf_dump_all(fd2, 2, &got) == 5);
+	free(got);
+	st = stats(fd2);
+	CHILD_CHECK(st.flags == 0 && st.v4.entries + st.v6.entries == 5);
+	CHILD_CHECK(cnf_ioc(fd2, CNF_IOC_RESET, NULL) == 0);
+	close(fd2);
+	return child_failed;
+}
+
+TEST(dump_across_reset)
+{
+	EXPECT_EQ(0, in_child(dump_reset_child, NULL));
+}
+
+/*
+ * Processes of one fresh netns, each on its own file, race adds, batches,
+ * settings, deletes, flushes, dumps, tests, stats and resets.  Every call
+ * must answer with one of its documented results, and stats must never
+ * show a half-made or half-freed state: inactive means all zero.
+ */
+#define RACE_PROCS	4
+#define RACE_ITERS	300
+
+static int race_worker(unsigned int id)
+{
+	struct cnf_config mon = { .set = CNF_CONFIG_MODE,
+				  .mode = CNF_MODE_MONITOR };
+	struct cnf_addr batch_a[16], *got = NULL;
+	struct cnf_batch b;
+	struct cnf_stats st;
+	unsigned int i, j;
+	long n;
+	int fd, r;
+
+	for (j = 0; j < ARRAY_LEN(batch_a); j++)
+		batch_a[j] = mixed(id * 1000 + j);
+	fd = open(CNF_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return 11;
+	for (i = 0; i < RACE_ITERS; i++) {
+		switch ((i * 7 + id * 3) % 10) {
+		case 0:
+			r = add(fd, mixed(id * 1000 + i));
+			CHILD_CHECK(r == 0 || r == EEXIST);
+			break;
+		case 1:
+			for (j = 0; j < ARRAY_LEN(batch_a); j++)
+				batch_a[j] = mixed(id * 1000 + i + j);
+			r = batch(fd, CNF_IOC_ADD_BATCH, batch_a,
+				  ARRAY_LEN(batch_a), CNF_BATCH_F_EXIST_OK, &b);
+			CHILD_CHECK(r == 0 && b.done == ARRAY_LEN(batch_a));
+			break;
+		case 2:
+			r = del(fd, mixed(id * 1000 + i - 2));
+			CHILD_CHECK(r == 0 || r == ENOENT);
+			break;
+		case 3:
+			CHILD_CHECK(cnf_ioc(fd, CNF_IOC_RESET, NULL) == 0);
+			break;
+		case 4:
+			r = tst(fd, mixed(id * 1000 + i - 4));
+			CHILD_CHECK(r == 0 || r == ENOENT);
+			break;
+		case 5:
+			st = stats(fd);
+			CHILD_CHECK(st.flags == 0 || st.flags == CNF_STATS_F_INACTIVE);
+			if (st.flags)
+				CHILD_CHECK(!st.v4.entries && !st.v6.entries &&
+					    !st.v4.capacity && !st.v6.capacity &&
+					    !st.v4.checked && !st.v6.checked &&
+					    st.mode == CNF_MODE_DROP);
+			else
+				CHILD_CHECK(st.v4.capacity && st.v6.capacity &&
+					    st.v4.entries <= st.v4.capacity);
+			break;
+		case 6:
+			n = cnf_dump_all(fd, 5, &got);
+			CHILD_CHECK(n >= 0);
+			free(got);
+			got = NULL;
+			break;
+		case 7:
+			CHILD_CHECK(cnf_ioc(fd, CNF_IOC_SET_CONFIG, &mon) == 0);
+			break;
+		case 8:
+			CHILD_CHECK(cnf_ioc(fd, CNF_IOC_FLUSH, NULL) == 0);
+			break;
+		default:
+			r = batch(fd, CNF_IOC_DEL_BATCH, batch_a, 4,
+				  CNF_BATCH_F_EXIST_OK, &b);
+			CHILD_CHECK(r == 0 && b.done == 4);
+			break;
+		}
+	}
+	close(fd);
+	return child_failed;
+}
+
+static int race_child(void *arg)
+{
+	pid_t pids[RACE_PROCS];
+	unsigned int i;
+	int status, fd;
+
+	if (unshare(CLONE_NEWNET))
+		return 10;
+	for (i = 0; i < RACE_PROCS; i++) {
+		pids[i] = fork();
+		if (pids[i] < 0)
+			return 12;
+		if (!pids[i])
+			_exit(race_worker(i));
+	}
+	for (i = 0; i < RACE_PROCS; i++) {
+		if (waitpid(pids[i], &status, 0) != pids[i] ||
+		    !WIFEXITED(status) || WEXITSTATUS(status))
+			child_failed = 1;
+	}
+	/* Whatever the interleaving, one reset leaves nothing behind. */
+	fd = open(CNF_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return 11;
+	CHILD_CHECK(cnf_ioc(fd, CNF_IOC_RESET, NULL) == 0);
+	CHILD_CHECK(inactive(fd));
+	close(fd);
+	return child_failed;
+}
+
+TEST(activation_and_reset_race)
+{
+	EXPECT_EQ(0, in_child(race_child, NULL));
 }
 
 /* Root of a container: its own user ns owning its own netns may do all. */

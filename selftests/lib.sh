@@ -102,7 +102,8 @@ nsx() {
 	"${NSX[@]}"
 }
 
-# stats_parse JSON: STAT[mode], STAT[mem_limit] and STAT[ipvN.KEY] for
+# stats_parse JSON: STAT[mode], STAT[mem_limit], STAT[active] (true or
+# false) and STAT[ipvN.KEY] for
 # every key of the JSON of `cuckooctl stats -j`, in this shell (no
 # subshell).  Fails when the JSON lacks the mode or a family.
 declare -gA STAT
@@ -111,6 +112,7 @@ stats_parse() {
 	STAT=()
 	[[ $j =~ \"mode\":\"([a-z]+)\" ]] && STAT[mode]=${BASH_REMATCH[1]}
 	[[ $j =~ \"mem_limit\":([0-9]+) ]] && STAT[mem_limit]=${BASH_REMATCH[1]}
+	[[ $j =~ \"active\":(true|false) ]] && STAT[active]=${BASH_REMATCH[1]}
 	for fam in ipv4 ipv6; do
 		[[ $j =~ \"$fam\":\{([^}]*)\} ]] || return 1
 		blk=${BASH_REMATCH[1]},

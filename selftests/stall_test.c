@@ -31,6 +31,8 @@ static double now(void)
 /*
  * @pages of anonymous memory; the last one registered with a userfaultfd
  * that nobody reads: touching it blocks.  Returns the uffd, or -errno.
+ * Non-blocking: poll() on a blocking userfaultfd returns EPOLLERR at once
+ * instead of waiting for the fault.
  */
 static int stalling_buffer(size_t pages, char **buf)
 {
@@ -44,7 +46,7 @@ static int stalling_buffer(size_t pages, char **buf)
 	if (*buf == MAP_FAILED)
 		return -errno;
 	memset(*buf, 0, (pages - 1) * psz);
-	uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
+	uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
 	if (uffd < 0)
 		return -errno;
 	if (ioctl(uffd, UFFDIO_API, &api))

@@ -96,6 +96,10 @@ void ctl_print_stats_text(FILE *out, const struct cnf_stats *st)
 	uint64_t used = st->v4.bytes + st->v6.bytes;
 	char h1[32], h2[32];
 
+	fprintf(out, "state:        %s\n",
+		st->flags & CNF_STATS_F_INACTIVE ?
+		"inactive (not configured since load or reset: no hooks)" :
+		"active");
 	if (mode)
 		fprintf(out, "mode:         %s\n", mode);
 	else
@@ -124,8 +128,9 @@ void ctl_print_stats_json(FILE *out, const struct cnf_stats *st)
 {
 	const char *mode = ctl_mode_name(st->mode);
 
-	fprintf(out, "{\"mode\":\"%s\",\"mem_limit\":%llu,",
-		mode ? mode : "unknown", ULL(st->mem_limit));
+	fprintf(out, "{\"mode\":\"%s\",\"mem_limit\":%llu,\"active\":%s,",
+		mode ? mode : "unknown", ULL(st->mem_limit),
+		st->flags & CNF_STATS_F_INACTIVE ? "false" : "true");
 	print_family_json(out, "ipv4", &st->v4);
 	fputc(',', out);
 	print_family_json(out, "ipv6", &st->v6);

@@ -422,6 +422,23 @@ static int cmd_flush(const struct ctl_cmd *cmd, int argc, char **argv)
 	return rc;
 }
 
+static int cmd_reset(const struct ctl_cmd *cmd, int argc, char **argv)
+{
+	int fd, rc;
+
+	if (no_options(cmd, argc, argv, &rc))
+		return rc;
+	if (optind < argc)
+		return ctl_usage_error("reset", "unexpected argument '%s'",
+				       argv[optind]);
+	fd = ctl_open_device();
+	if (fd < 0)
+		return -fd;
+	rc = ioctl(fd, CNF_IOC_RESET) < 0 ? ctl_fail("reset", errno) : 0;
+	close(fd);
+	return rc;
+}
+
 static int read_stats(const char *cmd, struct cnf_stats *st)
 {
 	int fd, rc = CTL_EXIT_OK;
@@ -601,9 +618,16 @@ static const struct ctl_cmd commands[] = {
 	  "Read FILE ('-': stdin) completely; if every line is good, flush the\n"
 	  "set and load the file's addresses, else change nothing (exit 3).\n" },
 	{ "flush", cmd_flush, "", "remove every address",
-	  "Empty the set and shrink its tables to their initial size.\n" },
+	  "Empty the set and shrink its tables to their initial size.  The\n"
+	  "mode, the limit, the counters and the hooks stay.\n" },
+	{ "reset", cmd_reset, "", "remove everything cuckoo_nf keeps here",
+	  "Empty the set and forget the mode, the limit and the counters: the\n"
+	  "namespace's hooks are unregistered and its memory freed, as before\n"
+	  "it was first configured.  The next add, load, restore, mode or\n"
+	  "limit starts again from the module's parameters.\n" },
 	{ "stats", cmd_stats, "[-j]", "show counters and table figures",
-	  "Show the mode, the memory limit and, per family, entries, capacity,\n"
+	  "Show whether the namespace is active (configured: hooks registered),\n"
+	  "the mode, the memory limit and, per family, entries, capacity,\n"
 	  "load factor, memory, grows, stashed entries and packet counters.\n\n"
 	  "  -j, --json        one line of JSON instead\n" },
 	{ "mode", cmd_mode, "[drop|monitor]", "show or set what matching packets get",

@@ -6,6 +6,15 @@
  * opened in and needs CAP_NET_ADMIN in that namespace's user namespace
  * (-EPERM otherwise).
  *
+ * A namespace has no filter, no counters and no netfilter hooks until it is
+ * first configured: by an add (%CNF_IOC_ADD, a %CNF_IOC_ADD_BATCH with at
+ * least one entry) or a %CNF_IOC_SET_CONFIG that sets something.  The
+ * module's parameters (initial_capacity, mem_limit) apply at that moment.
+ * Until then its packets never reach the module, and reads (%CNF_IOC_TEST,
+ * %CNF_IOC_DUMP, %CNF_IOC_STATS), deletes and %CNF_IOC_FLUSH answer as for
+ * an empty filter and create nothing.  %CNF_IOC_RESET returns a namespace
+ * to that state.
+ *
  * Conventions:
  *  - Fixed-width types only; user pointers travel as __u64.
  *  - Every reserved or padding field must be zero on input (-EINVAL).
@@ -142,17 +151,24 @@ struct cnf_family_stats {
 /**
  * struct cnf_stats - state and counters of the namespace's filter
  * @v4, @v6:   per family.
- * @mem_limit: current memory limit in bytes.
+ * @mem_limit: current memory limit in bytes (the module's mem_limit when
+ *             inactive: what the first change will start from).
  * @mode:      enum cnf_mode.
- * @reserved:  zero.
+ * @flags:     %CNF_STATS_F_INACTIVE: the namespace was never configured, or
+ *             not since its last %CNF_IOC_RESET; every figure above is then
+ *             0 but @mem_limit and @mode.  No other bit is defined; kernels
+ *             without the flag always had every namespace active and wrote
+ *             0 here, which reads correctly as "active".
  */
 struct cnf_stats {
 	struct cnf_family_stats v4;
 	struct cnf_family_stats v6;
 	__u64	mem_limit;
 	__u32	mode;
-	__u32	reserved;
+	__u32	flags;
 };
+
+#define CNF_STATS_F_INACTIVE	_BITUL(0)
 
 #define CNF_IOC_TYPE		0xC5
 
@@ -166,5 +182,15 @@ struct cnf_stats {
 #define CNF_IOC_FLUSH		_IO(CNF_IOC_TYPE, 0x07)
 #define CNF_IOC_STATS		_IOR(CNF_IOC_TYPE, 0x08, struct cnf_stats)
 #define CNF_IOC_SET_CONFIG	_IOW(CNF_IOC_TYPE, 0x09, struct cnf_config)
+/*
+ * Remove every address and forget the mode, the memory limit and the
+ * counters: the namespace's hooks are unregistered and its memory freed, as
+ * if it had never been configured.  Addresses stay effective until the
+ * hooks are gone.  Returns 0 (also for a namespace without state, left as
+ * it is), or -EINTR when a fatal signal came while it waited for another
+ * call on the namespace.
+ * %CNF_IOC_FLUSH, by contrast, empties the filter and keeps the rest.
+ */
+#define CNF_IOC_RESET		_IO(CNF_IOC_TYPE, 0x0a)
 
 #endif /* _UAPI_LINUX_CUCKOO_NF_H */

@@ -162,6 +162,7 @@ TEST(stats_text)
 	char *text = capture(ctl_print_stats_text, &st);
 
 	ASSERT_NE(NULL, text);
+	EXPECT_NE(NULL, strstr(text, "state:        active\n"));
 	EXPECT_NE(NULL, strstr(text, "mode:         monitor\n"));
 	EXPECT_NE(NULL, strstr(text, "memory limit: 67108864 bytes (64.0 MiB)\n"));
 	EXPECT_NE(NULL, strstr(text, "memory used:  2048 bytes (2.0 KiB)\n"));
@@ -185,7 +186,7 @@ TEST(stats_json_exact)
 	char *text = capture(ctl_print_stats_json, &st);
 
 	ASSERT_NE(NULL, text);
-	EXPECT_STREQ("{\"mode\":\"monitor\",\"mem_limit\":67108864,"
+	EXPECT_STREQ("{\"mode\":\"monitor\",\"mem_limit\":67108864,\"active\":true,"
 		     "\"ipv4\":{\"entries\":3,\"capacity\":4,\"load_factor\":0.750000,"
 		     "\"bytes\":1536,\"grows\":2,\"stashed\":1,\"checked\":1000,"
 		     "\"matched\":10,\"dropped\":0},"
@@ -205,7 +206,8 @@ TEST(stats_json_extremes)
 	st.v6.capacity = 0;
 	text = capture(ctl_print_stats_json, &st);
 	ASSERT_NE(NULL, text);
-	EXPECT_NE(NULL, strstr(text, "{\"mode\":\"unknown\",\"mem_limit\":18446744073709551615,"));
+	EXPECT_NE(NULL, strstr(text, "{\"mode\":\"unknown\",\"mem_limit\":18446744073709551615,"
+				      "\"active\":false,"));
 	EXPECT_NE(NULL, strstr(text, "\"load_factor\":1.000000"));
 	EXPECT_NE(NULL, strstr(text, "\"capacity\":0,\"load_factor\":0.000000"));
 	EXPECT_EQ(NULL, strstr(text, "nan"));

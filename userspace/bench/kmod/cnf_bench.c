@@ -42,6 +42,8 @@
 #include <linux/sort.h>
 #include <linux/vmalloc.h>
 
+#include "../../../module/table.c"
+#include "../../../module/lookup.c"
 #include "../../../module/filter.c"
 
 #define BENCH_MIN_LOG		10

@@ -16,8 +16,11 @@
 # what passes to a dummy device, whose tx counter proves the verdicts: all
 # dropped, or all passed.  Received packets are counted by IP InReceives.
 #
-# Contenders, interleaved in every repetition (A B C D A B C D ...):
+# Contenders, interleaved in every repetition (A B C D E A B C D E ...):
 #   none    no hook at all (cuckoo_nf unloaded, no nft chain, no iptable_raw)
+#   unused  cuckoo_nf.ko inserted, never configured in the receiver's
+#           namespace: it should cost what "none" costs, as it registers
+#           no hook there (checked: stats say inactive)
 #   cuckoo  cuckoo_nf.ko inserted and `cuckooctl load` of the N addresses
 #           (reloaded every repetition, which gives load-time samples too)
 #   nft     table ip bench, set blocked { type ipv4_addr }, chain at
@@ -68,7 +71,7 @@ DST=198.51.100.1
 BLOCK_BASE=$((10 << 24))
 PASS_BASE=$((10 << 24 | 128 << 16))
 D=/tmp/cnf-bench
-CONTENDERS=(none cuckoo nft ipset)
+CONTENDERS=(none unused cuckoo nft ipset)
 
 IPT=iptables-legacy
 command -v "$IPT" >/dev/null || IPT=iptables
@@ -261,6 +264,22 @@ cuckoo_off() {
 	rmmod cuckoo_nf || die "rmmod cuckoo_nf"
 }
 
+unused_on() {
+	local active
+	insmod "$CNF_KO" || die "insmod $CNF_KO"
+	active=$(inns cuckooctl stats -j | jq -r '.active')
+	[[ $active == false ]] ||
+		log "WARNING: unused: the receiver's namespace is active ($active)"
+}
+
+unused_off() {
+	local active
+	active=$(inns cuckooctl stats -j | jq -r '.active')
+	[[ $active == false ]] ||
+		log "WARNING: unused: traffic made the namespace active ($active)"
+	rmmod cuckoo_nf || die "rmmod cuckoo_nf"
+}
+
 cuckoo_dropped() { inns cuckooctl stats -j | jq '.ipv4.dropped'; }
 
 nft_load() {
@@ -333,7 +352,7 @@ measure() {
 		usec=${r[0]} rx=${r[1]} fwd=${r[2]}
 		# Verdicts: with a filter, blocked packets never reach d0.
 		want_fwd=$rx
-		[[ $c != none && $case == blocked ]] && want_fwd=0
+		[[ $c != none && $c != unused && $case == blocked ]] && want_fwd=0
 		((rx == PKTS && fwd == want_fwd)) ||
 			log "WARNING: $c/$case: sent $PKTS, received $rx, forwarded $fwd (expected $want_fwd)"
 		if [[ $c == cuckoo ]]; then

@@ -29,7 +29,7 @@ ICOUNT_NOTE = ("The packet path ran under QEMU -icount shift={shift} ({ns} ns "
                "ns / {ns}), repeatable and free of host noise.  It is an "
                "instruction-count measure: caches, TLBs and memory latency "
                "are not modelled, so a large set's cache misses do not show.")
-CONTENDERS = ["none", "cuckoo", "nft", "ipset"]
+CONTENDERS = ["none", "unused", "cuckoo", "nft", "ipset"]
 CASES = ["blocked", "pass"]
 
 
@@ -94,6 +94,10 @@ def packet_path(samples):
                 added = {r: per[r] - base[r] for r in per if r in base}
                 ad = spread(list(added.values())) if c != "none" else \
                     (0.0, None, None, None)
+                # "unused" adds about 0: a spread relative to it is no
+                # figure.
+                if c == "unused":
+                    ad = ad[:3] + (None,)
                 vn = [per[r] - nft[r] for r in per if r in nft]
                 vn = spread(vn) if c != "nft" else (None,) * 4
                 # Ratios of added costs only mean something when both are
@@ -107,8 +111,8 @@ def packet_path(samples):
                 else:
                     rr = [per[r] / nft[r] for r in per if r in nft]
                     complete = True
-                rt = spread(rr) if c != "none" and complete and rr else \
-                    (None,) * 4
+                rt = spread(rr) if c not in ("none", "unused") and \
+                    complete and rr else (None,) * 4
                 rows.append({
                     "size": size, "case": case, "contender": c,
                     "reps": len(p),
@@ -192,6 +196,25 @@ def goals(pp, ld, km, km_ic):
                       "met": bool(r) and r["vs_nft_ns_max"] is not None and
                       r["vs_nft_ns_max"] < 0,
                       "within_noise": noise})
+    # The module loaded but never configured in the namespace: no hook
+    # there, so nothing added to any packet.
+    for case in CASES:
+        for size in sizes:
+            r = row(size, "unused", case)
+            if not r or r["added_ns"] is None:
+                continue
+            lo, hi = r["added_ns_min"], r["added_ns_max"]
+            base = row(size, "none", case)
+            tol = 0.01 * base["ns_per_pkt"] if base else 0
+            g.append({"goal": f"module loaded, namespace unused: adds "
+                              f"nothing ({case}, {size})",
+                      "target": "unused - none = 0 ns (within the "
+                                "reps' spread, or 1% of none)",
+                      "measured": r["added_ns"],
+                      "measured_min": lo, "measured_max": hi,
+                      "met": (lo is not None and lo <= 0 <= hi) or
+                      abs(r["added_ns"]) <= tol,
+                      "within_noise": lo is not None and lo <= 0 <= hi})
     # Flat: the hook's cost on a miss (pass), the whole drop path (blocked).
     for case, key, what in [("pass", "added_ns", "added ns/pkt"),
                             ("blocked", "ns_per_pkt", "drop path ns/pkt")]:

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Where a key lives: its two buckets and its slot, and back.
+ *
+ * An address's low word x (host order) is split into r = x >> log and
+ * l = x & mask.  With h = H(r), a hash keyed by a per-table random seed, its
+ * home bucket is i1 = l ^ h and its alternate i2 = i1 ^ (rol32(h, 16) | 1):
+ * odd, so the buckets always differ, and either bucket with the slot gives
+ * the other (partial-key cuckoo hashing).  Outsiders cannot aim many
+ * addresses at one bucket pair without the seed.  One hash per lookup: an
+ * IPv4 r has at most 32 - log bits, so a second hash would add no pairs.
+ *
+ * A slot stores r (for IPv6 also the three upper words), the tag bits, and
+ * nothing else: i1 follows from the bucket and the alternate bit,
+ * l = i1 ^ H(r), x = r << log | l.  So the address comes back exactly from
+ * a slot and its bucket, a fingerprint hit is an exact match (no false
+ * positives), and growth rebuilds a table from its own slots.
+ *
+ * For IPv6, H is jhash2 of the slot's words.  For IPv4, H is simple
+ * tabulation: r is cut into chunks of cnf_tab_bits() bits and H(r) is the
+ * xor of one entry per chunk, out of a table of jhash values per chunk under
+ * the seed; cuckoo hashing works with it as with a random function
+ * (Patrascu and Thorup, "The Power of Simple Tabulation Hashing", 2012).
+ * Narrow slots (r of at most 14 bits) take two chunks of 7 bits (1 KB),
+ * wide ones three chunks of 10 bits (12 KB).  Two or three loads replace a
+ * jhash, so the packet path costs about the same at every table size.
+ */
+#ifndef _CNF_HASH_H
+#define _CNF_HASH_H
+
+#include "table.h"
+
+#define CNF_TAB16_BITS		7	/* two chunks: r of 14 bits at most */
+#define CNF_TAB32_BITS		10	/* three chunks: 30 bits at most */
+
+static inline unsigned int cnf_tab_bits(unsigned int width)
+{
+	return width == CNF_SLOT_V4_NARROW ? CNF_TAB16_BITS : CNF_TAB32_BITS;
+}
+
+static inline unsigned int cnf_tab_chunks(unsigned int width)
+{
+	return width == CNF_SLOT_V4_NARROW ? 2 : 3;
+}
+
+/* Entries of the tabulation of a table of @fam, 2^@log buckets; 0: none. */
+static inline size_t cnf_hashes_entries(enum cnf_family fam, unsigned int log)
+{
+	unsigned int width = cnf_slot_bytes(fam, log);
+
+	if (fam != CNF_V4)
+		return 0;
+	return (size_t)cnf_tab_chunks(width) << cnf_tab_bits(width);
+}
+
+/*
+ * H(r) of an IPv4 table.  The top chunk needs no mask: its bits are all the
+ * bits r has (see cnf_hashes_fill()).
+ */
+static __always_inline u32 cnf_hash4(const struct cnf_table *t,
+				     unsigned int width, u32 r)
+{
+	const unsigned int bits = cnf_tab_bits(width);
+	const u32 *tab = t->hashes, mask = (1U << bits) - 1;
+	/* Per-chunk tables: their offsets fold into the loads. */
+	const u32 *tab1 = tab + (1U << bits), *tab2 = tab + (2U << bits);
+
+	if (width == CNF_SLOT_V4_NARROW)
+		return tab[r & mask] ^ tab1[r >> bits];
+	return tab[r & mask] ^ tab1[r >> bits & mask] ^ tab2[r >> 2 * bits];
+}
+
+/* H(r), r being the part of the key slot words @w store; tags excluded. */
+static __always_inline u32 cnf_hash(const struct cnf_table *t,
+				    unsigned int width, const u32 *w)
+{
+	u32 r[4];
+
+	if (width != CNF_SLOT_V6)
+		return cnf_hash4(t, width, w[0] >> 2);
+	r[0] = w[0];
+	r[1] = w[1];
+	r[2] = w[2];
+	r[3] = w[3] >> 2;
+	return jhash2(r, 4, t->seed);
+}
+
+static __always_inline u32 cnf_alt_offset(const struct cnf_table *t, u32 h)
+{
+	return (rol32(h, 16) | 1) & t->mask;
+}
+
+/*
+ * Encode @addr (a __be32 for IPv4 tables, a struct in6_addr for IPv6) for
+ * @t: its slot words (home tag) and its two buckets.
+ */
+static __always_inline void cnf_locate(const struct cnf_table *t,
+				       unsigned int width, const void *addr,
+				       struct cnf_pos *p)
+{
+	const __be32 *a = addr;
+	u32 x, h, *w = p->w;
+
+	if (cnf_width_family(width) == CNF_V4) {
+		x = ntohl(a[0]);
+		w[0] = (x >> t->log) << 2 | CNF_TAG_VALID;
+		w[1] = 0;
+		w[2] = 0;
+		w[3] = 0;
+	} else {
+		x = ntohl(a[3]);
+		w[0] = (__force u32)a[0];
+		w[1] = (__force u32)a[1];
+		w[2] = (__force u32)a[2];
+		w[3] = (x >> t->log) << 2 | CNF_TAG_VALID;
+	}
+	h = cnf_hash(t, width, w);
+	p->b[0] = (x ^ h) & t->mask;
+	p->b[1] = p->b[0] ^ cnf_alt_offset(t, h);
+}
+
+/* The bucket the key in (bucket, slot) would move to; @w: its new slot. */
+static __always_inline u32 cnf_slot_other(const struct cnf_table *t,
+					  unsigned int width, u32 bucket,
+					  unsigned int s, u32 *w)
+{
+	cnf_slot_read(t, width, bucket, s, w);
+	*cnf_tag_word(width, w) ^= CNF_TAG_ALT;
+	return bucket ^ cnf_alt_offset(t, cnf_hash(t, width, w));
+}
+
+#endif /* _CNF_HASH_H */

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lookups: the packet path.  Readers take no lock and never wait.
+ *
+ * A table is published with RCU and freed after a grace period.  Within a
+ * table every slot change happens in a seqcount write section (table.h),
+ * and a miss that overlaps one is looked up again: a key moving from one
+ * bucket to the other may be missed by a single pass (read i1, key moves
+ * i2 -> i1, read i2), never by a validated one.  An IPv4 hit needs no
+ * validation: its slots change in one store, so a slot holding the key's
+ * tag means the key was stored at that moment.  An IPv6 slot takes four
+ * stores, and a reader between them can see words of two keys that together
+ * match a third, absent one: IPv6 hits are validated as misses are.  Write
+ * sections are a few slot stores long.
+ */
+#include "hash.h"
+
+/**
+ * cnf_stash_has - is an address in a table's stash
+ * @t: the table
+ * @fam: @t's family
+ * @addr: a __be32 or a struct in6_addr
+ *
+ * Lookups read stash entries while a writer may change them, inside read
+ * sections that catch it: every word is a marked access.
+ *
+ * Return: true if the stash holds @addr.
+ */
+bool cnf_stash_has(const struct cnf_table *t, enum cnf_family fam,
+		   const void *addr)
+{
+	unsigned int i, w, words = cnf_key_words(fam);
+	u32 n = READ_ONCE(t->stash_n);
+	const __be32 *a = addr;
+
+	for (i = 0; i < n && i < CNF_STASH_SLOTS; i++) {
+		const struct in6_addr *s = &t->stash[i].v6;
+
+		for (w = 0; w < words; w++)
+			if (READ_ONCE(s->s6_addr32[w]) != a[w])
+				break;
+		if (w == words)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A miss while the stash holds keys, or a pass a write overlapped: buckets
+ * and stash again, in one read section, since a key can move between them.
+ */
+static noinline bool cnf_table_has_slow(const struct cnf_table *t,
+					const void *addr)
+{
+	struct cnf_pos p;
+	unsigned int seq;
+	bool hit;
+
+	cnf_locate(t, cnf_width(t), addr, &p);
+	do {
+		seq = read_seqcount_begin(&t->seq);
+		hit = cnf_table_probe(t, cnf_width(t), &p) ||
+		      cnf_stash_has(t, t->family, addr);
+	} while (read_seqcount_retry(&t->seq, seq));
+	return hit;
+}
+
+/*
+ * Takes the address by value, so that the fast path keeps it in a register
+ * (no stack copy, no stack protector).
+ */
+static noinline bool cnf_table_has4_slow(const struct cnf_table *t,
+					 __be32 addr)
+{
+	return cnf_table_has_slow(t, &addr);
+}
+
+/*
+ * The fast path.  The read section does not wait for a writer
+ * (raw_seqcount_begin()): a write that overlapped it, like a key in the
+ * stash, sends the lookup to the slow path, unless the answer is an IPv4
+ * hit, which stands.  Returns 1 (present), 0 (absent) or -EAGAIN (ask the
+ * slow path).
+ */
+static __always_inline int cnf_table_has_width(const struct cnf_table *t,
+					       unsigned int width,
+					       const void *addr)
+{
+	struct cnf_pos p;
+	unsigned int seq;
+	bool hit, slow;
+
+	cnf_locate(t, width, addr, &p);
+	seq = raw_seqcount_begin(&t->seq);
+	hit = cnf_table_probe(t, width, &p);
+	if (hit && width != CNF_SLOT_V6)
+		return 1;
+	slow = !hit && READ_ONCE(t->stash_n) != 0;
+	slow |= read_seqcount_retry(&t->seq, seq);
+	return unlikely(slow) ? -EAGAIN : hit;
+}
+
+/**
+ * cnf_filter_lookup4 - is an IPv4 address in the filter
+ * @f: the filter
+ * @addr: the address, network byte order
+ *
+ * Under rcu_read_lock(), from any context; takes no lock.  Exact: true only
+ * for an address added and not deleted, whatever writers do meanwhile.
+ *
+ * Return: true if @addr is in @f.
+ */
+bool cnf_filter_lookup4(const struct cnf_filter *f, __be32 addr)
+{
+	const struct cnf_table *t = rcu_dereference(f->tab[CNF_V4]);
+	int ret = cnf_for_v4_width(cnf_table_has, t, &addr);
+
+	return likely(ret >= 0) ? ret : cnf_table_has4_slow(t, addr);
+}
+
+/**
+ * cnf_filter_lookup6 - is an IPv6 address in the filter
+ * @f: the filter
+ * @addr: the address
+ *
+ * As cnf_filter_lookup4().
+ *
+ * Return: true if @addr is in @f.
+ */
+bool cnf_filter_lookup6(const struct cnf_filter *f, const struct in6_addr *addr)
+{
+	const struct cnf_table *t = rcu_dereference(f->tab[CNF_V6]);
+	int ret = cnf_table_has_width(t, CNF_SLOT_V6, addr);
+
+	return likely(ret >= 0) ? ret : cnf_table_has_slow(t, addr);
+}
+
+/**
+ * cnf_filter_contains - is a key in the filter
+ * @f: the filter
+ * @key: an address of either family
+ *
+ * As cnf_filter_lookup4().
+ *
+ * Return: true if @key is in @f; false also for an unknown family.
+ */
+bool cnf_filter_contains(const struct cnf_filter *f, const struct cnf_key *key)
+{
+	if (key->family == CNF_V4)
+		return cnf_filter_lookup4(f, key->v4);
+	if (key->family == CNF_V6)
+		return cnf_filter_lookup6(f, &key->v6);
+	return false;
+}
+
+/* ---- batched IPv4 lookups ---- */
+
+/* What a batched probe needs of an IPv4 key: its buckets and home tag. */
+struct cnf_pos4 {
+	const u64 *b[2];
+	u32 tag;
+};
+
+static __always_inline void cnf_locate4_group(const struct cnf_table *t,
+					      unsigned int width,
+					      const __be32 *addrs,
+					      unsigned int n,
+					      struct cnf_pos4 *q)
+{
+	struct cnf_pos p;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		cnf_locate(t, width, &addrs[i], &p);
+		q[i].b[0] = cnf_bucket_words(t, width, p.b[0]);
+		q[i].b[1] = cnf_bucket_words(t, width, p.b[1]);
+		q[i].tag = p.w[0];
+		prefetch(q[i].b[0]);
+		prefetch(q[i].b[1]);
+	}
+}
+
+/*
+ * What cnf_table_has_width() does, for a group: the hits stand, and the
+ * misses go to the slow path if a write overlapped the group's read section
+ * or the stash holds keys.
+ */
+static __always_inline void cnf_probe4_group(const struct cnf_table *t,
+					     unsigned int width,
+					     const __be32 *addrs,
+					     const struct cnf_pos4 *q,
+					     unsigned int n, bool *hits)
+{
+	unsigned int i, seq;
+	bool slow;
+
+	seq = raw_seqcount_begin(&t->seq);
+	for (i = 0; i < n; i++)
+		hits[i] = cnf_probe4(width, q[i].b[0], q[i].b[1], q[i].tag);
+	slow = READ_ONCE(t->stash_n) != 0;
+	slow |= read_seqcount_retry(&t->seq, seq);
+	if (unlikely(slow))
+		for (i = 0; i < n; i++)
+			if (!hits[i])
+				hits[i] = cnf_table_has4_slow(t, addrs[i]);
+}
+
+/*
+ * Groups of CNF_LOOKUP_BATCH keys are located and their buckets prefetched
+ * one group ahead of their probe, so that the cache misses of a large table
+ * overlap with the work on the group before.
+ */
+static __always_inline void
+cnf_table_has4_batch_width(const struct cnf_table *t, unsigned int width,
+			   const __be32 *addrs, unsigned int n, bool *hits)
+{
+	struct cnf_pos4 q[2][CNF_LOOKUP_BATCH];
+	unsigned int i, len, next, cur = 0;
+
+	len = min_t(unsigned int, n, CNF_LOOKUP_BATCH);
+	cnf_locate4_group(t, width, addrs, len, q[0]);
+	for (i = 0; i < n; i += len, len = next, cur ^= 1) {
+		next = min_t(unsigned int, n - i - len, CNF_LOOKUP_BATCH);
+		cnf_locate4_group(t, width, addrs + i + len, next, q[cur ^ 1]);
+		cnf_probe4_group(t, width, addrs + i, q[cur], len, hits + i);
+	}
+}
+
+/**
+ * cnf_filter_lookup4_batch - many IPv4 lookups at once
+ * @f: the filter
+ * @addrs: @n addresses, network byte order
+ * @n: how many
+ * @hits: @n results: hits[i] for addrs[i]
+ *
+ * As cnf_filter_lookup4() for each address.  Keys go in groups of
+ * CNF_LOOKUP_BATCH, each prefetched while the group before is probed, so
+ * that the cache misses of tables larger than the caches overlap.
+ */
+void cnf_filter_lookup4_batch(const struct cnf_filter *f, const __be32 *addrs,
+			      unsigned int n, bool *hits)
+{
+	const struct cnf_table *t = rcu_dereference(f->tab[CNF_V4]);
+
+	cnf_for_v4_width(cnf_table_has4_batch, t, addrs, n, hits);
+}

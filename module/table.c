@@ -1,0 +1,588 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One table's writers: allocation, inserts along cuckoo paths, deletes, the
+ * stash, and walking the keys back out.  All under the filter's lock; slot
+ * and stash changes inside write sections, so that readers (lookup.c) stay
+ * exact.
+ *
+ * Inserts never loop: a bounded breadth-first search (CNF_MAX_KICKS slots
+ * visited) looks for a cuckoo path to a free slot without changing anything;
+ * only a path that ends in a free slot is applied, from the free end
+ * backwards.  When there is none, the filter grows the table (filter.c);
+ * past its memory limit the key goes to a small stash.
+ */
+#include "hash.h"
+
+/**
+ * cnf_max_log - the largest table of a family
+ * @fam: the family
+ *
+ * Its slots stay below INT_MAX bytes, which kvmalloc() refuses: 2^24
+ * buckets for IPv6 (1 GiB), 2^27 for IPv4.
+ *
+ * Return: log2 of its buckets.
+ */
+unsigned int cnf_max_log(enum cnf_family fam)
+{
+	unsigned int log = CNF_MIN_BUCKETS_LOG;
+
+	while (cnf_slots_bytes(fam, log + 1) < INT_MAX)
+		log++;
+	return log;
+}
+
+/**
+ * cnf_table_bytes - memory of a table
+ * @fam: its family
+ * @log: log2 of its buckets
+ *
+ * Return: the bytes cnf_table_alloc() takes for it.
+ */
+size_t cnf_table_bytes(enum cnf_family fam, unsigned int log)
+{
+	return sizeof(struct cnf_table) + cnf_slots_bytes(fam, log) +
+	       cnf_hashes_entries(fam, log) * sizeof(u32);
+}
+
+/*
+ * The tabulation of an IPv4 table: entry i is jhash(chunk value, chunk
+ * index).  Inputs are distinct: equal entries in two chunks' tables would
+ * cancel out of H.
+ */
+static void cnf_hashes_fill(struct cnf_table *t, size_t entries)
+{
+	unsigned int bits = cnf_tab_bits(cnf_width(t));
+	u32 i;
+
+	BUILD_BUG_ON(2 * CNF_TAB16_BITS < 16 - 2);
+	BUILD_BUG_ON(3 * CNF_TAB32_BITS < 32 - CNF_MIN_BUCKETS_LOG);
+	for (i = 0; i < entries; i++)
+		t->hashes[i] = jhash_2words(i & ((1U << bits) - 1), i >> bits,
+					    t->seed);
+}
+
+/**
+ * cnf_table_alloc - a new, empty table with a new seed
+ * @fam: its family
+ * @log: log2 of its buckets, at most cnf_max_log(@fam)
+ *
+ * Return: the table, not yet visible to readers; NULL when memory is short.
+ */
+struct cnf_table *cnf_table_alloc(enum cnf_family fam, unsigned int log)
+{
+	struct cnf_table *t = cnf_zalloc(sizeof(*t));
+	size_t entries;
+
+	if (!t)
+		return NULL;
+	t->slots = cnf_zalloc(cnf_slots_bytes(fam, log));
+	if (!t->slots)
+		goto err_table;
+	t->seed = get_random_u32();
+	t->slot_bytes = cnf_slot_bytes(fam, log);
+	entries = cnf_hashes_entries(fam, log);
+	if (entries) {
+		t->hashes = cnf_zalloc(entries * sizeof(u32));
+		if (!t->hashes)
+			goto err_slots;
+		cnf_hashes_fill(t, entries);
+	}
+	seqcount_init(&t->seq);
+	t->family = fam;
+	t->log = log;
+	t->mask = (1U << log) - 1;
+	t->limit = cnf_table_limit(log);
+	t->bytes = cnf_table_bytes(fam, log);
+	return t;
+
+err_slots:
+	cnf_free(t->slots);
+err_table:
+	cnf_free(t);
+	return NULL;
+}
+
+/**
+ * cnf_table_free - free a table no reader can see
+ * @t: the table, or NULL
+ */
+void cnf_table_free(struct cnf_table *t)
+{
+	if (!t)
+		return;
+	cnf_free(t->hashes);
+	cnf_free(t->slots);
+	cnf_free(t);
+}
+
+static void cnf_table_free_rcu(struct rcu_head *head)
+{
+	cnf_table_free(container_of(head, struct cnf_table, rcu));
+}
+
+/**
+ * cnf_table_retire - free a table once no reader can see it
+ * @t: a table just unpublished
+ *
+ * Module exit waits for it with rcu_barrier().
+ */
+void cnf_table_retire(struct cnf_table *t)
+{
+	cnf_call_rcu(&t->rcu, cnf_table_free_rcu);
+}
+
+/* ---- finding a key ---- */
+
+/* Decode slot words @w found in bucket @bucket back into the address. */
+static void cnf_decode(const struct cnf_table *t, const u32 *w, u32 bucket,
+		       struct cnf_key *key)
+{
+	u32 tag = t->family == CNF_V4 ? w[0] : w[3];
+	u32 h = cnf_hash(t, cnf_width(t), w), home = bucket, x;
+
+	if (tag & CNF_TAG_ALT)
+		home ^= cnf_alt_offset(t, h);
+	x = (tag >> 2) << t->log | ((home ^ h) & t->mask);
+	key->family = t->family;
+	if (t->family == CNF_V4) {
+		key->v4 = htonl(x);
+		return;
+	}
+	key->v6.s6_addr32[0] = (__force __be32)w[0];
+	key->v6.s6_addr32[1] = (__force __be32)w[1];
+	key->v6.s6_addr32[2] = (__force __be32)w[2];
+	key->v6.s6_addr32[3] = htonl(x);
+}
+
+static bool cnf_slot_equal(const struct cnf_table *t, const u32 *a,
+			   const u32 *b)
+{
+	if (t->family == CNF_V4)
+		return a[0] == b[0];
+	return a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3];
+}
+
+/* Slot of bucket @bucket holding @w, or -1. */
+static int cnf_bucket_find(const struct cnf_table *t, u32 bucket, const u32 *w)
+{
+	unsigned int s;
+	u32 cur[4] = { 0 };
+
+	for (s = 0; s < CNF_BUCKET_SLOTS; s++) {
+		cnf_slot_read(t, cnf_width(t), bucket, s, cur);
+		if (cnf_slot_equal(t, cur, w))
+			return s;
+	}
+	return -1;
+}
+
+static bool cnf_key_equal(const struct cnf_key *a, const struct cnf_key *b)
+{
+	if (a->family != b->family)
+		return false;
+	if (a->family == CNF_V4)
+		return a->v4 == b->v4;
+	return !memcmp(&a->v6, &b->v6, sizeof(a->v6));
+}
+
+/* Position of a key in a table: bucket and slot, or stash index. */
+struct cnf_found {
+	bool in_stash;
+	u32 bucket;
+	int slot;		/* slot in bucket, or stash index */
+};
+
+/* Where @key is in @t; false if absent. */
+static bool cnf_table_find(const struct cnf_table *t, const struct cnf_key *key,
+			   struct cnf_found *at)
+{
+	struct cnf_pos p;
+	unsigned int i;
+
+	cnf_locate(t, cnf_width(t), &key->v6, &p);
+	for (i = 0; i < 2; i++) {
+		*cnf_tag_word(cnf_width(t), p.w) |= i ? CNF_TAG_ALT : 0;
+		at->slot = cnf_bucket_find(t, p.b[i], p.w);
+		if (at->slot >= 0) {
+			at->in_stash = false;
+			at->bucket = p.b[i];
+			return true;
+		}
+	}
+	for (i = 0; i < t->stash_n; i++) {
+		if (cnf_key_equal(&t->stash[i], key)) {
+			at->in_stash = true;
+			at->slot = i;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* ---- cuckoo paths ---- */
+
+static bool cnf_path_has_bucket(const struct cnf_path_node *path, u16 n,
+				u32 bucket)
+{
+	for (; n != CNF_NO_PARENT; n = path[n].parent)
+		if (path[n].bucket == bucket)
+			return true;
+	return false;
+}
+
+/*
+ * Breadth-first search for a cuckoo path from a slot of the key's buckets to
+ * a free slot, visiting at most CNF_MAX_KICKS slots.  It only reads: a search
+ * that fails changes nothing.  Buckets on one path are distinct, so the keys
+ * the search saw are the keys that will move.  Returns the node whose key in
+ * slot *@slot moves into slot *@free_slot of its other bucket, or -1.
+ */
+static __always_inline int cnf_path_find(const struct cnf_table *t,
+					 unsigned int width,
+					 struct cnf_path_node *path,
+					 const struct cnf_pos *p,
+					 unsigned int *slot, int *free_slot)
+{
+	unsigned int head, tail = 2, visited = 0, s;
+
+	path[0] = (struct cnf_path_node){ .bucket = p->b[0],
+					  .parent = CNF_NO_PARENT };
+	path[1] = (struct cnf_path_node){ .bucket = p->b[1],
+					  .parent = CNF_NO_PARENT };
+	for (head = 0; head < tail; head++) {
+		for (s = 0; s < CNF_BUCKET_SLOTS; s++) {
+			u32 w[4], next;
+
+			if (visited++ == CNF_MAX_KICKS)
+				return -1;
+			next = cnf_slot_other(t, width, path[head].bucket, s, w);
+			*free_slot = cnf_bucket_free_slot(t, width, next);
+			if (*free_slot >= 0) {
+				*slot = s;
+				return head;
+			}
+			if (!cnf_path_has_bucket(path, head, next))
+				path[tail++] = (struct cnf_path_node){
+					.bucket = next, .parent = head,
+					.slot = s };
+		}
+	}
+	return -1;
+}
+
+/*
+ * Move every key on the path ending at node @n, slot @s, one bucket over,
+ * free end first: each key is written to its new slot before its old slot
+ * is reused, so it is always in one of its buckets.  Returns the root node;
+ * *@s is then its free slot.  Inside a write section: a reader that missed
+ * a key because it left the bucket the reader had not read yet looks again.
+ */
+static __always_inline u16 cnf_path_apply(struct cnf_table *t,
+					  unsigned int width,
+					  const struct cnf_path_node *path,
+					  u16 n, unsigned int *s, int free_slot)
+{
+	unsigned int to_slot = free_slot;
+	u32 to_bucket, w[4];
+
+	for (;;) {
+		to_bucket = cnf_slot_other(t, width, path[n].bucket, *s, w);
+		cnf_slot_write(t, width, to_bucket, to_slot, w);
+		to_slot = *s;
+		if (path[n].parent == CNF_NO_PARENT)
+			return n;
+		*s = path[n].slot;
+		n = path[n].parent;
+	}
+}
+
+/* ---- inserts ---- */
+
+/* Store the key located at @p in slot @s of @bucket, one of its two. */
+static __always_inline void cnf_table_put(struct cnf_table *t,
+					  unsigned int width, u32 bucket,
+					  unsigned int s, struct cnf_pos *p)
+{
+	if (bucket == p->b[1])
+		*cnf_tag_word(width, p->w) |= CNF_TAG_ALT;
+	cnf_slot_write(t, width, bucket, s, p->w);
+	t->count++;
+}
+
+/* Both buckets are full: move keys along a cuckoo path to make room. */
+static __always_inline int
+cnf_table_insert_far_width(struct cnf_table *t, unsigned int width,
+			   struct cnf_path_node *path, struct cnf_pos *p)
+{
+	unsigned int slot;
+	int leaf, free_slot;
+	u16 root;
+
+	leaf = cnf_path_find(t, width, path, p, &slot, &free_slot);
+	if (leaf < 0)
+		return -ENOSPC;
+	cnf_write_begin(t);
+	root = cnf_path_apply(t, width, path, leaf, &slot, free_slot);
+	cnf_table_put(t, width, path[root].bucket, slot, p);
+	cnf_write_end(t);
+	return 0;
+}
+
+/*
+ * Out of line, so that an add that finds a free slot in its own buckets,
+ * the common case, needs few registers.
+ */
+static noinline int cnf_table_insert_far(struct cnf_table *t,
+					 struct cnf_path_node *path,
+					 struct cnf_pos *p)
+{
+	return cnf_for_width(cnf_table_insert_far, t, path, p);
+}
+
+/*
+ * Put an absent key, located at @p, into @t; -ENOSPC when no path frees a
+ * slot.
+ */
+static __always_inline int cnf_table_insert_at(struct cnf_table *t,
+					       unsigned int width,
+					       struct cnf_path_node *path,
+					       struct cnf_pos *p)
+{
+	u32 bucket = p->b[0];
+	int s = cnf_bucket_free_slot(t, width, bucket);
+
+	if (s < 0) {
+		bucket = p->b[1];
+		s = cnf_bucket_free_slot(t, width, bucket);
+		if (s < 0)
+			return cnf_table_insert_far(t, path, p);
+	}
+	cnf_write_begin(t);
+	cnf_table_put(t, width, bucket, s, p);
+	cnf_write_end(t);
+	return 0;
+}
+
+/**
+ * cnf_table_insert - put an absent key into a table's buckets
+ * @t: the table
+ * @path: CNF_PATH_NODES nodes of scratch space
+ * @key: a key of @t's family that @t does not hold
+ *
+ * Return: 0, or -ENOSPC when no cuckoo path frees a slot (@t unchanged).
+ */
+int cnf_table_insert(struct cnf_table *t, struct cnf_path_node *path,
+		     const struct cnf_key *key)
+{
+	struct cnf_pos p;
+
+	cnf_locate(t, cnf_width(t), &key->v6, &p);
+	return cnf_table_insert_at(t, cnf_width(t), path, &p);
+}
+
+static __always_inline int cnf_table_add_width(struct cnf_table *t,
+					       unsigned int width,
+					       struct cnf_path_node *path,
+					       const struct cnf_key *key)
+{
+	struct cnf_pos p;
+
+	cnf_locate(t, width, &key->v6, &p);
+	if (cnf_table_probe(t, width, &p) ||
+	    (t->stash_n && cnf_stash_has(t, key->family, &key->v6)))
+		return -EEXIST;
+	if (t->count + 1 > t->limit)
+		return -E2BIG;
+	return cnf_table_insert_at(t, width, path, &p);
+}
+
+/* Out of line, so that IPv6's hashing does not weigh on IPv4's registers. */
+static noinline int cnf_table_add6(struct cnf_table *t,
+				   struct cnf_path_node *path,
+				   const struct cnf_key *key)
+{
+	return cnf_table_add_width(t, CNF_SLOT_V6, path, key);
+}
+
+/**
+ * cnf_table_add - add a key unless the table is full
+ * @t: the table
+ * @path: CNF_PATH_NODES nodes of scratch space
+ * @key: a key of @t's family
+ *
+ * Return: 0; -EEXIST if @t holds @key; -E2BIG if @t is at its load limit;
+ * -ENOSPC if no cuckoo path frees a slot.  On error @t is unchanged.
+ */
+int cnf_table_add(struct cnf_table *t, struct cnf_path_node *path,
+		  const struct cnf_key *key)
+{
+	if (cnf_width(t) == CNF_SLOT_V6)
+		return cnf_table_add6(t, path, key);
+	return cnf_for_v4_width(cnf_table_add, t, path, key);
+}
+
+static __always_inline void cnf_table_prefetch_width(struct cnf_table *t,
+						     unsigned int width,
+						     const struct cnf_key *key)
+{
+	struct cnf_pos p;
+
+	cnf_locate(t, width, &key->v6, &p);
+	prefetchw(cnf_bucket_words(t, width, p.b[0]));
+	prefetchw(cnf_bucket_words(t, width, p.b[1]));
+}
+
+/**
+ * cnf_table_prefetch - start loading a key's buckets into the cache
+ * @t: the table
+ * @key: a key of @t's family
+ */
+void cnf_table_prefetch(struct cnf_table *t, const struct cnf_key *key)
+{
+	cnf_for_width(cnf_table_prefetch, t, key);
+}
+
+/* ---- the stash ---- */
+
+static void cnf_stash_get(const struct cnf_table *t, unsigned int i,
+			  struct cnf_key *key)
+{
+	unsigned int w, words = cnf_key_words(t->family);
+
+	memset(key, 0, sizeof(*key));
+	key->family = t->family;
+	for (w = 0; w < words; w++)
+		key->v6.s6_addr32[w] = READ_ONCE(t->stash[i].v6.s6_addr32[w]);
+}
+
+/* Inside a write section: see cnf_stash_has(). */
+static void cnf_stash_set(struct cnf_table *t, unsigned int i,
+			  const struct cnf_key *key)
+{
+	unsigned int w, words = cnf_key_words(key->family);
+
+	t->stash[i].family = key->family;
+	for (w = 0; w < words; w++)
+		WRITE_ONCE(t->stash[i].v6.s6_addr32[w], key->v6.s6_addr32[w]);
+}
+
+/**
+ * cnf_stash_put - keep an absent key in the stash
+ * @t: the table
+ * @key: a key of @t's family that @t does not hold
+ *
+ * Return: true, or false when the stash is full (@t unchanged).
+ */
+bool cnf_stash_put(struct cnf_table *t, const struct cnf_key *key)
+{
+	if (t->stash_n == CNF_STASH_SLOTS)
+		return false;
+	cnf_write_begin(t);
+	cnf_stash_set(t, t->stash_n, key);
+	WRITE_ONCE(t->stash_n, t->stash_n + 1);
+	cnf_write_end(t);
+	t->count++;
+	return true;
+}
+
+static void cnf_stash_remove(struct cnf_table *t, unsigned int i)
+{
+	cnf_write_begin(t);
+	cnf_stash_set(t, i, &t->stash[t->stash_n - 1]);
+	WRITE_ONCE(t->stash_n, t->stash_n - 1);
+	cnf_write_end(t);
+	t->count--;
+}
+
+/* After a delete freed a slot, move stashed keys back into the buckets. */
+static void cnf_stash_drain(struct cnf_table *t, struct cnf_path_node *path)
+{
+	unsigned int i = 0;
+
+	while (i < t->stash_n) {
+		struct cnf_key key = t->stash[i];
+
+		/* Present in both places for a moment, never in neither. */
+		if (cnf_table_insert(t, path, &key))
+			i++;
+		else
+			cnf_stash_remove(t, i);
+	}
+}
+
+/* ---- deletes and walks ---- */
+
+static void cnf_slot_clear(struct cnf_table *t, u32 bucket, unsigned int s)
+{
+	static const u32 zero[4];
+
+	cnf_write_begin(t);
+	cnf_slot_write(t, cnf_width(t), bucket, s, zero);
+	cnf_write_end(t);
+	t->count--;
+}
+
+/**
+ * cnf_table_del - remove a key
+ * @t: the table
+ * @path: CNF_PATH_NODES nodes of scratch space
+ * @key: a key of @t's family
+ *
+ * A slot freed in the buckets takes back what it can from the stash.
+ *
+ * Return: 0, or -ENOENT if @t does not hold @key (@t unchanged).
+ */
+int cnf_table_del(struct cnf_table *t, struct cnf_path_node *path,
+		  const struct cnf_key *key)
+{
+	struct cnf_found at;
+
+	if (!cnf_table_find(t, key, &at))
+		return -ENOENT;
+	if (at.in_stash) {
+		cnf_stash_remove(t, at.slot);
+		return 0;
+	}
+	cnf_slot_clear(t, at.bucket, at.slot);
+	if (t->stash_n)
+		cnf_stash_drain(t, path);
+	return 0;
+}
+
+/**
+ * cnf_table_walk - call a function for every key of a table
+ * @t: the table
+ * @fn: called with @ctx and each key
+ * @ctx: passed to @fn
+ *
+ * Return: 0, or @fn's first non-zero return, which stops the walk.
+ */
+int cnf_table_walk(const struct cnf_table *t,
+		   int (*fn)(void *ctx, const struct cnf_key *key), void *ctx)
+{
+	struct cnf_key key;
+	unsigned int s, i;
+	u32 b, w[4];
+	int err;
+
+	for (b = 0; b <= t->mask; b++) {
+		for (s = 0; s < CNF_BUCKET_SLOTS; s++) {
+			cnf_slot_read(t, cnf_width(t), b, s, w);
+			if (!(*cnf_tag_word(cnf_width(t), w) & CNF_TAG_VALID))
+				continue;
+			cnf_decode(t, w, b, &key);
+			err = fn(ctx, &key);
+			if (err)
+				return err;
+		}
+		if (!(b & 0xffff))
+			cond_resched();
+	}
+	for (i = 0; i < t->stash_n; i++) {
+		cnf_stash_get(t, i, &key);
+		err = fn(ctx, &key);
+		if (err)
+			return err;
+	}
+	return 0;
+}

@@ -1,0 +1,396 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The filter core's own structures: a table of buckets, its slot layouts,
+ * and the bucket tests readers and writers share.  Private to the core
+ * (table.c, lookup.c, filter.c); users see filter.h.
+ *
+ * A table has 2^log buckets of CNF_BUCKET_SLOTS slots.  A slot holds what
+ * the address does not give by its bucket (see hash.h) plus two tag bits:
+ * valid, and whether the slot sits in the key's home or alternate bucket.
+ * An empty slot is all zero.
+ */
+#ifndef _CNF_TABLE_H
+#define _CNF_TABLE_H
+
+#include "filter.h"
+
+/*
+ * Slot widths in bytes, one layout each.  An IPv4 slot holds r = x >> log
+ * (32 - log bits) and the tag bits: from log 18 on that fits 16 bits.  An
+ * IPv6 slot holds the three upper words of the address and the encoded low
+ * word.
+ */
+enum cnf_slot_width {
+	CNF_SLOT_V4_NARROW = 2,
+	CNF_SLOT_V4_WIDE = 4,
+	CNF_SLOT_V6 = 16,
+};
+
+/*
+ * Code that touches slots takes the width as a parameter and is inlined.
+ * An entry point (a lookup, an add, a prefetch) op() calls its inlined body
+ * op_width() through one of these, which pass the width as a constant: each
+ * copy compiles only its own layout, and the packet path runs straight code.
+ */
+#define cnf_for_v4_width(op, t, ...)					\
+	({								\
+		typeof(t) __t4 = (t);					\
+		cnf_width(__t4) == CNF_SLOT_V4_NARROW ?			\
+			op##_width(__t4, CNF_SLOT_V4_NARROW, __VA_ARGS__) :	\
+			op##_width(__t4, CNF_SLOT_V4_WIDE, __VA_ARGS__);	\
+	})
+
+#define cnf_for_width(op, t, ...)					\
+	({								\
+		typeof(t) __t = (t);					\
+		cnf_width(__t) == CNF_SLOT_V6 ?				\
+			op##_width(__t, CNF_SLOT_V6, __VA_ARGS__) :	\
+			cnf_for_v4_width(op, __t, __VA_ARGS__);		\
+	})
+
+#define CNF_TAG_VALID	1U
+#define CNF_TAG_ALT	2U
+
+/* Most keys a table holds, in percent of its slots, before it grows. */
+#define CNF_LOAD_MAX_PCT	96
+
+struct cnf_slot6 {
+	u32 w[4];
+};
+
+/*
+ * A table.  Readers: under RCU, fields fixed at creation plus slots and stash
+ * inside seqcount read sections.  Writers: under the filter's lock, slot and
+ * stash changes inside write sections of @seq (cnf_write_begin()).
+ */
+struct cnf_table {
+	seqcount_t seq;
+	u8 family;
+	u8 log;			/* 2^log buckets */
+	u8 slot_bytes;		/* enum cnf_slot_width */
+	u32 mask;		/* buckets - 1 */
+	u32 seed;
+	u32 stash_n;
+	struct cnf_key stash[CNF_STASH_SLOTS];
+	u64 count;		/* writer only: keys, stash included */
+	u64 limit;		/* writer only: cnf_table_limit(log) */
+	size_t bytes;
+	struct rcu_head rcu;
+	/*
+	 * The buckets, a power of two of bytes in an allocation of their own:
+	 * kmalloc would round a header plus slots up to the next power of two.
+	 * Aligned to at least a bucket, so a bucket never spans two lines.
+	 */
+	u8 *slots;
+	/* IPv4 tables: the tabulation of H (see hash.h).  NULL for IPv6. */
+	u32 *hashes;
+};
+
+/*
+ * A bucket the search for a cuckoo path reached: the key in slot @slot of
+ * its parent's bucket would move into it.  The roots are the new key's
+ * buckets.
+ */
+struct cnf_path_node {
+	u32 bucket;
+	u16 parent;		/* index in the path array, CNF_NO_PARENT */
+	u8 slot;		/* in the parent's bucket */
+};
+
+/* The roots, then at most one node per slot visited. */
+#define CNF_PATH_NODES	(2 + CNF_MAX_KICKS)
+#define CNF_NO_PARENT	0xffff
+
+/*
+ * A filter: one table per family.  @tab is read under RCU and replaced under
+ * @lock; everything else is writer only, under @lock.
+ */
+struct cnf_filter {
+	struct cnf_table __rcu *tab[CNF_NFAMILIES];
+	struct cnf_mutex lock;
+	u64 mem_limit;
+	u64 charged;		/* bytes held for the filter's users: dumps */
+	u64 expect;		/* adds announced by cnf_filter_expect() */
+	u64 grows[CNF_NFAMILIES];
+	u8 initial_log;
+	struct cnf_path_node path[CNF_PATH_NODES];
+};
+
+/* Where a key lives: its two buckets and its encoded slot (home tag). */
+struct cnf_pos {
+	u32 b[2];		/* [0] home, [1] alternate */
+	u32 w[4];		/* slot words; IPv4 uses w[0] */
+};
+
+static __always_inline unsigned int cnf_width(const struct cnf_table *t)
+{
+	return t->slot_bytes;
+}
+
+/* The family of a table of @width-byte slots, a constant where @width is. */
+static __always_inline enum cnf_family cnf_width_family(unsigned int width)
+{
+	return width == CNF_SLOT_V6 ? CNF_V6 : CNF_V4;
+}
+
+/* Words of an address of family @fam, as the stash stores them. */
+static inline unsigned int cnf_key_words(enum cnf_family fam)
+{
+	return fam == CNF_V4 ? 1 : 4;
+}
+
+/* ---- sizes ---- */
+
+static inline unsigned int cnf_slot_bytes(enum cnf_family fam,
+					  unsigned int log)
+{
+	if (fam == CNF_V6)
+		return CNF_SLOT_V6;
+	return 32 - log + 2 <= 16 ? CNF_SLOT_V4_NARROW : CNF_SLOT_V4_WIDE;
+}
+
+static inline size_t cnf_slots_bytes(enum cnf_family fam, unsigned int log)
+{
+	return ((size_t)CNF_BUCKET_SLOTS << log) * cnf_slot_bytes(fam, log);
+}
+
+static inline u64 cnf_table_capacity(unsigned int log)
+{
+	return (u64)CNF_BUCKET_SLOTS << log;
+}
+
+/* The most keys a table of 2^@log buckets holds within the load limit. */
+static inline u64 cnf_table_limit(unsigned int log)
+{
+	return cnf_table_capacity(log) * CNF_LOAD_MAX_PCT / 100;
+}
+
+/* ---- slot access ---- */
+
+/* The tag word of @width-byte slots: w[0] for IPv4, w[3] for IPv6. */
+static __always_inline u32 *cnf_tag_word(unsigned int width, u32 *w)
+{
+	return width == CNF_SLOT_V6 ? &w[3] : &w[0];
+}
+
+static __always_inline void cnf_slot_read(const struct cnf_table *t,
+					  unsigned int width, u32 bucket,
+					  unsigned int s, u32 *w)
+{
+	size_t i = (size_t)bucket * CNF_BUCKET_SLOTS + s;
+	const struct cnf_slot6 *s6;
+
+	w[1] = 0;
+	w[2] = 0;
+	w[3] = 0;
+	switch (width) {
+	case CNF_SLOT_V4_NARROW:
+		w[0] = READ_ONCE(((const u16 *)t->slots)[i]);
+		return;
+	case CNF_SLOT_V4_WIDE:
+		w[0] = READ_ONCE(((const u32 *)t->slots)[i]);
+		return;
+	}
+	s6 = (const struct cnf_slot6 *)t->slots;
+	w[0] = READ_ONCE(s6[i].w[0]);
+	w[1] = READ_ONCE(s6[i].w[1]);
+	w[2] = READ_ONCE(s6[i].w[2]);
+	w[3] = READ_ONCE(s6[i].w[3]);
+}
+
+/* Inside a write section: an IPv6 slot changes in four stores. */
+static __always_inline void cnf_slot_write(struct cnf_table *t,
+					   unsigned int width, u32 bucket,
+					   unsigned int s, const u32 *w)
+{
+	size_t i = (size_t)bucket * CNF_BUCKET_SLOTS + s;
+	struct cnf_slot6 *s6;
+
+	switch (width) {
+	case CNF_SLOT_V4_NARROW:
+		WRITE_ONCE(((u16 *)t->slots)[i], (u16)w[0]);
+		return;
+	case CNF_SLOT_V4_WIDE:
+		WRITE_ONCE(((u32 *)t->slots)[i], w[0]);
+		return;
+	}
+	s6 = (struct cnf_slot6 *)t->slots;
+	WRITE_ONCE(s6[i].w[0], w[0]);
+	WRITE_ONCE(s6[i].w[1], w[1]);
+	WRITE_ONCE(s6[i].w[2], w[2]);
+	WRITE_ONCE(s6[i].w[3], w[3]);
+}
+
+/* ---- bucket tests ---- */
+
+/*
+ * Buckets of IPv4 slots are tested 64 bits at a time.  These return the top
+ * bit of every zero lane of @x: (x - 1) & ~x per lane.  A borrow can also
+ * flag a lane above a zero lane, never one below: the lowest flag is exact,
+ * and so is "some lane is zero".
+ */
+static __always_inline u64 cnf_zero_lanes16(u64 x)
+{
+	const u64 ones = 0x0001000100010001ULL;
+
+	return (x - ones) & ~x & (ones << 15);
+}
+
+/*
+ * 4-byte slots hold at most 32 - CNF_MIN_BUCKETS_LOG + 2 bits, so no lane of
+ * a bucket word, or of one xor a tag, has its top bit set: (x - 1) alone
+ * sets it in a zero lane (or, through the borrow, in the lane above one),
+ * and the ~x of 2-byte lanes can go.
+ */
+static __always_inline u64 cnf_zero_lanes32(u64 x)
+{
+	const u64 ones = 0x0000000100000001ULL;
+
+	BUILD_BUG_ON(32 - CNF_MIN_BUCKETS_LOG + 2 > 31);
+	return (x - ones) & (ones << 31);
+}
+
+/* @v in every lane of a 64-bit word of @width-byte slots. */
+static __always_inline u64 cnf_lanes(unsigned int width, u32 v)
+{
+	return v * (width == CNF_SLOT_V4_NARROW ? 0x0001000100010001ULL :
+						  0x0000000100000001ULL);
+}
+
+/* Bucket @bucket of a table of @width-byte slots, as 64-bit words. */
+static __always_inline const u64 *cnf_bucket_words(const struct cnf_table *t,
+						   unsigned int width,
+						   u32 bucket)
+{
+	return (const u64 *)(t->slots +
+			     (size_t)bucket * CNF_BUCKET_SLOTS * width);
+}
+
+/*
+ * The IPv4 bucket tests return the zero-lane mask of the bucket xor @lanes:
+ * non-zero when a slot holds the tag that @lanes repeats.
+ */
+static __always_inline u64 cnf_bucket16_match(const u64 *b, u64 lanes)
+{
+	return cnf_zero_lanes16(READ_ONCE(b[0]) ^ lanes);
+}
+
+static __always_inline u64 cnf_bucket32_match(const u64 *b, u64 lanes)
+{
+	return cnf_zero_lanes32(READ_ONCE(b[0]) ^ lanes) |
+	       cnf_zero_lanes32(READ_ONCE(b[1]) ^ lanes);
+}
+
+static __always_inline bool cnf_bucket6_has(const struct cnf_table *t,
+					    u32 bucket, const u32 *w, u32 tag)
+{
+	const struct cnf_slot6 *s6 = (const struct cnf_slot6 *)t->slots +
+				     (size_t)bucket * CNF_BUCKET_SLOTS;
+	unsigned int s;
+
+	for (s = 0; s < CNF_BUCKET_SLOTS; s++)
+		if (READ_ONCE(s6[s].w[3]) == (w[3] | tag) &&
+		    READ_ONCE(s6[s].w[0]) == w[0] &&
+		    READ_ONCE(s6[s].w[1]) == w[1] &&
+		    READ_ONCE(s6[s].w[2]) == w[2])
+			return true;
+	return false;
+}
+
+/*
+ * Is IPv4 home tag @tag in bucket @b0 or, with CNF_TAG_ALT, in @b1?  Both
+ * are tested without branching: whether a key sits in its home or alternate
+ * bucket is a coin flip that the branch predictor would lose.
+ */
+static __always_inline bool cnf_probe4(unsigned int width, const u64 *b0,
+				       const u64 *b1, u32 tag)
+{
+	u64 home = cnf_lanes(width, tag);
+	u64 alt = home | cnf_lanes(width, CNF_TAG_ALT);
+
+	if (width == CNF_SLOT_V4_NARROW)
+		return (cnf_bucket16_match(b0, home) |
+			cnf_bucket16_match(b1, alt)) != 0;
+	return (cnf_bucket32_match(b0, home) |
+		cnf_bucket32_match(b1, alt)) != 0;
+}
+
+/* Is the key located at @p in one of its buckets? */
+static __always_inline bool cnf_table_probe(const struct cnf_table *t,
+					    unsigned int width,
+					    const struct cnf_pos *p)
+{
+	if (width == CNF_SLOT_V6)
+		return cnf_bucket6_has(t, p->b[0], p->w, 0) ||
+		       cnf_bucket6_has(t, p->b[1], p->w, CNF_TAG_ALT);
+	return cnf_probe4(width, cnf_bucket_words(t, width, p->b[0]),
+			  cnf_bucket_words(t, width, p->b[1]), p->w[0]);
+}
+
+/* First empty slot of @bucket, or -1. */
+static __always_inline int cnf_bucket_free_slot(const struct cnf_table *t,
+						unsigned int width, u32 bucket)
+{
+	const u64 *word = cnf_bucket_words(t, width, bucket);
+	unsigned int s;
+	u32 w[4];
+	u64 m;
+
+	switch (width) {
+	case CNF_SLOT_V4_NARROW:
+		m = cnf_zero_lanes16(word[0]);
+		return m ? (int)(__ffs64(m) / 16) : -1;
+	case CNF_SLOT_V4_WIDE:
+		m = cnf_zero_lanes32(word[0]);
+		if (m)
+			return __ffs64(m) / 32;
+		m = cnf_zero_lanes32(word[1]);
+		return m ? (int)(2 + __ffs64(m) / 32) : -1;
+	}
+	for (s = 0; s < CNF_BUCKET_SLOTS; s++) {
+		cnf_slot_read(t, width, bucket, s, w);
+		if (!(*cnf_tag_word(width, w) & CNF_TAG_VALID))
+			return s;
+	}
+	return -1;
+}
+
+/* ---- write sections ---- */
+
+static inline void cnf_write_begin(struct cnf_table *t)
+{
+	/* A softirq reader on this CPU must not spin on a preempted writer. */
+	local_bh_disable();
+	write_seqcount_begin(&t->seq);
+}
+
+static inline void cnf_write_end(struct cnf_table *t)
+{
+	write_seqcount_end(&t->seq);
+	local_bh_enable();
+}
+
+/* ---- table.c: one table's writers (under the filter's lock) ---- */
+
+unsigned int cnf_max_log(enum cnf_family fam);
+size_t cnf_table_bytes(enum cnf_family fam, unsigned int log);
+struct cnf_table *cnf_table_alloc(enum cnf_family fam, unsigned int log);
+void cnf_table_free(struct cnf_table *t);
+void cnf_table_retire(struct cnf_table *t);
+int cnf_table_add(struct cnf_table *t, struct cnf_path_node *path,
+		  const struct cnf_key *key);
+int cnf_table_insert(struct cnf_table *t, struct cnf_path_node *path,
+		     const struct cnf_key *key);
+int cnf_table_del(struct cnf_table *t, struct cnf_path_node *path,
+		  const struct cnf_key *key);
+bool cnf_stash_put(struct cnf_table *t, const struct cnf_key *key);
+void cnf_table_prefetch(struct cnf_table *t, const struct cnf_key *key);
+int cnf_table_walk(const struct cnf_table *t,
+		   int (*fn)(void *ctx, const struct cnf_key *key), void *ctx);
+
+/* ---- lookup.c: readers, also used by writers ---- */
+
+bool cnf_stash_has(const struct cnf_table *t, enum cnf_family fam,
+		   const void *addr);
+
+#endif /* _CNF_TABLE_H */
