@@ -357,16 +357,24 @@ static __always_inline int cnf_bucket_free_slot(const struct cnf_table *t,
 
 /* ---- write sections ---- */
 
+/*
+ * A reader must not spin on a writer that cannot run: softirqs of this CPU
+ * are kept out, and the writer is not preempted.  Without PREEMPT_RT the
+ * first implies the second; with it, local_bh_disable() only serialises
+ * with this CPU's softirq threads, and write_seqcount_begin() on a plain
+ * seqcount_t expects preemption off.
+ */
 static inline void cnf_write_begin(struct cnf_table *t)
 {
-	/* A softirq reader on this CPU must not spin on a preempted writer. */
 	local_bh_disable();
+	preempt_disable();
 	write_seqcount_begin(&t->seq);
 }
 
 static inline void cnf_write_end(struct cnf_table *t)
 {
 	write_seqcount_end(&t->seq);
+	preempt_enable();
 	local_bh_enable();
 }
 

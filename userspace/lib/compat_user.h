@@ -114,6 +114,8 @@ static inline void cnf_user_store(void *addr, size_t size, const void *val,
 #define cond_resched()	do { } while (0)
 #define local_bh_disable() do { } while (0)
 #define local_bh_enable() do { } while (0)
+#define preempt_disable() do { } while (0)
+#define preempt_enable() do { } while (0)
 #define rcu_dereference_protected(p, c) (p)
 #define RCU_INIT_POINTER(p, v) ((p) = (v))
 #ifndef container_of
