@@ -8,5 +8,8 @@ KSRC_DIR := $(shell $(KSRC_SCRIPT) dir)
 KSFT := $(KSRC_DIR)/tools/testing/selftests
 KSFT_HARNESS := $(KSFT)/kselftest_harness.h
 
+# Not the including Makefile's default goal: that stays its own first one.
+KSRC_GOAL := $(.DEFAULT_GOAL)
 $(KSFT_HARNESS):
 	$(KSRC_SCRIPT) extract >/dev/null
+.DEFAULT_GOAL := $(KSRC_GOAL)
