@@ -30,14 +30,8 @@ MAKE=${MAKE:-make}
 RT_TESTS=${CNF_RT_TESTS:-stress.sh storm.sh lifecycle.sh}
 cd "$ROOT" || exit 1
 
-PASS=0 FAIL=0 SKIP=0
-RESULTS=()
-SKIPPED=()
-START=$SECONDS
-
-result() {
-	RESULTS+=("$(printf '%-8s %-10s %s' "$1" "$2" "$3")")
-}
+# shellcheck source=tally.sh
+source "$ROOT/scripts/tally.sh"
 
 # run_logged LOG COMMAND...: output shown and kept in LOG.
 run_logged() {
@@ -50,27 +44,23 @@ run_logged() {
 # one_kernel NAME TEST...: build and test on kernel NAME (a kver short
 # name); no TEST: the whole suite.
 one_kernel() {
-	local k=$1 rel dir t0=$SECONDS line p f s n
+	local k=$1 rel dir
 	shift
 	dir=$LOGS/$k
 	mkdir -p "$dir"
 	echo
 	echo "==== $k"
 	if ! rel=$(KVER=$k "$SCRIPTS/kver"); then
-		FAIL=$((FAIL + 1))
-		result "$k" kernel "FAILED (not installed)"
+		fail "$k" kernel "FAILED (not installed)"
 		return
 	fi
 	if run_logged "$dir/lint.log" env KVER="$rel" "$SCRIPTS/lint.sh" --build; then
-		PASS=$((PASS + 1))
-		result "$k" build "W=1 + sparse clean ($rel)"
+		pass "$k" build "W=1 + sparse clean ($rel)"
 	else
-		FAIL=$((FAIL + 1))
-		result "$k" build "FAILED ($rel)"
+		fail "$k" build "FAILED ($rel)"
 	fi
 	if ! run_logged "$dir/vm-build.log" "$MAKE" --no-print-directory vm-build KVER="$rel"; then
-		FAIL=$((FAIL + 1))
-		result "$k" selftests "FAILED (not run: the build for the VM failed)"
+		fail "$k" selftests "FAILED (not run: the build for the VM failed)"
 		return
 	fi
 	# Each kernel balances its VMs by its own test durations.
@@ -78,33 +68,7 @@ one_kernel() {
 		run_logged "$dir/suite.log" "$VM/selftests.sh" "$@"
 	# The VMs' consoles, which the next kernel's run replaces.
 	cp "$ROOT"/build/selftests.*log "$dir/" 2>/dev/null
-	line=$(grep -E '^selftests: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$dir/suite.log" | tail -n1)
-	if [[ -z $line ]]; then
-		FAIL=$((FAIL + 1))
-		result "$k" selftests "FAILED (no result)"
-		return
-	fi
-	read -r p f s < <(sed -E 's/^selftests: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/' <<<"$line")
-	PASS=$((PASS + p)) FAIL=$((FAIL + f)) SKIP=$((SKIP + s))
-	result "$k" selftests "$p passed, $f failed, $s skipped ($((SECONDS - t0)) s)"
-	for n in $(sed -n 's/^selftests: skipped: //p' "$dir/suite.log" | tail -n1); do
-		SKIPPED+=("$k:$n")
-	done
-}
-
-summary() {
-	local r
-	echo
-	echo "==== summary ($((SECONDS - START)) s)"
-	for r in "${RESULTS[@]}"; do
-		echo "$r"
-	done
-	if ((SKIP > 0)); then
-		echo "skipped: ${SKIPPED[*]}"
-		echo "$PASS passed, $FAIL failed, $SKIP skipped"
-	else
-		echo "$PASS passed, $FAIL failed"
-	fi
+	tally_suite "$dir/suite.log" "$k" "$k" selftests
 }
 
 main() {
@@ -112,8 +76,7 @@ main() {
 	[[ ${1:-} == --rt ]] && rt_only=1
 	mkdir -p "$LOGS"
 	if ! run_logged "$LOGS/deps.log" "$SCRIPTS/deps.sh" --kernels; then
-		FAIL=$((FAIL + 1))
-		result deps "" FAILED
+		fail deps "" FAILED
 		summary
 		exit 1
 	fi

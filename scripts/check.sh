@@ -22,10 +22,8 @@ cd "$ROOT" || exit 1
 mkdir -p "$LOGS"
 MAKE=${MAKE:-make}
 
-PASS=0 FAIL=0 SKIP=0
-RESULTS=()
-SKIPPED=()
-START=$SECONDS
+# shellcheck source=tally.sh
+source "$ROOT/scripts/tally.sh"
 
 # run_stage NAME COMMAND...: run with output shown and kept in NAME.log.
 run_stage() {
@@ -65,10 +63,6 @@ finish_stage() {
 	return "$rc"
 }
 
-result() {
-	RESULTS+=("$(printf '%-10s %s' "$1" "$2")")
-}
-
 stage_unit() {
 	local rc line p f s
 	finish_stage unit
@@ -95,11 +89,9 @@ stage_unit() {
 
 stage_lint() {
 	if finish_stage lint; then
-		PASS=$((PASS + 1))
-		result lint passed
+		pass lint passed
 	else
-		FAIL=$((FAIL + 1))
-		result lint FAILED
+		fail lint FAILED
 	fi
 }
 
@@ -122,52 +114,21 @@ stage_other_builds() {
 			SKIPPED+=("build-$k")
 			result "build-$k" "skipped (no headers: scripts/deps.sh --kernels)"
 		elif finish_stage "build-$k"; then
-			PASS=$((PASS + 1))
-			result "build-$k" "W=1 + sparse clean ($(KVER=$k scripts/kver))"
+			pass "build-$k" "W=1 + sparse clean ($(KVER=$k scripts/kver))"
 		else
-			FAIL=$((FAIL + 1))
-			result "build-$k" FAILED
+			fail "build-$k" FAILED
 		fi
 	done
 }
 
 stage_selftests() {
-	local line p f s names
 	run_stage selftests selftests/vm/selftests.sh
-	line=$(grep -E '^selftests: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$LOGS/selftests.log" | tail -n1)
-	if [[ -z $line ]]; then
-		FAIL=$((FAIL + 1))
-		result selftests "FAILED (no result)"
-		return
-	fi
-	read -r p f s < <(sed -E 's/^selftests: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/' <<<"$line")
-	PASS=$((PASS + p)) FAIL=$((FAIL + f)) SKIP=$((SKIP + s))
-	result selftests "$p passed, $f failed, $s skipped"
-	names=$(sed -n 's/^selftests: skipped: //p' "$LOGS/selftests.log" | tail -n1)
-	for n in $names; do
-		SKIPPED+=("selftests:$n")
-	done
-}
-
-summary() {
-	local r
-	echo
-	echo "==== summary ($((SECONDS - START)) s)"
-	for r in "${RESULTS[@]}"; do
-		echo "$r"
-	done
-	if ((SKIP > 0)); then
-		echo "skipped: ${SKIPPED[*]}"
-		echo "$PASS passed, $FAIL failed, $SKIP skipped"
-	else
-		echo "$PASS passed, $FAIL failed"
-	fi
+	tally_suite "$LOGS/selftests.log" selftests selftests
 }
 
 main() {
 	if ! run_stage deps "$MAKE" --no-print-directory deps; then
-		FAIL=$((FAIL + 1))
-		result deps FAILED
+		fail deps FAILED
 		summary
 		exit 1
 	fi
@@ -175,8 +136,7 @@ main() {
 		result build ok
 		BUILT=1
 	else
-		FAIL=$((FAIL + 1))
-		result build FAILED
+		fail build FAILED
 		BUILT=0
 	fi
 	rm -f "$LOGS"/*.rc
@@ -189,8 +149,7 @@ main() {
 	if ((BUILT)); then
 		stage_selftests
 	else
-		FAIL=$((FAIL + 1))
-		result selftests "FAILED (not run: the build failed)"
+		fail selftests "FAILED (not run: the build failed)"
 	fi
 	summary
 	((FAIL == 0))

@@ -283,6 +283,20 @@ counter_tables() {
 	done | nsx "$ns" nft -f -
 }
 
+# ping_all NS COUNT INTERVAL DEADLINE SRC...: COUNT pings from each SRC
+# in namespace NS (INTERVAL apart, -W DEADLINE), all at once; returns when
+# every one is done.  Their output goes nowhere: counters decide.
+ping_all() {
+	local ns=$1 count=$2 interval=$3 deadline=$4 s pids=()
+	shift 4
+	for s; do
+		ping_argv "$ns" "$s" -c "$count" -i "$interval" -W "$deadline"
+		"${NSX[@]}" >/dev/null 2>&1 &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+}
+
 # flood NS SRC INTERVAL [CPU]: a ping from SRC in namespace NS every
 # INTERVAL seconds, in the background until killed (pinned on CPU when
 # given and taskset is there); FLOOD_PID is ping's own pid (see nsx_argv).

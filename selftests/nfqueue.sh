@@ -64,20 +64,28 @@ setup() {
 	nsx "$R" cuckooctl add "${LISTED[@]}" >/dev/null
 }
 
+# Is queue QUEUE of namespace R bound?  Its /proc/net lists bound queues
+# (queue number first); 10 s at most.
+queue_bound() {
+	local n q _
+	for ((n = 0; n < 100; n++)); do
+		nsx "$R" cat /proc/net/netfilter/nfnetlink_queue >"$TMP/queues" 2>/dev/null
+		while read -r q _; do
+			[[ $q == "$QUEUE" ]] && return 0
+		done <"$TMP/queues"
+		sleep 0.1
+	done
+	return 1
+}
+
 # Every source pings NPINGS times; nfq_verdict gives every verdict.
 send_all() {
-	local s pids=()
 	nsx_argv "$R" "$HERE/nfq_verdict" "$QUEUE" $((NPINGS * ${#SRCS[@]})) 120
 	"${NSX[@]}" >"$TMP/verdicts" &
 	NFQ_PID=$!
-	# nfq_verdict binds the queue first: until then the queue drops.
-	sleep 1
-	for s in "${SRCS[@]}"; do
-		ping_argv "$S" "$s" -c "$NPINGS" -i 0.05 -W 1
-		"${NSX[@]}" >/dev/null 2>&1 &
-		pids+=($!)
-	done
-	wait "${pids[@]}"
+	# Until nfq_verdict has bound the queue, the queue drops.
+	queue_bound || log_fail "nfq_verdict did not bind queue $QUEUE"
+	ping_all "$S" "$NPINGS" 0.05 1 "${SRCS[@]}"
 	wait "$NFQ_PID"
 	NFQ_PID=
 }

@@ -163,7 +163,7 @@ stats_r() { ns_stats "$NS_R" "$TMP/stats" || log_fail "stats in $NS_R"; }
 # is ACTIVE (1), or stats showing it inactive (0) and all zero.  Replies
 # do not matter: counters decide.
 step() {
-	local name=$1 n=$2 listed=$3 active=$4 s fam ok=1 pids=()
+	local name=$1 n=$2 listed=$3 active=$4 s fam ok=1
 	local -A a0 d0 k0 c0
 	snap
 	stats_r
@@ -175,12 +175,7 @@ step() {
 		k0[$s]=${STAT[$fam.dropped]:-x}
 		c0[$s]=${STAT[$fam.checked]:-x}
 	done
-	for s in "${SRCS[@]}"; do
-		ping_argv "$NS_S" "$s" -c "$n" -i 0.01 -W 0.2
-		"${NSX[@]}" >/dev/null 2>&1 &
-		pids+=($!)
-	done
-	wait "${pids[@]}"
+	ping_all "$NS_S" "$n" 0.01 0.2 "${SRCS[@]}"
 	settle_counters snap CNT
 	stats_r
 	for s in "${SRCS[@]}"; do

@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# The counts and the summary of scripts/check.sh and check-kernels.sh
+# (sourced): every check passes, fails or is skipped; the last line is
+# "N passed, N failed", with ", N skipped" when some were, named on the
+# line before.
+
+PASS=0 FAIL=0 SKIP=0
+RESULTS=()
+SKIPPED=()
+START=$SECONDS
+
+# result COLUMN... TEXT: one line of the summary's table.
+result() {
+	RESULTS+=("$(printf '%-10s ' "${@:1:$#-1}")${*: -1}")
+}
+
+# pass|fail COLUMN... TEXT: count one check and record its line.
+pass() { PASS=$((PASS + 1)); result "$@"; }
+fail() { FAIL=$((FAIL + 1)); result "$@"; }
+
+# tally_suite LOG PREFIX COLUMN... [SUFFIX]: add the counts of the
+# selftests' summary line in LOG ("selftests: N passed, N failed, N
+# skipped"), its skipped tests named PREFIX:TEST.  A log without one
+# counts as a failure.
+tally_suite() {
+	local log=$1 prefix=$2 line p f s n
+	shift 2
+	line=$(grep -E '^selftests: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -n1)
+	if [[ -z $line ]]; then
+		fail "$@" "FAILED (no result)"
+		return
+	fi
+	read -r p f s < <(sed -E 's/^selftests: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/' <<<"$line")
+	PASS=$((PASS + p)) FAIL=$((FAIL + f)) SKIP=$((SKIP + s))
+	result "$@" "$p passed, $f failed, $s skipped"
+	for n in $(sed -n 's/^selftests: skipped: //p' "$log" | tail -n1); do
+		SKIPPED+=("$prefix:$n")
+	done
+}
+
+summary() {
+	local r
+	echo
+	echo "==== summary ($((SECONDS - START)) s)"
+	for r in "${RESULTS[@]}"; do
+		echo "$r"
+	done
+	if ((SKIP > 0)); then
+		echo "skipped: ${SKIPPED[*]}"
+		echo "$PASS passed, $FAIL failed, $SKIP skipped"
+	else
+		echo "$PASS passed, $FAIL failed"
+	fi
+}
