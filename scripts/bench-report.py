@@ -4,7 +4,9 @@
 # bench-report.py: rewrite README.md's benchmark tables from the JSON the
 # benchmarks wrote (build/bench/core.json from `make bench`, vm.json from
 # `make bench-vm`) and draw the plots in userspace/bench/plots/ with
-# gnuplot, so the figures shown are always those of the last run.
+# gnuplot, so the figures shown are always those of the last run.  The
+# reliability table comes the same way from build/bench/reliability.json,
+# which the tests fill (scripts/reliability.py).
 #
 # README.md holds one region per benchmark between
 #   <!-- bench-report NAME -->  and  <!-- end bench-report NAME -->
@@ -216,6 +218,55 @@ def vm_report():
     return "\n".join(out) + "\n"
 
 
+# The reliability figures: what each counts, the test that measures it,
+# what "nothing lost" was checked against, and the runs that measure it.
+RELIABILITY = [
+    ("calls_fuzzed", "ioctl calls fuzzed",
+     "`selftests/ioctl_fuzz.sh` (`ioctl_fuzz.c`)",
+     "each worker's reference set in its own namespace, compared with a "
+     "dump after every round whose calls were all refused (restored after "
+     "the others); lost = workers that found it changed, or died",
+     "`make check` (20K calls), `make check-debug` (1M)"),
+    ("faults_injected", "allocation faults injected",
+     "`selftests/faults.sh` (failslab, fail_page_alloc)",
+     "a model of the set after every add, load and flush, an unfaulted "
+     "dump, the stats' count, and packets from stored sources, all "
+     "dropped; lost = stored entries gone after a load under faults",
+     "`make check-debug` (needs its fault injection kernel)"),
+    ("interleavings_checked", "reader interleavings checked",
+     "`userspace/tests/test_filter_interleave.c`",
+     "the keys present before and after each writer operation, looked up "
+     "by a reader at every store and split across two states; lost = "
+     "wrong answers",
+     "`make unit`"),
+    ("tenants_tried", "delegated tenants tried",
+     "`selftests/userns_test.c`",
+     "the initial namespace's set dumped before and after every test, and "
+     "the other tenant's set; lost = entries of the initial set gone",
+     "`make check`"),
+]
+
+
+def reliability_report():
+    data, _ = load("reliability.json")
+    data = data or {}
+    out = ["| figure | value | lost | checked against | measured by "
+           "| where, when |", "|---|---|---|---|---|---|"]
+    for fig, what, test, against, run in RELIABILITY:
+        rows = sorted((e for e in data.values() if e["figure"] == fig),
+                      key=lambda e: e["source"])
+        if not rows:
+            out.append(f"| {what} | not measured yet: {run} | - "
+                       f"| {against} | {test} | - |")
+            continue
+        for e in rows:
+            lost = "-" if e["lost"] is None else f"{e['lost']:,}"
+            out.append(f"| {what} | {e['value']:,} | {lost} | {against} "
+                       f"| {test}, `{e['source']}` "
+                       f"| {e['where']}, {e['date']} |")
+    return "\n".join(out) + "\n"
+
+
 def replace_region(text, name, body):
     pat = re.compile(r"(<!-- bench-report %s -->\n).*?"
                      r"(<!-- end bench-report %s -->)" % (name, name),
@@ -230,6 +281,7 @@ def main():
         text = f.read()
     new = replace_region(text, "core", core_report())
     new = replace_region(new, "vm", vm_report())
+    new = replace_region(new, "reliability", reliability_report())
     if new != text:
         with open(README, "w") as f:
             f.write(new)
