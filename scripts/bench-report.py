@@ -12,7 +12,8 @@
 #   <!-- bench-report NAME -->  and  <!-- end bench-report NAME -->
 # which is replaced whole.  A benchmark without JSON gets the command that
 # produces it instead of figures.  `make bench-report` runs this; so do the
-# bench targets.
+# bench targets.  `bench-report.py NAME...` rewrites only those regions
+# (`bench-report.py reliability` after the tests).
 import datetime
 import json
 import os
@@ -276,12 +277,21 @@ def replace_region(text, name, body):
     return pat.sub(lambda m: m.group(1) + body + m.group(2), text)
 
 
-def main():
+REPORTS = {"core": core_report, "vm": vm_report,
+           "reliability": reliability_report}
+
+
+def main(names):
+    """Rewrite the regions NAMES (default: all of them)."""
+    for name in names:
+        if name not in REPORTS:
+            sys.exit(f"bench-report: no region '{name}' "
+                     f"(regions: {' '.join(REPORTS)})")
     with open(README) as f:
         text = f.read()
-    new = replace_region(text, "core", core_report())
-    new = replace_region(new, "vm", vm_report())
-    new = replace_region(new, "reliability", reliability_report())
+    new = text
+    for name in names or REPORTS:
+        new = replace_region(new, name, REPORTS[name]())
     if new != text:
         with open(README, "w") as f:
             f.write(new)
@@ -290,4 +300,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
