@@ -15,8 +15,9 @@
 # a failure; results its plan announced that never came, and a failing
 # exit that no result accounts for, are failures too.  A test that
 # reports no result counts once, by its exit status.  Failed and skipped
-# results are named ("# cuckoo_nf: failed: TEST:NAME", "# cuckoo_nf: skipped: TEST:NAME"), and
-# the last line is kselftest's "# Totals:" line over all of them.
+# results are named ("# cuckoo_nf: failed: TEST:NAME", "# cuckoo_nf:
+# skipped: TEST:NAME"), and the last line is kselftest's "# Totals:" line
+# over all of them.
 set -uo pipefail
 
 # Tests, settings and kselftest-list.txt are in the selftests directory.
