@@ -34,7 +34,8 @@ addr_list() {
 # # SKIP REASON" per test, diagnostics as "# ...", "# Totals: ..." at the
 # end.  A multi-part script lists its test functions in ALL_TESTS (as
 # tools/testing/selftests/net/lib.sh does); TESTS="a b" in the environment
-# runs only those.  Inside a test, checks report with
+# runs only those (CNF_TEST_TESTS from the host: selftests/vm/run passes
+# CNF_TEST_* into the VM, for a run of one script).  Inside a test, checks report with
 #   pass MSG     "# ok: MSG"
 #   fail MSG     "# FAIL: MSG", and the test fails
 #   note MSG     "# MSG"
@@ -133,11 +134,11 @@ run_one() {
 # ALL_TESTS' order, then ktap_finished.  A name in TESTS that is not a
 # test is an error, not a silent pass.
 run_tests() {
-	local t sel=() all=" " want=" "
+	local t sel=() all=" " want=" " only=${TESTS-${CNF_TEST_TESTS:-}}
 	# Words, whatever the white space between them.
 	for t in $ALL_TESTS; do all+="$t "; done
-	for t in ${TESTS:-$ALL_TESTS}; do want+="$t "; done
-	for t in ${TESTS:-}; do
+	for t in ${only:-$ALL_TESTS}; do want+="$t "; done
+	for t in $only; do
 		[[ $all == *" $t "* ]] && continue
 		ktap_header
 		echo "1..0"
