@@ -35,16 +35,19 @@ addr_list() {
 # end.  A multi-part script lists its test functions in ALL_TESTS (as
 # tools/testing/selftests/net/lib.sh does); TESTS="a b" in the environment
 # runs only those (CNF_TEST_TESTS from the host: selftests/vm/run passes
-# CNF_TEST_* into the VM, for a run of one script).  Inside a test, checks report with
-#   pass MSG     "# ok: MSG"
-#   fail MSG     "# FAIL: MSG", and the test fails
-#   note MSG     "# MSG"
-#   verdict RC MSG  pass or fail as RC is 0 or not
-#   skip_test REASON; return     the test is skipped (a requirement of its
-#                own is missing: it was not run, so it did not pass)
+# CNF_TEST_* into the VM, for a run of one script).  Inside a test, checks
+# report with
+#   pass MSG          "# ok: MSG"
+#   fail MSG          "# FAIL: MSG", and the test fails
+#   note MSG          "# MSG"
+#   verdict RC MSG    pass or fail as RC is 0 or not
+#   skip_test REASON; return
+#                     the test is skipped (a requirement of its own is
+#                     missing: it was not run, so it did not pass)
 # A requirement of the whole script missing (require_*) skips it all:
-# "1..0 # SKIP REASON" and exit 4.  The exit status is 0 when no test
-# failed and one passed, 4 when every test was skipped, 1 otherwise.
+# "1..0 # SKIP REASON" and exit 4; a setup that fails is a failure
+# (ktap_bail).  The exit status is 0 when no test failed and one passed, 4
+# when every test was skipped, 1 otherwise.
 KSFT_PASS=0
 KSFT_FAIL=1
 KSFT_SKIP=4
@@ -203,7 +206,6 @@ run_deferred() {
 	DEFER=()
 }
 trap run_deferred EXIT
-
 
 # tmpdir VAR: a temporary directory, removed at exit, in VAR.
 tmpdir() {
