@@ -62,10 +62,13 @@ dkms_source_clean() {
 
 # dkms_kernel RELEASE: build and install for RELEASE; KO is the result.
 dkms_kernel() {
-	local rel=$1 v vm
+	local rel=$1 v vm f
 	dkms build -m cuckoo-nf -v "$VERSION" -k "$rel" &&
 		dkms install -m cuckoo-nf -v "$VERSION" -k "$rel" || return 1
-	KO=$(ls /lib/modules/"$rel"/updates/dkms/cuckoo_nf.ko* 2>/dev/null | head -n1)
+	KO=
+	for f in /lib/modules/"$rel"/updates/dkms/cuckoo_nf.ko*; do
+		[[ -f $f ]] && KO=$f
+	done
 	[[ -n $KO ]] || { echo "no module in /lib/modules/$rel/updates/dkms"; return 1; }
 	v=$(modinfo -F version "$KO")
 	vm=$(modinfo -F vermagic "$KO")
@@ -134,7 +137,9 @@ deb_build() {
 	mkdir -p "$t"
 	dkms add -m cuckoo-nf -v "$VERSION" "${tree[@]}" &&
 		dkms build -m cuckoo-nf -v "$VERSION" -k "$rel" "${tree[@]}" || return 1
-	ko=$(ls "$t/cuckoo-nf/$VERSION/$rel/x86_64/module/"cuckoo_nf.ko* | head -n1)
+	for ko in "$t/cuckoo-nf/$VERSION/$rel/x86_64/module/"cuckoo_nf.ko*; do
+		[[ -f $ko ]] && break
+	done
 	v=$(modinfo -F version "$ko")
 	out=$("$SCRATCH/usr/sbin/cuckooctl" --version | head -n1)
 	echo "$ko: version $v; packaged cuckooctl: $out"

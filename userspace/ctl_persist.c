@@ -68,10 +68,13 @@ static int save_one(int fd, const char *dir, const char *name)
 	int tfd, rc, err;
 	bool failed;
 
-	if (set_path(path, sizeof(path), dir, name, "") ||
-	    snprintf(tmp, sizeof(tmp), "%s/.%s.list.XXXXXX", dir, name) >=
-	    (int)sizeof(tmp))
+	if (set_path(path, sizeof(path), dir, name, ""))
 		return CTL_EXIT_FAIL;
+	if (snprintf(tmp, sizeof(tmp), "%s/.%s.list.XXXXXX", dir, name) >=
+	    (int)sizeof(tmp)) {
+		ctl_err("save-all: %s: path too long", dir);
+		return CTL_EXIT_FAIL;
+	}
 	tfd = mkostemp(tmp, O_CLOEXEC);
 	if (tfd < 0) {
 		ctl_err("save-all: %s: %s", tmp, strerror(errno));
