@@ -60,8 +60,10 @@ install_missing() {
 	fi
 	log "installing: ${wanted[*]}"
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq
-	apt-get install -y -qq --no-install-recommends "${wanted[@]}" >&2
+	# Another install (a second make in another tree) waits, not fails.
+	apt-get -o DPkg::Lock::Timeout=600 update -qq
+	apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
+		--no-install-recommends "${wanted[@]}" >&2
 }
 
 for opt in "$@"; do
