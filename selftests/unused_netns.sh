@@ -15,10 +15,12 @@
 #     slabs), taken once two in a row 1 s apart agree within 16 kB.  The
 #     module's share of a namespace is, summed over those places, the
 #     median of the rounds with it less the median of the rounds without,
-#     per namespace; it must be at most BOUND bytes.  Left out, and printed: the vmalloc'd
-#     maps of the per-CPU allocator's chunks, which come 4 MB at a time
-#     when the namespaces' per-CPU data (counted) needs a new chunk, a step
-#     no round of a few hundred namespaces resolves.
+#     per namespace; it must be at most BOUND bytes.  Left out, and
+#     printed: the vmalloc'd maps of the per-CPU allocator's chunks, which
+#     come 4 MB at a time when the namespaces' per-CPU data (counted) needs
+#     a new chunk, a step no round of a few hundred namespaces resolves;
+#     and the stacks of threads (16 kB, 33 B a namespace in a round), which
+#     the kernel starts and stops for its own work: the module has none.
 #  2. one namespace, pinged from a source before and after each step:
 #     never configured (passes, stats inactive after reading them), the
 #     first add (the very next packet is dropped), emptied by del (passes,
@@ -147,6 +149,7 @@ round() {
 # left out.
 share() {
 	awk -v n="$NS_N" '
+	function abs(x) { return x < 0 ? -x : x }
 	function median(a, c,   i, j, t) {
 		for (i = 2; i <= c; i++)
 			for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
@@ -169,6 +172,10 @@ share() {
 				chunks += d
 				continue
 			}
+			if (k ~ /^vmalloc:(kernel_clone|copy_process|dup_task_struct)/) {
+				stacks += d
+				continue
+			}
 			total += d
 			if (d >= 0.5 || d <= -0.5)
 				part[k] = d
@@ -179,12 +186,12 @@ share() {
 			s[++m] = k
 		}
 		for (i = 2; i <= m; i++)
-			for (j = i; j > 1 && (part[s[j - 1]] < 0 ? -part[s[j - 1]] : part[s[j - 1]]) < (part[s[j]] < 0 ? -part[s[j]] : part[s[j]]); j--) {
+			for (j = i; j > 1 && abs(part[s[j - 1]]) < abs(part[s[j]]); j--) {
 				t = s[j]; s[j] = s[j - 1]; s[j - 1] = t
 			}
 		for (i = 1; i <= m && i <= 8; i++)
 			printf " %s %+.1f", s[i], part[s[i]]
-		printf "; left out, per-CPU chunk maps %+.1f\n", chunks
+		printf "; left out: per-CPU chunk maps %+.1f, thread stacks %+.1f\n", chunks, stacks
 	}' "$TMP/mem"
 }
 
