@@ -34,6 +34,11 @@
 #define CNF_DEVICE_NAME		"cuckoo_nf"
 #define CNF_DEVICE_PATH		"/dev/" CNF_DEVICE_NAME
 
+/* The ABI this header describes (see struct cnf_version). */
+#define CNF_ABI_VERSION		1
+/* Room for the version string in struct cnf_version, NUL included. */
+#define CNF_VERSION_LEN		64
+
 /**
  * struct cnf_addr - one source address
  * @family:    AF_INET (2) or AF_INET6 (10).
@@ -170,6 +175,26 @@ struct cnf_stats {
 
 #define CNF_STATS_F_INACTIVE	_BITUL(0)
 
+/**
+ * struct cnf_version - which module answers, and which ABI it speaks
+ * @abi:      the module's %CNF_ABI_VERSION.  It changes only when an
+ *            existing call changes incompatibly; new calls, new flags and
+ *            grown structs keep it.  A tool must refuse an @abi it does not
+ *            know: it cannot tell what its calls would do.
+ * @reserved: out: 0.
+ * @version:  the module's version, as `modinfo -F version` shows it:
+ *            NUL-terminated, every byte after the string 0.
+ *
+ * A module older than this call answers %CNF_IOC_VERSION with -ENOTTY; it
+ * speaks ABI 1.  A larger struct from newer userspace gets its extra bytes
+ * zeroed.
+ */
+struct cnf_version {
+	__u32	abi;
+	__u32	reserved;
+	char	version[CNF_VERSION_LEN];
+};
+
 #define CNF_IOC_TYPE		0xC5
 
 #define CNF_IOC_ADD		_IOW(CNF_IOC_TYPE, 0x01, struct cnf_addr)
@@ -192,5 +217,7 @@ struct cnf_stats {
  * %CNF_IOC_FLUSH, by contrast, empties the filter and keeps the rest.
  */
 #define CNF_IOC_RESET		_IO(CNF_IOC_TYPE, 0x0a)
+/* 0x0b is taken. */
+#define CNF_IOC_VERSION		_IOR(CNF_IOC_TYPE, 0x0c, struct cnf_version)
 
 #endif /* _UAPI_LINUX_CUCKOO_NF_H */
