@@ -7,6 +7,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/hash.h>
 #include <linux/netfilter.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -35,10 +36,10 @@ struct cnf_pcpu_stats {
  * or with the namespace.  A namespace never configured has none of it and
  * no hooks: its packets do not reach this module at all.
  * @filter: lookups under RCU (the hooks, CNF_IOC_TEST), changes under
- *          cnf_net.lock and then cnf_filter_lock().
+ *          cnf_net_lock() and then cnf_filter_lock().
  * @stats:  per-CPU, written by the hooks, summed by readers under
- *          cnf_net.lock with u64_stats retries.
- * @mode:   enum cnf_mode; written under cnf_net.lock, read locklessly by
+ *          cnf_net_lock() with u64_stats retries.
+ * @mode:   enum cnf_mode; written under cnf_net_lock(), read locklessly by
  *          the hooks (READ_ONCE).
  * @gen:    tells this state from an earlier one of the same namespace (a
  *          dump snapshot charged to a state that a reset freed has nothing
@@ -57,21 +58,43 @@ struct cnf_state {
 
 /*
  * The per namespace part every namespace pays for while the module is
- * loaded (net_generic()): kept to a pointer and a mutex.
+ * loaded (net_generic()): one pointer, so that a namespace never
+ * configured costs an 8-byte object.  Its lock is not in it but shared,
+ * see cnf_net_lock().
  * @state: NULL until the namespace is configured.  Published with
- *         rcu_assign_pointer() under @lock once its hooks are registered;
- *         cleared under @lock before they are unregistered; freed after
- *         synchronize_net() (reset) or the grace period between .pre_exit
- *         and .exit (namespace exit).  Lockless readers (CNF_IOC_TEST) use
- *         rcu_dereference(); everything else holds @lock.
- * @lock:  serialises creation, reset and every use of @state by the
- *         control device; taken before cnf_filter_lock(), never held over
- *         user memory, never taken by the packet path.
+ *         rcu_assign_pointer() under cnf_net_lock() once its hooks are
+ *         registered; cleared under cnf_net_lock() before they are
+ *         unregistered; freed after synchronize_net() (reset) or the grace
+ *         period between .pre_exit and .exit (namespace exit).  Lockless
+ *         readers (CNF_IOC_TEST) use rcu_dereference(); everything else
+ *         holds cnf_net_lock().
  */
 struct cnf_net {
-	struct cnf_state __rcu *state;
-	struct mutex lock;	/* guards @state: see above */
+	struct cnf_state __rcu *state;	/* see above */
 };
+
+/*
+ * The namespaces' locks, 2^CNF_NET_LOCK_BITS mutexes in one array: a
+ * namespace's is the one its struct net hashes to, shared with the
+ * namespaces that hash alike, rather than a mutex in every namespace's
+ * struct cnf_net, which would make the object of a namespace that never
+ * uses the module a 64-byte one instead of an 8-byte one.  Each
+ * serialises creation, reset and every use of cnf_net.state by the
+ * control device; it is taken killably wherever the caller can give up,
+ * before cnf_filter_lock(), never held over user memory, never taken by
+ * the packet path, and no call holds two of them: they are one lockdep
+ * class (initialised at one site, cnf_net_locks_init()), so lockdep would
+ * report a nesting.  Sharing costs a namespace at most a wait behind
+ * another's control call, which holds the lock for bounded work in the
+ * kernel (the longest: the synchronize_net() of a reset).
+ */
+#define CNF_NET_LOCK_BITS	6
+extern struct mutex cnf_net_locks[1 << CNF_NET_LOCK_BITS];
+
+static inline struct mutex *cnf_net_lock(const struct net *net)
+{
+	return &cnf_net_locks[hash_ptr(net, CNF_NET_LOCK_BITS)];
+}
 
 extern unsigned int cnf_net_id;
 extern unsigned long cnf_initial_capacity;
@@ -82,15 +105,15 @@ static inline struct cnf_net *cnf_pernet(const struct net *net)
 	return net_generic(net, cnf_net_id);
 }
 
-/* Under cnf_net.lock. */
-static inline struct cnf_state *cnf_state_locked(struct cnf_net *cn)
+/* Under cnf_net_lock(@net). */
+static inline struct cnf_state *cnf_state_locked(const struct net *net)
 {
-	return rcu_dereference_protected(cn->state, lockdep_is_held(&cn->lock));
+	return rcu_dereference_protected(cnf_pernet(net)->state,
+					 lockdep_is_held(cnf_net_lock(net)));
 }
 
-struct cnf_state *cnf_state_activate(struct net *net, struct cnf_net *cn,
-				     bool *created);
-void cnf_state_reset(struct net *net, struct cnf_net *cn);
+struct cnf_state *cnf_state_activate(struct net *net, bool *created);
+void cnf_state_reset(struct net *net);
 
 int cnf_hooks_init(void);
 void cnf_hooks_exit(void);

@@ -8,11 +8,12 @@
  * namespace's state when it has none (cnf_state_activate()); reads,
  * deletes and flush of a namespace without state answer as for an empty
  * filter and create nothing; a reset frees it.  Every use of the state
- * takes the namespace's cnf_net.lock, killably, then the filter's writer
- * lock, and never while reading or writing user memory: a stalled user
- * buffer stalls only its own call.  A batch takes the locks once per
- * chunk; a dump copies the filter under them once, to a snapshot it then
- * reads out.  The packet path takes neither.
+ * takes the namespace's lock (cnf_net_lock(), shared with the namespaces
+ * that hash alike), killably, then the filter's writer lock, and never
+ * while reading or writing user memory: a stalled user buffer stalls only
+ * its own call.  A batch takes the locks once per chunk; a dump copies the
+ * filter under them once, to a snapshot it then reads out.  The packet
+ * path takes neither.
  */
 #include "cnf.h"
 
@@ -51,48 +52,41 @@ struct cnf_file {
 
 static atomic_t cnf_dump_ids = ATOMIC_INIT(0);
 
-static struct cnf_net *cnf_file_net(const struct cnf_file *cf)
-{
-	return cnf_pernet(cf->net);
-}
-
 /*
- * Take cnf_net.lock and find the state: made now when @create, else NULL
+ * Take cnf_net_lock() and find the state: made now when @create, else NULL
  * for a namespace without one.  *@created says whether this call made it.
  */
 static struct cnf_state *cnf_lock_state(struct cnf_file *cf, bool create,
 					bool *created)
 {
-	struct cnf_net *cn = cnf_file_net(cf);
+	struct mutex *lock = cnf_net_lock(cf->net);
 	struct cnf_state *st;
 	int err;
 
 	*created = false;
-	err = mutex_lock_killable(&cn->lock);
+	err = mutex_lock_killable(lock);
 	if (err)
 		return ERR_PTR(err);
 	if (!create)
-		return cnf_state_locked(cn);
-	st = cnf_state_activate(cf->net, cn, created);
+		return cnf_state_locked(cf->net);
+	st = cnf_state_activate(cf->net, created);
 	if (IS_ERR(st))
-		mutex_unlock(&cn->lock);
+		mutex_unlock(lock);
 	return st;
 }
 
 /*
- * Drop cnf_net.lock.  A state this call made for a change that failed
+ * Drop cnf_net_lock().  A state this call made for a change that failed
  * before anything was added goes again: a refused first add leaves the
  * namespace as unconfigured as it found it.
  */
 static void cnf_unlock_state(struct cnf_file *cf, struct cnf_state *st,
 			     bool created, bool undo)
 {
-	struct cnf_net *cn = cnf_file_net(cf);
-
 	if (created && undo && !cnf_filter_count(st->filter, CNF_V4) &&
 	    !cnf_filter_count(st->filter, CNF_V6))
-		cnf_state_reset(cf->net, cn);
-	mutex_unlock(&cn->lock);
+		cnf_state_reset(cf->net);
+	mutex_unlock(cnf_net_lock(cf->net));
 }
 
 /* ---- addresses ---- */
@@ -185,7 +179,7 @@ static long cnf_ioc_test(struct cnf_file *cf, void __user *uarg, size_t usize)
 	if (err)
 		return err;
 	rcu_read_lock();
-	st = rcu_dereference(cnf_file_net(cf)->state);
+	st = rcu_dereference(cnf_pernet(cf->net)->state);
 	if (st)
 		listed = cnf_filter_contains(st->filter, &key);
 	rcu_read_unlock();
@@ -343,21 +337,20 @@ static long cnf_ioc_del_batch(struct cnf_file *cf, void __user *uarg,
 
 /* ---- dump ---- */
 
-/* Also from release: waits for cnf_net.lock unkillably. */
+/* Also from release: waits for cnf_net_lock() unkillably. */
 static void cnf_dump_free(struct cnf_file *cf)
 {
-	struct cnf_net *cn = cnf_file_net(cf);
 	struct cnf_state *st;
 
 	if (cf->dump_charged) {
-		mutex_lock(&cn->lock);
-		st = cnf_state_locked(cn);
+		mutex_lock(cnf_net_lock(cf->net));
+		st = cnf_state_locked(cf->net);
 		if (st && st->gen == cf->dump_gen) {
 			cnf_filter_lock(st->filter);
 			cnf_filter_uncharge(st->filter, cf->dump_charged);
 			cnf_filter_unlock(st->filter);
 		}
-		mutex_unlock(&cn->lock);
+		mutex_unlock(cnf_net_lock(cf->net));
 	}
 	kvfree(cf->dump_v4);
 	kvfree(cf->dump_v6);
@@ -569,14 +562,14 @@ static long cnf_ioc_flush(struct cnf_file *cf, void __user *uarg, size_t usize)
  */
 static long cnf_ioc_reset(struct cnf_file *cf, void __user *uarg, size_t usize)
 {
-	struct cnf_net *cn = cnf_file_net(cf);
+	struct mutex *lock = cnf_net_lock(cf->net);
 	int err;
 
-	err = mutex_lock_killable(&cn->lock);
+	err = mutex_lock_killable(lock);
 	if (err)
 		return err;
-	cnf_state_reset(cf->net, cn);
-	mutex_unlock(&cn->lock);
+	cnf_state_reset(cf->net);
+	mutex_unlock(lock);
 	return 0;
 }
 

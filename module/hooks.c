@@ -13,7 +13,7 @@
  * Order of creation (cnf_state_activate()): allocate, register the hooks,
  * publish.  Of a reset (cnf_state_reset()): unpublish, unregister the
  * hooks, wait for packets and RCU readers to be done, free.  Both run
- * under cnf_net.lock, so a change that waits for the lock finds either the
+ * under the namespace's cnf_net_lock(), so a change that waits for the lock finds either the
  * old state still whole or none, and then makes a new one whose hooks are
  * in place before its first address is.  Namespace exit: .pre_exit
  * unregisters the hooks, the core waits a grace period, .exit frees; no
@@ -31,6 +31,7 @@
 #include <linux/netfilter_ipv6.h>
 
 unsigned int cnf_net_id __read_mostly;
+struct mutex cnf_net_locks[1 << CNF_NET_LOCK_BITS];	/* see cnf.h */
 
 /*
  * Hooks mostly run in softirq context, but nf_reinject() (an nfqueue
@@ -129,14 +130,13 @@ static struct cnf_state *cnf_state_alloc(void)
 }
 
 /*
- * Under cn->lock: the namespace's state, made now if it has none
+ * Under cnf_net_lock(@net): the namespace's state, made now if it has none
  * (*@created then true).  The hooks are registered before the state is
  * published, so the first address added is looked up by the next packet.
  */
-struct cnf_state *cnf_state_activate(struct net *net, struct cnf_net *cn,
-				     bool *created)
+struct cnf_state *cnf_state_activate(struct net *net, bool *created)
 {
-	struct cnf_state *st = cnf_state_locked(cn);
+	struct cnf_state *st = cnf_state_locked(net);
 	int err;
 
 	*created = false;
@@ -150,27 +150,27 @@ struct cnf_state *cnf_state_activate(struct net *net, struct cnf_net *cn,
 		cnf_state_free(st);
 		return ERR_PTR(err);
 	}
-	rcu_assign_pointer(cn->state, st);
+	rcu_assign_pointer(cnf_pernet(net)->state, st);
 	*created = true;
 	return st;
 }
 
 /*
- * Under cn->lock: give the hooks and the memory back.  The state leaves
- * cn->state first, so the control device sees an empty namespace from
+ * Under cnf_net_lock(@net): give the hooks and the memory back.  The state
+ * leaves cnf_net.state first, so the control device sees an empty namespace from
  * then on, while the hooks, until unregistered, go on dropping what the
  * filter still lists: no listed source passes before the reset is seen.
  * nf_unregister_net_hooks() frees the hook entries after a grace period
  * but does not wait for it; synchronize_net() does, so no packet and no
  * CNF_IOC_TEST still looks at the state when it is freed.
  */
-void cnf_state_reset(struct net *net, struct cnf_net *cn)
+void cnf_state_reset(struct net *net)
 {
-	struct cnf_state *st = cnf_state_locked(cn);
+	struct cnf_state *st = cnf_state_locked(net);
 
 	if (!st)
 		return;
-	RCU_INIT_POINTER(cn->state, NULL);
+	RCU_INIT_POINTER(cnf_pernet(net)->state, NULL);
 	nf_unregister_net_hooks(net, st->ops, CNF_NHOOKS);
 	synchronize_net();
 	cnf_state_free(st);
@@ -178,15 +178,12 @@ void cnf_state_reset(struct net *net, struct cnf_net *cn)
 
 static int __net_init cnf_net_init(struct net *net)
 {
-	struct cnf_net *cn = cnf_pernet(net);
-
-	mutex_init(&cn->lock);
-	RCU_INIT_POINTER(cn->state, NULL);
+	RCU_INIT_POINTER(cnf_pernet(net)->state, NULL);
 	return 0;
 }
 
 /*
- * No file holds the namespace any more, so nothing else uses cn->state.
+ * No file holds the namespace any more, so nothing else uses its state.
  * Hooks go first; the core then waits for an RCU grace period before
  * .exit, so no packet is still looking at what .exit frees.
  */
@@ -201,12 +198,11 @@ static void __net_exit cnf_net_pre_exit(struct net *net)
 
 static void __net_exit cnf_net_exit(struct net *net)
 {
-	struct cnf_net *cn = cnf_pernet(net);
-	struct cnf_state *st = rcu_dereference_protected(cn->state, true);
+	struct cnf_state *st = rcu_dereference_protected(cnf_pernet(net)->state,
+							 true);
 
 	if (st)
 		cnf_state_free(st);
-	mutex_destroy(&cn->lock);
 }
 
 static struct pernet_operations cnf_net_ops = {
@@ -217,9 +213,32 @@ static struct pernet_operations cnf_net_ops = {
 	.size		= sizeof(struct cnf_net),
 };
 
+/* One mutex_init() site: the locks are one lockdep class. */
+static void cnf_net_locks_init(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cnf_net_locks); i++)
+		mutex_init(&cnf_net_locks[i]);
+}
+
+static void cnf_net_locks_destroy(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cnf_net_locks); i++)
+		mutex_destroy(&cnf_net_locks[i]);
+}
+
 int cnf_hooks_init(void)
 {
-	return register_pernet_subsys(&cnf_net_ops);
+	int err;
+
+	cnf_net_locks_init();
+	err = register_pernet_subsys(&cnf_net_ops);
+	if (err)
+		cnf_net_locks_destroy();
+	return err;
 }
 
 void cnf_hooks_exit(void)
@@ -227,4 +246,5 @@ void cnf_hooks_exit(void)
 	unregister_pernet_subsys(&cnf_net_ops);
 	/* Tables retired by growth or flush are freed by our RCU callbacks. */
 	rcu_barrier();
+	cnf_net_locks_destroy();
 }
