@@ -99,7 +99,7 @@ static void cnf_unlock_state(struct cnf_file *cf, struct cnf_state *st,
 
 static int cnf_addr_to_key(const struct cnf_addr *a, struct cnf_key *key)
 {
-	if (a->reserved)
+	if (a->flags)
 		return -EINVAL;
 	switch (a->family) {
 	case AF_INET:
@@ -654,7 +654,8 @@ static long cnf_ioc_stats(struct cnf_file *cf, void __user *uarg, size_t usize)
 	err = cnf_fill_stats(cf, &st);
 	if (err)
 		return err;
-	if (copy_to_user(uarg, &st, sizeof(st)))
+	/* An older, shorter struct gets the fields it has. */
+	if (copy_to_user(uarg, &st, min(usize, sizeof(st))))
 		return -EFAULT;
 	/* A newer, larger struct: fields this kernel does not know are 0. */
 	if (usize > sizeof(st) &&
@@ -707,9 +708,14 @@ out:
 
 /* ---- file operations ---- */
 
+/*
+ * @min_size: the first version of the command's struct, when it has grown
+ * since (0: the struct never changed).
+ */
 struct cnf_ioctl_desc {
 	unsigned int cmd;
 	long (*fn)(struct cnf_file *cf, void __user *uarg, size_t usize);
+	size_t min_size;
 };
 
 static const struct cnf_ioctl_desc cnf_ioctls[] = {
@@ -720,7 +726,8 @@ static const struct cnf_ioctl_desc cnf_ioctls[] = {
 	[_IOC_NR(CNF_IOC_DEL_BATCH)] = { CNF_IOC_DEL_BATCH, cnf_ioc_del_batch },
 	[_IOC_NR(CNF_IOC_DUMP)] = { CNF_IOC_DUMP, cnf_ioc_dump },
 	[_IOC_NR(CNF_IOC_FLUSH)] = { CNF_IOC_FLUSH, cnf_ioc_flush },
-	[_IOC_NR(CNF_IOC_STATS)] = { CNF_IOC_STATS, cnf_ioc_stats },
+	[_IOC_NR(CNF_IOC_STATS)] = { CNF_IOC_STATS, cnf_ioc_stats,
+				     offsetofend(struct cnf_stats, flags) },
 	[_IOC_NR(CNF_IOC_SET_CONFIG)] = { CNF_IOC_SET_CONFIG, cnf_ioc_set_config },
 	[_IOC_NR(CNF_IOC_RESET)] = { CNF_IOC_RESET, cnf_ioc_reset },
 };
@@ -737,7 +744,7 @@ static long cnf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	d = &cnf_ioctls[nr];
 	/* Same direction, and at least the first version's struct. */
 	if (_IOC_DIR(cmd) != _IOC_DIR(d->cmd) ||
-	    _IOC_SIZE(cmd) < _IOC_SIZE(d->cmd))
+	    _IOC_SIZE(cmd) < (d->min_size ?: _IOC_SIZE(d->cmd)))
 		return -ENOTTY;
 	if (!ns_capable(cf->net->user_ns, CAP_NET_ADMIN))
 		return -EPERM;

@@ -100,7 +100,7 @@ static inline bool cnf_well_formed(const struct cnf_addr *a)
 {
 	static const uint8_t zero[12];
 
-	if (a->reserved)
+	if (a->flags)
 		return false;
 	if (a->family == AF_INET)
 		return a->prefixlen == 32 && !memcmp(a->addr + 4, zero, 12);

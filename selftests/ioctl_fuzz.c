@@ -375,7 +375,7 @@ static void fill_addr(struct cnf_addr *a)
 		switch (below(5)) {
 		case 0: a->family = below(256); break;
 		case 1: a->prefixlen = below(256); break;
-		case 2: a->reserved = 1 + below(0xffff); break;
+		case 2: a->flags = 1 + below(0xffff); break;
 		case 3: a->addr[4 + below(12)] ^= 1 + below(255);
 			a->family = AF_INET; a->prefixlen = 32; break;
 		default: a->family ^= AF_INET ^ AF_INET6; break;

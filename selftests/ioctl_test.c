@@ -287,7 +287,7 @@ static int bad_variants(struct cnf_addr good, struct cnf_addr *out)
 	static const uint8_t v4_plens[] = { 0, 1, 8, 24, 31, 33, 64, 128, 255 };
 	static const uint8_t v6_plens[] = { 0, 1, 32, 64, 127, 129, 255 };
 	static const uint8_t families[] = { 0, 1, 3, 9, 11, 17, 38, 255 };
-	static const uint16_t reserved[] = { 1, 0x80, 0x100, 0x8000, 0xffff };
+	static const uint16_t flags[] = { 1, 0x80, 0x100, 0x8000, 0xffff };
 	bool v4 = good.family == AF_INET;
 	struct cnf_addr a;
 	unsigned int i;
@@ -308,9 +308,9 @@ static int bad_variants(struct cnf_addr good, struct cnf_addr *out)
 		a.family = families[i];
 		out[n++] = a;
 	}
-	for (i = 0; i < ARRAY_LEN(reserved); i++) {
+	for (i = 0; i < ARRAY_LEN(flags); i++) {
 		a = good;
-		a.reserved = reserved[i];
+		a.flags = flags[i];
 		out[n++] = a;
 	}
 	return n;
@@ -2011,7 +2011,7 @@ static int reset_child(void *arg)
 	if (fd < 0)
 		return 11;
 	/* Refused first changes: nothing stays behind. */
-	bad.reserved = 1;
+	bad.flags = 1;
 	CHILD_CHECK(add(fd, bad) == EINVAL);
 	CHILD_CHECK(cnf_ioc(fd, CNF_IOC_SET_CONFIG, &tiny) == EINVAL);
 	CHILD_CHECK(inactive(fd));

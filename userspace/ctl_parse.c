@@ -13,7 +13,7 @@
 
 int ctl_parse_addr(const char *s, struct cnf_addr *a)
 {
-	/* The kernel rejects non-zero reserved bytes and stray address bytes. */
+	/* The kernel rejects unknown flags and stray address bytes. */
 	memset(a, 0, sizeof(*a));
 	if (inet_pton(AF_INET, s, a->addr) == 1) {
 		a->family = AF_INET;

@@ -32,7 +32,7 @@ TEST(addr_ipv4)
 	ASSERT_EQ(0, ctl_parse_addr("10.0.0.5", &a));
 	EXPECT_EQ(AF_INET, a.family);
 	EXPECT_EQ(32, a.prefixlen);
-	EXPECT_EQ(0, a.reserved);
+	EXPECT_EQ(0, a.flags);
 	EXPECT_EQ(0, memcmp(a.addr, want, 4));
 	/* The kernel rejects anything in the 12 bytes an IPv4 address leaves. */
 	EXPECT_TRUE(all_zero(a.addr + 4, 12));
@@ -48,7 +48,7 @@ TEST(addr_ipv6)
 	ASSERT_EQ(0, ctl_parse_addr("2001:db8::1", &a));
 	EXPECT_EQ(AF_INET6, a.family);
 	EXPECT_EQ(128, a.prefixlen);
-	EXPECT_EQ(0, a.reserved);
+	EXPECT_EQ(0, a.flags);
 	EXPECT_EQ(0, memcmp(a.addr, want, 16));
 
 	ASSERT_EQ(0, ctl_parse_addr("::", &a));
