@@ -13,10 +13,11 @@ $(B)/cuckooctl: $(CTL_SRCS) $(CTL_HDRS)
 # warnings inside the harness's own macros.
 CTL_TEST_CFLAGS = $(CFLAGS) -Wno-sign-compare -Wno-format-overflow -I$(KSFT) -I.
 
+# With the formatting: reasons name the network they suggest.
 $(B)/tests/test_ctl_parse: tests/test_ctl_parse.c ctl_parse.c ctl_parse.h \
-			   $(KSFT_HARNESS)
+			   ctl_format.c ctl_format.h $(KSFT_HARNESS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CTL_TEST_CFLAGS) -o $@ tests/test_ctl_parse.c ctl_parse.c
+	$(CC) $(CTL_TEST_CFLAGS) -o $@ tests/test_ctl_parse.c ctl_parse.c ctl_format.c
 
 # With the parser: printed addresses must read back the same.
 $(B)/tests/test_ctl_format: tests/test_ctl_format.c ctl_format.c ctl_format.h \
