@@ -240,14 +240,16 @@ verify_traffic() {
 	done
 }
 
-# One cuckooctl test for every stable source: "ADDR: present" or "ADDR:
-# absent" each.
+# One cuckooctl test for every stable source: "ADDR: present (PREFIX)"
+# ("ADDR: present" from a module without CNF_IOC_MATCH) or "ADDR: absent"
+# each.
 verify_state() {
 	local s line
 	local -A res=()
 	rctl test "${BLOCKED4[@]}" "${BLOCKED6[@]}" "${ALLOWED4[@]}" "${ALLOWED6[@]}" >"$TMP/test.out" 2>&1
 	while read -r line; do
-		[[ $line =~ ^([0-9a-f.:]+):\ (present|absent)$ ]] && res[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
+		[[ $line =~ ^([0-9a-f.:]+):\ (present|absent)(\ \([0-9a-f.:/]+\))?$ ]] &&
+			res[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
 	done <"$TMP/test.out"
 	for s in "${BLOCKED4[@]}" "${BLOCKED6[@]}"; do
 		[[ ${res[$s]:-} == present ]] && log_pass "set: $s still present" ||
