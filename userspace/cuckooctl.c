@@ -661,7 +661,7 @@ static const struct ctl_cmd commands[] = {
 	  "the format of 'load'.  An absent PREFIX is reported and the command\n"
 	  "exits 1; with --file absent ones are counted, and bad lines make the\n"
 	  "exit status 1.\n\n"
-	  "  -f, --file FILE       read the prefixes from FILE\n"
+	  "  -f, --file FILE      read the prefixes from FILE\n"
 	  "      --all-addresses  take a /0\n" },
 	{ "test", cmd_test, "[--all-addresses] PREFIX...",
 	  "tell whether the set covers addresses",
@@ -680,7 +680,7 @@ static const struct ctl_cmd commands[] = {
 	  "added and how many were already present.  Each bad line is reported\n"
 	  "as FILE:LINE: VALUE: reason; the good lines are still added and the\n"
 	  "exit status is 1 (with no good line: nothing changed, exit 3).\n\n"
-	  "  -s, --strict          any bad line: change nothing, exit 3\n"
+	  "  -s, --strict         any bad line: change nothing, exit 3\n"
 	  "      --all-addresses  take /0 lines\n" },
 	{ "list", cmd_list, "", "print the set, one prefix per line",
 	  "Print every prefix in the set, one per line, single addresses without\n"
