@@ -149,8 +149,8 @@ static int no_options(const struct ctl_cmd *cmd, int argc, char **argv, int *rc)
 #define CTL_OPTION_ALL	{ "all-addresses", no_argument, NULL, CTL_OPT_ALL }
 
 /*
- * Options of add and test: --all-addresses into *@flags.  0 to go on, else
- * -1 and *rc.
+ * Options of add, test and restore: --all-addresses into *@flags.  0 to go
+ * on, else -1 and *rc.
  */
 static int prefix_options(const struct ctl_cmd *cmd, int argc, char **argv,
 			  unsigned int *flags, int *rc)
