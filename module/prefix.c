@@ -214,18 +214,38 @@ static int cnf_tier_add(struct cnf_filter *f, const struct cnf_key *p)
 	return err;
 }
 
-static void cnf_tier_del(struct cnf_filter *f, const struct cnf_key *p)
+/* 0, or -ENOENT when the tier does not have @p (unchanged). */
+static int cnf_tier_del(struct cnf_filter *f, const struct cnf_key *p)
 {
 	struct cnf_table __rcu **tp = &f->tier[p->family][p->len];
 	struct cnf_key k;
+	int err;
 
+	if (!cnf_deref(f, tp))
+		return -ENOENT;
 	cnf_table_key(p, &k);
-	WARN_ON_ONCE(cnf_tab_del(f, tp, &k));
-	if (cnf_deref(f, tp)->count)
-		return;
+	err = cnf_tab_del(f, tp, &k);
+	if (err || cnf_deref(f, tp)->count)
+		return err;
 	cnf_active_set(f, p->family, p->len, false);
 	if (p->len != cnf_family_bits(p->family))
 		cnf_tab_drop(f, tp);
+	return 0;
+}
+
+/*
+ * No stored prefix expands into the tier of @p, a prefix of its tier's
+ * length: every key there is native, and the tier alone answers.  The
+ * case of every list of addresses.
+ */
+static bool cnf_tier_plain(const struct cnf_filter *f, const struct cnf_key *p)
+{
+	unsigned int len;
+
+	for (len = cnf_tier_floor(p->family, p->len); len < p->len; len++)
+		if (f->nlen[p->family][len])
+			return false;
+	return true;
 }
 
 /*
@@ -269,7 +289,7 @@ static void cnf_uncover(struct cnf_filter *f, const struct cnf_key *k,
 	if (cnf_store_has(f, k))
 		cnf_store_del(f, k);	/* native again, as the tier says */
 	else
-		cnf_tier_del(f, k);
+		WARN_ON_ONCE(cnf_tier_del(f, k));
 }
 
 /* Key @i of the 2^(@tl - @p->len) keys @p expands into in tier @tl. */
@@ -316,7 +336,7 @@ static void cnf_del_native(struct cnf_filter *f, const struct cnf_key *p)
 	if (cnf_derived(f, p, CNF_TIERS))
 		cnf_store_del(f, p);
 	else
-		cnf_tier_del(f, p);
+		WARN_ON_ONCE(cnf_tier_del(f, p));
 }
 
 static void cnf_uncover_all(struct cnf_filter *f, const struct cnf_key *p,
@@ -391,12 +411,12 @@ int cnf_filter_add(struct cnf_filter *f, const struct cnf_key *key)
 	err = cnf_prefix_check(key);
 	if (err)
 		return err;
-	if (cnf_stored(f, key))
-		return -EEXIST;
-	if (cnf_tier_of(key->family, key->len) == key->len)
-		err = cnf_add_native(f, key);
+	if (cnf_tier_of(key->family, key->len) != key->len)
+		err = cnf_stored(f, key) ? -EEXIST : cnf_add_expanded(f, key);
+	else if (cnf_tier_plain(f, key))
+		err = cnf_tier_add(f, key);	/* -EEXIST from the table */
 	else
-		err = cnf_add_expanded(f, key);
+		err = cnf_stored(f, key) ? -EEXIST : cnf_add_native(f, key);
 	if (err)
 		return err;
 	f->nlen[key->family][key->len]++;
@@ -424,10 +444,14 @@ int cnf_filter_del(struct cnf_filter *f, const struct cnf_key *key)
 	err = cnf_prefix_check(key);
 	if (err)
 		return err;
-	if (!cnf_stored(f, key))
-		return -ENOENT;
 	tl = cnf_tier_of(key->family, key->len);
-	if (tl == key->len) {
+	if (tl == key->len && cnf_tier_plain(f, key)) {
+		err = cnf_tier_del(f, key);
+		if (err)
+			return err;
+	} else if (!cnf_stored(f, key)) {
+		return -ENOENT;
+	} else if (tl == key->len) {
 		cnf_del_native(f, key);
 	} else {
 		cnf_uncover_all(f, key, tl, 1U << (tl - key->len));
