@@ -18,7 +18,16 @@
 #                       6.12 PREEMPT_RT (installs the 6.12 kernels)
 #   make check-rt       stress, storm and lifecycle on 6.12 PREEMPT_RT
 #   make check-debug    the suite under a KASAN/lockdep/kmemleak kernel (slow)
-#   make install        module (+depmod), cuckooctl, man page, completion, uapi header
+#   make check-dkms     DKMS add/build/install for 6.1 and 6.12 cloud, modprobe
+#                       in a VM on each; make deb and its packages checked
+#                       (part of check-kernels)
+#   make install        module (+depmod), cuckooctl, man page, completion,
+#                       uapi header, systemd unit
+#   make dkms-install   the module's sources to /usr/src/cuckoo-nf-VERSION,
+#                       then `dkms add` (with DESTDIR=: only the copy)
+#   make dkms-uninstall `dkms remove` of every kernel, and the sources
+#   make deb            cuckoo-nf-dkms and cuckooctl .debs in build/deb/, lintian
+#   make version        print the version (dkms.conf's PACKAGE_VERSION)
 #   make clean          (distclean also drops build/cache)
 #
 # module builds against the running kernel (like any out-of-tree module).
@@ -41,11 +50,20 @@ endif
 endif
 KDIR ?= /lib/modules/$(KVER)/build
 
+# The one version, read by Kbuild and userspace/ too.
+CNF_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\([^"]*\)"$$/\1/p' dkms.conf)
+DKMS_NAME := cuckoo-nf
+DKMS_SRC = $(DESTDIR)/usr/src/$(DKMS_NAME)-$(CNF_VERSION)
+# What DKMS builds the module from: no test, no tool, no build product.
+DKMS_FILES = dkms.conf Kbuild Makefile $(wildcard module/*.[ch]) \
+	uapi/linux/cuckoo_nf.h
+
 PREFIX ?= /usr/local
 DESTDIR ?=
 MANDIR ?= $(PREFIX)/share/man
 COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 INCLUDEDIR ?= $(PREFIX)/include
+UNITDIR ?= /etc/systemd/system
 
 # Evaluated by the shell when a VM recipe runs, after deps installed a kernel.
 VM_KVER = $$(scripts/kver)
@@ -54,7 +72,8 @@ KBUILD_OPTS = $(if $(W),W=$(W)) $(if $(C),C=$(C))
 
 .PHONY: all module userspace unit lint selftests bench demo check install \
 	clean distclean deps test-modules selftests-build vm-build bench-vm \
-	check-debug bench-report bench-deps check-kernels check-rt
+	check-debug bench-report bench-deps check-kernels check-rt \
+	check-dkms dkms-install dkms-uninstall deb version
 
 all: module userspace
 
@@ -123,6 +142,31 @@ check-kernels:
 check-rt:
 	scripts/check-kernels.sh --rt
 
+check-dkms:
+	scripts/check-dkms.sh
+
+version:
+	@echo $(CNF_VERSION)
+
+# As WireGuard's and Jool's: the sources go where DKMS looks for them and
+# DKMS builds the module for every kernel with headers, now and at each
+# kernel update (AUTOINSTALL).  Build for one kernel with
+# `dkms install cuckoo-nf/VERSION -k RELEASE`.
+dkms-install:
+	rm -rf $(DKMS_SRC)
+	for f in $(DKMS_FILES); do install -D -m 644 $$f $(DKMS_SRC)/$$f || exit 1; done
+	$(if $(DESTDIR),,dkms add -m $(DKMS_NAME) -v $(CNF_VERSION))
+
+dkms-uninstall:
+	if [ -n "$$(dkms status -m $(DKMS_NAME) -v $(CNF_VERSION))" ]; then \
+		dkms remove -m $(DKMS_NAME) -v $(CNF_VERSION) --all; \
+	fi
+	rm -rf $(DKMS_SRC)
+
+deb:
+	scripts/deps.sh --pkg
+	scripts/mkdeb.sh
+
 # A debug kernel built once (cached in ~/.cache/cuckoo_nf), the whole suite
 # under it, kmemleak at the end.  Not part of check: it takes long.
 check-debug:
@@ -137,6 +181,9 @@ install: all
 	install -D -m 644 userspace/cuckooctl.bash-completion \
 		$(DESTDIR)$(COMPLETIONDIR)/cuckooctl
 	install -D -m 644 uapi/linux/cuckoo_nf.h $(DESTDIR)$(INCLUDEDIR)/linux/cuckoo_nf.h
+	sed 's,/usr/sbin/cuckooctl,$(PREFIX)/sbin/cuckooctl,' \
+		userspace/systemd/cuckoo_nf.service >build/cuckoo_nf.service
+	install -D -m 644 build/cuckoo_nf.service $(DESTDIR)$(UNITDIR)/cuckoo_nf.service
 
 clean:
 	@if [ -d $(KDIR) ]; then \
@@ -146,7 +193,7 @@ clean:
 		done; \
 	fi
 	-[ ! -f userspace/Makefile ] || $(MAKE) -C userspace clean
-	-$(MAKE) -C selftests clean
+	-[ ! -f selftests/Makefile ] || $(MAKE) -C selftests clean
 	find build -mindepth 1 -maxdepth 1 ! -name cache -exec rm -rf {} + 2>/dev/null || true
 
 distclean: clean

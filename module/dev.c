@@ -766,6 +766,25 @@ out:
 	return err;
 }
 
+/* Every byte is written: the string, then zeroes to the end. */
+static long cnf_ioc_version(struct cnf_file *cf, void __user *uarg,
+			    size_t usize)
+{
+	struct cnf_version v;
+
+	BUILD_BUG_ON(sizeof(CNF_VERSION) > sizeof(v.version));
+	memset(&v, 0, sizeof(v));
+	v.abi = CNF_ABI_VERSION;
+	strscpy_pad(v.version, CNF_VERSION, sizeof(v.version));
+	if (copy_to_user(uarg, &v, sizeof(v)))
+		return -EFAULT;
+	/* A newer, larger struct: fields this kernel does not know are 0. */
+	if (usize > sizeof(v) &&
+	    clear_user(uarg + sizeof(v), usize - sizeof(v)))
+		return -EFAULT;
+	return 0;
+}
+
 /* ---- file operations ---- */
 
 /*
@@ -791,6 +810,7 @@ static const struct cnf_ioctl_desc cnf_ioctls[] = {
 	[_IOC_NR(CNF_IOC_SET_CONFIG)] = { CNF_IOC_SET_CONFIG, cnf_ioc_set_config },
 	[_IOC_NR(CNF_IOC_RESET)] = { CNF_IOC_RESET, cnf_ioc_reset },
 	[_IOC_NR(CNF_IOC_MATCH)] = { CNF_IOC_MATCH, cnf_ioc_match },
+	[_IOC_NR(CNF_IOC_VERSION)] = { CNF_IOC_VERSION, cnf_ioc_version },
 };
 
 static long cnf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)

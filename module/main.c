@@ -78,3 +78,4 @@ module_exit(cnf_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Drop packets from listed source addresses (exact cuckoo filter)");
 MODULE_AUTHOR("cuckoo_nf developers");
+MODULE_VERSION(CNF_VERSION);

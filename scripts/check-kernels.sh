@@ -4,7 +4,9 @@
 # make check-kernels: the selftests on every kernel we support, one after
 # the other (kver --list): Debian 12's 6.1 cloud kernel and its 6.12 cloud
 # kernel run the whole suite, the 6.12 PREEMPT_RT kernel runs RT_TESTS.
-# make check-rt: the PREEMPT_RT part alone.
+# make check-rt: the PREEMPT_RT part alone.  check-kernels then runs
+# make check-dkms (scripts/check-dkms.sh: DKMS and the packages on 6.1 and
+# 6.12 cloud), one line of the summary.
 #
 #   check-kernels.sh [--rt]
 #
@@ -90,6 +92,15 @@ main() {
 			one_kernel "$k"
 		fi
 	done
+	if ((!rt_only)); then
+		echo
+		echo "==== dkms"
+		if run_logged "$LOGS/dkms.log" "$SCRIPTS/check-dkms.sh"; then
+			pass dkms "" "$(tail -n1 "$LOGS/dkms.log")"
+		else
+			fail dkms "" "FAILED: $(tail -n1 "$LOGS/dkms.log") (build/check-dkms/)"
+		fi
+	fi
 	summary
 	((FAIL == 0))
 }

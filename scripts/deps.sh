@@ -60,8 +60,10 @@ install_missing() {
 	fi
 	log "installing: ${wanted[*]}"
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq
-	apt-get install -y -qq --no-install-recommends "${wanted[@]}" >&2
+	# Another install (a second make in another tree) waits, not fails.
+	apt-get -o DPkg::Lock::Timeout=600 update -qq
+	apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
+		--no-install-recommends "${wanted[@]}" >&2
 }
 
 for opt in "$@"; do
@@ -76,7 +78,11 @@ for opt in "$@"; do
 	# developer's machine would boot 6.12 next, and it takes minutes
 	# (5 min 23 s here for both, two initramfs builds included).
 	--kernels) PKGS+=(linux-headers-6.12-cloud-amd64 linux-headers-6.12-rt-amd64) ;;
-	*) log "unknown option $opt (--debug, --bench, --kernels)"; exit 2 ;;
+	# Packaging (make deb, make check-dkms): dkms builds the module for
+	# each kernel, lintian checks the .debs (dpkg-deb comes with dpkg).
+	# Not for make check: lintian alone brings some 130 Perl packages.
+	--pkg) PKGS+=(dkms lintian) ;;
+	*) log "unknown option $opt (--debug, --bench, --kernels, --pkg)"; exit 2 ;;
 	esac
 done
 install_missing

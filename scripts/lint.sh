@@ -46,7 +46,7 @@ run_build_checks() {
 	kdir=${KDIR:-/lib/modules/$(KVER=${KVER:-} scripts/kver)/build}
 	rm -rf "$LINT"
 	mkdir -p "$LINT"
-	cp -a Kbuild module uapi "$LINT/"
+	cp -a Kbuild dkms.conf module uapi "$LINT/"
 	for d in $KMOD_DIRS; do
 		[[ -d $d ]] || continue
 		mkdir -p "$LINT/$(dirname "$d")"

@@ -31,6 +31,7 @@ cleanup() {
 		[[ -n $OLD_LIMIT ]] && "$CTL" limit "$OLD_LIMIT" >/dev/null 2>&1
 	fi
 	[[ -n $TMP ]] && rm -rf "$TMP"
+	rmmod cnf_fake_abi 2>/dev/null
 }
 trap cleanup EXIT
 
@@ -96,6 +97,7 @@ has_text() {
 	IFS= read -r -d '' t <"$2"
 	[[ $t == *"$1"* ]]
 }
+not_has_text() { ! has_text "$@"; }
 
 # ctl_stats: STAT, from `$CTL stats -j` (lib.sh's stats_read).
 ctl_stats() { stats_read "$TMP/stats-j" "$CTL"; }
@@ -400,6 +402,13 @@ test_prefixes() {
 	expect_rc 0 "restore --all-addresses" "$CTL" restore --all-addresses "$TMP/pfx-saved"
 	"$CTL" list | sort >"$TMP/pfx-after"
 	check "save | restore gives the same prefixes" cmp -s "$TMP/pfx-before" "$TMP/pfx-after"
+	# save-all files are the kernel's own set: restore-all takes the /0.
+	mkdir -p "$TMP/pfx-all"
+	"$CTL" save-all "$TMP/pfx-all" >/dev/null
+	"$CTL" flush
+	expect_rc 0 "restore-all of prefixes and a /0" "$CTL" restore-all "$TMP/pfx-all"
+	"$CTL" list | sort >"$TMP/pfx-after"
+	check "save-all | restore-all gives the same prefixes" cmp -s "$TMP/pfx-before" "$TMP/pfx-after"
 	"$CTL" del --all-addresses ::/0 >/dev/null
 	"$CTL" list >"$TMP/pfx-list"
 	"$CTL" flush
@@ -607,6 +616,87 @@ test_permission() {
 	check "nothing was added by the refused calls" [ "$ENTRIES" = 0 ]
 }
 
+# --version: the tool's and the module's, which must be what modinfo and
+# sysfs say; an unknown ABI refused, a module without the call accepted.
+test_version() {
+	local want fake=modules/cnf_fake_abi.ko
+	want=$(modinfo -F version "$CNF_KO")
+	expect_rc 0 "--version" "$CTL" --version
+	check "--version: cuckooctl $want (ABI 1)" has_line "cuckooctl $want (ABI 1)" "$OUT"
+	check "--version: module $want = modinfo -F version" has_line "module: $want (ABI 1)" "$OUT"
+	check "modinfo and sysfs agree" [ "$want" = "$(cat /sys/module/cuckoo_nf/version)" ]
+	expect_rc 0 "--version without the module" "$CTL" -d /dev/cuckoo_nf_nonexistent --version
+	check "--version: module not loaded" has_line "module: not loaded" "$OUT"
+	if [[ ! -f $fake ]]; then
+		not_ok "$fake not built (make test-modules)"
+		return
+	fi
+	if ! insmod "$fake" abi=2; then
+		not_ok "insmod $fake abi=2"
+		return
+	fi
+	expect_rc 7 "module ABI 2: --version exits 7" "$CTL" -d /dev/cnf_fake_abi --version
+	check "--version names the module's ABI" has_line "module: 0.0-fake (ABI 2)" "$OUT"
+	expect_rc 7 "module ABI 2: list refused, exit 7" "$CTL" -d /dev/cnf_fake_abi list
+	check "refusal says which ABIs" has_text "speaks ABI 2; this cuckooctl" "$ERR"
+	rmmod cnf_fake_abi
+	if ! insmod "$fake" abi=0; then
+		not_ok "insmod $fake abi=0"
+		return
+	fi
+	expect_rc 0 "module without CNF_IOC_VERSION: --version exits 0" \
+		"$CTL" -d /dev/cnf_fake_abi --version
+	check "--version: an older module" has_text "module: older than" "$OUT"
+	expect_rc 1 "older module: its calls are made (ENOTTY here)" \
+		"$CTL" -d /dev/cnf_fake_abi stats
+	check "older module: no ABI refusal" not_has_text "speaks ABI" "$ERR"
+	rmmod cnf_fake_abi
+}
+
+# save-all and restore-all on files; the unit's use of them is boot_unit.sh's.
+test_save_restore_all() {
+	local d=$TMP/state f ino
+	f=$d/default.list
+	"$CTL" flush >/dev/null
+	"$CTL" add 10.1.0.1 10.1.0.2 2001:db8:1::1 >/dev/null
+	expect_rc 0 "save-all" "$CTL" save-all "$d"
+	check "save-all made its directory 0700" [ "$(stat -c %a "$d")" = 700 ]
+	check "save-all: only default.list in it" [ "$(ls -A "$d")" = default.list ]
+	check "save file: header first" [ "$(head -n1 "$f")" = "# cuckoo_nf save" ]
+	check "save file: end line with the count" [ "$(tail -n1 "$f")" = "# cuckoo_nf end 3 entries" ]
+	check "save file: the three addresses" [ "$(grep -c -v '^#' "$f")" = 3 ]
+	"$CTL" flush >/dev/null
+	expect_rc 0 "restore-all" "$CTL" restore-all "$d"
+	entries
+	check "restore-all: 3 entries back" [ "$ENTRIES" = 3 ]
+	expect_rc 0 "restored addresses present" "$CTL" test 10.1.0.1 10.1.0.2 2001:db8:1::1
+	ino=$(stat -c %i "$f")
+	"$CTL" del 10.1.0.2 >/dev/null
+	expect_rc 0 "save-all again" "$CTL" save-all "$d"
+	check "a new file renamed over the old one, not rewritten" [ "$(stat -c %i "$f")" != "$ino" ]
+	check "save-all again: 2 entries" [ "$(tail -n1 "$f")" = "# cuckoo_nf end 2 entries" ]
+	# Cut short: no end line.
+	head -n 2 "$f" >"$d/cut" && mv "$d/cut" "$f"
+	expect_rc 3 "restore-all of a cut-short file exits 3" "$CTL" restore-all "$d"
+	check "cut-short file: reported" has_text "not a complete save" "$ERR"
+	check "cut-short file: kept as default.list.bad" [ -f "$f.bad" -a ! -e "$f" ]
+	entries
+	check "cut-short file: set left as it was" [ "$ENTRIES" = 2 ]
+	# A count that does not match.
+	printf '# cuckoo_nf save\n10.1.0.9\n# cuckoo_nf end 2 entries\n' >"$f"
+	expect_rc 3 "restore-all: wrong count exits 3" "$CTL" restore-all "$d"
+	check "wrong count: reported" has_text "count is not the number" "$ERR"
+	# A bad line.
+	printf '# cuckoo_nf save\n10.1.0.999\n# cuckoo_nf end 1 entries\n' >"$f"
+	expect_rc 3 "restore-all: bad line exits 3" "$CTL" restore-all "$d"
+	rm -f "$d"/*
+	expect_rc 0 "restore-all with no file exits 0" "$CTL" restore-all "$d"
+	check "no file: reported" has_text "no saved set" "$ERR"
+	expect_rc 2 "save-all takes one directory" "$CTL" save-all "$d" "$d"
+	expect_rc 1 "save-all into a file fails" "$CTL" save-all /dev/null
+	"$CTL" flush >/dev/null
+}
+
 main() {
 	local t t0
 
@@ -615,7 +705,7 @@ main() {
 	for t in add_del_test stats mode_limit load_bad_lines prefixes \
 		 blocklist_formats \
 		 big_load round_trip_sorted restore batch_stops_at_limit usage \
-		 missing_device permission; do
+		 missing_device permission version save_restore_all; do
 		t0=$(now)
 		"test_$t"
 		echo "# $t: $(elapsed "$t0" "$(now)") s"

@@ -399,13 +399,14 @@ static const struct cmd_desc struct_cmds[] = {
 	CMD(CNF_IOC_ADD_BATCH), CMD(CNF_IOC_DEL_BATCH), CMD(CNF_IOC_DUMP),
 	{ "CNF_IOC_STATS", CNF_IOC_STATS, STATS_V1_SIZE },
 	CMD(CNF_IOC_SET_CONFIG), CMD(CNF_IOC_MATCH),
+	CMD(CNF_IOC_VERSION),
 };
 
 static const struct cmd_desc all_cmds[] = {
 	CMD(CNF_IOC_ADD), CMD(CNF_IOC_DEL), CMD(CNF_IOC_TEST),
 	CMD(CNF_IOC_ADD_BATCH), CMD(CNF_IOC_DEL_BATCH), CMD(CNF_IOC_DUMP),
 	CMD(CNF_IOC_FLUSH), CMD(CNF_IOC_STATS), CMD(CNF_IOC_SET_CONFIG),
-	CMD(CNF_IOC_RESET), CMD(CNF_IOC_MATCH),
+	CMD(CNF_IOC_RESET), CMD(CNF_IOC_MATCH), CMD(CNF_IOC_VERSION),
 };
 
 TEST_F(cnf, bad_pointer_efault)
@@ -955,6 +956,71 @@ TEST_F(cnf, prefixes_bad_refused)
 	/* ::/64 covers the mapped range, and other addresses too: taken. */
 	EXPECT_EQ(0, add(self->fd, wide));
 	free(s.a);
+}
+
+/* ---- version ---- */
+
+/* The module's version as the kernel shows it, or "" when it cannot be read. */
+static void sysfs_version(char *buf, size_t size)
+{
+	FILE *f = fopen("/sys/module/cuckoo_nf/version", "re");
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	if (!fgets(buf, size, f))
+		buf[0] = '\0';
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/*
+ * Every byte is written: the ABI, a zero reserved field, the version that
+ * MODULE_VERSION gave sysfs, and zeroes after it to the end.
+ */
+TEST_F(cnf, version)
+{
+	char want[CNF_VERSION_LEN + 2];
+	struct cnf_version v;
+	size_t len, i;
+
+	sysfs_version(want, sizeof(want));
+	ASSERT_NE(0, want[0]) TH_LOG("no /sys/module/cuckoo_nf/version");
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_RESET, NULL));
+	memset(&v, 0xa5, sizeof(v));
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_VERSION, &v));
+	EXPECT_EQ(CNF_ABI_VERSION, v.abi);
+	EXPECT_EQ(0, v.reserved);
+	len = strnlen(v.version, sizeof(v.version));
+	ASSERT_LT(len, sizeof(v.version)) TH_LOG("version not NUL-terminated");
+	EXPECT_STREQ(want, v.version);
+	for (i = len; i < sizeof(v.version); i++)
+		if (v.version[i])
+			break;
+	EXPECT_EQ(sizeof(v.version), i) TH_LOG("byte %zu after the string not 0", i);
+	/* A read changes nothing and creates no state. */
+	EXPECT_EQ(CNF_STATS_F_INACTIVE, stats(self->fd).flags & CNF_STATS_F_INACTIVE);
+}
+
+/* A larger struct cnf_version: the fields this kernel does not know read 0. */
+TEST_F(cnf, larger_version_struct)
+{
+	unsigned char buf[sizeof(struct cnf_version) + 16384];
+	struct cnf_version *v = (struct cnf_version *)buf;
+	unsigned int e;
+	size_t i;
+
+	for (e = 0; e < NEXTRAS; e++) {
+		size_t size = sizeof(*v) + extra(e, sizeof(*v));
+
+		memset(buf, 0xff, size);
+		EXPECT_EQ(0, cnf_ioc(self->fd, resized(CNF_IOC_VERSION, size), buf));
+		EXPECT_EQ(CNF_ABI_VERSION, v->abi);
+		for (i = sizeof(*v); i < size; i++)
+			if (buf[i])
+				break;
+		EXPECT_EQ(size, i) TH_LOG("size %zu: byte %zu not cleared", size, i);
+	}
 }
 
 /* ---- batch semantics ---- */
@@ -1849,6 +1915,7 @@ static void try_all(int fd, int *err)
 	struct cnf_dump d = { .addrs = (uintptr_t)buf, .count = 4 };
 	struct cnf_stats st;
 	struct cnf_config c = { .set = CNF_CONFIG_MODE, .mode = CNF_MODE_MONITOR };
+	struct cnf_version v;
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_LEN(all_cmds); i++) {
@@ -1867,6 +1934,8 @@ static void try_all(int fd, int *err)
 			arg = &st;
 		else if (cmd == CNF_IOC_SET_CONFIG)
 			arg = &c;
+		else if (cmd == CNF_IOC_VERSION)
+			arg = &v;
 		memset(&b, 0, sizeof(b));
 		b.addrs = (uintptr_t)(cmd == CNF_IOC_ADD_BATCH ? &absent : &present);
 		b.count = 1;

@@ -25,6 +25,7 @@ enum ctl_exit {
 	CTL_EXIT_BADINPUT = 3,	/* unparsable input, nothing changed */
 	CTL_EXIT_PERM = 5,
 	CTL_EXIT_NODEV = 6,	/* /dev/cuckoo_nf missing: module not loaded */
+	CTL_EXIT_ABI = 7,	/* the module speaks an ABI cuckooctl does not know */
 };
 
 /* Longest address text we print: an IPv6 address, as INET6_ADDRSTRLEN. */

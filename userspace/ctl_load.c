@@ -247,31 +247,35 @@ int ctl_del_file(const char *path, unsigned int flags)
 	return run_file(&op_del, path, false, flags);
 }
 
-static int entries_now(int fd, uint64_t *entries)
+static int entries_now(const char *cmd, int fd, uint64_t *entries)
 {
 	struct cnf_stats st;
 
 	memset(&st, 0, sizeof(st));
 	if (ioctl(fd, CNF_IOC_STATS, &st) < 0)
-		return ctl_fail("restore", errno);
+		return ctl_fail(cmd, errno);
 	*entries = st.v4.entries + st.v6.entries;
 	return CTL_EXIT_OK;
 }
 
-static int flush_and_load(int fd, const struct ctl_input *in)
+int ctl_replace_set(const char *cmd, int fd, const struct ctl_input *in)
 {
+	struct batch_op op = op_restore;
 	struct batch_result res;
 	uint64_t before = 0;
 	int rc;
 
-	rc = entries_now(fd, &before);
+	op.cmd = cmd;
+	rc = entries_now(cmd, fd, &before);
 	if (rc)
 		return rc;
-	if (ioctl(fd, CNF_IOC_FLUSH) < 0)
-		return ctl_fail("restore: flush", errno);
-	rc = send_batches(fd, &op_restore, in, &res);
+	if (ioctl(fd, CNF_IOC_FLUSH) < 0) {
+		ctl_err("%s: flush: %s", cmd, ctl_strerror(errno));
+		return ctl_exit_code(errno);
+	}
+	rc = send_batches(fd, &op, in, &res);
 	if (rc) {
-		ctl_err("restore: the set was flushed and is now incomplete");
+		ctl_err("%s: the set was flushed and is now incomplete", cmd);
 		return rc;
 	}
 	printf("replaced the set: %llu %s (was %llu)",
@@ -308,7 +312,7 @@ int ctl_restore(const char *path, unsigned int flags)
 		rc = -fd;
 		goto out;
 	}
-	rc = flush_and_load(fd, &in);
+	rc = ctl_replace_set("restore", fd, &in);
 	close(fd);
 out:
 	ctl_input_free(&in);

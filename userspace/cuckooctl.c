@@ -18,7 +18,9 @@
 
 #include "ctl.h"
 
-#define CTL_VERSION	"1.0"
+#ifndef CTL_VERSION
+#error "CTL_VERSION: build with make, which takes it from dkms.conf"
+#endif
 
 const char *ctl_device = CNF_DEVICE_PATH;
 static bool opt_json;
@@ -70,7 +72,33 @@ int ctl_usage_error(const char *cmd, const char *fmt, ...)
 	return CTL_EXIT_USAGE;
 }
 
-int ctl_open_device(void)
+int ctl_module_version(int fd, struct cnf_version *v)
+{
+	memset(v, 0, sizeof(*v));
+	if (ioctl(fd, CNF_IOC_VERSION, v) < 0)
+		return -errno;
+	/* Never trust the kernel to terminate it. */
+	v->version[sizeof(v->version) - 1] = '\0';
+	return 0;
+}
+
+/*
+ * The module's ABI must be one this tool knows.  A module without
+ * CNF_IOC_VERSION (-ENOTTY) predates it and speaks ABI 1; any other
+ * failure is left for the command's own call to report.
+ */
+static int check_abi(int fd)
+{
+	struct cnf_version v;
+
+	if (ctl_module_version(fd, &v) || v.abi == CNF_ABI_VERSION)
+		return 0;
+	ctl_err("the loaded module (version %s) speaks ABI %u; this cuckooctl (" CTL_VERSION ") knows ABI %u only: install a cuckooctl matching the module",
+		v.version, v.abi, CNF_ABI_VERSION);
+	return -CTL_EXIT_ABI;
+}
+
+static int open_device(void)
 {
 	int fd = open(ctl_device, O_RDWR | O_CLOEXEC);
 
@@ -81,16 +109,33 @@ int ctl_open_device(void)
 	case ENOTDIR:
 	case ENXIO:	/* a stale node whose driver is gone */
 	case ENODEV:
-		ctl_err("%s not found: load the module (modprobe cuckoo_nf / insmod cuckoo_nf.ko)",
-			ctl_device);
 		return -CTL_EXIT_NODEV;
 	case EPERM:
 	case EACCES:
-		ctl_err("%s: %s", ctl_device, ctl_strerror(errno));
 		return -CTL_EXIT_PERM;
 	}
-	ctl_err("%s: %s", ctl_device, strerror(errno));
 	return -CTL_EXIT_FAIL;
+}
+
+int ctl_open_device(void)
+{
+	int fd = open_device(), rc;
+
+	if (fd >= 0) {
+		rc = check_abi(fd);
+		if (!rc)
+			return fd;
+		close(fd);
+		return rc;
+	}
+	if (fd == -CTL_EXIT_NODEV)
+		ctl_err("%s not found: load the module (modprobe cuckoo_nf / insmod cuckoo_nf.ko)",
+			ctl_device);
+	else if (fd == -CTL_EXIT_PERM)
+		ctl_err("%s: %s", ctl_device, ctl_strerror(errno));
+	else
+		ctl_err("%s: %s", ctl_device, strerror(errno));
+	return fd;
 }
 
 /*
@@ -374,7 +419,7 @@ static int cmd_load(const struct ctl_cmd *cmd, int argc, char **argv)
 }
 
 static int dump_chunk(int fd, struct cnf_dump *d, struct cnf_addr *buf,
-		      uint32_t room)
+		      uint32_t room, FILE *out)
 {
 	char text[CTL_PREFIXSTRLEN];
 	uint32_t i;
@@ -386,24 +431,29 @@ static int dump_chunk(int fd, struct cnf_dump *d, struct cnf_addr *buf,
 		return -errno;
 	if (d->count > room)
 		return -EPROTO;
-	for (i = 0; i < d->count; i++)
-		puts(ctl_format_prefix(&buf[i], text, sizeof(text)));
+	for (i = 0; i < d->count; i++) {
+		fputs(ctl_format_prefix(&buf[i], text, sizeof(text)), out);
+		putc('\n', out);
+	}
 	return 0;
 }
 
 /* The dump loop: a chunk per call until the kernel says done. */
-static int dump_all(const char *cmd, int fd)
+int ctl_dump(const char *cmd, int fd, FILE *out, uint64_t *count)
 {
 	const uint32_t room = 65536;
 	struct cnf_addr *buf = calloc(room, sizeof(*buf));
 	struct cnf_dump d;
 	int err = 0;
 
+	*count = 0;
 	if (!buf)
 		return ctl_fail(cmd, ENOMEM);
 	memset(&d, 0, sizeof(d));
 	do {
-		err = dump_chunk(fd, &d, buf, room);
+		err = dump_chunk(fd, &d, buf, room, out);
+		if (!err)
+			*count += d.count;
 		/* Neither done nor progress would loop forever. */
 		if (!err && !d.count && !(d.flags & CNF_DUMP_F_DONE))
 			err = -EPROTO;
@@ -422,6 +472,7 @@ static int list_or_save(const struct ctl_cmd *cmd, int argc, char **argv,
 			bool save)
 {
 	static char outbuf[1 << 16];
+	uint64_t count;
 	int fd, rc;
 
 	if (no_options(cmd, argc, argv, &rc))
@@ -434,8 +485,8 @@ static int list_or_save(const struct ctl_cmd *cmd, int argc, char **argv,
 		return -fd;
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	if (save)
-		puts("# cuckoo_nf save");
-	rc = dump_all(cmd->name, fd);
+		puts(CTL_SAVE_HEADER);
+	rc = ctl_dump(cmd->name, fd, stdout, &count);
 	close(fd);
 	return rc;
 }
@@ -460,6 +511,29 @@ static int cmd_restore(const struct ctl_cmd *cmd, int argc, char **argv)
 	if (argc - optind != 1)
 		return ctl_usage_error("restore", "one file needed ('-' for stdin)");
 	return ctl_restore(argv[optind], flags);
+}
+
+/* save-all and restore-all: at most one argument, the directory. */
+static int cmd_save_all(const struct ctl_cmd *cmd, int argc, char **argv)
+{
+	int rc;
+
+	if (no_options(cmd, argc, argv, &rc))
+		return rc;
+	if (argc - optind > 1)
+		return ctl_usage_error(cmd->name, "one directory at most");
+	return ctl_save_all(optind < argc ? argv[optind] : CTL_STATE_DIR);
+}
+
+static int cmd_restore_all(const struct ctl_cmd *cmd, int argc, char **argv)
+{
+	int rc;
+
+	if (no_options(cmd, argc, argv, &rc))
+		return rc;
+	if (argc - optind > 1)
+		return ctl_usage_error(cmd->name, "one directory at most");
+	return ctl_restore_all(optind < argc ? argv[optind] : CTL_STATE_DIR);
 }
 
 /* Commands with no argument at all and one ioctl with no struct. */
@@ -692,6 +766,18 @@ static const struct ctl_cmd commands[] = {
 	  "Read FILE ('-': stdin) completely; if every line is good, flush the\n"
 	  "set and load the file's prefixes, else change nothing (exit 3).\n\n"
 	  "      --all-addresses  take /0 lines\n" },
+	{ "save-all", cmd_save_all, "[DIR]", "save every set to files, atomically",
+	  "Write each set to DIR/NAME.list (default DIR: " CTL_STATE_DIR "),\n"
+	  "in the format of 'save' with a closing '# cuckoo_nf end N entries'\n"
+	  "line: written to a temporary file in DIR, synced, then renamed over\n"
+	  "the old one, so a crash leaves the old file or the new one, whole.\n"
+	  "The namespace's one set is 'default'.\n" },
+	{ "restore-all", cmd_restore_all, "[DIR]", "restore every set saved by 'save-all'",
+	  "Replace each set with DIR/NAME.list (default DIR: " CTL_STATE_DIR ").\n"
+	  "A missing file is reported and its set left as it is.  A file that\n"
+	  "is not a complete save (no header, no end line, a count that does\n"
+	  "not match, a bad line) is reported, renamed NAME.list.bad and\n"
+	  "skipped; the other sets are still restored and the exit status is 3.\n" },
 	{ "flush", cmd_flush, "", "remove every address",
 	  "Empty the set and shrink its tables to their initial size.  The\n"
 	  "mode, the limit, the counters and the hooks stay.\n" },
@@ -751,9 +837,10 @@ static void print_main_help(FILE *out)
 		"  -d, --device PATH  control device (default " CNF_DEVICE_PATH ")\n"
 		"  -j, --json         JSON output (stats)\n"
 		"  -h, --help         this help; '" CTL_NAME " help COMMAND' for a command\n"
-		"  -V, --version      print the version\n\n"
+		"  -V, --version      print this tool's and the loaded module's versions\n\n"
 		"Exit: 0 ok, 1 failed or test negative, 2 usage, 3 bad input,\n"
-		"5 permission denied, 6 module not loaded.  See cuckooctl(8).\n");
+		"5 permission denied, 6 module not loaded, 7 module ABI unknown.\n"
+		"See cuckooctl(8).\n");
 }
 
 static int cmd_help(const struct ctl_cmd *cmd, int argc, char **argv)
@@ -783,6 +870,66 @@ static int main_usage_error(const char *fmt, const char *arg)
 	return CTL_EXIT_USAGE;
 }
 
+/* The module's version from sysfs, when the device may not be opened. */
+static bool sysfs_module_version(char *buf, size_t size)
+{
+	FILE *f = fopen("/sys/module/" CNF_DEVICE_NAME "/version", "re");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fgets(buf, size, f) != NULL;
+	fclose(f);
+	if (ok)
+		buf[strcspn(buf, "\n")] = '\0';
+	return ok;
+}
+
+/*
+ * The tool's version, then the loaded module's: its version and ABI
+ * (CNF_IOC_VERSION), "older" for a module without that call, or why it
+ * cannot be asked.  Exit 0, or CTL_EXIT_ABI for an ABI not known here.
+ */
+static int print_version(void)
+{
+	struct cnf_version v;
+	char sysver[CNF_VERSION_LEN];
+	int fd, err;
+
+	printf(CTL_NAME " %s (ABI %u)\n", CTL_VERSION, CNF_ABI_VERSION);
+	fd = open_device();
+	if (fd == -CTL_EXIT_NODEV) {
+		puts("module: not loaded");
+		return CTL_EXIT_OK;
+	}
+	if (fd < 0) {
+		err = errno;
+		if (sysfs_module_version(sysver, sizeof(sysver)))
+			printf("module: %s (ABI not known: %s: %s)\n", sysver,
+			       ctl_device, strerror(err));
+		else
+			printf("module: not known: %s: %s\n", ctl_device,
+			       strerror(err));
+		return CTL_EXIT_OK;
+	}
+	err = ctl_module_version(fd, &v);
+	close(fd);
+	if (err == -ENOTTY) {
+		puts("module: older than " CTL_NAME " 1.1.0, without a version call (ABI 1)");
+		return CTL_EXIT_OK;
+	}
+	if (err) {
+		printf("module: not known: %s\n", ctl_strerror(-err));
+		return CTL_EXIT_OK;
+	}
+	printf("module: %s (ABI %u)\n", v.version, v.abi);
+	if (v.abi == CNF_ABI_VERSION)
+		return CTL_EXIT_OK;
+	ctl_err("the module speaks ABI %u; this cuckooctl knows ABI %u only: install a cuckooctl matching the module",
+		v.abi, CNF_ABI_VERSION);
+	return CTL_EXIT_ABI;
+}
+
 /* Global options, before the command; -1 to go on, else an exit code. */
 static int parse_global_opts(int argc, char **argv)
 {
@@ -808,8 +955,7 @@ static int parse_global_opts(int argc, char **argv)
 			print_main_help(stdout);
 			return CTL_EXIT_OK;
 		case 'V':
-			puts(CTL_NAME " " CTL_VERSION);
-			return CTL_EXIT_OK;
+			return print_version();
 		case ':':
 			return main_usage_error("option '%s' needs an argument",
 						argv[optind - 1]);

@@ -1,12 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0
 # cuckooctl: the control tool, and host unit tests of its parsing and
 # formatting (no device needed).  Included by userspace/Makefile.
-CTL_SRCS := cuckooctl.c ctl_load.c ctl_parse.c ctl_format.c
+CTL_SRCS := cuckooctl.c ctl_load.c ctl_persist.c ctl_parse.c ctl_format.c
 CTL_HDRS := ctl.h ctl_parse.h ctl_format.h $(TOP)/uapi/linux/cuckoo_nf.h
 
-$(B)/cuckooctl: $(CTL_SRCS) $(CTL_HDRS)
+# The version: dkms.conf's PACKAGE_VERSION, as the module's.
+CNF_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\([^"]*\)"$$/\1/p' $(TOP)/dkms.conf)
+ifeq ($(CNF_VERSION),)
+$(error no PACKAGE_VERSION="..." line in $(TOP)/dkms.conf)
+endif
+
+$(B)/cuckooctl: $(CTL_SRCS) $(CTL_HDRS) $(TOP)/dkms.conf
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $(CTL_SRCS) $(LDFLAGS)
+	$(CC) $(CFLAGS) -DCTL_VERSION='"$(CNF_VERSION)"' -o $@ $(CTL_SRCS) $(LDFLAGS)
 
 # kselftest_harness.h: see scripts/kernel-source.mk.
 # Its EXPECT_EQ(literal, unsigned) and TH_LOG() in loops trip these two
@@ -30,9 +36,9 @@ $(B)/tests/test_ctl_format: tests/test_ctl_format.c ctl_format.c ctl_format.h \
 # (SAN=1): a preloaded library would come before the ASan runtime.
 CTL_CLI_CFLAGS = $(filter-out $(SAN_FLAGS),$(CFLAGS))
 
-$(B)/tests/cuckooctl: $(CTL_SRCS) $(CTL_HDRS)
+$(B)/tests/cuckooctl: $(CTL_SRCS) $(CTL_HDRS) $(TOP)/dkms.conf
 	@mkdir -p $(dir $@)
-	$(CC) $(CTL_CLI_CFLAGS) -o $@ $(CTL_SRCS)
+	$(CC) $(CTL_CLI_CFLAGS) -DCTL_VERSION='"$(CNF_VERSION)"' -o $@ $(CTL_SRCS)
 
 $(B)/tests/ctl_fake_dev.so: tests/ctl_fake_dev.c $(TOP)/uapi/linux/cuckoo_nf.h
 	@mkdir -p $(dir $@)

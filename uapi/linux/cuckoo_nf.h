@@ -34,6 +34,11 @@
 #define CNF_DEVICE_NAME		"cuckoo_nf"
 #define CNF_DEVICE_PATH		"/dev/" CNF_DEVICE_NAME
 
+/* The ABI this header describes (see struct cnf_version). */
+#define CNF_ABI_VERSION		1
+/* Room for the version string in struct cnf_version, NUL included. */
+#define CNF_VERSION_LEN		64
+
 /**
  * struct cnf_addr - one source prefix
  * @family:    AF_INET (2) or AF_INET6 (10).
@@ -202,6 +207,26 @@ struct cnf_stats {
 
 #define CNF_STATS_F_INACTIVE	_BITUL(0)
 
+/**
+ * struct cnf_version - which module answers, and which ABI it speaks
+ * @abi:      the module's %CNF_ABI_VERSION.  It changes only when an
+ *            existing call changes incompatibly; new calls, new flags and
+ *            grown structs keep it.  A tool must refuse an @abi it does not
+ *            know: it cannot tell what its calls would do.
+ * @reserved: out: 0.
+ * @version:  the module's version, as `modinfo -F version` shows it:
+ *            NUL-terminated, every byte after the string 0.
+ *
+ * A module older than this call answers %CNF_IOC_VERSION with -ENOTTY; it
+ * speaks ABI 1.  A larger struct from newer userspace gets its extra bytes
+ * zeroed.
+ */
+struct cnf_version {
+	__u32	abi;
+	__u32	reserved;
+	char	version[CNF_VERSION_LEN];
+};
+
 #define CNF_IOC_TYPE		0xC5
 
 #define CNF_IOC_ADD		_IOW(CNF_IOC_TYPE, 0x01, struct cnf_addr)
@@ -232,5 +257,6 @@ struct cnf_stats {
  * longest stored prefix that covers the given one.
  */
 #define CNF_IOC_MATCH		_IOWR(CNF_IOC_TYPE, 0x0b, struct cnf_addr)
+#define CNF_IOC_VERSION		_IOR(CNF_IOC_TYPE, 0x0c, struct cnf_version)
 
 #endif /* _UAPI_LINUX_CUCKOO_NF_H */
