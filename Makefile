@@ -16,7 +16,7 @@
 #   make check          deps, build, unit, lint, selftests; ends "N passed, N failed"
 #   make check-kernels  the suite on 6.1 and 6.12 cloud, check-rt's tests on
 #                       6.12 PREEMPT_RT (installs the 6.12 kernels)
-#   make check-rt       stress, storm and lifecycle on 6.12 PREEMPT_RT
+#   make check-rt       stress.sh and lifecycle.sh on 6.12 PREEMPT_RT
 #   make check-debug    the suite under a KASAN/lockdep/kmemleak kernel (slow)
 #   make check-dkms     DKMS add/build/install for 6.1 and 6.12 cloud, modprobe
 #                       in a VM on each; make deb and its packages checked

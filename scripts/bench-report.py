@@ -4,13 +4,16 @@
 # bench-report.py: rewrite README.md's benchmark tables from the JSON the
 # benchmarks wrote (build/bench/core.json from `make bench`, vm.json from
 # `make bench-vm`) and draw the plots in userspace/bench/plots/ with
-# gnuplot, so the figures shown are always those of the last run.
+# gnuplot, so the figures shown are always those of the last run.  The
+# reliability table comes the same way from build/bench/reliability.json,
+# which the tests fill (scripts/reliability.py).
 #
 # README.md holds one region per benchmark between
 #   <!-- bench-report NAME -->  and  <!-- end bench-report NAME -->
 # which is replaced whole.  A benchmark without JSON gets the command that
 # produces it instead of figures.  `make bench-report` runs this; so do the
-# bench targets.
+# bench targets.  `bench-report.py NAME...` rewrites only those regions
+# (`bench-report.py reliability` after the tests).
 import datetime
 import json
 import os
@@ -216,6 +219,55 @@ def vm_report():
     return "\n".join(out) + "\n"
 
 
+# The reliability figures: what each counts, the test that measures it,
+# what "nothing lost" was checked against, and the runs that measure it.
+RELIABILITY = [
+    ("calls_fuzzed", "ioctl calls fuzzed",
+     "`selftests/ioctl_fuzz.sh` (`ioctl_fuzz.c`)",
+     "each worker's reference set in its own namespace, compared with a "
+     "dump after every round whose calls were all refused (restored after "
+     "the others); lost = workers that found it changed, or died",
+     "`make check` (20K calls), `make check-debug` (1M)"),
+    ("faults_injected", "allocation faults injected",
+     "`selftests/faults.sh` (failslab, fail_page_alloc)",
+     "a model of the set after every add, load and flush, an unfaulted "
+     "dump, the stats' count, and packets from stored sources, all "
+     "dropped; lost = stored entries gone after a load under faults",
+     "`make check-debug` (needs its fault injection kernel)"),
+    ("interleavings_checked", "reader interleavings checked",
+     "`userspace/tests/test_filter_interleave.c`",
+     "the keys present before and after each writer operation, looked up "
+     "by a reader at every store and split across two states; lost = "
+     "wrong answers",
+     "`make unit`"),
+    ("tenants_tried", "delegated tenants tried",
+     "`selftests/userns_test.c`",
+     "the initial namespace's set dumped before and after every test, and "
+     "the other tenant's set; lost = entries of the initial set gone",
+     "`make check`"),
+]
+
+
+def reliability_report():
+    data, _ = load("reliability.json")
+    data = data or {}
+    out = ["| figure | value | lost | checked against | measured by "
+           "| where, when |", "|---|---|---|---|---|---|"]
+    for fig, what, test, against, run in RELIABILITY:
+        rows = sorted((e for e in data.values() if e["figure"] == fig),
+                      key=lambda e: e["source"])
+        if not rows:
+            out.append(f"| {what} | not measured yet: {run} | - "
+                       f"| {against} | {test} | - |")
+            continue
+        for e in rows:
+            lost = "-" if e["lost"] is None else f"{e['lost']:,}"
+            out.append(f"| {what} | {e['value']:,} | {lost} | {against} "
+                       f"| {test}, `{e['source']}` "
+                       f"| {e['where']}, {e['date']} |")
+    return "\n".join(out) + "\n"
+
+
 def replace_region(text, name, body):
     pat = re.compile(r"(<!-- bench-report %s -->\n).*?"
                      r"(<!-- end bench-report %s -->)" % (name, name),
@@ -225,11 +277,21 @@ def replace_region(text, name, body):
     return pat.sub(lambda m: m.group(1) + body + m.group(2), text)
 
 
-def main():
+REPORTS = {"core": core_report, "vm": vm_report,
+           "reliability": reliability_report}
+
+
+def main(names):
+    """Rewrite the regions NAMES (default: all of them)."""
+    for name in names:
+        if name not in REPORTS:
+            sys.exit(f"bench-report: no region '{name}' "
+                     f"(regions: {' '.join(REPORTS)})")
     with open(README) as f:
         text = f.read()
-    new = replace_region(text, "core", core_report())
-    new = replace_region(new, "vm", vm_report())
+    new = text
+    for name in names or REPORTS:
+        new = replace_region(new, name, REPORTS[name]())
     if new != text:
         with open(README, "w") as f:
             f.write(new)
@@ -238,4 +300,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -159,14 +159,21 @@ check() {
 	summarize "$ROOT/build/check-debug.log" "$rc"
 }
 
-# KTAP totals of the log, like selftests/vm/selftests.sh; a VM failure (kernel
-# report, kmemleak, panic, timeout) is a failure even when every test passed.
+# KTAP totals of the log (run_tests.sh's "# Totals:" line, which counts each
+# test's own results), like selftests/vm/selftests.sh; a VM failure (kernel
+# report, kmemleak, panic, timeout) is a failure even when every test
+# passed.  The tests' reliability figures go to build/bench/reliability.json.
 summarize() {
-	local log=$1 rc=$2 pass skip fail
-	pass=$(grep -cE '^ok [0-9]+ ' "$log" || true)
-	skip=$(grep -cE '^ok [0-9]+ .* # SKIP' "$log" || true)
-	fail=$(grep -cE '^not ok [0-9]+ ' "$log" || true)
-	pass=$((pass - skip))
+	local log=$1 rc=$2 pass=0 skip=0 fail=0 totals
+	totals=$(grep -aE '^# Totals: pass:[0-9]+ fail:[0-9]+ ' "$log" | tail -n1 || true)
+	if [[ $totals =~ pass:([0-9]+)\ fail:([0-9]+)\ .*skip:([0-9]+) ]]; then
+		pass=${BASH_REMATCH[1]} fail=${BASH_REMATCH[2]} skip=${BASH_REMATCH[3]}
+	else
+		echo "check-debug: no totals in $log"
+		fail=1
+	fi
+	python3 "$ROOT/scripts/reliability.py" collect "make check-debug" "$log" || true
+	sed -nE 's/^# cuckoo_nf: (failed|skipped): /check-debug: \1: /p' "$log"
 	if ((rc != 0 && fail == 0)); then
 		echo "check-debug: the VM run failed (status $rc): see build/check-debug.log"
 		fail=1

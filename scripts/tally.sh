@@ -3,12 +3,13 @@
 #
 # The counts and the summary of scripts/check.sh and check-kernels.sh
 # (sourced): every check passes, fails or is skipped; the last line is
-# "N passed, N failed", with ", N skipped" when some were, named on the
-# line before.
+# "N passed, N failed", with ", N skipped" when some were; the lines
+# before it name the failed results of the selftests and the skipped ones.
 
 PASS=0 FAIL=0 SKIP=0
 RESULTS=()
 SKIPPED=()
+FAILED=()
 START=$SECONDS
 
 # result COLUMN... TEXT: one line of the summary's table.
@@ -22,8 +23,8 @@ fail() { FAIL=$((FAIL + 1)); result "$@"; }
 
 # tally_suite LOG PREFIX COLUMN... [SUFFIX]: add the counts of the
 # selftests' summary line in LOG ("selftests: N passed, N failed, N
-# skipped"), its skipped tests named PREFIX:TEST.  A log without one
-# counts as a failure.
+# skipped"), its failed and skipped results named PREFIX:TEST[:NAME].  A
+# log without one counts as a failure.
 tally_suite() {
 	local log=$1 prefix=$2 line p f s n
 	shift 2
@@ -38,6 +39,9 @@ tally_suite() {
 	for n in $(sed -n 's/^selftests: skipped: //p' "$log" | tail -n1); do
 		SKIPPED+=("$prefix:$n")
 	done
+	for n in $(sed -n 's/^selftests: failed: //p' "$log" | tail -n1); do
+		FAILED+=("$prefix:$n")
+	done
 }
 
 summary() {
@@ -47,6 +51,9 @@ summary() {
 	for r in "${RESULTS[@]}"; do
 		echo "$r"
 	done
+	if ((${#FAILED[@]})); then
+		echo "failed: ${FAILED[*]}"
+	fi
 	if ((SKIP > 0)); then
 		echo "skipped: ${SKIPPED[*]}"
 		echo "$PASS passed, $FAIL failed, $SKIP skipped"

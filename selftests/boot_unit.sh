@@ -22,7 +22,11 @@
 #     SuccessExitStatus), says why, keeps the file as default.list.bad,
 #     loads the module with an empty set;
 #  5. no save file: ExecStart succeeds, says so, empty set.
+# ALL_TESTS run in that order, each from the state the one before left: a
+# test whose predecessor failed is skipped, not run on a wrong state.
 set -uo pipefail
+
+ALL_TESTS="test_save test_start_restores test_corrupt_skipped"
 
 NPINGS=4
 S=cnf-boot-$$
@@ -32,40 +36,34 @@ SRCS=("${LISTED[@]}" "${UNLISTED[@]}")
 DST4=10.0.9.2
 DST6=fd09::2
 UNIT=$(dirname "$(realpath "$0")")/cuckoo_nf.service
-ret=0
 TMP=
-MODFILE=
+# The last test that ran and did not pass, for the ones after it.
+BROKEN=
 
 # shellcheck source=lib.sh
 source "$(dirname "$(realpath "$0")")/lib.sh"
 
-cleanup() {
-	ip netns del "$S" 2>/dev/null
-	ip link del r0 2>/dev/null
-	nft delete table inet cnf_boot 2>/dev/null
-	if [[ -n $MODFILE ]]; then
-		rm -f "$MODFILE"
-		depmod -a
-	fi
-	[[ -n $TMP ]] && rm -rf "$TMP"
-	# Leave the module as the harness expects it: loaded, empty.
+# At exit (deferred): the module as the harness expects it, loaded and
+# empty.
+module_back() {
 	if mod_loaded; then
-		cuckooctl reset >/dev/null 2>&1
+		cuckooctl reset >/dev/null
 	else
-		insmod "$CNF_KO" || echo "FAIL: cannot insert $CNF_KO at exit"
+		insmod "$CNF_KO" || echo "# cannot insert $CNF_KO at exit"
 	fi
 }
 
-# unit_cmds KEY: the unit's KEY= lines (ExecStart, ExecStop) into CMDS, in
-# order; SuccessExitStatus= into OK_STATUS.
+# unit_cmds CMDS OK KEY: the unit's KEY= lines (ExecStart, ExecStop) into
+# the array CMDS, in order; SuccessExitStatus= into the array OK.
 unit_cmds() {
-	local key=$1 line
-	CMDS=()
-	OK_STATUS=(0)
+	local -n _cmds=$1 _ok=$2
+	local key=$3 line
+	_cmds=()
+	_ok=(0)
 	while read -r line; do
 		case $line in
-		"$key"=*) CMDS+=("${line#*=}") ;;
-		SuccessExitStatus=*) read -ra OK_STATUS <<<"0 ${line#*=}" ;;
+		"$key"=*) _cmds+=("${line#*=}") ;;
+		SuccessExitStatus=*) read -ra _ok <<<"0 ${line#*=}" ;;
 		esac
 	done <"$UNIT"
 }
@@ -74,24 +72,24 @@ unit_cmds() {
 # directory being $STATE; stop at the first failing one.  RC is its status
 # (0 when all succeeded), its output is in $TMP/out and $TMP/err.
 run_unit() {
-	local cmd argv i ok s
-	unit_cmds "$1"
-	((${#CMDS[@]})) || { log_fail "$UNIT has no $1= line"; RC=99; return; }
+	local cmd argv i ok s cmds ok_status
+	unit_cmds cmds ok_status "$1"
+	((${#cmds[@]})) || { fail "$UNIT has no $1= line"; RC=99; return; }
 	[[ -d $STATE ]] || mkdir -m 0700 "$STATE"
 	: >"$TMP/out"
 	: >"$TMP/err"
-	for cmd in "${CMDS[@]}"; do
+	for cmd in "${cmds[@]}"; do
 		read -ra argv <<<"$cmd"
 		# The VM's tools are on PATH, not where a Debian system has them.
 		argv[0]=$(command -v "${argv[0]##*/}") ||
-			{ log_fail "$1: ${cmd%% *} not found"; RC=99; return; }
+			{ fail "$1: ${cmd%% *} not found"; RC=99; return; }
 		for i in "${!argv[@]}"; do
 			[[ ${argv[i]} == /var/lib/cuckoo_nf ]] && argv[i]=$STATE
 		done
 		"${argv[@]}" >>"$TMP/out" 2>>"$TMP/err"
 		RC=$?
 		ok=0
-		for s in "${OK_STATUS[@]}"; do
+		for s in "${ok_status[@]}"; do
 			[[ $RC == "$s" ]] && ok=1
 		done
 		((ok)) || return
@@ -104,14 +102,20 @@ show() {
 	sed -e 's/^/#   err: /' "$TMP/err"
 }
 
+# The sender namespace and its veth to the VM's own namespace, where the
+# unit's commands act (lib.sh's veth_pair joins two named namespaces).
 setup() {
-	local kdir a
-	TMP=$(mktemp -d) || return 1
+	local kdir a modfile
+	tmpdir TMP || return 1
 	STATE=$TMP/cuckoo_nf
 	kdir=/lib/modules/$(uname -r)/updates
 	mkdir -p "$kdir" || return 1
-	MODFILE=$kdir/cuckoo_nf.ko
-	cp "$CNF_KO" "$MODFILE" && depmod -a || return 1
+	modfile=$kdir/cuckoo_nf.ko
+	defer depmod -a
+	defer rm -f "$modfile"
+	cp "$CNF_KO" "$modfile" && depmod -a || return 1
+	defer ip netns del "$S"
+	defer ip link del r0
 	{
 		echo "netns add $S"
 		echo "link add r0 address 02:cf:00:00:09:02 type veth peer name s0 address 02:cf:00:00:09:01 netns $S"
@@ -136,21 +140,30 @@ setup() {
 		echo "neigh replace $DST6 lladdr 02:cf:00:00:09:02 dev s0 nud permanent"
 	} | ip -n "$S" -batch - || return 1
 	# Echo requests that got past the module, per source (c0, c1...).
+	defer nft delete table inet cnf_boot
 	counter_tables /proc/self/ns/net cnf_boot:req:input
 }
 
-declare -A CTR
+declare -A CTR ST
 read_counters() {
 	nft_read CTR /proc/self/ns/net "$TMP/nft" table inet cnf_boot
-	stats_read "$TMP/stats" cuckooctl
+	stats_read ST "$TMP/stats" cuckooctl
+}
+
+# after_ok: the test before this one passed; else this one is skipped.
+after_ok() {
+	[[ -z $BROKEN ]] && return 0
+	skip_test "$BROKEN did not pass: no state to start from"
+	return 1
 }
 
 test_save() {
 	local first last n
-	cuckooctl add "${LISTED[@]}" >/dev/null || { log_fail "add"; return 1; }
+	BROKEN=test_save
+	cuckooctl add "${LISTED[@]}" >/dev/null || { fail "add"; return 1; }
 	run_unit ExecStop
 	if [[ $RC != 0 ]]; then
-		log_fail "ExecStop exited $RC"
+		fail "ExecStop exited $RC"
 		show
 		return 1
 	fi
@@ -160,97 +173,101 @@ test_save() {
 	if [[ $n == 2 && $first == "# cuckoo_nf save" &&
 	      $last == "# cuckoo_nf end 2 entries" ]] &&
 	   grep -qx 10.0.9.1 "$STATE/default.list" && grep -qx fd09::1 "$STATE/default.list"; then
-		log_pass "ExecStop saved both addresses in default.list, whole"
+		pass "ExecStop saved both addresses in default.list, whole"
 	else
-		log_fail "ExecStop: default.list is not the set"
+		fail "ExecStop: default.list is not the set"
 		sed -e 's/^/#   /' "$STATE/default.list"
 		return 1
 	fi
-	rmmod cuckoo_nf || { log_fail "rmmod"; return 1; }
+	rmmod cuckoo_nf || { fail "rmmod"; return 1; }
 	if [[ -e /dev/cuckoo_nf ]] || mod_loaded; then
-		log_fail "rmmod: module still there"
+		fail "rmmod: module still there"
 		return 1
 	fi
-	log_pass "rmmod: module and lists gone"
+	pass "rmmod: module and lists gone"
+	BROKEN=
 }
 
 test_start_restores() {
 	local s i sent
+	after_ok || return
+	BROKEN=test_start_restores
 	run_unit ExecStart
 	if [[ $RC != 0 ]]; then
-		log_fail "ExecStart exited $RC"
+		fail "ExecStart exited $RC"
 		show
 		return 1
 	fi
 	cuckooctl test "${UNLISTED[@]}" >"$TMP/test" 2>&1
 	if ! mod_loaded || ! cuckooctl test "${LISTED[@]}" >/dev/null ||
 	   [[ $(grep -c ': absent$' "$TMP/test") != "${#UNLISTED[@]}" ]]; then
-		log_fail "ExecStart: module not back with exactly the saved set"
+		fail "ExecStart: module not back with exactly the saved set"
 		show
 		return 1
 	fi
-	log_pass "ExecStart: module loaded, both addresses restored"
+	pass "ExecStart: module loaded, both addresses restored"
 	# Only now does any packet leave the sender.
 	ping_all "$S" "$NPINGS" 0.2 2 "${SRCS[@]}"
-	settle_counters read_counters CTR STAT
+	settle_counters read_counters CTR ST
 	sent=$((2 * NPINGS))
 	for s in "${LISTED[@]}"; do
 		i=${IDX[$s]}
 		if [[ ${CTR[cnf_boot/c$i]:-x} != 0 ]]; then
-			log_fail "$s listed: ${CTR[cnf_boot/c$i]:-?} echo requests delivered"
-			ret=1
+			fail "$s listed: ${CTR[cnf_boot/c$i]:-?} echo requests delivered"
 		fi
 	done
 	for s in "${UNLISTED[@]}"; do
 		i=${IDX[$s]}
 		if [[ ${CTR[cnf_boot/c$i]:-x} != "$NPINGS" ]]; then
-			log_fail "$s not listed: ${CTR[cnf_boot/c$i]:-?} of $NPINGS echo requests delivered"
-			ret=1
+			fail "$s not listed: ${CTR[cnf_boot/c$i]:-?} of $NPINGS echo requests delivered"
 		fi
 	done
-	if [[ $((${STAT[ipv4.dropped]:-0} + ${STAT[ipv6.dropped]:-0})) != "$sent" ]]; then
-		log_fail "module dropped ${STAT[ipv4.dropped]:-?} + ${STAT[ipv6.dropped]:-?}, want $sent"
-		ret=1
+	if [[ $((${ST[ipv4.dropped]:-0} + ${ST[ipv6.dropped]:-0})) != "$sent" ]]; then
+		fail "module dropped ${ST[ipv4.dropped]:-?} + ${ST[ipv6.dropped]:-?}, want $sent"
 	fi
-	((ret == 0)) && log_pass "listed sources dropped from the first packet ($sent of $sent), others delivered"
+	((RET == 0)) || return
+	pass "listed sources dropped from the first packet ($sent of $sent), others delivered"
+	BROKEN=
 }
 
 # The module is loaded, the set saved: stop, cut the file, start.
 test_corrupt_skipped() {
+	local -A st
+	after_ok || return
+	BROKEN=test_corrupt_skipped
 	run_unit ExecStop
-	[[ $RC == 0 ]] || { log_fail "ExecStop exited $RC"; show; return 1; }
-	rmmod cuckoo_nf || { log_fail "rmmod"; return 1; }
+	[[ $RC == 0 ]] || { fail "ExecStop exited $RC"; show; return 1; }
+	rmmod cuckoo_nf || { fail "rmmod"; return 1; }
 	head -n 2 "$STATE/default.list" >"$STATE/cut" && mv "$STATE/cut" "$STATE/default.list"
 	run_unit ExecStart
-	stats_read "$TMP/stats" cuckooctl
-	if [[ $RC == 0 ]] && mod_loaded && [[ ${STAT[active]:-} == false ]] &&
+	stats_read st "$TMP/stats" cuckooctl
+	if [[ $RC == 0 ]] && mod_loaded && [[ ${st[active]:-} == false ]] &&
 	   grep -q "default.list: not a complete save" "$TMP/err" &&
 	   [[ -f $STATE/default.list.bad && ! -e $STATE/default.list ]]; then
-		log_pass "cut-short save: reported, kept as default.list.bad, skipped; module loaded"
+		pass "cut-short save: reported, kept as default.list.bad, skipped; module loaded"
 	else
-		log_fail "cut-short save (ExecStart $RC, active ${STAT[active]:-?})"
+		fail "cut-short save (ExecStart $RC, active ${st[active]:-?})"
 		show
 		ls -l "$STATE" | sed -e 's/^/#   /'
 		return 1
 	fi
-	rmmod cuckoo_nf || { log_fail "rmmod"; return 1; }
+	rmmod cuckoo_nf || { fail "rmmod"; return 1; }
 	rm -f "$STATE"/*
 	run_unit ExecStart
-	stats_read "$TMP/stats" cuckooctl
-	if [[ $RC == 0 ]] && mod_loaded && [[ ${STAT[active]:-} == false ]] &&
+	stats_read st "$TMP/stats" cuckooctl
+	if [[ $RC == 0 ]] && mod_loaded && [[ ${st[active]:-} == false ]] &&
 	   grep -q "no saved set" "$TMP/err"; then
-		log_pass "no save file: reported, module loaded with an empty set"
+		pass "no save file: reported, module loaded with an empty set"
 	else
-		log_fail "no save file (ExecStart $RC)"
+		fail "no save file (ExecStart $RC)"
 		show
 		return 1
 	fi
 }
 
-trap cleanup EXIT
-[[ -c /dev/cuckoo_nf ]] || skip "/dev/cuckoo_nf missing (module not loaded)"
-[[ -f $UNIT ]] || skip "$UNIT missing (make selftests-build)"
-require_cmds cuckooctl nft ping modprobe rmmod depmod insmod
-setup || { log_fail "setup"; exit 1; }
-test_save && test_start_restores && test_corrupt_skipped
-finish "cuckoo_nf.service: save, reload, restore before traffic, bad or missing files skipped"
+require_module
+[[ -f $UNIT ]] || ktap_skip_all "$UNIT missing (make selftests-build)"
+require_cmds nft ping modprobe rmmod depmod insmod
+defer module_back
+setup || ktap_bail "setup"
+run_tests

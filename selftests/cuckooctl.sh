@@ -7,6 +7,8 @@
 # Spamhaus DROP, CRLF), list | load round trip, restore, the exit codes of
 # the CLI contract and permission checks.  Runs as root, in the VM: selftests/vm/run
 # selftests/cuckooctl.sh.  Leaves the set empty and mode/limit as found.
+# Each test starts from an empty set in drop mode (TESTS="test_restore"
+# runs one); every check inside it is a "# ok:" or "# FAIL:" line.
 set -u
 
 readonly DEV=/dev/cuckoo_nf
@@ -16,35 +18,13 @@ NBIG=${CNF_TEST_CTL_N:-1000000}
 # shellcheck source=lib.sh
 source "$(dirname "$(realpath "$0")")/lib.sh"
 
+ALL_TESTS="test_add_del_test test_stats test_mode_limit test_load_bad_lines
+	test_prefixes test_blocklist_formats test_big_load test_round_trip_sorted test_restore test_batch_stops_at_limit
+	test_usage test_missing_device test_permission test_version
+	test_save_restore_all"
 TMP=
 OLD_LIMIT=
-OLD_MODE=
 DEV_MODE=
-tests=0
-fails=0
-
-cleanup() {
-	if [[ -c $DEV ]]; then
-		[[ -n $DEV_MODE ]] && chmod "$DEV_MODE" "$DEV"
-		"$CTL" flush >/dev/null 2>&1
-		[[ -n $OLD_MODE ]] && "$CTL" mode "$OLD_MODE" >/dev/null 2>&1
-		[[ -n $OLD_LIMIT ]] && "$CTL" limit "$OLD_LIMIT" >/dev/null 2>&1
-	fi
-	[[ -n $TMP ]] && rm -rf "$TMP"
-	rmmod cnf_fake_abi 2>/dev/null
-}
-trap cleanup EXIT
-
-ok() {
-	tests=$((tests + 1))
-	echo "ok $tests - $*"
-}
-
-not_ok() {
-	tests=$((tests + 1))
-	fails=$((fails + 1))
-	echo "not ok $tests - $*"
-}
 
 # Run a command, keeping its exit code in RC and its output in $OUT/$ERR.
 run() {
@@ -63,9 +43,9 @@ expect_rc() {
 	shift 2
 	run "$@"
 	if [[ $RC == "$want" ]]; then
-		ok "$desc"
+		pass "$desc"
 	else
-		not_ok "$desc (exit $RC, want $want)"
+		fail "$desc (exit $RC, want $want)"
 		show_output
 	fi
 }
@@ -75,9 +55,9 @@ check() {
 	local desc=$1
 	shift
 	if "$@"; then
-		ok "$desc"
+		pass "$desc"
 	else
-		not_ok "$desc"
+		fail "$desc"
 		show_output
 	fi
 }
@@ -99,14 +79,16 @@ has_text() {
 }
 not_has_text() { ! has_text "$@"; }
 
-# ctl_stats: STAT, from `$CTL stats -j` (lib.sh's stats_read).
-ctl_stats() { stats_read "$TMP/stats-j" "$CTL"; }
+# ctl_stats ARRAY: ARRAY from `$CTL stats -j` (lib.sh's stats_read).
+ctl_stats() { stats_read "$1" "$TMP/stats-j" "$CTL"; }
 
-# entries: ENTRIES, the set's size (IPv4 + IPv6), from stats -j; when
+# entries VAR: VAR = the set's size (IPv4 + IPv6), from stats -j; when
 # unreadable, a word equal to nothing else.  In a variable: $(...) forks.
 entries() {
-	ENTRIES=unreadable-$RANDOM
-	ctl_stats && ENTRIES=$((${STAT[ipv4.entries]} + ${STAT[ipv6.entries]}))
+	local -n _n=$1
+	local -A st
+	_n=unreadable-$RANDOM
+	ctl_stats st && _n=$((${st[ipv4.entries]} + ${st[ipv6.entries]}))
 }
 
 now() { echo "$EPOCHREALTIME"; }
@@ -123,23 +105,40 @@ gen_addrs() {
 	gen_v6 $(($1 / 10))
 }
 
+# restore_state MODE LIMIT: what the script found, put back at exit.
+restore_state() {
+	[[ -n $DEV_MODE ]] && chmod "$DEV_MODE" "$DEV"
+	"$CTL" flush
+	"$CTL" mode "$1"
+	[[ -n $2 ]] && "$CTL" limit "$2"
+}
+
 setup() {
-	[[ $(id -u) == 0 ]] || skip "needs root"
-	[[ -c $DEV ]] || skip "$DEV missing (module not loaded)"
-	command -v "$CTL" >/dev/null || skip "$CTL not found"
-	command -v jq >/dev/null || skip "jq not found"
-	[[ -x $ADDRGEN ]] || skip "$ADDRGEN missing (make -C selftests)"
-	TMP=$(mktemp -d)
+	local mode
+	local -A st
+	require_root
+	[[ -c $DEV ]] || ktap_skip_all "$DEV missing (module not loaded)"
+	require_cmds "$CTL" jq
+	require_file "$ADDRGEN" "make -C selftests"
+	tmpdir TMP
 	OUT=$TMP/out
 	ERR=$TMP/err
-	OLD_MODE=$("$CTL" mode) || skip "cannot read the mode"
-	ctl_stats
-	OLD_LIMIT=${STAT[mem_limit]:-}
-	"$CTL" flush
-	"$CTL" mode drop
+	mode=$("$CTL" mode) || ktap_bail "cannot read the mode"
+	ctl_stats st
+	OLD_LIMIT=${st[mem_limit]:-}
+	defer restore_state "$mode" "$OLD_LIMIT"
+	defer rmmod cnf_fake_abi
+}
+
+# Every test starts from an empty set in drop mode.
+fresh() {
+	"$CTL" flush >/dev/null && "$CTL" mode drop >/dev/null ||
+		fail "flush and mode drop before the test"
 }
 
 test_add_del_test() {
+	local n
+	fresh
 	expect_rc 0 "add IPv4 and IPv6" "$CTL" add 192.0.2.1 2001:db8::1
 	expect_rc 0 "test: both present" "$CTL" test 192.0.2.1 2001:db8::1
 	check "test prints ADDR: present (ADDR)" \
@@ -165,14 +164,15 @@ test_add_del_test() {
 	run "$CTL" save
 	check "save starts with its comment" [ "$(head -n 1 "$OUT")" = "# cuckoo_nf save" ]
 	expect_rc 0 "flush" "$CTL" flush
-	entries
-	check "flush empties the set" [ "$ENTRIES" = 0 ]
+	entries n
+	check "flush empties the set" [ "$n" = 0 ]
 }
 
 # One jq for all the JSON checks (jq takes 0.4 s to start under TCG): it
 # prints one verdict per check, for stats -j and for the global -j.
 test_stats() {
 	local v_keys v_count v_range v_ratio v_global v_lookup
+	fresh
 	"$CTL" add 192.0.2.1 192.0.2.2 2001:db8::5 198.51.100.0/24 10.0.0.0/8
 	expect_rc 0 "stats -j" "$CTL" stats -j
 	cp "$OUT" "$TMP/stats.json"
@@ -218,31 +218,33 @@ test_stats() {
 }
 
 test_mode_limit() {
+	local -A st
+	fresh
 	expect_rc 0 "mode monitor" "$CTL" mode monitor
 	run "$CTL" mode
 	check "mode prints monitor" has_line monitor "$OUT"
-	ctl_stats
-	check "stats says monitor" [ "${STAT[mode]:-}" = monitor ]
+	ctl_stats st
+	check "stats says monitor" [ "${st[mode]:-}" = monitor ]
 	expect_rc 0 "mode drop" "$CTL" mode drop
 	expect_rc 3 "mode garbage exits 3" "$CTL" mode dorp
 	check "bad mode named" has_text dorp "$ERR"
 	expect_rc 2 "mode with two words exits 2" "$CTL" mode drop monitor
 
 	expect_rc 0 "limit 300M" "$CTL" limit 300M
-	ctl_stats
-	check "limit applied" [ "${STAT[mem_limit]:-}" = $((300 << 20)) ]
+	ctl_stats st
+	check "limit applied" [ "${st[mem_limit]:-}" = $((300 << 20)) ]
 	run "$CTL" limit
 	check "limit prints bytes and units" has_line "314572800 (300.0 MiB)" "$OUT"
 	expect_rc 0 "limit 1g" "$CTL" limit 1g
-	ctl_stats
-	check "g is GiB" [ "${STAT[mem_limit]:-}" = $((1 << 30)) ]
+	ctl_stats st
+	check "g is GiB" [ "${st[mem_limit]:-}" = $((1 << 30)) ]
 	expect_rc 3 "limit garbage exits 3" "$CTL" limit 12Q
 	check "bad size named" has_text 12Q "$ERR"
 	expect_rc 3 "limit negative exits 3" "$CTL" limit -- -5
 	expect_rc 1 "limit below use refused" "$CTL" limit 1
 	check "below-use message" has_text "below the memory already in use" "$ERR"
-	ctl_stats
-	check "refused limit changes nothing" [ "${STAT[mem_limit]:-}" = $((1 << 30)) ]
+	ctl_stats st
+	check "refused limit changes nothing" [ "${st[mem_limit]:-}" = $((1 << 30)) ]
 	"$CTL" limit "$OLD_LIMIT"
 }
 
@@ -262,15 +264,16 @@ write_bad_file() {
 }
 
 test_load_bad_lines() {
+	local n
 	local f=$TMP/bad.txt before
+	fresh
 
 	write_bad_file "$f"
-	entries
-	before=$ENTRIES
+	entries before
 	expect_rc 3 "load --strict with bad lines exits 3" "$CTL" load --strict "$f"
 	check "strict: every bad line reported" [ "$(grep -c "^cuckooctl: load: $f:[0-9]*: " "$ERR")" = 3 ]
-	entries
-	check "strict: nothing added" [ "$ENTRIES" = "$before" ]
+	entries n
+	check "strict: nothing added" [ "$n" = "$before" ]
 
 	expect_rc 1 "load with bad lines loads the good ones, exits 1" "$CTL" load "$f"
 	check "summary: added, already present, bad lines" \
@@ -292,8 +295,8 @@ test_load_bad_lines() {
 
 	expect_rc 1 "del --file with bad lines exits 1" "$CTL" del --file "$f"
 	check "del summary" has_line "5 deleted, 1 not present, 3 bad lines" "$OUT"
-	entries
-	check "del --file emptied the set" [ "$ENTRIES" = 0 ]
+	entries n
+	check "del --file emptied the set" [ "$n" = 0 ]
 	expect_rc 1 "del --file - from stdin" "$CTL" del --file - <"$f"
 	check "del from stdin: none present" has_line "0 deleted, 6 not present, 3 bad lines" "$OUT"
 	expect_rc 2 "del --file with addresses exits 2" "$CTL" del --file "$f" 10.0.0.1
@@ -309,7 +312,8 @@ test_load_bad_lines() {
 # Prefixes: stored as given, longest match, exact delete, the refusals
 # with their messages, /0 only with --all-addresses, list and save.
 test_prefixes() {
-	"$CTL" flush
+	local bad n
+	fresh
 	expect_rc 0 "add prefixes and an address" \
 		"$CTL" add 198.51.100.0/24 2001:db8::/48 10.0.0.5 192.0.2.7/32
 	expect_rc 0 "test: covered addresses" \
@@ -344,8 +348,8 @@ test_prefixes() {
 	check "list: /32 bare" has_line "192.0.2.7" "$OUT"
 	check "list: exactly the set" \
 		[ "$(sort "$OUT" | tr '\n' ' ')" = "10.0.0.5 192.0.2.7 198.51.100.0/24 198.51.100.128/25 2001:db8::/48 " ]
-	entries
-	check "entries count prefixes" [ "$ENTRIES" = 5 ]
+	entries n
+	check "entries count prefixes" [ "$n" = 5 ]
 
 	expect_rc 1 "del of a prefix not stored exits 1" "$CTL" del 198.51.100.0/25
 	check "del names it not present" has_line "cuckooctl: del 198.51.100.0/25: not present" "$ERR"
@@ -360,7 +364,6 @@ test_prefixes() {
 	expect_rc 3 "IPv6 host bits refused" "$CTL" add 2001:db8::1/64
 	check "IPv6 host bits: the network suggested" \
 		has_line "cuckooctl: add 2001:db8::1/64: host bits set; did you mean 2001:db8::/64?" "$ERR"
-	local bad
 	for bad in 10.0.0.0/33 2001:db8::/129 10.0.0.0/ 10.0.0.0/-1 10.0.0.0/08 \
 		   10.0.0.0/24x "10.0.0.0/ 24" 10.0.0.0/255.255.255.0; do
 		expect_rc 3 "add $bad refused" "$CTL" add "$bad"
@@ -397,8 +400,8 @@ test_prefixes() {
 	"$CTL" flush
 	expect_rc 3 "restore of a saved /0 needs --all-addresses" "$CTL" restore "$TMP/pfx-saved"
 	check "the /0 line named" has_text ": ::/0: /0 is every IPv6 address" "$ERR"
-	entries
-	check "refused restore changed nothing" [ "$ENTRIES" = 0 ]
+	entries n
+	check "refused restore changed nothing" [ "$n" = 0 ]
 	expect_rc 0 "restore --all-addresses" "$CTL" restore --all-addresses "$TMP/pfx-saved"
 	"$CTL" list | sort >"$TMP/pfx-after"
 	check "save | restore gives the same prefixes" cmp -s "$TMP/pfx-before" "$TMP/pfx-after"
@@ -424,9 +427,9 @@ test_prefixes() {
 # header, bare entries), Spamhaus DROP (';' comments, trailing references,
 # CRLF), and a bad line among them.
 test_blocklist_formats() {
-	local f=$TMP/firehol.netset d=$TMP/drop.txt m=$TMP/mixed.txt before
+	local f=$TMP/firehol.netset d=$TMP/drop.txt m=$TMP/mixed.txt before n
 
-	"$CTL" flush
+	fresh
 	printf '%s\n' '#' '# firehol_level1' '#' '# ipv4 hash:net ipset' '#' \
 		'# Maintainer      : FireHOL' '#' \
 		'0.0.0.0/8' '1.10.16.0/20' '1.19.0.0/16' '2.56.192.17' >"$f"
@@ -449,14 +452,13 @@ test_blocklist_formats() {
 
 	printf '%s\n' '203.0.113.0/24 # x' '  198.51.100.0/25  ' '10.9.0.5/16 ; typo' \
 		'192.0.2.0/24 extra' >"$m"
-	entries
-	before=$ENTRIES
+	entries before
 	expect_rc 3 "load --strict with a host-bits line exits 3" "$CTL" load --strict "$m"
 	check "strict: the host bits line named with the network" \
 		has_line "cuckooctl: load: $m:3: 10.9.0.5/16: host bits set; did you mean 10.9.0.0/16?" "$ERR"
 	check "strict: the line with extra text named" has_text "$m:4: 192.0.2.0/24 extra: " "$ERR"
-	entries
-	check "strict: nothing added" [ "$ENTRIES" = "$before" ]
+	entries n
+	check "strict: nothing added" [ "$n" = "$before" ]
 	expect_rc 1 "load with bad lines exits 1" "$CTL" load "$m"
 	check "good lines added" has_line "2 added, 0 already present, 2 bad lines" "$OUT"
 	expect_rc 1 "the bad lines' prefixes are not in" "$CTL" test 10.9.0.0/16 192.0.2.1
@@ -470,37 +472,40 @@ test_blocklist_formats() {
 # empties the set: the lines are N distinct members, so the whole set, and
 # list output is valid input.  (list | load round trip: test_round_trip_sorted.)
 test_big_load() {
+	local n
 	local src=$TMP/big.txt t0 t1
+	fresh
 
 	gen_addrs "$NBIG" >"$src"
 	t0=$(now)
 	run "$CTL" load "$src"
 	t1=$(now)
-	echo "# load of $NBIG addresses: $(elapsed "$t0" "$t1") s"
+	note "load of $NBIG addresses: $(elapsed "$t0" "$t1") s"
 	check "load of $NBIG addresses" [ "$RC" = 0 ]
 	check "load summary counts them all" has_line "$NBIG added, 0 already present" "$OUT"
 	check "no progress bar when stderr is not a terminal" [ ! -s "$ERR" ]
-	entries
-	check "stats counts $NBIG entries" [ "$ENTRIES" = "$NBIG" ]
+	entries n
+	check "stats counts $NBIG entries" [ "$n" = "$NBIG" ]
 	"$CTL" stats | sed -e 's/^/# /'
 
 	t0=$(now)
 	run "$CTL" list
 	t1=$(now)
-	echo "# list of $NBIG addresses: $(elapsed "$t0" "$t1") s"
+	note "list of $NBIG addresses: $(elapsed "$t0" "$t1") s"
 	mv "$OUT" "$TMP/list1"
 	check "list prints $NBIG lines" [ "$(wc -l <"$TMP/list1")" = "$NBIG" ]
 	t0=$(now)
 	run "$CTL" del --file "$TMP/list1"
 	t1=$(now)
-	echo "# del --file of $NBIG addresses: $(elapsed "$t0" "$t1") s"
+	note "del --file of $NBIG addresses: $(elapsed "$t0" "$t1") s"
 	check "listed set equals the loaded one" has_line "$NBIG deleted, 0 not present" "$OUT"
-	entries
-	check "del --file of all leaves the set empty" [ "$ENTRIES" = 0 ]
+	entries n
+	check "del --file of all leaves the set empty" [ "$n" = 0 ]
 }
 
 test_round_trip_sorted() {
 	local src=$TMP/rt.txt
+	fresh
 
 	"$CTL" flush
 	gen_addrs 50000 >"$src"
@@ -519,6 +524,7 @@ test_round_trip_sorted() {
 
 test_restore() {
 	local saved=$TMP/saved before
+	fresh
 
 	"$CTL" add 198.51.100.1 198.51.100.2 2001:db8::77
 	"$CTL" save >"$saved"
@@ -542,7 +548,9 @@ test_restore() {
 
 # A batch stopped by the memory limit says where, and that much is in.
 test_batch_stops_at_limit() {
+	local n
 	local f=$TMP/limit.txt line added
+	fresh
 
 	"$CTL" flush
 	gen_v4 150000 >"$f"
@@ -553,8 +561,8 @@ test_batch_stops_at_limit() {
 	line=$(sed -nE 's/.*stopped at line ([0-9]+) .*/\1/p' "$ERR")
 	added=$(sed -nE 's/.*; ([0-9]+) added$/\1/p' "$ERR")
 	check "stopped line is the first one not added" [ "${line:-0}" = $((${added:--1} + 1)) ]
-	entries
-	check "the set holds what was reported added" [ "$ENTRIES" = "${added:-x}" ]
+	entries n
+	check "the set holds what was reported added" [ "$n" = "${added:-x}" ]
 	check "the address named is the one on that line" \
 		has_text "($(sed -n "${line:-1}p" "$f"))" "$ERR"
 	"$CTL" flush
@@ -562,6 +570,7 @@ test_batch_stops_at_limit() {
 }
 
 test_usage() {
+	fresh
 	expect_rc 2 "no command exits 2" "$CTL"
 	expect_rc 2 "unknown command exits 2" "$CTL" frobnicate
 	expect_rc 2 "unknown option exits 2" "$CTL" add --bogus 10.0.0.1
@@ -577,6 +586,7 @@ test_usage() {
 }
 
 test_missing_device() {
+	fresh
 	expect_rc 6 "missing device exits 6 (-d)" "$CTL" -d /dev/cuckoo_nf_nonexistent list
 	check "message says to load the module" has_text "load the module" "$ERR"
 	if command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
@@ -585,15 +595,17 @@ test_missing_device() {
 		check "hidden device: module message" \
 			has_line "cuckooctl: /dev/cuckoo_nf not found: load the module (modprobe cuckoo_nf / insmod cuckoo_nf.ko)" "$ERR"
 	else
-		echo "# SKIP: unshare -m unavailable, hidden-device case not run"
+		note "unshare -m unavailable, hidden-device case not run"
 	fi
 	expect_rc 3 "bad address exits 3 before the device is needed" \
 		"$CTL" -d /dev/cuckoo_nf_nonexistent add 10.0.0.999
 }
 
 test_permission() {
+	local n
+	fresh
 	if ! command -v setpriv >/dev/null; then
-		echo "# SKIP: setpriv unavailable, permission cases not run"
+		skip_test "setpriv unavailable"
 		return
 	fi
 	expect_rc 5 "non-root cannot open the device: exit 5" \
@@ -612,14 +624,15 @@ test_permission() {
 	DEV_MODE=
 	expect_rc 5 "root without CAP_NET_ADMIN: exit 5" \
 		setpriv --inh-caps=-net_admin --bounding-set=-net_admin "$CTL" stats
-	entries
-	check "nothing was added by the refused calls" [ "$ENTRIES" = 0 ]
+	entries n
+	check "nothing was added by the refused calls" [ "$n" = 0 ]
 }
 
 # --version: the tool's and the module's, which must be what modinfo and
 # sysfs say; an unknown ABI refused, a module without the call accepted.
 test_version() {
 	local want fake=modules/cnf_fake_abi.ko
+	fresh
 	want=$(modinfo -F version "$CNF_KO")
 	expect_rc 0 "--version" "$CTL" --version
 	check "--version: cuckooctl $want (ABI 1)" has_line "cuckooctl $want (ABI 1)" "$OUT"
@@ -628,11 +641,11 @@ test_version() {
 	expect_rc 0 "--version without the module" "$CTL" -d /dev/cuckoo_nf_nonexistent --version
 	check "--version: module not loaded" has_line "module: not loaded" "$OUT"
 	if [[ ! -f $fake ]]; then
-		not_ok "$fake not built (make test-modules)"
+		fail "$fake not built (make test-modules)"
 		return
 	fi
 	if ! insmod "$fake" abi=2; then
-		not_ok "insmod $fake abi=2"
+		fail "insmod $fake abi=2"
 		return
 	fi
 	expect_rc 7 "module ABI 2: --version exits 7" "$CTL" -d /dev/cnf_fake_abi --version
@@ -641,7 +654,7 @@ test_version() {
 	check "refusal says which ABIs" has_text "speaks ABI 2; this cuckooctl" "$ERR"
 	rmmod cnf_fake_abi
 	if ! insmod "$fake" abi=0; then
-		not_ok "insmod $fake abi=0"
+		fail "insmod $fake abi=0"
 		return
 	fi
 	expect_rc 0 "module without CNF_IOC_VERSION: --version exits 0" \
@@ -655,7 +668,8 @@ test_version() {
 
 # save-all and restore-all on files; the unit's use of them is boot_unit.sh's.
 test_save_restore_all() {
-	local d=$TMP/state f ino
+	local d=$TMP/state f ino n
+	fresh
 	f=$d/default.list
 	"$CTL" flush >/dev/null
 	"$CTL" add 10.1.0.1 10.1.0.2 2001:db8:1::1 >/dev/null
@@ -667,8 +681,8 @@ test_save_restore_all() {
 	check "save file: the three addresses" [ "$(grep -c -v '^#' "$f")" = 3 ]
 	"$CTL" flush >/dev/null
 	expect_rc 0 "restore-all" "$CTL" restore-all "$d"
-	entries
-	check "restore-all: 3 entries back" [ "$ENTRIES" = 3 ]
+	entries n
+	check "restore-all: 3 entries back" [ "$n" = 3 ]
 	expect_rc 0 "restored addresses present" "$CTL" test 10.1.0.1 10.1.0.2 2001:db8:1::1
 	ino=$(stat -c %i "$f")
 	"$CTL" del 10.1.0.2 >/dev/null
@@ -680,8 +694,8 @@ test_save_restore_all() {
 	expect_rc 3 "restore-all of a cut-short file exits 3" "$CTL" restore-all "$d"
 	check "cut-short file: reported" has_text "not a complete save" "$ERR"
 	check "cut-short file: kept as default.list.bad" [ -f "$f.bad" -a ! -e "$f" ]
-	entries
-	check "cut-short file: set left as it was" [ "$ENTRIES" = 2 ]
+	entries n
+	check "cut-short file: set left as it was" [ "$n" = 2 ]
 	# A count that does not match.
 	printf '# cuckoo_nf save\n10.1.0.9\n# cuckoo_nf end 2 entries\n' >"$f"
 	expect_rc 3 "restore-all: wrong count exits 3" "$CTL" restore-all "$d"
@@ -697,22 +711,5 @@ test_save_restore_all() {
 	"$CTL" flush >/dev/null
 }
 
-main() {
-	local t t0
-
-	setup
-	echo "TAP version 13"
-	for t in add_del_test stats mode_limit load_bad_lines prefixes \
-		 blocklist_formats \
-		 big_load round_trip_sorted restore batch_stops_at_limit usage \
-		 missing_device permission version save_restore_all; do
-		t0=$(now)
-		"test_$t"
-		echo "# $t: $(elapsed "$t0" "$(now)") s"
-	done
-	echo "1..$tests"
-	echo "# $((tests - fails)) passed, $fails failed"
-	[[ $fails == 0 ]]
-}
-
-main "$@"
+setup
+run_tests

@@ -20,10 +20,11 @@
 # CONFIG_FAULT_INJECTION_DEBUG_FS (make check-debug); skips otherwise.
 #
 # CNF_TEST_FAULT_ROUNDS (default 30), CNF_TEST_FAULT_LOAD (addresses per
-# load, default 1500).
-
-ret=0
+# load, default 1500).  It prints the "# reliability: faults_injected=..."
+# line of README's reliability table.
+set -uo pipefail
 export LC_ALL=C
+ALL_TESTS="test_faults"
 FS=/sys/kernel/debug/failslab
 FP=/sys/kernel/debug/fail_page_alloc
 ROUNDS=${CNF_TEST_FAULT_ROUNDS:-30}
@@ -36,32 +37,12 @@ TMP=
 # shellcheck source=lib.sh
 source "$(dirname "$(realpath "$0")")/lib.sh"
 
-if [[ ! -d $FS || ! -d $FP ]]; then
-	skip "no $FS or $FP (a kernel with fault injection: make check-debug)"
-fi
-if [[ ! -f $(dirname "${BASH_SOURCE[0]}")/failioctl.so ]]; then
-	echo "FAIL: failioctl.so not built (make -C selftests)"
-	exit 1
-fi
-if [[ ! -c /dev/cuckoo_nf ]] || ! command -v cuckooctl >/dev/null; then
-	skip "/dev/cuckoo_nf or cuckooctl missing"
-fi
-
 faults_off() {
 	local d
 	for d in $FS $FP; do
 		echo 0 >$d/probability
 	done
 }
-
-cleanup() {
-	faults_off 2>/dev/null
-	ip netns del "$NS" 2>/dev/null
-	ip link del "$VA" 2>/dev/null
-	cuckooctl flush >/dev/null 2>&1
-	[[ -n $TMP ]] && rm -rf "$TMP"
-}
-trap cleanup EXIT
 
 # Injected faults are counted down in `times`: start high, read back.
 TIMES0=100000000
@@ -87,8 +68,13 @@ set_probability() {
 	echo "$2" >$FP/probability
 }
 
+# injected VAR: VAR = the faults injected so far.
 injected() {
-	echo $(( (TIMES0 - $(<$FS/times)) + (TIMES0 - $(<$FP/times)) ))
+	local -n _inj=$1
+	local fs fp
+	read -r fs <$FS/times
+	read -r fp <$FP/times
+	_inj=$(((TIMES0 - fs) + (TIMES0 - fp)))
 }
 
 # Run cuckooctl with faults injected into the kernel allocations of its
@@ -103,10 +89,13 @@ dump() {
 	cuckooctl list | sort
 }
 
-# entries: N, the set's size by cuckooctl stats (-1 when unreadable).
+# entries VAR: VAR = the set's size by cuckooctl stats (-1 when
+# unreadable).
 entries() {
-	N=-1
-	stats_read "$TMP/stats" cuckooctl && N=$((${STAT[ipv4.entries]} + ${STAT[ipv6.entries]}))
+	local -n _n=$1
+	local -A st
+	_n=-1
+	stats_read st "$TMP/stats" cuckooctl && _n=$((${st[ipv4.entries]} + ${st[ipv6.entries]}))
 }
 
 # Unique addresses: v4 in 10.64.0.0/10, v6 in 2001:db8:f::/48.
@@ -137,7 +126,9 @@ clean_error() {
 
 setup_net() {
 	ip netns add "$NS" || return 1
+	defer ip netns del "$NS"
 	ip link add "$VA" type veth peer name "$VB" || return 1
+	defer ip link del "$VA"
 	ip link set "$VB" netns "$NS"
 	ip addr add 192.168.77.1/24 dev "$VA"
 	ip addr add fd77::1/64 dev "$VA" nodad
@@ -154,10 +145,12 @@ setup_net() {
 	ip netns exec "$NS" ping -c1 -W5 192.168.77.1 >/dev/null
 }
 
-# dropped: D4 and D6, the dropped counters (-1 when unreadable).
+# dropped V4 V6: V4 and V6 = the dropped counters (-1 when unreadable).
 dropped() {
-	D4=-1 D6=-1
-	stats_read "$TMP/stats" cuckooctl && D4=${STAT[ipv4.dropped]} D6=${STAT[ipv6.dropped]}
+	local -n _d4=$1 _d6=$2
+	local -A st
+	_d4=-1 _d6=-1
+	stats_read st "$TMP/stats" cuckooctl && _d4=${st[ipv4.dropped]} _d6=${st[ipv6.dropped]}
 }
 
 # Send one packet from each of up to 8+8 stored addresses; all dropped.
@@ -169,8 +162,7 @@ check_traffic() {
 	s6=($(grep : "$set" | shuf -n 8))
 	for a in "${s4[@]}"; do ip -n "$NS" addr add "$a/32" dev "$VB"; done
 	for a in "${s6[@]}"; do ip -n "$NS" addr add "$a/128" dev "$VB" nodad; done
-	dropped
-	d4=$D4 d6=$D6
+	dropped d4 d6
 	for a in "${s4[@]}"; do
 		ip netns exec "$NS" ping -q -c1 -W1 -I "$a" 192.168.77.1 >/dev/null 2>&1 &
 		pids+=($!)
@@ -180,75 +172,77 @@ check_traffic() {
 		pids+=($!)
 	done
 	for a in "${pids[@]}"; do
-		wait "$a" && log_fail "$what: a blocked source got a reply"
+		wait "$a" && fail "$what: a blocked source got a reply"
 	done
-	dropped
-	e4=$D4 e6=$D6
+	dropped e4 e6
 	n4=${#s4[@]} n6=${#s6[@]}
 	if ((e4 - d4 != n4 || e6 - d6 != n6)); then
-		log_fail "$what: sent from $n4+$n6 stored sources, dropped $((e4 - d4))+$((e6 - d6))"
+		fail "$what: sent from $n4+$n6 stored sources, dropped $((e4 - d4))+$((e6 - d6))"
 	fi
 	TRAFFIC_SENT=$((TRAFFIC_SENT + n4 + n6))
 	for a in "${s4[@]}"; do ip -n "$NS" addr del "$a/32" dev "$VB"; done
 	for a in "${s6[@]}"; do ip -n "$NS" addr del "$a/128" dev "$VB"; done
 	ip netns exec "$NS" ping -q -c1 -W5 192.168.77.1 >/dev/null ||
-		log_fail "$what: an unlisted source lost its reply"
+		fail "$what: an unlisted source lost its reply"
 	ip netns exec "$NS" ping -6 -q -c1 -W5 fd77::1 >/dev/null ||
-		log_fail "$what: an unlisted IPv6 source lost its reply"
+		fail "$what: an unlisted IPv6 source lost its reply"
 }
 
 # ---- one operation under faults, checked ----
 
 # check_result NAME RC ERRFILE BEFORE AFTER WANT: WANT is the set the
 # operation makes when it succeeds.
-OPS=0 FAILED_OPS=0 NOT_REACHED=0
+OPS=0 FAILED_OPS=0 NOT_REACHED=0 LOST=0
 check_result() {
-	local name=$1 rc=$2 err=$3 before=$4 after=$5 want=$6 n k
+	local name=$1 rc=$2 err=$3 before=$4 after=$5 want=$6 n k e
 	OPS=$((OPS + 1))
 	if [[ $name == load* ]]; then
 		# A batch goes in order and stops at its first failure: whatever
 		# happened, the set is before + the first n lines of the file.
 		minus "$before" "$after" >"$TMP/lost"
-		[[ -s $TMP/lost ]] &&
-			log_fail "$name lost entries that were stored: $(head -n3 "$TMP/lost" | tr '\n' ' ')"
+		if [[ -s $TMP/lost ]]; then
+			LOST=$((LOST + $(wc -l <"$TMP/lost")))
+			fail "$name lost entries that were stored: $(head -n3 "$TMP/lost" | tr '\n' ' ')"
+		fi
 		minus "$after" "$before" >"$TMP/added"
 		n=$(wc -l <"$TMP/added")
 		head -n "$n" "$TMP/file" | sort | cmp -s - "$TMP/added" ||
-			log_fail "$name: what was added is not the first $n lines of the file"
+			fail "$name: what was added is not the first $n lines of the file"
 	fi
 	if ((rc == 0)); then
-		cmp -s "$want" "$after" || log_fail "$name succeeded but the set is not what it should be"
+		cmp -s "$want" "$after" || fail "$name succeeded but the set is not what it should be"
 	elif ((rc == 1)); then
 		FAILED_OPS=$((FAILED_OPS + 1))
-		clean_error "$err" || log_fail "$name failed without a clean ENOMEM/ENOSPC: $(head -c 300 "$err")"
+		clean_error "$err" || fail "$name failed without a clean ENOMEM/ENOSPC: $(head -c 300 "$err")"
 		if [[ $name == load* ]]; then
 			k=$(sed -nE 's/.*; ([0-9]+) added.*/\1/p' "$err" | tail -n1)
 			[[ -z $k || $k == "$n" ]] ||
-				log_fail "$name: cuckooctl says $k added, the set has $n more"
+				fail "$name: cuckooctl says $k added, the set has $n more"
 		else
-			cmp -s "$before" "$after" || log_fail "$name failed but changed the set"
+			cmp -s "$before" "$after" || fail "$name failed but changed the set"
 		fi
 	else
 		# Did not get to the module or did not report (exec failed,
 		# killed): for add/flush, before or after, nothing in between.
 		NOT_REACHED=$((NOT_REACHED + 1))
 		[[ $name == load* ]] || cmp -s "$before" "$after" || cmp -s "$want" "$after" ||
-			log_fail "$name (exit $rc) left a set that is neither before nor after"
+			fail "$name (exit $rc) left a set that is neither before nor after"
 	fi
-	entries
-	(( N == $(wc -l <"$after") )) || log_fail "$name: stats say $N entries, the dump lists $(wc -l <"$after")"
+	entries e
+	((e == $(wc -l <"$after"))) || fail "$name: stats say $e entries, the dump lists $(wc -l <"$after")"
 }
 
-main() {
-	local r op rc p a slab page
-	TMP=$(mktemp -d)
+test_faults() {
+	local r op rc p a slab page inj fs fp
 	setup_faults
-	cuckooctl flush >/dev/null || { echo "FAIL: flush"; exit 1; }
+	defer faults_off
+	cuckooctl flush >/dev/null || { fail "flush"; return; }
+	defer cuckooctl flush
 	cuckooctl mode drop >/dev/null
-	setup_net || { echo "FAIL: network setup"; exit 1; }
+	setup_net || { fail "network setup"; return; }
 	TRAFFIC_SENT=0
 	new_addrs 300 >"$TMP/base"
-	cuckooctl load "$TMP/base" >/dev/null || { echo "FAIL: base load"; exit 1; }
+	cuckooctl load "$TMP/base" >/dev/null || { fail "base load"; return; }
 	dump >"$TMP/before"
 	check_traffic "$TMP/before" "base set"
 
@@ -298,31 +292,40 @@ main() {
 		set_probability 0 0
 		dump >"$TMP/after"
 		check_result "$op (round $r, slab ${slab}%, page ${page}%)" "$rc" "$TMP/err" "$TMP/before" "$TMP/after" "$TMP/want"
-		echo "# round $r: $op at slab ${slab}%, page ${page}%: exit $rc, $(wc -l <"$TMP/after") entries, $(injected) faults injected so far${rc:+ $(tr '\n' ' ' <"$TMP/err" | cut -c1-100)}"
+		injected inj
+		note "round $r: $op at slab ${slab}%, page ${page}%: exit $rc, $(wc -l <"$TMP/after") entries, $inj faults injected so far${rc:+ $(tr '\n' ' ' <"$TMP/err" | cut -c1-100)}"
 		# After a flush, a base set again (no faults), so loads keep growing it.
 		if [[ $op == flush && $rc == 0 ]]; then
 			new_addrs 300 >"$TMP/base"
-			cuckooctl load "$TMP/base" >/dev/null || log_fail "reload after flush"
+			cuckooctl load "$TMP/base" >/dev/null || fail "reload after flush"
 			dump >"$TMP/after"
 		fi
 		((r % 6 == 0)) && check_traffic "$TMP/after" "round $r"
-		((ret)) && break
+		((RET)) && break
 	done
 	dump >"$TMP/after"
 	check_traffic "$TMP/after" "the end"
-	echo "# faults: $OPS operations, $FAILED_OPS failed cleanly, $NOT_REACHED did not reach the module, $(injected) faults injected (failslab $((TIMES0 - $(<$FS/times))), fail_page_alloc $((TIMES0 - $(<$FP/times)))), $TRAFFIC_SENT packets from stored sources all dropped, $(wc -l <"$TMP/after") entries at the end"
-	if (( $(injected) == 0 )); then
-		log_fail "no fault was injected: the test proved nothing"
-	fi
-	if ((TIMES0 - $(<$FP/times) == 0)); then
-		log_fail "fail_page_alloc never fired: growth's page allocations were not reached"
-	fi
-	if ((FAILED_OPS == 0)); then
-		log_fail "no operation failed under faults: the error paths were not reached"
-	fi
-	((ret == 0)) && echo "PASS: every failure clean, nothing lost or corrupted"
-	return $ret
+	injected inj
+	read -r fs <$FS/times
+	read -r fp <$FP/times
+	note "faults: $OPS operations, $FAILED_OPS failed cleanly, $NOT_REACHED did not reach the module, $inj faults injected (failslab $((TIMES0 - fs)), fail_page_alloc $((TIMES0 - fp))), $TRAFFIC_SENT packets from stored sources all dropped, $(wc -l <"$TMP/after") entries at the end"
+	((inj == 0)) && fail "no fault was injected: the test proved nothing"
+	((TIMES0 - fp == 0)) &&
+		fail "fail_page_alloc never fired: growth's page allocations were not reached"
+	((FAILED_OPS == 0)) &&
+		fail "no operation failed under faults: the error paths were not reached"
+	# lost: stored entries a load under faults took away; any other
+	# difference from the model fails the test too.
+	reliability "faults_injected=$inj operations=$OPS failed_cleanly=$FAILED_OPS lost=$LOST"
+	((RET == 0)) && pass "every failure clean, nothing lost or corrupted"
 }
 
-main
-exit $ret
+if [[ ! -d $FS || ! -d $FP ]]; then
+	ktap_skip_all "no $FS or $FP (a kernel with fault injection: make check-debug)"
+fi
+[[ -f $(dirname "${BASH_SOURCE[0]}")/failioctl.so ]] ||
+	ktap_bail "failioctl.so not built (make -C selftests)"
+require_module
+require_cmds ip ping shuf awk
+tmpdir TMP || ktap_bail "mktemp"
+run_tests

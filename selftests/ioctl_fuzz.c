@@ -732,7 +732,8 @@ int main(void)
 		 tot_ver = 0, tot_rounds = 0, tot_rest = 0, tot_ab = 0;
 	unsigned int procs = DEFAULT_PROCS, i;
 	struct result *all;
-	int status, failed = 0;
+	unsigned int failed = 0;
+	int status;
 	pid_t *pids;
 
 	ksft_print_header();
@@ -789,7 +790,7 @@ int main(void)
 		tot_rest += r->restores;
 		tot_ab += r->abandoned_calls;
 		if (r->failed) {
-			failed = 1;
+			failed++;
 			ksft_test_result_fail("worker %u: %s\n", i, r->msg);
 		} else {
 			ksft_test_result_pass("worker %u: %" PRIu64 " calls, %" PRIu64 " refused, %" PRIu64 " rounds checked by dump, %" PRIu64 " restores\n",
@@ -799,6 +800,12 @@ int main(void)
 	}
 	ksft_print_msg("fuzz totals: calls=%" PRIu64 " refused=%" PRIu64 " refused_verified_by_dump=%" PRIu64 " rounds_checked=%" PRIu64 " restores=%" PRIu64 " abandoned_netns_calls=%" PRIu64 "\n",
 		       tot_calls, tot_ref, tot_ver, tot_rounds, tot_rest, tot_ab);
+	/*
+	 * README's reliability table: the calls made, and the workers whose
+	 * check found the set other than its reference (or that died).
+	 */
+	ksft_print_msg("reliability: calls_fuzzed=%" PRIu64 " rounds_checked=%" PRIu64 " lost=%u\n",
+		       tot_calls, tot_rounds, failed);
 	ksft_test_result(!failed && tot_calls == calls,
 			 "%" PRIu64 " calls; every refused call left the set unchanged\n",
 			 tot_calls);

@@ -11,47 +11,44 @@ set -u
 cd "$(dirname "${BASH_SOURCE[0]}")" || exit 1
 # shellcheck source=lib.sh
 source ./lib.sh
+ALL_TESTS="test_jhash_seeds"
 KO=modules/cnf_jhash_test.ko
 PARAMS=/sys/module/cnf_jhash_test/parameters
 
-[[ $(id -u) == 0 ]] || skip "needs root to insert $KO"
-# Both halves are built with the suite (make test-modules selftests-build):
-# a missing one is a build failure, not a reason to skip.
-if [[ ! -f $KO ]]; then
-	echo "FAIL: $KO not built (make test-modules)"
-	exit 1
-fi
-if [[ ! -x ./jhash_digest ]]; then
-	echo "FAIL: jhash_digest not built (make -C selftests)"
-	exit 1
-fi
-
-cleanup() {
-	mod_loaded cnf_jhash_test && rmmod cnf_jhash_test
-}
-trap cleanup EXIT
-
-fail=0
-# Fixed seeds (0, 1, edges) and one that changes per run (logged).
-for seed in 0 1 2 3735928559 4294967295 $(( (RANDOM << 16 | RANDOM) & 0xffffffff )); do
+# one_seed SEED: the kernel's and the userspace digests of SEED agree.
+one_seed() {
+	local seed=$1 khashes kdigest out uhashes udigest
 	if ! insmod "$KO" seed="$seed"; then
-		echo "FAIL: insmod $KO seed=$seed"
-		exit 1
+		fail "insmod $KO seed=$seed"
+		return 1
 	fi
 	khashes=$(<"$PARAMS/hashes")
 	kdigest=$(<"$PARAMS/digest")
-	rmmod cnf_jhash_test || { echo "FAIL: rmmod cnf_jhash_test"; exit 1; }
-	out=$(./jhash_digest "$seed") || { echo "FAIL: jhash_digest $seed"; exit 1; }
+	rmmod cnf_jhash_test || { fail "rmmod cnf_jhash_test"; return 1; }
+	out=$(./jhash_digest "$seed") || { fail "jhash_digest $seed"; return 1; }
 	uhashes=${out%% *}
 	udigest=${out#* }
 	if [[ -z $khashes || $khashes == 0 || $khashes != "${uhashes:-}" ]]; then
-		echo "FAIL: seed $seed: kernel hashed ${khashes:-?} inputs, userspace ${uhashes:-?}"
-		fail=1
+		fail "seed $seed: kernel hashed ${khashes:-?} inputs, userspace ${uhashes:-?}"
 	elif [[ $kdigest != "${udigest:-}" ]]; then
-		echo "FAIL: seed $seed: kernel digest $kdigest, userspace ${udigest:-?}"
-		fail=1
+		fail "seed $seed: kernel digest $kdigest, userspace ${udigest:-?}"
 	else
-		echo "ok: seed $seed: $khashes hashes, digest $kdigest on both sides"
+		pass "seed $seed: $khashes hashes, digest $kdigest on both sides"
 	fi
-done
-exit $fail
+}
+
+test_jhash_seeds() {
+	local seed
+	# Fixed seeds (0, 1, edges) and one that changes per run (logged).
+	for seed in 0 1 2 3735928559 4294967295 $(( (RANDOM << 16 | RANDOM) & 0xffffffff )); do
+		one_seed "$seed" || return
+	done
+}
+
+require_root
+# Both halves are built with the suite (make test-modules selftests-build):
+# a missing one is a build failure, not a reason to skip.
+[[ -f $KO ]] || ktap_bail "$KO not built (make test-modules)"
+[[ -x ./jhash_digest ]] || ktap_bail "jhash_digest not built (make -C selftests)"
+defer rmmod cnf_jhash_test
+run_tests

@@ -24,8 +24,10 @@
 #     a deleted namespace; then insmod/rmmod while namespaces come and go.
 # Kernel WARN/oops/leak reports are caught by the harness's kernel log scan.
 # Everything is asserted with counters and state, never timing.
+# ALL_TESTS: the three parts; TESTS="test_netns" runs one.
+set -uo pipefail
 
-ret=0
+ALL_TESTS="test_reload_under_traffic test_rmmod_busy test_netns"
 
 ITER=${CNF_TEST_LIFECYCLE_ITER:-20}		# load/unload rounds (1)
 NS_ITER=${CNF_TEST_LIFECYCLE_NS_ITER:-6}	# namespace rounds (3)
@@ -67,16 +69,14 @@ load_deps() {
 
 mod_insert() { insmod "$CNF_KO"; }
 
-cleanup() {
-	local n
+# At exit (deferred): the floods stopped, every namespace of ours gone,
+# and the module as the harness expects it: loaded.
+lc_cleanup() {
 	stop_floods
-	wait 2>/dev/null
-	for n in $(ip netns list 2>/dev/null | awk '{ print $1 }'); do
+	ip netns list | while read -r n _; do
 		[[ $n == cnf-lc-*-$$* ]] && ip netns del "$n"
 	done
-	[[ -n $TMP ]] && rm -rf "$TMP"
-	# Leave the module as the harness expects it: loaded.
-	mod_loaded || mod_insert || echo "FAIL: cannot insert $CNF_KO at exit"
+	mod_loaded || mod_insert || echo "# cannot insert $CNF_KO at exit"
 }
 
 ctl() { local ns=$1; shift; nsx "$ns" cuckooctl "$@"; }
@@ -86,36 +86,39 @@ ctl() { local ns=$1; shift; nsx "$ns" cuckooctl "$@"; }
 declare -A CNT
 snap() { nft_read CNT "$NS_R" "$TMP/nft"; }
 
-# counts SRC: from the last snap, A and D, the echo requests from SRC that
-# arrived (netdev ingress, before the module's hook) and that were
-# delivered (inet input), counted by cN, N = IDX[SRC] (counter_tables).  In variables: $(...) would fork.
+# counts A D SRC: from the last snap, A and D = the echo requests from SRC
+# that arrived (netdev ingress, before the module's hook) and that were
+# delivered (inet input), counted by cN, N = IDX[SRC] (counter_tables).
 counts() {
-	A=${CNT[cnf_in/c${IDX[$1]}]:-0}
-	D=${CNT[cnf_rx/c${IDX[$1]}]:-0}
+	local -n _a=$1 _d=$2
+	_a=${CNT[cnf_in/c${IDX[$3]}]:-0}
+	_d=${CNT[cnf_rx/c${IDX[$3]}]:-0}
 }
 
-# ping_count NS SRC COUNT [ARG...]: PING_RX, the replies received.
+# ping_count RX NS SRC COUNT [ARG...]: RX = the replies received.
 ping_count() {
-	local ns=$1 src=$2 n=$3
-	shift 3
-	ping_argv "$ns" "$src" -c "$n" -i 0.01 "$@"
-	"${NSX[@]}" >"$TMP/ping" 2>&1
-	ping_parse "$TMP/ping"
+	local out=$1 ns=$2 src=$3 n=$4 argv tx
+	shift 4
+	ping_argv argv "$ns" "$src" -c "$n" -i 0.01 "$@"
+	"${argv[@]}" >"$TMP/ping" 2>&1
+	ping_parse tx "$out" "$TMP/ping"
 }
 
 check_requirements() {
-	[[ $(id -u) == 0 ]] || skip "must run as root"
-	[[ -r $CNF_KO ]] || skip "no module at \$CNF_KO ($CNF_KO)"
-	[[ -x $ADDRGEN ]] || skip "$ADDRGEN missing (make -C selftests)"
-	command -v cuckooctl >/dev/null || skip "cuckooctl not on PATH"
-	require_cmds ip nft ping awk insmod rmmod modinfo
+	require_ko "$CNF_KO"
+	require_file "$ADDRGEN" "make -C selftests"
+	require_cmds cuckooctl ip nft ping modinfo
 	modprobe -q veth 2>/dev/null
 	modprobe -q nf_tables 2>/dev/null
-	load_deps || skip "cannot load the modules $CNF_KO depends on"
-	if mod_loaded && ! rmmod cuckoo_nf; then
-		log_fail "cuckoo_nf is loaded and cannot be removed at start"
-		exit 1
-	fi
+	load_deps || ktap_skip_all "cannot load the modules $CNF_KO depends on"
+}
+
+# mod_remove WHAT: the module out, if it is in; fails (WHAT) if it stays.
+mod_remove() {
+	mod_loaded || return 0
+	rmmod cuckoo_nf && return 0
+	fail "$1: cuckoo_nf is loaded and cannot be removed"
+	return 1
 }
 
 # make_pair S R: namespaces S and R joined by s0 (S) - r0 (R), every
@@ -127,23 +130,16 @@ make_pair() {
 # floods NS: the four floods from namespace NS, every one's pid in PIDS,
 # the blocked ones' also in BLOCKED_FLOODS.
 floods() {
-	local s
-	for s in $FLOOD_B4 $FLOOD_B6 $FLOOD_A4 $FLOOD_A6; do
-		flood "$1" "$s" "$INTERVAL"
-		PIDS+=("$FLOOD_PID")
-		[[ $s == "$FLOOD_B4" || $s == "$FLOOD_B6" ]] && BLOCKED_FLOODS+=("$FLOOD_PID")
-	done
+	flood BLOCKED_FLOODS "$1" "$FLOOD_B4" "$INTERVAL"
+	flood BLOCKED_FLOODS "$1" "$FLOOD_B6" "$INTERVAL"
+	PIDS+=("${BLOCKED_FLOODS[@]}")
+	flood PIDS "$1" "$FLOOD_A4" "$INTERVAL"
+	flood PIDS "$1" "$FLOOD_A6" "$INTERVAL"
 }
 
 # stop_floods: kills every process in PIDS (stopped ones too).
 stop_floods() {
-	local p
-	for p in "${PIDS[@]}"; do
-		kill "$p" 2>/dev/null
-		kill -CONT "$p" 2>/dev/null
-	done
-	wait "${PIDS[@]}" 2>/dev/null
-	PIDS=()
+	kill_all PIDS
 	BLOCKED_FLOODS=()
 }
 
@@ -157,31 +153,32 @@ declare -A GOT TX
 PING_PIDS=()
 PING_SRCS=()
 ping_start() {
-	local n=$1 s
+	local n=$1 s argv
 	PING_SRCS=("$2" "$3")
 	shift 3
 	PING_PIDS=()
 	for s in "${PING_SRCS[@]}"; do
-		ping_argv "$NS_S" "$s" -c "$n" -i 0.01 "$@"
-		"${NSX[@]}" >"$TMP/ping.$s" 2>&1 &
+		ping_argv argv "$NS_S" "$s" -c "$n" -i 0.01 "$@"
+		"${argv[@]}" >"$TMP/ping.$s" 2>&1 &
 		PING_PIDS+=($!)
 	done
 }
 
 ping_end() {
-	local s
+	local s tx rx
 	wait "${PING_PIDS[@]}"
 	for s in "${PING_SRCS[@]}"; do
-		ping_parse "$TMP/ping.$s"
-		GOT[$s]=$PING_RX
-		TX[$s]=$((${TX[$s]:-0} + PING_TX))
+		ping_parse tx rx "$TMP/ping.$s"
+		GOT[$s]=$rx
+		TX[$s]=$((${TX[$s]:-0} + tx))
 	done
 }
 
-# quiet_counters: stops the blocked floods (kill -CONT them after) and
-# reads the receiver's counters until every source but the unlisted floods
-# stands still.  U4 and U6: the echo requests from the sources listed each
-# cycle that arrived and were not delivered, over all cycles so far.  Only
+# quiet_counters U4 U6: stops the blocked floods (kill -CONT them after)
+# and reads the receiver's counters until every source but the unlisted
+# floods stands still.  U4 and U6 = the echo requests from the sources
+# listed each cycle that arrived and were not delivered, over all cycles
+# so far.  Only
 # the module drops them, so from a reading before an add to one after it
 # they grow by exactly the module's dropped counters.
 declare -A QUIET
@@ -197,17 +194,18 @@ snap_quiet() {
 }
 
 quiet_counters() {
-	local s
+	local -n _u4=$1 _u6=$2
+	local s a d
 	kill -STOP "${BLOCKED_FLOODS[@]}"
 	settle_counters snap_quiet QUIET
-	U4=0 U6=0
+	_u4=0 _u6=0
 	for s in $FLOOD_B4 $PASS4 $DROP4; do
-		counts "$s"
-		U4=$((U4 + A - D))
+		counts a d "$s"
+		_u4=$((_u4 + a - d))
 	done
 	for s in $FLOOD_B6 $PASS6 $DROP6; do
-		counts "$s"
-		U6=$((U6 + A - D))
+		counts a d "$s"
+		_u6=$((_u6 + a - d))
 	done
 }
 
@@ -225,71 +223,72 @@ quiet_counters() {
 # be a coin toss, not a verdict; only no reply at all for DROP is asked
 # here.  DROP's pings need no wait for a reply.
 one_cycle() {
-	local k=$1 got u4 u6
+	local k=$1 got u4 u6 v4 v6
+	local -A st
 	if ! mod_insert; then
-		log_fail "cycle $k: insmod failed"
+		fail "cycle $k: insmod failed"
 		return 1
 	fi
 	if [[ ! -c /dev/cuckoo_nf ]]; then
-		log_fail "cycle $k: no /dev/cuckoo_nf after insmod"
+		fail "cycle $k: no /dev/cuckoo_nf after insmod"
 		return 1
 	fi
 	# Nothing listed yet, so nothing dropped: the filter's state is read
 	# while the first pings fly.
 	ping_start 5 $PASS4 $PASS6
-	if ns_stats "$NS_R" "$TMP/stats" &&
-		[[ "${STAT[ipv4.entries]} ${STAT[ipv6.entries]} ${STAT[ipv4.dropped]}" == "0 0 0" &&
-			"${STAT[ipv6.dropped]} ${STAT[mode]}" == "0 drop" ]]; then
-		log_pass "cycle $k: fresh module, the namespace's filter is empty"
+	if ns_stats st "$NS_R" "$TMP/stats" &&
+		[[ "${st[ipv4.entries]} ${st[ipv6.entries]} ${st[ipv4.dropped]}" == "0 0 0" &&
+			"${st[ipv6.dropped]} ${st[mode]}" == "0 drop" ]]; then
+		pass "cycle $k: fresh module, the namespace's filter is empty"
 	else
-		log_fail "cycle $k: state after reload: $STATS_JSON"
+		fail "cycle $k: state after reload: ${st[json]:-}"
 	fi
 	ping_end
 	got="${GOT[$PASS4]}+${GOT[$PASS6]}"
-	quiet_counters
-	u4=$U4 u6=$U6
+	quiet_counters u4 u6
 	kill -CONT "${BLOCKED_FLOODS[@]}"
 	if ! ctl "$NS_R" add $PASS4 $PASS6 $DROP4 $DROP6 $FLOOD_B4 $FLOOD_B6 >/dev/null; then
-		log_fail "cycle $k: cuckooctl add failed"
+		fail "cycle $k: cuckooctl add failed"
 	fi
 	ping_start 5 $DROP4 $DROP6 -W 0.01
 	ping_end
 	if ((${GOT[$DROP4]} + ${GOT[$DROP6]} == 0)); then
-		log_pass "cycle $k: no reply to the listed sources"
+		pass "cycle $k: no reply to the listed sources"
 	else
-		log_fail "cycle $k: listed sources answered: ${GOT[$DROP4]}+${GOT[$DROP6]} replies"
+		fail "cycle $k: listed sources answered: ${GOT[$DROP4]}+${GOT[$DROP6]} replies"
 	fi
-	quiet_counters
-	u4=$((U4 - u4)) u6=$((U6 - u6))
-	if ns_stats "$NS_R" "$TMP/stats" &&
-		[[ "${STAT[ipv4.dropped]} ${STAT[ipv6.dropped]}" == "$u4 $u6" ]]; then
-		log_pass "cycle $k: dropped counted exactly (v4 $u4, v6 $u6: the listed sources' echo requests that arrived and were not delivered)"
+	quiet_counters v4 v6
+	u4=$((v4 - u4)) u6=$((v6 - u6))
+	if ns_stats st "$NS_R" "$TMP/stats" &&
+		[[ "${st[ipv4.dropped]} ${st[ipv6.dropped]}" == "$u4 $u6" ]]; then
+		pass "cycle $k: dropped counted exactly (v4 $u4, v6 $u6: the listed sources' echo requests that arrived and were not delivered)"
 	else
-		log_fail "cycle $k: dropped v4 ${STAT[ipv4.dropped]:-?}, v6 ${STAT[ipv6.dropped]:-?}; the listed sources' echo requests that arrived and were not delivered: v4 $u4, v6 $u6"
+		fail "cycle $k: dropped v4 ${st[ipv4.dropped]:-?}, v6 ${st[ipv6.dropped]:-?}; the listed sources' echo requests that arrived and were not delivered: v4 $u4, v6 $u6"
 	fi
 	kill -CONT "${BLOCKED_FLOODS[@]}"
 
 	if rmmod cuckoo_nf; then
-		log_pass "cycle $k: rmmod under the flood"
+		pass "cycle $k: rmmod under the flood"
 	else
-		log_fail "cycle $k: rmmod under the flood failed"
+		fail "cycle $k: rmmod under the flood failed"
 		return 1
 	fi
 	if mod_loaded || [[ -e /dev/cuckoo_nf ]]; then
-		log_fail "cycle $k: module or device still there after rmmod"
+		fail "cycle $k: module or device still there after rmmod"
 		return 1
 	fi
 	ping_start 3 $PASS4 $PASS6
 	ping_end
-	log_info "cycle $k: replies to PASS v4+v6: $got of 5+5 before the add, ${GOT[$PASS4]}+${GOT[$PASS6]} of 3+3 with no module"
+	note "cycle $k: replies to PASS v4+v6: $got of 5+5 before the add, ${GOT[$PASS4]}+${GOT[$PASS6]} of 3+3 with no module"
 	return 0
 }
 
 test_reload_under_traffic() {
-	local k s
+	local k s A D
+	mod_remove reload || return
 	if ! make_pair "$NS_S" "$NS_R" ||
 		! counter_tables "$NS_R" cnf_in:req:r0 cnf_rx:req:input; then
-		log_fail "reload: setup"
+		fail "reload: setup"
 		return
 	fi
 	floods "$NS_S"
@@ -299,32 +298,32 @@ test_reload_under_traffic() {
 	stop_floods
 	settle_counters snap CNT
 	for s in $PASS4 $PASS6; do
-		counts "$s"
+		counts A D "$s"
 		if ((A > 0 && A == ${TX[$s]:-0} && D == A)); then
-			log_pass "reload: $s, pinged while not listed: all $A echo requests arrived and were delivered"
+			pass "reload: $s, pinged while not listed: all $A echo requests arrived and were delivered"
 		else
-			log_fail "reload: $s, pinged while not listed: ${TX[$s]:-0} sent, $A arrived, $D delivered"
+			fail "reload: $s, pinged while not listed: ${TX[$s]:-0} sent, $A arrived, $D delivered"
 		fi
 	done
 	for s in $DROP4 $DROP6; do
-		counts "$s"
+		counts A D "$s"
 		if ((A > 0 && A == ${TX[$s]:-0} && D == 0)); then
-			log_pass "reload: $s, pinged while listed: all $A echo requests arrived, none delivered"
+			pass "reload: $s, pinged while listed: all $A echo requests arrived, none delivered"
 		else
-			log_fail "reload: $s, pinged while listed: ${TX[$s]:-0} sent, $A arrived, $D delivered"
+			fail "reload: $s, pinged while listed: ${TX[$s]:-0} sent, $A arrived, $D delivered"
 		fi
 	done
 	for s in $FLOOD_A4 $FLOOD_A6; do
-		counts "$s"
+		counts A D "$s"
 		if ((A > 0 && A == D)); then
-			log_pass "reload: allowed flood from $s: all $A packets delivered across $ITER reloads"
+			pass "reload: allowed flood from $s: all $A packets delivered across $ITER reloads"
 		else
-			log_fail "reload: allowed flood from $s: $A arrived, $D delivered"
+			fail "reload: allowed flood from $s: $A arrived, $D delivered"
 		fi
 	done
 	for s in $FLOOD_B4 $FLOOD_B6; do
-		counts "$s"
-		log_info "reload: flood from $s (blocked while loaded): $A arrived, $D delivered"
+		counts A D "$s"
+		note "reload: flood from $s (blocked while loaded): $A arrived, $D delivered"
 	done
 	ip netns del "$NS_S"
 	ip netns del "$NS_R"
@@ -336,13 +335,13 @@ test_reload_under_traffic() {
 rmmod_busy() {
 	local out
 	if out=$(rmmod cuckoo_nf 2>&1); then
-		log_fail "$1: rmmod succeeded while the device was open"
+		fail "$1: rmmod succeeded while the device was open"
 		return 1
 	fi
 	if [[ $out == *"in use"* ]] && mod_loaded; then
-		log_pass "$1: rmmod refused: ${out#*: }"
+		pass "$1: rmmod refused: ${out#*: }"
 	else
-		log_fail "$1: rmmod failed oddly: $out"
+		fail "$1: rmmod failed oddly: $out"
 	fi
 }
 
@@ -375,8 +374,9 @@ catch_open() {
 
 test_rmmod_busy() {
 	local pid rc out n busy ok tries caught holder
+	local -A st
 	mod_loaded || mod_insert || {
-		log_fail "busy: insmod failed"
+		fail "busy: insmod failed"
 		return
 	}
 	ip netns add "$NS_R"
@@ -386,12 +386,12 @@ test_rmmod_busy() {
 	rmmod_busy "busy: fd open in this shell"
 	exec 3>&-
 	if rmmod cuckoo_nf; then
-		log_pass "busy: rmmod once the fd is closed"
+		pass "busy: rmmod once the fd is closed"
 	else
-		log_fail "busy: rmmod after the fd was closed"
+		fail "busy: rmmod after the fd was closed"
 	fi
 	mod_insert || {
-		log_fail "busy: insmod failed"
+		fail "busy: insmod failed"
 		return
 	}
 
@@ -415,15 +415,15 @@ test_rmmod_busy() {
 		PIDS=()
 	done
 	if ((!caught)); then
-		log_fail "busy: never caught cuckooctl load with the device open (3 tries, $BIG addresses)"
+		fail "busy: never caught cuckooctl load with the device open (3 tries, $BIG addresses)"
 	fi
 	out=$(tr '\r' '\n' <"$TMP/load.out" | tail -n 1)
 	n=-1
-	ns_stats "$NS_R" "$TMP/stats" && n=$((${STAT[ipv4.entries]} + ${STAT[ipv6.entries]}))
+	ns_stats st "$NS_R" "$TMP/stats" && n=$((${st[ipv4.entries]} + ${st[ipv6.entries]}))
 	if ((rc == 0 && n == BIG)) && [[ $out == "$BIG added, 0 already present" ]]; then
-		log_pass "busy: the load completed: $out, $n entries"
+		pass "busy: the load completed: $out, $n entries"
 	else
-		log_fail "busy: load exit $rc, '$out', $n entries (want $BIG)"
+		fail "busy: load exit $rc, '$out', $n entries (want $BIG)"
 	fi
 
 	# A load (here a delete of the same file) running, hammered by rmmod.
@@ -439,29 +439,29 @@ test_rmmod_busy() {
 				break
 			fi
 			if [[ $out != *"in use"* ]]; then
-				log_fail "busy: rmmod during del --file failed oddly: $out"
+				fail "busy: rmmod during del --file failed oddly: $out"
 				break
 			fi
 			busy=$((busy + 1))
 		done
 	else
-		log_fail "busy: never caught cuckooctl del --file with the device open"
+		fail "busy: never caught cuckooctl del --file with the device open"
 	fi
 	wait "$pid"
 	rc=$?
 	PIDS=()
 	out=$(tr '\r' '\n' <"$TMP/load.out" | tail -n 1)
 	if ((rc == 0)) && [[ $out == "$BIG deleted, 0 not present" ]]; then
-		log_pass "busy: del --file completed under $busy refused rmmod calls: $out"
+		pass "busy: del --file completed under $busy refused rmmod calls: $out"
 	else
-		log_fail "busy: del --file exit $rc, '$out' ($busy refused rmmod calls)"
+		fail "busy: del --file exit $rc, '$out' ($busy refused rmmod calls)"
 	fi
 	if ((ok)); then
-		log_info "busy: one rmmod succeeded after the file was closed, before the process exited"
+		note "busy: one rmmod succeeded after the file was closed, before the process exited"
 	elif rmmod cuckoo_nf; then
-		log_pass "busy: rmmod after the load finished"
+		pass "busy: rmmod after the load finished"
 	else
-		log_fail "busy: rmmod after the load finished"
+		fail "busy: rmmod after the load finished"
 	fi
 	ip netns del "$NS_R"
 }
@@ -469,9 +469,10 @@ test_rmmod_busy() {
 # ---- 3. namespaces coming and going ----
 
 test_netns() {
-	local k s r hold back ok n last
+	local k s r hold back ok n last argv rx
+	local -A st
 	mod_loaded || mod_insert || {
-		log_fail "netns: insmod failed"
+		fail "netns: insmod failed"
 		return
 	}
 	ok=0
@@ -479,23 +480,23 @@ test_netns() {
 		s=cnf-lc-ns$k-s-$$
 		r=cnf-lc-ns$k-r-$$
 		if ! make_pair "$s" "$r"; then
-			log_fail "netns $k: setup"
+			fail "netns $k: setup"
 			break
 		fi
-		if ! ns_stats "$r" "$TMP/stats" ||
-			[[ "${STAT[ipv4.entries]} ${STAT[ipv6.entries]}" != "0 0" ]]; then
-			log_fail "netns $k: a new namespace's filter is not empty: $STATS_JSON"
+		if ! ns_stats st "$r" "$TMP/stats" ||
+			[[ "${st[ipv4.entries]} ${st[ipv6.entries]}" != "0 0" ]]; then
+			fail "netns $k: a new namespace's filter is not empty: ${st[json]:-}"
 		fi
 		ctl "$r" add $FLOOD_B4 $FLOOD_B6 $DROP4 >/dev/null ||
-			log_fail "netns $k: cuckooctl add failed"
+			fail "netns $k: cuckooctl add failed"
 		floods "$s"
 		# The flood from FLOOD_B4 alone makes "dropped" grow: the verdict
 		# is that no reply comes (an RTT here is a few ms).
-		ping_count "$s" $DROP4 3 -W 0.2
-		if ns_stats "$r" "$TMP/stats" && ((PING_RX == 0 && ${STAT[ipv4.dropped]} >= 3)); then
+		ping_count rx "$s" $DROP4 3 -W 0.2
+		if ns_stats st "$r" "$TMP/stats" && ((rx == 0 && ${st[ipv4.dropped]} >= 3)); then
 			ok=$((ok + 1))
 		else
-			log_fail "netns $k: $DROP4: $PING_RX answered, dropped ${STAT[ipv4.dropped]:-?}"
+			fail "netns $k: $DROP4: $rx answered, dropped ${st[ipv4.dropped]:-?}"
 		fi
 		# Every other round, a device fd opened in the receiver and
 		# held from outside it is all that keeps the receiver alive
@@ -504,14 +505,14 @@ test_netns() {
 		if ((k % 2)) && command -v nsenter >/dev/null; then
 			# In the receiver, open the device; back in the initial
 			# namespace, wait for the fifo.  One pid all along.
-			nsx_argv /proc/1/ns/net bash -c 'read -r _'
-			printf -v back '%q ' "${NSX[@]}"
-			nsx_argv "$r" bash -c "exec 3<>/dev/cuckoo_nf; exec $back"
-			"${NSX[@]}" <"$TMP/fifo" &
+			nsx_argv argv /proc/1/ns/net bash -c 'read -r _'
+			printf -v back '%q ' "${argv[@]}"
+			nsx_argv argv "$r" bash -c "exec 3<>/dev/cuckoo_nf; exec $back"
+			"${argv[@]}" <"$TMP/fifo" &
 			hold=$!
 			exec 4>"$TMP/fifo"
 			if ! catch_open "$hold" >/dev/null; then
-				log_fail "netns $k: the holder did not open the device"
+				fail "netns $k: the holder did not open the device"
 			fi
 		fi
 		# The receiver goes while the sender floods it.
@@ -521,15 +522,15 @@ test_netns() {
 			exec 4>&-
 			wait "$hold"
 		fi
-		ping_count "$s" $DROP4 1 -W 0.01
+		ping_count rx "$s" $DROP4 1 -W 0.01
 		stop_floods
 		ip netns del "$s"
 	done
 	if ((ok == NS_ITER)); then
-		log_pass "netns: $NS_ITER namespace pairs made, filtered under floods, deleted"
+		pass "netns: $NS_ITER namespace pairs made, filtered under floods, deleted"
 	fi
 	if ip netns list | grep -q "cnf-lc-ns.*-$$"; then
-		log_fail "netns: namespaces left behind"
+		fail "netns: namespaces left behind"
 	fi
 
 	# insmod/rmmod while namespaces are made and deleted: pernet
@@ -537,7 +538,7 @@ test_netns() {
 	# on until the module cycles are done (NS_CHURN namespaces at most);
 	# its first namespace exists before they start, and goes during them.
 	rm -f "$TMP/churn.stop" "$TMP/churn.n" "$TMP/churn.bad"
-	ip netns add cnf-lc-churn-$$-0 || log_fail "netns churn: ip netns add"
+	ip netns add cnf-lc-churn-$$-0 || fail "netns churn: ip netns add"
 	(
 		ip netns del cnf-lc-churn-$$-0 || echo "del 0" >>"$TMP/churn.bad"
 		last=0
@@ -553,11 +554,11 @@ test_netns() {
 	ok=0
 	for ((k = 1; k <= MOD_CYCLES; k++)); do
 		if ! mod_loaded && ! mod_insert; then
-			log_fail "netns churn: insmod $k failed"
+			fail "netns churn: insmod $k failed"
 			break
 		fi
 		if ! rmmod cuckoo_nf; then
-			log_fail "netns churn: rmmod $k failed"
+			fail "netns churn: rmmod $k failed"
 			break
 		fi
 		ok=$k
@@ -565,32 +566,20 @@ test_netns() {
 	touch "$TMP/churn.stop"
 	wait "$s"
 	read -r n <"$TMP/churn.n"
-	[[ -s $TMP/churn.bad ]] && log_fail "netns churn: failed: $(head -n 3 "$TMP/churn.bad" | tr '\n' ' ')"
+	[[ -s $TMP/churn.bad ]] && fail "netns churn: failed: $(head -n 3 "$TMP/churn.bad" | tr '\n' ' ')"
 	((ok == MOD_CYCLES)) &&
-		log_pass "netns churn: $MOD_CYCLES insmod/rmmod cycles while ${n:-?} namespaces came and went"
+		pass "netns churn: $MOD_CYCLES insmod/rmmod cycles while ${n:-?} namespaces came and went"
 	if mod_insert && ip netns add "$NS_R" &&
-		ns_stats "$NS_R" "$TMP/stats" && [[ ${STAT[ipv4.entries]} == 0 ]]; then
-		log_pass "netns churn: module works after it"
+		ns_stats st "$NS_R" "$TMP/stats" && [[ ${st[ipv4.entries]} == 0 ]]; then
+		pass "netns churn: module works after it"
 	else
-		log_fail "netns churn: module does not work after it"
+		fail "netns churn: module does not work after it"
 	fi
 	ip netns del "$NS_R" 2>/dev/null
 }
 
-main() {
-	check_requirements
-	TMP=$(mktemp -d)
-	mkfifo "$TMP/fifo"
-	trap cleanup EXIT
-
-	test_reload_under_traffic
-	log_info "reload: done after $SECONDS s"
-	test_rmmod_busy
-	log_info "busy: done after $SECONDS s"
-	test_netns
-	log_info "netns: done after $SECONDS s"
-
-	finish lifecycle
-}
-
-main "$@"
+check_requirements
+tmpdir TMP || ktap_bail "mktemp"
+mkfifo "$TMP/fifo" || ktap_bail "mkfifo"
+defer lc_cleanup
+run_tests

@@ -16,6 +16,7 @@
 # "A" sources (.1, ::1) are listed, "B" sources (.11, ::11) are not.
 set -uo pipefail
 
+ALL_TESTS="test_reinject"
 NPINGS=${CNF_NFQ_PINGS:-20}
 QUEUE=3
 S=ns-nfqs-$$
@@ -24,20 +25,11 @@ DST4=10.0.1.2
 DST6=fd01::2
 SRCS=(10.0.1.1 fd01::1 10.0.1.11 fd01::11)
 LISTED=(10.0.1.1 fd01::1)
-ret=0
 TMP=
-NFQ_PID=
+PIDS=()
 HERE=$(dirname "$(realpath "$0")")
 # shellcheck source=lib.sh
 source "$HERE/lib.sh"
-
-cleanup() {
-	[[ -n $NFQ_PID ]] && kill "$NFQ_PID" 2>/dev/null
-	wait 2>/dev/null
-	ip netns del "$S" 2>/dev/null
-	ip netns del "$R" 2>/dev/null
-	[[ -n $TMP ]] && rm -rf "$TMP"
-}
 
 # Kernel reports since the test began: none may be about cuckoo_nf's
 # context (preemptible per-CPU use) or a warning at all.
@@ -47,7 +39,7 @@ kernel_reports() {
 }
 
 setup() {
-	TMP=$(mktemp -d) || return 1
+	tmpdir TMP || return 1
 	veth_pair 1 "$S" "$R" "$DST4" "$DST6" 10.0.1.1 10.0.1.11 fd01::1 \
 		fd01::11 || return 1
 	# Delivered requests per source, counted at input (after cuckoo_nf).
@@ -80,66 +72,68 @@ queue_bound() {
 
 # Every source pings NPINGS times; nfq_verdict gives every verdict.
 send_all() {
-	nsx_argv "$R" "$HERE/nfq_verdict" "$QUEUE" $((NPINGS * ${#SRCS[@]})) 120
-	"${NSX[@]}" >"$TMP/verdicts" &
-	NFQ_PID=$!
+	local argv
+	nsx_argv argv "$R" "$HERE/nfq_verdict" "$QUEUE" $((NPINGS * ${#SRCS[@]})) 120
+	"${argv[@]}" >"$TMP/verdicts" &
+	PIDS=($!)
 	# Until nfq_verdict has bound the queue, the queue drops.
-	queue_bound || log_fail "nfq_verdict did not bind queue $QUEUE"
+	queue_bound || fail "nfq_verdict did not bind queue $QUEUE"
 	ping_all "$S" "$NPINGS" 0.05 1 "${SRCS[@]}"
-	wait "$NFQ_PID"
-	NFQ_PID=
+	wait "${PIDS[@]}"
+	PIDS=()
 }
 
+declare -A DELIV
 read_counters() {
 	nft_read DELIV "$R" "$TMP/nft" table inet delivered
 }
 
-check() {
+test_reinject() {
 	local i s want what got verdicts=0 want_drop=$((NPINGS * ${#LISTED[@]})) dropped
-	local listed=" ${LISTED[*]} "
+	local listed=" ${LISTED[*]} " reports
+	local -A st
 
+	send_all
 	read -r verdicts <"$TMP/verdicts"
 	if ((verdicts == NPINGS * ${#SRCS[@]})); then
-		log_pass "nfq_verdict accepted all $verdicts queued requests"
+		pass "nfq_verdict accepted all $verdicts queued requests"
 	else
-		log_fail "nfq_verdict accepted $verdicts of $((NPINGS * ${#SRCS[@]}))"
+		fail "nfq_verdict accepted $verdicts of $((NPINGS * ${#SRCS[@]}))"
 	fi
-	declare -gA DELIV
 	settle_counters read_counters DELIV
 	for i in "${!SRCS[@]}"; do
 		s=${SRCS[$i]} want=$NPINGS what=unlisted
 		[[ $listed == *" $s "* ]] && want=0 what=listed
 		got=${DELIV[delivered/c$i]:-none}
 		if [[ $got == "$want" ]]; then
-			log_pass "$what $s: $got of $NPINGS reinjected requests delivered"
+			pass "$what $s: $got of $NPINGS reinjected requests delivered"
 		else
-			log_fail "$what $s: $got of $NPINGS reinjected requests delivered, expected $want"
+			fail "$what $s: $got of $NPINGS reinjected requests delivered, expected $want"
 		fi
 	done
-	ns_stats "$R" "$TMP/stats" || { log_fail "cuckooctl stats"; return; }
-	dropped=$((STAT[ipv4.dropped] + STAT[ipv6.dropped]))
+	ns_stats st "$R" "$TMP/stats" || { fail "cuckooctl stats"; return; }
+	dropped=$((${st[ipv4.dropped]} + ${st[ipv6.dropped]}))
 	if ((dropped == want_drop)); then
-		log_pass "dropped counter exact after reinjection: $dropped"
+		pass "dropped counter exact after reinjection: $dropped"
 	else
-		log_fail "dropped counter $dropped, expected $want_drop" \
-			"(ipv4 ${STAT[ipv4.dropped]}, ipv6 ${STAT[ipv6.dropped]})"
+		fail "dropped counter $dropped, expected $want_drop" \
+			"(ipv4 ${st[ipv4.dropped]}, ipv6 ${st[ipv6.dropped]})"
 	fi
-	if [[ -z $(kernel_reports) ]]; then
-		log_pass "no kernel report while the hook ran from process context"
+	reports=$(kernel_reports)
+	if [[ -z $reports ]]; then
+		pass "no kernel report while the hook ran from process context"
 	else
-		log_fail "kernel reports:"
-		kernel_reports
+		fail "kernel reports:"
+		while IFS= read -r s; do note "$s"; done <<<"$reports"
 	fi
 }
 
-[[ -c /dev/cuckoo_nf ]] || skip "/dev/cuckoo_nf missing (module not loaded)"
-require_cmds cuckooctl nft ping ip dmesg
-[[ -x $HERE/nfq_verdict ]] || skip "nfq_verdict not built"
+require_module
+require_cmds nft ping ip dmesg
+require_file "$HERE/nfq_verdict" "make -C selftests"
 modprobe -q nfnetlink_queue 2>/dev/null
 modprobe -q nft_queue 2>/dev/null
-trap cleanup EXIT
+defer kill_all PIDS
 DMESG_LINES=$(dmesg | wc -l)
-setup || { log_fail "setup"; finish "nfqueue re-entry"; }
-send_all
-check
-finish "nfqueue re-entry"
+setup || ktap_bail "setup"
+run_tests

@@ -17,13 +17,15 @@
 # InEchos and leave "dropped" alone.  (Not ping's reply count: once it has
 # had a reply, ping waits only max(2 RTT, interval) for the last one, which
 # under TCG may come later.)
+# Each test sets the sets it starts from: TESTS="test_monitor_mode" runs
+# alone.
 set -uo pipefail
 
+ALL_TESTS="test_blocked_exactly test_netns_isolation test_pass_after_delete test_monitor_mode"
 NPINGS=3
 S=ns-s-$$
 R1=ns-r1-$$
 R2=ns-r2-$$
-ret=0
 TMP=
 # Per receiver namespace: a process living there, whose /proc/PID/net/snmp
 # this shell reads without starting anything.
@@ -31,46 +33,20 @@ declare -A HELPER
 # shellcheck source=lib.sh
 source "$(dirname "$(realpath "$0")")/lib.sh"
 
-log_test() {
-	local rc=$1 msg=$2
-	if ((rc == 0)); then
-		printf 'TEST: %-60s [ OK ]\n' "$msg"
-	else
-		printf 'TEST: %-60s [FAIL]\n' "$msg"
-		ret=1
-	fi
-}
-
-cleanup() {
-	local ns
-	for ns in "${!HELPER[@]}"; do
-		kill "${HELPER[$ns]}" 2>/dev/null
-	done
-	wait 2>/dev/null
-	for ns in "$S" "$R1" "$R2"; do
-		ip netns del "$ns" 2>/dev/null
-	done
-	[[ -n $TMP ]] && rm -rf "$TMP"
-}
-
-skip_unless_ready() {
-	[[ -c /dev/cuckoo_nf ]] || skip "/dev/cuckoo_nf missing (module not loaded)"
-	command -v cuckooctl >/dev/null || skip "cuckooctl not found"
-}
-
 # Link N: veth sN (in $S) - rN (in receiver namespace RN), by lib.sh's
 # veth_pair.  Addresses skip DAD and neighbours are static so that no NDP
 # packet from a listed source reaches a filter: counters then count pings
 # only.
 setup() {
-	local ns n
-	TMP=$(mktemp -d) || return 1
+	local ns n argv
+	tmpdir TMP || return 1
 	veth_pair 1 "$S" "$R1" 10.0.1.2 fd01::2 10.0.1.1 10.0.1.11 fd01::1 fd01::11 || return 1
 	veth_pair 2 "$S" "$R2" 10.0.2.2 fd02::2 10.0.2.1 10.0.2.11 fd02::1 fd02::11 || return 1
 	for ns in "$R1" "$R2"; do
-		nsx_argv "$ns" sleep 100000
-		"${NSX[@]}" &
+		nsx_argv argv "$ns" sleep 100000
+		"${argv[@]}" &
 		HELPER[$ns]=$!
+		defer kill "${HELPER[$ns]}"
 	done
 	# Its /proc/PID/net is the namespace's only once nsenter has entered.
 	for ((n = 0; n < 100; n++)); do
@@ -94,20 +70,25 @@ ctl() {
 	nsx "$ns" cuckooctl "$@"
 }
 
-# read_counters NS: set COUNTERS to the namespace's filter counters.
+# read_counters VAR NS: VAR = the namespace's filter counters.
 read_counters() {
-	COUNTERS=
-	ns_stats "$1" "$TMP/stats" || return 1
-	COUNTERS="${STAT[ipv4.dropped]} ${STAT[ipv4.matched]} ${STAT[ipv6.dropped]} ${STAT[ipv6.matched]}"
-	[[ $COUNTERS =~ ^[0-9]+\ [0-9]+\ [0-9]+\ [0-9]+$ ]]
+	local -n _c=$1
+	local -A st
+	_c=
+	ns_stats st "$2" "$TMP/stats" || return 1
+	_c="${st[ipv4.dropped]} ${st[ipv4.matched]} ${st[ipv6.dropped]} ${st[ipv6.matched]}"
+	[[ $_c =~ ^[0-9]+\ [0-9]+\ [0-9]+\ [0-9]+$ ]]
 }
 
-# in_echos NS FAMILY: ECHOS, the ICMP echo requests the namespace's stack
-# received, read from its helper's /proc/PID/net (no process started).
+# in_echos VAR NS FAMILY: VAR = the ICMP echo requests the namespace's
+# stack received, read from its helper's /proc/PID/net (no process
+# started).
 in_echos() {
+	local -n _e=$1
 	local -a head=() val=()
 	local line i
-	ECHOS=
+	shift
+	_e=
 	if [[ $2 == ipv4 ]]; then
 		while read -r line; do
 			if [[ $line == Icmp:* ]]; then
@@ -116,7 +97,7 @@ in_echos() {
 				else
 					read -ra val <<<"$line"
 					for i in "${!head[@]}"; do
-						[[ ${head[i]} == InEchos ]] && ECHOS=${val[i]}
+						[[ ${head[i]} == InEchos ]] && _e=${val[i]}
 					done
 				fi
 			fi
@@ -124,12 +105,12 @@ in_echos() {
 	else
 		while read -r line; do
 			if [[ $line =~ ^Icmp6InEchos[[:space:]]+([0-9]+)$ ]]; then
-				ECHOS=${BASH_REMATCH[1]}
+				_e=${BASH_REMATCH[1]}
 				break
 			fi
 		done <"/proc/${HELPER[$1]}/net/snmp6"
 	fi
-	[[ $ECHOS =~ ^[0-9]+$ ]]
+	[[ $_e =~ ^[0-9]+$ ]]
 }
 
 # expect VERDICT RNS SRC DST: ping DST from SRC in the sender namespace and
@@ -141,11 +122,9 @@ expect() {
 	[[ $src == *:* ]] && fam=ipv6
 	before=${LAST[$rns]:-}
 	if [[ -z $before ]]; then
-		read_counters "$rns" || { log_test 1 "$verdict $src -> $dst: read counters"; return; }
-		before=$COUNTERS
+		read_counters before "$rns" || { fail "$verdict $src -> $dst: read counters"; return; }
 	fi
-	in_echos "$rns" "$fam" || { log_test 1 "$verdict $src -> $dst: read ICMP counters"; return; }
-	e0=$ECHOS
+	in_echos e0 "$rns" "$fam" || { fail "$verdict $src -> $dst: read ICMP counters"; return; }
 	# A blocked ping needs no wait for a reply: it is judged on counters
 	# (and a veth delivers within the sender's send call).
 	[[ $verdict == drop ]] && wait=0.01 || wait=10
@@ -157,10 +136,8 @@ expect() {
 	# has got to it, mostly within the send call: read again (2 s at
 	# most) until all of them are.
 	for ((n = 0; ; n++)); do
-		read_counters "$rns" || { log_test 1 "$verdict $src -> $dst: read counters"; return; }
-		after=$COUNTERS
-		in_echos "$rns" "$fam" || { log_test 1 "$verdict $src -> $dst: read ICMP counters"; return; }
-		e1=$ECHOS
+		read_counters after "$rns" || { fail "$verdict $src -> $dst: read counters"; return; }
+		in_echos e1 "$rns" "$fam" || { fail "$verdict $src -> $dst: read ICMP counters"; return; }
 		set -- $after
 		[[ $fam == ipv4 ]] && d1=$1 m1=$2 || d1=$3 m1=$4
 		((d1 - d0 + e1 - e0 >= NPINGS || n >= 20)) && break
@@ -175,8 +152,8 @@ expect() {
 	monitor)
 		((d1 == d0 && m1 - m0 == NPINGS && e1 - e0 == NPINGS)) || rc=1 ;;
 	esac
-	((rc == 0)) || echo "    ping exit $ping_rc, dropped +$((d1 - d0)), matched +$((m1 - m0)), InEchos +$((e1 - e0))"
-	log_test $rc "$(printf '%-7s %-9s -> %-9s (%s)' "$verdict" "$src" "$dst" "$rns")"
+	((rc == 0)) || note "ping exit $ping_rc, dropped +$((d1 - d0)), matched +$((m1 - m0)), InEchos +$((e1 - e0))"
+	verdict $rc "$verdict $src -> $dst ($rns)"
 }
 
 # listed NS ADDR...: exactly these addresses are in the namespace's set.
@@ -186,15 +163,29 @@ expect_listed() {
 	want=$(printf '%s\n' "$@" | sort)
 	got=$(ctl "$ns" list | sort)
 	[[ $got == "$want" ]]
-	log_test $? "set of $ns is {$(echo $want)}"
+	verdict $? "set of $ns is {$(echo $want)}"
+}
+
+# sets R1SET R2SET: the receivers' sets are exactly these (space
+# separated lists), both in drop mode.
+sets() {
+	local ns list
+	for ns in "$R1" "$R2"; do
+		list=$1
+		shift
+		ctl "$ns" flush >/dev/null && ctl "$ns" mode drop &&
+			{ [[ -z $list ]] || ctl "$ns" add $list; } ||
+			fail "$ns: set {$list} in drop mode"
+	done
 }
 
 test_blocked_exactly() {
-	echo "# IPv4 and IPv6: only listed sources are dropped"
+	note "IPv4 and IPv6: only listed sources are dropped"
+	sets "" ""
 	expect pass "$R1" 10.0.1.1 10.0.1.2
 	expect pass "$R1" fd01::1 fd01::2
 	ctl "$R1" add 10.0.1.1 fd01::1
-	log_test $? "add 10.0.1.1 fd01::1 in $R1"
+	verdict $? "add 10.0.1.1 fd01::1 in $R1"
 	expect drop "$R1" 10.0.1.1 10.0.1.2
 	expect pass "$R1" 10.0.1.11 10.0.1.2
 	expect drop "$R1" fd01::1 fd01::2
@@ -202,13 +193,14 @@ test_blocked_exactly() {
 }
 
 test_netns_isolation() {
-	echo "# two receiver namespaces with different sets"
+	note "two receiver namespaces with different sets"
+	sets "10.0.1.1 fd01::1" ""
 	ctl "$R2" add 10.0.2.11 fd02::11
-	log_test $? "add 10.0.2.11 fd02::11 in $R2"
+	verdict $? "add 10.0.2.11 fd02::11 in $R2"
 	expect_listed "$R1" 10.0.1.1 fd01::1
 	expect_listed "$R2" 10.0.2.11 fd02::11
 	[[ -z $(cuckooctl list) ]]
-	log_test $? "set of the initial namespace is still empty"
+	verdict $? "set of the initial namespace is still empty"
 	expect pass "$R2" 10.0.2.1 10.0.2.2
 	expect drop "$R2" 10.0.2.11 10.0.2.2
 	expect pass "$R2" fd02::1 fd02::2
@@ -218,9 +210,10 @@ test_netns_isolation() {
 }
 
 test_pass_after_delete() {
-	echo "# deleted sources pass again"
+	note "deleted sources pass again"
+	sets "10.0.1.1 fd01::1" "10.0.2.11 fd02::11"
 	ctl "$R1" del 10.0.1.1 fd01::1
-	log_test $? "del 10.0.1.1 fd01::1 in $R1"
+	verdict $? "del 10.0.1.1 fd01::1 in $R1"
 	expect_listed "$R1"
 	expect pass "$R1" 10.0.1.1 10.0.1.2
 	expect pass "$R1" fd01::1 fd01::2
@@ -228,32 +221,26 @@ test_pass_after_delete() {
 }
 
 test_monitor_mode() {
-	echo "# monitor mode counts matches and drops nothing, in its namespace only"
+	local -A st
+	local m1= m2=
+	note "monitor mode counts matches and drops nothing, in its namespace only"
+	sets "" "10.0.2.11 fd02::11"
 	ctl "$R1" add 10.0.1.1 fd01::1 && ctl "$R1" mode monitor
-	log_test $? "add 10.0.1.1 fd01::1, mode monitor in $R1"
-	local m1 m2
-	ns_stats "$R1" "$TMP/stats" && m1=${STAT[mode]}
-	ns_stats "$R2" "$TMP/stats" && m2=${STAT[mode]}
-	[[ ${m1:-} == monitor && ${m2:-} == drop ]]
-	log_test $? "$R1 is in monitor mode, $R2 still in drop mode"
+	verdict $? "add 10.0.1.1 fd01::1, mode monitor in $R1"
+	ns_stats st "$R1" "$TMP/stats" && m1=${st[mode]}
+	ns_stats st "$R2" "$TMP/stats" && m2=${st[mode]}
+	[[ $m1 == monitor && $m2 == drop ]]
+	verdict $? "$R1 is in monitor mode, $R2 still in drop mode"
 	expect monitor "$R1" 10.0.1.1 10.0.1.2
 	expect monitor "$R1" fd01::1 fd01::2
 	expect pass "$R1" 10.0.1.11 10.0.1.2
 	expect drop "$R2" 10.0.2.11 10.0.2.2
 	ctl "$R1" mode drop
-	log_test $? "mode drop in $R1"
+	verdict $? "mode drop in $R1"
 	expect drop "$R1" 10.0.1.1 10.0.1.2
 	expect drop "$R1" fd01::1 fd01::2
 }
 
-skip_unless_ready
-trap cleanup EXIT
-if ! setup; then
-	echo "FAIL: setup"
-	exit 1
-fi
-test_blocked_exactly
-test_netns_isolation
-test_pass_after_delete
-test_monitor_mode
-exit $ret
+require_module
+setup || ktap_bail "setup: namespaces, veth pairs and helpers"
+run_tests

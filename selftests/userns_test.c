@@ -173,11 +173,14 @@ FIXTURE_SETUP(userns)
 	memset(self->seen, 0, sizeof(*self->seen));
 }
 
+/* Unprivileged users started in user+net namespaces of their own. */
+static unsigned int tenants;
+
 FIXTURE_TEARDOWN(userns)
 {
 	struct cnf_stats st;
 	struct cnf_addr *now;
-	long n;
+	long n, i, lost = 0;
 
 	if (self->fd <= 0)
 		return;
@@ -185,6 +188,13 @@ FIXTURE_TEARDOWN(userns)
 	/* The initial netns' set never changed. */
 	n = cnf_dump_sorted(self->fd, &now);
 	EXPECT_TRUE(cnf_same_set(now, n, self->before, self->nbefore));
+	for (i = 0; i < self->nbefore; i++)
+		if (n < 0 || !bsearch(&self->before[i], now, n, sizeof(*now),
+				      cnf_addr_cmp))
+			lost++;
+	/* README's reliability table: summed over the tests by the report. */
+	fprintf(stderr, "# reliability: tenants_tried=%u lost=%ld\n",
+		tenants, lost);
 	memset(&st, 0xff, sizeof(st));
 	EXPECT_EQ(0, cnf_ioc(self->fd, CNF_IOC_STATS, &st));
 	EXPECT_EQ((__u32)CNF_MODE_DROP, st.mode);
@@ -224,6 +234,7 @@ static int start_child(struct ns_child *c, uid_t uid,
 	close(c->go[0]);
 	if (read(c->ready[0], &b, 1) != 1)
 		return -1;
+	tenants++;
 	return 0;
 }
 

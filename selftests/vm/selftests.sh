@@ -3,12 +3,16 @@
 #
 # Host side of `make selftests`: run selftests/vm/run_tests.sh [TEST...] in
 # CNF_VM_JOBS VMs at once (default 2), each booted on its own and given a
-# share of the tests, and sum up their KTAP:
+# share of the tests, and sum up their KTAP (each test's own results, as
+# run_tests.sh counts them):
 #   selftests: N passed, N failed, N skipped
-#   selftests: skipped: NAME...            (when any)
+#   selftests: failed: TEST:NAME...         (when any)
+#   selftests: skipped: TEST:NAME...        (when any)
 # Tests a VM's plan announced but that never reported (the VM died) and a VM
 # failure no test accounts for (kernel splat at the end, panic, timeout)
-# count as failures.  Exits non-zero when anything failed.
+# count as failures.  Exits non-zero when anything failed.  The
+# "# reliability:" lines of the tests go to build/bench/reliability.json
+# (scripts/reliability.py).
 #
 # The tests are shared out longest first, each to the VM with the least
 # work so far, by the durations of the last run here (build/vm/durations,
@@ -142,7 +146,7 @@ record_durations() {
 }
 
 main() {
-	local tests=("$@") logs=() pids=() i n log p f s pass=0 fail=0 skip=0 skipped=
+	local tests=("$@") logs=() pids=() i n log p f s pass=0 fail=0 skip=0 skipped= failed=
 	if ((${#tests[@]} == 0)); then
 		[[ -f $LIST ]] || die "no $LIST (run make selftests-build)"
 		mapfile -t tests <"$LIST"
@@ -173,10 +177,16 @@ main() {
 	for ((i = 0; i < ${#logs[@]}; i++)); do
 		read -r p f s < <(tally "${logs[i]}" "vm$((i + 1))")
 		pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
-		skipped+=$(sed -nE 's/^ok [0-9]+ selftests: cuckoo_nf: (.*) # SKIP.*/\1 /p' "${logs[i]}")
+		skipped+=$(sed -nE 's/^# cuckoo_nf: skipped: ([^ ]*).*/\1 /p' "${logs[i]}")
+		failed+=$(sed -nE 's/^# cuckoo_nf: failed: ([^ ]*).*/\1 /p' "${logs[i]}")
 	done
+	python3 "$ROOT/scripts/reliability.py" collect "make selftests" "${logs[@]}" ||
+		echo "selftests: the reliability figures were not collected" >&2
 	grep -ahE '^(not )?ok [0-9]+ selftests: ' "${logs[@]}" | sed 's/^/selftests: /'
 	echo "selftests: $pass passed, $fail failed, $skip skipped"
+	if [[ -n $failed ]]; then
+		echo "selftests: failed: $failed"
+	fi
 	if ((skip > 0)); then
 		echo "selftests: skipped: $skipped"
 	fi

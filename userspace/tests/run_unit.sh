@@ -12,11 +12,15 @@ field() {
 	sed -n "s/.*[ ]$1:\([0-9]*\).*/\1/p" <<<" $totals"
 }
 
+# All of it is also kept in $CNF_UNIT_LOG when set.
+log=${CNF_UNIT_LOG:-/dev/null}
+: >"$log"
 for t in "$@"; do
 	echo "== ${t##*/}"
 	out=$("$t" 2>&1)
 	rc=$?
 	printf '%s\n' "$out"
+	printf '== %s\n%s\n' "${t##*/}" "$out" >>"$log"
 	totals=$(printf '%s\n' "$out" | sed -n 's/^# Totals: //p' | tail -n 1)
 	p=$(field pass) f=$(field fail) e=$(field error) s=$(field skip)
 	p=${p:-0} f=$(( ${f:-0} + ${e:-0} )) s=${s:-0}

@@ -703,6 +703,14 @@ FIXTURE_TEARDOWN(interleave)
 	TH_LOG("%llu reader runs checked, %llu wrong",
 	       (unsigned long long)self->total.cases,
 	       (unsigned long long)self->total.wrong);
+	/*
+	 * README's reliability table (summed over the tests by the report):
+	 * a wrong answer is a key present before and after the operation
+	 * not found, or one absent both times found.
+	 */
+	fprintf(stderr, "# reliability: interleavings_checked=%llu lost=%llu\n",
+		(unsigned long long)self->total.cases,
+		(unsigned long long)self->total.wrong);
 	cnf_filter_destroy(self->f);
 	cnf_model_free(&self->m);
 }
@@ -891,6 +899,14 @@ FIXTURE_TEARDOWN(publish)
 	TH_LOG("%llu reader runs checked, %llu wrong",
 	       (unsigned long long)self->total.cases,
 	       (unsigned long long)self->total.wrong);
+	/*
+	 * README's reliability table (summed over the tests by the report):
+	 * a wrong answer is a key present before and after the operation
+	 * not found, or one absent both times found.
+	 */
+	fprintf(stderr, "# reliability: interleavings_checked=%llu lost=%llu\n",
+		(unsigned long long)self->total.cases,
+		(unsigned long long)self->total.wrong);
 	cnf_filter_destroy(self->f);
 	cnf_model_free(&self->m);
 }

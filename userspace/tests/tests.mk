@@ -2,7 +2,9 @@
 # Host unit tests of the filter core (included by userspace/Makefile).
 #
 #   make unit          build $(UNIT_TESTS) into build/tests/, run each, sum the
-#                      kselftest "# Totals:" lines, end with "N passed, N failed"
+#                      kselftest "# Totals:" lines, end with "N passed, N failed";
+#                      output kept in build/tests/unit.log, whose "# reliability:"
+#                      lines go to build/bench/reliability.json
 #   make unit SAN=1    the same with -fsanitize=address,undefined (every unit
 #                      test, not just the core's: the flags go into CFLAGS)
 #
@@ -30,7 +32,9 @@ unit:
 	@if [ "$$(cat $(UNIT_STAMP) 2>/dev/null)" != '$(UNIT_FLAGS)' ]; then \
 		rm -f $(UNIT_TESTS); echo '$(UNIT_FLAGS)' > $(UNIT_STAMP); fi
 	@$(MAKE) --no-print-directory $(UNIT_TESTS)
-	@bash tests/run_unit.sh $(UNIT_TESTS)
+	@CNF_UNIT_LOG=$(B)/tests/unit.log bash tests/run_unit.sh $(UNIT_TESTS); rc=$$?; \
+		python3 $(TOP)/scripts/reliability.py collect "make unit" \
+		--where "host, userspace build of the core" $(B)/tests/unit.log; exit $$rc
 
 # One translation unit per test plus the core, unchanged.
 $(CORE_TESTS): $(B)/tests/%: tests/%.c $(TEST_HDRS) $(CORE_SRCS) $(CORE_HDRS)
