@@ -138,14 +138,17 @@ test_round_trip() {
 }
 
 # big_list FILE: 100,000 distinct prefixes, IPv4 of every length from /9 to
-# /32, IPv6 /48 to /64 and /128, none covering a source.
+# /32, IPv6 /48 to /64 and /128, none covering a source.  For busybox awk:
+# no ^ (no math library), printf of small numbers only.
 big_list() {
-	awk 'function v4(i,   len, k, size) {
+	awk 'function p2(n,   r) { r = 1; while (n-- > 0) r *= 2; return r }
+	function v4(i,   len, k, size, room) {
 		len = 9 + i % 24
-		size = 2 ^ (32 - len)
-		k = (int(i / 24) * 7 + 3) % (2 ^ 32 / size)	# spread out
+		size = p2(32 - len)
+		room = p2(len)
+		k = (int(i / 24) * 7 + 3) % room	# spread out
 		if (k == int(167772416 / size))		# never over 10.0.1.0
-			k = (k + 1) % (2 ^ 32 / size)
+			k = (k + 1) % room
 		k *= size
 		printf "%d.%d.%d.%d/%d\n", int(k / 16777216), int(k / 65536) % 256,
 			int(k / 256) % 256, k % 256, len
@@ -157,7 +160,7 @@ big_list() {
 			printf "2001:db8:ffff::%x\n", k
 			return
 		}
-		k *= 2 ^ (64 - len)
+		k *= p2(64 - len)
 		printf "2001:db8:%x:%x::/%d\n", int(k / 65536), k % 65536, len
 	}
 	BEGIN {
