@@ -13,11 +13,13 @@
  *   IPv4  /16 (lengths 0-16), /24 (17-24), /32 (25-32).  At most three
  *         probes; a prefix expands into at most 128 keys, but for lengths
  *         below 16 (a /8: 256 keys, a /0: 65,536).
- *   IPv6  /32 (lengths 20-32), /48 (36-48), /64 (52-64), /128 (128).  A
- *         prefix expands into at most 4,096 keys (CNF_V6_EXPAND_BITS).
- *         Past that bound a length is a tier of its own, unexpanded: each
- *         such length present costs one more probe.  Lists as published
- *         (allocations of /19 to /48, hosts, /64 ranges) rarely have them.
+ *   IPv6  /32 (lengths 25-32), /40 (33-40), /48 (41-48), /56 (49-56), /64
+ *         (57-64), /128 (128).  A prefix expands into at most 128 keys
+ *         (CNF_V6_EXPAND_BITS): its keys cost 2 KB at most.  Lengths
+ *         farther from a tier (below /25, /65 to /127) are tiers of their
+ *         own, unexpanded: each such length present costs one more probe.
+ *         Lists as published (allocations of /19 to /48, hosts, /64
+ *         ranges) have few of them.
  *
  * Keys of tiers of at most 32 bits live in IPv4-layout tables (the first L
  * bits as a number), longer ones in IPv6-layout tables (the address with
@@ -32,7 +34,7 @@
 #include "table.h"
 
 /* Most keys of an IPv6 prefix, as log2; past it a length is its own tier. */
-#define CNF_V6_EXPAND_BITS	12
+#define CNF_V6_EXPAND_BITS	7
 
 static inline unsigned int cnf_family_bits(enum cnf_family fam)
 {
@@ -46,7 +48,7 @@ static inline unsigned int cnf_family_bits(enum cnf_family fam)
  */
 static inline unsigned int cnf_tier_of(enum cnf_family fam, unsigned int len)
 {
-	static const u8 v6[] = { 32, 48, 64 };
+	static const u8 v6[] = { 32, 40, 48, 56, 64 };
 	unsigned int i;
 
 	if (fam == CNF_V4)

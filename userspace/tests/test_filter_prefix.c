@@ -429,14 +429,15 @@ TEST(overlaps_kept_as_given)
 	six.len = 129;
 	ASSERT_EQ(-EINVAL, cnf_filter_add(f, &six));
 	cnf_filter_unlock(f);
-	/* IPv6: a /33 (its own tier), a /36 (4096 /48 keys), a /128. */
-	ASSERT_EQ(0, add_p(f, six, 33));
-	ASSERT_EQ(0, add_p(f, six, 36));
+	/* IPv6: a /20 (its own tier), a /36 (16 /40 keys), a /128. */
+	six = cnf_key6(0x20010000, 0, 0, 0);
+	ASSERT_EQ(0, add_p(f, six, 20));
+	ASSERT_EQ(0, add_p(f, cnf_key6(0x20010db8, 0, 0, 0), 36));
 	ASSERT_EQ(0, add_p(f, cnf_key6(0x20010db8, 0x0fff0000, 0, 5), 128));
 	ASSERT_TRUE(has6(f, 0x20010db8, 0x0fffffff, ~0U, ~0U));
-	ASSERT_EQ(0, del_p(f, six, 36));
+	ASSERT_EQ(0, del_p(f, cnf_key6(0x20010db8, 0, 0, 0), 36));
 	ASSERT_TRUE(has6(f, 0x20010db8, 0x0fffffff, ~0U, ~0U));
-	ASSERT_EQ(0, del_p(f, six, 33));
+	ASSERT_EQ(0, del_p(f, six, 20));
 	ASSERT_FALSE(has6(f, 0x20010db8, 0x0fffffff, ~0U, ~0U));
 	ASSERT_TRUE(has6(f, 0x20010db8, 0x0fff0000, 0, 5));
 	cnf_filter_destroy(f);
