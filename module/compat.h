@@ -15,6 +15,7 @@
 #include <linux/errno.h>
 #include <linux/in6.h>
 #include <linux/jhash.h>
+#include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>

@@ -48,6 +48,7 @@ struct cnf_file {
 	u64 dump_gen;
 	__be32 *dump_v4;
 	struct in6_addr *dump_v6;
+	u8 *dump_len;		/* prefix lengths, by position in the dump */
 };
 
 static atomic_t cnf_dump_ids = ATOMIC_INIT(0);
@@ -91,28 +92,51 @@ static void cnf_unlock_state(struct cnf_file *cf, struct cnf_state *st,
 
 /* ---- addresses ---- */
 
+/*
+ * A prefix from userspace.  Its bits past @prefixlen are left to the filter
+ * to check (-EINVAL).
+ */
 static int cnf_addr_to_key(const struct cnf_addr *a, struct cnf_key *key)
 {
-	if (a->reserved)
+	bool all = a->flags & CNF_ADDR_F_ALL;
+
+	/* A /0 only when the caller says so, and the flag says only that. */
+	if ((a->flags & ~CNF_ADDR_F_ALL) || all != !a->prefixlen)
 		return -EINVAL;
+	memset(key, 0, sizeof(*key));
+	key->len = a->prefixlen;
 	switch (a->family) {
 	case AF_INET:
-		if (a->prefixlen != 32 || memchr_inv(a->addr + 4, 0, 12))
+		if (a->prefixlen > 32 || memchr_inv(a->addr + 4, 0, 12))
 			return -EINVAL;
 		key->family = CNF_V4;
 		memcpy(&key->v4, a->addr, sizeof(key->v4));
 		return 0;
 	case AF_INET6:
-		if (a->prefixlen != 128)
+		if (a->prefixlen > 128)
 			return -EINVAL;
 		key->family = CNF_V6;
 		memcpy(&key->v6, a->addr, sizeof(key->v6));
-		/* IPv4 packets never carry it: the IPv4 address is meant. */
-		if (ipv6_addr_v4mapped(&key->v6))
+		/* IPv4 packets never carry them: IPv4 prefixes are meant. */
+		if (a->prefixlen >= 96 && ipv6_addr_v4mapped(&key->v6))
 			return -EINVAL;
 		return 0;
 	}
 	return -EINVAL;
+}
+
+static void cnf_key_to_addr(const struct cnf_key *key, struct cnf_addr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->prefixlen = key->len;
+	a->flags = key->len ? 0 : CNF_ADDR_F_ALL;
+	if (key->family == CNF_V4) {
+		a->family = AF_INET;
+		memcpy(a->addr, &key->v4, sizeof(key->v4));
+	} else {
+		a->family = AF_INET6;
+		memcpy(a->addr, &key->v6, sizeof(key->v6));
+	}
 }
 
 static int cnf_get_key(const void __user *uarg, size_t usize,
@@ -168,22 +192,45 @@ static long cnf_ioc_del(struct cnf_file *cf, void __user *uarg, size_t usize)
 	return cnf_ioc_change(cf, uarg, usize, false);
 }
 
-static long cnf_ioc_test(struct cnf_file *cf, void __user *uarg, size_t usize)
+/* TEST, and with @match MATCH: is the prefix covered, and by which. */
+static long cnf_ioc_lookup(struct cnf_file *cf, void __user *uarg,
+			   size_t usize, bool match)
 {
+	struct cnf_key key, found;
 	struct cnf_state *st;
-	struct cnf_key key;
-	bool listed = false;
+	struct cnf_addr a;
+	bool created;
 	int err;
 
 	err = cnf_get_key(uarg, usize, &key);
 	if (err)
 		return err;
-	rcu_read_lock();
-	st = rcu_dereference(cnf_pernet(cf->net)->state);
-	if (st)
-		listed = cnf_filter_contains(st->filter, &key);
-	rcu_read_unlock();
-	return listed ? 0 : -ENOENT;
+	st = cnf_lock_state(cf, false, &created);
+	if (IS_ERR(st))
+		return PTR_ERR(st);
+	err = -ENOENT;
+	if (st) {
+		cnf_filter_lock(st->filter);
+		err = cnf_filter_match(st->filter, &key, &found);
+		cnf_filter_unlock(st->filter);
+	}
+	cnf_unlock_state(cf, st, created, false);
+	if (err || !match)
+		return err;
+	cnf_key_to_addr(&found, &a);
+	if (copy_to_user(uarg, &a, sizeof(a)))
+		return -EFAULT;
+	return 0;
+}
+
+static long cnf_ioc_test(struct cnf_file *cf, void __user *uarg, size_t usize)
+{
+	return cnf_ioc_lookup(cf, uarg, usize, false);
+}
+
+static long cnf_ioc_match(struct cnf_file *cf, void __user *uarg, size_t usize)
+{
+	return cnf_ioc_lookup(cf, uarg, usize, true);
 }
 
 /* ---- batches ---- */
@@ -354,8 +401,10 @@ static void cnf_dump_free(struct cnf_file *cf)
 	}
 	kvfree(cf->dump_v4);
 	kvfree(cf->dump_v6);
+	kvfree(cf->dump_len);
 	cf->dump_v4 = NULL;
 	cf->dump_v6 = NULL;
+	cf->dump_len = NULL;
 	cf->dump_n4 = 0;
 	cf->dump_n6 = 0;
 	cf->dump_cap4 = 0;
@@ -372,11 +421,13 @@ static int cnf_dump_collect(void *ctx, const struct cnf_key *key)
 	if (key->family == CNF_V4) {
 		if (WARN_ON_ONCE(cf->dump_n4 == cf->dump_cap4))
 			return -EOVERFLOW;
+		cf->dump_len[cf->dump_n4] = key->len;
 		cf->dump_v4[cf->dump_n4++] = key->v4;
 		return 0;
 	}
 	if (WARN_ON_ONCE(cf->dump_n6 == cf->dump_cap6))
 		return -EOVERFLOW;
+	cf->dump_len[cf->dump_n4 + cf->dump_n6] = key->len;
 	cf->dump_v6[cf->dump_n6++] = key->v6;
 	return 0;
 }
@@ -390,7 +441,8 @@ static int cnf_dump_alloc(struct cnf_file *cf, struct cnf_state *st)
 	struct cnf_filter *f = st ? st->filter : NULL;
 	u64 n4 = f ? cnf_filter_count(f, CNF_V4) : 0;
 	u64 n6 = f ? cnf_filter_count(f, CNF_V6) : 0;
-	u64 bytes = n4 * sizeof(__be32) + n6 * sizeof(struct in6_addr);
+	u64 bytes = n4 * (sizeof(__be32) + 1) +
+		    n6 * (sizeof(struct in6_addr) + 1);
 	int err;
 
 	if (n4 + n6 > U32_MAX)
@@ -409,7 +461,9 @@ static int cnf_dump_alloc(struct cnf_file *cf, struct cnf_state *st)
 	cf->dump_v6 = kvmalloc_array(max_t(u64, n6, 1),
 				     sizeof(struct in6_addr),
 				     GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	return cf->dump_v4 && cf->dump_v6 ? 0 : -ENOMEM;
+	cf->dump_len = kvmalloc(max_t(u64, n4 + n6, 1),
+				GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	return cf->dump_v4 && cf->dump_v6 && cf->dump_len ? 0 : -ENOMEM;
 }
 
 /*
@@ -451,17 +505,16 @@ static int cnf_dump_snapshot(struct cnf_file *cf)
 static void cnf_dump_entry(const struct cnf_file *cf, u32 pos,
 			   struct cnf_addr *a)
 {
-	memset(a, 0, sizeof(*a));
+	struct cnf_key key = { .len = cf->dump_len[pos] };
+
 	if (pos < cf->dump_n4) {
-		a->family = AF_INET;
-		a->prefixlen = 32;
-		memcpy(a->addr, &cf->dump_v4[pos], sizeof(__be32));
-		return;
+		key.family = CNF_V4;
+		key.v4 = cf->dump_v4[pos];
+	} else {
+		key.family = CNF_V6;
+		key.v6 = cf->dump_v6[pos - cf->dump_n4];
 	}
-	a->family = AF_INET6;
-	a->prefixlen = 128;
-	memcpy(a->addr, &cf->dump_v6[pos - cf->dump_n4],
-	       sizeof(struct in6_addr));
+	cnf_key_to_addr(&key, a);
 }
 
 /* Copy entries [@pos, @pos + @n) of the snapshot to @dst. */
@@ -606,6 +659,9 @@ static void cnf_sum_counters(struct cnf_state *cs, struct cnf_stats *st)
 static int cnf_fill_stats(struct cnf_file *cf, struct cnf_stats *st)
 {
 	struct cnf_family_stats *fs[CNF_NFAMILIES] = { &st->v4, &st->v6 };
+	struct cnf_lookup_stats *ls[CNF_NFAMILIES] = {
+		&st->v4_lookup, &st->v6_lookup
+	};
 	struct cnf_filter_stats fst;
 	struct cnf_state *cs;
 	unsigned int fam;
@@ -634,6 +690,10 @@ static int cnf_fill_stats(struct cnf_file *cf, struct cnf_stats *st)
 		fs[fam]->bytes = fst.fam[fam].bytes;
 		fs[fam]->grows = fst.fam[fam].grows;
 		fs[fam]->stashed = fst.fam[fam].stashed;
+		ls[fam]->prefixes = fst.fam[fam].entries;
+		ls[fam]->keys = fst.fam[fam].keys;
+		ls[fam]->lengths = fst.fam[fam].lengths;
+		ls[fam]->tables = fst.fam[fam].tables;
 	}
 	st->mem_limit = fst.mem_limit;
 	return 0;
@@ -647,7 +707,8 @@ static long cnf_ioc_stats(struct cnf_file *cf, void __user *uarg, size_t usize)
 	err = cnf_fill_stats(cf, &st);
 	if (err)
 		return err;
-	if (copy_to_user(uarg, &st, sizeof(st)))
+	/* An older, shorter struct gets the fields it has. */
+	if (copy_to_user(uarg, &st, min(usize, sizeof(st))))
 		return -EFAULT;
 	/* A newer, larger struct: fields this kernel does not know are 0. */
 	if (usize > sizeof(st) &&
@@ -719,9 +780,14 @@ static long cnf_ioc_version(struct cnf_file *cf, void __user *uarg,
 
 /* ---- file operations ---- */
 
+/*
+ * @min_size: the first version of the command's struct, when it has grown
+ * since (0: the struct never changed).
+ */
 struct cnf_ioctl_desc {
 	unsigned int cmd;
 	long (*fn)(struct cnf_file *cf, void __user *uarg, size_t usize);
+	size_t min_size;
 };
 
 static const struct cnf_ioctl_desc cnf_ioctls[] = {
@@ -732,9 +798,11 @@ static const struct cnf_ioctl_desc cnf_ioctls[] = {
 	[_IOC_NR(CNF_IOC_DEL_BATCH)] = { CNF_IOC_DEL_BATCH, cnf_ioc_del_batch },
 	[_IOC_NR(CNF_IOC_DUMP)] = { CNF_IOC_DUMP, cnf_ioc_dump },
 	[_IOC_NR(CNF_IOC_FLUSH)] = { CNF_IOC_FLUSH, cnf_ioc_flush },
-	[_IOC_NR(CNF_IOC_STATS)] = { CNF_IOC_STATS, cnf_ioc_stats },
+	[_IOC_NR(CNF_IOC_STATS)] = { CNF_IOC_STATS, cnf_ioc_stats,
+				     offsetofend(struct cnf_stats, flags) },
 	[_IOC_NR(CNF_IOC_SET_CONFIG)] = { CNF_IOC_SET_CONFIG, cnf_ioc_set_config },
 	[_IOC_NR(CNF_IOC_RESET)] = { CNF_IOC_RESET, cnf_ioc_reset },
+	[_IOC_NR(CNF_IOC_MATCH)] = { CNF_IOC_MATCH, cnf_ioc_match },
 	[_IOC_NR(CNF_IOC_VERSION)] = { CNF_IOC_VERSION, cnf_ioc_version },
 };
 
@@ -750,7 +818,7 @@ static long cnf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	d = &cnf_ioctls[nr];
 	/* Same direction, and at least the first version's struct. */
 	if (_IOC_DIR(cmd) != _IOC_DIR(d->cmd) ||
-	    _IOC_SIZE(cmd) < _IOC_SIZE(d->cmd))
+	    _IOC_SIZE(cmd) < (d->min_size ?: _IOC_SIZE(d->cmd)))
 		return -ENOTTY;
 	if (!ns_capable(cf->net->user_ns, CAP_NET_ADMIN))
 		return -EPERM;

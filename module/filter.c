@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cuckoo_nf filter core: an exact cuckoo filter (Fan et al., CoNEXT 2014)
- * of IPv4 and IPv6 addresses, one table per family.
+ * cuckoo_nf filter core: exact cuckoo filters (Fan et al., CoNEXT 2014) of
+ * IPv4 and IPv6 prefixes, a few tables per family.
  *
  *   hash.h    where a key lives: its buckets and its slot, and back
  *   table.h   the table, its slot layouts and bucket tests
  *   table.c   one table's writers: cuckoo paths, deletes, the stash
+ *   prefix.h  which tables a prefix expands into
+ *   prefix.c  the prefixes stored, and how the tables follow them
  *   lookup.c  the readers: the packet path, and why it stays exact
- *   filter.c  (this file) the filter: growth, shrinking, memory limit, API
+ *   filter.c  (this file) the tables of a filter: growth, shrinking,
+ *             memory limit; flush, stats
  *
  * A table that reaches its load limit, or finds no cuckoo path for a key,
  * is rebuilt twice as large (or as large as a batch announced) with a new
@@ -16,12 +19,26 @@
  * leave mostly empty is rebuilt smaller.
  */
 #include "hash.h"
+#include "prefix.h"
 
-/* The filter's table of @fam, to its writers. */
+/**
+ * cnf_deref - a table of a filter, to its writers
+ * @f: the filter, under cnf_filter_lock()
+ * @tp: where @f points to the table: a tier or a store
+ *
+ * Return: the table, or NULL.
+ */
+struct cnf_table *cnf_deref(const struct cnf_filter *f,
+			    struct cnf_table __rcu *const *tp)
+{
+	return rcu_dereference_protected(*tp, lockdep_is_held(&f->lock));
+}
+
+/* The address tier of @fam: always there. */
 static struct cnf_table *cnf_tab(const struct cnf_filter *f,
 				 enum cnf_family fam)
 {
-	return rcu_dereference_protected(f->tab[fam], lockdep_is_held(&f->lock));
+	return cnf_deref(f, &f->tier[fam][cnf_family_bits(fam)]);
 }
 
 /* ---- growth ---- */
@@ -50,11 +67,18 @@ static int cnf_rebuild_one(void *ctx, const struct cnf_key *key)
 /* What counts against the memory limit: the tables and the charges. */
 static u64 cnf_filter_bytes(const struct cnf_filter *f)
 {
+	const struct cnf_table *t;
 	u64 bytes = f->charged;
-	unsigned int fam;
+	unsigned int fam, len;
 
-	for (fam = 0; fam < CNF_NFAMILIES; fam++)
-		bytes += cnf_tab(f, fam)->bytes;
+	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
+		t = cnf_deref(f, &f->store[fam]);
+		bytes += t ? t->bytes : 0;
+		for (len = 0; len < CNF_TIERS; len++) {
+			t = cnf_deref(f, &f->tier[fam][len]);
+			bytes += t ? t->bytes : 0;
+		}
+	}
 	return bytes;
 }
 
@@ -73,17 +97,18 @@ static unsigned int cnf_log_for(enum cnf_family fam, u64 entries,
 }
 
 /*
- * Replace @fam's table by one of at least 2^@log buckets holding the same
- * keys; a size whose rebuild does not fit is retried one size up.  New seeds
- * each time: an unlucky (or crafted) key set does not stay unlucky.  The old
- * table stays in use until the new one is complete, and is freed after a
- * grace period: both count against the memory limit.  Fails with -ENOSPC
- * beyond the memory limit or the family's largest table, -ENOMEM.
+ * Replace the table at @tp by one of at least 2^@log buckets holding the
+ * same keys; a size whose rebuild does not fit is retried one size up.  New
+ * seeds each time: an unlucky (or crafted) key set does not stay unlucky.
+ * The old table stays in use until the new one is complete, and is freed
+ * after a grace period: both count against the memory limit.  Fails with
+ * -ENOSPC beyond the memory limit or the family's largest table, -ENOMEM.
  */
-static int cnf_filter_rebuild(struct cnf_filter *f, enum cnf_family fam,
-			      unsigned int log)
+static int cnf_filter_rebuild(struct cnf_filter *f,
+			      struct cnf_table __rcu **tp, unsigned int log)
 {
-	struct cnf_table *old = cnf_tab(f, fam);
+	struct cnf_table *old = cnf_deref(f, tp);
+	enum cnf_family fam = old->family;
 	u64 in_use = cnf_filter_bytes(f);
 	struct cnf_rebuild rb = { .path = f->path };
 
@@ -100,18 +125,27 @@ static int cnf_filter_rebuild(struct cnf_filter *f, enum cnf_family fam,
 	}
 	if (!rb.t)
 		return -ENOSPC;
-	rcu_assign_pointer(f->tab[fam], rb.t);
+	rcu_assign_pointer(*tp, rb.t);
 	cnf_table_retire(old);
 	return 0;
 }
 
-static int cnf_filter_grow(struct cnf_filter *f, enum cnf_family fam,
+/* The family whose figures a table of @f counts in. */
+static enum cnf_family cnf_tab_family(const struct cnf_filter *f,
+				      struct cnf_table __rcu *const *tp)
+{
+	if (tp == &f->store[CNF_V4] || tp == &f->store[CNF_V6])
+		return tp - f->store;
+	return (tp - &f->tier[0][0]) / CNF_TIERS;
+}
+
+static int cnf_filter_grow(struct cnf_filter *f, struct cnf_table __rcu **tp,
 			   unsigned int log)
 {
-	int err = cnf_filter_rebuild(f, fam, log);
+	int err = cnf_filter_rebuild(f, tp, log);
 
 	if (!err)
-		f->grows[fam]++;
+		f->grows[cnf_tab_family(f, tp)]++;
 	return err;
 }
 
@@ -129,129 +163,162 @@ static unsigned int cnf_grow_log(const struct cnf_filter *f,
 	return cnf_log_for(t->family, want, t->log + 1);
 }
 
+/* The address tiers start at, and shrink back to, the initial size. */
+static unsigned int cnf_floor_log(const struct cnf_filter *f,
+				  struct cnf_table __rcu *const *tp)
+{
+	return tp == &f->tier[CNF_V4][CNF_V4_BITS] ||
+	       tp == &f->tier[CNF_V6][CNF_V6_BITS] ?
+	       f->initial_log : CNF_MIN_BUCKETS_LOG;
+}
+
 /*
  * A table that deletes left mostly empty (a sixteenth of its slots in use)
- * is rebuilt at a size it fills to half, not below the initial size.  Best
+ * is rebuilt at a size it fills to half, not below its initial size.  Best
  * effort: a failure keeps the larger table.
  */
-static void cnf_maybe_shrink(struct cnf_filter *f, enum cnf_family fam)
+static void cnf_maybe_shrink(struct cnf_filter *f, struct cnf_table __rcu **tp)
 {
-	const struct cnf_table *t = cnf_tab(f, fam);
-	unsigned int log;
+	const struct cnf_table *t = cnf_deref(f, tp);
+	unsigned int log, floor = cnf_floor_log(f, tp);
 
-	if (t->log <= f->initial_log ||
-	    t->count >= cnf_table_capacity(t->log) / 16)
+	if (t->log <= floor || t->count >= cnf_table_capacity(t->log) / 16)
 		return;
-	log = cnf_log_for(fam, 2 * t->count, f->initial_log);
+	log = cnf_log_for(t->family, 2 * t->count, floor);
 	if (log < t->log)
-		cnf_filter_rebuild(f, fam, log);
+		cnf_filter_rebuild(f, tp, log);
 }
 
-/* ---- filter ---- */
-
-static int cnf_family_check(const struct cnf_key *key)
+/**
+ * cnf_tab_create - give a filter an empty table of its smallest size
+ * @f: the filter, under cnf_filter_lock()
+ * @tp: where it goes; NULL now
+ * @fam: the table's layout
+ *
+ * Return: 0; -ENOSPC past the memory limit; -ENOMEM.
+ */
+int cnf_tab_create(struct cnf_filter *f, struct cnf_table __rcu **tp,
+		   enum cnf_family fam)
 {
-	return key->family < CNF_NFAMILIES ? 0 : -EINVAL;
+	unsigned int log = cnf_floor_log(f, tp);
+	struct cnf_table *t;
+
+	if (cnf_filter_bytes(f) + cnf_table_bytes(fam, log) > f->mem_limit)
+		return -ENOSPC;
+	t = cnf_table_alloc(fam, log);
+	if (!t)
+		return -ENOMEM;
+	rcu_assign_pointer(*tp, t);
+	return 0;
+}
+
+/**
+ * cnf_tab_drop - free a table of a filter
+ * @f: the filter, under cnf_filter_lock()
+ * @tp: where it is; NULL afterwards
+ *
+ * Readers that still see it keep it until a grace period has passed.
+ */
+void cnf_tab_drop(struct cnf_filter *f, struct cnf_table __rcu **tp)
+{
+	struct cnf_table *t = cnf_deref(f, tp);
+
+	RCU_INIT_POINTER(*tp, NULL);
+	cnf_table_retire(t);
 }
 
 /*
- * An absent key that @f's table has no room for: past its load limit
+ * An absent key that the table at @tp has no room for: past its load limit
  * (@grow_first), or without a cuckoo path.
  */
 static noinline int cnf_add_slow(struct cnf_filter *f,
+				 struct cnf_table __rcu **tp,
 				 const struct cnf_key *key, bool grow_first)
 {
-	struct cnf_table *t = cnf_tab(f, key->family);
+	struct cnf_table *t = cnf_deref(f, tp);
 	int err;
 
 	/* Past the load limit, grow first; if that fails, any room will do. */
 	if (grow_first) {
-		if (!cnf_filter_grow(f, key->family, cnf_grow_log(f, t)))
-			t = cnf_tab(f, key->family);
+		if (!cnf_filter_grow(f, tp, cnf_grow_log(f, t)))
+			t = cnf_deref(f, tp);
 		if (!cnf_table_insert(t, f->path, key))
 			return 0;
 	}
-	err = cnf_filter_grow(f, key->family, t->log + 1);
+	err = cnf_filter_grow(f, tp, t->log + 1);
 	if (!err)
-		return cnf_place(cnf_tab(f, key->family), f->path, key);
+		return cnf_place(cnf_deref(f, tp), f->path, key);
 	return cnf_stash_put(t, key) ? 0 : err;
 }
 
 /**
- * cnf_filter_add - add an address
+ * cnf_tab_add - add a key to a table of a filter, growing it when full
  * @f: the filter, under cnf_filter_lock()
- * @key: the address
+ * @tp: where the table is
+ * @key: a key of the table's layout
  *
- * The table grows when full; past the memory limit the key goes to the
- * stash.
+ * Past the memory limit the key goes to the table's stash.
  *
- * Return: 0; -EEXIST if @f holds @key; -ENOSPC past the memory limit or
- * the largest table; -ENOMEM; -EINVAL for an unknown family.  On error @f
- * is exactly as before.
+ * Return: 0; -EEXIST if the table holds @key; -ENOSPC past the memory
+ * limit or the largest table; -ENOMEM.  On error the table is unchanged.
  */
-int cnf_filter_add(struct cnf_filter *f, const struct cnf_key *key)
+int cnf_tab_add(struct cnf_filter *f, struct cnf_table __rcu **tp,
+		const struct cnf_key *key)
 {
-	int err;
+	int err = cnf_table_add(cnf_deref(f, tp), f->path, key);
 
-	cnf_assert_held(&f->lock);
-	err = cnf_family_check(key);
-	if (err)
-		return err;
-	err = cnf_table_add(cnf_tab(f, key->family), f->path, key);
 	if (err == -E2BIG || err == -ENOSPC)
-		return cnf_add_slow(f, key, err == -E2BIG);
+		return cnf_add_slow(f, tp, key, err == -E2BIG);
 	return err;
 }
+
+/**
+ * cnf_tab_del - delete a key from a table of a filter
+ * @f: the filter, under cnf_filter_lock()
+ * @tp: where the table is
+ * @key: a key of the table's layout
+ *
+ * A table that deletes leave mostly empty shrinks.
+ *
+ * Return: 0, or -ENOENT if the table does not hold @key (unchanged).
+ */
+int cnf_tab_del(struct cnf_filter *f, struct cnf_table __rcu **tp,
+		const struct cnf_key *key)
+{
+	struct cnf_table *t = cnf_deref(f, tp);
+	/* A stash in use means the limit stopped growth: keep the size. */
+	bool stashing = t->stash_n;
+	int err = cnf_table_del(t, f->path, key);
+
+	if (!err && !stashing)
+		cnf_maybe_shrink(f, tp);
+	return err;
+}
+
+/* ---- filter ---- */
 
 /**
  * cnf_filter_prefetch - an address will be added or deleted soon
  * @f: the filter, under cnf_filter_lock()
- * @key: the address
+ * @key: the prefix
  *
- * Its buckets start loading into the cache; a batch that calls this
- * CNF_PREFETCH_AHEAD keys ahead overlaps the cache misses of its changes.
+ * The buckets of an address start loading into the cache; a batch that
+ * calls this CNF_PREFETCH_AHEAD keys ahead overlaps the cache misses of its
+ * changes.  Shorter prefixes are left alone.
  */
 void cnf_filter_prefetch(struct cnf_filter *f, const struct cnf_key *key)
 {
 	cnf_assert_held(&f->lock);
-	if (!cnf_family_check(key))
+	if (key->family < CNF_NFAMILIES &&
+	    key->len == cnf_family_bits(key->family))
 		cnf_table_prefetch(cnf_tab(f, key->family), key);
 }
 
 /**
- * cnf_filter_del - delete an address
- * @f: the filter, under cnf_filter_lock()
- * @key: the address
- *
- * A table that deletes leave mostly empty shrinks.
- *
- * Return: 0; -ENOENT if @f does not hold @key; -EINVAL for an unknown
- * family.  On error @f is unchanged.
- */
-int cnf_filter_del(struct cnf_filter *f, const struct cnf_key *key)
-{
-	struct cnf_table *t;
-	bool stashing;
-	int err;
-
-	cnf_assert_held(&f->lock);
-	err = cnf_family_check(key);
-	if (err)
-		return err;
-	t = cnf_tab(f, key->family);
-	/* A stash in use means the limit stopped growth: keep the size. */
-	stashing = t->stash_n;
-	err = cnf_table_del(t, f->path, key);
-	if (!err && !stashing)
-		cnf_maybe_shrink(f, key->family);
-	return err;
-}
-
-/**
- * cnf_filter_reserve - grow now for many keys
+ * cnf_filter_reserve - grow now for many addresses
  * @f: the filter, under cnf_filter_lock()
  * @fam: the family
- * @entries: keys of @fam that should fit without growing again
+ * @entries: addresses of @fam that should fit without growing again
  *
  * Return: 0; -ENOSPC past the memory limit or the largest table; -ENOMEM;
  * -EINVAL for an unknown family.  On error @f is unchanged.
@@ -270,7 +337,7 @@ int cnf_filter_reserve(struct cnf_filter *f, enum cnf_family fam, u64 entries)
 		return 0;
 	if (cnf_table_limit(cnf_max_log(fam)) < entries)
 		return -ENOSPC;
-	return cnf_filter_grow(f, fam, log);
+	return cnf_filter_grow(f, &f->tier[fam][cnf_family_bits(fam)], log);
 }
 
 /**
@@ -314,8 +381,27 @@ void cnf_filter_uncharge(struct cnf_filter *f, u64 bytes)
 	f->charged -= min(bytes, f->charged);
 }
 
+/* Every table but the address tiers goes; nothing is stored any more. */
+static void cnf_filter_empty(struct cnf_filter *f)
+{
+	unsigned int fam, len;
+
+	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
+		for (len = 0; len < CNF_TIERS; len++)
+			if (len != cnf_family_bits(fam) &&
+			    cnf_deref(f, &f->tier[fam][len]))
+				cnf_tab_drop(f, &f->tier[fam][len]);
+		if (cnf_deref(f, &f->store[fam]))
+			cnf_tab_drop(f, &f->store[fam]);
+		for (len = 0; len < CNF_ACTIVE_WORDS; len++)
+			WRITE_ONCE(f->active[fam][len], 0);
+		memset(f->nlen[fam], 0, sizeof(f->nlen[fam]));
+		f->prefixes[fam] = 0;
+	}
+}
+
 /**
- * cnf_filter_flush - remove every address
+ * cnf_filter_flush - remove every prefix
  * @f: the filter, under cnf_filter_lock()
  *
  * The tables go back to their initial size.
@@ -333,10 +419,12 @@ int cnf_filter_flush(struct cnf_filter *f)
 		if (!fresh[fam])
 			goto err_alloc;
 	}
+	cnf_filter_empty(f);
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
 		struct cnf_table *old = cnf_tab(f, fam);
 
-		rcu_assign_pointer(f->tab[fam], fresh[fam]);
+		rcu_assign_pointer(f->tier[fam][cnf_family_bits(fam)],
+				   fresh[fam]);
 		cnf_table_retire(old);
 	}
 	return 0;
@@ -365,39 +453,46 @@ int cnf_filter_set_limit(struct cnf_filter *f, u64 bytes)
 }
 
 /**
- * cnf_filter_walk - call a function for every address
- * @f: the filter, under cnf_filter_lock()
- * @fn: called with @ctx and each address, IPv4 first
- * @ctx: passed to @fn
- *
- * Return: 0, or @fn's first non-zero return, which stops the walk.
- */
-int cnf_filter_walk(struct cnf_filter *f,
-		    int (*fn)(void *ctx, const struct cnf_key *key), void *ctx)
-{
-	unsigned int fam;
-	int err;
-
-	cnf_assert_held(&f->lock);
-	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
-		err = cnf_table_walk(cnf_tab(f, fam), fn, ctx);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-/**
- * cnf_filter_count - how many addresses of a family
+ * cnf_filter_count - how many prefixes of a family
  * @f: the filter, under cnf_filter_lock()
  * @fam: the family
  *
- * Return: the count, stash included; 0 for an unknown family.
+ * Return: the count; 0 for an unknown family.
  */
 u64 cnf_filter_count(struct cnf_filter *f, enum cnf_family fam)
 {
 	cnf_assert_held(&f->lock);
-	return fam < CNF_NFAMILIES ? cnf_tab(f, fam)->count : 0;
+	return fam < CNF_NFAMILIES ? f->prefixes[fam] : 0;
+}
+
+static void cnf_table_stats_add(const struct cnf_table *t,
+				struct cnf_table_stats *ts)
+{
+	ts->capacity += cnf_table_capacity(t->log);
+	ts->bytes += t->bytes;
+	ts->stashed += t->stash_n;
+}
+
+static void cnf_family_stats(struct cnf_filter *f, enum cnf_family fam,
+			     struct cnf_table_stats *ts)
+{
+	const struct cnf_table *t = cnf_deref(f, &f->store[fam]);
+	unsigned int len;
+
+	if (t)
+		cnf_table_stats_add(t, ts);
+	for (len = 0; len < CNF_TIERS; len++) {
+		t = cnf_deref(f, &f->tier[fam][len]);
+		if (t) {
+			cnf_table_stats_add(t, ts);
+			ts->keys += t->count;
+		}
+		ts->lengths += f->nlen[fam][len] != 0;
+	}
+	for (len = 0; len < CNF_ACTIVE_WORDS; len++)
+		ts->tables += hweight64(f->active[fam][len]);
+	ts->entries = f->prefixes[fam];
+	ts->grows = f->grows[fam];
 }
 
 /**
@@ -411,16 +506,8 @@ void cnf_filter_stats(struct cnf_filter *f, struct cnf_filter_stats *st)
 
 	cnf_assert_held(&f->lock);
 	memset(st, 0, sizeof(*st));
-	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
-		const struct cnf_table *t = cnf_tab(f, fam);
-		struct cnf_table_stats *ts = &st->fam[fam];
-
-		ts->entries = t->count;
-		ts->capacity = cnf_table_capacity(t->log);
-		ts->bytes = t->bytes;
-		ts->grows = f->grows[fam];
-		ts->stashed = t->stash_n;
-	}
+	for (fam = 0; fam < CNF_NFAMILIES; fam++)
+		cnf_family_stats(f, fam, &st->fam[fam]);
 	st->mem_limit = f->mem_limit;
 }
 
@@ -489,7 +576,7 @@ struct cnf_filter *cnf_filter_create(u64 initial_capacity, u64 mem_limit)
 
 		if (!t)
 			goto err_alloc;
-		RCU_INIT_POINTER(f->tab[fam], t);
+		RCU_INIT_POINTER(f->tier[fam][cnf_family_bits(fam)], t);
 	}
 	return f;
 
@@ -507,12 +594,16 @@ err_alloc:
  */
 void cnf_filter_destroy(struct cnf_filter *f)
 {
-	unsigned int fam;
+	unsigned int fam, len;
 
 	if (!f)
 		return;
-	for (fam = 0; fam < CNF_NFAMILIES; fam++)
-		cnf_table_free(rcu_dereference_protected(f->tab[fam], 1));
+	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
+		cnf_table_free(rcu_dereference_protected(f->store[fam], 1));
+		for (len = 0; len < CNF_TIERS; len++)
+			cnf_table_free(rcu_dereference_protected(f->tier[fam][len],
+								 1));
+	}
 	cnf_mutex_destroy(&f->lock);
 	cnf_free(f);
 }

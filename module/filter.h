@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * cuckoo_nf filter core: an exact cuckoo filter of IPv4 and IPv6 addresses.
+ * cuckoo_nf filter core: exact cuckoo filters of IPv4 and IPv6 prefixes.
  *
  * The same source builds into the kernel module and into userspace tests,
  * fuzzers and benchmarks; compat.h maps the few kernel services it uses.
@@ -21,9 +21,18 @@ enum cnf_family {
 	CNF_NFAMILIES,
 };
 
-/* An address; @v4 and @v6 are in network byte order. */
+/* Bits of an address of each family. */
+#define CNF_V4_BITS		32
+#define CNF_V6_BITS		128
+
+/*
+ * A prefix: @len leading bits of the address, the others zero; an address
+ * is a prefix of CNF_V4_BITS or CNF_V6_BITS.  @v4 and @v6 are in network
+ * byte order.  Lookups read only the address.
+ */
 struct cnf_key {
 	u8 family;		/* enum cnf_family */
+	u8 len;
 	union {
 		__be32 v4;
 		struct in6_addr v6;
@@ -40,12 +49,16 @@ struct cnf_key {
 #define CNF_MAX_KICKS		500
 #define CNF_STASH_SLOTS		4
 
+/* A family's figures; tables are its lookup tables and its prefix store. */
 struct cnf_table_stats {
-	u64 entries;		/* keys stored, stash included */
-	u64 capacity;		/* slots in the table */
-	u64 bytes;		/* memory the table uses */
+	u64 entries;		/* prefixes stored */
+	u64 capacity;		/* slots in the tables */
+	u64 bytes;		/* memory the tables use */
 	u64 grows;		/* rebuilds at a larger size, reserve() too */
-	u64 stashed;		/* keys in the stash */
+	u64 stashed;		/* keys in the tables' stashes */
+	u64 keys;		/* keys in the lookup tables */
+	u32 lengths;		/* distinct prefix lengths stored */
+	u32 tables;		/* lookup tables a lookup probes */
 };
 
 struct cnf_filter_stats {
@@ -70,6 +83,9 @@ void cnf_filter_unlock(struct cnf_filter *f);
 /* Writers, under cnf_filter_lock().  On error the filter is unchanged. */
 int cnf_filter_add(struct cnf_filter *f, const struct cnf_key *key);
 int cnf_filter_del(struct cnf_filter *f, const struct cnf_key *key);
+bool cnf_filter_has(struct cnf_filter *f, const struct cnf_key *key);
+int cnf_filter_match(struct cnf_filter *f, const struct cnf_key *key,
+		     struct cnf_key *match);
 /* How many keys ahead of its changes a batch should prefetch. */
 #define CNF_PREFETCH_AHEAD	8
 void cnf_filter_prefetch(struct cnf_filter *f, const struct cnf_key *key);
@@ -85,7 +101,10 @@ int cnf_filter_walk(struct cnf_filter *f,
 void cnf_filter_stats(struct cnf_filter *f, struct cnf_filter_stats *st);
 u64 cnf_filter_count(struct cnf_filter *f, enum cnf_family family);
 
-/* Readers, under rcu_read_lock(); exact: true only for an added address. */
+/*
+ * Readers, under rcu_read_lock(); exact: true only for an address a stored
+ * prefix covers.
+ */
 bool cnf_filter_lookup4(const struct cnf_filter *f, __be32 addr);
 bool cnf_filter_lookup6(const struct cnf_filter *f,
 			const struct in6_addr *addr);

@@ -2,8 +2,9 @@
 /*
  * Lookups: the packet path.  Readers take no lock and never wait.
  *
- * A table is published with RCU and freed after a grace period.  Within a
- * table every slot change happens in a seqcount write section (table.h),
+ * A lookup probes each tier that holds keys (prefix.h) for the address cut
+ * to the tier's length.  Tables are published with RCU and freed after a
+ * grace period.  Within a table every slot change happens in a seqcount write section (table.h),
  * and a miss that overlaps one is looked up again: a key moving from one
  * bucket to the other may be missed by a single pass (read i1, key moves
  * i2 -> i1, read i2), never by a validated one.  An IPv4 hit needs no
@@ -14,6 +15,7 @@
  * sections are a few slot stores long.
  */
 #include "hash.h"
+#include "prefix.h"
 
 /**
  * cnf_stash_has - is an address in a table's stash
@@ -101,48 +103,121 @@ static __always_inline int cnf_table_has_width(const struct cnf_table *t,
 }
 
 /**
- * cnf_filter_lookup4 - is an IPv4 address in the filter
- * @f: the filter
- * @addr: the address, network byte order
+ * cnf_table_contains - is a key in a table
+ * @t: the table
+ * @key: a key of @t's layout
  *
- * Under rcu_read_lock(), from any context; takes no lock.  Exact: true only
- * for an address added and not deleted, whatever writers do meanwhile.
+ * Under rcu_read_lock() or the filter's lock.  Exact, as
+ * cnf_filter_lookup4().
  *
- * Return: true if @addr is in @f.
+ * Return: true if @t holds @key.
  */
-bool cnf_filter_lookup4(const struct cnf_filter *f, __be32 addr)
+bool cnf_table_contains(const struct cnf_table *t, const struct cnf_key *key)
 {
-	const struct cnf_table *t = rcu_dereference(f->tab[CNF_V4]);
-	int ret = cnf_for_v4_width(cnf_table_has, t, &addr);
+	int ret = cnf_for_width(cnf_table_has, t, &key->v6);
 
-	return likely(ret >= 0) ? ret : cnf_table_has4_slow(t, addr);
+	return likely(ret >= 0) ? ret : cnf_table_has_slow(t, &key->v6);
+}
+
+/* Is @key, of an IPv4-layout table, in @t? */
+static __always_inline bool cnf_table_has4(const struct cnf_table *t,
+					   __be32 key)
+{
+	int ret = cnf_for_v4_width(cnf_table_has, t, &key);
+
+	return likely(ret >= 0) ? ret : cnf_table_has4_slow(t, key);
+}
+
+/* The tiers of @fam that hold keys, @word'th 64 of them. */
+static __always_inline u64 cnf_active(const struct cnf_filter *f,
+				      enum cnf_family fam, unsigned int word)
+{
+	/* Pairs with cnf_active_set(): a tier seen has its table published. */
+	return smp_load_acquire(&f->active[fam][word]);
 }
 
 /**
- * cnf_filter_lookup6 - is an IPv6 address in the filter
+ * cnf_filter_lookup4 - does a stored prefix cover an IPv4 address
  * @f: the filter
- * @addr: the address
+ * @addr: the address, network byte order
  *
- * As cnf_filter_lookup4().
+ * Under rcu_read_lock(), from any context; takes no lock.  Exact: true
+ * only when a prefix added and not deleted covers @addr, whatever writers
+ * do meanwhile.  One probe per tier that holds keys: at most three.
  *
- * Return: true if @addr is in @f.
+ * Return: true if a prefix of @f covers @addr.
  */
-bool cnf_filter_lookup6(const struct cnf_filter *f, const struct in6_addr *addr)
+bool cnf_filter_lookup4(const struct cnf_filter *f, __be32 addr)
 {
-	const struct cnf_table *t = rcu_dereference(f->tab[CNF_V6]);
-	int ret = cnf_table_has_width(t, CNF_SLOT_V6, addr);
+	u64 tiers = cnf_active(f, CNF_V4, 0);
+	const struct cnf_table *t;
+	unsigned int tl;
 
+	for (; tiers; tiers &= tiers - 1) {
+		tl = __ffs64(tiers);
+		t = rcu_dereference(f->tier[CNF_V4][tl]);
+		/* NULL: emptied since @tiers was read. */
+		if (t && cnf_table_has4(t, tl == 32 ? addr :
+					cnf_tier_key32(ntohl(addr), tl)))
+			return true;
+	}
+	return false;
+}
+
+/* Is @addr, cut to the tier length @tl, a key of IPv6 tier table @t? */
+static bool cnf_tier_has6(const struct cnf_table *t, unsigned int tl,
+			  const struct in6_addr *addr)
+{
+	struct in6_addr cut;
+	int ret;
+
+	if (tl <= 32)
+		return cnf_table_has4(t, cnf_tier_key32(ntohl(addr->s6_addr32[0]),
+							tl));
+	if (tl < CNF_V6_BITS) {
+		cut = *addr;
+		cnf_mask6(&cut, tl);
+		addr = &cut;
+	}
+	ret = cnf_table_has_width(t, CNF_SLOT_V6, addr);
 	return likely(ret >= 0) ? ret : cnf_table_has_slow(t, addr);
 }
 
 /**
- * cnf_filter_contains - is a key in the filter
+ * cnf_filter_lookup6 - does a stored prefix cover an IPv6 address
  * @f: the filter
- * @key: an address of either family
+ * @addr: the address
+ *
+ * As cnf_filter_lookup4(); one probe per tier that holds keys (prefix.h).
+ *
+ * Return: true if a prefix of @f covers @addr.
+ */
+bool cnf_filter_lookup6(const struct cnf_filter *f, const struct in6_addr *addr)
+{
+	const struct cnf_table *t;
+	unsigned int word, tl;
+	u64 tiers;
+
+	for (word = 0; word < CNF_ACTIVE_WORDS; word++) {
+		for (tiers = cnf_active(f, CNF_V6, word); tiers;
+		     tiers &= tiers - 1) {
+			tl = word * 64 + __ffs64(tiers);
+			t = rcu_dereference(f->tier[CNF_V6][tl]);
+			if (t && cnf_tier_has6(t, tl, addr))
+				return true;
+		}
+	}
+	return false;
+}
+
+/**
+ * cnf_filter_contains - does a stored prefix cover an address
+ * @f: the filter
+ * @key: an address of either family (its length is not read)
  *
  * As cnf_filter_lookup4().
  *
- * Return: true if @key is in @f; false also for an unknown family.
+ * Return: true if a prefix of @f covers @key; false for an unknown family.
  */
 bool cnf_filter_contains(const struct cnf_filter *f, const struct cnf_key *key)
 {
@@ -233,14 +308,29 @@ cnf_table_has4_batch_width(const struct cnf_table *t, unsigned int width,
  * @n: how many
  * @hits: @n results: hits[i] for addrs[i]
  *
- * As cnf_filter_lookup4() for each address.  Keys go in groups of
- * CNF_LOOKUP_BATCH, each prefetched while the group before is probed, so
- * that the cache misses of tables larger than the caches overlap.
+ * As cnf_filter_lookup4() for each address.  In the address tier, keys go
+ * in groups of CNF_LOOKUP_BATCH, each prefetched while the group before is
+ * probed, so that the cache misses of tables larger than the caches
+ * overlap; the other tiers are probed one address at a time.
  */
 void cnf_filter_lookup4_batch(const struct cnf_filter *f, const __be32 *addrs,
 			      unsigned int n, bool *hits)
 {
-	const struct cnf_table *t = rcu_dereference(f->tab[CNF_V4]);
+	u64 tiers = cnf_active(f, CNF_V4, 0);
+	const struct cnf_table *t;
+	unsigned int i, tl;
 
-	cnf_for_v4_width(cnf_table_has4_batch, t, addrs, n, hits);
+	memset(hits, 0, n * sizeof(*hits));
+	t = rcu_dereference(f->tier[CNF_V4][CNF_V4_BITS]);
+	if (t && (tiers & (1ULL << CNF_V4_BITS)))
+		cnf_for_v4_width(cnf_table_has4_batch, t, addrs, n, hits);
+	tiers &= ~(1ULL << CNF_V4_BITS);
+	for (; tiers; tiers &= tiers - 1) {
+		tl = __ffs64(tiers);
+		t = rcu_dereference(f->tier[CNF_V4][tl]);
+		for (i = 0; t && i < n; i++)
+			hits[i] = hits[i] ||
+				  cnf_table_has4(t, cnf_tier_key32(ntohl(addrs[i]),
+								   tl));
+	}
 }

@@ -101,12 +101,30 @@ struct cnf_path_node {
 #define CNF_PATH_NODES	(2 + CNF_MAX_KICKS)
 #define CNF_NO_PARENT	0xffff
 
+/* One lookup table per prefix length a family can have: see prefix.h. */
+#define CNF_TIERS		(CNF_V6_BITS + 1)
+#define CNF_ACTIVE_WORDS	((CNF_TIERS + 63) / 64)
+
 /*
- * A filter: one table per family.  @tab is read under RCU and replaced under
- * @lock; everything else is writer only, under @lock.
+ * A filter.  Readers, under RCU: @active, then the tables it names.
+ * Everything else, and every change, under @lock.
+ *
+ * @tier:   per family, the lookup table of each tier length (prefix.h);
+ *          NULL while a tier is empty, but the address tiers (/32, /128),
+ *          which are always there.  Replaced with rcu_assign_pointer().
+ * @active: per family, bit L set while tier L holds keys: lookups probe
+ *          only those.  Set (release) before a tier's first key goes in,
+ *          cleared after its last went; read with acquire.
+ * @store:  per family, the prefixes the lookup tables cannot tell back
+ *          (prefix.c); writer only; NULL while empty.
+ * @nlen:   per family, prefixes stored of each length.
  */
 struct cnf_filter {
-	struct cnf_table __rcu *tab[CNF_NFAMILIES];
+	struct cnf_table __rcu *tier[CNF_NFAMILIES][CNF_TIERS];
+	u64 active[CNF_NFAMILIES][CNF_ACTIVE_WORDS];
+	struct cnf_table __rcu *store[CNF_NFAMILIES];
+	u32 nlen[CNF_NFAMILIES][CNF_TIERS];
+	u64 prefixes[CNF_NFAMILIES];
 	struct cnf_mutex lock;
 	u64 mem_limit;
 	u64 charged;		/* bytes held for the filter's users: dumps */
@@ -400,5 +418,18 @@ int cnf_table_walk(const struct cnf_table *t,
 
 bool cnf_stash_has(const struct cnf_table *t, enum cnf_family fam,
 		   const void *addr);
+bool cnf_table_contains(const struct cnf_table *t, const struct cnf_key *key);
+
+/* ---- filter.c: one table of a filter, grown and shrunk as it fills ---- */
+
+struct cnf_table *cnf_deref(const struct cnf_filter *f,
+			    struct cnf_table __rcu *const *tp);
+int cnf_tab_create(struct cnf_filter *f, struct cnf_table __rcu **tp,
+		   enum cnf_family fam);
+void cnf_tab_drop(struct cnf_filter *f, struct cnf_table __rcu **tp);
+int cnf_tab_add(struct cnf_filter *f, struct cnf_table __rcu **tp,
+		const struct cnf_key *key);
+int cnf_tab_del(struct cnf_filter *f, struct cnf_table __rcu **tp,
+		const struct cnf_key *key);
 
 #endif /* _CNF_TABLE_H */

@@ -77,9 +77,12 @@ static inline int cnf_addr_cmp(const void *pa, const void *pb)
 {
 	const struct cnf_addr *a = pa, *b = pb;
 
+	int c;
+
 	if (a->family != b->family)
 		return a->family < b->family ? -1 : 1;
-	return memcmp(a->addr, b->addr, sizeof(a->addr));
+	c = memcmp(a->addr, b->addr, sizeof(a->addr));
+	return c ? c : a->prefixlen - b->prefixlen;
 }
 
 static inline void cnf_sort(struct cnf_addr *a, size_t n)
@@ -100,11 +103,11 @@ static inline bool cnf_well_formed(const struct cnf_addr *a)
 {
 	static const uint8_t zero[12];
 
-	if (a->reserved)
+	if (a->flags != (a->prefixlen ? 0 : CNF_ADDR_F_ALL))
 		return false;
 	if (a->family == AF_INET)
-		return a->prefixlen == 32 && !memcmp(a->addr + 4, zero, 12);
-	return a->family == AF_INET6 && a->prefixlen == 128;
+		return a->prefixlen <= 32 && !memcmp(a->addr + 4, zero, 12);
+	return a->family == AF_INET6 && a->prefixlen <= 128;
 }
 
 /*

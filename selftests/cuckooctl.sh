@@ -3,8 +3,9 @@
 #
 # End-to-end tests of cuckooctl against the loaded cuckoo_nf module: every
 # command, the JSON, a 1M-address load (time printed), files with bad lines,
-# list | load round trip, restore, the exit codes of the CLI contract and
-# permission checks.  Runs as root, in the VM: selftests/vm/run
+# prefixes (longest match, refusals, /0), blocklist formats (FireHOL,
+# Spamhaus DROP, CRLF), list | load round trip, restore, the exit codes of
+# the CLI contract and permission checks.  Runs as root, in the VM: selftests/vm/run
 # selftests/cuckooctl.sh.  Leaves the set empty and mode/limit as found.
 # Each test starts from an empty set in drop mode (TESTS="test_restore"
 # runs one); every check inside it is a "# ok:" or "# FAIL:" line.
@@ -18,7 +19,7 @@ NBIG=${CNF_TEST_CTL_N:-1000000}
 source "$(dirname "$(realpath "$0")")/lib.sh"
 
 ALL_TESTS="test_add_del_test test_stats test_mode_limit test_load_bad_lines
-	test_big_load test_round_trip_sorted test_restore test_batch_stops_at_limit
+	test_prefixes test_blocklist_formats test_big_load test_round_trip_sorted test_restore test_batch_stops_at_limit
 	test_usage test_missing_device test_permission test_version
 	test_save_restore_all"
 TMP=
@@ -140,7 +141,8 @@ test_add_del_test() {
 	fresh
 	expect_rc 0 "add IPv4 and IPv6" "$CTL" add 192.0.2.1 2001:db8::1
 	expect_rc 0 "test: both present" "$CTL" test 192.0.2.1 2001:db8::1
-	check "test prints ADDR: present" has_line "2001:db8::1: present" "$OUT"
+	check "test prints ADDR: present (ADDR)" \
+		has_line "2001:db8::1: present (2001:db8::1)" "$OUT"
 	expect_rc 1 "test: one absent exits 1" "$CTL" test 192.0.2.1 192.0.2.2
 	check "test prints ADDR: absent" has_line "192.0.2.2: absent" "$OUT"
 	expect_rc 1 "add duplicate exits 1" "$CTL" add 192.0.2.1
@@ -148,7 +150,9 @@ test_add_del_test() {
 	expect_rc 3 "add with a bad address exits 3" "$CTL" add 192.0.2.3 192.0.2.300
 	check "bad address named" has_text "192.0.2.300" "$ERR"
 	expect_rc 1 "nothing added on a bad argument" "$CTL" test 192.0.2.3
-	expect_rc 3 "prefix rejected" "$CTL" add 192.0.2.0/24
+	expect_rc 3 "prefix with host bits rejected" "$CTL" add 192.0.2.1/24
+	check "host bits message suggests the network" \
+		has_line "cuckooctl: add 192.0.2.1/24: host bits set; did you mean 192.0.2.0/24?" "$ERR"
 	expect_rc 0 "del" "$CTL" del 2001:db8::1
 	expect_rc 1 "del absent exits 1" "$CTL" del 2001:db8::1
 	check "absent message" has_line "cuckooctl: del 2001:db8::1: not present" "$ERR"
@@ -167,9 +171,9 @@ test_add_del_test() {
 # One jq for all the JSON checks (jq takes 0.4 s to start under TCG): it
 # prints one verdict per check, for stats -j and for the global -j.
 test_stats() {
-	local v_keys v_count v_range v_ratio v_global
+	local v_keys v_count v_range v_ratio v_global v_lookup
 	fresh
-	"$CTL" add 192.0.2.1 192.0.2.2 2001:db8::5
+	"$CTL" add 192.0.2.1 192.0.2.2 2001:db8::5 198.51.100.0/24 10.0.0.0/8
 	expect_rc 0 "stats -j" "$CTL" stats -j
 	cp "$OUT" "$TMP/stats.json"
 	expect_rc 0 "global -j stats" "$CTL" -j stats
@@ -179,24 +183,34 @@ test_stats() {
 		[($s | keys == ["active", "ipv4", "ipv6", "mem_limit", "mode"] and
 			.active == true and
 			([.ipv4, .ipv6] | all(keys == ["bytes", "capacity", "checked",
-				"dropped", "entries", "grows", "load_factor",
-				"matched", "stashed"]))),
-		 ($s | .ipv4.entries == 2 and .ipv6.entries == 1),
+				"dropped", "entries", "grows", "keys", "lengths",
+				"load_factor", "matched", "prefixes", "stashed",
+				"tables"]))),
+		 ($s | .ipv4.entries == 4 and .ipv6.entries == 1 and
+			.ipv4.prefixes == 4 and .ipv6.prefixes == 1),
 		 ($s | [.ipv4, .ipv6] | all(.load_factor |
 			type == "number" and . >= 0 and . <= 1)),
-		 ($s | [.ipv4, .ipv6] | all((.load_factor - .entries / .capacity) |
+		 ($s | [.ipv4, .ipv6] | all((.load_factor - .keys / .capacity) |
 			. < 0.000001 and . > -0.000001)),
-		 ($g | .mode | type == "string")] | map(tostring) | join(" ")' \
+		 ($g | .mode | type == "string"),
+		 ($s | .ipv4.lengths == 3 and .ipv6.lengths == 1 and
+			([.ipv4, .ipv6] | all(.keys >= .prefixes and .tables >= 1)))] |
+		map(tostring) | join(" ")' \
 		"$TMP/stats.json" "$TMP/stats-g.json"
-	read -r v_keys v_count v_range v_ratio v_global <"$OUT"
+	read -r v_keys v_count v_range v_ratio v_global v_lookup <"$OUT"
 	check "stats JSON parses" [ "$RC" = 0 ]
 	check "JSON has the contract's keys" [ "$v_keys" = true ]
-	check "JSON counts the entries" [ "$v_count" = true ]
+	check "JSON counts the prefixes" [ "$v_count" = true ]
 	check "load_factor is a number in 0..1" [ "$v_range" = true ]
-	check "load_factor is entries/capacity" [ "$v_ratio" = true ]
+	check "load_factor is keys/capacity" [ "$v_ratio" = true ]
 	check "global -j gives JSON" [ "$v_global" = true ]
+	check "JSON: lengths, keys and tables" [ "$v_lookup" = true ]
 	expect_rc 0 "stats text" "$CTL" stats
 	check "text: mode" grep -q "^mode: *drop" "$OUT"
+	check "text: prefixes" has_line "  prefixes:     4" "$OUT"
+	check "text: distinct lengths" has_line "  lengths:      3 distinct" "$OUT"
+	check "text: keys" grep -q "^  keys: *[0-9]* in the lookup tables$" "$OUT"
+	check "text: tables per packet" grep -q "^  tables: *[1-9][0-9]* per packet$" "$OUT"
 	check "text: load factor in %" grep -q "load factor: *[0-9.]*%" "$OUT"
 	check "text: memory with units" grep -q "memory: *[0-9]* bytes (.*B)" "$OUT"
 	check "text: packets" grep -q "packets: *checked [0-9]* matched [0-9]* dropped [0-9]*" "$OUT"
@@ -257,40 +271,198 @@ test_load_bad_lines() {
 	write_bad_file "$f"
 	entries before
 	expect_rc 3 "load --strict with bad lines exits 3" "$CTL" load --strict "$f"
-	check "strict: every bad line reported" [ "$(grep -c ': line [0-9]*: ' "$ERR")" = 3 ]
+	check "strict: every bad line reported" [ "$(grep -c "^cuckooctl: load: $f:[0-9]*: " "$ERR")" = 3 ]
 	entries n
 	check "strict: nothing added" [ "$n" = "$before" ]
 
-	expect_rc 0 "load with bad lines loads the good ones" "$CTL" load "$f"
+	expect_rc 1 "load with bad lines loads the good ones, exits 1" "$CTL" load "$f"
 	check "summary: added, already present, bad lines" \
 		has_line "5 added, 1 already present, 3 bad lines" "$OUT"
-	check "bad line 4 with its text" \
-		has_line "cuckooctl: load: line 4: not an address: not-an-address" "$ERR"
-	check "bad line 9 with its text" \
-		has_line "cuckooctl: load: line 9: not an address: 10.1.0.300" "$ERR"
-	check "bad line 10 with its text" \
-		has_line "cuckooctl: load: line 10: not an address: 10.1.0.3 10.1.0.4" "$ERR"
+	check "bad line 4: file, number, value, reason" \
+		has_line "cuckooctl: load: $f:4: not-an-address: not an IPv4 or IPv6 address or prefix" "$ERR"
+	check "bad line 9: file, number, value, reason" \
+		has_line "cuckooctl: load: $f:9: 10.1.0.300: not an IPv4 or IPv6 address or prefix" "$ERR"
+	check "bad line 10: file, number, value, reason" \
+		has_line "cuckooctl: load: $f:10: 10.1.0.3 10.1.0.4: more than one entry on the line (comments start with # or ;)" "$ERR"
 	check "exactly three bad lines reported" [ "$(wc -l <"$ERR")" = 3 ]
 	expect_rc 0 "good lines are in the set" "$CTL" test 10.1.0.1 10.1.0.2 2001:db8::10 10.1.0.5 2001:db8::11
 	expect_rc 1 "commented address is not" "$CTL" test 10.9.9.9
 
-	expect_rc 0 "load again from stdin" "$CTL" load - <"$f"
+	expect_rc 1 "load again from stdin" "$CTL" load - <"$f"
 	check "stdin: all already present" has_line "0 added, 6 already present, 3 bad lines" "$OUT"
+	check "stdin: bad lines named as from stdin" \
+		has_line "cuckooctl: load: stdin:9: 10.1.0.300: not an IPv4 or IPv6 address or prefix" "$ERR"
 
-	expect_rc 0 "del --file" "$CTL" del --file "$f"
+	expect_rc 1 "del --file with bad lines exits 1" "$CTL" del --file "$f"
 	check "del summary" has_line "5 deleted, 1 not present, 3 bad lines" "$OUT"
 	entries n
 	check "del --file emptied the set" [ "$n" = 0 ]
-	expect_rc 0 "del --file - from stdin" "$CTL" del --file - <"$f"
+	expect_rc 1 "del --file - from stdin" "$CTL" del --file - <"$f"
 	check "del from stdin: none present" has_line "0 deleted, 6 not present, 3 bad lines" "$OUT"
 	expect_rc 2 "del --file with addresses exits 2" "$CTL" del --file "$f" 10.0.0.1
 	expect_rc 1 "load of a missing file exits 1" "$CTL" load "$TMP/nonexistent"
 	printf 'foo\nbar\n' >"$TMP/allbad"
 	expect_rc 3 "load of only bad lines exits 3" "$CTL" load "$TMP/allbad"
-	check "only bad lines: both reported" [ "$(grep -c ': line [12]: ' "$ERR")" = 2 ]
+	check "only bad lines: both reported" [ "$(grep -c "^cuckooctl: load: $TMP/allbad:[12]: " "$ERR")" = 2 ]
 	printf '# nothing\n\n' >"$TMP/empty"
 	expect_rc 0 "load of comments only is fine" "$CTL" load "$TMP/empty"
 	check "comments only: nothing added" has_line "0 added, 0 already present" "$OUT"
+}
+
+# Prefixes: stored as given, longest match, exact delete, the refusals
+# with their messages, /0 only with --all-addresses, list and save.
+test_prefixes() {
+	local bad n
+	fresh
+	expect_rc 0 "add prefixes and an address" \
+		"$CTL" add 198.51.100.0/24 2001:db8::/48 10.0.0.5 192.0.2.7/32
+	expect_rc 0 "test: covered addresses" \
+		"$CTL" test 198.51.100.77 2001:db8:0:ffff::1 10.0.0.5 192.0.2.7
+	check "test names the covering prefix" \
+		has_line "198.51.100.77: present (198.51.100.0/24)" "$OUT"
+	check "test names the IPv6 prefix" \
+		has_line "2001:db8:0:ffff::1: present (2001:db8::/48)" "$OUT"
+	check "a single address is printed bare" has_line "10.0.0.5: present (10.0.0.5)" "$OUT"
+	check "an address added as /32 is printed bare" \
+		has_line "192.0.2.7: present (192.0.2.7)" "$OUT"
+	expect_rc 1 "test: uncovered address exits 1" "$CTL" test 198.51.101.1 10.0.0.6 2001:db8:1::1
+	check "uncovered: absent" has_line "198.51.101.1: absent" "$OUT"
+	check "next to a single address: absent" has_line "10.0.0.6: absent" "$OUT"
+	check "outside the /48: absent" has_line "2001:db8:1::1: absent" "$OUT"
+	expect_rc 0 "test of a covered prefix" "$CTL" test 198.51.100.128/25
+	check "covered prefix: its cover named" \
+		has_line "198.51.100.128/25: present (198.51.100.0/24)" "$OUT"
+	expect_rc 1 "test of a wider prefix than stored" "$CTL" test 198.51.100.0/23
+
+	expect_rc 0 "add an overlapping longer prefix" "$CTL" add 198.51.100.128/25
+	expect_rc 0 "test: longest match" "$CTL" test 198.51.100.200 198.51.100.1
+	check "longest prefix named" has_line "198.51.100.200: present (198.51.100.128/25)" "$OUT"
+	check "outside it, the shorter one" has_line "198.51.100.1: present (198.51.100.0/24)" "$OUT"
+	expect_rc 1 "adding a stored prefix again exits 1" "$CTL" add 198.51.100.0/24
+	check "already present, named as given" \
+		has_line "cuckooctl: add 198.51.100.0/24: already present" "$ERR"
+
+	run "$CTL" list
+	check "list: prefixes as stored" has_line "198.51.100.0/24" "$OUT"
+	check "list: IPv6 prefix" has_line "2001:db8::/48" "$OUT"
+	check "list: /32 bare" has_line "192.0.2.7" "$OUT"
+	check "list: exactly the set" \
+		[ "$(sort "$OUT" | tr '\n' ' ')" = "10.0.0.5 192.0.2.7 198.51.100.0/24 198.51.100.128/25 2001:db8::/48 " ]
+	entries n
+	check "entries count prefixes" [ "$n" = 5 ]
+
+	expect_rc 1 "del of a prefix not stored exits 1" "$CTL" del 198.51.100.0/25
+	check "del names it not present" has_line "cuckooctl: del 198.51.100.0/25: not present" "$ERR"
+	expect_rc 1 "del of an address inside a prefix exits 1" "$CTL" del 198.51.100.9
+	expect_rc 0 "del removes exactly the prefix named" "$CTL" del 198.51.100.0/24
+	expect_rc 1 "its addresses outside the /25 are absent" "$CTL" test 198.51.100.1
+	expect_rc 0 "the /25 still covers its own" "$CTL" test 198.51.100.200
+
+	expect_rc 3 "host bits refused" "$CTL" add 10.0.0.5/24
+	check "host bits: the network suggested" \
+		has_line "cuckooctl: add 10.0.0.5/24: host bits set; did you mean 10.0.0.0/24?" "$ERR"
+	expect_rc 3 "IPv6 host bits refused" "$CTL" add 2001:db8::1/64
+	check "IPv6 host bits: the network suggested" \
+		has_line "cuckooctl: add 2001:db8::1/64: host bits set; did you mean 2001:db8::/64?" "$ERR"
+	for bad in 10.0.0.0/33 2001:db8::/129 10.0.0.0/ 10.0.0.0/-1 10.0.0.0/08 \
+		   10.0.0.0/24x "10.0.0.0/ 24" 10.0.0.0/255.255.255.0; do
+		expect_rc 3 "add $bad refused" "$CTL" add "$bad"
+		check "add $bad: value named" has_text "cuckooctl: add $bad: " "$ERR"
+	done
+	expect_rc 3 "IPv4-mapped prefix refused" "$CTL" add ::ffff:203.0.113.0/120
+	check "IPv4-mapped: the IPv4 form suggested" \
+		has_text "use the IPv4 form 203.0.113.0/24" "$ERR"
+	expect_rc 3 "a bad argument among good ones: nothing added" \
+		"$CTL" add 203.0.113.0/24 203.0.113.5/24
+	expect_rc 1 "the good one was not added" "$CTL" test 203.0.113.1
+
+	# A /0 would drop the VM's loopback traffic too: count, drop nothing.
+	"$CTL" mode monitor
+	expect_rc 3 "/0 without --all-addresses refused" "$CTL" add 0.0.0.0/0
+	check "/0: the option named" has_text "--all-addresses" "$ERR"
+	expect_rc 0 "/0 with --all-addresses" "$CTL" add --all-addresses 0.0.0.0/0
+	expect_rc 0 "/0 covers any IPv4 address" "$CTL" test 203.0.113.1
+	check "/0 named as the cover" has_line "203.0.113.1: present (0.0.0.0/0)" "$OUT"
+	expect_rc 1 "IPv4 /0 does not cover IPv6" "$CTL" test 2001:db9::1
+	run "$CTL" list
+	check "list shows the /0" has_line "0.0.0.0/0" "$OUT"
+	expect_rc 3 "del of /0 needs the option too" "$CTL" del 0.0.0.0/0
+	expect_rc 0 "del --all-addresses 0.0.0.0/0" "$CTL" del --all-addresses 0.0.0.0/0
+	expect_rc 1 "gone" "$CTL" test 203.0.113.1
+	expect_rc 0 "IPv6 /0 with --all-addresses" "$CTL" add --all-addresses ::/0
+	expect_rc 0 "IPv6 /0 covers any IPv6 address" "$CTL" test 2001:db9::1
+	check "::/0 named" has_line "2001:db9::1: present (::/0)" "$OUT"
+
+	# save | restore: the same set, /0 included (with the option).
+	"$CTL" add 203.0.113.64/26 2001:db8:ffff::/64 >/dev/null
+	"$CTL" list | sort >"$TMP/pfx-before"
+	"$CTL" save >"$TMP/pfx-saved"
+	"$CTL" flush
+	expect_rc 3 "restore of a saved /0 needs --all-addresses" "$CTL" restore "$TMP/pfx-saved"
+	check "the /0 line named" has_text ": ::/0: /0 is every IPv6 address" "$ERR"
+	entries n
+	check "refused restore changed nothing" [ "$n" = 0 ]
+	expect_rc 0 "restore --all-addresses" "$CTL" restore --all-addresses "$TMP/pfx-saved"
+	"$CTL" list | sort >"$TMP/pfx-after"
+	check "save | restore gives the same prefixes" cmp -s "$TMP/pfx-before" "$TMP/pfx-after"
+	# save-all files are the kernel's own set: restore-all takes the /0.
+	mkdir -p "$TMP/pfx-all"
+	"$CTL" save-all "$TMP/pfx-all" >/dev/null
+	"$CTL" flush
+	expect_rc 0 "restore-all of prefixes and a /0" "$CTL" restore-all "$TMP/pfx-all"
+	"$CTL" list | sort >"$TMP/pfx-after"
+	check "save-all | restore-all gives the same prefixes" cmp -s "$TMP/pfx-before" "$TMP/pfx-after"
+	"$CTL" del --all-addresses ::/0 >/dev/null
+	"$CTL" list >"$TMP/pfx-list"
+	"$CTL" flush
+	expect_rc 0 "list | load of prefixes" "$CTL" load "$TMP/pfx-list"
+	"$CTL" list | sort >"$TMP/pfx-after"
+	sort "$TMP/pfx-list" >"$TMP/pfx-list.sorted"
+	check "list | load gives the same prefixes" cmp -s "$TMP/pfx-list.sorted" "$TMP/pfx-after"
+	"$CTL" flush
+	"$CTL" mode drop
+}
+
+# The blocklist formats load takes, as published: FireHOL netsets (comment
+# header, bare entries), Spamhaus DROP (';' comments, trailing references,
+# CRLF), and a bad line among them.
+test_blocklist_formats() {
+	local f=$TMP/firehol.netset d=$TMP/drop.txt m=$TMP/mixed.txt before n
+
+	fresh
+	printf '%s\n' '#' '# firehol_level1' '#' '# ipv4 hash:net ipset' '#' \
+		'# Maintainer      : FireHOL' '#' \
+		'0.0.0.0/8' '1.10.16.0/20' '1.19.0.0/16' '2.56.192.17' >"$f"
+	expect_rc 0 "load a FireHOL netset" "$CTL" load "$f"
+	check "netset: all added" has_line "4 added, 0 already present" "$OUT"
+	check "netset: nothing on stderr" [ ! -s "$ERR" ]
+	expect_rc 0 "netset entries cover their addresses" \
+		"$CTL" test 0.1.2.3 1.10.31.255 1.19.200.1 2.56.192.17
+
+	printf '%s\r\n' '; Spamhaus DROP List 2026/11/23 - (c) 2026 The Spamhaus Project SLU' \
+		'; https://www.spamhaus.org/drop/drop.txt' \
+		'; Last-Modified: Mon, 23 Nov 2026 10:00:00 GMT' \
+		'1.10.16.0/20 ; SBL256894' '5.134.128.0/19 ; SBL270738' \
+		'' '2001:db8:4000::/34 ; SBL999999' >"$d"
+	expect_rc 0 "load a Spamhaus DROP list with CRLF" "$CTL" load --strict "$d"
+	check "DROP: new ones added, the shared one present" \
+		has_line "2 added, 1 already present" "$OUT"
+	expect_rc 0 "DROP entries cover their addresses" "$CTL" test 5.134.159.1 2001:db8:7fff::1
+	check "DROP: the covering prefix" has_line "5.134.159.1: present (5.134.128.0/19)" "$OUT"
+
+	printf '%s\n' '203.0.113.0/24 # x' '  198.51.100.0/25  ' '10.9.0.5/16 ; typo' \
+		'192.0.2.0/24 extra' >"$m"
+	entries before
+	expect_rc 3 "load --strict with a host-bits line exits 3" "$CTL" load --strict "$m"
+	check "strict: the host bits line named with the network" \
+		has_line "cuckooctl: load: $m:3: 10.9.0.5/16: host bits set; did you mean 10.9.0.0/16?" "$ERR"
+	check "strict: the line with extra text named" has_text "$m:4: 192.0.2.0/24 extra: " "$ERR"
+	entries n
+	check "strict: nothing added" [ "$n" = "$before" ]
+	expect_rc 1 "load with bad lines exits 1" "$CTL" load "$m"
+	check "good lines added" has_line "2 added, 0 already present, 2 bad lines" "$OUT"
+	expect_rc 1 "the bad lines' prefixes are not in" "$CTL" test 10.9.0.0/16 192.0.2.1
+	"$CTL" flush
 }
 
 # At 1M, sorting under QEMU costs minutes; the set equality is shown by
@@ -366,7 +538,8 @@ test_restore() {
 	printf '198.51.100.50\nbogus\n' >"$TMP/badrestore"
 	before=$("$CTL" list | sort | tr '\n' ' ')
 	expect_rc 3 "restore with a bad line exits 3" "$CTL" restore "$TMP/badrestore"
-	check "restore bad line reported" has_text "line 2" "$ERR"
+	check "restore bad line reported" \
+		has_line "cuckooctl: restore: $TMP/badrestore:2: bogus: not an IPv4 or IPv6 address or prefix" "$ERR"
 	check "failed restore changes nothing" [ "$("$CTL" list | sort | tr '\n' ' ')" = "$before" ]
 	expect_rc 0 "restore from stdin" "$CTL" restore - <"$saved"
 	expect_rc 2 "restore without a file exits 2" "$CTL" restore
@@ -405,9 +578,9 @@ test_usage() {
 	expect_rc 0 "--help" "$CTL" --help
 	check "help lists the commands" grep -q "restore" "$OUT"
 	expect_rc 0 "help add" "$CTL" help add
-	check "help add shows its usage" has_line "Usage: cuckooctl add ADDR..." "$OUT"
+	check "help add shows its usage" has_line "Usage: cuckooctl add [--all-addresses] PREFIX..." "$OUT"
 	expect_rc 0 "add --help" "$CTL" add --help
-	check "add --help same as help add" has_line "Usage: cuckooctl add ADDR..." "$OUT"
+	check "add --help same as help add" has_line "Usage: cuckooctl add [--all-addresses] PREFIX..." "$OUT"
 	expect_rc 0 "load -h" "$CTL" load -h
 	check "load -h mentions --strict" grep -q -- --strict "$OUT"
 }

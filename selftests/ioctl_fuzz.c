@@ -359,23 +359,36 @@ static uint64_t pick_ptr(unsigned char *area, size_t area_len, size_t size,
 	}
 }
 
+/* @a, an address, cut to its first @len bits. */
+static void cut_prefix(struct cnf_addr *a, unsigned int len)
+{
+	unsigned int i;
+
+	a->prefixlen = len;
+	for (i = 0; i < 16; i++, len = len > 8 ? len - 8 : 0)
+		if (len < 8)
+			a->addr[i] &= (uint8_t)(0xff00 >> len);
+}
+
 static void fill_addr(struct cnf_addr *a)
 {
 	switch (below(10)) {
 	case 0:	/* a stored one: ADD refused (EEXIST), DEL would apply */
 		*a = ref[below(REF_N)];
 		break;
-	case 1:	/* a valid new one */
+	case 1:	/* a valid new one, an address or a prefix */
 		*a = chance(50) ? cnf_v4((uint32_t)rnd()) :
 			cnf_v6((uint32_t)rnd(), (uint32_t)rnd(), (uint32_t)rnd(),
 			       (uint32_t)rnd());
+		if (chance(50))
+			cut_prefix(a, 1 + below(a->prefixlen));
 		break;
 	case 2: case 3: case 4: case 5: case 6:	/* a stored one, spoiled */
 		*a = ref[below(REF_N)];
 		switch (below(5)) {
 		case 0: a->family = below(256); break;
 		case 1: a->prefixlen = below(256); break;
-		case 2: a->reserved = 1 + below(0xffff); break;
+		case 2: a->flags = 1 + below(0xffff); break;
 		case 3: a->addr[4 + below(12)] ^= 1 + below(255);
 			a->family = AF_INET; a->prefixlen = 32; break;
 		default: a->family ^= AF_INET ^ AF_INET6; break;

@@ -287,15 +287,17 @@ static int bad_variants(struct cnf_addr good, struct cnf_addr *out)
 	static const uint8_t v4_plens[] = { 0, 1, 8, 24, 31, 33, 64, 128, 255 };
 	static const uint8_t v6_plens[] = { 0, 1, 32, 64, 127, 129, 255 };
 	static const uint8_t families[] = { 0, 1, 3, 9, 11, 17, 38, 255 };
-	static const uint16_t reserved[] = { 1, 0x80, 0x100, 0x8000, 0xffff };
+	static const uint16_t flags[] = { 1, 0x80, 0x100, 0x8000, 0xffff };
 	bool v4 = good.family == AF_INET;
 	struct cnf_addr a;
 	unsigned int i;
 	int n = 0;
 
+	/* Past the width, or shorter with host bits set (or a /0 unflagged). */
 	for (i = 0; i < (v4 ? sizeof(v4_plens) : sizeof(v6_plens)); i++) {
 		a = good;
 		a.prefixlen = v4 ? v4_plens[i] : v6_plens[i];
+		a.addr[v4 ? 3 : 15] |= 1;
 		out[n++] = a;
 	}
 	for (i = 0; v4 && i < 12; i++) {
@@ -308,9 +310,9 @@ static int bad_variants(struct cnf_addr good, struct cnf_addr *out)
 		a.family = families[i];
 		out[n++] = a;
 	}
-	for (i = 0; i < ARRAY_LEN(reserved); i++) {
+	for (i = 0; i < ARRAY_LEN(flags); i++) {
 		a = good;
-		a.reserved = reserved[i];
+		a.flags = flags[i];
 		out[n++] = a;
 	}
 	return n;
@@ -381,24 +383,30 @@ static void *unmapped_page(void)
 	return p;
 }
 
+/* @min: the struct's first version, when it has grown since. */
 struct cmd_desc {
 	const char *name;
 	unsigned long cmd;
+	size_t min;
 };
 
-#define CMD(c) { #c, c }
+#define CMD(c) { #c, c, 0 }
+/* struct cnf_stats before the per-family lookup figures. */
+#define STATS_V1_SIZE	offsetof(struct cnf_stats, v4_lookup)
 
 static const struct cmd_desc struct_cmds[] = {
 	CMD(CNF_IOC_ADD), CMD(CNF_IOC_DEL), CMD(CNF_IOC_TEST),
 	CMD(CNF_IOC_ADD_BATCH), CMD(CNF_IOC_DEL_BATCH), CMD(CNF_IOC_DUMP),
-	CMD(CNF_IOC_STATS), CMD(CNF_IOC_SET_CONFIG), CMD(CNF_IOC_VERSION),
+	{ "CNF_IOC_STATS", CNF_IOC_STATS, STATS_V1_SIZE },
+	CMD(CNF_IOC_SET_CONFIG), CMD(CNF_IOC_MATCH),
+	CMD(CNF_IOC_VERSION),
 };
 
 static const struct cmd_desc all_cmds[] = {
 	CMD(CNF_IOC_ADD), CMD(CNF_IOC_DEL), CMD(CNF_IOC_TEST),
 	CMD(CNF_IOC_ADD_BATCH), CMD(CNF_IOC_DEL_BATCH), CMD(CNF_IOC_DUMP),
 	CMD(CNF_IOC_FLUSH), CMD(CNF_IOC_STATS), CMD(CNF_IOC_SET_CONFIG),
-	CMD(CNF_IOC_RESET), CMD(CNF_IOC_VERSION),
+	CMD(CNF_IOC_RESET), CMD(CNF_IOC_MATCH), CMD(CNF_IOC_VERSION),
 };
 
 TEST_F(cnf, bad_pointer_efault)
@@ -631,7 +639,7 @@ TEST_F(cnf, smaller_struct_enotty)
 	s = snap_take(self->fd);
 	for (c = 0; c < ARRAY_LEN(struct_cmds); c++) {
 		unsigned long cmd = struct_cmds[c].cmd;
-		unsigned int size = _IOC_SIZE(cmd);
+		unsigned int size = struct_cmds[c].min ?: _IOC_SIZE(cmd);
 		unsigned int smaller[] = { 0, 1, 4, size / 2, size - 4, size - 1 };
 
 		for (i = 0; i < ARRAY_LEN(smaller); i++) {
@@ -806,6 +814,150 @@ TEST_F(cnf, larger_stats_struct)
 	}
 }
 
+/* The first version of struct cnf_stats, from older tools: what it has. */
+TEST_F(cnf, older_stats_struct)
+{
+	unsigned char buf[sizeof(struct cnf_stats) + 64];
+	struct cnf_stats *st = (struct cnf_stats *)buf;
+	size_t i;
+
+	ASSERT_EQ(0, populate(self->fd, 0, 6));
+	memset(buf, 0xee, sizeof(buf));
+	ASSERT_EQ(0, cnf_ioc(self->fd, resized(CNF_IOC_STATS, STATS_V1_SIZE),
+			     buf));
+	EXPECT_EQ(4, st->v4.entries);
+	EXPECT_EQ(2, st->v6.entries);
+	EXPECT_EQ(0, st->flags);
+	for (i = STATS_V1_SIZE; i < sizeof(buf); i++)
+		if (buf[i] != 0xee)
+			break;
+	EXPECT_EQ(sizeof(buf), i) TH_LOG("byte %zu past the struct written", i);
+}
+
+/* ---- prefixes ---- */
+
+static struct cnf_addr p4(uint32_t host, uint8_t len)
+{
+	struct cnf_addr a = cnf_v4(host);
+
+	a.prefixlen = len;
+	a.flags = len ? 0 : CNF_ADDR_F_ALL;
+	return a;
+}
+
+static struct cnf_addr p6(uint32_t w0, uint32_t w1, uint32_t w3, uint8_t len)
+{
+	struct cnf_addr a = cnf_v6(w0, w1, 0, w3);
+
+	a.prefixlen = len;
+	a.flags = len ? 0 : CNF_ADDR_F_ALL;
+	return a;
+}
+
+/* The prefix CNF_IOC_MATCH gives for @a, or the errno. */
+static int match(int fd, struct cnf_addr a, struct cnf_addr *found)
+{
+	int err;
+
+	memset(found, 0xa5, sizeof(*found));
+	*found = a;
+	err = cnf_ioc(fd, CNF_IOC_MATCH, found);
+	return err;
+}
+
+static bool same(const struct cnf_addr *a, const struct cnf_addr *b)
+{
+	return !memcmp(a, b, sizeof(*a));
+}
+
+TEST_F(cnf, prefixes_overlap_kept_as_given)
+{
+	struct cnf_addr found, net16 = p4(0x0a010000, 16), net24 = p4(0x0a010200, 24);
+	struct cnf_addr net48 = p6(0x20010db8, 0x00010000, 0, 48);
+	struct cnf_stats st;
+
+	ASSERT_EQ(0, add(self->fd, net16));
+	ASSERT_EQ(0, add(self->fd, net24));
+	ASSERT_EQ(0, add(self->fd, net48));
+	ASSERT_EQ(EEXIST, add(self->fd, net24));
+	EXPECT_EQ(0, tst(self->fd, cnf_v4(0x0a01ffff)));
+	EXPECT_EQ(ENOENT, tst(self->fd, cnf_v4(0x0a020000)));
+	EXPECT_EQ(ENOENT, tst(self->fd, cnf_v4(0x0a00ffff)));
+	EXPECT_EQ(0, tst(self->fd, p4(0x0a018000, 17)));	/* covered */
+	EXPECT_EQ(ENOENT, tst(self->fd, p4(0x0a000000, 15)));
+	EXPECT_EQ(0, tst(self->fd, cnf_v6(0x20010db8, 0x0001ffff, ~0U, ~0U)));
+	EXPECT_EQ(ENOENT, tst(self->fd, cnf_v6(0x20010db8, 0x00020000, 0, 0)));
+	/* The longest covering prefix. */
+	ASSERT_EQ(0, match(self->fd, cnf_v4(0x0a010203), &found));
+	EXPECT_TRUE(same(&found, &net24));
+	ASSERT_EQ(0, match(self->fd, cnf_v4(0x0a010303), &found));
+	EXPECT_TRUE(same(&found, &net16));
+	ASSERT_EQ(0, match(self->fd, cnf_v6(0x20010db8, 0x00010000, 0, 9), &found));
+	EXPECT_TRUE(same(&found, &net48));
+	EXPECT_EQ(ENOENT, match(self->fd, cnf_v4(0x0b000000), &found));
+	/* Delete exactly what is named. */
+	EXPECT_EQ(ENOENT, del(self->fd, p4(0x0a010300, 24)));
+	ASSERT_EQ(0, del(self->fd, net16));
+	EXPECT_EQ(ENOENT, del(self->fd, net16));
+	EXPECT_EQ(ENOENT, tst(self->fd, cnf_v4(0x0a010303)));
+	EXPECT_EQ(0, tst(self->fd, cnf_v4(0x0a0102ff)));
+	st = stats(self->fd);
+	EXPECT_EQ(1, st.v4.entries);
+	EXPECT_EQ(1, st.v4_lookup.prefixes);
+	EXPECT_EQ(1, st.v4_lookup.keys);
+	EXPECT_EQ(1, st.v4_lookup.lengths);
+	EXPECT_EQ(1, st.v4_lookup.tables);
+	EXPECT_EQ(1, st.v6_lookup.prefixes);
+	EXPECT_EQ(1, st.v6_lookup.keys);
+}
+
+TEST_F(cnf, prefixes_dump_as_stored)
+{
+	struct cnf_addr want[] = {
+		p4(0x0a000000, 8), p4(0x0a000000, 16), p4(0xc6336400, 24),
+		p4(0xc6336401, 32), p4(0, 0), p6(0x20010db8, 0, 0, 32),
+		p6(0x20010db8, 0x80000000, 0, 33), p6(0x20010db8, 0, 1, 128),
+		p6(0x24000000, 0, 0, 19), p6(0, 0, 0, 0),
+	};
+	struct cnf_addr *got;
+	unsigned int i;
+	long n;
+
+	for (i = 0; i < ARRAY_LEN(want); i++)
+		ASSERT_EQ(0, add(self->fd, want[i])) TH_LOG("entry %u", i);
+	n = cnf_dump_sorted(self->fd, &got);
+	ASSERT_EQ((long)ARRAY_LEN(want), n);
+	cnf_sort(want, ARRAY_LEN(want));
+	for (i = 0; i < ARRAY_LEN(want); i++)
+		EXPECT_TRUE(same(&want[i], &got[i])) TH_LOG("entry %u", i);
+	free(got);
+	/* Every address is covered now, by the /0s. */
+	EXPECT_EQ(0, tst(self->fd, cnf_v4(0x01020304)));
+	EXPECT_EQ(0, tst(self->fd, cnf_v6(0x30000000, 0, 0, 1)));
+}
+
+TEST_F(cnf, prefixes_bad_refused)
+{
+	struct cnf_addr zero = p4(0, 0), mapped = cnf_v6(0, 0, 0xffff, 0x0a000000);
+	struct cnf_addr wide = p6(0, 0, 0, 64);
+	struct snap s;
+
+	ASSERT_EQ(0, populate(self->fd, 0, 4));
+	s = snap_take(self->fd);
+	zero.flags = 0;				/* a /0 not asked for */
+	EXPECT_EQ(EINVAL, add(self->fd, zero));
+	EXPECT_EQ(EINVAL, add(self->fd, p4(0x0a000001, 24)));	/* host bits */
+	mapped.prefixlen = 104;			/* ::ffff:10.0.0.0/104 */
+	EXPECT_EQ(EINVAL, add(self->fd, mapped));
+	mapped.prefixlen = 96;
+	mapped.addr[12] = 0;
+	EXPECT_EQ(EINVAL, add(self->fd, mapped));
+	ASSERT_UNCHANGED(self->fd, &s);
+	/* ::/64 covers the mapped range, and other addresses too: taken. */
+	EXPECT_EQ(0, add(self->fd, wide));
+	free(s.a);
+}
+
 /* ---- version ---- */
 
 /* The module's version as the kernel shows it, or "" when it cannot be read. */
@@ -901,10 +1053,8 @@ static void check_stop(struct __test_metadata *_metadata, int fd, bool is_add,
 	for (i = 0; i < n; i++)
 		a[i] = mixed(i);
 	switch (kind) {
-	case BAD_INVALID:
-		a[k].prefixlen = 24;
-		if (a[k].family == AF_INET6)
-			a[k].prefixlen = 64;
+	case BAD_INVALID:	/* a length past the width */
+		a[k].prefixlen = a[k].family == AF_INET6 ? 129 : 33;
 		break;
 	case BAD_PRESENT:
 		ASSERT_EQ(0, add(fd, a[k]));
@@ -2079,7 +2229,7 @@ static int reset_child(void *arg)
 	if (fd < 0)
 		return 11;
 	/* Refused first changes: nothing stays behind. */
-	bad.reserved = 1;
+	bad.flags = 1;
 	CHILD_CHECK(add(fd, bad) == EINVAL);
 	CHILD_CHECK(cnf_ioc(fd, CNF_IOC_SET_CONFIG, &tiny) == EINVAL);
 	CHILD_CHECK(inactive(fd));

@@ -48,11 +48,14 @@ int ctl_usage_error(const char *cmd, const char *fmt, ...)
 /* Read all of @path ("-" or NULL: stdin) into @in: exit code. */
 int ctl_read_input(const char *cmd, const char *path, struct ctl_input *in);
 
-/* The commands working on address files (ctl_load.c). */
-int ctl_load(const char *path, bool strict);
-int ctl_del_file(const char *path);
-int ctl_restore(const char *path);
-/* Replace the set with @in's addresses (restore's second half): exit code. */
+/*
+ * The commands working on prefix files (ctl_load.c).  @flags: for every
+ * line, as ctl_parse_prefix() takes them (CTL_PARSE_F_ALL: --all-addresses).
+ */
+int ctl_load(const char *path, bool strict, unsigned int flags);
+int ctl_del_file(const char *path, unsigned int flags);
+int ctl_restore(const char *path, unsigned int flags);
+/* Replace the set with @in's prefixes (restore's second half): exit code. */
 int ctl_replace_set(const char *cmd, int fd, const struct ctl_input *in);
 
 /* save-all and restore-all (ctl_persist.c). */

@@ -19,6 +19,18 @@ const char *ctl_format_addr(const struct cnf_addr *a, char *buf, size_t len)
 	return buf;
 }
 
+const char *ctl_format_prefix(const struct cnf_addr *a, char *buf, size_t len)
+{
+	unsigned int width = a->family == AF_INET ? 32 : 128;
+	size_t n;
+
+	ctl_format_addr(a, buf, len);
+	n = strlen(buf);
+	if (a->prefixlen != width && n < len)
+		snprintf(buf + n, len - n, "/%u", a->prefixlen);
+	return buf;
+}
+
 const char *ctl_format_bytes(uint64_t bytes, char *buf, size_t len)
 {
 	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
@@ -58,32 +70,53 @@ int ctl_mode_parse(const char *name)
 	return -EINVAL;
 }
 
-double ctl_load_factor(const struct cnf_family_stats *fs)
+bool ctl_lookup_reported(const struct cnf_family_stats *fs,
+			 const struct cnf_lookup_stats *ls)
 {
+	return fs->entries == 0 || ls->prefixes || ls->keys || ls->lengths ||
+	       ls->tables;
+}
+
+double ctl_load_factor(const struct cnf_family_stats *fs,
+		       const struct cnf_lookup_stats *ls)
+{
+	uint64_t used = ctl_lookup_reported(fs, ls) ? ls->keys : fs->entries;
+
 	if (!fs->capacity)
 		return 0;
-	return (double)fs->entries / (double)fs->capacity;
+	return (double)used / (double)fs->capacity;
 }
 
 /* __u64 is unsigned long on some 64-bit ABIs, unsigned long long on others. */
 #define ULL(x)	((unsigned long long)(x))
 
 static void print_family_text(FILE *out, const char *name,
-			      const struct cnf_family_stats *fs)
+			      const struct cnf_family_stats *fs,
+			      const struct cnf_lookup_stats *ls)
 {
+	bool lookup = ctl_lookup_reported(fs, ls);
 	char human[32];
 
 	fprintf(out, "%s:\n", name);
-	fprintf(out, "  entries:      %llu\n", ULL(fs->entries));
+	fprintf(out, "  prefixes:     %llu\n",
+		ULL(lookup ? ls->prefixes : fs->entries));
+	if (lookup) {
+		fprintf(out, "  lengths:      %u distinct\n", ls->lengths);
+		fprintf(out, "  keys:         %llu in the lookup tables\n",
+			ULL(ls->keys));
+		fprintf(out, "  tables:       %u per packet\n", ls->tables);
+	} else {
+		fprintf(out, "  lookup:       not reported by the loaded module\n");
+	}
 	fprintf(out, "  capacity:     %llu\n", ULL(fs->capacity));
-	fprintf(out, "  load factor:  %.2f%%\n", 100 * ctl_load_factor(fs));
+	fprintf(out, "  load factor:  %.2f%%\n", 100 * ctl_load_factor(fs, ls));
 	fprintf(out, "  memory:       %llu bytes (%s)\n", ULL(fs->bytes),
 		ctl_format_bytes(fs->bytes, human, sizeof(human)));
 	if (fs->entries)
-		fprintf(out, "  bytes/entry:  %.2f\n",
+		fprintf(out, "  bytes/prefix: %.2f\n",
 			(double)fs->bytes / (double)fs->entries);
 	else
-		fprintf(out, "  bytes/entry:  -\n");
+		fprintf(out, "  bytes/prefix: -\n");
 	fprintf(out, "  grows:        %llu\n", ULL(fs->grows));
 	fprintf(out, "  stashed:      %llu\n", ULL(fs->stashed));
 	fprintf(out, "  packets:      checked %llu matched %llu dropped %llu\n",
@@ -108,20 +141,32 @@ void ctl_print_stats_text(FILE *out, const struct cnf_stats *st)
 		ctl_format_bytes(st->mem_limit, h1, sizeof(h1)));
 	fprintf(out, "memory used:  %llu bytes (%s)\n", ULL(used),
 		ctl_format_bytes(used, h2, sizeof(h2)));
-	print_family_text(out, "ipv4", &st->v4);
-	print_family_text(out, "ipv6", &st->v6);
+	print_family_text(out, "ipv4", &st->v4, &st->v4_lookup);
+	print_family_text(out, "ipv6", &st->v6, &st->v6_lookup);
 }
 
+/*
+ * A flat object of numbers (selftests/lib.sh reads it without jq).  The
+ * lookup figures of a kernel that does not report them are left out.
+ */
 static void print_family_json(FILE *out, const char *name,
-			      const struct cnf_family_stats *fs)
+			      const struct cnf_family_stats *fs,
+			      const struct cnf_lookup_stats *ls)
 {
+	bool lookup = ctl_lookup_reported(fs, ls);
+
 	fprintf(out, "\"%s\":{\"entries\":%llu,\"capacity\":%llu,"
 		"\"load_factor\":%.6f,\"bytes\":%llu,\"grows\":%llu,"
 		"\"stashed\":%llu,\"checked\":%llu,\"matched\":%llu,"
-		"\"dropped\":%llu}",
-		name, ULL(fs->entries), ULL(fs->capacity), ctl_load_factor(fs),
-		ULL(fs->bytes), ULL(fs->grows), ULL(fs->stashed),
-		ULL(fs->checked), ULL(fs->matched), ULL(fs->dropped));
+		"\"dropped\":%llu,\"prefixes\":%llu",
+		name, ULL(fs->entries), ULL(fs->capacity),
+		ctl_load_factor(fs, ls), ULL(fs->bytes), ULL(fs->grows),
+		ULL(fs->stashed), ULL(fs->checked), ULL(fs->matched),
+		ULL(fs->dropped), ULL(lookup ? ls->prefixes : fs->entries));
+	if (lookup)
+		fprintf(out, ",\"lengths\":%u,\"keys\":%llu,\"tables\":%u",
+			ls->lengths, ULL(ls->keys), ls->tables);
+	fputc('}', out);
 }
 
 void ctl_print_stats_json(FILE *out, const struct cnf_stats *st)
@@ -131,9 +176,9 @@ void ctl_print_stats_json(FILE *out, const struct cnf_stats *st)
 	fprintf(out, "{\"mode\":\"%s\",\"mem_limit\":%llu,\"active\":%s,",
 		mode ? mode : "unknown", ULL(st->mem_limit),
 		st->flags & CNF_STATS_F_INACTIVE ? "false" : "true");
-	print_family_json(out, "ipv4", &st->v4);
+	print_family_json(out, "ipv4", &st->v4, &st->v4_lookup);
 	fputc(',', out);
-	print_family_json(out, "ipv6", &st->v6);
+	print_family_json(out, "ipv6", &st->v6, &st->v6_lookup);
 	fputs("}\n", out);
 }
 
@@ -155,6 +200,15 @@ const char *ctl_strerror(int err)
 		return "not supported by the loaded module (version mismatch?)";
 	}
 	return strerror(err);
+}
+
+const char *ctl_strerror_addr(int err, const struct cnf_addr *a)
+{
+	unsigned int width = a->family == AF_INET ? 32 : 128;
+
+	if (err == EINVAL && a->prefixlen < width)
+		return "prefix refused by the loaded module (a version without prefixes?)";
+	return ctl_strerror(err);
 }
 
 int ctl_exit_code(int err)

@@ -7,6 +7,7 @@
 #ifndef _CTL_FORMAT_H
 #define _CTL_FORMAT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,9 +30,16 @@ enum ctl_exit {
 
 /* Longest address text we print: an IPv6 address, as INET6_ADDRSTRLEN. */
 #define CTL_ADDRSTRLEN		46
+/* The same with "/128" after it. */
+#define CTL_PREFIXSTRLEN	(CTL_ADDRSTRLEN + 4)
 
-/* Canonical inet_ntop() text of @a into @buf (at least CTL_ADDRSTRLEN). */
+/* Canonical inet_ntop() text of @a's address into @buf (CTL_ADDRSTRLEN). */
 const char *ctl_format_addr(const struct cnf_addr *a, char *buf, size_t len);
+/*
+ * @a as ctl_parse_prefix() reads it back: the address, then "/LEN" unless
+ * LEN is the family's width (a single address); @buf of CTL_PREFIXSTRLEN.
+ */
+const char *ctl_format_prefix(const struct cnf_addr *a, char *buf, size_t len);
 
 /* "512 B", "4.0 KiB", "1.5 GiB"... into @buf. */
 const char *ctl_format_bytes(uint64_t bytes, char *buf, size_t len);
@@ -41,8 +49,18 @@ const char *ctl_mode_name(uint32_t mode);
 /* CNF_MODE_* for @name, or -EINVAL. */
 int ctl_mode_parse(const char *name);
 
-/* entries / capacity, 0 for an empty table. */
-double ctl_load_factor(const struct cnf_family_stats *fs);
+/*
+ * Whether the kernel filled @ls: kernels before prefixes leave it zero,
+ * which is only right for an empty family.
+ */
+bool ctl_lookup_reported(const struct cnf_family_stats *fs,
+			 const struct cnf_lookup_stats *ls);
+/*
+ * Keys in the tables / their slots (entries / capacity when the kernel does
+ * not report keys), 0 for no capacity.
+ */
+double ctl_load_factor(const struct cnf_family_stats *fs,
+		       const struct cnf_lookup_stats *ls);
 
 void ctl_print_stats_text(FILE *out, const struct cnf_stats *st);
 /* One line of JSON, keys as in the CLI contract. */
@@ -50,6 +68,11 @@ void ctl_print_stats_json(FILE *out, const struct cnf_stats *st);
 
 /* Text for a positive errno from the device, in the tool's words. */
 const char *ctl_strerror(int err);
+/*
+ * As ctl_strerror() for a call about @a: an EINVAL for a prefix this tool
+ * checked can only come from a module that takes single addresses only.
+ */
+const char *ctl_strerror_addr(int err, const struct cnf_addr *a);
 /* Exit code for a failed device call with positive errno @err. */
 int ctl_exit_code(int err);
 

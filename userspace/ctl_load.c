@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cuckooctl: load, del --file and restore - address files sent to the
+ * cuckooctl: load, del --file and restore - prefix files sent to the
  * device in large batches.
  *
  * The whole input is parsed before the device is touched: --strict and
  * restore must change nothing when a line is bad, and the progress bar needs
- * the total.  At 28 bytes per address (cnf_addr and line number) that is 28 MB for a million lines.
+ * the total.  At 28 bytes per prefix (cnf_addr and line number) that is
+ * 28 MB for a million lines.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -62,13 +63,21 @@ int ctl_read_input(const char *cmd, const char *path, struct ctl_input *in)
 	return CTL_EXIT_OK;
 }
 
-static void report_bad_lines(const char *cmd, const struct ctl_input *in)
+/* "cuckooctl: load: FILE:LINE: VALUE: reason" for each bad line. */
+static void report_bad_lines(const char *cmd, const char *path,
+			     const struct ctl_input *in)
 {
+	const char *name = !path || !strcmp(path, "-") ? "stdin" : path;
+	char reason[CTL_REASONLEN];
+	const struct ctl_bad_line *b;
 	size_t i;
 
-	for (i = 0; i < in->nbad; i++)
-		ctl_err("%s: line %lu: not an address: %s", cmd,
-			in->bad[i].lineno, in->bad[i].text);
+	for (i = 0; i < in->nbad; i++) {
+		b = &in->bad[i];
+		ctl_err("%s: %s:%lu: %s: %s", cmd, name, b->lineno, b->text,
+			ctl_parse_reason(b->err, &b->hint, reason,
+					 sizeof(reason)));
+	}
 }
 
 static const char *plural(uint64_t n, const char *one, const char *many)
@@ -107,14 +116,14 @@ static int report_batch_failure(const struct batch_op *op,
 				const struct ctl_input *in, long failed,
 				int err, const struct batch_result *res)
 {
-	char text[CTL_ADDRSTRLEN];
+	char text[CTL_PREFIXSTRLEN];
 
 	if (failed >= 0)
 		ctl_err("%s: stopped at line %lu (%s): %s; %llu %s",
 			op->cmd, in->lineno[failed],
-			ctl_format_addr(&in->addrs[failed], text, sizeof(text)),
-			ctl_strerror(err), (unsigned long long)res->applied,
-			op->applied_word);
+			ctl_format_prefix(&in->addrs[failed], text, sizeof(text)),
+			ctl_strerror_addr(err, &in->addrs[failed]),
+			(unsigned long long)res->applied, op->applied_word);
 	else
 		ctl_err("%s: %s; %llu %s", op->cmd, ctl_strerror(err),
 			(unsigned long long)res->applied, op->applied_word);
@@ -189,19 +198,20 @@ static void print_summary(const struct batch_op *op,
 
 /*
  * Parse @path, report its bad lines; under @strict a bad line means nothing
- * is sent.  Then send what parsed.
+ * is sent.  Then send what parsed; bad lines make the exit status 1.
  */
-static int run_file(const struct batch_op *op, const char *path, bool strict)
+static int run_file(const struct batch_op *op, const char *path, bool strict,
+		    unsigned int flags)
 {
 	struct ctl_input in;
 	struct batch_result res;
 	int fd, rc;
 
-	ctl_input_init(&in);
+	ctl_input_init(&in, flags);
 	rc = ctl_read_input(op->cmd, path, &in);
 	if (rc)
 		goto out;
-	report_bad_lines(op->cmd, &in);
+	report_bad_lines(op->cmd, path, &in);
 	/* Only bad lines is the wrong file, not a blocklist with typos. */
 	if (in.nbad && (strict || !in.n)) {
 		ctl_err("%s: %zu bad %s, nothing changed", op->cmd, in.nbad,
@@ -216,21 +226,25 @@ static int run_file(const struct batch_op *op, const char *path, bool strict)
 	}
 	rc = send_batches(fd, op, &in, &res);
 	close(fd);
-	if (!rc)
+	if (!rc) {
 		print_summary(op, &res, in.nbad);
+		/* The good lines are in, but the file is not what it says. */
+		if (in.nbad)
+			rc = CTL_EXIT_FAIL;
+	}
 out:
 	ctl_input_free(&in);
 	return rc;
 }
 
-int ctl_load(const char *path, bool strict)
+int ctl_load(const char *path, bool strict, unsigned int flags)
 {
-	return run_file(&op_add, path, strict);
+	return run_file(&op_add, path, strict, flags);
 }
 
-int ctl_del_file(const char *path)
+int ctl_del_file(const char *path, unsigned int flags)
 {
-	return run_file(&op_del, path, false);
+	return run_file(&op_del, path, false, flags);
 }
 
 static int entries_now(const char *cmd, int fd, uint64_t *entries)
@@ -277,17 +291,17 @@ int ctl_replace_set(const char *cmd, int fd, const struct ctl_input *in)
 }
 
 /* Restore replaces everything, so a bad line always stops it. */
-int ctl_restore(const char *path)
+int ctl_restore(const char *path, unsigned int flags)
 {
 	struct ctl_input in;
 	int fd, rc;
 
-	ctl_input_init(&in);
+	ctl_input_init(&in, flags);
 	rc = ctl_read_input("restore", path, &in);
 	if (rc)
 		goto out;
 	if (in.nbad) {
-		report_bad_lines("restore", &in);
+		report_bad_lines("restore", path, &in);
 		ctl_err("restore: %zu bad %s, nothing changed", in.nbad,
 			plural(in.nbad, "line", "lines"));
 		rc = CTL_EXIT_BADINPUT;

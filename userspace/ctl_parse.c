@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cuckooctl: parsing of addresses, address files and sizes.
+ * cuckooctl: parsing of prefixes, address files and sizes.
  */
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -9,27 +9,212 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "ctl_format.h"
 #include "ctl_parse.h"
 
-int ctl_parse_addr(const char *s, struct cnf_addr *a)
+/* What isspace() takes in the C locale, for strcspn(). */
+#define CTL_SPACE	" \t\n\v\f\r"
+
+static unsigned int family_width(int family)
 {
-	/* The kernel rejects non-zero reserved bytes and stray address bytes. */
-	memset(a, 0, sizeof(*a));
-	if (inet_pton(AF_INET, s, a->addr) == 1) {
+	return family == AF_INET ? 32 : 128;
+}
+
+/* Zero every bit of @addr past @len (of @width); true when one was set. */
+static bool clear_host_bits(uint8_t *addr, unsigned int len,
+			    unsigned int width)
+{
+	bool set = false;
+	unsigned int i;
+
+	for (i = len / 8; i < width / 8; i++) {
+		/* In the byte holding the boundary, keep its first len % 8 bits. */
+		uint8_t keep = i == len / 8 ? (uint8_t)(0xff00 >> (len % 8)) : 0;
+
+		if (addr[i] & (uint8_t)~keep)
+			set = true;
+		addr[i] &= keep;
+	}
+	return set;
+}
+
+/* The prefix length netmask @m stands for, 0xff when not contiguous. */
+static unsigned int netmask_len(const uint8_t *m, unsigned int width)
+{
+	uint8_t copy[16];
+	unsigned int n = 0;
+
+	while (n < width && (m[n / 8] & (0x80 >> (n % 8))))
+		n++;
+	memcpy(copy, m, width / 8);
+	return clear_host_bits(copy, n, width) ? 0xff : n;
+}
+
+/* The length after the '/' of a @family prefix. */
+static enum ctl_parse_err parse_len(const char *s, int family,
+				    unsigned int *len, struct cnf_addr *hint)
+{
+	unsigned int width = family_width(family);
+	size_t n = strspn(s, "0123456789");
+	uint8_t mask[16];
+
+	hint->family = family;
+	if (!n || s[n]) {
+		/* 10.0.0.0/255.255.255.0 is a common way of saying /24. */
+		if (inet_pton(family, s, mask) == 1) {
+			hint->prefixlen = netmask_len(mask, width);
+			return CTL_PARSE_NETMASK;
+		}
+		return CTL_PARSE_BAD_LEN;
+	}
+	/* As inet_pton() refuses 010.0.0.1: one way to write a number. */
+	if (n > 1 && s[0] == '0')
+		return CTL_PARSE_BAD_LEN;
+	if (n > 3)
+		return CTL_PARSE_LEN_RANGE;
+	*len = (unsigned int)strtoul(s, NULL, 10);
+	return *len > width ? CTL_PARSE_LEN_RANGE : CTL_PARSE_OK;
+}
+
+static bool v4mapped(const struct cnf_addr *a)
+{
+	static const uint8_t mapped[12] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff,
+	};
+
+	return a->family == AF_INET6 && a->prefixlen >= 96 &&
+	       !memcmp(a->addr, mapped, sizeof(mapped));
+}
+
+static enum ctl_parse_err parse_prefix(const char *s, unsigned int flags,
+				       struct cnf_addr *a, struct cnf_addr *hint)
+{
+	const char *slash = strchr(s, '/');
+	size_t alen = slash ? (size_t)(slash - s) : strlen(s);
+	char text[INET6_ADDRSTRLEN + 1];
+	unsigned int width, len;
+	enum ctl_parse_err err;
+
+	if (alen >= sizeof(text))
+		return CTL_PARSE_NOT_ADDR;
+	memcpy(text, s, alen);
+	text[alen] = '\0';
+	if (inet_pton(AF_INET, text, a->addr) == 1)
 		a->family = AF_INET;
-		a->prefixlen = 32;
-		return 0;
-	}
-	if (inet_pton(AF_INET6, s, a->addr) == 1) {
+	else if (inet_pton(AF_INET6, text, a->addr) == 1)
 		a->family = AF_INET6;
-		a->prefixlen = 128;
-		/* ::ffff:a.b.c.d: IPv4 packets come from a.b.c.d, never from it. */
-		if (IN6_IS_ADDR_V4MAPPED((struct in6_addr *)a->addr))
-			return -EAFNOSUPPORT;
-		return 0;
+	else
+		return CTL_PARSE_NOT_ADDR;
+	width = family_width(a->family);
+	len = width;
+	if (slash) {
+		err = parse_len(slash + 1, a->family, &len, hint);
+		if (err)
+			return err;
 	}
+	a->prefixlen = len;
+	hint->family = a->family;
+	/* Before the host bits: 10.0.0.5/0 is no typo of 0.0.0.0/0. */
+	if (!len && !(flags & CTL_PARSE_F_ALL))
+		return CTL_PARSE_ALL;
+	if (v4mapped(a)) {
+		hint->family = AF_INET;
+		hint->prefixlen = len - 96;
+		memcpy(hint->addr, a->addr + 12, 4);
+		return CTL_PARSE_V4MAPPED;
+	}
+	*hint = *a;
+	if (clear_host_bits(hint->addr, len, width))
+		return CTL_PARSE_HOST_BITS;
+	memset(hint, 0, sizeof(*hint));
+	if (!len)
+		a->flags = CNF_ADDR_F_ALL;
+	return CTL_PARSE_OK;
+}
+
+enum ctl_parse_err ctl_parse_prefix(const char *s, unsigned int flags,
+				    struct cnf_addr *a, struct cnf_addr *hint)
+{
+	struct cnf_addr unused;
+	enum ctl_parse_err err;
+
+	if (!hint)
+		hint = &unused;
+	/* The kernel rejects unknown flags and stray address bytes. */
 	memset(a, 0, sizeof(*a));
-	return -EINVAL;
+	memset(hint, 0, sizeof(*hint));
+	err = parse_prefix(s, flags, a, hint);
+	if (err)
+		memset(a, 0, sizeof(*a));
+	return err;
+}
+
+static const char *family_name(int family)
+{
+	return family == AF_INET ? "IPv4" : "IPv6";
+}
+
+const char *ctl_parse_reason(enum ctl_parse_err err,
+			     const struct cnf_addr *hint,
+			     char *buf, size_t len)
+{
+	unsigned int width = family_width(hint->family);
+	const char *fam = family_name(hint->family);
+	char text[CTL_PREFIXSTRLEN];
+
+	switch (err) {
+	case CTL_PARSE_OK:
+		snprintf(buf, len, "no error");
+		break;
+	case CTL_PARSE_NOT_ADDR:
+		snprintf(buf, len, "not an IPv4 or IPv6 address or prefix");
+		break;
+	case CTL_PARSE_BAD_LEN:
+		snprintf(buf, len,
+			 "bad prefix length: a decimal number from 0 to %u, without sign or leading zero",
+			 width);
+		break;
+	case CTL_PARSE_NETMASK:
+		if (hint->prefixlen <= width)
+			snprintf(buf, len,
+				 "a netmask, not a prefix length: write /%u",
+				 hint->prefixlen);
+		else
+			snprintf(buf, len,
+				 "a netmask, not a prefix length (0 to %u), and not even a contiguous one",
+				 width);
+		break;
+	case CTL_PARSE_LEN_RANGE:
+		snprintf(buf, len, "prefix length past %u, the length of an %s address",
+			 width, fam);
+		break;
+	case CTL_PARSE_ALL:
+		snprintf(buf, len,
+			 "/0 is every %s address: give --all-addresses to mean that",
+			 fam);
+		break;
+	case CTL_PARSE_HOST_BITS:
+		snprintf(buf, len, "host bits set; did you mean %s?",
+			 ctl_format_prefix(hint, text, sizeof(text)));
+		break;
+	case CTL_PARSE_V4MAPPED:
+		snprintf(buf, len,
+			 "an IPv4-mapped %s, which IPv4 packets do not carry: use the IPv4 form %s",
+			 hint->prefixlen == 32 ? "address" : "prefix",
+			 ctl_format_prefix(hint, text, sizeof(text)));
+		break;
+	case CTL_PARSE_EXTRA:
+		snprintf(buf, len,
+			 "more than one entry on the line (comments start with # or ;)");
+		break;
+	case CTL_PARSE_NUL:
+		snprintf(buf, len, "a NUL byte in the line");
+		break;
+	default:
+		snprintf(buf, len, "unknown parse error %d", (int)err);
+		break;
+	}
+	return buf;
 }
 
 static char *skip_space(char *p)
@@ -39,34 +224,43 @@ static char *skip_space(char *p)
 	return p;
 }
 
-static void trim_trailing_space(char *start, char *end)
+enum ctl_line_kind ctl_parse_line(char *line, size_t len, unsigned int flags,
+				  struct cnf_addr *a, enum ctl_parse_err *err,
+				  struct cnf_addr *hint, const char **value,
+				  size_t *value_len)
 {
-	while (end > start && isspace((unsigned char)end[-1]))
-		end--;
-	*end = '\0';
-}
+	char *p, *end;
 
-enum ctl_line_kind ctl_parse_line(char *line, size_t len, struct cnf_addr *a)
-{
-	char *p, *hash;
-
+	memset(hint, 0, sizeof(*hint));
 	/* An embedded NUL would hide the rest of the line from the parser. */
-	if (strnlen(line, len) != len)
+	if (strnlen(line, len) != len) {
+		*err = CTL_PARSE_NUL;
+		*value = line;
+		*value_len = len;
 		return CTL_LINE_BAD;
-
-	hash = strchr(line, '#');
-	if (hash)
-		*hash = '\0';
+	}
 	p = skip_space(line);
-	trim_trailing_space(p, p + strlen(p));
-	if (!*p)
+	/* A comment: '#' (FireHOL, hosts files) or ';' (Spamhaus DROP). */
+	end = p + strcspn(p, "#;");
+	while (end > p && isspace((unsigned char)end[-1]))
+		end--;
+	if (end == p)
 		return CTL_LINE_EMPTY;
-	return ctl_parse_addr(p, a) ? CTL_LINE_BAD : CTL_LINE_ADDR;
+	*end = '\0';
+	*value = p;
+	*value_len = end - p;
+	if (p[strcspn(p, CTL_SPACE)]) {
+		*err = CTL_PARSE_EXTRA;
+		return CTL_LINE_BAD;
+	}
+	*err = ctl_parse_prefix(p, flags, a, hint);
+	return *err ? CTL_LINE_BAD : CTL_LINE_ADDR;
 }
 
-void ctl_input_init(struct ctl_input *in)
+void ctl_input_init(struct ctl_input *in, unsigned int flags)
 {
 	memset(in, 0, sizeof(*in));
+	in->flags = flags;
 }
 
 void ctl_input_free(struct ctl_input *in)
@@ -74,7 +268,7 @@ void ctl_input_free(struct ctl_input *in)
 	free(in->addrs);
 	free(in->lineno);
 	free(in->bad);
-	ctl_input_init(in);
+	ctl_input_init(in, in->flags);
 }
 
 static int input_grow_addrs(struct ctl_input *in)
@@ -106,15 +300,15 @@ static int input_add_addr(struct ctl_input *in, const struct cnf_addr *a,
 	return 0;
 }
 
-/* Keep the line as it was read, minus its line ending, shortened if long. */
-static void copy_bad_text(char *dst, const char *line, size_t len)
+/* Keep the value as it was read, minus any line ending, shortened if long. */
+static void copy_bad_text(char *dst, const char *text, size_t len)
 {
 	size_t i, n = 0;
 
-	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+	while (len && (text[len - 1] == '\n' || text[len - 1] == '\r'))
 		len--;
 	for (i = 0; i < len && n < CTL_BADLINE_TEXT; i++)
-		dst[n++] = isprint((unsigned char)line[i]) ? line[i] : '?';
+		dst[n++] = isprint((unsigned char)text[i]) ? text[i] : '?';
 	if (i < len) {
 		memcpy(dst + n, "...", 3);
 		n += 3;
@@ -122,8 +316,9 @@ static void copy_bad_text(char *dst, const char *line, size_t len)
 	dst[n] = '\0';
 }
 
-static int input_add_bad(struct ctl_input *in, const char *line, size_t len,
-			 unsigned long lineno)
+static int input_add_bad(struct ctl_input *in, unsigned long lineno,
+			 enum ctl_parse_err err, const struct cnf_addr *hint,
+			 const char *value, size_t len)
 {
 	struct ctl_bad_line *b;
 
@@ -138,32 +333,37 @@ static int input_add_bad(struct ctl_input *in, const char *line, size_t len,
 	}
 	b = &in->bad[in->nbad++];
 	b->lineno = lineno;
-	copy_bad_text(b->text, line, len);
+	b->err = err;
+	b->hint = *hint;
+	copy_bad_text(b->text, value, len);
 	return 0;
 }
 
 static int input_take_line(struct ctl_input *in, char *line, size_t len,
-			   unsigned long lineno, char *scratch)
+			   unsigned long lineno)
 {
-	struct cnf_addr a;
+	enum ctl_parse_err err;
+	struct cnf_addr a, hint;
+	const char *value;
+	size_t value_len;
 
-	/* ctl_parse_line() cuts the line up; the report wants it whole. */
-	memcpy(scratch, line, len + 1);
-	switch (ctl_parse_line(scratch, len, &a)) {
+	switch (ctl_parse_line(line, len, in->flags, &a, &err, &hint, &value,
+			       &value_len)) {
 	case CTL_LINE_EMPTY:
 		return 0;
 	case CTL_LINE_ADDR:
 		return input_add_addr(in, &a, lineno);
 	default:
-		return input_add_bad(in, line, len, lineno);
+		return input_add_bad(in, lineno, err, &hint, value, value_len);
 	}
 }
 
 int ctl_input_read(struct ctl_input *in, FILE *f)
 {
-	char *line = NULL, *scratch = NULL;
-	size_t cap = 0, scratch_cap = 0;
+	static const char bom[] = "\xef\xbb\xbf";
+	char *line = NULL, *p;
 	unsigned long lineno = 0;
+	size_t cap = 0;
 	ssize_t len;
 	int err = 0;
 
@@ -177,21 +377,17 @@ int ctl_input_read(struct ctl_input *in, FILE *f)
 			break;
 		}
 		lineno++;
-		if ((size_t)len + 1 > scratch_cap) {
-			free(scratch);
-			scratch_cap = cap;
-			scratch = malloc(scratch_cap);
-			if (!scratch) {
-				err = -ENOMEM;
-				break;
-			}
+		p = line;
+		/* Files saved by some Windows editors start with a UTF-8 BOM. */
+		if (lineno == 1 && len >= 3 && !memcmp(line, bom, 3)) {
+			p += 3;
+			len -= 3;
 		}
-		err = input_take_line(in, line, len, lineno, scratch);
+		err = input_take_line(in, p, len, lineno);
 		if (err)
 			break;
 	}
 	free(line);
-	free(scratch);
 	return err;
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * cuckooctl: parsing of addresses, address files and sizes.
+ * cuckooctl: parsing of prefixes, address files and sizes.
  *
  * Nothing here touches the device, so all of it is unit-tested on the host
  * (userspace/tests/test_ctl_parse.c).
@@ -17,33 +17,79 @@
 /* A bad line keeps this much of its text for the report, then "...". */
 #define CTL_BADLINE_TEXT	120
 
+/* ctl_parse_prefix() flags: take a /0 (and set CNF_ADDR_F_ALL). */
+#define CTL_PARSE_F_ALL		1u
+
+/* Why a prefix, or a line of an input file, was refused. */
+enum ctl_parse_err {
+	CTL_PARSE_OK = 0,
+	CTL_PARSE_NOT_ADDR,	/* before any '/': no IPv4 or IPv6 address */
+	CTL_PARSE_BAD_LEN,	/* after '/': no decimal length (hint: family) */
+	CTL_PARSE_NETMASK,	/* after '/': a netmask (hint: family, and
+				 * prefixlen the length it stands for, or
+				 * 0xff when its bits are not contiguous) */
+	CTL_PARSE_LEN_RANGE,	/* longer than the family's width (hint: family) */
+	CTL_PARSE_ALL,		/* /0 without CTL_PARSE_F_ALL (hint: family) */
+	CTL_PARSE_HOST_BITS,	/* bits set past the length (hint: the network) */
+	CTL_PARSE_V4MAPPED,	/* ::ffff:0:0/96 or longer (hint: IPv4 form) */
+	CTL_PARSE_EXTRA,	/* a line: more text after its entry */
+	CTL_PARSE_NUL,		/* a line: a NUL byte in it */
+};
+
 /*
- * Fill @a from @s (IPv4 dotted quad or IPv6, exactly as inet_pton takes):
- * 0, -EINVAL, or -EAFNOSUPPORT for an IPv4-mapped IPv6 address
- * (::ffff:a.b.c.d), which no packet carries as its source: a.b.c.d is meant.
+ * Fill @a from @s: an IPv4 or IPv6 address (exactly as inet_pton takes it),
+ * optionally followed by '/' and a prefix length in decimal without sign or
+ * leading zero, at most the family's width.  No length is the width (a
+ * single address).  Bits past the length must be zero; a /0 needs
+ * CTL_PARSE_F_ALL in @flags; an IPv4-mapped IPv6 prefix (::ffff:0:0/96 and
+ * longer) is refused: IPv4 packets are matched by IPv4 entries.
+ *
+ * Returns CTL_PARSE_OK with @a ready for the device (everything else in it
+ * zero), or the reason with @a zeroed and @hint (may be NULL) filled as the
+ * reason says, for ctl_parse_reason().
  */
-int ctl_parse_addr(const char *s, struct cnf_addr *a);
+enum ctl_parse_err ctl_parse_prefix(const char *s, unsigned int flags,
+				    struct cnf_addr *a, struct cnf_addr *hint);
+
+/*
+ * Text for @err with the @hint ctl_parse_prefix() gave, as it follows
+ * "cuckooctl: add VALUE: ", into @buf; returns @buf.
+ */
+const char *ctl_parse_reason(enum ctl_parse_err err,
+			     const struct cnf_addr *hint,
+			     char *buf, size_t len);
+
+/* Room ctl_parse_reason() needs. */
+#define CTL_REASONLEN		128
 
 enum ctl_line_kind {
 	CTL_LINE_EMPTY,		/* blank or comment only */
-	CTL_LINE_ADDR,		/* one address, @a filled */
+	CTL_LINE_ADDR,		/* one prefix, @a filled */
 	CTL_LINE_BAD,		/* anything else */
 };
 
 /*
- * Classify one input line of @len bytes (trailing newline allowed).  May
- * modify @line.  A line is: optional whitespace, an address, optional
- * whitespace, optional '#' comment.
+ * Classify one input line of @len bytes (line ending allowed): optional
+ * whitespace, a prefix, optional whitespace, an optional comment from '#'
+ * or ';' to the end.  May modify @line.  On CTL_LINE_BAD, *@err and @hint
+ * say why and *@value / *@value_len delimit the offending text in @line
+ * (the entry, without comment or surrounding whitespace).
  */
-enum ctl_line_kind ctl_parse_line(char *line, size_t len, struct cnf_addr *a);
+enum ctl_line_kind ctl_parse_line(char *line, size_t len, unsigned int flags,
+				  struct cnf_addr *a, enum ctl_parse_err *err,
+				  struct cnf_addr *hint, const char **value,
+				  size_t *value_len);
 
 struct ctl_bad_line {
 	unsigned long lineno;
-	char text[CTL_BADLINE_TEXT + 4];
+	enum ctl_parse_err err;
+	struct cnf_addr hint;		/* for ctl_parse_reason() */
+	char text[CTL_BADLINE_TEXT + 4];	/* the value, printable */
 };
 
-/* Every address of an input, in order, and the lines that did not parse. */
+/* Every prefix of an input, in order, and the lines that did not parse. */
 struct ctl_input {
+	unsigned int flags;		/* ctl_parse_prefix() flags */
 	struct cnf_addr *addrs;
 	unsigned long *lineno;		/* input line of addrs[i] */
 	size_t n, room;
@@ -51,7 +97,8 @@ struct ctl_input {
 	size_t nbad, bad_room;
 };
 
-void ctl_input_init(struct ctl_input *in);
+/* @flags: for every line, as ctl_parse_prefix() takes them. */
+void ctl_input_init(struct ctl_input *in, unsigned int flags);
 void ctl_input_free(struct ctl_input *in);
 /* Read all of @f into @in: 0, or -errno on a read or allocation failure. */
 int ctl_input_read(struct ctl_input *in, FILE *f);

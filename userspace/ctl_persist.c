@@ -8,8 +8,9 @@
  *
  *	# cuckoo_nf save
  *	10.0.0.5
+ *	198.51.100.0/24
  *	2001:db8::5
- *	# cuckoo_nf end 2 entries
+ *	# cuckoo_nf end 3 entries
  *
  * so that a file cut short, or any other file, is told from a save.  It is
  * written to a temporary file in the same directory, synced and renamed
@@ -146,7 +147,7 @@ int ctl_save_all(const char *dir)
 
 /*
  * Whether @f is a complete save: the header first, the end line last with
- * the count of address lines.  NULL when it is, else why not.
+ * the count of prefix lines.  NULL when it is, else why not.
  */
 static const char *check_save(FILE *f, const struct ctl_input *in)
 {
@@ -198,7 +199,12 @@ static int restore_one(int fd, const char *dir, const char *name)
 		ctl_err("restore-all: %s: %s", path, strerror(errno));
 		return CTL_EXIT_FAIL;
 	}
-	ctl_input_init(&in);
+	/*
+	 * A /0 is taken: the file is save-all's copy of the kernel's own set
+	 * (checked complete below), not typed in, and refusing it here would
+	 * leave the set empty at boot.
+	 */
+	ctl_input_init(&in, CTL_PARSE_F_ALL);
 	err = ctl_input_read(&in, f);
 	if (err) {
 		ctl_err("restore-all: %s: %s", path, strerror(-err));

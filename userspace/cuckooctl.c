@@ -6,7 +6,6 @@
  * for the commands and uapi/linux/cuckoo_nf.h for the calls.  Arguments are
  * all checked before the device is opened, so a typo never half-applies.
  */
-#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -190,34 +189,57 @@ static int no_options(const struct ctl_cmd *cmd, int argc, char **argv, int *rc)
 	return c;
 }
 
-/* Parse every address argument first: nothing may change on a typo. */
-static int parse_addr_args(const char *cmd, int argc, char **argv,
-			   struct cnf_addr *addrs)
+/* The option of every command taking prefixes: a /0 is meant. */
+#define CTL_OPT_ALL	0x100
+#define CTL_OPTION_ALL	{ "all-addresses", no_argument, NULL, CTL_OPT_ALL }
+
+/*
+ * Options of add, test and restore: --all-addresses into *@flags.  0 to go
+ * on, else -1 and *rc.
+ */
+static int prefix_options(const struct ctl_cmd *cmd, int argc, char **argv,
+			  unsigned int *flags, int *rc)
 {
+	static const struct option opts[] = {
+		CTL_OPTION_ALL,
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	int c;
+
+	*flags = 0;
+	while ((c = next_opt(cmd, argc, argv, "+:h", opts, rc)) > 0)
+		*flags |= CTL_PARSE_F_ALL;
+	return c;
+}
+
+/* Parse every prefix argument first: nothing may change on a typo. */
+static int parse_addr_args(const char *cmd, int argc, char **argv,
+			   unsigned int flags, struct cnf_addr *addrs)
+{
+	char reason[CTL_REASONLEN];
+	enum ctl_parse_err err;
+	struct cnf_addr hint;
 	int i, bad = 0;
 
 	for (i = 0; i < argc; i++) {
-		int err = ctl_parse_addr(argv[i], &addrs[i]);
-		char v4[INET_ADDRSTRLEN];
-
-		if (err == -EAFNOSUPPORT)
-			ctl_err("%s %s: an IPv4-mapped address, which IPv4 packets do not carry: use the IPv4 address %s",
-				cmd, argv[i],
-				inet_ntop(AF_INET, addrs[i].addr + 12, v4, sizeof(v4)));
-		else if (err)
-			ctl_err("%s %s: not an IPv4 or IPv6 address", cmd, argv[i]);
+		err = ctl_parse_prefix(argv[i], flags, &addrs[i], &hint);
+		if (err)
+			ctl_err("%s %s: %s", cmd, argv[i],
+				ctl_parse_reason(err, &hint, reason,
+						 sizeof(reason)));
 		bad += !!err;
 	}
 	return bad ? CTL_EXIT_BADINPUT : CTL_EXIT_OK;
 }
 
 /*
- * add, del and test: one ioctl per address.  @soft is the errno that only
- * concerns that address (EEXIST for add, ENOENT for del): report it and go
+ * add and del: one ioctl per prefix.  @soft is the errno that only
+ * concerns that prefix (EEXIST for add, ENOENT for del): report it and go
  * on; any other error stops.
  */
 static int per_address(const char *cmd, unsigned long req, int soft,
-		       int argc, char **argv)
+		       unsigned int flags, int argc, char **argv)
 {
 	struct cnf_addr *addrs;
 	int i, fd, rc, err;
@@ -229,7 +251,7 @@ static int per_address(const char *cmd, unsigned long req, int soft,
 		ctl_err("%s: %s", cmd, strerror(ENOMEM));
 		return CTL_EXIT_FAIL;
 	}
-	rc = parse_addr_args(cmd, argc, argv, addrs);
+	rc = parse_addr_args(cmd, argc, argv, flags, addrs);
 	if (rc)
 		goto out;
 	fd = ctl_open_device();
@@ -241,7 +263,8 @@ static int per_address(const char *cmd, unsigned long req, int soft,
 		if (!ioctl(fd, req, &addrs[i]))
 			continue;
 		err = errno;
-		ctl_err("%s %s: %s", cmd, argv[i], ctl_strerror(err));
+		ctl_err("%s %s: %s", cmd, argv[i],
+			ctl_strerror_addr(err, &addrs[i]));
 		if (err != soft) {
 			rc = ctl_exit_code(err);
 			break;
@@ -256,11 +279,12 @@ out:
 
 static int cmd_add(const struct ctl_cmd *cmd, int argc, char **argv)
 {
+	unsigned int flags;
 	int rc;
 
-	if (no_options(cmd, argc, argv, &rc))
+	if (prefix_options(cmd, argc, argv, &flags, &rc))
 		return rc;
-	return per_address("add", CNF_IOC_ADD, EEXIST, argc - optind,
+	return per_address("add", CNF_IOC_ADD, EEXIST, flags, argc - optind,
 			   argv + optind);
 }
 
@@ -268,48 +292,75 @@ static int cmd_del(const struct ctl_cmd *cmd, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "file", required_argument, NULL, 'f' },
+		CTL_OPTION_ALL,
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
 	const char *file = NULL;
+	unsigned int flags = 0;
 	int c, rc;
 
-	while ((c = next_opt(cmd, argc, argv, "+:f:h", opts, &rc)) > 0)
-		file = optarg;
+	while ((c = next_opt(cmd, argc, argv, "+:f:h", opts, &rc)) > 0) {
+		if (c == 'f')
+			file = optarg;
+		else
+			flags |= CTL_PARSE_F_ALL;
+	}
 	if (c < 0)
 		return rc;
 	if (!file)
-		return per_address("del", CNF_IOC_DEL, ENOENT, argc - optind,
-				   argv + optind);
+		return per_address("del", CNF_IOC_DEL, ENOENT, flags,
+				   argc - optind, argv + optind);
 	if (optind < argc)
 		return ctl_usage_error("del", "addresses and --file do not mix");
-	return ctl_del_file(file);
+	return ctl_del_file(file, flags);
 }
 
-/* CNF_IOC_TEST: 0 when listed, -ENOENT when not. */
-static int test_one(int fd, const char *arg, const struct cnf_addr *a)
+/*
+ * CNF_IOC_MATCH: 0 with the longest covering prefix, -ENOENT when nothing
+ * covers @a.  A module from before prefixes has no MATCH (-ENOTTY): then
+ * CNF_IOC_TEST, which says present or absent only, from then on (*@no_match).
+ */
+static int test_one(int fd, const char *arg, const struct cnf_addr *a,
+		    bool *no_match)
 {
-	int err;
+	char text[CTL_PREFIXSTRLEN];
+	struct cnf_addr m = *a;
+	int err = 0;
 
-	if (!ioctl(fd, CNF_IOC_TEST, a)) {
-		printf("%s: present\n", arg);
-		return CTL_EXIT_OK;
+	if (!*no_match) {
+		if (!ioctl(fd, CNF_IOC_MATCH, &m)) {
+			printf("%s: present (%s)\n", arg,
+			       ctl_format_prefix(&m, text, sizeof(text)));
+			return CTL_EXIT_OK;
+		}
+		err = errno;
+		*no_match = err == ENOTTY;
 	}
-	err = errno;
+	if (*no_match) {
+		m = *a;
+		err = ioctl(fd, CNF_IOC_TEST, &m) ? errno : 0;
+		if (!err) {
+			printf("%s: present\n", arg);
+			return CTL_EXIT_OK;
+		}
+	}
 	if (err == ENOENT) {
 		printf("%s: absent\n", arg);
 		return CTL_EXIT_FAIL;
 	}
-	ctl_err("test %s: %s", arg, ctl_strerror(err));
+	ctl_err("test %s: %s", arg, ctl_strerror_addr(err, a));
 	return -ctl_exit_code(err);
 }
 
 static int cmd_test(const struct ctl_cmd *cmd, int argc, char **argv)
 {
 	struct cnf_addr *addrs;
+	bool no_match = false;
+	unsigned int flags;
 	int i, fd, rc, r;
 
-	if (no_options(cmd, argc, argv, &rc))
+	if (prefix_options(cmd, argc, argv, &flags, &rc))
 		return rc;
 	argc -= optind;
 	argv += optind;
@@ -320,7 +371,7 @@ static int cmd_test(const struct ctl_cmd *cmd, int argc, char **argv)
 		ctl_err("test: %s", strerror(ENOMEM));
 		return CTL_EXIT_FAIL;
 	}
-	rc = parse_addr_args("test", argc, argv, addrs);
+	rc = parse_addr_args("test", argc, argv, flags, addrs);
 	if (rc)
 		goto out;
 	fd = ctl_open_device();
@@ -329,7 +380,7 @@ static int cmd_test(const struct ctl_cmd *cmd, int argc, char **argv)
 		goto out;
 	}
 	for (i = 0; i < argc; i++) {
-		r = test_one(fd, argv[i], &addrs[i]);
+		r = test_one(fd, argv[i], &addrs[i], &no_match);
 		if (r < 0) {
 			rc = -r;
 			break;
@@ -346,25 +397,31 @@ static int cmd_load(const struct ctl_cmd *cmd, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "strict", no_argument, NULL, 's' },
+		CTL_OPTION_ALL,
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
+	unsigned int flags = 0;
 	bool strict = false;
 	int c, rc;
 
-	while ((c = next_opt(cmd, argc, argv, "+:sh", opts, &rc)) > 0)
-		strict = true;
+	while ((c = next_opt(cmd, argc, argv, "+:sh", opts, &rc)) > 0) {
+		if (c == 's')
+			strict = true;
+		else
+			flags |= CTL_PARSE_F_ALL;
+	}
 	if (c < 0)
 		return rc;
 	if (argc - optind > 1)
 		return ctl_usage_error("load", "one file at most");
-	return ctl_load(optind < argc ? argv[optind] : NULL, strict);
+	return ctl_load(optind < argc ? argv[optind] : NULL, strict, flags);
 }
 
 static int dump_chunk(int fd, struct cnf_dump *d, struct cnf_addr *buf,
 		      uint32_t room, FILE *out)
 {
-	char text[CTL_ADDRSTRLEN];
+	char text[CTL_PREFIXSTRLEN];
 	uint32_t i;
 
 	d->addrs = (uintptr_t)buf;
@@ -375,7 +432,7 @@ static int dump_chunk(int fd, struct cnf_dump *d, struct cnf_addr *buf,
 	if (d->count > room)
 		return -EPROTO;
 	for (i = 0; i < d->count; i++) {
-		fputs(ctl_format_addr(&buf[i], text, sizeof(text)), out);
+		fputs(ctl_format_prefix(&buf[i], text, sizeof(text)), out);
 		putc('\n', out);
 	}
 	return 0;
@@ -446,13 +503,14 @@ static int cmd_save(const struct ctl_cmd *cmd, int argc, char **argv)
 
 static int cmd_restore(const struct ctl_cmd *cmd, int argc, char **argv)
 {
+	unsigned int flags;
 	int rc;
 
-	if (no_options(cmd, argc, argv, &rc))
+	if (prefix_options(cmd, argc, argv, &flags, &rc))
 		return rc;
 	if (argc - optind != 1)
 		return ctl_usage_error("restore", "one file needed ('-' for stdin)");
-	return ctl_restore(argv[optind]);
+	return ctl_restore(argv[optind], flags);
 }
 
 /* save-all and restore-all: at most one argument, the directory. */
@@ -664,33 +722,50 @@ static int cmd_limit(const struct ctl_cmd *cmd, int argc, char **argv)
 static int cmd_help(const struct ctl_cmd *cmd, int argc, char **argv);
 
 static const struct ctl_cmd commands[] = {
-	{ "add", cmd_add, "ADDR...", "add addresses to the set",
-	  "Add each IPv4 or IPv6 ADDR.  All are checked before any is added.\n"
-	  "An address already present is reported and the command exits 1;\n"
-	  "the others are still added.\n" },
-	{ "del", cmd_del, "ADDR... | --file FILE|-", "delete addresses from the set",
-	  "Delete each ADDR, or every address listed in FILE ('-': stdin),\n"
-	  "in the format of 'load'.  An absent ADDR is reported and the\n"
-	  "command exits 1; with --file absent ones are counted.\n\n"
-	  "  -f, --file FILE   read the addresses from FILE\n" },
-	{ "test", cmd_test, "ADDR...", "tell whether addresses are in the set",
-	  "Print 'ADDR: present' or 'ADDR: absent' for each ADDR.  Exits 0\n"
-	  "when all are present, 1 when any is absent.\n" },
-	{ "load", cmd_load, "[--strict] [FILE|-]", "add every address of a file",
-	  "Add the addresses of FILE (default: stdin), one per line; '#' starts\n"
-	  "a comment, blank lines are skipped.  Prints how many were added and\n"
-	  "how many were already present; each bad line is reported with its\n"
-	  "number and text and does not stop the others (unless no line is\n"
-	  "good: then nothing is changed and the exit status is 3).\n\n"
-	  "  -s, --strict      any bad line: change nothing, exit 3\n" },
-	{ "list", cmd_list, "", "print the set, one address per line",
-	  "Print every address in the set, one per line, in a form 'load'\n"
-	  "reads back.\n" },
+	{ "add", cmd_add, "[--all-addresses] PREFIX...", "add prefixes to the set",
+	  "Add each IPv4 or IPv6 PREFIX: ADDR/LEN with every bit past LEN zero,\n"
+	  "or an address alone (a /32 or /128).  All are checked before any is\n"
+	  "added.  A prefix already present is reported and the command exits 1;\n"
+	  "the others are still added.\n\n"
+	  "      --all-addresses  take a /0 (every address of its family)\n" },
+	{ "del", cmd_del, "[--all-addresses] PREFIX... | --file FILE|-",
+	  "delete prefixes from the set",
+	  "Delete each PREFIX, exactly as it was added (a prefix covering it or\n"
+	  "covered by it stays), or every prefix listed in FILE ('-': stdin), in\n"
+	  "the format of 'load'.  An absent PREFIX is reported and the command\n"
+	  "exits 1; with --file absent ones are counted, and bad lines make the\n"
+	  "exit status 1.\n\n"
+	  "  -f, --file FILE      read the prefixes from FILE\n"
+	  "      --all-addresses  take a /0\n" },
+	{ "test", cmd_test, "[--all-addresses] PREFIX...",
+	  "tell whether the set covers addresses",
+	  "Print 'PREFIX: present (STORED)', STORED being the longest prefix in\n"
+	  "the set that covers PREFIX, or 'PREFIX: absent', for each PREFIX\n"
+	  "(usually an address).  Exits 0 when all are present, 1 when any is\n"
+	  "absent.  With a module that cannot name the covering prefix,\n"
+	  "'PREFIX: present' alone.\n\n"
+	  "      --all-addresses  take a /0\n" },
+	{ "load", cmd_load, "[--strict] [--all-addresses] [FILE|-]",
+	  "add every prefix of a file",
+	  "Add the prefixes of FILE (default: stdin), one per line; '#' or ';'\n"
+	  "starts a comment, on a line of its own or after the entry; blank lines\n"
+	  "and whitespace around entries are skipped (FireHOL netsets, Spamhaus\n"
+	  "DROP lists and 'save' output load as they are).  Prints how many were\n"
+	  "added and how many were already present.  Each bad line is reported\n"
+	  "as FILE:LINE: VALUE: reason; the good lines are still added and the\n"
+	  "exit status is 1 (with no good line: nothing changed, exit 3).\n\n"
+	  "  -s, --strict         any bad line: change nothing, exit 3\n"
+	  "      --all-addresses  take /0 lines\n" },
+	{ "list", cmd_list, "", "print the set, one prefix per line",
+	  "Print every prefix in the set, one per line, single addresses without\n"
+	  "/32 or /128, in a form 'load' and 'restore' read back.\n" },
 	{ "save", cmd_save, "", "print the set for 'restore'",
 	  "As 'list', with a leading '# cuckoo_nf save' comment line.\n" },
-	{ "restore", cmd_restore, "FILE|-", "replace the set with a file's addresses",
+	{ "restore", cmd_restore, "[--all-addresses] FILE|-",
+	  "replace the set with a file's prefixes",
 	  "Read FILE ('-': stdin) completely; if every line is good, flush the\n"
-	  "set and load the file's addresses, else change nothing (exit 3).\n" },
+	  "set and load the file's prefixes, else change nothing (exit 3).\n\n"
+	  "      --all-addresses  take /0 lines\n" },
 	{ "save-all", cmd_save_all, "[DIR]", "save every set to files, atomically",
 	  "Write each set to DIR/NAME.list (default DIR: " CTL_STATE_DIR "),\n"
 	  "in the format of 'save' with a closing '# cuckoo_nf end N entries'\n"
@@ -713,7 +788,8 @@ static const struct ctl_cmd commands[] = {
 	  "limit starts again from the module's parameters.\n" },
 	{ "stats", cmd_stats, "[-j]", "show counters and table figures",
 	  "Show whether the namespace is active (configured: hooks registered),\n"
-	  "the mode, the memory limit and, per family, entries, capacity,\n"
+	  "the mode, the memory limit and, per family, the prefixes stored, their\n"
+	  "distinct lengths, the keys and tables they are looked up in, capacity,\n"
 	  "load factor, memory, grows, stashed entries and packet counters.\n\n"
 	  "  -j, --json        one line of JSON instead\n" },
 	{ "mode", cmd_mode, "[drop|monitor]", "show or set what matching packets get",

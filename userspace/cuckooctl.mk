@@ -19,10 +19,11 @@ $(B)/cuckooctl: $(CTL_SRCS) $(CTL_HDRS) $(TOP)/dkms.conf
 # warnings inside the harness's own macros.
 CTL_TEST_CFLAGS = $(CFLAGS) -Wno-sign-compare -Wno-format-overflow -I$(KSFT) -I.
 
+# With the formatting: reasons name the network they suggest.
 $(B)/tests/test_ctl_parse: tests/test_ctl_parse.c ctl_parse.c ctl_parse.h \
-			   $(KSFT_HARNESS)
+			   ctl_format.c ctl_format.h $(KSFT_HARNESS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CTL_TEST_CFLAGS) -o $@ tests/test_ctl_parse.c ctl_parse.c
+	$(CC) $(CTL_TEST_CFLAGS) -o $@ tests/test_ctl_parse.c ctl_parse.c ctl_format.c
 
 # With the parser: printed addresses must read back the same.
 $(B)/tests/test_ctl_format: tests/test_ctl_format.c ctl_format.c ctl_format.h \
@@ -30,4 +31,24 @@ $(B)/tests/test_ctl_format: tests/test_ctl_format.c ctl_format.c ctl_format.h \
 	@mkdir -p $(dir $@)
 	$(CC) $(CTL_TEST_CFLAGS) -o $@ tests/test_ctl_format.c ctl_format.c ctl_parse.c
 
-UNIT_TESTS += $(B)/tests/test_ctl_parse $(B)/tests/test_ctl_format
+# The tool itself against emulated modules (tests/ctl_fake_dev.c, an
+# LD_PRELOAD ioctl shim).  Tool and shim are built without sanitizers
+# (SAN=1): a preloaded library would come before the ASan runtime.
+CTL_CLI_CFLAGS = $(filter-out $(SAN_FLAGS),$(CFLAGS))
+
+$(B)/tests/cuckooctl: $(CTL_SRCS) $(CTL_HDRS) $(TOP)/dkms.conf
+	@mkdir -p $(dir $@)
+	$(CC) $(CTL_CLI_CFLAGS) -DCTL_VERSION='"$(CNF_VERSION)"' -o $@ $(CTL_SRCS)
+
+$(B)/tests/ctl_fake_dev.so: tests/ctl_fake_dev.c $(TOP)/uapi/linux/cuckoo_nf.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CTL_CLI_CFLAGS) -shared -fPIC -o $@ $< -ldl
+
+$(B)/tests/test_ctl_cli: tests/test_ctl_cli.c $(B)/tests/cuckooctl \
+			 $(B)/tests/ctl_fake_dev.so $(KSFT_HARNESS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CTL_TEST_CFLAGS) -DCTL_BIN='"$(B)/tests/cuckooctl"' \
+		-DFAKE_SO='"$(B)/tests/ctl_fake_dev.so"' -o $@ tests/test_ctl_cli.c
+
+UNIT_TESTS += $(B)/tests/test_ctl_parse $(B)/tests/test_ctl_format \
+	      $(B)/tests/test_ctl_cli

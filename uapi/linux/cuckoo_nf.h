@@ -40,22 +40,34 @@
 #define CNF_VERSION_LEN		64
 
 /**
- * struct cnf_addr - one source address
+ * struct cnf_addr - one source prefix
  * @family:    AF_INET (2) or AF_INET6 (10).
- * @prefixlen: 32 for AF_INET, 128 for AF_INET6; nothing else is accepted yet.
- * @reserved:  must be zero.
- * @addr:      the address in network byte order.  An AF_INET address uses
- *             the first 4 bytes; the other 12 must be zero.
+ * @prefixlen: 0 to 32 for AF_INET, 0 to 128 for AF_INET6.  32 and 128 are
+ *             single addresses.  0 (every address) needs %CNF_ADDR_F_ALL.
+ * @flags:     %CNF_ADDR_F_ALL: the caller means a /0.  No other bit is
+ *             defined (-EINVAL).
+ * @addr:      the prefix in network byte order; every bit past @prefixlen
+ *             must be zero (-EINVAL).  An AF_INET prefix uses the first 4
+ *             bytes; the other 12 must be zero.
+ *
+ * Prefixes are kept as given: overlapping ones are separate entries, a
+ * delete removes exactly the prefix named (-ENOENT when that prefix is not
+ * stored, even if another covers it), and adding a stored prefix again
+ * fails with -EEXIST.  A packet is matched when any stored prefix covers
+ * its source.  An IPv4-mapped IPv6 prefix (::ffff:0:0/96 and longer) is
+ * refused with -EINVAL: IPv4 packets are matched by AF_INET entries.
  */
 struct cnf_addr {
 	__u8	family;
 	__u8	prefixlen;
-	__u16	reserved;
+	__u16	flags;
 	__u8	addr[16];
 };
 
+#define CNF_ADDR_F_ALL		_BITUL(0)
+
 /**
- * struct cnf_batch - add or delete many addresses in one call
+ * struct cnf_batch - add or delete many prefixes in one call
  * @addrs:   user pointer to an array of struct cnf_addr.
  * @count:   entries in @addrs, at most %CNF_BATCH_MAX (-E2BIG above).
  * @flags:   %CNF_BATCH_F_EXIST_OK: an address already present (add) or
@@ -133,7 +145,7 @@ struct cnf_config {
 
 /**
  * struct cnf_family_stats - per address family figures
- * @entries:  addresses stored.
+ * @entries:  prefixes stored.
  * @capacity: slots in the table (entries it holds before it must grow).
  * @bytes:    memory used by the family's table.
  * @grows:    times the table was rebuilt larger.
@@ -154,8 +166,24 @@ struct cnf_family_stats {
 };
 
 /**
+ * struct cnf_lookup_stats - per address family, how prefixes are looked up
+ * @prefixes: prefixes stored (an address counts as one; also in
+ *            &struct cnf_family_stats.entries).
+ * @keys:     keys in the lookup tables the prefixes expand into.
+ * @lengths:  distinct prefix lengths stored.
+ * @tables:   lookup tables a packet of the family is checked against.
+ */
+struct cnf_lookup_stats {
+	__u64	prefixes;
+	__u64	keys;
+	__u32	lengths;
+	__u32	tables;
+};
+
+/**
  * struct cnf_stats - state and counters of the namespace's filter
- * @v4, @v6:   per family.
+ * @v4, @v6:   per family; &struct cnf_family_stats.entries counts prefixes,
+ *             capacity and bytes cover every lookup table of the family.
  * @mem_limit: current memory limit in bytes (the module's mem_limit when
  *             inactive: what the first change will start from).
  * @mode:      enum cnf_mode.
@@ -164,6 +192,8 @@ struct cnf_family_stats {
  *             0 but @mem_limit and @mode.  No other bit is defined; kernels
  *             without the flag always had every namespace active and wrote
  *             0 here, which reads correctly as "active".
+ * @v4_lookup, @v6_lookup: per family, see &struct cnf_lookup_stats.
+ *             Absent from kernels before prefixes: a shorter struct.
  */
 struct cnf_stats {
 	struct cnf_family_stats v4;
@@ -171,6 +201,8 @@ struct cnf_stats {
 	__u64	mem_limit;
 	__u32	mode;
 	__u32	flags;
+	struct cnf_lookup_stats v4_lookup;
+	struct cnf_lookup_stats v6_lookup;
 };
 
 #define CNF_STATS_F_INACTIVE	_BITUL(0)
@@ -199,7 +231,10 @@ struct cnf_version {
 
 #define CNF_IOC_ADD		_IOW(CNF_IOC_TYPE, 0x01, struct cnf_addr)
 #define CNF_IOC_DEL		_IOW(CNF_IOC_TYPE, 0x02, struct cnf_addr)
-/* Returns 0 when the address is listed, -ENOENT when it is not. */
+/*
+ * Returns 0 when stored prefixes cover the given prefix (for an address:
+ * when a packet from it would match), -ENOENT when they do not.
+ */
 #define CNF_IOC_TEST		_IOW(CNF_IOC_TYPE, 0x03, struct cnf_addr)
 #define CNF_IOC_ADD_BATCH	_IOWR(CNF_IOC_TYPE, 0x04, struct cnf_batch)
 #define CNF_IOC_DEL_BATCH	_IOWR(CNF_IOC_TYPE, 0x05, struct cnf_batch)
@@ -217,7 +252,11 @@ struct cnf_version {
  * %CNF_IOC_FLUSH, by contrast, empties the filter and keeps the rest.
  */
 #define CNF_IOC_RESET		_IO(CNF_IOC_TYPE, 0x0a)
-/* 0x0b is taken. */
+/*
+ * As %CNF_IOC_TEST, and on success the struct is overwritten with the
+ * longest stored prefix that covers the given one.
+ */
+#define CNF_IOC_MATCH		_IOWR(CNF_IOC_TYPE, 0x0b, struct cnf_addr)
 #define CNF_IOC_VERSION		_IOR(CNF_IOC_TYPE, 0x0c, struct cnf_version)
 
 #endif /* _UAPI_LINUX_CUCKOO_NF_H */

@@ -39,6 +39,7 @@ typedef uint32_t __be32;
 #define __force
 #define noinline	__attribute__((noinline))
 #define __ffs64(x)	((unsigned int)__builtin_ctzll(x))
+#define __ffs(x)	((unsigned int)__builtin_ctzl(x))
 #define prefetch(x)	__builtin_prefetch(x)
 #define prefetchw(x)	__builtin_prefetch(x, 1)
 #ifndef __always_inline
@@ -104,6 +105,17 @@ static inline void cnf_user_store(void *addr, size_t size, const void *val,
 #define READ_ONCE(x)	(*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
 #endif
+/* x86-64's loads and stores are ordered; the instrumented build records them. */
+#define smp_load_acquire(p)						\
+	({ __typeof__(*(p)) __cnf_a = READ_ONCE(*(p));			\
+	   __atomic_thread_fence(__ATOMIC_ACQUIRE); __cnf_a; })
+#define smp_store_release(p, v)						\
+	do {								\
+		__atomic_thread_fence(__ATOMIC_RELEASE);		\
+		WRITE_ONCE(*(p), v);					\
+	} while (0)
+#define hweight64(x)	((unsigned int)__builtin_popcountll(x))
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define BUILD_BUG_ON(c)	_Static_assert(!(c), #c)
 #define min_t(t, a, b)	((t)(a) < (t)(b) ? (t)(a) : (t)(b))
 #define max_t(t, a, b)	((t)(a) > (t)(b) ? (t)(a) : (t)(b))

@@ -59,6 +59,7 @@ static inline struct cnf_key cnf_key4(u32 host)
 
 	memset(&k, 0, sizeof(k));
 	k.family = CNF_V4;
+	k.len = CNF_V4_BITS;
 	k.v4 = htonl(host);
 	return k;
 }
@@ -70,6 +71,7 @@ static inline struct cnf_key cnf_key6(u32 w0, u32 w1, u32 w2, u32 w3)
 
 	memset(&k, 0, sizeof(k));
 	k.family = CNF_V6;
+	k.len = CNF_V6_BITS;
 	k.v6.s6_addr32[0] = htonl(w0);
 	k.v6.s6_addr32[1] = htonl(w1);
 	k.v6.s6_addr32[2] = htonl(w2);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host tests of cuckooctl's output: address text (must round-trip through
- * the parser that 'load' uses), human sizes, stats text and JSON, and the
- * errno texts and exit codes of the CLI contract.
+ * Host tests of cuckooctl's output: address and prefix text (must
+ * round-trip through the parser and file reader that 'load' and 'restore'
+ * use), human sizes, stats text and JSON (also from kernels that do not
+ * report the lookup figures), and the errno texts and exit codes of the
+ * CLI contract.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -67,10 +69,46 @@ TEST(addr_unknown_family_is_visible)
 	EXPECT_STREQ("?family99", ctl_format_addr(&a, buf, sizeof(buf)));
 }
 
+TEST(prefix_text)
+{
+	static const struct {
+		int family;
+		const char *addr;
+		unsigned int len;
+		const char *out;
+	} cases[] = {
+		{ AF_INET, "10.0.0.5", 32, "10.0.0.5" },
+		{ AF_INET, "198.51.100.0", 24, "198.51.100.0/24" },
+		{ AF_INET, "128.0.0.0", 1, "128.0.0.0/1" },
+		{ AF_INET, "0.0.0.0", 0, "0.0.0.0/0" },
+		{ AF_INET6, "2001:db8::1", 128, "2001:db8::1" },
+		{ AF_INET6, "2001:0db8:0000::", 48, "2001:db8::/48" },
+		{ AF_INET6, "::", 0, "::/0" },
+		{ AF_INET6, "ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffe", 127,
+		  "ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffe/127" },
+	};
+	char buf[CTL_PREFIXSTRLEN];
+	struct cnf_addr a;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		a = addr_of(cases[i].family, cases[i].addr);
+		a.prefixlen = cases[i].len;
+		EXPECT_STREQ(cases[i].out, ctl_format_prefix(&a, buf, sizeof(buf)));
+	}
+	/* The longest text fits CTL_PREFIXSTRLEN exactly, with its NUL. */
+	EXPECT_EQ(CTL_PREFIXSTRLEN - 1,
+		  strlen("ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255/127"));
+	/* A buffer too short is cut, never overrun. */
+	a = addr_of(AF_INET, "10.0.0.0");
+	a.prefixlen = 8;
+	EXPECT_STREQ("10.0.0.0/", ctl_format_prefix(&a, buf, 10));
+}
+
 /* What 'list' prints, 'load' reads back to the same struct. */
 TEST(addr_round_trip)
 {
-	char buf[CTL_ADDRSTRLEN];
+	char buf[CTL_PREFIXSTRLEN];
 	struct cnf_addr a, b;
 	unsigned int i, j;
 
@@ -88,10 +126,130 @@ TEST(addr_round_trip)
 			for (j = 0; j < 4; j++)
 				a.addr[j] = (i * 2654435761u) >> (8 * j);
 		}
-		ASSERT_EQ(0, ctl_parse_addr(ctl_format_addr(&a, buf, sizeof(buf)), &b))
+		ASSERT_EQ(CTL_PARSE_OK,
+			  ctl_parse_prefix(ctl_format_prefix(&a, buf, sizeof(buf)),
+					   0, &b, NULL))
 			TH_LOG("'%s' does not parse", buf);
 		EXPECT_EQ(0, memcmp(&a, &b, sizeof(a))) TH_LOG("'%s' changed", buf);
 	}
+}
+
+/* Keep the first @len bits of @a's address, as the kernel stores it. */
+static void to_network(struct cnf_addr *a, unsigned int len)
+{
+	unsigned int i, width = a->family == AF_INET ? 32 : 128;
+
+	for (i = len; i < width; i++)
+		a->addr[i / 8] &= (uint8_t)~(0x80 >> (i % 8));
+	a->prefixlen = len;
+	a->flags = len ? 0 : CNF_ADDR_F_ALL;
+}
+
+/* A prefix of every length of both families, from @seed. */
+static struct cnf_addr sample_prefix(unsigned int seed, unsigned int len,
+				     int family)
+{
+	struct cnf_addr a;
+	unsigned int j, n = family == AF_INET ? 4 : 16;
+
+	memset(&a, 0, sizeof(a));
+	a.family = family;
+	for (j = 0; j < n; j++)
+		/* Zero runs in varying places exercise '::'. */
+		a.addr[j] = (seed * 7919 + j * 104729) % 3 ?
+			    (uint8_t)((seed + j) * 97) : 0;
+	/* Not IPv4-mapped, which the parser refuses. */
+	if (family == AF_INET6 && !a.addr[0])
+		a.addr[0] = 0x20;
+	to_network(&a, len);
+	return a;
+}
+
+/* Every length, both families: formatted, parsed back, the same struct. */
+TEST(prefix_round_trip_every_length)
+{
+	char buf[CTL_PREFIXSTRLEN];
+	unsigned int len, seed, fam;
+	struct cnf_addr a, b;
+
+	for (fam = 0; fam < 2; fam++) {
+		int family = fam ? AF_INET6 : AF_INET;
+		unsigned int width = fam ? 128 : 32;
+
+		for (len = 0; len <= width; len++) {
+			for (seed = 0; seed < 40; seed++) {
+				a = sample_prefix(seed * 1000 + len, len, family);
+				ctl_format_prefix(&a, buf, sizeof(buf));
+				memset(&b, 0xff, sizeof(b));
+				ASSERT_EQ(CTL_PARSE_OK,
+					  ctl_parse_prefix(buf, CTL_PARSE_F_ALL, &b, NULL))
+					TH_LOG("'%s' does not parse", buf);
+				EXPECT_EQ(0, memcmp(&a, &b, sizeof(a)))
+					TH_LOG("'%s' changed", buf);
+				/* Single addresses print bare. */
+				EXPECT_EQ(len == width, !strchr(buf, '/'))
+					TH_LOG("'%s'", buf);
+			}
+		}
+	}
+}
+
+/*
+ * 'save' output read back by the file reader 'restore' and 'load' use:
+ * the same prefixes in the same order, the header a comment.
+ */
+TEST(save_restore_round_trip)
+{
+	const unsigned int n = 4000;
+	struct cnf_addr *set = calloc(n, sizeof(*set));
+	char buf[CTL_PREFIXSTRLEN];
+	struct ctl_input in;
+	char *text = NULL;
+	size_t len = 0, i;
+	FILE *f;
+
+	ASSERT_NE(NULL, set);
+	for (i = 0; i < n; i++) {
+		int family = i % 3 ? AF_INET : AF_INET6;
+
+		set[i] = sample_prefix(i, i % (family == AF_INET ? 33 : 129),
+				       family);
+	}
+	f = open_memstream(&text, &len);
+	ASSERT_NE(NULL, f);
+	fputs("# cuckoo_nf save\n", f);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s\n", ctl_format_prefix(&set[i], buf, sizeof(buf)));
+	fclose(f);
+
+	f = fmemopen(text, len, "r");
+	ASSERT_NE(NULL, f);
+	ctl_input_init(&in, CTL_PARSE_F_ALL);
+	ASSERT_EQ(0, ctl_input_read(&in, f));
+	fclose(f);
+	EXPECT_EQ(0, in.nbad);
+	ASSERT_EQ(n, in.n);
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(0, memcmp(&set[i], &in.addrs[i], sizeof(set[i])))
+			TH_LOG("line %zu: '%s' changed", i + 2,
+			       ctl_format_prefix(&set[i], buf, sizeof(buf)));
+		EXPECT_EQ(i + 2, in.lineno[i]);
+	}
+	ctl_input_free(&in);
+
+	/* Without --all-addresses only the /0 lines are refused. */
+	f = fmemopen(text, len, "r");
+	ASSERT_NE(NULL, f);
+	ctl_input_init(&in, 0);
+	ASSERT_EQ(0, ctl_input_read(&in, f));
+	fclose(f);
+	for (i = 0; i < in.nbad; i++)
+		EXPECT_EQ(CTL_PARSE_ALL, in.bad[i].err);
+	EXPECT_NE(0, in.nbad);
+	EXPECT_EQ(n, in.n + in.nbad);
+	ctl_input_free(&in);
+	free(text);
+	free(set);
 }
 
 TEST(bytes_human)
@@ -129,13 +287,17 @@ static struct cnf_stats sample_stats(void)
 	st.mode = CNF_MODE_MONITOR;
 	st.mem_limit = 64ULL << 20;
 	st.v4.entries = 3;
-	st.v4.capacity = 4;
+	st.v4.capacity = 512;
 	st.v4.bytes = 1536;
 	st.v4.grows = 2;
 	st.v4.stashed = 1;
 	st.v4.checked = 1000;
 	st.v4.matched = 10;
 	st.v4.dropped = 0;
+	st.v4_lookup.prefixes = 3;
+	st.v4_lookup.keys = 258;
+	st.v4_lookup.lengths = 2;
+	st.v4_lookup.tables = 2;
 	st.v6.capacity = 16;
 	st.v6.bytes = 512;
 	return st;
@@ -166,17 +328,47 @@ TEST(stats_text)
 	EXPECT_NE(NULL, strstr(text, "mode:         monitor\n"));
 	EXPECT_NE(NULL, strstr(text, "memory limit: 67108864 bytes (64.0 MiB)\n"));
 	EXPECT_NE(NULL, strstr(text, "memory used:  2048 bytes (2.0 KiB)\n"));
-	EXPECT_NE(NULL, strstr(text, "ipv4:\n  entries:      3\n  capacity:     4\n"
-				      "  load factor:  75.00%\n"
+	/* The load factor counts keys, not prefixes: 258 / 512. */
+	EXPECT_NE(NULL, strstr(text, "ipv4:\n  prefixes:     3\n"
+				      "  lengths:      2 distinct\n"
+				      "  keys:         258 in the lookup tables\n"
+				      "  tables:       2 per packet\n"
+				      "  capacity:     512\n"
+				      "  load factor:  50.39%\n"
 				      "  memory:       1536 bytes (1.5 KiB)\n"
-				      "  bytes/entry:  512.00\n"
+				      "  bytes/prefix: 512.00\n"
 				      "  grows:        2\n  stashed:      1\n"
 				      "  packets:      checked 1000 matched 10 dropped 0\n"));
 	/* No entry: no division by zero, a dash. */
-	EXPECT_NE(NULL, strstr(text, "ipv6:\n  entries:      0\n  capacity:     16\n"
+	EXPECT_NE(NULL, strstr(text, "ipv6:\n  prefixes:     0\n"
+				      "  lengths:      0 distinct\n"
+				      "  keys:         0 in the lookup tables\n"
+				      "  tables:       0 per packet\n"
+				      "  capacity:     16\n"
 				      "  load factor:  0.00%\n"
 				      "  memory:       512 bytes (512 B)\n"
-				      "  bytes/entry:  -\n"));
+				      "  bytes/prefix: -\n"));
+	free(text);
+}
+
+/*
+ * A kernel from before prefixes fills the struct's first part only: the
+ * lookup figures are zero though entries are not.
+ */
+TEST(stats_text_older_kernel)
+{
+	struct cnf_stats st = sample_stats();
+	char *text;
+
+	memset(&st.v4_lookup, 0, sizeof(st.v4_lookup));
+	st.v4.capacity = 4;
+	text = capture(ctl_print_stats_text, &st);
+	ASSERT_NE(NULL, text);
+	EXPECT_NE(NULL, strstr(text, "ipv4:\n  prefixes:     3\n"
+				      "  lookup:       not reported by the loaded module\n"
+				      "  capacity:     4\n"
+				      "  load factor:  75.00%\n"));
+	EXPECT_EQ(NULL, strstr(text, "ipv4:\n  prefixes:     3\n  lengths:"));
 	free(text);
 }
 
@@ -187,12 +379,30 @@ TEST(stats_json_exact)
 
 	ASSERT_NE(NULL, text);
 	EXPECT_STREQ("{\"mode\":\"monitor\",\"mem_limit\":67108864,\"active\":true,"
-		     "\"ipv4\":{\"entries\":3,\"capacity\":4,\"load_factor\":0.750000,"
+		     "\"ipv4\":{\"entries\":3,\"capacity\":512,\"load_factor\":0.503906,"
 		     "\"bytes\":1536,\"grows\":2,\"stashed\":1,\"checked\":1000,"
-		     "\"matched\":10,\"dropped\":0},"
+		     "\"matched\":10,\"dropped\":0,\"prefixes\":3,\"lengths\":2,"
+		     "\"keys\":258,\"tables\":2},"
 		     "\"ipv6\":{\"entries\":0,\"capacity\":16,\"load_factor\":0.000000,"
 		     "\"bytes\":512,\"grows\":0,\"stashed\":0,\"checked\":0,"
-		     "\"matched\":0,\"dropped\":0}}\n", text);
+		     "\"matched\":0,\"dropped\":0,\"prefixes\":0,\"lengths\":0,"
+		     "\"keys\":0,\"tables\":0}}\n", text);
+	free(text);
+}
+
+TEST(stats_json_older_kernel)
+{
+	struct cnf_stats st = sample_stats();
+	char *text;
+
+	memset(&st.v4_lookup, 0, sizeof(st.v4_lookup));
+	st.v4.capacity = 4;
+	text = capture(ctl_print_stats_json, &st);
+	ASSERT_NE(NULL, text);
+	/* Unknown figures are left out, not given as 0; load factor as before. */
+	EXPECT_NE(NULL, strstr(text, "\"ipv4\":{\"entries\":3,\"capacity\":4,"
+				      "\"load_factor\":0.750000,"));
+	EXPECT_NE(NULL, strstr(text, "\"dropped\":0,\"prefixes\":3},"));
 	free(text);
 }
 
@@ -210,6 +420,8 @@ TEST(stats_json_extremes)
 				      "\"active\":false,"));
 	EXPECT_NE(NULL, strstr(text, "\"load_factor\":1.000000"));
 	EXPECT_NE(NULL, strstr(text, "\"capacity\":0,\"load_factor\":0.000000"));
+	EXPECT_NE(NULL, strstr(text, "\"lengths\":4294967295,\"keys\":18446744073709551615,"
+				      "\"tables\":4294967295}"));
 	EXPECT_EQ(NULL, strstr(text, "nan"));
 	EXPECT_EQ(NULL, strstr(text, "inf"));
 	free(text);
@@ -218,12 +430,27 @@ TEST(stats_json_extremes)
 TEST(load_factor)
 {
 	struct cnf_family_stats fs;
+	struct cnf_lookup_stats ls;
 
 	memset(&fs, 0, sizeof(fs));
-	EXPECT_EQ(0, ctl_load_factor(&fs) != 0);
+	memset(&ls, 0, sizeof(ls));
+	EXPECT_EQ(0, ctl_load_factor(&fs, &ls) != 0);
+	/* Keys reported: keys / capacity. */
 	fs.entries = 1;
 	fs.capacity = 4;
-	EXPECT_EQ(1, ctl_load_factor(&fs) == 0.25);
+	ls.prefixes = 1;
+	ls.keys = 2;
+	ls.lengths = 1;
+	ls.tables = 1;
+	EXPECT_TRUE(ctl_lookup_reported(&fs, &ls));
+	EXPECT_EQ(1, ctl_load_factor(&fs, &ls) == 0.5);
+	/* Not reported: entries / capacity. */
+	memset(&ls, 0, sizeof(ls));
+	EXPECT_FALSE(ctl_lookup_reported(&fs, &ls));
+	EXPECT_EQ(1, ctl_load_factor(&fs, &ls) == 0.25);
+	/* An empty family reads the same from any kernel. */
+	fs.entries = 0;
+	EXPECT_TRUE(ctl_lookup_reported(&fs, &ls));
 }
 
 TEST(errno_text)
@@ -234,6 +461,23 @@ TEST(errno_text)
 	EXPECT_STREQ("permission denied (need CAP_NET_ADMIN)", ctl_strerror(EPERM));
 	EXPECT_STREQ("permission denied (need CAP_NET_ADMIN)", ctl_strerror(EACCES));
 	EXPECT_STREQ(strerror(EINVAL), ctl_strerror(EINVAL));
+}
+
+TEST(errno_text_for_a_prefix)
+{
+	struct cnf_addr a = addr_of(AF_INET, "10.0.0.0");
+
+	/* A single address: the plain text. */
+	EXPECT_STREQ(strerror(EINVAL), ctl_strerror_addr(EINVAL, &a));
+	a.prefixlen = 8;
+	EXPECT_STREQ("prefix refused by the loaded module (a version without prefixes?)",
+		     ctl_strerror_addr(EINVAL, &a));
+	EXPECT_STREQ("already present", ctl_strerror_addr(EEXIST, &a));
+	a = addr_of(AF_INET6, "2001:db8::");
+	EXPECT_STREQ(strerror(EINVAL), ctl_strerror_addr(EINVAL, &a));
+	a.prefixlen = 32;
+	EXPECT_STREQ("prefix refused by the loaded module (a version without prefixes?)",
+		     ctl_strerror_addr(EINVAL, &a));
 }
 
 TEST(exit_codes)

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host tests of cuckooctl's parsing: addresses, input lines, whole inputs
- * and sizes.  No device needed.
+ * Host tests of cuckooctl's parsing: prefixes, input lines, whole inputs
+ * in the blocklist formats 'load' takes, and sizes.  No device needed.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -23,18 +24,42 @@ static bool all_zero(const void *p, size_t n)
 	return true;
 }
 
+/* ctl_parse_prefix() without a hint. */
+static enum ctl_parse_err parse(const char *s, unsigned int flags,
+				struct cnf_addr *a)
+{
+	return ctl_parse_prefix(s, flags, a, NULL);
+}
+
+/* The reason ctl_parse_prefix() gives for @s, as cuckooctl prints it. */
+static const char *reason_of(const char *s, unsigned int flags, char *buf,
+			     size_t len)
+{
+	struct cnf_addr a, hint;
+	enum ctl_parse_err err = ctl_parse_prefix(s, flags, &a, &hint);
+
+	return ctl_parse_reason(err, &hint, buf, len);
+}
+
 TEST(addr_ipv4)
 {
 	static const unsigned char want[4] = { 10, 0, 0, 5 };
 	struct cnf_addr a;
 
 	memset(&a, 0xff, sizeof(a));
-	ASSERT_EQ(0, ctl_parse_addr("10.0.0.5", &a));
+	ASSERT_EQ(CTL_PARSE_OK, parse("10.0.0.5", 0, &a));
 	EXPECT_EQ(AF_INET, a.family);
 	EXPECT_EQ(32, a.prefixlen);
-	EXPECT_EQ(0, a.reserved);
+	EXPECT_EQ(0, a.flags);
 	EXPECT_EQ(0, memcmp(a.addr, want, 4));
 	/* The kernel rejects anything in the 12 bytes an IPv4 address leaves. */
+	EXPECT_TRUE(all_zero(a.addr + 4, 12));
+	/* "/32" is the same single address. */
+	memset(&a, 0xff, sizeof(a));
+	ASSERT_EQ(CTL_PARSE_OK, parse("10.0.0.5/32", 0, &a));
+	EXPECT_EQ(32, a.prefixlen);
+	EXPECT_EQ(0, a.flags);
+	EXPECT_EQ(0, memcmp(a.addr, want, 4));
 	EXPECT_TRUE(all_zero(a.addr + 4, 12));
 }
 
@@ -45,85 +70,458 @@ TEST(addr_ipv6)
 
 	want[15] = 1;
 	memset(&a, 0xff, sizeof(a));
-	ASSERT_EQ(0, ctl_parse_addr("2001:db8::1", &a));
+	ASSERT_EQ(CTL_PARSE_OK, parse("2001:db8::1", 0, &a));
 	EXPECT_EQ(AF_INET6, a.family);
 	EXPECT_EQ(128, a.prefixlen);
-	EXPECT_EQ(0, a.reserved);
+	EXPECT_EQ(0, a.flags);
+	EXPECT_EQ(0, memcmp(a.addr, want, 16));
+	ASSERT_EQ(CTL_PARSE_OK, parse("2001:db8::1/128", 0, &a));
+	EXPECT_EQ(128, a.prefixlen);
 	EXPECT_EQ(0, memcmp(a.addr, want, 16));
 
-	ASSERT_EQ(0, ctl_parse_addr("::", &a));
+	ASSERT_EQ(CTL_PARSE_OK, parse("::", 0, &a));
 	EXPECT_TRUE(all_zero(a.addr, 16));
-	ASSERT_EQ(0, ctl_parse_addr("FE80::ABCD", &a));
-	/* IPv4-mapped: refused, the IPv4 address left for the message. */
-	ASSERT_EQ(-EAFNOSUPPORT, ctl_parse_addr("::ffff:10.0.0.1", &a));
-	EXPECT_EQ(0, memcmp(a.addr + 12, "\x0a\x00\x00\x01", 4));
-	ASSERT_EQ(-EAFNOSUPPORT, ctl_parse_addr("::ffff:a00:1", &a));
-	ASSERT_EQ(0, ctl_parse_addr("::fffe:10.0.0.1", &a));
+	ASSERT_EQ(CTL_PARSE_OK, parse("FE80::ABCD", 0, &a));
+	ASSERT_EQ(CTL_PARSE_OK, parse("::fffe:10.0.0.1", 0, &a));
+}
+
+/* Bytes of a well spread address, from @seed. */
+static void fill_bytes(uint8_t *p, size_t n, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (uint8_t)((seed * 2654435761u + i * 40503u) >> 13);
+}
+
+/* Clear the bits of @addr past @len. */
+static void mask_bits(uint8_t *addr, unsigned int len, unsigned int width)
+{
+	unsigned int i;
+
+	for (i = len; i < width; i++)
+		addr[i / 8] &= (uint8_t)~(0x80 >> (i % 8));
+}
+
+/*
+ * Every length of @family, each from several addresses: the text
+ * ADDR/LEN of a network parses to exactly that network.
+ */
+static void check_every_length(struct __test_metadata *_metadata, int family)
+{
+	unsigned int width = family == AF_INET ? 32 : 128, len, seed;
+	char text[80], addr_text[INET6_ADDRSTRLEN];
+	struct cnf_addr a;
+	uint8_t net[16];
+
+	for (len = 0; len <= width; len++) {
+		for (seed = 1; seed <= 20; seed++) {
+			memset(net, 0, sizeof(net));
+			fill_bytes(net, width / 8, seed * 131 + len);
+			/* Not IPv4-mapped: refused for reasons of its own. */
+			if (family == AF_INET6)
+				net[0] = 0x20;
+			mask_bits(net, len, width);
+			inet_ntop(family, net, addr_text, sizeof(addr_text));
+			snprintf(text, sizeof(text), "%s/%u", addr_text, len);
+			memset(&a, 0xff, sizeof(a));
+			ASSERT_EQ(CTL_PARSE_OK, parse(text, CTL_PARSE_F_ALL, &a))
+				TH_LOG("'%s' refused", text);
+			EXPECT_EQ(family, a.family);
+			EXPECT_EQ(len, a.prefixlen);
+			EXPECT_EQ(len ? 0 : CNF_ADDR_F_ALL, a.flags)
+				TH_LOG("'%s': flags %u", text, a.flags);
+			EXPECT_EQ(0, memcmp(a.addr, net, width / 8))
+				TH_LOG("'%s' changed", text);
+			EXPECT_TRUE(all_zero(a.addr + width / 8, 16 - width / 8));
+			/* Without the flag only /0 changes. */
+			EXPECT_EQ(len ? CTL_PARSE_OK : CTL_PARSE_ALL,
+				  parse(text, 0, &a)) TH_LOG("'%s'", text);
+		}
+	}
+}
+
+TEST(prefix_every_length_ipv4)
+{
+	check_every_length(_metadata, AF_INET);
+}
+
+TEST(prefix_every_length_ipv6)
+{
+	check_every_length(_metadata, AF_INET6);
+}
+
+TEST(prefix_examples)
+{
+	static const unsigned char v4[4] = { 198, 51, 100, 0 };
+	static const unsigned char v6[6] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0 };
+	struct cnf_addr a;
+
+	ASSERT_EQ(CTL_PARSE_OK, parse("198.51.100.0/24", 0, &a));
+	EXPECT_EQ(AF_INET, a.family);
+	EXPECT_EQ(24, a.prefixlen);
+	EXPECT_EQ(0, memcmp(a.addr, v4, 4));
+	EXPECT_TRUE(all_zero(a.addr + 4, 12));
+	ASSERT_EQ(CTL_PARSE_OK, parse("2001:db8::/48", 0, &a));
+	EXPECT_EQ(AF_INET6, a.family);
+	EXPECT_EQ(48, a.prefixlen);
+	EXPECT_EQ(0, memcmp(a.addr, v6, 6));
+	EXPECT_TRUE(all_zero(a.addr + 6, 10));
+	ASSERT_EQ(CTL_PARSE_OK, parse("128.0.0.0/1", 0, &a));
+	EXPECT_EQ(1, a.prefixlen);
+	EXPECT_EQ(0x80, a.addr[0]);
+	ASSERT_EQ(CTL_PARSE_OK, parse("10.0.0.4/31", 0, &a));
+	ASSERT_EQ(CTL_PARSE_OK, parse("2001:db8::/32", 0, &a));
+	/* A v6 length below 96 is no IPv4 length, even past 32. */
+	ASSERT_EQ(CTL_PARSE_OK, parse("2001:db8::/64", 0, &a));
+	EXPECT_EQ(64, a.prefixlen);
+}
+
+/*
+ * Host bits: refused at every length of both families, the suggestion the
+ * network that the length gives.
+ */
+TEST(host_bits_every_length)
+{
+	char text[80], addr_text[INET6_ADDRSTRLEN];
+	struct cnf_addr a, hint;
+	unsigned int fam, len, width;
+	uint8_t addr[16], net[16];
+
+	for (fam = 0; fam < 2; fam++) {
+		int family = fam ? AF_INET6 : AF_INET;
+
+		width = fam ? 128 : 32;
+		for (len = 0; len < width; len++) {
+			memset(addr, 0, sizeof(addr));
+			fill_bytes(addr, width / 8, len);
+			addr[0] = fam ? 0x20 : addr[0];
+			/* The last bit is a host bit at every length. */
+			addr[width / 8 - 1] |= 1;
+			memcpy(net, addr, sizeof(net));
+			mask_bits(net, len, width);
+			inet_ntop(family, addr, addr_text, sizeof(addr_text));
+			snprintf(text, sizeof(text), "%s/%u", addr_text, len);
+			memset(&a, 0xff, sizeof(a));
+			EXPECT_EQ(CTL_PARSE_HOST_BITS,
+				  ctl_parse_prefix(text, CTL_PARSE_F_ALL, &a, &hint))
+				TH_LOG("'%s'", text);
+			EXPECT_TRUE(all_zero(&a, sizeof(a)));
+			EXPECT_EQ(family, hint.family);
+			EXPECT_EQ(len, hint.prefixlen);
+			EXPECT_EQ(0, memcmp(hint.addr, net, 16))
+				TH_LOG("'%s': wrong network", text);
+		}
+	}
+}
+
+TEST(host_bits_message)
+{
+	char buf[CTL_REASONLEN];
+
+	EXPECT_STREQ("host bits set; did you mean 10.0.0.0/24?",
+		     reason_of("10.0.0.5/24", 0, buf, sizeof(buf)));
+	EXPECT_STREQ("host bits set; did you mean 192.168.0.0/16?",
+		     reason_of("192.168.1.1/16", 0, buf, sizeof(buf)));
+	EXPECT_STREQ("host bits set; did you mean 2001:db8::/32?",
+		     reason_of("2001:db8::1/32", 0, buf, sizeof(buf)));
+	EXPECT_STREQ("host bits set; did you mean 2001:db8:1:200::/55?",
+		     reason_of("2001:db8:1:2ff::/55", 0, buf, sizeof(buf)));
+	/* With the flag, a /0 with bits set suggests the /0. */
+	EXPECT_STREQ("host bits set; did you mean 0.0.0.0/0?",
+		     reason_of("10.0.0.0/0", CTL_PARSE_F_ALL, buf, sizeof(buf)));
+	EXPECT_STREQ("host bits set; did you mean ::/0?",
+		     reason_of("2001:db8::/0", CTL_PARSE_F_ALL, buf, sizeof(buf)));
+}
+
+TEST(all_addresses_needs_the_flag)
+{
+	char buf[CTL_REASONLEN];
+	struct cnf_addr a;
+
+	EXPECT_EQ(CTL_PARSE_ALL, parse("0.0.0.0/0", 0, &a));
+	EXPECT_TRUE(all_zero(&a, sizeof(a)));
+	EXPECT_EQ(CTL_PARSE_ALL, parse("::/0", 0, &a));
+	/* Not "host bits, did you mean 0.0.0.0/0": a /0 is never suggested. */
+	EXPECT_EQ(CTL_PARSE_ALL, parse("10.0.0.5/0", 0, &a));
+	EXPECT_STREQ("/0 is every IPv4 address: give --all-addresses to mean that",
+		     reason_of("0.0.0.0/0", 0, buf, sizeof(buf)));
+	EXPECT_STREQ("/0 is every IPv6 address: give --all-addresses to mean that",
+		     reason_of("::/0", 0, buf, sizeof(buf)));
+
+	memset(&a, 0xff, sizeof(a));
+	ASSERT_EQ(CTL_PARSE_OK, parse("0.0.0.0/0", CTL_PARSE_F_ALL, &a));
+	EXPECT_EQ(AF_INET, a.family);
+	EXPECT_EQ(0, a.prefixlen);
+	EXPECT_EQ(CNF_ADDR_F_ALL, a.flags);
+	EXPECT_TRUE(all_zero(a.addr, 16));
+	ASSERT_EQ(CTL_PARSE_OK, parse("::/0", CTL_PARSE_F_ALL, &a));
+	EXPECT_EQ(AF_INET6, a.family);
+	EXPECT_EQ(CNF_ADDR_F_ALL, a.flags);
+	/* The flag marks the /0 only. */
+	ASSERT_EQ(CTL_PARSE_OK, parse("10.0.0.0/8", CTL_PARSE_F_ALL, &a));
+	EXPECT_EQ(0, a.flags);
+	ASSERT_EQ(CTL_PARSE_OK, parse("10.0.0.1", CTL_PARSE_F_ALL, &a));
+	EXPECT_EQ(0, a.flags);
+}
+
+/* Every malformed length: refused with its reason, nothing left in @a. */
+TEST(bad_masks)
+{
+	static const struct {
+		const char *s;
+		enum ctl_parse_err err;
+	} cases[] = {
+		{ "10.0.0.0/", CTL_PARSE_BAD_LEN },
+		{ "10.0.0.0/-1", CTL_PARSE_BAD_LEN },
+		{ "10.0.0.0/+8", CTL_PARSE_BAD_LEN },
+		{ "10.0.0.0/08", CTL_PARSE_BAD_LEN },
+		{ "10.0.0.0/00", CTL_PARSE_BAD_LEN },
+		{ "10.0.0.0/024", CTL_PARSE_BAD_LEN },
+		{ "10.0.0.0/0032", CTL_PARSE_BAD_LEN },
+		{ "10.0.0.0/24x", CTL_PARSE_BAD_LEN },
+		{ "10.0.0.0/x24", CTL_PARSE_BAD_LEN },
+		{ "10.0.0.0/ 24", CTL_PARSE_BAD_LEN },
+		{ "10.0.0.0/24 ", CTL_PARSE_BAD_LEN },
+		{ "10.0.0.0/2 4", CTL_PARSE_BAD_LEN },
+		{ "10.0.0.0/0x18", CTL_PARSE_BAD_LEN },
+		{ "10.0.0.0/1e1", CTL_PARSE_BAD_LEN },
+		{ "10.0.0.0/24.0", CTL_PARSE_BAD_LEN },
+		{ "10.0.0.0//24", CTL_PARSE_BAD_LEN },
+		{ "10.0.0.0/24/8", CTL_PARSE_BAD_LEN },
+		{ "10.0.0.0/255.255.255", CTL_PARSE_BAD_LEN },
+		{ "2001:db8::/", CTL_PARSE_BAD_LEN },
+		{ "2001:db8::/-64", CTL_PARSE_BAD_LEN },
+		{ "2001:db8::/064", CTL_PARSE_BAD_LEN },
+		{ "2001:db8::/64k", CTL_PARSE_BAD_LEN },
+		{ "2001:db8::/255.255.0.0", CTL_PARSE_BAD_LEN },
+		{ "10.0.0.0/255.255.255.0", CTL_PARSE_NETMASK },
+		{ "10.0.0.0/255.0.255.0", CTL_PARSE_NETMASK },
+		{ "10.0.0.0/0.0.0.255", CTL_PARSE_NETMASK },
+		{ "2001:db8::/ffff:ffff::", CTL_PARSE_NETMASK },
+		{ "10.0.0.0/33", CTL_PARSE_LEN_RANGE },
+		{ "10.0.0.0/64", CTL_PARSE_LEN_RANGE },
+		{ "10.0.0.0/128", CTL_PARSE_LEN_RANGE },
+		{ "10.0.0.0/999", CTL_PARSE_LEN_RANGE },
+		/* Past any integer type: no wrap to a small length. */
+		{ "10.0.0.0/4294967320", CTL_PARSE_LEN_RANGE },
+		{ "10.0.0.0/18446744073709551640", CTL_PARSE_LEN_RANGE },
+		{ "2001:db8::/129", CTL_PARSE_LEN_RANGE },
+		{ "2001:db8::/256", CTL_PARSE_LEN_RANGE },
+		{ "2001:db8::/4294967424", CTL_PARSE_LEN_RANGE },
+		{ "/24", CTL_PARSE_NOT_ADDR },
+		{ "/", CTL_PARSE_NOT_ADDR },
+		{ "10.0.0/24", CTL_PARSE_NOT_ADDR },
+		{ "10.0.0.0 /24", CTL_PARSE_NOT_ADDR },
+		{ " 10.0.0.0/24", CTL_PARSE_NOT_ADDR },
+		{ "10.0.0.256/24", CTL_PARSE_NOT_ADDR },
+		{ "fe80::%eth0/64", CTL_PARSE_NOT_ADDR },
+	};
+	char buf[CTL_REASONLEN];
+	struct cnf_addr a, hint;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		memset(&a, 0xff, sizeof(a));
+		EXPECT_EQ(cases[i].err,
+			  ctl_parse_prefix(cases[i].s, CTL_PARSE_F_ALL, &a, &hint))
+			TH_LOG("'%s'", cases[i].s);
+		EXPECT_TRUE(all_zero(&a, sizeof(a))) TH_LOG("'%s'", cases[i].s);
+		/* Every reason is a sentence, none the fallback. */
+		ctl_parse_reason(cases[i].err, &hint, buf, sizeof(buf));
+		EXPECT_EQ(NULL, strstr(buf, "unknown")) TH_LOG("'%s'", cases[i].s);
+	}
+}
+
+TEST(bad_mask_messages)
+{
+	char buf[CTL_REASONLEN];
+
+	EXPECT_STREQ("bad prefix length: a decimal number from 0 to 32, without sign or leading zero",
+		     reason_of("10.0.0.0/08", 0, buf, sizeof(buf)));
+	EXPECT_STREQ("bad prefix length: a decimal number from 0 to 128, without sign or leading zero",
+		     reason_of("2001:db8::/-1", 0, buf, sizeof(buf)));
+	EXPECT_STREQ("a netmask, not a prefix length: write /24",
+		     reason_of("10.0.0.0/255.255.255.0", 0, buf, sizeof(buf)));
+	EXPECT_STREQ("a netmask, not a prefix length: write /0",
+		     reason_of("10.0.0.0/0.0.0.0", 0, buf, sizeof(buf)));
+	EXPECT_STREQ("a netmask, not a prefix length: write /32",
+		     reason_of("10.0.0.0/255.255.255.255", 0, buf, sizeof(buf)));
+	EXPECT_STREQ("a netmask, not a prefix length: write /48",
+		     reason_of("2001:db8::/ffff:ffff:ffff::", 0, buf, sizeof(buf)));
+	EXPECT_STREQ("a netmask, not a prefix length (0 to 32), and not even a contiguous one",
+		     reason_of("10.0.0.0/0.0.0.255", 0, buf, sizeof(buf)));
+	EXPECT_STREQ("prefix length past 32, the length of an IPv4 address",
+		     reason_of("10.0.0.0/33", 0, buf, sizeof(buf)));
+	EXPECT_STREQ("prefix length past 128, the length of an IPv6 address",
+		     reason_of("2001:db8::/129", 0, buf, sizeof(buf)));
+	EXPECT_STREQ("not an IPv4 or IPv6 address or prefix",
+		     reason_of("example.com/24", 0, buf, sizeof(buf)));
+}
+
+TEST(v4mapped_refused)
+{
+	static const struct {
+		const char *s, *ipv4;
+	} cases[] = {
+		{ "::ffff:0:0/96", "0.0.0.0/0" },
+		{ "::ffff:10.0.0.0/104", "10.0.0.0/8" },
+		{ "::ffff:198.51.100.0/120", "198.51.100.0/24" },
+		{ "::ffff:10.0.0.1", "10.0.0.1" },
+		{ "::ffff:a00:1/128", "10.0.0.1" },
+		{ "::ffff:10.0.0.4/127", "10.0.0.4/31" },
+	};
+	char buf[CTL_REASONLEN], want[CTL_REASONLEN];
+	struct cnf_addr a, hint;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		memset(&a, 0xff, sizeof(a));
+		EXPECT_EQ(CTL_PARSE_V4MAPPED,
+			  ctl_parse_prefix(cases[i].s, 0, &a, &hint))
+			TH_LOG("'%s'", cases[i].s);
+		EXPECT_TRUE(all_zero(&a, sizeof(a)));
+		EXPECT_EQ(AF_INET, hint.family);
+		snprintf(want, sizeof(want),
+			 "an IPv4-mapped %s, which IPv4 packets do not carry: use the IPv4 form %s",
+			 strchr(cases[i].ipv4, '/') ? "prefix" : "address",
+			 cases[i].ipv4);
+		EXPECT_STREQ(want, ctl_parse_reason(CTL_PARSE_V4MAPPED, &hint,
+						    buf, sizeof(buf)));
+	}
+	/* Shorter than /96, or outside ::ffff:0:0/96: an IPv6 prefix like any. */
+	EXPECT_EQ(CTL_PARSE_OK, parse("::/95", 0, &a));
+	EXPECT_EQ(CTL_PARSE_OK, parse("::/64", 0, &a));
+	EXPECT_EQ(CTL_PARSE_OK, parse("::fffe:0:0/96", 0, &a));
+	EXPECT_EQ(CTL_PARSE_OK, parse("0:0:0:0:ffff::/80", 0, &a));
+	EXPECT_EQ(CTL_PARSE_OK, parse("::1:ffff:0:0/96", 0, &a));
 }
 
 TEST(addr_rejects)
 {
 	static const char *const bad[] = {
 		"", " ", "10.0.0", "10.0.0.256", "10.0.0.1 ", " 10.0.0.1",
-		"10.0.0.1/32", "10.0.0.0/24", "2001:db8::1/128", "fe80::1%eth0",
-		"2001:db8:::1", "1:2:3:4:5:6:7:8:9", "example.com", "0x0a000001",
-		"10.0.0.1.", "-1", "10.0.0.1#x", "::g",
+		"fe80::1%eth0", "2001:db8:::1", "1:2:3:4:5:6:7:8:9",
+		"example.com", "0x0a000001", "10.0.0.1.", "-1", "10.0.0.1#x",
+		"::g", "010.0.0.1", "1.2.3.4-1.2.3.9", "10.0.0.1,",
+		"2001:db8::1:2:3:4:5:6:7:8:9:10:11:12:13:14:15:16:17:18:19:20/64",
 	};
 	struct cnf_addr a;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		memset(&a, 0xff, sizeof(a));
-		EXPECT_EQ(-EINVAL, ctl_parse_addr(bad[i], &a))
+		EXPECT_EQ(CTL_PARSE_NOT_ADDR, parse(bad[i], CTL_PARSE_F_ALL, &a))
 			TH_LOG("accepted '%s'", bad[i]);
 		/* A failed parse leaves nothing a caller could send by mistake. */
 		EXPECT_TRUE(all_zero(&a, sizeof(a)));
 	}
 }
 
-static enum ctl_line_kind parse_line(const char *text, struct cnf_addr *a)
+static enum ctl_line_kind parse_line(const char *text, unsigned int flags,
+				     struct cnf_addr *a,
+				     enum ctl_parse_err *err, char *value)
 {
+	struct cnf_addr hint;
+	const char *v = NULL;
+	enum ctl_line_kind k;
+	size_t vlen = 0;
 	char buf[256];
 
 	snprintf(buf, sizeof(buf), "%s", text);
-	return ctl_parse_line(buf, strlen(buf), a);
+	*err = CTL_PARSE_OK;
+	k = ctl_parse_line(buf, strlen(buf), flags, a, err, &hint, &v, &vlen);
+	value[0] = '\0';
+	if (k == CTL_LINE_BAD)
+		snprintf(value, 256, "%.*s", (int)vlen, v);
+	return k;
 }
 
 TEST(line_kinds)
 {
 	static const char *const empty[] = {
 		"", "\n", "   \n", "\t\r\n", "# comment\n", "   # indented\n",
-		"#10.0.0.1\n", "\r\n",
+		"#10.0.0.1\n", "\r\n", "; Spamhaus DROP List\r\n", ";\n",
+		"  ;; 10.0.0.0/8\n", "#\n",
 	};
-	static const char *const good[] = {
-		"10.0.0.1", "10.0.0.1\n", "  10.0.0.1  \n", "\t10.0.0.1\r\n",
-		"10.0.0.1 # trailing comment\n", "10.0.0.1#tight\n",
-		"2001:db8::1\n", "  ::1\t# loopback\r\n",
+	static const struct {
+		const char *line;
+		int family;
+		unsigned int len;
+	} good[] = {
+		{ "10.0.0.1", AF_INET, 32 },
+		{ "10.0.0.1\n", AF_INET, 32 },
+		{ "  10.0.0.1  \n", AF_INET, 32 },
+		{ "\t10.0.0.1\r\n", AF_INET, 32 },
+		{ "10.0.0.1 # trailing comment\n", AF_INET, 32 },
+		{ "10.0.0.1#tight\n", AF_INET, 32 },
+		{ "2001:db8::1\n", AF_INET6, 128 },
+		{ "  ::1\t# loopback\r\n", AF_INET6, 128 },
+		{ "1.10.16.0/20 ; SBL256894\r\n", AF_INET, 20 },
+		{ "1.10.16.0/20;SBL256894\n", AF_INET, 20 },
+		{ "1.2.3.0/24 # x\n", AF_INET, 24 },
+		{ "0.0.0.0/8\n", AF_INET, 8 },
+		{ "2001:db8::/32 ; SBL123\r\n", AF_INET6, 32 },
+		{ "  2a00:1450::/29  \n", AF_INET6, 29 },
+		{ "198.51.100.7/32\n", AF_INET, 32 },
 	};
-	static const char *const bad[] = {
-		"10.0.0.1 10.0.0.2\n", "10.0.0.300\n", "hello\n",
-		"10.0.0.0/24\n", "10.0.0.1, # list\n", "; 10.0.0.1\n",
+	static const struct {
+		const char *line, *value;
+		enum ctl_parse_err err;
+	} bad[] = {
+		{ "10.0.0.1 10.0.0.2\n", "10.0.0.1 10.0.0.2", CTL_PARSE_EXTRA },
+		{ "1.2.3.4\tfoo\r\n", "1.2.3.4\tfoo", CTL_PARSE_EXTRA },
+		{ " 1.2.3.0/24 x ; y\n", "1.2.3.0/24 x", CTL_PARSE_EXTRA },
+		{ "10.0.0.300\n", "10.0.0.300", CTL_PARSE_NOT_ADDR },
+		{ "hello\n", "hello", CTL_PARSE_NOT_ADDR },
+		{ "10.0.0.1, # list\n", "10.0.0.1,", CTL_PARSE_NOT_ADDR },
+		{ "1.2.3.4-1.2.3.9\n", "1.2.3.4-1.2.3.9", CTL_PARSE_NOT_ADDR },
+		{ "10.0.0.5/24 ; SBL1\r\n", "10.0.0.5/24", CTL_PARSE_HOST_BITS },
+		{ "0.0.0.0/0\n", "0.0.0.0/0", CTL_PARSE_ALL },
+		{ "10.0.0.0/33 # x\n", "10.0.0.0/33", CTL_PARSE_LEN_RANGE },
+		{ "10.0.0.0/08\n", "10.0.0.0/08", CTL_PARSE_BAD_LEN },
+		{ "10.0.0.0/255.0.0.0\n", "10.0.0.0/255.0.0.0", CTL_PARSE_NETMASK },
+		{ "::ffff:10.0.0.1\n", "::ffff:10.0.0.1", CTL_PARSE_V4MAPPED },
 	};
+	enum ctl_parse_err err;
+	char value[256];
 	struct cnf_addr a;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(empty); i++)
-		EXPECT_EQ(CTL_LINE_EMPTY, parse_line(empty[i], &a))
+		EXPECT_EQ(CTL_LINE_EMPTY, parse_line(empty[i], 0, &a, &err, value))
 			TH_LOG("line '%s'", empty[i]);
-	for (i = 0; i < ARRAY_SIZE(good); i++)
-		EXPECT_EQ(CTL_LINE_ADDR, parse_line(good[i], &a))
-			TH_LOG("line '%s'", good[i]);
-	for (i = 0; i < ARRAY_SIZE(bad); i++)
-		EXPECT_EQ(CTL_LINE_BAD, parse_line(bad[i], &a))
-			TH_LOG("line '%s'", bad[i]);
+	for (i = 0; i < ARRAY_SIZE(good); i++) {
+		memset(&a, 0, sizeof(a));
+		EXPECT_EQ(CTL_LINE_ADDR, parse_line(good[i].line, 0, &a, &err, value))
+			TH_LOG("line '%s'", good[i].line);
+		EXPECT_EQ(good[i].family, a.family) TH_LOG("line '%s'", good[i].line);
+		EXPECT_EQ(good[i].len, a.prefixlen) TH_LOG("line '%s'", good[i].line);
+	}
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		EXPECT_EQ(CTL_LINE_BAD, parse_line(bad[i].line, 0, &a, &err, value))
+			TH_LOG("line '%s'", bad[i].line);
+		EXPECT_EQ(bad[i].err, err) TH_LOG("line '%s'", bad[i].line);
+		EXPECT_STREQ(bad[i].value, value);
+	}
+	/* A /0 line with the flag. */
+	EXPECT_EQ(CTL_LINE_ADDR, parse_line("0.0.0.0/0 ; all\n", CTL_PARSE_F_ALL,
+					    &a, &err, value));
+	EXPECT_EQ(CNF_ADDR_F_ALL, a.flags);
 }
 
 TEST(line_with_nul_is_bad)
 {
 	char line[] = "10.0.0.1\0junk\n";
-	struct cnf_addr a;
+	enum ctl_parse_err err;
+	struct cnf_addr a, hint;
+	const char *v;
+	size_t vlen;
 
-	EXPECT_EQ(CTL_LINE_BAD, ctl_parse_line(line, sizeof(line) - 1, &a));
+	EXPECT_EQ(CTL_LINE_BAD, ctl_parse_line(line, sizeof(line) - 1, 0, &a,
+					       &err, &hint, &v, &vlen));
+	EXPECT_EQ(CTL_PARSE_NUL, err);
+	EXPECT_EQ(sizeof(line) - 1, vlen);
 }
 
 static int read_text(struct ctl_input *in, const char *text, size_t len)
@@ -138,6 +536,12 @@ static int read_text(struct ctl_input *in, const char *text, size_t len)
 	return err;
 }
 
+/* in->addrs[i] as text, for comparisons. */
+static const char *entry(const struct ctl_input *in, size_t i, char *buf)
+{
+	return ctl_format_prefix(&in->addrs[i], buf, CTL_PREFIXSTRLEN);
+}
+
 TEST(input_counts_and_line_numbers)
 {
 	static const char text[] =
@@ -148,24 +552,146 @@ TEST(input_counts_and_line_numbers)
 		"  2001:db8::1   # v6\n"
 		"10.0.0.256\n"
 		"10.0.0.1\n"
+		"10.0.0.5/24 ; host bits\n"
+		"10.0.0.0/24\n"
 		"10.0.0.9";		/* no final newline */
+	char buf[CTL_PREFIXSTRLEN], reason[CTL_REASONLEN];
 	struct ctl_input in;
 
-	ctl_input_init(&in);
+	ctl_input_init(&in, 0);
 	ASSERT_EQ(0, read_text(&in, text, sizeof(text) - 1));
-	ASSERT_EQ(4, in.n);
+	ASSERT_EQ(5, in.n);
 	EXPECT_EQ(2, in.lineno[0]);
 	EXPECT_EQ(5, in.lineno[1]);
 	EXPECT_EQ(AF_INET6, in.addrs[1].family);
 	/* A repeated address is the kernel's to count as already present. */
 	EXPECT_EQ(7, in.lineno[2]);
-	EXPECT_EQ(8, in.lineno[3]);
-	ASSERT_EQ(2, in.nbad);
+	EXPECT_EQ(9, in.lineno[3]);
+	EXPECT_STREQ("10.0.0.0/24", entry(&in, 3, buf));
+	EXPECT_EQ(10, in.lineno[4]);
+	ASSERT_EQ(3, in.nbad);
 	EXPECT_EQ(4, in.bad[0].lineno);
 	EXPECT_STREQ("bogus line", in.bad[0].text);
+	EXPECT_EQ(CTL_PARSE_EXTRA, in.bad[0].err);
 	EXPECT_EQ(6, in.bad[1].lineno);
 	EXPECT_STREQ("10.0.0.256", in.bad[1].text);
+	EXPECT_EQ(CTL_PARSE_NOT_ADDR, in.bad[1].err);
+	EXPECT_EQ(8, in.bad[2].lineno);
+	EXPECT_STREQ("10.0.0.5/24", in.bad[2].text);
+	EXPECT_STREQ("host bits set; did you mean 10.0.0.0/24?",
+		     ctl_parse_reason(in.bad[2].err, &in.bad[2].hint, reason,
+				      sizeof(reason)));
 	ctl_input_free(&in);
+}
+
+/* A FireHOL netset as published: comment header, bare entries. */
+TEST(input_firehol_netset)
+{
+	static const char text[] =
+		"#\n"
+		"# firehol_level1\n"
+		"#\n"
+		"# ipv4 hash:net ipset\n"
+		"#\n"
+		"# Maintainer      : FireHOL\n"
+		"# Maintainer URL  : http://iplists.firehol.org/\n"
+		"#\n"
+		"# This list has: 3 subnets, 1 unique IP\n"
+		"#\n"
+		"0.0.0.0/8\n"
+		"1.10.16.0/20\n"
+		"1.19.0.0/16\n"
+		"2.56.192.17\n";
+	char buf[CTL_PREFIXSTRLEN];
+	struct ctl_input in;
+
+	ctl_input_init(&in, 0);
+	ASSERT_EQ(0, read_text(&in, text, sizeof(text) - 1));
+	EXPECT_EQ(0, in.nbad);
+	ASSERT_EQ(4, in.n);
+	EXPECT_STREQ("0.0.0.0/8", entry(&in, 0, buf));
+	EXPECT_EQ(11, in.lineno[0]);
+	EXPECT_STREQ("1.10.16.0/20", entry(&in, 1, buf));
+	EXPECT_STREQ("1.19.0.0/16", entry(&in, 2, buf));
+	EXPECT_STREQ("2.56.192.17", entry(&in, 3, buf));
+	EXPECT_EQ(32, in.addrs[3].prefixlen);
+	ctl_input_free(&in);
+}
+
+/* Spamhaus DROP: ';' comments, trailing SBL references, CRLF endings. */
+TEST(input_spamhaus_drop_crlf)
+{
+	static const char text[] =
+		"; Spamhaus DROP List 2026/11/23 - (c) 2026 The Spamhaus Project SLU\r\n"
+		"; https://www.spamhaus.org/drop/drop.txt\r\n"
+		"; Last-Modified: Mon, 23 Nov 2026 10:00:00 GMT\r\n"
+		"; Expires: Mon, 23 Nov 2026 11:00:00 GMT\r\n"
+		"1.10.16.0/20 ; SBL256894\r\n"
+		"1.19.0.0/16 ; SBL434604\r\n"
+		"\r\n"
+		"2001:db8:1000::/36 ; SBL999999\r\n";
+	char buf[CTL_PREFIXSTRLEN];
+	struct ctl_input in;
+
+	ctl_input_init(&in, 0);
+	ASSERT_EQ(0, read_text(&in, text, sizeof(text) - 1));
+	EXPECT_EQ(0, in.nbad);
+	ASSERT_EQ(3, in.n);
+	EXPECT_STREQ("1.10.16.0/20", entry(&in, 0, buf));
+	EXPECT_EQ(5, in.lineno[0]);
+	EXPECT_STREQ("1.19.0.0/16", entry(&in, 1, buf));
+	EXPECT_STREQ("2001:db8:1000::/36", entry(&in, 2, buf));
+	EXPECT_EQ(8, in.lineno[2]);
+	ctl_input_free(&in);
+}
+
+TEST(input_bom_and_whitespace)
+{
+	static const char text[] =
+		"\xef\xbb\xbf# saved on Windows\r\n"
+		"   \t 10.0.0.0/8 \t \r\n"
+		"\xef\xbb\xbf" "10.0.0.1\n";	/* only the first line's BOM */
+	struct ctl_input in;
+
+	ctl_input_init(&in, 0);
+	ASSERT_EQ(0, read_text(&in, text, sizeof(text) - 1));
+	ASSERT_EQ(1, in.n);
+	EXPECT_EQ(2, in.lineno[0]);
+	ASSERT_EQ(1, in.nbad);
+	EXPECT_EQ(3, in.bad[0].lineno);
+	ctl_input_free(&in);
+
+	ctl_input_init(&in, 0);
+	ASSERT_EQ(0, read_text(&in, "\xef\xbb\xbf" "10.0.0.1\n", 12));
+	EXPECT_EQ(1, in.n);
+	EXPECT_EQ(0, in.nbad);
+	ctl_input_free(&in);
+}
+
+TEST(input_all_addresses_flag)
+{
+	static const char text[] = "0.0.0.0/0\n::/0 # all v6\n10.0.0.0/8\n";
+	struct ctl_input in;
+
+	ctl_input_init(&in, 0);
+	ASSERT_EQ(0, read_text(&in, text, sizeof(text) - 1));
+	EXPECT_EQ(1, in.n);
+	ASSERT_EQ(2, in.nbad);
+	EXPECT_EQ(CTL_PARSE_ALL, in.bad[0].err);
+	EXPECT_EQ(1, in.bad[0].lineno);
+	EXPECT_STREQ("::/0", in.bad[1].text);
+	ctl_input_free(&in);
+
+	ctl_input_init(&in, CTL_PARSE_F_ALL);
+	ASSERT_EQ(0, read_text(&in, text, sizeof(text) - 1));
+	EXPECT_EQ(0, in.nbad);
+	ASSERT_EQ(3, in.n);
+	EXPECT_EQ(CNF_ADDR_F_ALL, in.addrs[0].flags);
+	EXPECT_EQ(CNF_ADDR_F_ALL, in.addrs[1].flags);
+	EXPECT_EQ(0, in.addrs[2].flags);
+	/* ctl_input_free() keeps the flags for the next read. */
+	ctl_input_free(&in);
+	EXPECT_EQ(CTL_PARSE_F_ALL, in.flags);
 }
 
 TEST(input_bad_text_is_printable_and_short)
@@ -177,12 +703,27 @@ TEST(input_bad_text_is_printable_and_short)
 	text[3] = '\033';
 	text[sizeof(text) - 2] = '\r';
 	text[sizeof(text) - 1] = '\n';
-	ctl_input_init(&in);
+	ctl_input_init(&in, 0);
 	ASSERT_EQ(0, read_text(&in, text, sizeof(text)));
 	ASSERT_EQ(1, in.nbad);
 	EXPECT_EQ(CTL_BADLINE_TEXT + 3, strlen(in.bad[0].text));
 	EXPECT_EQ('?', in.bad[0].text[3]);
 	EXPECT_STREQ("...", in.bad[0].text + CTL_BADLINE_TEXT);
+	ctl_input_free(&in);
+}
+
+TEST(input_nul_line_reported)
+{
+	static const char text[] = "10.0.0.1\n10.0.0.2\0junk\r\n10.0.0.3\n";
+	struct ctl_input in;
+
+	ctl_input_init(&in, 0);
+	ASSERT_EQ(0, read_text(&in, text, sizeof(text) - 1));
+	EXPECT_EQ(2, in.n);
+	ASSERT_EQ(1, in.nbad);
+	EXPECT_EQ(2, in.bad[0].lineno);
+	EXPECT_EQ(CTL_PARSE_NUL, in.bad[0].err);
+	EXPECT_STREQ("10.0.0.2?junk", in.bad[0].text);
 	ctl_input_free(&in);
 }
 
@@ -193,22 +734,25 @@ TEST(input_many_lines)
 	struct ctl_input in;
 	size_t i;
 
-	text = malloc(n * 20);
+	text = malloc(n * 24);
 	ASSERT_NE(NULL, text);
 	p = text;
+	/* Every other line a /24 network. */
 	for (i = 0; i < n; i++)
-		p += sprintf(p, "10.%zu.%zu.%zu\n", i >> 16, (i >> 8) & 255,
-			     i & 255);
-	ctl_input_init(&in);
+		p += sprintf(p, i & 1 ? "10.%zu.%zu.0/24\n" : "10.%zu.%zu.%zu\n",
+			     i >> 16, (i >> 8) & 255, i & 255);
+	ctl_input_init(&in, 0);
 	ASSERT_EQ(0, read_text(&in, text, p - text));
 	EXPECT_EQ(n, in.n);
 	EXPECT_EQ(0, in.nbad);
 	EXPECT_EQ(n, in.lineno[n - 1]);
-	/* Line 100000 is 10.1.134.159. */
+	/* Line 100000 is 10.1.134.0/24. */
 	EXPECT_EQ(10, in.addrs[n - 1].addr[0]);
 	EXPECT_EQ(1, in.addrs[n - 1].addr[1]);
 	EXPECT_EQ(134, in.addrs[n - 1].addr[2]);
-	EXPECT_EQ(159, in.addrs[n - 1].addr[3]);
+	EXPECT_EQ(0, in.addrs[n - 1].addr[3]);
+	EXPECT_EQ(24, in.addrs[n - 1].prefixlen);
+	EXPECT_EQ(32, in.addrs[n - 2].prefixlen);
 	ctl_input_free(&in);
 	free(text);
 }

@@ -28,6 +28,10 @@
  * torn slots a reader could see.  States that differ only in memory the
  * reader does not load are the same to it, and are tried once.
  *
+ * Prefix changes (adds and deletes that expand into many keys, over and
+ * under overlapping prefixes) are checked the same way, with addresses:
+ * one covered before and after is matched at every state in between.
+ *
  * Tables of 2-byte slots start at 2^18 buckets: their operations that
  * publish a whole new table (growth, reserve, flush) are left to smaller
  * tables, which publish the same way.
@@ -940,6 +944,208 @@ TEST_F(publish, flush)
 	fill(_metadata, self->f, &self->m, &self->r, variant->fam, 50);
 	op.key.family = variant->fam;
 	ASSERT_TRUE(run_op(_metadata, self->f, &op, &self->m, &self->total).published);
+}
+
+/* ---- prefixes ---- */
+
+/*
+ * A change of prefixes stopped after each of its stores: an address that
+ * stored prefixes cover before and after the change is matched at every
+ * state, an address they cover neither before nor after at none.  The
+ * addresses asked are the first, last and a middle one of every prefix
+ * involved, and their neighbours outside.
+ */
+#define PFX_PROBES	256
+
+struct pfx_case {
+	const char *name;
+	const char *setup[6];
+	const char *change;
+	bool add;
+};
+
+static struct cnf_key pfx_parse(const char *s)
+{
+	char buf[64], *slash;
+	struct cnf_key k;
+	int len;
+
+	memset(&k, 0, sizeof(k));
+	snprintf(buf, sizeof(buf), "%s", s);
+	slash = strchr(buf, '/');
+	*slash = 0;
+	len = atoi(slash + 1);
+	if (inet_pton(AF_INET, buf, &k.v4) == 1)
+		k.family = CNF_V4;
+	else if (inet_pton(AF_INET6, buf, &k.v6) == 1)
+		k.family = CNF_V6;
+	else
+		abort();
+	k.len = len;
+	return k;
+}
+
+/* The first (or, @last, the last) address of @p, plus @off, wrapping. */
+static struct cnf_key pfx_addr(const struct cnf_key *p, int off, bool last)
+{
+	unsigned int host = (p->family == CNF_V4 ? 32 : 128) - p->len, w;
+	unsigned __int128 x = 0, ones;
+	struct cnf_key a = *p;
+
+	if (p->family == CNF_V4)
+		x = ntohl(p->v4);
+	else
+		for (w = 0; w < 4; w++)
+			x = x << 32 | ntohl(p->v6.s6_addr32[w]);
+	ones = host >= 128 ? ~(unsigned __int128)0 :
+			     ((unsigned __int128)1 << host) - 1;
+	x = (last ? x | ones : x) + (__int128)off;
+	a.len = p->family == CNF_V4 ? 32 : 128;
+	if (p->family == CNF_V4) {
+		a.v4 = htonl((u32)x);
+		return a;
+	}
+	for (w = 4; w-- > 0; x >>= 32)
+		a.v6.s6_addr32[w] = htonl((u32)x);
+	return a;
+}
+
+static void pfx_probes(const struct cnf_key *p, struct cnf_key *out,
+		       unsigned int *n)
+{
+	struct cnf_key mid = *p;
+
+	out[(*n)++] = pfx_addr(p, 0, false);
+	out[(*n)++] = pfx_addr(p, 0, true);
+	out[(*n)++] = pfx_addr(p, -1, false);
+	out[(*n)++] = pfx_addr(p, 1, true);
+	if (p->len && p->len < (p->family == CNF_V4 ? 32 : 128)) {
+		/* The first address of the prefix's second half. */
+		if (p->family == CNF_V4)
+			mid.v4 |= htonl(1U << (31 - p->len));
+		else
+			mid.v6.s6_addr32[p->len / 32] |=
+				htonl(1U << (31 - p->len % 32));
+		mid.len = p->len + 1;
+		out[(*n)++] = pfx_addr(&mid, 0, false);
+		out[(*n)++] = pfx_addr(&mid, -1, false);
+	}
+}
+
+static void pfx_run(struct __test_metadata *_metadata, const struct pfx_case *pc)
+{
+	struct cnf_filter *f = cnf_filter_create(64, NO_LIMIT);
+	struct cnf_key probe[PFX_PROBES], change = pfx_parse(pc->change), k;
+	bool before[PFX_PROBES], after[PFX_PROBES];
+	unsigned int n = 0, i;
+	u64 asked = 0, hits = 0, wrong = 0;
+	size_t t;
+	int err;
+
+	ASSERT_NE(NULL, f);
+	for (i = 0; i < ARRAY_SIZE(pc->setup) && pc->setup[i]; i++) {
+		k = pfx_parse(pc->setup[i]);
+		ASSERT_EQ(0, cnf_t_add(f, &k)) TH_LOG("%s", pc->setup[i]);
+		pfx_probes(&k, probe, &n);
+	}
+	pfx_probes(&change, probe, &n);
+	for (i = 0; i < n; i++)
+		before[i] = ask(f, &probe[i], ONE_BY_ONE, -1, 0, NULL) == HIT;
+
+	lg.n = 0;
+	lg.state = 0;
+	lg.recording = true;
+	cnf_user_hooks.store = log_store;
+	cnf_user_hooks.free = defer_free;
+	cnf_user_hooks.retire = defer_retire;
+	cnf_filter_lock(f);
+	err = pc->add ? cnf_filter_add(f, &change) : cnf_filter_del(f, &change);
+	cnf_filter_unlock(f);
+	cnf_user_hooks.store = NULL;
+	lg.recording = false;
+	ASSERT_EQ(0, err);
+	for (i = 0; i < n; i++)
+		after[i] = ask(f, &probe[i], ONE_BY_ONE, -1, 0, NULL) == HIT;
+
+	for (t = 0; t <= lg.n; t++) {
+		goto_state(t);
+		for (i = 0; i < n; i++) {
+			enum answer ans;
+
+			if (before[i] != after[i])
+				continue;
+			ans = ask(f, &probe[i], ONE_BY_ONE, -1, 0, NULL);
+			if (ans == WAITS)
+				continue;
+			asked++;
+			hits += ans == HIT;
+			if ((ans == HIT) != before[i] && wrong++ < 5) {
+				char buf[INET6_ADDRSTRLEN];
+
+				TH_LOG("%s: %s answered %s at state %zu of %zu",
+				       pc->name, cnf_key_str(&probe[i], buf,
+							     sizeof(buf)),
+				       ans == HIT ? "hit" : "miss", t, lg.n);
+			}
+		}
+	}
+	goto_state(lg.n);
+	release_later();
+	TH_LOG("%s: %zu stores, %u addresses, %llu answers checked (%llu hits)",
+	       pc->name, lg.n, n, (unsigned long long)asked,
+	       (unsigned long long)hits);
+	EXPECT_EQ(0ULL, wrong);
+	EXPECT_LT(0ULL, hits);
+	cnf_filter_destroy(f);
+}
+
+static const struct pfx_case pfx_cases[] = {
+	{ "add a /20 over a /24 and a /32",
+	  { "10.0.0.0/16", "10.0.2.0/24", "10.0.2.5/32", "10.0.15.0/24" },
+	  "10.0.0.0/20", true },
+	{ "delete a /20 under a /16, over a /24",
+	  { "10.0.0.0/16", "10.0.0.0/20", "10.0.2.0/24", "10.0.16.0/24" },
+	  "10.0.0.0/20", false },
+	{ "delete a /24 a /20 covers",
+	  { "10.0.0.0/20", "10.0.2.0/24", "10.0.2.128/25" },
+	  "10.0.2.0/24", false },
+	{ "add a /8 over /16s",
+	  { "10.1.0.0/16", "10.255.0.0/16", "11.0.0.0/16", "10.2.3.0/24" },
+	  "10.0.0.0/8", true },
+	{ "delete a /8 over /16s",
+	  { "10.0.0.0/8", "10.1.0.0/16", "10.255.0.0/16", "10.2.3.4/32" },
+	  "10.0.0.0/8", false },
+	{ "add an IPv6 /41 over /48s",
+	  { "2001:db8::/48", "2001:db8:7f::/48", "2001:db8:1::/64",
+	    "2001:db8::1/128" },
+	  "2001:db8::/41", true },
+	{ "delete an IPv6 /41 over /48s",
+	  { "2001:db8::/41", "2001:db8::/48", "2001:db8:7f::/48",
+	    "2001:db8:80::/48" },
+	  "2001:db8::/41", false },
+	{ "add an IPv6 /70, a tier of its own",
+	  { "2001:db8::/64", "2001:db8::/72" },
+	  "2001:db8::400:0:0:0/70", true },
+};
+
+FIXTURE(prefix) {
+};
+
+FIXTURE_SETUP(prefix)
+{
+	cnf_user_seed_random(SEED_CORE);
+}
+
+FIXTURE_TEARDOWN(prefix)
+{
+}
+
+TEST_F_TIMEOUT(prefix, changes, INTERLEAVE_TIMEOUT)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(pfx_cases); i++)
+		pfx_run(_metadata, &pfx_cases[i]);
 }
 
 TEST_HARNESS_MAIN

@@ -19,6 +19,7 @@ LDFLAGS	  += $(SAN_FLAGS)
 endif
 
 CORE_TESTS   := $(B)/tests/test_filter $(B)/tests/test_filter_model \
+		$(B)/tests/test_filter_prefix \
 		$(B)/tests/test_filter_stress $(B)/tests/test_filter_interleave
 UNIT_TESTS   += $(CORE_TESTS)
 TEST_HDRS    := tests/cnf_test.h $(KSFT_HARNESS)

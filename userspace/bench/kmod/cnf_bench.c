@@ -42,6 +42,7 @@
 #include <linux/sort.h>
 #include <linux/vmalloc.h>
 
+#include "../../../module/prefix.c"
 #include "../../../module/table.c"
 #include "../../../module/lookup.c"
 #include "../../../module/filter.c"
@@ -141,7 +142,7 @@ static void bench_report(const struct bench_ctx *c, const char *op,
 
 static int bench_cuckoo_fill(struct bench_ctx *c, bool presize, u64 *ns)
 {
-	struct cnf_key key = { .family = CNF_V4 };
+	struct cnf_key key = { .family = CNF_V4, .len = CNF_V4_BITS };
 	u32 i, end;
 	u64 t0;
 	int err = 0;

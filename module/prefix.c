@@ -1,0 +1,571 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Prefixes: what a filter stores, and how the lookup tables follow it.
+ *
+ * The lookup tables (prefix.h) only say which keys are present; a key of
+ * tier L may be a prefix of length L that was added (a native key), come
+ * from shorter prefixes that expand into it (a derived key), or both.
+ * Prefixes are kept as given, so deleting one must not remove a key that
+ * another prefix still needs, and listing must give each prefix back once.
+ *
+ * The store, one exact table per family, holds what the tiers cannot tell:
+ *  - every prefix shorter than its tier (each also expanded into its tier);
+ *  - a native key that is also derived (else deleting the shorter prefix
+ *    would not know to keep it).
+ * A key of tier L is derived when the store holds a prefix of a length
+ * that maps to L and covers it; it is native when it is not derived, or
+ * when the store holds it too.  A set of addresses never touches the
+ * store, and costs what it did before prefixes.
+ *
+ * Changes add keys before they remove any, so a source that prefixes cover
+ * before and after a change is matched throughout it.  A failed add
+ * (memory) undoes what it did with deletes, which cannot fail: the filter
+ * is as before.
+ */
+#include "prefix.h"
+
+/* Prefix lengths that expand into the tier of length @tl: [floor, tl]. */
+static unsigned int cnf_tier_floor(enum cnf_family fam, unsigned int tl)
+{
+	unsigned int len = tl;
+
+	while (len && cnf_tier_of(fam, len - 1) == tl)
+		len--;
+	return len;
+}
+
+/* @p cut to its first @len bits. */
+static void cnf_prefix_cut(const struct cnf_key *p, unsigned int len,
+			   struct cnf_key *q)
+{
+	*q = *p;
+	q->len = len;
+	if (p->family == CNF_V4)
+		q->v4 = len ? p->v4 & htonl(~0U << (32 - len)) : 0;
+	else
+		cnf_mask6(&q->v6, len);
+}
+
+/* First 32 bits of a prefix of either family, host order. */
+static u32 cnf_prefix_top(const struct cnf_key *p)
+{
+	return ntohl(p->family == CNF_V4 ? p->v4 : p->v6.s6_addr32[0]);
+}
+
+/* The key a prefix of its tier length @p->len has in its tier's table. */
+static void cnf_table_key(const struct cnf_key *p, struct cnf_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	if (cnf_tier_layout(p->len) == CNF_V4) {
+		k->family = CNF_V4;
+		k->len = CNF_V4_BITS;
+		k->v4 = cnf_tier_key32(cnf_prefix_top(p), p->len);
+		return;
+	}
+	k->family = CNF_V6;
+	k->len = CNF_V6_BITS;
+	k->v6 = p->v6;
+}
+
+/* Back from a key of the tier of length @tl to the prefix of family @fam. */
+static void cnf_table_key_prefix(enum cnf_family fam, unsigned int tl,
+				 const struct cnf_key *k, struct cnf_key *p)
+{
+	u32 top;
+
+	memset(p, 0, sizeof(*p));
+	p->family = fam;
+	p->len = tl;
+	if (cnf_tier_layout(tl) == CNF_V6) {
+		p->v6 = k->v6;
+		return;
+	}
+	top = tl ? ntohl(k->v4) << (32 - tl) : 0;
+	if (fam == CNF_V4)
+		p->v4 = htonl(top);
+	else
+		p->v6.s6_addr32[0] = htonl(top);
+}
+
+/*
+ * The store's key of @p: for IPv4, its length and address; for IPv6 (never
+ * /128: see cnf_tier_of()), the address with bit @len set, which marks
+ * where the prefix ends.
+ */
+static void cnf_store_key(const struct cnf_key *p, struct cnf_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->family = CNF_V6;
+	k->len = CNF_V6_BITS;
+	if (p->family == CNF_V4) {
+		k->v6.s6_addr32[0] = htonl(p->len);
+		k->v6.s6_addr32[3] = p->v4;
+		return;
+	}
+	k->v6 = p->v6;
+	k->v6.s6_addr32[p->len / 32] |= htonl(0x80000000U >> (p->len % 32));
+}
+
+static void cnf_store_key_prefix(enum cnf_family fam, const struct cnf_key *k,
+				 struct cnf_key *p)
+{
+	int w;
+
+	memset(p, 0, sizeof(*p));
+	p->family = fam;
+	if (fam == CNF_V4) {
+		p->len = ntohl(k->v6.s6_addr32[0]);
+		p->v4 = k->v6.s6_addr32[3];
+		return;
+	}
+	p->v6 = k->v6;
+	for (w = 3; w > 0 && !p->v6.s6_addr32[w]; w--)
+		;
+	/* The marker is the last bit set. */
+	p->len = w * 32 + 31 - __ffs(ntohl(p->v6.s6_addr32[w]));
+	p->v6.s6_addr32[w] &= ~htonl(0x80000000U >> (p->len % 32));
+}
+
+/* ---- the store ---- */
+
+static bool cnf_store_has(struct cnf_filter *f, const struct cnf_key *p)
+{
+	const struct cnf_table *t = cnf_deref(f, &f->store[p->family]);
+	struct cnf_key k;
+
+	if (!t)
+		return false;
+	cnf_store_key(p, &k);
+	return cnf_table_contains(t, &k);
+}
+
+static int cnf_store_add(struct cnf_filter *f, const struct cnf_key *p)
+{
+	struct cnf_table __rcu **tp = &f->store[p->family];
+	struct cnf_key k;
+	int err;
+
+	if (!cnf_deref(f, tp)) {
+		err = cnf_tab_create(f, tp, CNF_V6);
+		if (err)
+			return err;
+	}
+	cnf_store_key(p, &k);
+	err = cnf_tab_add(f, tp, &k);
+	if (err && !cnf_deref(f, tp)->count)
+		cnf_tab_drop(f, tp);
+	return err;
+}
+
+static void cnf_store_del(struct cnf_filter *f, const struct cnf_key *p)
+{
+	struct cnf_table __rcu **tp = &f->store[p->family];
+	struct cnf_key k;
+
+	cnf_store_key(p, &k);
+	WARN_ON_ONCE(cnf_tab_del(f, tp, &k));
+	if (!cnf_deref(f, tp)->count)
+		cnf_tab_drop(f, tp);
+}
+
+/* ---- the tiers ---- */
+
+static void cnf_active_set(struct cnf_filter *f, enum cnf_family fam,
+			   unsigned int tl, bool on)
+{
+	u64 *word = &f->active[fam][tl / 64], bit = 1ULL << (tl % 64);
+
+	/* Pairs with cnf_active(): a reader that sees the bit sees the table. */
+	smp_store_release(word, on ? *word | bit : *word & ~bit);
+}
+
+/* Is @p (a prefix of its tier's length) a key of its tier? */
+static bool cnf_tier_has(struct cnf_filter *f, const struct cnf_key *p)
+{
+	const struct cnf_table *t = cnf_deref(f, &f->tier[p->family][p->len]);
+	struct cnf_key k;
+
+	if (!t)
+		return false;
+	cnf_table_key(p, &k);
+	return cnf_table_contains(t, &k);
+}
+
+static int cnf_tier_add(struct cnf_filter *f, const struct cnf_key *p)
+{
+	struct cnf_table __rcu **tp = &f->tier[p->family][p->len];
+	struct cnf_key k;
+	int err;
+
+	if (!cnf_deref(f, tp)) {
+		err = cnf_tab_create(f, tp, cnf_tier_layout(p->len));
+		if (err)
+			return err;
+	}
+	if (!cnf_deref(f, tp)->count)
+		cnf_active_set(f, p->family, p->len, true);
+	cnf_table_key(p, &k);
+	err = cnf_tab_add(f, tp, &k);
+	if (err && !cnf_deref(f, tp)->count) {
+		cnf_active_set(f, p->family, p->len, false);
+		if (p->len != cnf_family_bits(p->family))
+			cnf_tab_drop(f, tp);
+	}
+	return err;
+}
+
+/* 0, or -ENOENT when the tier does not have @p (unchanged). */
+static int cnf_tier_del(struct cnf_filter *f, const struct cnf_key *p)
+{
+	struct cnf_table __rcu **tp = &f->tier[p->family][p->len];
+	struct cnf_key k;
+	int err;
+
+	if (!cnf_deref(f, tp))
+		return -ENOENT;
+	cnf_table_key(p, &k);
+	err = cnf_tab_del(f, tp, &k);
+	if (err || cnf_deref(f, tp)->count)
+		return err;
+	cnf_active_set(f, p->family, p->len, false);
+	if (p->len != cnf_family_bits(p->family))
+		cnf_tab_drop(f, tp);
+	return 0;
+}
+
+/*
+ * No stored prefix expands into the tier of @p, a prefix of its tier's
+ * length: every key there is native, and the tier alone answers.  The
+ * case of every list of addresses.
+ */
+static bool cnf_tier_plain(const struct cnf_filter *f, const struct cnf_key *p)
+{
+	unsigned int len;
+
+	for (len = cnf_tier_floor(p->family, p->len); len < p->len; len++)
+		if (f->nlen[p->family][len])
+			return false;
+	return true;
+}
+
+/*
+ * Is the key @k of its tier derived: covered by a stored prefix shorter
+ * than it, of its tier, of another length than @skip?
+ */
+static bool cnf_derived(struct cnf_filter *f, const struct cnf_key *k,
+			unsigned int skip)
+{
+	unsigned int len;
+	struct cnf_key q;
+
+	for (len = cnf_tier_floor(k->family, k->len); len < k->len; len++) {
+		if (len == skip || !f->nlen[k->family][len])
+			continue;
+		cnf_prefix_cut(k, len, &q);
+		if (cnf_store_has(f, &q))
+			return true;
+	}
+	return false;
+}
+
+/* A shorter prefix, of length @len, now covers the key @k of its tier. */
+static int cnf_cover(struct cnf_filter *f, const struct cnf_key *k,
+		     unsigned int len)
+{
+	if (!cnf_tier_has(f, k))
+		return cnf_tier_add(f, k);
+	/* A native key, not derived until now: the store must say native. */
+	if (!cnf_derived(f, k, len) && !cnf_store_has(f, k))
+		return cnf_store_add(f, k);
+	return 0;
+}
+
+/* The shorter prefix of length @len that covered @k is going. */
+static void cnf_uncover(struct cnf_filter *f, const struct cnf_key *k,
+			unsigned int len)
+{
+	if (cnf_derived(f, k, len))
+		return;
+	if (cnf_store_has(f, k))
+		cnf_store_del(f, k);	/* native again, as the tier says */
+	else
+		WARN_ON_ONCE(cnf_tier_del(f, k));
+}
+
+/* Key @i of the 2^(@tl - @p->len) keys @p expands into in tier @tl. */
+static void cnf_expand(const struct cnf_key *p, unsigned int tl, u32 i,
+		       struct cnf_key *k)
+{
+	unsigned int shift = CNF_V6_BITS - tl, w;
+	u64 add;
+
+	*k = *p;
+	k->len = tl;
+	if (p->family == CNF_V4) {
+		k->v4 = htonl(ntohl(p->v4) + (i << (32 - tl)));
+		return;
+	}
+	/* Add i << shift to the 128-bit address, word by word. */
+	for (w = 4; w-- > 0 && i; shift = shift >= 32 ? shift - 32 : 0) {
+		if (shift >= 32)
+			continue;
+		add = (u64)ntohl(k->v6.s6_addr32[w]) + ((u64)i << shift);
+		k->v6.s6_addr32[w] = htonl((u32)add);
+		i = add >> 32;
+	}
+}
+
+static bool cnf_stored(struct cnf_filter *f, const struct cnf_key *p)
+{
+	if (cnf_tier_of(p->family, p->len) != p->len)
+		return cnf_store_has(f, p);
+	return cnf_tier_has(f, p) &&
+	       (!cnf_derived(f, p, CNF_TIERS) || cnf_store_has(f, p));
+}
+
+static int cnf_add_native(struct cnf_filter *f, const struct cnf_key *p)
+{
+	/* Derived already: only the store can say it was added too. */
+	if (cnf_tier_has(f, p))
+		return cnf_store_add(f, p);
+	return cnf_tier_add(f, p);
+}
+
+static void cnf_del_native(struct cnf_filter *f, const struct cnf_key *p)
+{
+	if (cnf_derived(f, p, CNF_TIERS))
+		cnf_store_del(f, p);
+	else
+		WARN_ON_ONCE(cnf_tier_del(f, p));
+}
+
+static void cnf_uncover_all(struct cnf_filter *f, const struct cnf_key *p,
+			    unsigned int tl, u32 n)
+{
+	struct cnf_key k;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		cnf_expand(p, tl, i, &k);
+		cnf_uncover(f, &k, p->len);
+	}
+}
+
+static int cnf_add_expanded(struct cnf_filter *f, const struct cnf_key *p)
+{
+	unsigned int tl = cnf_tier_of(p->family, p->len);
+	struct cnf_key k;
+	int err;
+	u32 i;
+
+	err = cnf_store_add(f, p);
+	if (err)
+		return err;
+	for (i = 0; i < 1U << (tl - p->len); i++) {
+		cnf_expand(p, tl, i, &k);
+		err = cnf_cover(f, &k, p->len);
+		if (err)
+			goto err_cover;
+		if (!(i & 0xfff))
+			cond_resched();
+	}
+	return 0;
+
+err_cover:
+	cnf_uncover_all(f, p, tl, i);
+	cnf_store_del(f, p);
+	return err;
+}
+
+static int cnf_prefix_check(const struct cnf_key *p)
+{
+	struct cnf_key q;
+
+	if (p->family >= CNF_NFAMILIES || p->len > cnf_family_bits(p->family))
+		return -EINVAL;
+	cnf_prefix_cut(p, p->len, &q);
+	if (p->family == CNF_V4 ? q.v4 != p->v4 :
+	    memcmp(&q.v6, &p->v6, sizeof(q.v6)))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * cnf_filter_add - add a prefix
+ * @f: the filter, under cnf_filter_lock()
+ * @key: the prefix; bits past @key->len must be zero
+ *
+ * Overlapping prefixes are separate entries.  Tables grow when full; past
+ * the memory limit keys go to the tables' stashes.
+ *
+ * Return: 0; -EEXIST if @f holds this prefix; -ENOSPC past the memory
+ * limit or the largest table; -ENOMEM; -EINVAL for an unknown family, a
+ * length past the family's width, or bits set past it.  On error @f is
+ * exactly as before.
+ */
+int cnf_filter_add(struct cnf_filter *f, const struct cnf_key *key)
+{
+	int err;
+
+	cnf_assert_held(&f->lock);
+	err = cnf_prefix_check(key);
+	if (err)
+		return err;
+	if (cnf_tier_of(key->family, key->len) != key->len)
+		err = cnf_stored(f, key) ? -EEXIST : cnf_add_expanded(f, key);
+	else if (cnf_tier_plain(f, key))
+		err = cnf_tier_add(f, key);	/* -EEXIST from the table */
+	else
+		err = cnf_stored(f, key) ? -EEXIST : cnf_add_native(f, key);
+	if (err)
+		return err;
+	f->nlen[key->family][key->len]++;
+	f->prefixes[key->family]++;
+	return 0;
+}
+
+/**
+ * cnf_filter_del - delete a prefix
+ * @f: the filter, under cnf_filter_lock()
+ * @key: the prefix, as added
+ *
+ * Exactly that prefix goes: others that cover it, or that it covers, stay.
+ * Tables that deletes leave mostly empty shrink.
+ *
+ * Return: 0; -ENOENT if @f does not hold this prefix; -EINVAL as for
+ * cnf_filter_add().  On error @f is unchanged.
+ */
+int cnf_filter_del(struct cnf_filter *f, const struct cnf_key *key)
+{
+	unsigned int tl;
+	int err;
+
+	cnf_assert_held(&f->lock);
+	err = cnf_prefix_check(key);
+	if (err)
+		return err;
+	tl = cnf_tier_of(key->family, key->len);
+	if (tl == key->len && cnf_tier_plain(f, key)) {
+		err = cnf_tier_del(f, key);
+		if (err)
+			return err;
+	} else if (!cnf_stored(f, key)) {
+		return -ENOENT;
+	} else if (tl == key->len) {
+		cnf_del_native(f, key);
+	} else {
+		cnf_uncover_all(f, key, tl, 1U << (tl - key->len));
+		cnf_store_del(f, key);
+	}
+	f->nlen[key->family][key->len]--;
+	f->prefixes[key->family]--;
+	return 0;
+}
+
+/**
+ * cnf_filter_has - is a prefix stored
+ * @f: the filter, under cnf_filter_lock()
+ * @key: the prefix
+ *
+ * Return: true if @key was added (and not deleted) as it is; false also
+ * for an invalid prefix.
+ */
+bool cnf_filter_has(struct cnf_filter *f, const struct cnf_key *key)
+{
+	cnf_assert_held(&f->lock);
+	return !cnf_prefix_check(key) && cnf_stored(f, key);
+}
+
+/**
+ * cnf_filter_match - the longest stored prefix covering a prefix
+ * @f: the filter, under cnf_filter_lock()
+ * @key: a prefix (an address: a prefix of the family's width)
+ * @match: out: the stored prefix
+ *
+ * Return: 0; -ENOENT when no stored prefix covers @key; -EINVAL as for
+ * cnf_filter_add().
+ */
+int cnf_filter_match(struct cnf_filter *f, const struct cnf_key *key,
+		     struct cnf_key *match)
+{
+	int len, err;
+
+	cnf_assert_held(&f->lock);
+	err = cnf_prefix_check(key);
+	if (err)
+		return err;
+	for (len = key->len; len >= 0; len--) {
+		if (!f->nlen[key->family][len])
+			continue;
+		cnf_prefix_cut(key, len, match);
+		if (cnf_stored(f, match))
+			return 0;
+	}
+	return -ENOENT;
+}
+
+/* ---- walking the prefixes ---- */
+
+struct cnf_prefix_walk {
+	struct cnf_filter *f;
+	enum cnf_family fam;
+	unsigned int tl;
+	int (*fn)(void *ctx, const struct cnf_key *key);
+	void *ctx;
+};
+
+/* A key of a tier stands for a prefix of its length when it is native. */
+static int cnf_walk_tier_key(void *ctx, const struct cnf_key *k)
+{
+	struct cnf_prefix_walk *w = ctx;
+	struct cnf_key p;
+
+	cnf_table_key_prefix(w->fam, w->tl, k, &p);
+	if (cnf_derived(w->f, &p, CNF_TIERS))
+		return 0;	/* the store has it if it was added */
+	return w->fn(w->ctx, &p);
+}
+
+static int cnf_walk_store_key(void *ctx, const struct cnf_key *k)
+{
+	struct cnf_prefix_walk *w = ctx;
+	struct cnf_key p;
+
+	cnf_store_key_prefix(w->fam, k, &p);
+	return w->fn(w->ctx, &p);
+}
+
+/**
+ * cnf_filter_walk - call a function for every prefix
+ * @f: the filter, under cnf_filter_lock()
+ * @fn: called with @ctx and each prefix, IPv4 first, each once
+ * @ctx: passed to @fn
+ *
+ * Return: 0, or @fn's first non-zero return, which stops the walk.
+ */
+int cnf_filter_walk(struct cnf_filter *f,
+		    int (*fn)(void *ctx, const struct cnf_key *key), void *ctx)
+{
+	struct cnf_prefix_walk w = { .f = f, .fn = fn, .ctx = ctx };
+	const struct cnf_table *t;
+	int err;
+
+	cnf_assert_held(&f->lock);
+	for (w.fam = 0; w.fam < CNF_NFAMILIES; w.fam++) {
+		for (w.tl = 0; w.tl < CNF_TIERS; w.tl++) {
+			t = cnf_deref(f, &f->tier[w.fam][w.tl]);
+			if (!t)
+				continue;
+			err = cnf_table_walk(t, cnf_walk_tier_key, &w);
+			if (err)
+				return err;
+		}
+		t = cnf_deref(f, &f->store[w.fam]);
+		if (t) {
+			err = cnf_table_walk(t, cnf_walk_store_key, &w);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Prefixes, and the lookup tables they expand into (controlled prefix
+ * expansion, Srinivasan and Varghese, 1999).
+ *
+ * A family has a few tier lengths.  A prefix of length l is stored in the
+ * tier of the shortest tier length L >= l, as the 2^(L - l) prefixes of
+ * length L it covers: its keys.  A lookup takes the address's first L bits
+ * for each tier that holds keys, and probes that tier's exact cuckoo table
+ * once: a packet costs one probe per non-empty tier, whatever lengths the
+ * prefixes have.
+ *
+ *   IPv4  /16 (lengths 0-16), /24 (17-24), /32 (25-32).  At most three
+ *         probes; a prefix expands into at most 128 keys, but for lengths
+ *         below 16 (a /8: 256 keys, a /0: 65,536).
+ *   IPv6  /32 (lengths 25-32), /40 (33-40), /48 (41-48), /56 (49-56), /64
+ *         (57-64), /128 (128).  A prefix expands into at most 128 keys
+ *         (CNF_V6_EXPAND_BITS): its keys cost 2 KB at most.  Lengths
+ *         farther from a tier (below /25, /65 to /127) are tiers of their
+ *         own, unexpanded: each such length present costs one more probe.
+ *         Lists as published (allocations of /19 to /48, hosts, /64
+ *         ranges) have few of them.
+ *
+ * Keys of tiers of at most 32 bits live in IPv4-layout tables (the first L
+ * bits as a number), longer ones in IPv6-layout tables (the address with
+ * the bits past L cleared).  The /32 and /128 tiers are the address tiers:
+ * a set of addresses costs what it did before prefixes, one probe.
+ *
+ * Which prefixes a tier's keys came from is what prefix.c keeps.
+ */
+#ifndef _CNF_PREFIX_H
+#define _CNF_PREFIX_H
+
+#include "table.h"
+
+/* Most keys of an IPv6 prefix, as log2; past it a length is its own tier. */
+#define CNF_V6_EXPAND_BITS	7
+
+static inline unsigned int cnf_family_bits(enum cnf_family fam)
+{
+	return fam == CNF_V4 ? CNF_V4_BITS : CNF_V6_BITS;
+}
+
+/*
+ * The tier length of the tier that holds prefixes of length @len.  The /128
+ * tier holds only addresses: the store (prefix.c) cannot tell a /128 key
+ * from a /128 address.
+ */
+static inline unsigned int cnf_tier_of(enum cnf_family fam, unsigned int len)
+{
+	static const u8 v6[] = { 32, 40, 48, 56, 64 };
+	unsigned int i;
+
+	if (fam == CNF_V4)
+		return len <= 16 ? 16 : len <= 24 ? 24 : 32;
+	for (i = 0; i < ARRAY_SIZE(v6); i++)
+		if (len <= v6[i])
+			return v6[i] - len <= CNF_V6_EXPAND_BITS ? v6[i] : len;
+	return len;
+}
+
+/* Does the tier of length @tl keep its keys in an IPv4-layout table? */
+static inline enum cnf_family cnf_tier_layout(unsigned int tl)
+{
+	return tl <= 32 ? CNF_V4 : CNF_V6;
+}
+
+/* The key, in an IPv4-layout tier of length @tl, of an address whose first
+ * 32 bits are @top (host order).
+ */
+static __always_inline __be32 cnf_tier_key32(u32 top, unsigned int tl)
+{
+	return htonl(tl ? top >> (32 - tl) : 0);
+}
+
+/* @a with every bit past the first @len cleared. */
+static __always_inline void cnf_mask6(struct in6_addr *a, unsigned int len)
+{
+	unsigned int w;
+
+	for (w = 0; w < 4; w++, len = len > 32 ? len - 32 : 0)
+		if (len < 32)
+			a->s6_addr32[w] &= len ? htonl(~0U << (32 - len)) : 0;
+}
+
+#endif /* _CNF_PREFIX_H */

@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Prefixes against a plain model: a list of the stored prefixes, scanned
+ * linearly.  Random mixes of every length of both families, overlapping
+ * (prefixes are drawn from a few narrow regions), added and deleted in
+ * phases so that tables grow and shrink; after every change the return
+ * code, and every so often the whole filter, is checked: the walk gives
+ * the model's prefixes back exactly, has() and match() agree, and random
+ * addresses (inside, outside and at the edges of stored prefixes) are
+ * covered exactly when the model says.  Changes that run out of memory
+ * must leave the filter as it was.
+ *
+ * Fixed seeds (printed): a failure replays exactly.
+ */
+#include "cnf_test.h"
+#include "kselftest_harness.h"
+
+#define MODEL_MAX	4096
+
+static unsigned int cnf_family_bits(enum cnf_family fam)
+{
+	return fam == CNF_V4 ? CNF_V4_BITS : CNF_V6_BITS;
+}
+
+static bool has6(struct cnf_filter *f, u32 w0, u32 w1, u32 w2, u32 w3)
+{
+	struct cnf_key k = cnf_key6(w0, w1, w2, w3);
+
+	return cnf_filter_lookup6(f, &k.v6);
+}
+
+struct pmodel {
+	struct cnf_key p[MODEL_MAX];
+	unsigned int n;
+};
+
+static bool key_eq(const struct cnf_key *a, const struct cnf_key *b)
+{
+	return a->family == b->family && a->len == b->len &&
+	       (a->family == CNF_V4 ? a->v4 == b->v4 :
+		!memcmp(&a->v6, &b->v6, sizeof(a->v6)));
+}
+
+/* Does prefix @p cover the first @p->len bits of @a (of @p's family)? */
+static bool covers(const struct cnf_key *p, const struct cnf_key *a)
+{
+	unsigned int len = p->len, w;
+
+	if (p->family != a->family || a->len < len)
+		return false;
+	if (p->family == CNF_V4)
+		return !len || !((ntohl(p->v4) ^ ntohl(a->v4)) >> (32 - len));
+	for (w = 0; w < 4 && len; w++, len = len > 32 ? len - 32 : 0) {
+		u32 x = ntohl(p->v6.s6_addr32[w]) ^ ntohl(a->v6.s6_addr32[w]);
+
+		if (len < 32 ? x >> (32 - len) : x)
+			return false;
+	}
+	return true;
+}
+
+static int model_find(const struct pmodel *m, const struct cnf_key *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->n; i++)
+		if (key_eq(&m->p[i], p))
+			return i;
+	return -1;
+}
+
+/* The longest model prefix covering @a, or NULL. */
+static const struct cnf_key *model_match(const struct pmodel *m,
+					 const struct cnf_key *a)
+{
+	const struct cnf_key *best = NULL;
+	unsigned int i;
+
+	for (i = 0; i < m->n; i++)
+		if (covers(&m->p[i], a) && (!best || m->p[i].len > best->len))
+			best = &m->p[i];
+	return best;
+}
+
+static void cut(struct cnf_key *k, unsigned int len)
+{
+	unsigned int w, l = len;
+
+	k->len = len;
+	if (k->family == CNF_V4) {
+		k->v4 = len ? htonl(ntohl(k->v4) & (~0U << (32 - len))) : 0;
+		return;
+	}
+	for (w = 0; w < 4; w++, l = l > 32 ? l - 32 : 0)
+		if (l < 32)
+			k->v6.s6_addr32[w] &= l ? htonl(~0U << (32 - l)) : 0;
+}
+
+/*
+ * A random address of @fam from one of a few regions, so that prefixes
+ * drawn from it overlap: the first bits come from 4 values, the rest are
+ * random but for a run of zeros or ones that makes edges common.
+ */
+static struct cnf_key region_addr(struct cnf_rng *r, enum cnf_family fam)
+{
+	static const u32 v4[] = { 0x0a000000, 0x0a010000, 0xc6336400,
+				  0x01000000 };
+	static const u32 v6[] = { 0x20010db8, 0x20010db9, 0x2a000000,
+				  0x24000000 };
+	unsigned int region = cnf_rng_below(r, 4);
+	struct cnf_key k;
+
+	if (fam == CNF_V4) {
+		u32 x = v4[region] ^ ((u32)cnf_rng_next(r) >>
+				      (4 + cnf_rng_below(r, 20)));
+
+		return cnf_key4(x);
+	}
+	k = cnf_key6(v6[region], (u32)cnf_rng_next(r) >> cnf_rng_below(r, 32),
+		     (u32)cnf_rng_next(r) >> cnf_rng_below(r, 32),
+		     (u32)cnf_rng_next(r) >> cnf_rng_below(r, 32));
+	if (cnf_rng_below(r, 2))
+		k.v6.s6_addr32[3] = 0;
+	return k;
+}
+
+/* A length mix like real lists', every length possible. */
+static unsigned int random_len(struct cnf_rng *r, enum cnf_family fam)
+{
+	static const u8 v4[] = { 8, 12, 16, 19, 20, 22, 24, 24, 25, 28, 32,
+				 32 };
+	static const u8 v6[] = { 19, 20, 29, 32, 32, 33, 36, 44, 48, 48, 56,
+				 64, 64, 80, 96, 120, 127, 128, 128 };
+
+	if (!cnf_rng_below(r, 8))
+		return 1 + cnf_rng_below(r, fam == CNF_V4 ? 32 : 128);
+	return fam == CNF_V4 ? v4[cnf_rng_below(r, sizeof(v4))] :
+			       v6[cnf_rng_below(r, sizeof(v6))];
+}
+
+static struct cnf_key random_prefix(struct cnf_rng *r, enum cnf_family fam)
+{
+	struct cnf_key k = region_addr(r, fam);
+
+	cut(&k, random_len(r, fam));
+	return k;
+}
+
+/* An address inside @p, at an edge of it half of the time. */
+static struct cnf_key addr_in(struct cnf_rng *r, const struct cnf_key *p)
+{
+	struct cnf_key a = region_addr(r, p->family), b = *p;
+	unsigned int w, len = p->len;
+
+	a.len = cnf_family_bits(p->family);
+	b.len = a.len;
+	if (cnf_rng_below(r, 2)) {	/* the first or the last address */
+		memset(&a.v6, cnf_rng_below(r, 2) ? 0xff : 0, sizeof(a.v6));
+		if (p->family == CNF_V4)
+			a.v4 = cnf_rng_below(r, 2) ? ~0U : 0;
+	}
+	if (p->family == CNF_V4) {
+		u32 mask = len ? ~0U << (32 - len) : 0;
+
+		b.v4 = htonl((ntohl(p->v4) & mask) | (ntohl(a.v4) & ~mask));
+		return b;
+	}
+	for (w = 0; w < 4; w++, len = len > 32 ? len - 32 : 0) {
+		u32 mask = len >= 32 ? ~0U : len ? ~0U << (32 - len) : 0;
+
+		b.v6.s6_addr32[w] = htonl((ntohl(p->v6.s6_addr32[w]) & mask) |
+					  (ntohl(a.v6.s6_addr32[w]) & ~mask));
+	}
+	return b;
+}
+
+/* Just outside @p: one past its last address, or one before its first. */
+static struct cnf_key addr_next_to(struct cnf_rng *r, const struct cnf_key *p)
+{
+	struct cnf_key a = *p;
+	unsigned int len = p->len;
+
+	a.len = cnf_family_bits(p->family);
+	if (!len)
+		return addr_in(r, p);
+	if (p->family == CNF_V4) {
+		u32 size = len == 32 ? 1 : 1U << (32 - len);
+
+		a.v4 = htonl(cnf_rng_below(r, 2) ? ntohl(p->v4) + size :
+						   ntohl(p->v4) - 1);
+		return a;
+	}
+	/* Flip the last bit of the prefix: the neighbour of the same size. */
+	a.v6.s6_addr32[(len - 1) / 32] ^= htonl(1U << (31 - (len - 1) % 32));
+	return addr_in(r, &(struct cnf_key){ .family = CNF_V6, .len = len,
+					     .v6 = a.v6 });
+}
+
+struct walk_ctx {
+	const struct pmodel *m;
+	unsigned int seen;
+	bool bad;
+	unsigned char hit[MODEL_MAX];
+};
+
+static int walk_one(void *ctx, const struct cnf_key *k)
+{
+	struct walk_ctx *w = ctx;
+	int i = model_find(w->m, k);
+
+	if (i < 0 || w->hit[i]++) {
+		w->bad = true;
+		return 1;
+	}
+	w->seen++;
+	return 0;
+}
+
+struct prefix_run {
+	struct cnf_filter *f;
+	struct pmodel m;
+	struct cnf_rng r;
+	u64 queries, hits, adds, dels, refused;
+};
+
+static bool query_ok(struct prefix_run *s, const struct cnf_key *a)
+{
+	const struct cnf_key *want = model_match(&s->m, a);
+	struct cnf_key got;
+	bool hit;
+	int err;
+
+	hit = a->family == CNF_V4 ? cnf_filter_lookup4(s->f, a->v4) :
+				    cnf_filter_lookup6(s->f, &a->v6);
+	cnf_filter_lock(s->f);
+	err = cnf_filter_match(s->f, a, &got);
+	cnf_filter_unlock(s->f);
+	s->queries++;
+	s->hits += hit;
+	if (hit != !!want || (err == 0) != !!want)
+		return false;
+	return !want || key_eq(want, &got);
+}
+
+static void check_all(struct __test_metadata *_metadata,
+		      struct prefix_run *s, unsigned int queries)
+{
+	static struct walk_ctx w;
+	struct cnf_filter_stats st;
+	u64 n[CNF_NFAMILIES] = { 0 };
+	unsigned int i;
+
+	memset(&w, 0, sizeof(w));
+	w.m = &s->m;
+	cnf_filter_lock(s->f);
+	cnf_filter_walk(s->f, walk_one, &w);
+	cnf_filter_stats(s->f, &st);
+	for (i = 0; i < s->m.n; i++) {
+		ASSERT_TRUE(cnf_filter_has(s->f, &s->m.p[i]));
+		n[s->m.p[i].family]++;
+	}
+	cnf_filter_unlock(s->f);
+	ASSERT_FALSE(w.bad);
+	ASSERT_EQ(s->m.n, w.seen);
+	ASSERT_EQ(n[CNF_V4], st.fam[CNF_V4].entries);
+	ASSERT_EQ(n[CNF_V6], st.fam[CNF_V6].entries);
+	for (i = 0; i < queries; i++) {
+		enum cnf_family fam = cnf_rng_below(&s->r, 2);
+		struct cnf_key a;
+
+		if (s->m.n && cnf_rng_below(&s->r, 3)) {
+			const struct cnf_key *p =
+				&s->m.p[cnf_rng_below(&s->r, s->m.n)];
+
+			a = cnf_rng_below(&s->r, 2) ? addr_in(&s->r, p) :
+						      addr_next_to(&s->r, p);
+		} else {
+			a = region_addr(&s->r, fam);
+		}
+		if (!query_ok(s, &a)) {
+			char buf[64];
+
+			cnf_key_str(&a, buf, sizeof(buf));
+			ASSERT_TRUE(false) TH_LOG("wrong answer for %s", buf);
+		}
+	}
+}
+
+/* One random change, checked against the model. */
+static void step(struct __test_metadata *_metadata, struct prefix_run *s,
+		 bool adding)
+{
+	struct cnf_key p;
+	int want, err, i;
+
+	if (!adding && s->m.n && cnf_rng_below(&s->r, 4))
+		p = s->m.p[cnf_rng_below(&s->r, s->m.n)];
+	else
+		p = random_prefix(&s->r, cnf_rng_below(&s->r, 2));
+	i = model_find(&s->m, &p);
+	cnf_filter_lock(s->f);
+	if (adding) {
+		want = i >= 0 ? -EEXIST : 0;
+		if (s->m.n == MODEL_MAX && i < 0) {
+			cnf_filter_unlock(s->f);
+			return;
+		}
+		err = cnf_filter_add(s->f, &p);
+	} else {
+		want = i >= 0 ? 0 : -ENOENT;
+		err = cnf_filter_del(s->f, &p);
+	}
+	cnf_filter_unlock(s->f);
+	if (err == -ENOSPC && adding && i < 0) {
+		s->refused++;	/* the memory limit: nothing may change */
+		return;
+	}
+	ASSERT_EQ(want, err);
+	if (err)
+		return;
+	if (adding) {
+		s->m.p[s->m.n++] = p;
+		s->adds++;
+	} else {
+		s->m.p[i] = s->m.p[--s->m.n];
+		s->dels++;
+	}
+}
+
+static void run(struct __test_metadata *_metadata, u64 seed, u64 mem_limit,
+		unsigned int phases, unsigned int ops, unsigned int queries)
+{
+	static struct prefix_run s;
+	unsigned int ph, i;
+
+	memset(&s, 0, sizeof(s));
+	s.r.s = seed;
+	s.f = cnf_filter_create(16, mem_limit);
+	ASSERT_NE(NULL, s.f);
+	for (ph = 0; ph < phases; ph++) {
+		bool grow = ph % 2 == 0;
+
+		for (i = 0; i < ops; i++) {
+			step(_metadata, &s, cnf_rng_below(&s.r, 10) < (grow ? 8 : 2));
+			if (i % 64 == 0)
+				check_all(_metadata, &s, 16);
+		}
+		check_all(_metadata, &s, queries);
+	}
+	TH_LOG("seed %llu: %llu adds, %llu deletes, %llu refused by the limit, %llu queries (%llu covered), %u prefixes at the end",
+	       (unsigned long long)seed, (unsigned long long)s.adds,
+	       (unsigned long long)s.dels, (unsigned long long)s.refused,
+	       (unsigned long long)s.queries, (unsigned long long)s.hits,
+	       s.m.n);
+	ASSERT_GT(s.hits, s.queries / 8);
+	ASSERT_GT(s.queries - s.hits, s.queries / 8);
+	cnf_filter_destroy(s.f);
+}
+
+TEST(random_mix)
+{
+	run(_metadata, 0x70726566ULL, 1ULL << 34, 5, 3000, 100000);
+}
+
+/* A limit that stops growth: refused adds leave everything as it was. */
+TEST(random_mix_tight_limit)
+{
+	run(_metadata, 0x6c696d69ULL, 1 << 20, 3, 3000, 50000);
+}
+
+static int add_p(struct cnf_filter *f, struct cnf_key k, unsigned int len)
+{
+	int err;
+
+	cut(&k, len);
+	cnf_filter_lock(f);
+	err = cnf_filter_add(f, &k);
+	cnf_filter_unlock(f);
+	return err;
+}
+
+static int del_p(struct cnf_filter *f, struct cnf_key k, unsigned int len)
+{
+	int err;
+
+	cut(&k, len);
+	cnf_filter_lock(f);
+	err = cnf_filter_del(f, &k);
+	cnf_filter_unlock(f);
+	return err;
+}
+
+/* The overlap rules of the manual, one by one. */
+TEST(overlaps_kept_as_given)
+{
+	struct cnf_filter *f = cnf_filter_create(16, 1ULL << 30);
+	struct cnf_key net8 = cnf_key4(0x0a000000), host = cnf_key4(0x0a010203);
+	struct cnf_key six = cnf_key6(0x20010db8, 0, 0, 0);
+
+	ASSERT_EQ(0, add_p(f, net8, 8));
+	ASSERT_EQ(0, add_p(f, net8, 16));	/* 10.0.0.0/16 */
+	ASSERT_EQ(0, add_p(f, host, 16));	/* 10.1.0.0/16 */
+	ASSERT_EQ(-EEXIST, add_p(f, host, 16));
+	ASSERT_TRUE(cnf_filter_lookup4(f, htonl(0x0a7f0001)));
+	ASSERT_EQ(0, del_p(f, net8, 8));
+	ASSERT_EQ(-ENOENT, del_p(f, net8, 8));
+	ASSERT_FALSE(cnf_filter_lookup4(f, htonl(0x0a7f0001)));
+	ASSERT_TRUE(cnf_filter_lookup4(f, htonl(0x0a01ffff)));
+	ASSERT_FALSE(cnf_filter_lookup4(f, htonl(0x0a020000)));
+	/* Covered, but not stored: not deletable. */
+	ASSERT_EQ(-ENOENT, del_p(f, host, 24));
+	ASSERT_EQ(-ENOENT, del_p(f, host, 32));
+	/* A native /24 under a /16 of its tier, and the reverse order. */
+	ASSERT_EQ(0, add_p(f, host, 24));
+	ASSERT_EQ(0, del_p(f, host, 16));
+	ASSERT_TRUE(cnf_filter_lookup4(f, htonl(0x0a0102ff)));
+	ASSERT_FALSE(cnf_filter_lookup4(f, htonl(0x0a010300)));
+	ASSERT_EQ(0, add_p(f, host, 20));
+	ASSERT_EQ(0, del_p(f, host, 24));
+	ASSERT_TRUE(cnf_filter_lookup4(f, htonl(0x0a010203)));
+	ASSERT_EQ(0, del_p(f, host, 20));
+	ASSERT_FALSE(cnf_filter_lookup4(f, htonl(0x0a010203)));
+	/* Host bits, lengths past the width. */
+	cnf_filter_lock(f);
+	host.len = 24;
+	ASSERT_EQ(-EINVAL, cnf_filter_add(f, &host));
+	host.len = 33;
+	ASSERT_EQ(-EINVAL, cnf_filter_add(f, &host));
+	six.len = 129;
+	ASSERT_EQ(-EINVAL, cnf_filter_add(f, &six));
+	cnf_filter_unlock(f);
+	/* IPv6: a /20 (its own tier), a /36 (16 /40 keys), a /128. */
+	six = cnf_key6(0x20010000, 0, 0, 0);
+	ASSERT_EQ(0, add_p(f, six, 20));
+	ASSERT_EQ(0, add_p(f, cnf_key6(0x20010db8, 0, 0, 0), 36));
+	ASSERT_EQ(0, add_p(f, cnf_key6(0x20010db8, 0x0fff0000, 0, 5), 128));
+	ASSERT_TRUE(has6(f, 0x20010db8, 0x0fffffff, ~0U, ~0U));
+	ASSERT_EQ(0, del_p(f, cnf_key6(0x20010db8, 0, 0, 0), 36));
+	ASSERT_TRUE(has6(f, 0x20010db8, 0x0fffffff, ~0U, ~0U));
+	ASSERT_EQ(0, del_p(f, six, 20));
+	ASSERT_FALSE(has6(f, 0x20010db8, 0x0fffffff, ~0U, ~0U));
+	ASSERT_TRUE(has6(f, 0x20010db8, 0x0fff0000, 0, 5));
+	cnf_filter_destroy(f);
+}
+
+/* A set of addresses probes one table per family, as before prefixes. */
+TEST(addresses_probe_one_table)
+{
+	struct cnf_filter *f = cnf_filter_create(16, 1ULL << 30);
+	struct cnf_filter_stats st;
+
+	ASSERT_EQ(0, add_p(f, cnf_key4(0x0a000001), 32));
+	ASSERT_EQ(0, add_p(f, cnf_key6(0x20010db8, 0, 0, 1), 128));
+	cnf_filter_lock(f);
+	cnf_filter_stats(f, &st);
+	cnf_filter_unlock(f);
+	ASSERT_EQ(1U, st.fam[CNF_V4].tables);
+	ASSERT_EQ(1U, st.fam[CNF_V6].tables);
+	ASSERT_EQ(1U, st.fam[CNF_V4].keys);
+	ASSERT_EQ(0, add_p(f, cnf_key4(0x0a000000), 20));
+	cnf_filter_lock(f);
+	cnf_filter_stats(f, &st);
+	cnf_filter_unlock(f);
+	ASSERT_EQ(2U, st.fam[CNF_V4].tables);
+	ASSERT_EQ(1U + 16, st.fam[CNF_V4].keys);
+	ASSERT_EQ(2U, st.fam[CNF_V4].lengths);
+	cnf_filter_destroy(f);
+}
+
+TEST_HARNESS_MAIN
