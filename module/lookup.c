@@ -136,6 +136,23 @@ static __always_inline u64 cnf_active(const struct cnf_filter *f,
 	return smp_load_acquire(&f->active[fam][word]);
 }
 
+/* Every tier in @tiers, for a set with prefixes. */
+static noinline bool cnf_lookup4_tiers(const struct cnf_filter *f,
+				       __be32 addr, u64 tiers)
+{
+	const struct cnf_table *t;
+	unsigned int tl;
+
+	for (; tiers; tiers &= tiers - 1) {
+		tl = __ffs64(tiers);
+		t = rcu_dereference(f->tier[CNF_V4][tl]);
+		/* NULL: emptied since @tiers was read. */
+		if (t && cnf_table_has4(t, cnf_tier_key32(ntohl(addr), tl)))
+			return true;
+	}
+	return false;
+}
+
 /**
  * cnf_filter_lookup4 - does a stored prefix cover an IPv4 address
  * @f: the filter
@@ -150,18 +167,12 @@ static __always_inline u64 cnf_active(const struct cnf_filter *f,
 bool cnf_filter_lookup4(const struct cnf_filter *f, __be32 addr)
 {
 	u64 tiers = cnf_active(f, CNF_V4, 0);
-	const struct cnf_table *t;
-	unsigned int tl;
 
-	for (; tiers; tiers &= tiers - 1) {
-		tl = __ffs64(tiers);
-		t = rcu_dereference(f->tier[CNF_V4][tl]);
-		/* NULL: emptied since @tiers was read. */
-		if (t && cnf_table_has4(t, tl == 32 ? addr :
-					cnf_tier_key32(ntohl(addr), tl)))
-			return true;
-	}
-	return false;
+	/* Addresses only: one table, the address tier, always there. */
+	if (likely(tiers == BIT_ULL(CNF_V4_BITS)))
+		return cnf_table_has4(rcu_dereference(f->tier[CNF_V4][CNF_V4_BITS]),
+				      addr);
+	return cnf_lookup4_tiers(f, addr, tiers);
 }
 
 /* Is @addr, cut to the tier length @tl, a key of IPv6 tier table @t? */
@@ -183,16 +194,9 @@ static bool cnf_tier_has6(const struct cnf_table *t, unsigned int tl,
 	return likely(ret >= 0) ? ret : cnf_table_has_slow(t, addr);
 }
 
-/**
- * cnf_filter_lookup6 - does a stored prefix cover an IPv6 address
- * @f: the filter
- * @addr: the address
- *
- * As cnf_filter_lookup4(); one probe per tier that holds keys (prefix.h).
- *
- * Return: true if a prefix of @f covers @addr.
- */
-bool cnf_filter_lookup6(const struct cnf_filter *f, const struct in6_addr *addr)
+/* Every tier in use, for a set with prefixes. */
+static noinline bool cnf_lookup6_tiers(const struct cnf_filter *f,
+				       const struct in6_addr *addr)
 {
 	const struct cnf_table *t;
 	unsigned int word, tl;
@@ -208,6 +212,31 @@ bool cnf_filter_lookup6(const struct cnf_filter *f, const struct in6_addr *addr)
 		}
 	}
 	return false;
+}
+
+/**
+ * cnf_filter_lookup6 - does a stored prefix cover an IPv6 address
+ * @f: the filter
+ * @addr: the address
+ *
+ * As cnf_filter_lookup4(); one probe per tier that holds keys (prefix.h).
+ *
+ * Return: true if a prefix of @f covers @addr.
+ */
+bool cnf_filter_lookup6(const struct cnf_filter *f, const struct in6_addr *addr)
+{
+	const struct cnf_table *t;
+	int ret;
+
+	BUILD_BUG_ON(CNF_V6_BITS / 64 != 2 || CNF_ACTIVE_WORDS != 3);
+	/* Addresses only: the address tier alone, as for IPv4. */
+	if (likely(!cnf_active(f, CNF_V6, 0) && !cnf_active(f, CNF_V6, 1) &&
+		   cnf_active(f, CNF_V6, 2) == BIT_ULL(CNF_V6_BITS % 64))) {
+		t = rcu_dereference(f->tier[CNF_V6][CNF_V6_BITS]);
+		ret = cnf_table_has_width(t, CNF_SLOT_V6, addr);
+		return likely(ret >= 0) ? ret : cnf_table_has_slow(t, addr);
+	}
+	return cnf_lookup6_tiers(f, addr);
 }
 
 /**

@@ -114,6 +114,7 @@ static inline void cnf_user_store(void *addr, size_t size, const void *val,
 		__atomic_thread_fence(__ATOMIC_RELEASE);		\
 		WRITE_ONCE(*(p), v);					\
 	} while (0)
+#define BIT_ULL(n)	(1ULL << (n))
 #define hweight64(x)	((unsigned int)__builtin_popcountll(x))
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define BUILD_BUG_ON(c)	_Static_assert(!(c), #c)
