@@ -146,8 +146,15 @@ def vm_report():
     when = meta.get("date", when)
     how = ("under QEMU -icount (ns are guest instructions)"
            if meta.get("pkt_icount") not in (None, "") else "under plain TCG")
+    reps = meta.get("pkt_reps", meta.get("reps", "?"))
+    pkts = meta.get("pkt_pkts", meta.get("pkts", "?"))
+    loads = ("load times under -icount too (guest instructions)"
+             if "load" in (meta.get("skip") or "").split() else
+             "load times under plain TCG (host time)")
     out = [f"Measured {when} on {meta.get('host', '?')} by `make bench-vm`, "
-           f"packet path {how}; median over repetitions with min..max.\n"]
+           f"kernel {meta.get('kernel', '?')}: packet path {how}, "
+           f"{pkts} packets a sample, median of {reps} repetitions with "
+           f"min..max; {loads}.\n"]
     pp = [r for r in data["packet_path"] if r["case"] == "pass"]
     sizes = sorted({r["size"] for r in pp})
     names = {"cuckoo": "cuckoo_nf", "nft": "nftables set",
@@ -194,6 +201,7 @@ def vm_report():
         os.unlink(dat)
     ld = data.get("load_memory", [])
     if ld:
+        out.append("")
         out.append("| load and memory | entries | load, s | kernel bytes "
                    "per entry |")
         out.append("|---|---|---|---|")
