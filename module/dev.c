@@ -84,8 +84,15 @@ static struct cnf_state *cnf_lock_state(struct cnf_file *cf, bool create,
 static void cnf_unlock_state(struct cnf_file *cf, struct cnf_state *st,
 			     bool created, bool undo)
 {
-	if (created && undo && !cnf_filter_count(st->filter, CNF_V4) &&
-	    !cnf_filter_count(st->filter, CNF_V6))
+	bool empty = false;
+
+	if (created && undo) {
+		cnf_filter_lock(st->filter);
+		empty = !cnf_filter_count(st->filter, CNF_V4) &&
+			!cnf_filter_count(st->filter, CNF_V6);
+		cnf_filter_unlock(st->filter);
+	}
+	if (empty)
 		cnf_state_reset(cf->net);
 	mutex_unlock(cnf_net_lock(cf->net));
 }
