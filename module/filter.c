@@ -104,8 +104,9 @@ static unsigned int cnf_log_for(enum cnf_family fam, u64 entries,
  * after a grace period: both count against the memory limit.  Fails with
  * -ENOSPC beyond the memory limit or the family's largest table, -ENOMEM.
  */
-static int cnf_filter_rebuild(struct cnf_filter *f,
-			      struct cnf_table __rcu **tp, unsigned int log)
+static int cnf_rebuild_within(struct cnf_filter *f,
+			      struct cnf_table __rcu **tp, unsigned int log,
+			      u64 limit)
 {
 	struct cnf_table *old = cnf_deref(f, tp);
 	enum cnf_family fam = old->family;
@@ -113,7 +114,7 @@ static int cnf_filter_rebuild(struct cnf_filter *f,
 	struct cnf_rebuild rb = { .path = f->path };
 
 	for (; log <= cnf_max_log(fam); log++) {
-		if (in_use + cnf_table_bytes(fam, log) > f->mem_limit)
+		if (in_use + cnf_table_bytes(fam, log) > limit)
 			return -ENOSPC;
 		rb.t = cnf_table_alloc(fam, log);
 		if (!rb.t)
@@ -128,6 +129,12 @@ static int cnf_filter_rebuild(struct cnf_filter *f,
 	rcu_assign_pointer(*tp, rb.t);
 	cnf_table_retire(old);
 	return 0;
+}
+
+static int cnf_filter_rebuild(struct cnf_filter *f,
+			      struct cnf_table __rcu **tp, unsigned int log)
+{
+	return cnf_rebuild_within(f, tp, log, f->mem_limit);
 }
 
 /* The family whose figures a table of @f counts in. */
@@ -210,6 +217,41 @@ int cnf_tab_create(struct cnf_filter *f, struct cnf_table __rcu **tp,
 		return -ENOMEM;
 	rcu_assign_pointer(*tp, t);
 	return 0;
+}
+
+/**
+ * cnf_tab_log - the size of a table of a filter
+ * @f: the filter, under cnf_filter_lock()
+ * @tp: where the table is
+ *
+ * Return: log2 of its buckets, or -1 when there is no table.
+ */
+int cnf_tab_log(const struct cnf_filter *f, struct cnf_table __rcu *const *tp)
+{
+	const struct cnf_table *t = cnf_deref(f, tp);
+
+	return t ? t->log : -1;
+}
+
+/**
+ * cnf_tab_shrink_to - give back what a failed change grew a table by
+ * @f: the filter, under cnf_filter_lock()
+ * @tp: where the table is
+ * @log: its cnf_tab_log() before the change
+ *
+ * A change of many keys that fails after it grew a table for some of them
+ * undoes its keys, then this rebuilds the table at its size before, so the
+ * filter uses no more memory than it did.  The memory limit is not
+ * checked: the larger table it replaces was counted.  Best effort: if the
+ * rebuild fails, the larger table stays.
+ */
+void cnf_tab_shrink_to(struct cnf_filter *f, struct cnf_table __rcu **tp,
+		       int log)
+{
+	const struct cnf_table *t = cnf_deref(f, tp);
+
+	if (t && log >= 0 && t->log > log)
+		cnf_rebuild_within(f, tp, log, ~0ULL);
 }
 
 /**

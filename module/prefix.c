@@ -377,6 +377,25 @@ err_cover:
 	return err;
 }
 
+/*
+ * Sizes of the two tables an add can grow: its tier's and the store.  A
+ * failed add may have grown them for keys it then took out again; it
+ * gives that memory back, so that a refused add leaves the filter as it
+ * found it, memory included.
+ */
+struct cnf_sizes {
+	int tier, store;
+};
+
+static struct cnf_sizes cnf_sizes_of(const struct cnf_filter *f,
+				     enum cnf_family fam, unsigned int tl)
+{
+	return (struct cnf_sizes){
+		.tier = cnf_tab_log(f, &f->tier[fam][tl]),
+		.store = cnf_tab_log(f, &f->store[fam]),
+	};
+}
+
 static int cnf_prefix_check(const struct cnf_key *p)
 {
 	struct cnf_key q;
@@ -405,20 +424,27 @@ static int cnf_prefix_check(const struct cnf_key *p)
  */
 int cnf_filter_add(struct cnf_filter *f, const struct cnf_key *key)
 {
+	struct cnf_sizes before;
+	unsigned int tl;
 	int err;
 
 	cnf_assert_held(&f->lock);
 	err = cnf_prefix_check(key);
 	if (err)
 		return err;
-	if (cnf_tier_of(key->family, key->len) != key->len)
+	tl = cnf_tier_of(key->family, key->len);
+	before = cnf_sizes_of(f, key->family, tl);
+	if (tl != key->len)
 		err = cnf_stored(f, key) ? -EEXIST : cnf_add_expanded(f, key);
 	else if (cnf_tier_plain(f, key))
 		err = cnf_tier_add(f, key);	/* -EEXIST from the table */
 	else
 		err = cnf_stored(f, key) ? -EEXIST : cnf_add_native(f, key);
-	if (err)
+	if (err) {
+		cnf_tab_shrink_to(f, &f->tier[key->family][tl], before.tier);
+		cnf_tab_shrink_to(f, &f->store[key->family], before.store);
 		return err;
+	}
 	f->nlen[key->family][key->len]++;
 	f->prefixes[key->family]++;
 	return 0;

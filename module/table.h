@@ -427,6 +427,9 @@ struct cnf_table *cnf_deref(const struct cnf_filter *f,
 int cnf_tab_create(struct cnf_filter *f, struct cnf_table __rcu **tp,
 		   enum cnf_family fam);
 void cnf_tab_drop(struct cnf_filter *f, struct cnf_table __rcu **tp);
+int cnf_tab_log(const struct cnf_filter *f, struct cnf_table __rcu *const *tp);
+void cnf_tab_shrink_to(struct cnf_filter *f, struct cnf_table __rcu **tp,
+		       int log);
 int cnf_tab_add(struct cnf_filter *f, struct cnf_table __rcu **tp,
 		const struct cnf_key *key);
 int cnf_tab_del(struct cnf_filter *f, struct cnf_table __rcu **tp,
