@@ -259,8 +259,15 @@ RELIABILITY = [
 def reliability_report():
     data, _ = load("reliability.json")
     data = data or {}
-    out = ["| figure | value | lost | checked against | measured by "
-           "| where, when |", "|---|---|---|---|---|---|"]
+    dates = sorted(e["date"] for e in data.values())
+    out = []
+    if dates:
+        span = dates[0] if dates[0] == dates[-1] else \
+            f"between {dates[0]} and {dates[-1]}"
+        out.append(f"Measured {span} by the tests named, on the kernels "
+                   "named.\n")
+    out += ["| figure | value | lost | checked against | measured by "
+            "| where |", "|---|---|---|---|---|---|"]
     for fig, what, test, against, run in RELIABILITY:
         rows = sorted((e for e in data.values() if e["figure"] == fig),
                       key=lambda e: e["source"])
@@ -271,8 +278,7 @@ def reliability_report():
         for e in rows:
             lost = "-" if e["lost"] is None else f"{e['lost']:,}"
             out.append(f"| {what} | {e['value']:,} | {lost} | {against} "
-                       f"| {test}, `{e['source']}` "
-                       f"| {e['where']}, {e['date']} |")
+                       f"| {test}, `{e['source']}` | {e['where']} |")
     return "\n".join(out) + "\n"
 
 
