@@ -41,6 +41,89 @@ static struct cnf_table *cnf_tab(const struct cnf_filter *f,
 	return cnf_deref(f, &f->tier[fam][cnf_family_bits(fam)]);
 }
 
+/* ---- undoing an add ---- */
+
+/*
+ * @old, which @tp pointed to, is out of the readers' sight: keep it if it
+ * is the first table an add under way replaced there, else free it.
+ */
+static void cnf_replaced(struct cnf_filter *f, struct cnf_table __rcu **tp,
+			 struct cnf_table *old)
+{
+	unsigned int i;
+
+	if (f->undo_on) {
+		for (i = 0; i < f->undo_n && f->undo[i].tp != tp; i++)
+			;
+		if (i == f->undo_n &&
+		    !WARN_ON_ONCE(i == ARRAY_SIZE(f->undo))) {
+			f->undo[f->undo_n++] = (struct cnf_undo){ tp, old };
+			return;
+		}
+	}
+	cnf_table_retire(old);
+}
+
+/**
+ * cnf_undo_begin - start an add that may have to be undone
+ * @f: the filter, under cnf_filter_lock()
+ *
+ * Until cnf_undo_commit() or cnf_undo_rollback(), tables the add replaces
+ * are kept: they count against the memory limit, as during any rebuild.
+ */
+void cnf_undo_begin(struct cnf_filter *f)
+{
+	f->undo_n = 0;
+	f->undo_on = true;
+}
+
+/**
+ * cnf_undo_commit - the add stands: free the tables it replaced
+ * @f: the filter, under cnf_filter_lock()
+ */
+void cnf_undo_commit(struct cnf_filter *f)
+{
+	while (f->undo_n)
+		cnf_table_retire(f->undo[--f->undo_n].old);
+	f->undo_on = false;
+}
+
+static bool cnf_in_table(void *ctx, const struct cnf_key *key)
+{
+	const struct cnf_table *t = ctx;
+
+	return cnf_table_contains(t, key);
+}
+
+/**
+ * cnf_undo_rollback - put back the tables a failed add replaced
+ * @f: the filter, under cnf_filter_lock(), its add's keys taken out again
+ *
+ * A kept table is the one from before the add, but for keys of the add
+ * that went in before it was replaced: those the current table no longer
+ * holds.  A table the add created and emptied is gone: so is what it
+ * replaced.
+ */
+void cnf_undo_rollback(struct cnf_filter *f)
+{
+	struct cnf_table *old, *now;
+
+	f->undo_on = false;
+	while (f->undo_n) {
+		struct cnf_undo *u = &f->undo[--f->undo_n];
+
+		old = u->old;
+		now = cnf_deref(f, u->tp);
+		if (!now) {
+			cnf_table_retire(old);
+			continue;
+		}
+		cnf_table_prune(old, f->path, cnf_in_table, now);
+		rcu_assign_pointer(*u->tp, old);
+		cnf_table_retire(now);
+	}
+}
+
 /* ---- growth ---- */
 
 struct cnf_rebuild {
@@ -69,8 +152,10 @@ static u64 cnf_filter_bytes(const struct cnf_filter *f)
 {
 	const struct cnf_table *t;
 	u64 bytes = f->charged;
-	unsigned int fam, len;
+	unsigned int fam, len, i;
 
+	for (i = 0; i < f->undo_n; i++)
+		bytes += f->undo[i].old->bytes;
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
 		t = cnf_deref(f, &f->store[fam]);
 		bytes += t ? t->bytes : 0;
@@ -127,7 +212,7 @@ static int cnf_rebuild_within(struct cnf_filter *f,
 	if (!rb.t)
 		return -ENOSPC;
 	rcu_assign_pointer(*tp, rb.t);
-	cnf_table_retire(old);
+	cnf_replaced(f, tp, old);
 	return 0;
 }
 
@@ -170,13 +255,19 @@ static unsigned int cnf_grow_log(const struct cnf_filter *f,
 	return cnf_log_for(t->family, want, t->log + 1);
 }
 
+/* The address tiers (/32, /128) are always there; the others come and go. */
+static bool cnf_tab_is_address(const struct cnf_filter *f,
+			       struct cnf_table __rcu *const *tp)
+{
+	return tp == &f->tier[CNF_V4][CNF_V4_BITS] ||
+	       tp == &f->tier[CNF_V6][CNF_V6_BITS];
+}
+
 /* The address tiers start at, and shrink back to, the initial size. */
 static unsigned int cnf_floor_log(const struct cnf_filter *f,
 				  struct cnf_table __rcu *const *tp)
 {
-	return tp == &f->tier[CNF_V4][CNF_V4_BITS] ||
-	       tp == &f->tier[CNF_V6][CNF_V6_BITS] ?
-	       f->initial_log : CNF_MIN_BUCKETS_LOG;
+	return cnf_tab_is_address(f, tp) ? f->initial_log : CNF_MIN_BUCKETS_LOG;
 }
 
 /*
@@ -197,19 +288,21 @@ static void cnf_maybe_shrink(struct cnf_filter *f, struct cnf_table __rcu **tp)
 }
 
 /**
- * cnf_tab_create - give a filter an empty table of its smallest size
+ * cnf_tab_ensure - make sure a filter has a table at a place
  * @f: the filter, under cnf_filter_lock()
- * @tp: where it goes; NULL now
- * @fam: the table's layout
+ * @tp: where it goes
+ * @fam: the layout of a table made now, empty and of its smallest size
  *
  * Return: 0; -ENOSPC past the memory limit; -ENOMEM.
  */
-int cnf_tab_create(struct cnf_filter *f, struct cnf_table __rcu **tp,
+int cnf_tab_ensure(struct cnf_filter *f, struct cnf_table __rcu **tp,
 		   enum cnf_family fam)
 {
 	unsigned int log = cnf_floor_log(f, tp);
 	struct cnf_table *t;
 
+	if (cnf_deref(f, tp))
+		return 0;
 	if (cnf_filter_bytes(f) + cnf_table_bytes(fam, log) > f->mem_limit)
 		return -ENOSPC;
 	t = cnf_table_alloc(fam, log);
@@ -219,54 +312,47 @@ int cnf_tab_create(struct cnf_filter *f, struct cnf_table __rcu **tp,
 	return 0;
 }
 
-/**
- * cnf_tab_log - the size of a table of a filter
- * @f: the filter, under cnf_filter_lock()
- * @tp: where the table is
- *
- * Return: log2 of its buckets, or -1 when there is no table.
+/*
+ * Free a table of a filter; NULL afterwards.  Readers that still see it
+ * keep it until a grace period has passed.
  */
-int cnf_tab_log(const struct cnf_filter *f, struct cnf_table __rcu *const *tp)
-{
-	const struct cnf_table *t = cnf_deref(f, tp);
-
-	return t ? t->log : -1;
-}
-
-/**
- * cnf_tab_shrink_to - give back what a failed change grew a table by
- * @f: the filter, under cnf_filter_lock()
- * @tp: where the table is
- * @log: its cnf_tab_log() before the change
- *
- * A change of many keys that fails after it grew a table for some of them
- * undoes its keys, then this rebuilds the table at its size before, so the
- * filter uses no more memory than it did.  The memory limit is not
- * checked: the larger table it replaces was counted.  Best effort: if the
- * rebuild fails, the larger table stays.
- */
-void cnf_tab_shrink_to(struct cnf_filter *f, struct cnf_table __rcu **tp,
-		       int log)
-{
-	const struct cnf_table *t = cnf_deref(f, tp);
-
-	if (t && log >= 0 && t->log > log)
-		cnf_rebuild_within(f, tp, log, ~0ULL);
-}
-
-/**
- * cnf_tab_drop - free a table of a filter
- * @f: the filter, under cnf_filter_lock()
- * @tp: where it is; NULL afterwards
- *
- * Readers that still see it keep it until a grace period has passed.
- */
-void cnf_tab_drop(struct cnf_filter *f, struct cnf_table __rcu **tp)
+static void cnf_tab_drop(struct cnf_filter *f, struct cnf_table __rcu **tp)
 {
 	struct cnf_table *t = cnf_deref(f, tp);
 
 	RCU_INIT_POINTER(*tp, NULL);
 	cnf_table_retire(t);
+}
+
+/**
+ * cnf_tab_release - free a table of a filter that holds nothing
+ * @f: the filter, under cnf_filter_lock()
+ * @tp: where the table is, if there is one
+ *
+ * The address tiers stay.
+ */
+void cnf_tab_release(struct cnf_filter *f, struct cnf_table __rcu **tp)
+{
+	const struct cnf_table *t = cnf_deref(f, tp);
+
+	if (t && !t->count && !cnf_tab_is_address(f, tp))
+		cnf_tab_drop(f, tp);
+}
+
+/**
+ * cnf_tab_has - is a key in a table of a filter
+ * @f: the filter, under cnf_filter_lock()
+ * @tp: where the table is, if there is one
+ * @key: a key of the table's layout
+ *
+ * Return: true if there is a table and it holds @key.
+ */
+bool cnf_tab_has(const struct cnf_filter *f, struct cnf_table __rcu *const *tp,
+		 const struct cnf_key *key)
+{
+	const struct cnf_table *t = cnf_deref(f, tp);
+
+	return t && cnf_table_contains(t, key);
 }
 
 /*
@@ -317,7 +403,7 @@ int cnf_tab_add(struct cnf_filter *f, struct cnf_table __rcu **tp,
 /**
  * cnf_tab_del - delete a key from a table of a filter
  * @f: the filter, under cnf_filter_lock()
- * @tp: where the table is
+ * @tp: where the table is, if there is one
  * @key: a key of the table's layout
  *
  * A table that deletes leave mostly empty shrinks.
@@ -328,9 +414,14 @@ int cnf_tab_del(struct cnf_filter *f, struct cnf_table __rcu **tp,
 		const struct cnf_key *key)
 {
 	struct cnf_table *t = cnf_deref(f, tp);
+	bool stashing;
+	int err;
+
+	if (!t)
+		return -ENOENT;
 	/* A stash in use means the limit stopped growth: keep the size. */
-	bool stashing = t->stash_n;
-	int err = cnf_table_del(t, f->path, key);
+	stashing = t->stash_n;
+	err = cnf_table_del(t, f->path, key);
 
 	if (!err && !stashing)
 		cnf_maybe_shrink(f, tp);

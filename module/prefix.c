@@ -130,13 +130,10 @@ static void cnf_store_key_prefix(enum cnf_family fam, const struct cnf_key *k,
 
 static bool cnf_store_has(struct cnf_filter *f, const struct cnf_key *p)
 {
-	const struct cnf_table *t = cnf_deref(f, &f->store[p->family]);
 	struct cnf_key k;
 
-	if (!t)
-		return false;
 	cnf_store_key(p, &k);
-	return cnf_table_contains(t, &k);
+	return cnf_tab_has(f, &f->store[p->family], &k);
 }
 
 static int cnf_store_add(struct cnf_filter *f, const struct cnf_key *p)
@@ -145,15 +142,12 @@ static int cnf_store_add(struct cnf_filter *f, const struct cnf_key *p)
 	struct cnf_key k;
 	int err;
 
-	if (!cnf_deref(f, tp)) {
-		err = cnf_tab_create(f, tp, CNF_V6);
-		if (err)
-			return err;
-	}
+	err = cnf_tab_ensure(f, tp, CNF_V6);
+	if (err)
+		return err;
 	cnf_store_key(p, &k);
 	err = cnf_tab_add(f, tp, &k);
-	if (err && !cnf_deref(f, tp)->count)
-		cnf_tab_drop(f, tp);
+	cnf_tab_release(f, tp);
 	return err;
 }
 
@@ -164,8 +158,7 @@ static void cnf_store_del(struct cnf_filter *f, const struct cnf_key *p)
 
 	cnf_store_key(p, &k);
 	WARN_ON_ONCE(cnf_tab_del(f, tp, &k));
-	if (!cnf_deref(f, tp)->count)
-		cnf_tab_drop(f, tp);
+	cnf_tab_release(f, tp);
 }
 
 /* ---- the tiers ---- */
@@ -182,13 +175,10 @@ static void cnf_active_set(struct cnf_filter *f, enum cnf_family fam,
 /* Is @p (a prefix of its tier's length) a key of its tier? */
 static bool cnf_tier_has(struct cnf_filter *f, const struct cnf_key *p)
 {
-	const struct cnf_table *t = cnf_deref(f, &f->tier[p->family][p->len]);
 	struct cnf_key k;
 
-	if (!t)
-		return false;
 	cnf_table_key(p, &k);
-	return cnf_table_contains(t, &k);
+	return cnf_tab_has(f, &f->tier[p->family][p->len], &k);
 }
 
 static int cnf_tier_add(struct cnf_filter *f, const struct cnf_key *p)
@@ -197,19 +187,16 @@ static int cnf_tier_add(struct cnf_filter *f, const struct cnf_key *p)
 	struct cnf_key k;
 	int err;
 
-	if (!cnf_deref(f, tp)) {
-		err = cnf_tab_create(f, tp, cnf_tier_layout(p->len));
-		if (err)
-			return err;
-	}
+	err = cnf_tab_ensure(f, tp, cnf_tier_layout(p->len));
+	if (err)
+		return err;
 	if (!cnf_deref(f, tp)->count)
 		cnf_active_set(f, p->family, p->len, true);
 	cnf_table_key(p, &k);
 	err = cnf_tab_add(f, tp, &k);
 	if (err && !cnf_deref(f, tp)->count) {
 		cnf_active_set(f, p->family, p->len, false);
-		if (p->len != cnf_family_bits(p->family))
-			cnf_tab_drop(f, tp);
+		cnf_tab_release(f, tp);
 	}
 	return err;
 }
@@ -221,15 +208,12 @@ static int cnf_tier_del(struct cnf_filter *f, const struct cnf_key *p)
 	struct cnf_key k;
 	int err;
 
-	if (!cnf_deref(f, tp))
-		return -ENOENT;
 	cnf_table_key(p, &k);
 	err = cnf_tab_del(f, tp, &k);
 	if (err || cnf_deref(f, tp)->count)
 		return err;
 	cnf_active_set(f, p->family, p->len, false);
-	if (p->len != cnf_family_bits(p->family))
-		cnf_tab_drop(f, tp);
+	cnf_tab_release(f, tp);
 	return 0;
 }
 
@@ -377,25 +361,6 @@ err_cover:
 	return err;
 }
 
-/*
- * Sizes of the two tables an add can grow: its tier's and the store.  A
- * failed add may have grown them for keys it then took out again; it
- * gives that memory back, so that a refused add leaves the filter as it
- * found it, memory included.
- */
-struct cnf_sizes {
-	int tier, store;
-};
-
-static struct cnf_sizes cnf_sizes_of(const struct cnf_filter *f,
-				     enum cnf_family fam, unsigned int tl)
-{
-	return (struct cnf_sizes){
-		.tier = cnf_tab_log(f, &f->tier[fam][tl]),
-		.store = cnf_tab_log(f, &f->store[fam]),
-	};
-}
-
 static int cnf_prefix_check(const struct cnf_key *p)
 {
 	struct cnf_key q;
@@ -424,7 +389,6 @@ static int cnf_prefix_check(const struct cnf_key *p)
  */
 int cnf_filter_add(struct cnf_filter *f, const struct cnf_key *key)
 {
-	struct cnf_sizes before;
 	unsigned int tl;
 	int err;
 
@@ -433,7 +397,7 @@ int cnf_filter_add(struct cnf_filter *f, const struct cnf_key *key)
 	if (err)
 		return err;
 	tl = cnf_tier_of(key->family, key->len);
-	before = cnf_sizes_of(f, key->family, tl);
+	cnf_undo_begin(f);
 	if (tl != key->len)
 		err = cnf_stored(f, key) ? -EEXIST : cnf_add_expanded(f, key);
 	else if (cnf_tier_plain(f, key))
@@ -441,10 +405,11 @@ int cnf_filter_add(struct cnf_filter *f, const struct cnf_key *key)
 	else
 		err = cnf_stored(f, key) ? -EEXIST : cnf_add_native(f, key);
 	if (err) {
-		cnf_tab_shrink_to(f, &f->tier[key->family][tl], before.tier);
-		cnf_tab_shrink_to(f, &f->store[key->family], before.store);
+		/* Its keys are out again; its tables go back as they were. */
+		cnf_undo_rollback(f);
 		return err;
 	}
+	cnf_undo_commit(f);
 	f->nlen[key->family][key->len]++;
 	f->prefixes[key->family]++;
 	return 0;

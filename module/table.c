@@ -550,6 +550,46 @@ int cnf_table_del(struct cnf_table *t, struct cnf_path_node *path,
 }
 
 /**
+ * cnf_table_prune - remove the keys of a table that a test rejects
+ * @t: the table
+ * @path: CNF_PATH_NODES nodes of scratch space
+ * @keep: called with @ctx and each key; false removes the key
+ * @ctx: passed to @keep
+ *
+ * One pass over the buckets and the stash (last to first, so a removal
+ * moves only keys already seen); the freed slots then take back what
+ * they can from the stash.
+ */
+void cnf_table_prune(struct cnf_table *t, struct cnf_path_node *path,
+		     bool (*keep)(void *ctx, const struct cnf_key *key),
+		     void *ctx)
+{
+	struct cnf_key key;
+	unsigned int s, i;
+	u32 b, w[4];
+
+	for (b = 0; b <= t->mask; b++) {
+		for (s = 0; s < CNF_BUCKET_SLOTS; s++) {
+			cnf_slot_read(t, cnf_width(t), b, s, w);
+			if (!(*cnf_tag_word(cnf_width(t), w) & CNF_TAG_VALID))
+				continue;
+			cnf_decode(t, w, b, &key);
+			if (!keep(ctx, &key))
+				cnf_slot_clear(t, b, s);
+		}
+		if (!(b & 0xffff))
+			cond_resched();
+	}
+	for (i = t->stash_n; i-- > 0;) {
+		cnf_stash_get(t, i, &key);
+		if (!keep(ctx, &key))
+			cnf_stash_remove(t, i);
+	}
+	if (t->stash_n)
+		cnf_stash_drain(t, path);
+}
+
+/**
  * cnf_table_walk - call a function for every key of a table
  * @t: the table
  * @fn: called with @ctx and each key

@@ -104,6 +104,8 @@ struct cnf_path_node {
 /* One lookup table per prefix length a family can have: see prefix.h. */
 #define CNF_TIERS		(CNF_V6_BITS + 1)
 #define CNF_ACTIVE_WORDS	((CNF_TIERS + 63) / 64)
+/* The tables one add changes: its tier's and its family's store. */
+#define CNF_UNDO_TABLES		2
 
 /*
  * A filter.  Readers, under RCU: @active, then the tables it names.
@@ -118,6 +120,10 @@ struct cnf_path_node {
  * @store:  per family, the prefixes the lookup tables cannot tell back
  *          (prefix.c); writer only; NULL while empty.
  * @nlen:   per family, prefixes stored of each length.
+ * @undo:   while an add is under way (cnf_undo_begin()), the first table
+ *          it replaced at each place, out of the readers' sight: a failed
+ *          add puts it back, so that it leaves the filter as it found it,
+ *          its memory included.  Writer only.
  */
 struct cnf_filter {
 	struct cnf_table __rcu *tier[CNF_NFAMILIES][CNF_TIERS];
@@ -130,6 +136,12 @@ struct cnf_filter {
 	u64 charged;		/* bytes held for the filter's users: dumps */
 	u64 expect;		/* adds announced by cnf_filter_expect() */
 	u64 grows[CNF_NFAMILIES];
+	struct cnf_undo {
+		struct cnf_table __rcu **tp;
+		struct cnf_table *old;
+	} undo[CNF_UNDO_TABLES];
+	u8 undo_n;
+	bool undo_on;
 	u8 initial_log;
 	struct cnf_path_node path[CNF_PATH_NODES];
 };
@@ -413,6 +425,9 @@ bool cnf_stash_put(struct cnf_table *t, const struct cnf_key *key);
 void cnf_table_prefetch(struct cnf_table *t, const struct cnf_key *key);
 int cnf_table_walk(const struct cnf_table *t,
 		   int (*fn)(void *ctx, const struct cnf_key *key), void *ctx);
+void cnf_table_prune(struct cnf_table *t, struct cnf_path_node *path,
+		     bool (*keep)(void *ctx, const struct cnf_key *key),
+		     void *ctx);
 
 /* ---- lookup.c: readers, also used by writers ---- */
 
@@ -424,12 +439,14 @@ bool cnf_table_contains(const struct cnf_table *t, const struct cnf_key *key);
 
 struct cnf_table *cnf_deref(const struct cnf_filter *f,
 			    struct cnf_table __rcu *const *tp);
-int cnf_tab_create(struct cnf_filter *f, struct cnf_table __rcu **tp,
+int cnf_tab_ensure(struct cnf_filter *f, struct cnf_table __rcu **tp,
 		   enum cnf_family fam);
-void cnf_tab_drop(struct cnf_filter *f, struct cnf_table __rcu **tp);
-int cnf_tab_log(const struct cnf_filter *f, struct cnf_table __rcu *const *tp);
-void cnf_tab_shrink_to(struct cnf_filter *f, struct cnf_table __rcu **tp,
-		       int log);
+void cnf_tab_release(struct cnf_filter *f, struct cnf_table __rcu **tp);
+bool cnf_tab_has(const struct cnf_filter *f, struct cnf_table __rcu *const *tp,
+		 const struct cnf_key *key);
+void cnf_undo_begin(struct cnf_filter *f);
+void cnf_undo_commit(struct cnf_filter *f);
+void cnf_undo_rollback(struct cnf_filter *f);
 int cnf_tab_add(struct cnf_filter *f, struct cnf_table __rcu **tp,
 		const struct cnf_key *key);
 int cnf_tab_del(struct cnf_filter *f, struct cnf_table __rcu **tp,
