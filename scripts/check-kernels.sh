@@ -3,7 +3,8 @@
 #
 # make check-kernels: the selftests on every kernel we support, one after
 # the other (kver --list): Debian 12's 6.1 cloud kernel and its 6.12 cloud
-# kernel run the whole suite, the 6.12 PREEMPT_RT kernel runs RT_TESTS.
+# kernel run the whole suite at its full sizes (CNF_TEST_FULL=1:
+# selftests/lib.sh), the 6.12 PREEMPT_RT kernel runs RT_TESTS.
 # make check-rt: the PREEMPT_RT part alone.  check-kernels then runs
 # make check-dkms (scripts/check-dkms.sh: DKMS and the packages on 6.1 and
 # 6.12 cloud), one line of the summary.
@@ -67,7 +68,7 @@ one_kernel() {
 		return
 	fi
 	# Each kernel balances its VMs by its own test durations.
-	CNF_VM_DURATIONS=$ROOT/build/vm/durations.$k KVER=$rel \
+	CNF_TEST_FULL=1 CNF_VM_DURATIONS=$ROOT/build/vm/durations.$k KVER=$rel \
 		run_logged "$dir/suite.log" "$VM/selftests.sh" "$@"
 	# The VMs' consoles, which the next kernel's run replaces.
 	cp "$ROOT"/build/selftests.*log "$dir/" 2>/dev/null

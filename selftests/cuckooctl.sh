@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # End-to-end tests of cuckooctl against the loaded cuckoo_nf module: every
-# command, the JSON, a 1M-address load (time printed), files with bad lines,
+# command, the JSON, a 100K-address load (1M with CNF_TEST_FULL; time
+# printed), files with bad lines,
 # prefixes (longest match, refusals, /0), blocklist formats (FireHOL,
 # Spamhaus DROP, CRLF), list | load round trip, restore, the exit codes of
 # the CLI contract and permission checks.  Runs as root, in the VM: selftests/vm/run
@@ -13,10 +14,9 @@ set -u
 
 readonly DEV=/dev/cuckoo_nf
 CTL=${CUCKOOCTL:-cuckooctl}
-NBIG=${CNF_TEST_CTL_N:-1000000}
-
 # shellcheck source=lib.sh
 source "$(dirname "$(realpath "$0")")/lib.sh"
+NBIG=${CNF_TEST_CTL_N:-$(scaled 100000 1000000)}
 
 ALL_TESTS="test_add_del_test test_stats test_mode_limit test_load_bad_lines
 	test_prefixes test_blocklist_formats test_big_load test_round_trip_sorted test_restore test_batch_stops_at_limit

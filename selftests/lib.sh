@@ -27,6 +27,19 @@ addr_list() {
 	done >"$out"
 }
 
+# ---- how much work ----
+#
+# make check runs each test at a size that finds what it looks for in
+# seconds.  make check-kernels and check-rt set CNF_TEST_FULL=1 for the
+# sizes that find rarer things: more rounds, larger loads, more
+# namespaces.  make check-debug keeps the quick sizes (its kernel is ten
+# times slower) but fuzzes and storms longer.  A test's own CNF_TEST_*
+# knobs override all of these.
+# scaled QUICK FULL: the size for this run.
+scaled() {
+	if [[ ${CNF_TEST_FULL:-0} == 1 ]]; then echo "$2"; else echo "$1"; fi
+}
+
 # ---- KTAP ----
 #
 # Every script speaks KTAP, as tools/testing/selftests/kselftest/ktap_helpers.sh
@@ -133,14 +146,23 @@ run_one() {
 	fi
 }
 
-# run_tests: every test of ALL_TESTS that TESTS names (default: all), in
-# ALL_TESTS' order, then ktap_finished.  A name in TESTS that is not a
-# test is an error, not a silent pass.
+# run_tests: every test of ALL_TESTS that TESTS names, in ALL_TESTS'
+# order, then ktap_finished.  Without TESTS: all of them, but for those of
+# FULL_TESTS when the run is not at full size (CNF_TEST_FULL): tests that
+# need the full size to measure anything, left to the long suites.  A name
+# in TESTS that is not a test is an error, not a silent pass.
 run_tests() {
 	local t sel=() all=" " want=" " only=${TESTS-${CNF_TEST_TESTS:-}}
+	local dflt=$ALL_TESTS
 	# Words, whatever the white space between them.
 	for t in $ALL_TESTS; do all+="$t "; done
-	for t in ${only:-$ALL_TESTS}; do want+="$t "; done
+	if [[ ${CNF_TEST_FULL:-0} != 1 ]]; then
+		dflt=
+		for t in $ALL_TESTS; do
+			[[ " ${FULL_TESTS:-} " == *" $t "* ]] || dflt+="$t "
+		done
+	fi
+	for t in ${only:-$dflt}; do want+="$t "; done
 	for t in $only; do
 		[[ $all == *" $t "* ]] && continue
 		ktap_header

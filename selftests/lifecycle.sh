@@ -28,17 +28,17 @@
 set -uo pipefail
 
 ALL_TESTS="test_reload_under_traffic test_rmmod_busy test_netns"
+# shellcheck source=lib.sh
+source "$(dirname "$(realpath "$0")")/lib.sh"
 
-ITER=${CNF_TEST_LIFECYCLE_ITER:-20}		# load/unload rounds (1)
-NS_ITER=${CNF_TEST_LIFECYCLE_NS_ITER:-6}	# namespace rounds (3)
+ITER=${CNF_TEST_LIFECYCLE_ITER:-$(scaled 5 20)}		# load/unload rounds (1)
+NS_ITER=${CNF_TEST_LIFECYCLE_NS_ITER:-$(scaled 2 6)}	# namespace rounds (3)
 NS_CHURN=${CNF_TEST_LIFECYCLE_NS_CHURN:-36}	# namespaces made during insmod/rmmod, at most
-MOD_CYCLES=${CNF_TEST_LIFECYCLE_MOD_CYCLES:-6}	# insmod/rmmod under namespace churn
-BIG=${CNF_TEST_LIFECYCLE_BIG:-500000}		# addresses in the big load (2)
+MOD_CYCLES=${CNF_TEST_LIFECYCLE_MOD_CYCLES:-$(scaled 2 6)}	# insmod/rmmod under namespace churn
+BIG=${CNF_TEST_LIFECYCLE_BIG:-$(scaled 100000 500000)}		# addresses in the big load (2)
 INTERVAL=${CNF_TEST_LIFECYCLE_INTERVAL:-0.01}	# flood ping -i
 CNF_KO=${CNF_KO:-/cnf/cuckoo_nf.ko}
 
-# shellcheck source=lib.sh
-source "$(dirname "$(realpath "$0")")/lib.sh"
 
 NS_S=cnf-lc-s-$$
 NS_R=cnf-lc-r-$$

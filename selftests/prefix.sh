@@ -15,8 +15,9 @@
 # tier (IPv4 /8 and /23 expanded into /16 and /24 keys, /26 and /31 into
 # /32 keys; IPv6 /56 into /64 keys, /120 and /112 and /8 tiers of their
 # own), before and after overlapping adds and deletes.  Then the set comes
-# back identically from list, save and restore, and a load of 100,000
-# prefixes of mixed lengths is matched like the prefixes it holds.
+# back identically from list, save and restore, and a load of NBIG
+# prefixes of mixed lengths (10,000; 100,000 with CNF_TEST_FULL) is matched
+# like the prefixes it holds.
 set -uo pipefail
 
 ALL_TESTS="test_edges test_overlaps test_round_trip test_big_load"
@@ -32,6 +33,7 @@ SRCS=(10.0.1.1 10.0.1.63 10.0.1.64 10.0.1.127 10.0.1.128 10.0.1.129
 TMP=
 # shellcheck source=lib.sh
 source "$(dirname "$(realpath "$0")")/lib.sh"
+NBIG=${CNF_TEST_PREFIX_N:-$(scaled 10000 100000)}
 
 setup() {
 	tmpdir TMP || return 1
@@ -137,11 +139,11 @@ test_round_trip() {
 	expect_dropped "restored set" "${SRCS[@]}"
 }
 
-# big_list FILE: 100,000 distinct prefixes, IPv4 of every length from /9 to
+# big_list FILE N: N distinct prefixes, IPv4 of every length from /9 to
 # /32, IPv6 /48 to /64 and /128, none covering a source.  For busybox awk:
 # no ^ (no math library), printf of small numbers only.
 big_list() {
-	awk 'function p2(n,   r) { r = 1; while (n-- > 0) r *= 2; return r }
+	awk -v n="$2" 'function p2(n,   r) { r = 1; while (n-- > 0) r *= 2; return r }
 	function v4(i,   len, k, size, room) {
 		len = 9 + i % 24
 		size = p2(32 - len)
@@ -164,25 +166,25 @@ big_list() {
 		printf "2001:db8:%x:%x::/%d\n", int(k / 65536), k % 65536, len
 	}
 	BEGIN {
-		for (i = 0; i < 80000; i++) {
+		for (i = 0; i < n * 0.8; i++) {
 			v4(i)
 			if (i % 8 < 3)
 				v6(int(i / 8) * 3 + i % 8)
 		}
-	}' | awk '!seen[$0]++' | head -n 100000 >"$1"
+	}' | awk '!seen[$0]++' | head -n "$2" >"$1"
 }
 
 test_big_load() {
 	local -A st
 	local n
-	note "a load of 100,000 prefixes of mixed lengths"
-	big_list "$TMP/big"
+	note "a load of $NBIG prefixes of mixed lengths"
+	big_list "$TMP/big" "$NBIG"
 	printf '%s\n' 10.0.1.0/24 fd01::/64 >>"$TMP/big"
 	n=$(wc -l <"$TMP/big")
 	ctl flush >/dev/null && ctl load "$TMP/big" >/dev/null
 	verdict $? "load $n prefixes"
 	ns_stats st "$R" "$TMP/stats"
-	(($n > 100000 && ${st[ipv4.entries]:-0} + ${st[ipv6.entries]:-0} == n))
+	((n > NBIG && ${st[ipv4.entries]:-0} + ${st[ipv6.entries]:-0} == n))
 	verdict $? "stats count every prefix (${st[ipv4.entries]:-?} + ${st[ipv6.entries]:-?} of $n)"
 	expect_dropped "the load's /24 and /64" "${SRCS[@]}"
 	ctl del 10.0.1.0/24 fd01::/64 >/dev/null

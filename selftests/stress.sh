@@ -37,22 +37,22 @@
 #   end, after every writer ended by deleting the pool and re-adding its
 #   final set, the dump equals the model (stable blocked + every writer's
 #   final set) and stats count what the dump lists.
-#   CNF_TEST_STORM_WRITERS (default 4), CNF_TEST_STORM_ITERS (default 16,
-#   40 in make check-debug), CNF_TEST_STORM_BIG (addresses per big load,
-#   default 10000).
+#   CNF_TEST_STORM_WRITERS (default 4), CNF_TEST_STORM_ITERS (default 6,
+#   16 with CNF_TEST_FULL, 40 in make check-debug), CNF_TEST_STORM_BIG
+#   (addresses per big load, default 10000).
 set -uo pipefail
 export LC_ALL=C
 
 ALL_TESTS="test_growth test_storm"
+# shellcheck source=lib.sh
+source "$(dirname "$(realpath "$0")")/lib.sh"
 INTERVAL=${CNF_TEST_STRESS_INTERVAL:-0.02}	# ping -i, test_growth
-BIG=${CNF_TEST_STRESS_BIG:-100000}		# bulk load size per family (x round)
+BIG=${CNF_TEST_STRESS_BIG:-$(scaled 20000 100000)}		# bulk load size per family (x round)
 LOADS=${CNF_TEST_STRESS_LOADS:-2}		# bulk load/delete rounds
 SMALL=${CNF_TEST_STRESS_SMALL:-15}		# small add/test/del rounds, at least
 WRITERS=${CNF_TEST_STORM_WRITERS:-4}
-ITERS=${CNF_TEST_STORM_ITERS:-16}
+ITERS=${CNF_TEST_STORM_ITERS:-$(scaled 6 16)}
 STORM_BIG=${CNF_TEST_STORM_BIG:-10000}
-# shellcheck source=lib.sh
-source "$(dirname "$(realpath "$0")")/lib.sh"
 
 # Read by lib.sh's counter_tables and ping_argv.
 # shellcheck disable=SC2034
