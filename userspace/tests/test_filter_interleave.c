@@ -579,6 +579,26 @@ static struct shape shape_of_log(void)
 	return sh;
 }
 
+/*
+ * Log the writer's marked stores from here on, its frees deferred, so
+ * that goto_state() can put memory back to any point of the change.
+ */
+static void recording_start(void)
+{
+	lg.n = 0;
+	lg.state = 0;
+	lg.recording = true;
+	cnf_user_hooks.store = log_store;
+	cnf_user_hooks.free = defer_free;
+	cnf_user_hooks.retire = defer_retire;
+}
+
+static void recording_stop(void)
+{
+	cnf_user_hooks.store = NULL;
+	lg.recording = false;
+}
+
 static struct shape run_op(struct __test_metadata *_metadata,
 			   struct cnf_filter *f, const struct op *op,
 			   struct cnf_model *m, struct tally *total)
@@ -591,17 +611,11 @@ static struct shape run_op(struct __test_metadata *_metadata,
 	int err;
 
 	cnf_model_init(&asked.m, 4);
-	lg.n = 0;
-	lg.state = 0;
-	lg.recording = true;
-	cnf_user_hooks.store = log_store;
-	cnf_user_hooks.free = defer_free;
-	cnf_user_hooks.retire = defer_retire;
+	recording_start();
 	cnf_filter_lock(f);
 	err = op_run(f, op);
 	cnf_filter_unlock(f);
-	cnf_user_hooks.store = NULL;
-	lg.recording = false;
+	recording_stop();
 	EXPECT_EQ(op->want, err);
 
 	changed_build();
@@ -1052,17 +1066,11 @@ static void pfx_run(struct __test_metadata *_metadata, const struct pfx_case *pc
 	for (i = 0; i < n; i++)
 		before[i] = ask(f, &probe[i], ONE_BY_ONE, -1, 0, NULL) == HIT;
 
-	lg.n = 0;
-	lg.state = 0;
-	lg.recording = true;
-	cnf_user_hooks.store = log_store;
-	cnf_user_hooks.free = defer_free;
-	cnf_user_hooks.retire = defer_retire;
+	recording_start();
 	cnf_filter_lock(f);
 	err = pc->add ? cnf_filter_add(f, &change) : cnf_filter_del(f, &change);
 	cnf_filter_unlock(f);
-	cnf_user_hooks.store = NULL;
-	lg.recording = false;
+	recording_stop();
 	ASSERT_EQ(0, err);
 	for (i = 0; i < n; i++)
 		after[i] = ask(f, &probe[i], ONE_BY_ONE, -1, 0, NULL) == HIT;
