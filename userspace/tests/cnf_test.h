@@ -79,14 +79,49 @@ static inline struct cnf_key cnf_key6(u32 w0, u32 w1, u32 w2, u32 w3)
 	return k;
 }
 
+/* The same prefix: family, length and address. */
 static inline bool cnf_key_same(const struct cnf_key *a,
 				const struct cnf_key *b)
 {
-	if (a->family != b->family)
+	if (a->family != b->family || a->len != b->len)
 		return false;
 	if (a->family == CNF_V4)
 		return a->v4 == b->v4;
 	return !memcmp(&a->v6, &b->v6, sizeof(a->v6));
+}
+
+/* Does prefix @p cover the first @p->len bits of @a (of @p's family)? */
+static inline bool cnf_key_covers(const struct cnf_key *p,
+				  const struct cnf_key *a)
+{
+	unsigned int len = p->len, w;
+
+	if (p->family != a->family || a->len < len)
+		return false;
+	if (p->family == CNF_V4)
+		return !len || !((ntohl(p->v4) ^ ntohl(a->v4)) >> (32 - len));
+	for (w = 0; w < 4 && len; w++, len = len > 32 ? len - 32 : 0) {
+		u32 x = ntohl(p->v6.s6_addr32[w]) ^ ntohl(a->v6.s6_addr32[w]);
+
+		if (len < 32 ? x >> (32 - len) : x)
+			return false;
+	}
+	return true;
+}
+
+/* @k cut to its first @len bits: the prefix of that length covering it. */
+static inline void cnf_key_cut(struct cnf_key *k, unsigned int len)
+{
+	unsigned int w, l = len;
+
+	k->len = len;
+	if (k->family == CNF_V4) {
+		k->v4 = len ? htonl(ntohl(k->v4) & (~0U << (32 - len))) : 0;
+		return;
+	}
+	for (w = 0; w < 4; w++, l = l > 32 ? l - 32 : 0)
+		if (l < 32)
+			k->v6.s6_addr32[w] &= l ? htonl(~0U << (32 - l)) : 0;
 }
 
 static inline const char *cnf_key_str(const struct cnf_key *k, char *buf,

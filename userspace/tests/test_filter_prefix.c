@@ -34,37 +34,12 @@ struct pmodel {
 	unsigned int n;
 };
 
-static bool key_eq(const struct cnf_key *a, const struct cnf_key *b)
-{
-	return a->family == b->family && a->len == b->len &&
-	       (a->family == CNF_V4 ? a->v4 == b->v4 :
-		!memcmp(&a->v6, &b->v6, sizeof(a->v6)));
-}
-
-/* Does prefix @p cover the first @p->len bits of @a (of @p's family)? */
-static bool covers(const struct cnf_key *p, const struct cnf_key *a)
-{
-	unsigned int len = p->len, w;
-
-	if (p->family != a->family || a->len < len)
-		return false;
-	if (p->family == CNF_V4)
-		return !len || !((ntohl(p->v4) ^ ntohl(a->v4)) >> (32 - len));
-	for (w = 0; w < 4 && len; w++, len = len > 32 ? len - 32 : 0) {
-		u32 x = ntohl(p->v6.s6_addr32[w]) ^ ntohl(a->v6.s6_addr32[w]);
-
-		if (len < 32 ? x >> (32 - len) : x)
-			return false;
-	}
-	return true;
-}
-
 static int model_find(const struct pmodel *m, const struct cnf_key *p)
 {
 	unsigned int i;
 
 	for (i = 0; i < m->n; i++)
-		if (key_eq(&m->p[i], p))
+		if (cnf_key_same(&m->p[i], p))
 			return i;
 	return -1;
 }
@@ -77,23 +52,10 @@ static const struct cnf_key *model_match(const struct pmodel *m,
 	unsigned int i;
 
 	for (i = 0; i < m->n; i++)
-		if (covers(&m->p[i], a) && (!best || m->p[i].len > best->len))
+		if (cnf_key_covers(&m->p[i], a) &&
+		    (!best || m->p[i].len > best->len))
 			best = &m->p[i];
 	return best;
-}
-
-static void cut(struct cnf_key *k, unsigned int len)
-{
-	unsigned int w, l = len;
-
-	k->len = len;
-	if (k->family == CNF_V4) {
-		k->v4 = len ? htonl(ntohl(k->v4) & (~0U << (32 - len))) : 0;
-		return;
-	}
-	for (w = 0; w < 4; w++, l = l > 32 ? l - 32 : 0)
-		if (l < 32)
-			k->v6.s6_addr32[w] &= l ? htonl(~0U << (32 - l)) : 0;
 }
 
 /*
@@ -142,7 +104,7 @@ static struct cnf_key random_prefix(struct cnf_rng *r, enum cnf_family fam)
 {
 	struct cnf_key k = region_addr(r, fam);
 
-	cut(&k, random_len(r, fam));
+	cnf_key_cut(&k, random_len(r, fam));
 	return k;
 }
 
@@ -239,7 +201,7 @@ static bool query_ok(struct prefix_run *s, const struct cnf_key *a)
 	s->hits += hit;
 	if (hit != !!want || (err == 0) != !!want)
 		return false;
-	return !want || key_eq(want, &got);
+	return !want || cnf_key_same(want, &got);
 }
 
 static void check_all(struct __test_metadata *_metadata,
@@ -385,7 +347,7 @@ static int add_p(struct cnf_filter *f, struct cnf_key k, unsigned int len)
 {
 	int err;
 
-	cut(&k, len);
+	cnf_key_cut(&k, len);
 	cnf_filter_lock(f);
 	err = cnf_filter_add(f, &k);
 	cnf_filter_unlock(f);
@@ -396,7 +358,7 @@ static int del_p(struct cnf_filter *f, struct cnf_key k, unsigned int len)
 {
 	int err;
 
-	cut(&k, len);
+	cnf_key_cut(&k, len);
 	cnf_filter_lock(f);
 	err = cnf_filter_del(f, &k);
 	cnf_filter_unlock(f);
