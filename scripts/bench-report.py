@@ -11,7 +11,9 @@
 # README.md holds one region per benchmark between
 #   <!-- bench-report NAME -->  and  <!-- end bench-report NAME -->
 # which is replaced whole.  A benchmark without JSON gets the command that
-# produces it instead of figures.  `make bench-report` runs this; so do the
+# produces it instead of figures; a region whose part of the JSON a run
+# left out (`make bench-vm` with CNF_TEST_BENCH_SKIP=addr or =prefix) is
+# kept as it is.  `make bench-report` runs this; so do the
 # bench targets.  `bench-report.py NAME...` rewrites only those regions
 # (`bench-report.py reliability` after the tests).
 import datetime
@@ -136,12 +138,8 @@ def core_report():
     return "\n".join(out) + "\n"
 
 
-def vm_report():
-    data, when = load("vm.json")
-    if data is None:
-        return ("No figures yet: `make bench-vm` (two VM boots, over 20 "
-                "minutes on an idle 2-core machine) writes "
-                "`build/bench/vm.json` and these tables.\n")
+def vm_measured(data, when, what=""):
+    """The "Measured ..." line of a vm.json."""
     meta = data["meta"]
     when = meta.get("date", when)
     how = ("under QEMU -icount (ns are guest instructions)"
@@ -151,10 +149,21 @@ def vm_report():
     loads = ("load times under -icount too (guest instructions)"
              if "load" in (meta.get("skip") or "").split() else
              "load times under plain TCG (host time)")
-    out = [f"Measured {when} on {meta.get('host', '?')} by `make bench-vm`, "
-           f"kernel {meta.get('kernel', '?')}: packet path {how}, "
-           f"{pkts} packets a sample, median of {reps} repetitions with "
-           f"min..max; {loads}.\n"]
+    return (f"Measured {when} on {meta.get('host', '?')} by `make bench-vm`"
+            f"{what}, kernel {meta.get('kernel', '?')}: packet path {how}, "
+            f"{pkts} packets a sample, median of {reps} repetitions with "
+            f"min..max; {loads}.\n")
+
+
+def vm_report():
+    data, when = load("vm.json")
+    if data is None:
+        return ("No figures yet: `make bench-vm` (two VM boots, over 20 "
+                "minutes on an idle 2-core machine) writes "
+                "`build/bench/vm.json` and these tables.\n")
+    if not (data["packet_path"] or data["load_memory"]):
+        return None  # a run of the prefix sets only
+    out = [vm_measured(data, when)]
     pp = [r for r in data["packet_path"] if r["case"] == "pass"]
     sizes = sorted({r["size"] for r in pp})
     names = {"cuckoo": "cuckoo_nf", "nft": "nftables set",
@@ -227,6 +236,66 @@ def vm_report():
     return "\n".join(out) + "\n"
 
 
+def goal_text(g):
+    m = "-" if g["measured"] is None else f"{g['measured']:.2f}"
+    return f"{g['goal']}: {m}, {'met' if g['met'] else 'missed'}"
+
+
+def vm_prefix_report():
+    data, when = load("vm.json")
+    if data is None:
+        return ("No figures yet: `make bench-vm` (or, for these alone, "
+                "`CNF_TEST_BENCH_SKIP=addr make bench-vm`) writes "
+                "`build/bench/vm.json` and this table.\n")
+    pfx = data.get("prefix")
+    if not pfx or not (pfx["packet_path"] or pfx["load_memory"]):
+        return None  # a run of the address sets only
+    out = [vm_measured(data, when, " (prefix sets)") +
+           "\nIPv4 prefixes of 25 lengths, /8 to /32, mostly /16 to /24 as "
+           "in blocklists, none overlapping (`userspace/bench/vm/mkdata.py`)"
+           "; pass: sources in a /16 no prefix covers.  nftables: a set of "
+           "`ipv4_addr` with `flags interval`; ipset: `hash:net`.\n"]
+    names = {"cuckoo": "cuckoo_nf", "nft": "nftables interval set",
+             "ipset": "ipset hash:net"}
+    pp = [r for r in pfx["packet_path"] if r["case"] == "pass"]
+    sizes = sorted({r["size"] for r in pp})
+    if pp:
+        out.append("| added cost per packet, pass case | " +
+                   " | ".join(size_name(s) for s in sizes) + " |")
+        out.append("|---" * (len(sizes) + 1) + "|")
+        for c in ("cuckoo", "nft", "ipset"):
+            cells = []
+            for s in sizes:
+                r = next((x for x in pp if x["size"] == s and
+                          x["contender"] == c), None)
+                if r is None or r["added_ns"] is None:
+                    cells.append("-")
+                    continue
+                cell = (f"{r['added_ns']:.0f} ({r['added_ns_min']:.0f}.."
+                        f"{r['added_ns_max']:.0f})")
+                if c == "cuckoo" and r["ratio_to_nft"] is not None:
+                    cell += f", {r['ratio_to_nft']:.2f}x nft"
+                if c == "cuckoo" and r["ratio_to_ipset"] is not None:
+                    cell += f", {r['ratio_to_ipset']:.2f}x ipset"
+                cells.append(cell)
+            out.append(f"| {names[c]} | " + " | ".join(cells) + " |")
+    ld = pfx["load_memory"]
+    if ld:
+        out.append("")
+        out.append("| load and memory | prefixes | load, s | kernel bytes "
+                   "| per prefix |")
+        out.append("|---|---|---|---|---|")
+        for r in ld:
+            out.append(f"| {names[r['contender']]} "
+                       f"| {size_name(r['size'])} | {r['load_sec']:.3f} "
+                       f"| {si(r['kernel_bytes'])} "
+                       f"| {r['kernel_bytes_per_entry']:.1f} |")
+    if pfx["goals"]:
+        out.append("\nGoals, as ratios measured in this run: " +
+                   "; ".join(goal_text(g) for g in pfx["goals"]) + ".")
+    return "\n".join(out) + "\n"
+
+
 # The reliability figures: what each counts, the test that measures it,
 # what "nothing lost" was checked against, and the runs that measure it.
 RELIABILITY = [
@@ -292,6 +361,7 @@ def replace_region(text, name, body):
 
 
 REPORTS = {"core": core_report, "vm": vm_report,
+           "vm-prefix": vm_prefix_report,
            "reliability": reliability_report}
 
 
@@ -305,7 +375,9 @@ def main(names):
         text = f.read()
     new = text
     for name in names or REPORTS:
-        new = replace_region(new, name, REPORTS[name]())
+        body = REPORTS[name]()
+        if body is not None:
+            new = replace_region(new, name, body)
     if new != text:
         with open(README, "w") as f:
             f.write(new)

@@ -32,11 +32,21 @@
 # The nft and ipset sets are loaded once per size (timed, with memory
 # deltas) and stay loaded; only their hooks come and go.
 #
+# Then the same with prefix sets (mkdata.py: IPv4 prefixes of 25 lengths,
+# shaped like blocklists) of PFX_SIZES prefixes, contenders none, cuckoo
+# (`cuckooctl load` of the prefixes), nft (set blocked { type ipv4_addr;
+# flags interval; }, same rule) and ipset (hash:net, same rule).  Sources
+# are random in a /16: 100.64.0.0/16, which no prefix covers ("pass"), or
+# 10.0.0.0/16, covered whole by prefixes of /17 to /32 ("blocked").  Their
+# samples carry "set":"prefix".  IPv4 only: pktgen draws no random IPv6
+# sources.
+#
 # Then cnf_bench.ko (userspace/bench/kmod) times the filter core against
 # rhashtable in kernel context; its kernel log lines are passed on.
 #
 # Environment (CNF_TEST_* reach the VM):
 #   CNF_TEST_BENCH_SIZES    set sizes (default "1000 100000 1000000")
+#   CNF_TEST_BENCH_PFX_SIZES  prefix set sizes (default "1000 10000 100000")
 #   CNF_TEST_BENCH_REPS     repetitions (default 7)
 #   CNF_TEST_BENCH_REPS_BIG repetitions at sizes >= 1000000 (default 5)
 #   CNF_TEST_BENCH_PKTS     packets per sample (default 60000)
@@ -46,17 +56,19 @@
 #   CNF_TEST_BENCH_MODOPS   cnf_bench lookups per run (default 1048576)
 #   CNF_TEST_BENCH_SKIP     words: "pkt" skips the packet path, "pps" only
 #                           its pktgen samples (loads and memory still
-#                           measured), "mod" the test module
+#                           measured), "addr" its address sets, "prefix"
+#                           its prefix sets, "mod" the test module
 #   CNF_TEST_BENCH_ICOUNT   the VM's -icount shift, when bench-vm boots it
 #                           with one (selftests/vm/run CNF_VM_ICOUNT); only
 #                           recorded in the meta line for the report
-# The address files and cnf_bench.ko come from bench-vm, in
+# The address and prefix files and cnf_bench.ko come from bench-vm, in
 # /cnf/selftests/bench/ (see make_files).
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")" || exit 1
 
 SIZES=${CNF_TEST_BENCH_SIZES:-1000 100000 1000000}
+PFX_SIZES=${CNF_TEST_BENCH_PFX_SIZES:-1000 10000 100000}
 REPS=${CNF_TEST_BENCH_REPS:-7}
 REPS_BIG=${CNF_TEST_BENCH_REPS_BIG:-5}
 PKTS=${CNF_TEST_BENCH_PKTS:-60000}
@@ -72,6 +84,18 @@ BLOCK_BASE=$((10 << 24))
 PASS_BASE=$((10 << 24 | 128 << 16))
 D=/tmp/cnf-bench
 CONTENDERS=(none unused cuckoo nft ipset)
+PFX_CONTENDERS=(none cuckoo nft ipset)
+# The prefix sets' source ranges (mkdata.py's BLOCK_NET and PASS_NET): a /16
+# covered whole, and one no prefix covers.
+PFX_BLOCK_BASE=$((10 << 24))
+PFX_PASS_BASE=$((100 << 24 | 64 << 16))
+PFX_RANGE=65536
+
+# What bench_size measures: "addr" (address sets of SIZE addresses, random
+# sources in ranges of SIZE) or "prefix" (prefix sets of SIZE prefixes,
+# random sources in ranges of PFX_RANGE).  Set by main.
+SET=addr
+RANGE=0
 
 IPT=iptables-legacy
 command -v "$IPT" >/dev/null || IPT=iptables
@@ -184,13 +208,13 @@ counters() {
 	echo "$rx ${fwd[9]}"
 }
 
-# pkts N BASE: send N packets from random sources in BASE + [0, SIZE).
+# pkts N BASE: send N packets from random sources in BASE + [0, RANGE).
 # Prints "usec received forwarded".
 pkts() {
 	local n=$1 base=$2 c0 c1 line usec=
 	echo "count $n" >"$PG/s0"
 	echo "src_min $(ip4 "$base")" >"$PG/s0"
-	echo "src_max $(ip4 $((base + SIZE - 1)))" >"$PG/s0"
+	echo "src_max $(ip4 $((base + RANGE - 1)))" >"$PG/s0"
 	read -ra c0 <<<"$(counters)"
 	echo start >"$PG/pgctrl" || die "pktgen start"
 	read -ra c1 <<<"$(counters)"
@@ -203,14 +227,22 @@ pkts() {
 
 # ---- contenders ----
 
-# Address files of a size: "addrs" (cuckooctl load), "nft" (nft -f),
-# "ipset" (ipset restore).  bench-vm writes them on the host (awk takes
-# minutes for 1M lines under TCG) and they arrive in $DATA/SIZE; made here
-# when missing.
+# Files of a size: the list ($LIST: "addrs" or "prefixes", cuckooctl
+# load), "nft" (nft -f), "ipset" (ipset restore).  bench-vm writes them on
+# the host (awk takes minutes for 1M lines under TCG) and they arrive in
+# $DATA/SIZE (addresses) and $DATA/prefix/SIZE (prefixes); addresses are
+# made here when missing.
 DATA=$BENCH_DIR
+LIST=addrs
 
 make_files() {
 	mkdir -p "$D"
+	if [[ $SET == prefix ]]; then
+		F=$DATA/prefix/$SIZE
+		[[ -f $F/prefixes && -f $F/nft && -f $F/ipset ]] ||
+			die "no prefix files in $F (bench-vm writes them)"
+		return
+	fi
 	F=$DATA/$SIZE
 	[[ -f $F/addrs && -f $F/nft && -f $F/ipset ]] && return
 	F=$D
@@ -245,7 +277,7 @@ load_sample() {
 	read -ra b <<<"$3"
 	read -ra a <<<"$4"
 	read -ra t <<<"$T"
-	emit "{\"kind\":\"load\",\"size\":$SIZE,\"contender\":\"$1\",\"rep\":$2,\"sec\":${t[0]},\"user\":${t[1]},\"sys\":${t[2]},\"slab_kb\":$((a[0] - b[0])),\"vmalloc_kb\":$((a[1] - b[1])),\"memfree_kb\":$((b[2] - a[2])),\"tool_bytes\":$5}"
+	emit "{\"kind\":\"load\",\"set\":\"$SET\",\"size\":$SIZE,\"contender\":\"$1\",\"rep\":$2,\"sec\":${t[0]},\"user\":${t[1]},\"sys\":${t[2]},\"slab_kb\":$((a[0] - b[0])),\"vmalloc_kb\":$((a[1] - b[1])),\"memfree_kb\":$((b[2] - a[2])),\"tool_bytes\":$5}"
 }
 
 cuckoo_on() {
@@ -253,7 +285,7 @@ cuckoo_on() {
 	insmod "$CNF_KO" || die "insmod $CNF_KO"
 	sleep 1
 	m0=$(meminfo)
-	timed cuckooctl load "$F/addrs" || die "cuckooctl load"
+	timed cuckooctl load "$F/$LIST" || die "cuckooctl load $F/$LIST"
 	settle
 	m1=$(meminfo)
 	bytes=$(inns cuckooctl stats -j | jq '.ipv4.bytes')
@@ -283,9 +315,10 @@ unused_off() {
 cuckoo_dropped() { inns cuckooctl stats -j | jq '.ipv4.dropped'; }
 
 nft_load() {
-	local m0 m1
+	local m0 m1 spec='{ type ipv4_addr; }'
+	[[ $SET == prefix ]] && spec='{ type ipv4_addr; flags interval; }'
 	inns nft add table ip bench || die "nft add table"
-	inns nft add set ip bench blocked '{ type ipv4_addr; }' || die "nft add set"
+	inns nft add set ip bench blocked "$spec" || die "nft add set"
 	settle
 	m0=$(meminfo)
 	timed nft -f "$F/nft" || die "nft -f"
@@ -311,8 +344,9 @@ nft_off() {
 nft_unload() { inns nft delete table ip bench; }
 
 ipset_load() {
-	local m0 m1 bytes
-	modprobe ip_set_hash_ip || die "modprobe ip_set_hash_ip"
+	local m0 m1 bytes type=ip
+	[[ $SET == prefix ]] && type=net
+	modprobe "ip_set_hash_$type" || die "modprobe ip_set_hash_$type"
 	settle
 	m0=$(meminfo)
 	timed ipset restore <"$F/ipset" || die "ipset restore"
@@ -343,8 +377,10 @@ measure() {
 	for case in blocked pass; do
 		if [[ $case == blocked ]]; then
 			base=$BLOCK_BASE
+			[[ $SET == prefix ]] && base=$PFX_BLOCK_BASE
 		else
 			base=$PASS_BASE
+			[[ $SET == prefix ]] && base=$PFX_PASS_BASE
 		fi
 		[[ $c == cuckoo ]] && d0=$(cuckoo_dropped)
 		read -ra r <<<"$(pkts "$PKTS" "$base")"
@@ -360,27 +396,29 @@ measure() {
 			[[ $case == pass ]] || ((d1 - d0 == PKTS)) ||
 				log "WARNING: cuckoo dropped $((d1 - d0)) of $PKTS"
 		fi
-		emit "{\"kind\":\"pps\",\"size\":$SIZE,\"contender\":\"$c\",\"case\":\"$case\",\"rep\":$rep,\"pkts\":$PKTS,\"rx\":$rx,\"fwd\":$fwd,\"usec\":$usec}"
+		emit "{\"kind\":\"pps\",\"set\":\"$SET\",\"size\":$SIZE,\"contender\":\"$c\",\"case\":\"$case\",\"rep\":$rep,\"pkts\":$PKTS,\"rx\":$rx,\"fwd\":$fwd,\"usec\":$usec}"
 	done
 }
 
+# bench_size CONTENDER...: SIZE of the SET kind, the contenders
+# interleaved in every repetition.
 bench_size() {
 	local reps=$REPS rep c
 	((SIZE >= 1000000)) && reps=$REPS_BIG
 	make_files
-	log "size $SIZE: nft -f"
+	log "$SET size $SIZE: nft -f"
 	nft_load
-	log "size $SIZE: ipset restore"
+	log "$SET size $SIZE: ipset restore"
 	ipset_load
 	for ((rep = 1; rep <= reps; rep++)); do
-		log "size $SIZE: repetition $rep/$reps"
+		log "$SET size $SIZE: repetition $rep/$reps"
 		if [[ " $SKIP " == *" pps "* ]]; then
 			# Load-time and memory samples only.
 			cuckoo_on "$rep"
 			cuckoo_off
 			continue
 		fi
-		for c in "${CONTENDERS[@]}"; do
+		for c in "$@"; do
 			"${c}_on" "$rep"
 			measure "$c" "$rep"
 			"${c}_off"
@@ -414,15 +452,25 @@ main() {
 	echo 1 >/proc/sys/kernel/printk
 	nproc=$(grep -c ^processor /proc/cpuinfo)
 	memmb=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
-	emit "{\"kind\":\"meta\",\"kernel\":\"$(uname -r)\",\"vcpus\":$nproc,\"mem_mb\":$memmb,\"pkts\":$PKTS,\"reps\":$REPS,\"reps_big\":$REPS_BIG,\"icount\":\"${CNF_TEST_BENCH_ICOUNT:-}\",\"skip\":\"$SKIP\",\"iptables\":\"$IPT\",\"nft\":\"$(nft --version | head -n1)\",\"ipset\":\"$(ipset version | head -n1)\"}"
+	emit "{\"kind\":\"meta\",\"kernel\":\"$(uname -r)\",\"vcpus\":$nproc,\"mem_mb\":$memmb,\"pkts\":$PKTS,\"reps\":$REPS,\"pfx_sizes\":\"$PFX_SIZES\",\"reps_big\":$REPS_BIG,\"icount\":\"${CNF_TEST_BENCH_ICOUNT:-}\",\"skip\":\"$SKIP\",\"iptables\":\"$IPT\",\"nft\":\"$(nft --version | head -n1)\",\"ipset\":\"$(ipset version | head -n1)\"}"
 	grep -q '^cuckoo_nf ' /proc/modules && rmmod cuckoo_nf
 	[[ " $SKIP " == *" mod "* ]] || run_module
 	if [[ " $SKIP " != *" pkt "* ]]; then
 		setup_net
 		setup_pktgen
-		for SIZE in $SIZES; do
-			bench_size
-		done
+		if [[ " $SKIP " != *" addr "* ]]; then
+			SET=addr LIST=addrs
+			for SIZE in $SIZES; do
+				RANGE=$SIZE
+				bench_size "${CONTENDERS[@]}"
+			done
+		fi
+		if [[ " $SKIP " != *" prefix "* ]]; then
+			SET=prefix LIST=prefixes RANGE=$PFX_RANGE
+			for SIZE in $PFX_SIZES; do
+				bench_size "${PFX_CONTENDERS[@]}"
+			done
+		fi
 		cleanup
 	fi
 	emit '{"kind":"end"}'

@@ -16,6 +16,10 @@
 # comes with its min..max over repetitions, and a difference whose
 # repetitions disagree on its sign (or a flatness within the spread) is
 # flagged as noise.  Goals are printed as goal vs measured, never asserted.
+#
+# Samples with "set":"prefix" (prefix sets: cuckoo_nf, an nftables interval
+# set, ipset hash:net) are reported apart, under "prefix" in the JSON, with
+# their own goals; the others are the address sets.
 import json
 import statistics
 import sys
@@ -30,7 +34,13 @@ ICOUNT_NOTE = ("The packet path ran under QEMU -icount shift={shift} ({ns} ns "
                "instruction-count measure: caches, TLBs and memory latency "
                "are not modelled, so a large set's cache misses do not show.")
 CONTENDERS = ["none", "unused", "cuckoo", "nft", "ipset"]
+PFX_CONTENDERS = ["none", "cuckoo", "nft", "ipset"]
 CASES = ["blocked", "pass"]
+PFX_NOTE = ("Prefix sets (mkdata.py): IPv4 prefixes of 25 lengths (/8 to "
+            "/32, mostly /16 to /24, as in blocklists), none overlapping; "
+            "nft: set of ipv4_addr with flags interval; ipset: hash:net.  "
+            "pass: sources random in a /16 no prefix covers; blocked: in a "
+            "/16 covered by prefixes of /17 to /32.")
 
 
 def median(v):
@@ -71,7 +81,25 @@ def spread(v):
                                if m else None)
 
 
-def packet_path(samples):
+def set_of(s):
+    """Which sets a sample measured: "addr" (older logs say nothing)."""
+    return s.get("set", "addr")
+
+
+def paired_ratio(case, per, added, other, other_added):
+    """Per rep: pass, added / other's added (both costs); blocked,
+    ns/pkt / other's.  None unless every rep gives one."""
+    if case == "pass":
+        rr = [added[r] / other_added[r] for r in added
+              if r in other_added and other_added[r] > 0 and added[r] > 0]
+        complete = len(rr) == len(added)
+    else:
+        rr = [per[r] / other[r] for r in per if r in other]
+        complete = True
+    return spread(rr) if complete and rr else (None,) * 4
+
+
+def packet_path(samples, contenders=CONTENDERS):
     pps = [s for s in samples if s["kind"] == "pps"]
     sizes = sorted({s["size"] for s in pps})
     ns = {}
@@ -85,7 +113,9 @@ def packet_path(samples):
             base = ns.get((size, "none", case), {})
             nft = ns.get((size, "nft", case), {})
             nft_added = {r: nft[r] - base[r] for r in nft if r in base}
-            for c in CONTENDERS:
+            ips = ns.get((size, "ipset", case), {})
+            ips_added = {r: ips[r] - base[r] for r in ips if r in base}
+            for c in contenders:
                 per = ns.get((size, c, case), {})
                 if not per:
                     continue
@@ -103,16 +133,11 @@ def packet_path(samples):
                 # Ratios of added costs only mean something when both are
                 # costs (pass case); the blocked case compares the whole
                 # drop path, ns/pkt over nft's ns/pkt.
-                if case == "pass":
-                    rr = [added[r] / nft_added[r] for r in added
-                          if r in nft_added and nft_added[r] > 0 and
-                          added[r] > 0]
-                    complete = len(rr) == len(added)
-                else:
-                    rr = [per[r] / nft[r] for r in per if r in nft]
-                    complete = True
-                rt = spread(rr) if c not in ("none", "unused") and \
-                    complete and rr else (None,) * 4
+                cost = c not in ("none", "unused")
+                rt = paired_ratio(case, per, added, nft, nft_added) \
+                    if cost else (None,) * 4
+                ri = paired_ratio(case, per, added, ips, ips_added) \
+                    if cost and c != "ipset" else (None,) * 4
                 rows.append({
                     "size": size, "case": case, "contender": c,
                     "reps": len(p),
@@ -128,15 +153,17 @@ def packet_path(samples):
                     # pass: added / nft's added; blocked: ns/pkt / nft's.
                     "ratio_to_nft": rt[0], "ratio_to_nft_min": rt[1],
                     "ratio_to_nft_max": rt[2],
+                    "ratio_to_ipset": ri[0], "ratio_to_ipset_min": ri[1],
+                    "ratio_to_ipset_max": ri[2],
                     "ratio_of": ("added" if case == "pass"
                                  else "ns_per_pkt"),
                 })
     return rows
 
 
-def loads(samples, sizes):
+def loads(samples):
     out = []
-    for size in sizes:
+    for size in sorted({s["size"] for s in samples if s["kind"] == "load"}):
         for c in ["cuckoo", "nft", "ipset"]:
             ls = [s for s in samples
                   if s["kind"] == "load" and s["size"] == size and
@@ -271,6 +298,48 @@ def goals(pp, ld, km, km_ic):
     return g
 
 
+def prefix_goals(pp, ld):
+    """The prefix sets' goals: added pass cost of cuckoo at most half of
+    nft's and of ipset's at every size and flat within 15%; load at least
+    10x faster than nft -f; kernel memory at most 1/10 of nft's."""
+    g = []
+    row = {(r["size"], r["contender"]): r for r in pp if r["case"] == "pass"}
+    sizes = sorted({r["size"] for r in pp})
+    for size in sizes:
+        cu = row.get((size, "cuckoo"))
+        for other in ("nft", "ipset"):
+            r = cu and cu["ratio_to_" + other]
+            g.append({"goal": f"added pass cost {size} <= 1/2 of {other}'s",
+                      "target": "ratio <= 0.500", "measured": r,
+                      "measured_min": cu and cu["ratio_to_" + other +
+                                                "_min"],
+                      "measured_max": cu and cu["ratio_to_" + other +
+                                                "_max"],
+                      "met": r is not None and
+                      cu["ratio_to_" + other + "_max"] <= 0.5})
+    vals = [row[(s, "cuckoo")]["added_ns"] for s in sizes
+            if (s, "cuckoo") in row]
+    if len(vals) > 1:
+        flat = max(vals) / min(vals) - 1 if min(vals) > 0 else None
+        g.append({"goal": f"added pass cost flat {sizes[0]}..{sizes[-1]}",
+                  "target": "max/min - 1 <= 0.15", "measured": flat,
+                  "values": vals,
+                  "met": flat is not None and flat <= 0.15})
+    by = {(r["size"], r["contender"]): r for r in ld}
+    for size in sorted({r["size"] for r in ld}):
+        cu, nf = by.get((size, "cuckoo")), by.get((size, "nft"))
+        r = ratio(nf and nf["load_sec"], cu and cu["load_sec"])
+        g.append({"goal": f"load {size}: >= 10x faster than nft -f",
+                  "target": "speedup >= 10", "measured": r,
+                  "met": r is not None and r >= 10})
+        r = ratio(cu and cu["kernel_bytes"], nf and nf["kernel_bytes"])
+        g.append({"goal": f"kernel memory {size} <= 1/10 of nft's "
+                          "(slab+vmalloc)",
+                  "target": "ratio <= 0.100", "measured": r,
+                  "met": r is not None and r <= 0.1})
+    return g
+
+
 def rng(lo, hi, spec):
     if lo is None:
         return ""
@@ -339,7 +408,7 @@ def print_core(p, title, unit, km):
           f"{k['rht_ns']:>10.1f} {k['ratio']:>6.2f}")
 
 
-def print_table(meta, pp, ld, km, km_ic, kmem, gl):
+def print_table(meta, pp, ld, km, km_ic, kmem, gl, pfx):
     p = print
     p("=" * 78)
     p("cuckoo_nf benchmark in the VM (make bench-vm)")
@@ -351,23 +420,28 @@ def print_table(meta, pp, ld, km, km_ic, kmem, gl):
         meta.get("host", "?"), meta.get("host_load_start", "?"),
         meta.get("host_load_end", "?"), meta.get("date", "?")))
     p("")
-    print_packet_path(p, meta, pp)
-    p("")
     if meta.get("icount") not in (None, ""):
-        p("Load times below ran under -icount too: guest seconds of "
+        p("Load times ran under -icount too: guest seconds of "
           "instructions, not host time.")
-    p("Load N addresses (cuckooctl load / nft -f / ipset restore) and "
-      "kernel memory")
-    p("(slab+vmalloc delta from /proc/meminfo; tool = cuckooctl stats bytes,"
-      " ipset list -t).")
-    p(f"{'size':>8} {'contender':<9} {'load s':>8} {'user':>6} {'sys':>6} "
-      f"{'kern B/ent':>10} {'tool B/ent':>10} {'n':>3}")
+    if pp or pfx["packet_path"]:
+        print_packet_path(p, meta, pp)
+    if ld:
+        p("")
+        p("Load N addresses (cuckooctl load / nft -f / ipset restore) and "
+          "kernel memory")
+        p("(slab+vmalloc delta from /proc/meminfo; tool = cuckooctl stats "
+          "bytes, ipset list -t).")
+        p(f"{'size':>8} {'contender':<9} {'load s':>8} {'user':>6} "
+          f"{'sys':>6} {'kern B/ent':>10} {'tool B/ent':>10} {'n':>3}")
     for r in ld:
         p(f"{r['size']:>8} {r['contender']:<9} {r['load_sec']:>8.2f} "
           f"{r['user_sec']:>6.2f} {r['sys_sec']:>6.2f} "
           f"{r['kernel_bytes_per_entry']:>10.1f} "
           f"{fmt(r['tool_bytes_per_entry'], '{:.1f}'):>10} "
           f"{r['samples']:>3}")
+    if pfx["packet_path"] or pfx["load_memory"]:
+        print_prefix(p, pfx["packet_path"], pfx["load_memory"],
+                     pfx["goals"])
     if km:
         print_core(p, "Filter core vs rhashtable in kernel context "
                    "(cnf_bench.ko), plain TCG; ratio = cuckoo/rht",
@@ -380,14 +454,60 @@ def print_table(meta, pp, ld, km, km_ic, kmem, gl):
                    "(instructions per op: TCG's cost of a\nmemory access "
                    "and the caches are left out)", "instructions per op",
                    km_ic)
+    print_goals(p, "Goals, printed not asserted:", gl)
+    p(TCG_NOTE)
+    p("=" * 78)
+
+
+def print_prefix(p, pp, ld, gl):
     p("")
-    p("Goals, printed not asserted:")
+    p(PFX_NOTE)
+    for case, what in [("pass", "added = ns/pkt - same rep's 'none'; "
+                                "/nft, /ipset = added / theirs, paired"),
+                       ("blocked", "vs none; /nft, /ipset = ns/pkt / "
+                                   "theirs, paired")]:
+        rows = [r for r in pp if r["case"] == case]
+        if not rows:
+            continue
+        p("")
+        p(f"prefixes, {case}: {what}")
+        added = "added ns" if case == "pass" else "vs none"
+        p(f"{'size':>8} {'contender':<9} {'ns/pkt':>7} {added:>8} "
+          f"{'(min..max)':<15} {'/nft':>5} {'/ipset':>6}")
+        for r in rows:
+            ad = ("-" if r["contender"] == "none" else
+                  fmt(r["added_ns"], "{:.0f}"))
+            p(f"{r['size']:>8} {r['contender']:<9} {r['ns_per_pkt']:>7.0f} "
+              f"{ad:>8} "
+              f"{rng(r['added_ns_min'], r['added_ns_max'], '{:.0f}'):<15} "
+              f"{fmt(r['ratio_to_nft'], '{:.2f}'):>5} "
+              f"{fmt(r['ratio_to_ipset'], '{:.2f}'):>6}".rstrip())
+    if ld:
+        p("")
+        p("Load N prefixes (cuckooctl load / nft -f / ipset restore), "
+          "kernel memory (slab+vmalloc delta)")
+        p(f"{'size':>8} {'contender':<9} {'load s':>8} {'kern bytes':>11} "
+          f"{'B/prefix':>9} {'n':>3}")
+        for r in ld:
+            p(f"{r['size']:>8} {r['contender']:<9} {r['load_sec']:>8.3f} "
+              f"{r['kernel_bytes']:>11.0f} "
+              f"{r['kernel_bytes_per_entry']:>9.1f} {r['samples']:>3}")
+    print_goals(p, "Prefix goals, printed not asserted:", gl)
+
+
+def print_goals(p, title, gl):
+    if not gl:
+        return
+    p("")
+    p(title)
     for x in gl:
         m = x["measured"]
         spec = "{:.0f}" if m is not None and abs(m) >= 100 else "{:.3f}"
         extra = ""
         if x.get("measured_min") is not None:
-            extra = " " + rng(x["measured_min"], x["measured_max"], "{:.0f}")
+            # A ratio's range with its digits, a cost's in whole ns.
+            rs = "{:.3f}" if x["target"].startswith("ratio") else "{:.0f}"
+            extra = " " + rng(x["measured_min"], x["measured_max"], rs)
         if x.get("values"):
             extra = " (" + " / ".join(f"{v:.0f}" for v in x["values"]) + ")"
         if x.get("within_noise"):
@@ -396,8 +516,6 @@ def print_table(meta, pp, ld, km, km_ic, kmem, gl):
                       " - sizes overlap: within noise")
         p(f"  {'MET ' if x['met'] else 'MISS'}  {x['goal']:<58} "
           f"{x['target']:<22} measured {fmt(m, spec)}{extra}")
-    p(TCG_NOTE)
-    p("=" * 78)
 
 
 def read_meta(samples):
@@ -433,9 +551,13 @@ def main():
         sh = int(meta["pkt_icount"])
         meta["packet_path_note"] = ICOUNT_NOTE.format(shift=sh, ns=2 ** sh)
     pps = [s for s in pkt_samples if s["kind"] == "pps"]
-    pp = packet_path(pps)
-    ld = loads(samples, sorted({s["size"] for s in samples
-                                if s["kind"] == "load"}))
+    pp = packet_path([s for s in pps if set_of(s) == "addr"])
+    ld = loads([s for s in samples if set_of(s) == "addr"])
+    ppp = packet_path([s for s in pps if set_of(s) == "prefix"],
+                      PFX_CONTENDERS)
+    pld = loads([s for s in samples if set_of(s) == "prefix"])
+    pfx = {"note": PFX_NOTE, "packet_path": ppp, "load_memory": pld,
+           "goals": prefix_goals(ppp, pld)}
     # cnf_bench.ko ran under plain TCG (LOG) and, with --pkt-log, under
     # -icount (PKTLOG); a single boot under -icount counts instructions.
     km = [s for s in samples if s["kind"] == "kmod"]
@@ -446,13 +568,14 @@ def main():
         km, km_ic = [], km
     kmem = [s for s in samples if s["kind"] == "kmem"]
     gl = goals(pp, ld, km, km_ic)
-    print_table(meta, pp, ld, km, km_ic, kmem, gl)
+    print_table(meta, pp, ld, km, km_ic, kmem, gl, pfx)
     raw = pps + [s for s in samples if s["kind"] == "load"]
     with open(args[1], "w") as f:
         json.dump({"meta": meta, "packet_path": pp, "load_memory": ld,
                    "core_vs_rhashtable": km,
                    "core_vs_rhashtable_icount": km_ic, "core_memory": kmem,
-                   "goals": gl, "samples": raw}, f, indent=1)
+                   "goals": gl, "prefix": pfx, "samples": raw}, f,
+                  indent=1)
         f.write("\n")
     if not meta["complete"]:
         print("bench-vm: the run did not complete; figures are partial",
