@@ -283,13 +283,14 @@ def vm_prefix_report():
     if ld:
         out.append("")
         out.append("| load and memory | prefixes | load, s | kernel bytes "
-                   "| per prefix |")
-        out.append("|---|---|---|---|---|")
+                   "| per prefix | lookup keys |")
+        out.append("|---|---|---|---|---|---|")
         for r in ld:
             out.append(f"| {names[r['contender']]} "
                        f"| {size_name(r['size'])} | {r['load_sec']:.3f} "
                        f"| {si(r['kernel_bytes'])} "
-                       f"| {r['kernel_bytes_per_entry']:.1f} |")
+                       f"| {r['kernel_bytes_per_entry']:.1f} "
+                       f"| {si(r.get('keys'))} |")
     if pfx["goals"]:
         out.append("\nGoals, as ratios measured in this run: " +
                    "; ".join(goal_text(g) for g in pfx["goals"]) + ".")

@@ -271,25 +271,27 @@ timed() {
 	return $rc
 }
 
-# load_sample CONTENDER REP BEFORE AFTER TOOL_BYTES, after timed.
+# load_sample CONTENDER REP BEFORE AFTER TOOL_BYTES [KEYS], after timed:
+# KEYS, cuckoo_nf's lookup keys (a prefix expands into several).
 load_sample() {
 	local b a t
 	read -ra b <<<"$3"
 	read -ra a <<<"$4"
 	read -ra t <<<"$T"
-	emit "{\"kind\":\"load\",\"set\":\"$SET\",\"size\":$SIZE,\"contender\":\"$1\",\"rep\":$2,\"sec\":${t[0]},\"user\":${t[1]},\"sys\":${t[2]},\"slab_kb\":$((a[0] - b[0])),\"vmalloc_kb\":$((a[1] - b[1])),\"memfree_kb\":$((b[2] - a[2])),\"tool_bytes\":$5}"
+	emit "{\"kind\":\"load\",\"set\":\"$SET\",\"size\":$SIZE,\"contender\":\"$1\",\"rep\":$2,\"sec\":${t[0]},\"user\":${t[1]},\"sys\":${t[2]},\"slab_kb\":$((a[0] - b[0])),\"vmalloc_kb\":$((a[1] - b[1])),\"memfree_kb\":$((b[2] - a[2])),\"tool_bytes\":$5,\"keys\":${6:-null}}"
 }
 
 cuckoo_on() {
-	local rep=$1 m0 m1 bytes
+	local rep=$1 m0 m1 st
 	insmod "$CNF_KO" || die "insmod $CNF_KO"
 	sleep 1
 	m0=$(meminfo)
 	timed cuckooctl load "$F/$LIST" || die "cuckooctl load $F/$LIST"
 	settle
 	m1=$(meminfo)
-	bytes=$(inns cuckooctl stats -j | jq '.ipv4.bytes')
-	load_sample cuckoo "$rep" "$m0" "$m1" "${bytes:-null}"
+	read -r -a st <<<"$(inns cuckooctl stats -j |
+		jq -r '"\(.ipv4.bytes) \(.ipv4.keys // "null")"')"
+	load_sample cuckoo "$rep" "$m0" "$m1" "${st[0]:-null}" "${st[1]:-null}"
 }
 
 cuckoo_off() {

@@ -189,6 +189,8 @@ def loads(samples):
                 "tool_bytes": first["tool_bytes"],
                 "tool_bytes_per_entry": (first["tool_bytes"] / size
                                          if first["tool_bytes"] else None),
+                # cuckoo_nf's lookup keys: a prefix expands into several.
+                "keys": first.get("keys"),
             })
     return out
 
@@ -487,11 +489,12 @@ def print_prefix(p, pp, ld, gl):
         p("Load N prefixes (cuckooctl load / nft -f / ipset restore), "
           "kernel memory (slab+vmalloc delta)")
         p(f"{'size':>8} {'contender':<9} {'load s':>8} {'kern bytes':>11} "
-          f"{'B/prefix':>9} {'n':>3}")
+          f"{'B/prefix':>9} {'keys':>8} {'n':>3}")
         for r in ld:
             p(f"{r['size']:>8} {r['contender']:<9} {r['load_sec']:>8.3f} "
               f"{r['kernel_bytes']:>11.0f} "
-              f"{r['kernel_bytes_per_entry']:>9.1f} {r['samples']:>3}")
+              f"{r['kernel_bytes_per_entry']:>9.1f} "
+              f"{fmt(r.get('keys'), '{:.0f}'):>8} {r['samples']:>3}")
     print_goals(p, "Prefix goals, printed not asserted:", gl)
 
 
