@@ -237,7 +237,7 @@ def vm_report():
 
 
 def goal_text(g):
-    m = "-" if g["measured"] is None else f"{g['measured']:.2f}"
+    m = "-" if g["measured"] is None else f"{g['measured']:.3f}"
     return f"{g['goal']}: {m}, {'met' if g['met'] else 'missed'}"
 
 
