@@ -2,12 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check: install what is missing, build for the VM's kernel, then run
-# the host unit tests, lint and the selftests in the VMs, side by side.
-# Every stage runs even when an earlier one failed (except that selftests
-# need a build).  The other kernels' builds and the selftests at full size
-# are make check-kernels'.
+# the host unit tests, lint, the W=1 + sparse build for the other supported
+# kernels and the selftests in the VMs, side by side.  Every stage runs
+# even when an earlier one failed (except that selftests need a build).
+# The selftests on the other kernels, and at full size, are make
+# check-kernels'.
 # Totals: unit test cases (from the runner's "N passed, N failed" line), lint
-# as one test, selftests from their KTAP.  The last line is
+# as one test, each other kernel's build as one test (skipped when its
+# headers are not installed: scripts/deps.sh --kernels installs them; it is
+# not done here because Debian's 6.12 headers pull in their kernel, which a
+# developer's boot loader would then boot), selftests from their KTAP.  The
+# last line is
 # "N passed, N failed", with ", N skipped" when some were skipped, named on
 # the line before.  Logs are in build/check/.
 set -uo pipefail
@@ -33,9 +38,9 @@ run_stage() {
 	return "$rc"
 }
 
-# The unit tests, lint and the selftests' VMs run side by side: each alone
-# leaves much of the two CPUs idle (one CPU each for the host stages; the
-# VMs wait on packets and timers).  start_stage runs one in the background
+# The unit tests, lint, the other kernels' builds and the selftests' VMs run
+# side by side: each alone leaves much of the two CPUs idle (one CPU each
+# for the host stages; the VMs wait on packets and timers).  start_stage runs one in the background
 # with its output in NAME.log, finish_stage waits for it, then shows its
 # output and returns its status.
 declare -A STAGE_PID
@@ -93,6 +98,32 @@ stage_lint() {
 	fi
 }
 
+# The kernels besides the VM's that the module must build for.
+OTHER_KERNELS=(6.12 6.12-rt)
+
+start_other_builds() {
+	local k
+	for k in "${OTHER_KERNELS[@]}"; do
+		KVER=$k scripts/kver >/dev/null 2>&1 || continue
+		start_stage "build-$k" env KVER="$k" scripts/lint.sh --build
+	done
+}
+
+stage_other_builds() {
+	local k
+	for k in "${OTHER_KERNELS[@]}"; do
+		if [[ -z ${STAGE_PID[build-$k]:-} ]]; then
+			SKIP=$((SKIP + 1))
+			SKIPPED+=("build-$k")
+			result "build-$k" "skipped (no headers: scripts/deps.sh --kernels)"
+		elif finish_stage "build-$k"; then
+			pass "build-$k" "W=1 + sparse clean ($(KVER=$k scripts/kver))"
+		else
+			fail "build-$k" FAILED
+		fi
+	done
+}
+
 stage_selftests() {
 	finish_stage selftests
 	tally_suite "$LOGS/selftests.log" selftests selftests
@@ -118,8 +149,10 @@ main() {
 		echo "==== selftests: selftests/vm/selftests.sh, in the background (build/check/selftests.log)"
 		start_stage selftests selftests/vm/selftests.sh
 	fi
+	start_other_builds
 	stage_unit
 	stage_lint
+	stage_other_builds
 	if ((BUILT)); then
 		stage_selftests
 	else
