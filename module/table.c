@@ -549,6 +549,19 @@ int cnf_table_del(struct cnf_table *t, struct cnf_path_node *path,
 	return 0;
 }
 
+/* The key in slot @s of bucket @b, if the slot holds one. */
+static bool cnf_slot_key(const struct cnf_table *t, u32 b, unsigned int s,
+			 struct cnf_key *key)
+{
+	u32 w[4];
+
+	cnf_slot_read(t, cnf_width(t), b, s, w);
+	if (!(*cnf_tag_word(cnf_width(t), w) & CNF_TAG_VALID))
+		return false;
+	cnf_decode(t, w, b, key);
+	return true;
+}
+
 /**
  * cnf_table_prune - remove the keys of a table that a test rejects
  * @t: the table
@@ -566,17 +579,12 @@ void cnf_table_prune(struct cnf_table *t, struct cnf_path_node *path,
 {
 	struct cnf_key key;
 	unsigned int s, i;
-	u32 b, w[4];
+	u32 b;
 
 	for (b = 0; b <= t->mask; b++) {
-		for (s = 0; s < CNF_BUCKET_SLOTS; s++) {
-			cnf_slot_read(t, cnf_width(t), b, s, w);
-			if (!(*cnf_tag_word(cnf_width(t), w) & CNF_TAG_VALID))
-				continue;
-			cnf_decode(t, w, b, &key);
-			if (!keep(ctx, &key))
+		for (s = 0; s < CNF_BUCKET_SLOTS; s++)
+			if (cnf_slot_key(t, b, s, &key) && !keep(ctx, &key))
 				cnf_slot_clear(t, b, s);
-		}
 		if (!(b & 0xffff))
 			cond_resched();
 	}
@@ -602,15 +610,13 @@ int cnf_table_walk(const struct cnf_table *t,
 {
 	struct cnf_key key;
 	unsigned int s, i;
-	u32 b, w[4];
+	u32 b;
 	int err;
 
 	for (b = 0; b <= t->mask; b++) {
 		for (s = 0; s < CNF_BUCKET_SLOTS; s++) {
-			cnf_slot_read(t, cnf_width(t), b, s, w);
-			if (!(*cnf_tag_word(cnf_width(t), w) & CNF_TAG_VALID))
+			if (!cnf_slot_key(t, b, s, &key))
 				continue;
-			cnf_decode(t, w, b, &key);
 			err = fn(ctx, &key);
 			if (err)
 				return err;
