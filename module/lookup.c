@@ -175,12 +175,20 @@ bool cnf_filter_lookup4(const struct cnf_filter *f, __be32 addr)
 	return cnf_lookup4_tiers(f, addr, tiers);
 }
 
+/* Is @addr a key of @t, a table of 16-byte slots? */
+static __always_inline bool cnf_table_has6(const struct cnf_table *t,
+					   const struct in6_addr *addr)
+{
+	int ret = cnf_table_has_width(t, CNF_SLOT_V6, addr);
+
+	return likely(ret >= 0) ? ret : cnf_table_has_slow(t, addr);
+}
+
 /* Is @addr, cut to the tier length @tl, a key of IPv6 tier table @t? */
 static bool cnf_tier_has6(const struct cnf_table *t, unsigned int tl,
 			  const struct in6_addr *addr)
 {
 	struct in6_addr cut;
-	int ret;
 
 	if (tl <= 32)
 		return cnf_table_has4(t, cnf_tier_key32(ntohl(addr->s6_addr32[0]),
@@ -190,8 +198,7 @@ static bool cnf_tier_has6(const struct cnf_table *t, unsigned int tl,
 		cnf_mask6(&cut, tl);
 		addr = &cut;
 	}
-	ret = cnf_table_has_width(t, CNF_SLOT_V6, addr);
-	return likely(ret >= 0) ? ret : cnf_table_has_slow(t, addr);
+	return cnf_table_has6(t, addr);
 }
 
 /* Every tier in use, for a set with prefixes. */
@@ -225,17 +232,12 @@ static noinline bool cnf_lookup6_tiers(const struct cnf_filter *f,
  */
 bool cnf_filter_lookup6(const struct cnf_filter *f, const struct in6_addr *addr)
 {
-	const struct cnf_table *t;
-	int ret;
-
 	BUILD_BUG_ON(CNF_V6_BITS / 64 != 2 || CNF_ACTIVE_WORDS != 3);
 	/* Addresses only: the address tier alone, as for IPv4. */
 	if (likely(!cnf_active(f, CNF_V6, 0) && !cnf_active(f, CNF_V6, 1) &&
-		   cnf_active(f, CNF_V6, 2) == BIT_ULL(CNF_V6_BITS % 64))) {
-		t = rcu_dereference(f->tier[CNF_V6][CNF_V6_BITS]);
-		ret = cnf_table_has_width(t, CNF_SLOT_V6, addr);
-		return likely(ret >= 0) ? ret : cnf_table_has_slow(t, addr);
-	}
+		   cnf_active(f, CNF_V6, 2) == BIT_ULL(CNF_V6_BITS % 64)))
+		return cnf_table_has6(rcu_dereference(f->tier[CNF_V6][CNF_V6_BITS]),
+				      addr);
 	return cnf_lookup6_tiers(f, addr);
 }
 
