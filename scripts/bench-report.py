@@ -155,6 +155,31 @@ def vm_measured(data, when, what=""):
             f"min..max; {loads}.\n")
 
 
+def added_cost_table(pp, sizes, names, ratios):
+    """Rows of the pass case's added cost per packet, a column per size:
+    median (min..max), then for a contender its ratio to each contender
+    ratios[contender] names."""
+    out = ["| added cost per packet, pass case | " +
+           " | ".join(size_name(s) for s in sizes) + " |",
+           "|---" * (len(sizes) + 1) + "|"]
+    for c in ("cuckoo", "nft", "ipset"):
+        cells = []
+        for s in sizes:
+            r = next((x for x in pp if x["size"] == s and
+                      x["contender"] == c), None)
+            if r is None or r["added_ns"] is None:
+                cells.append("-")
+                continue
+            cell = (f"{r['added_ns']:.0f} ({r['added_ns_min']:.0f}.."
+                    f"{r['added_ns_max']:.0f})")
+            for other in ratios.get(c, ()):
+                if r.get(f"ratio_to_{other}") is not None:
+                    cell += f", {r[f'ratio_to_{other}']:.2f}x {other}"
+            cells.append(cell)
+        out.append(f"| {names[c]} | " + " | ".join(cells) + " |")
+    return out
+
+
 def vm_report():
     data, when = load("vm.json")
     if data is None:
@@ -169,23 +194,8 @@ def vm_report():
     names = {"cuckoo": "cuckoo_nf", "nft": "nftables set",
              "ipset": "ipset hash:ip"}
     if pp:
-        out.append("| added cost per packet, pass case | " +
-                   " | ".join(size_name(s) for s in sizes) + " |")
-        out.append("|---" * (len(sizes) + 1) + "|")
-        for c in ("cuckoo", "nft", "ipset"):
-            cells = []
-            for s in sizes:
-                r = next((x for x in pp if x["size"] == s and
-                          x["contender"] == c), None)
-                if r is None or r["added_ns"] is None:
-                    cells.append("-")
-                    continue
-                cell = (f"{r['added_ns']:.0f} ({r['added_ns_min']:.0f}.."
-                        f"{r['added_ns_max']:.0f})")
-                if c != "nft" and r["ratio_to_nft"] is not None:
-                    cell += f", {r['ratio_to_nft']:.2f}x nft"
-                cells.append(cell)
-            out.append(f"| {names[c]} | " + " | ".join(cells) + " |")
+        out += added_cost_table(pp, sizes, names,
+                                {"cuckoo": ("nft",), "ipset": ("nft",)})
         rows = []
         for s in sizes:
             row = [s]
@@ -260,25 +270,8 @@ def vm_prefix_report():
     pp = [r for r in pfx["packet_path"] if r["case"] == "pass"]
     sizes = sorted({r["size"] for r in pp})
     if pp:
-        out.append("| added cost per packet, pass case | " +
-                   " | ".join(size_name(s) for s in sizes) + " |")
-        out.append("|---" * (len(sizes) + 1) + "|")
-        for c in ("cuckoo", "nft", "ipset"):
-            cells = []
-            for s in sizes:
-                r = next((x for x in pp if x["size"] == s and
-                          x["contender"] == c), None)
-                if r is None or r["added_ns"] is None:
-                    cells.append("-")
-                    continue
-                cell = (f"{r['added_ns']:.0f} ({r['added_ns_min']:.0f}.."
-                        f"{r['added_ns_max']:.0f})")
-                if c == "cuckoo" and r["ratio_to_nft"] is not None:
-                    cell += f", {r['ratio_to_nft']:.2f}x nft"
-                if c == "cuckoo" and r["ratio_to_ipset"] is not None:
-                    cell += f", {r['ratio_to_ipset']:.2f}x ipset"
-                cells.append(cell)
-            out.append(f"| {names[c]} | " + " | ".join(cells) + " |")
+        out += added_cost_table(pp, sizes, names,
+                                {"cuckoo": ("nft", "ipset")})
     ld = pfx["load_memory"]
     if ld:
         out.append("")
