@@ -46,20 +46,26 @@ def dotted(x):
     return f"{x >> 24}.{x >> 16 & 255}.{x >> 8 & 255}.{x & 255}"
 
 
-def addresses(top, n):
-    d = os.path.join(top, str(n))
+def write_set(d, entries, own, set_type):
+    """ENTRIES as the three loaders read them: DIR/OWN for cuckooctl load,
+    DIR/nft for nft -f (1000 elements per add element), DIR/ipset for
+    ipset restore (a set of SET_TYPE)."""
     os.makedirs(d, exist_ok=True)
-    a = [dotted(x) for x in range(BASE, BASE + n)]
-    with open(os.path.join(d, "addrs"), "w") as f:
-        f.write("\n".join(a) + "\n")
+    with open(os.path.join(d, own), "w") as f:
+        f.write("\n".join(entries) + "\n")
     with open(os.path.join(d, "nft"), "w") as f:
-        for i in range(0, n, 1000):
+        for i in range(0, len(entries), 1000):
             f.write("add element ip bench blocked { " +
-                    ", ".join(a[i:i + 1000]) + " }\n")
+                    ", ".join(entries[i:i + 1000]) + " }\n")
     with open(os.path.join(d, "ipset"), "w") as f:
-        f.write("create blocked hash:ip family inet maxelem "
-                f"{max(n, 65536)}\n")
-        f.write("".join(f"add blocked {x}\n" for x in a))
+        f.write(f"create blocked {set_type} family inet maxelem "
+                f"{max(len(entries), 65536)}\n")
+        f.write("".join(f"add blocked {x}\n" for x in entries))
+
+
+def addresses(top, n):
+    write_set(os.path.join(top, str(n)),
+              [dotted(x) for x in range(BASE, BASE + n)], "addrs", "hash:ip")
 
 
 def counts(n, fixed):
@@ -120,19 +126,9 @@ def prefixes(n):
 
 
 def prefix_files(top, n):
-    d = os.path.join(top, "prefix", str(n))
-    os.makedirs(d, exist_ok=True)
-    p = [f"{dotted(net)}/{ln}" for net, ln in prefixes(n)]
-    with open(os.path.join(d, "prefixes"), "w") as f:
-        f.write("\n".join(p) + "\n")
-    with open(os.path.join(d, "nft"), "w") as f:
-        for i in range(0, n, 1000):
-            f.write("add element ip bench blocked { " +
-                    ", ".join(p[i:i + 1000]) + " }\n")
-    with open(os.path.join(d, "ipset"), "w") as f:
-        f.write("create blocked hash:net family inet maxelem "
-                f"{max(n, 65536)}\n")
-        f.write("".join(f"add blocked {x}\n" for x in p))
+    write_set(os.path.join(top, "prefix", str(n)),
+              [f"{dotted(net)}/{ln}" for net, ln in prefixes(n)],
+              "prefixes", "hash:net")
 
 
 def main():
