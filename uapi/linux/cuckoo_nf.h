@@ -15,6 +15,18 @@
  * an empty filter and create nothing.  %CNF_IOC_RESET returns a namespace
  * to that state.
  *
+ * Sets.  A namespace's prefixes are kept in named sets, each a block set
+ * or an allow set (enum cnf_set_kind).  A packet is dropped when some
+ * block set covers its source and no allow set does (and the namespace is
+ * in %CNF_MODE_DROP).  The block set %CNF_SET_DEFAULT always exists: calls
+ * that name no set (an all-zero name, or a struct from before sets that
+ * ends before its name) act on it.  A name is 1 to %CNF_SET_NAME_LEN - 1
+ * bytes of [A-Za-z0-9_.-], NUL-padded to %CNF_SET_NAME_LEN (-EINVAL
+ * otherwise).  A call that names a set the namespace does not have fails
+ * with -ENXIO, but %CNF_IOC_SET_DESTROY and %CNF_IOC_SET_SWAP, which fail
+ * with -ENOENT.  A namespace has at most %CNF_SETS_MAX sets, and its memory
+ * limit covers them all.
+ *
  * Conventions:
  *  - Fixed-width types only; user pointers travel as __u64.
  *  - Every reserved or padding field must be zero on input (-EINVAL).
@@ -66,6 +78,30 @@ struct cnf_addr {
 
 #define CNF_ADDR_F_ALL		_BITUL(0)
 
+/* Room for a set's name, its NUL included. */
+#define CNF_SET_NAME_LEN	32
+/* The block set every namespace has; it cannot be destroyed. */
+#define CNF_SET_DEFAULT		"default"
+/* Most sets a namespace has, the default set included. */
+#define CNF_SETS_MAX		256
+
+enum cnf_set_kind {
+	CNF_SET_BLOCK = 0,	/* drop the sources it covers... */
+	CNF_SET_ALLOW = 1,	/* ...unless an allow set covers them too */
+};
+
+/**
+ * struct cnf_entry - one prefix of one set
+ * @addr: the prefix, see &struct cnf_addr.
+ * @set:  the set's name; all zero for the default set.  A caller that
+ *        passes only a &struct cnf_addr (the first version) means the
+ *        default set.
+ */
+struct cnf_entry {
+	struct cnf_addr addr;
+	char	set[CNF_SET_NAME_LEN];
+};
+
 /**
  * struct cnf_batch - add or delete many prefixes in one call
  * @addrs:   user pointer to an array of struct cnf_addr.
@@ -78,6 +114,8 @@ struct cnf_addr {
  * @done:    out: entries processed; equals @count when the whole batch went
  *           through, else the index of the entry that failed.
  * @error:   out: 0, or the negative errno of the entry at index @done.
+ * @set:     the set the batch changes (see &struct cnf_entry).  Absent from
+ *           the first version: the default set.
  *
  * Entries are processed in order and the batch stops at the first failure:
  * every entry before @done is applied (or skipped), none after it is.  The
@@ -85,6 +123,19 @@ struct cnf_addr {
  * is applied (-EFAULT and nothing changed if it cannot be) and again at the
  * end, so after any call that got that far @done and @error are exact; a
  * call refused before (bad flags, -E2BIG, -EPERM) leaves it untouched.
+ *
+ * %CNF_BATCH_F_REPLACE (%CNF_IOC_ADD_BATCH only): the set's contents
+ * become exactly the batch's entries, in one step.  The entries are read
+ * in and built into new contents aside; only when every one went in do
+ * they take the old contents' place.  No packet sees a mix: a source both
+ * the old and the new contents cover is matched throughout, one neither
+ * covers never is.  On any failure the set is left as it was, @applied
+ * and @skipped are 0, and @done and @error say which entry failed (@done
+ * equals @count when building or putting the contents in place failed, for
+ * instance past the memory limit, which must hold the old and the new
+ * contents at once).  With %CNF_BATCH_F_EXIST_OK, an entry given twice is
+ * counted in @skipped; without it, it fails the batch with -EEXIST.  A
+ * @count of 0 empties the set in one step.
  */
 struct cnf_batch {
 	__u64	addrs;
@@ -94,18 +145,23 @@ struct cnf_batch {
 	__u32	skipped;
 	__u32	done;
 	__s32	error;
+	char	set[CNF_SET_NAME_LEN];
 };
 
 #define CNF_BATCH_F_EXIST_OK	_BITUL(0)
+#define CNF_BATCH_F_REPLACE	_BITUL(1)
 #define CNF_BATCH_MAX		0x1000000
 
 /**
- * struct cnf_dump - read the set, a chunk per call
+ * struct cnf_dump - read a set, a chunk per call
  * @addrs:  user pointer to room for @count struct cnf_addr.
  * @cursor: in: 0 to start a dump, else the cursor the previous call
  *          returned on the same open file.  out: cursor for the next call.
  * @count:  in: room in @addrs (at least 1).  out: entries written.
  * @flags:  in: must be zero.  out: %CNF_DUMP_F_DONE when no entry is left.
+ * @set:    the set to read (see &struct cnf_entry), when starting a dump;
+ *          a later call goes on with the set its dump started on.  Absent
+ *          from the first version: the default set.
  *
  * Starting a dump takes a snapshot of the set: a dump sees exactly the
  * entries present at that moment, whatever changes while it runs.  A cursor
@@ -116,6 +172,7 @@ struct cnf_dump {
 	__u64	cursor;
 	__u32	count;
 	__u32	flags;
+	char	set[CNF_SET_NAME_LEN];
 };
 
 #define CNF_DUMP_F_DONE		_BITUL(0)
@@ -151,7 +208,8 @@ struct cnf_config {
  * @grows:    times the table was rebuilt larger.
  * @stashed:  entries kept in the overflow stash.
  * @checked:  packets looked up.
- * @matched:  packets whose source is listed (dropped in drop mode).
+ * @matched:  packets whose source is listed: some block set covers it and
+ *            no allow set does (dropped in drop mode).
  * @dropped:  packets dropped.
  */
 struct cnf_family_stats {
@@ -182,8 +240,11 @@ struct cnf_lookup_stats {
 
 /**
  * struct cnf_stats - state and counters of the namespace's filter
- * @v4, @v6:   per family; &struct cnf_family_stats.entries counts prefixes,
- *             capacity and bytes cover every lookup table of the family.
+ * @v4, @v6:   per family, the namespace's totals: &struct
+ *             cnf_family_stats.entries counts the prefixes of every set,
+ *             capacity and bytes cover every table of the family, the
+ *             sets' own and those the sets of a kind share; per set, see
+ *             %CNF_IOC_SET_LIST.
  * @mem_limit: current memory limit in bytes (the module's mem_limit when
  *             inactive: what the first change will start from).
  * @mode:      enum cnf_mode.
@@ -208,6 +269,74 @@ struct cnf_stats {
 #define CNF_STATS_F_INACTIVE	_BITUL(0)
 
 /**
+ * struct cnf_set_req - name a set: create, destroy or flush it
+ * @name:  the set's name.
+ * @kind:  %CNF_IOC_SET_CREATE: enum cnf_set_kind; else 0.
+ * @flags: none defined; 0.
+ */
+struct cnf_set_req {
+	char	name[CNF_SET_NAME_LEN];
+	__u32	kind;
+	__u32	flags;
+};
+
+/**
+ * struct cnf_set_swap - exchange the contents of two sets
+ * @a, @b: the sets' names: two different sets of the same kind (-EINVAL
+ *         otherwise).
+ */
+struct cnf_set_swap {
+	char	a[CNF_SET_NAME_LEN];
+	char	b[CNF_SET_NAME_LEN];
+};
+
+/**
+ * struct cnf_set_info - one set, as %CNF_IOC_SET_LIST reports it
+ * @name:       the set's name.
+ * @kind:       enum cnf_set_kind.
+ * @reserved:   0.
+ * @v4_entries: IPv4 prefixes stored.
+ * @v6_entries: IPv6 prefixes stored.
+ * @bytes:      memory the set's own tables use.  Lookup tables shared by
+ *              the sets of a kind are in &struct cnf_stats only.
+ * @matched:    packets whose source the set covered.  A block set counts
+ *              every packet it covers (an allow set may have let it
+ *              through); an allow set counts the packets some block set
+ *              covered and it let through.
+ */
+struct cnf_set_info {
+	char	name[CNF_SET_NAME_LEN];
+	__u32	kind;
+	__u32	reserved;
+	__u64	v4_entries;
+	__u64	v6_entries;
+	__u64	bytes;
+	__u64	matched;
+};
+
+/**
+ * struct cnf_set_list - the namespace's sets
+ * @sets:  user pointer to room for @count entries of @size bytes each.
+ * @count: in: room in @sets.  out: sets written, in creation order (the
+ *         default set first).
+ * @total: out: sets the namespace has; more than @count when the room was
+ *         too small.
+ * @size:  in: the size of a &struct cnf_set_info as the caller knows it,
+ *         at least up to @matched (-EINVAL).  The kernel writes that many
+ *         bytes per set, zero past the fields it knows.
+ * @flags: none defined; 0.
+ *
+ * A namespace never configured reports its default set, empty.
+ */
+struct cnf_set_list {
+	__u64	sets;
+	__u32	count;
+	__u32	total;
+	__u32	size;
+	__u32	flags;
+};
+
+/**
  * struct cnf_version - which module answers, and which ABI it speaks
  * @abi:      the module's %CNF_ABI_VERSION.  It changes only when an
  *            existing call changes incompatibly; new calls, new flags and
@@ -229,22 +358,27 @@ struct cnf_version {
 
 #define CNF_IOC_TYPE		0xC5
 
-#define CNF_IOC_ADD		_IOW(CNF_IOC_TYPE, 0x01, struct cnf_addr)
-#define CNF_IOC_DEL		_IOW(CNF_IOC_TYPE, 0x02, struct cnf_addr)
+/*
+ * Single entries take a &struct cnf_entry; a caller from before sets passes
+ * a &struct cnf_addr, which means the default set.
+ */
+#define CNF_IOC_ADD		_IOW(CNF_IOC_TYPE, 0x01, struct cnf_entry)
+#define CNF_IOC_DEL		_IOW(CNF_IOC_TYPE, 0x02, struct cnf_entry)
 /*
  * Returns 0 when stored prefixes cover the given prefix (for an address:
  * when a packet from it would match), -ENOENT when they do not.
  */
-#define CNF_IOC_TEST		_IOW(CNF_IOC_TYPE, 0x03, struct cnf_addr)
+#define CNF_IOC_TEST		_IOW(CNF_IOC_TYPE, 0x03, struct cnf_entry)
 #define CNF_IOC_ADD_BATCH	_IOWR(CNF_IOC_TYPE, 0x04, struct cnf_batch)
 #define CNF_IOC_DEL_BATCH	_IOWR(CNF_IOC_TYPE, 0x05, struct cnf_batch)
 #define CNF_IOC_DUMP		_IOWR(CNF_IOC_TYPE, 0x06, struct cnf_dump)
+/* Empties the default set; %CNF_IOC_SET_FLUSH empties any set. */
 #define CNF_IOC_FLUSH		_IO(CNF_IOC_TYPE, 0x07)
 #define CNF_IOC_STATS		_IOR(CNF_IOC_TYPE, 0x08, struct cnf_stats)
 #define CNF_IOC_SET_CONFIG	_IOW(CNF_IOC_TYPE, 0x09, struct cnf_config)
 /*
- * Remove every address and forget the mode, the memory limit and the
- * counters: the namespace's hooks are unregistered and its memory freed, as
+ * Remove every address and set and forget the mode, the memory limit and
+ * the counters: the namespace's hooks are unregistered and its memory freed, as
  * if it had never been configured.  Addresses stay effective until the
  * hooks are gone.  Returns 0 (also for a namespace without state, left as
  * it is), or -EINTR when a fatal signal came while it waited for another
@@ -253,10 +387,29 @@ struct cnf_version {
  */
 #define CNF_IOC_RESET		_IO(CNF_IOC_TYPE, 0x0a)
 /*
- * As %CNF_IOC_TEST, and on success the struct is overwritten with the
- * longest stored prefix that covers the given one.
+ * As %CNF_IOC_TEST, and on success the struct's address is overwritten with
+ * the longest prefix of the set that covers the given one.
  */
-#define CNF_IOC_MATCH		_IOWR(CNF_IOC_TYPE, 0x0b, struct cnf_addr)
+#define CNF_IOC_MATCH		_IOWR(CNF_IOC_TYPE, 0x0b, struct cnf_entry)
 #define CNF_IOC_VERSION		_IOR(CNF_IOC_TYPE, 0x0c, struct cnf_version)
+/*
+ * A new, empty set: -EEXIST when the name is taken, -ENOSPC past
+ * %CNF_SETS_MAX sets or the memory limit.
+ */
+#define CNF_IOC_SET_CREATE	_IOW(CNF_IOC_TYPE, 0x0d, struct cnf_set_req)
+/*
+ * Remove a set and its entries (-ENOENT when there is none of the name;
+ * -EBUSY for the default set).  Its sources stop matching when the call
+ * returns.
+ */
+#define CNF_IOC_SET_DESTROY	_IOW(CNF_IOC_TYPE, 0x0e, struct cnf_set_req)
+/*
+ * Exchange two sets' contents in one step, as ipset's swap does: each name
+ * then holds what the other held.  Names, kinds and counters stay.
+ */
+#define CNF_IOC_SET_SWAP	_IOW(CNF_IOC_TYPE, 0x0f, struct cnf_set_swap)
+#define CNF_IOC_SET_LIST	_IOWR(CNF_IOC_TYPE, 0x10, struct cnf_set_list)
+/* Empty a set; it stays, with its kind and counters. */
+#define CNF_IOC_SET_FLUSH	_IOW(CNF_IOC_TYPE, 0x11, struct cnf_set_req)
 
 #endif /* _UAPI_LINUX_CUCKOO_NF_H */
