@@ -33,6 +33,13 @@ void ctl_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 int ctl_open_device(void);
 
+/*
+ * ctl_open_device() for a command that takes no operand: with one, a
+ * usage error and -CTL_EXIT_USAGE.
+ */
+struct ctl_opts;
+int ctl_open_no_args(const struct ctl_opts *o, int argc, char **argv);
+
 /* CNF_IOC_VERSION: 0, or -errno (-ENOTTY: a module older than the call). */
 int ctl_module_version(int fd, struct cnf_version *v);
 

@@ -16,10 +16,7 @@ int ctl_cmd_reset(const struct ctl_opts *o, int argc, char **argv)
 {
 	int fd, rc;
 
-	if (argc)
-		return ctl_usage_error("reset", "unexpected argument '%s'",
-				       argv[0]);
-	fd = ctl_open_device();
+	fd = ctl_open_no_args(o, argc, argv);
 	if (fd < 0)
 		return -fd;
 	rc = ioctl(fd, CNF_IOC_RESET) < 0 ? ctl_fail("reset", errno) : 0;
@@ -48,11 +45,8 @@ int ctl_cmd_stats(const struct ctl_opts *o, int argc, char **argv)
 	size_t n = 0;
 	int fd, err;
 
-	if (argc)
-		return ctl_usage_error("stats", "unexpected argument '%s'",
-				       argv[0]);
 	memset(&st, 0, sizeof(st));
-	fd = ctl_open_device();
+	fd = ctl_open_no_args(o, argc, argv);
 	if (fd < 0)
 		return -fd;
 	err = ioctl(fd, CNF_IOC_STATS, &st) ? errno : 0;

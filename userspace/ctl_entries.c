@@ -179,10 +179,7 @@ static int list_or_save(const struct ctl_opts *o, int argc, char **argv,
 	uint64_t count;
 	int fd, rc;
 
-	if (argc)
-		return ctl_usage_error(o->cmd, "unexpected argument '%s'",
-				       argv[0]);
-	fd = ctl_open_device();
+	fd = ctl_open_no_args(o, argc, argv);
 	if (fd < 0)
 		return -fd;
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
@@ -213,10 +210,7 @@ int ctl_cmd_flush(const struct ctl_opts *o, int argc, char **argv)
 	char why[CTL_SET_ERRLEN];
 	int fd, err;
 
-	if (argc)
-		return ctl_usage_error("flush", "unexpected argument '%s'",
-				       argv[0]);
-	fd = ctl_open_device();
+	fd = ctl_open_no_args(o, argc, argv);
 	if (fd < 0)
 		return -fd;
 	err = ctl_flush_call(fd, o->set);

@@ -148,10 +148,7 @@ int ctl_cmd_sets(const struct ctl_opts *o, int argc, char **argv)
 	size_t n;
 	int fd, err;
 
-	if (argc)
-		return ctl_usage_error("sets", "unexpected argument '%s'",
-				       argv[0]);
-	fd = ctl_open_device();
+	fd = ctl_open_no_args(o, argc, argv);
 	if (fd < 0)
 		return -fd;
 	err = ctl_set_list(fd, &sets, &n);

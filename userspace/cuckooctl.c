@@ -141,6 +141,14 @@ int ctl_open_device(void)
 	return fd;
 }
 
+int ctl_open_no_args(const struct ctl_opts *o, int argc, char **argv)
+{
+	if (argc)
+		return -ctl_usage_error(o->cmd, "unexpected argument '%s'",
+					argv[0]);
+	return ctl_open_device();
+}
+
 
 /* Command options; a command takes those its ctl_cmd.opts names. */
 enum {
