@@ -70,9 +70,12 @@ int ctl_set_list(int fd, struct cnf_set_info **sets, size_t *n);
 /* Report a failed device call "cuckooctl: WHAT: text"; return its exit code. */
 int ctl_fail(const char *what, int err);
 
-/* Usage error for command @cmd: message, usage line, return CTL_EXIT_USAGE. */
-int ctl_usage_error(const char *cmd, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+/*
+ * Usage error of command @cmd: "cuckooctl: CMD[ VALUE]: message", the usage
+ * line; returns CTL_EXIT_USAGE.
+ */
+int ctl_usage_error(const char *cmd, const char *value, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* Read all of @path ("-" or NULL: stdin) into @in: exit code. */
 int ctl_read_input(const char *cmd, const char *path, struct ctl_input *in);

@@ -113,7 +113,7 @@ int ctl_cmd_mode(const struct ctl_opts *o, int argc, char **argv)
 	if (!argc)
 		return show_mode();
 	if (argc > 1)
-		return ctl_usage_error("mode", "one mode only");
+		return ctl_usage_error("mode", NULL, "one mode only");
 	mode = ctl_mode_parse(argv[0]);
 	if (mode < 0) {
 		ctl_err("mode %s: unknown mode (drop or monitor)", argv[0]);
@@ -147,7 +147,7 @@ int ctl_cmd_limit(const struct ctl_opts *o, int argc, char **argv)
 	if (!argc)
 		return show_limit();
 	if (argc > 1)
-		return ctl_usage_error("limit", "one size only");
+		return ctl_usage_error("limit", NULL, "one size only");
 	switch (ctl_parse_size(argv[0], &bytes)) {
 	case 0:
 		break;

@@ -43,7 +43,7 @@ static int parse_and_open(const struct ctl_opts *o, int argc, char **argv,
 
 	*addrs = NULL;
 	if (!argc)
-		return -ctl_usage_error(o->cmd, "no address given");
+		return -ctl_usage_error(o->cmd, NULL, "no address given");
 	*addrs = calloc(argc, sizeof(**addrs));
 	if (!*addrs)
 		return -ctl_fail(o->cmd, ENOMEM);
@@ -99,7 +99,7 @@ int ctl_cmd_del(const struct ctl_opts *o, int argc, char **argv)
 	if (!o->file)
 		return per_address(o, CTL_DEL, ENOENT, argc, argv);
 	if (argc)
-		return ctl_usage_error("del", "addresses and --file do not mix");
+		return ctl_usage_error("del", NULL, "addresses and --file do not mix");
 	return ctl_del_file(o, o->file);
 }
 
@@ -201,7 +201,7 @@ int ctl_cmd_list(const struct ctl_opts *o, int argc, char **argv)
 int ctl_cmd_save(const struct ctl_opts *o, int argc, char **argv)
 {
 	if (o->all && o->set)
-		return ctl_usage_error("save", "--all and --set do not mix");
+		return ctl_usage_error("save", NULL, "--all and --set do not mix");
 	return list_or_save(o, argc, argv, true);
 }
 

@@ -48,7 +48,7 @@ int ctl_cmd_create(const struct ctl_opts *o, int argc, char **argv)
 	int kind = CNF_SET_BLOCK, rc;
 
 	if (argc < 1 || argc > 2)
-		return ctl_usage_error("create", "a name and at most a kind");
+		return ctl_usage_error("create", NULL, "a name and at most a kind");
 	rc = ctl_check_set_name("create", argv[0]);
 	if (rc)
 		return rc;
@@ -68,7 +68,7 @@ int ctl_cmd_destroy(const struct ctl_opts *o, int argc, char **argv)
 	int rc;
 
 	if (argc != 1)
-		return ctl_usage_error("destroy", "one set name");
+		return ctl_usage_error("destroy", NULL, "one set name");
 	rc = ctl_check_set_name("destroy", argv[0]);
 	if (rc)
 		return rc;
@@ -122,7 +122,7 @@ int ctl_cmd_swap(const struct ctl_opts *o, int argc, char **argv)
 	int fd, err, rc;
 
 	if (argc != 2)
-		return ctl_usage_error("swap", "two set names");
+		return ctl_usage_error("swap", NULL, "two set names");
 	rc = ctl_check_set_name("swap", argv[0]);
 	if (!rc)
 		rc = ctl_check_set_name("swap", argv[1]);

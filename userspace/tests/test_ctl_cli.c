@@ -283,7 +283,19 @@ TEST(options_anywhere_until_double_dash)
 	EXPECT_STREQ("", r.log);
 	RUN(&r, "new", "", "add", "192.0.2.1", "--bogus");
 	EXPECT_EQ(2, r.status);
-	EXPECT_NE(NULL, strstr(r.err, "cuckooctl: add: unknown option '--bogus'\n"));
+	EXPECT_STREQ("cuckooctl: add --bogus: unknown option\n"
+		     "Usage: cuckooctl add [OPTION...] PREFIX...\n"
+		     "Try 'cuckooctl help add' for more.\n", r.err);
+	RUN(&r, "new", "", "list", "extra");
+	EXPECT_EQ(2, r.status);
+	EXPECT_NE(NULL, strstr(r.err, "cuckooctl: list extra: unexpected argument\n"));
+	RUN(&r, "new", "", "frobnicate");
+	EXPECT_EQ(2, r.status);
+	EXPECT_NE(NULL, strstr(r.err, "cuckooctl: frobnicate: unknown command\n"));
+	/* -s where the command takes no set. */
+	RUN(&r, "new", "", "-s", "web", "mode");
+	EXPECT_EQ(2, r.status);
+	EXPECT_NE(NULL, strstr(r.err, "cuckooctl: mode: takes no set (-s)\n"));
 	/* An option another command takes. */
 	RUN(&r, "new", "", "list", "--exist");
 	EXPECT_EQ(2, r.status);
