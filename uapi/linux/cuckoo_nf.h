@@ -134,9 +134,10 @@ struct cnf_entry {
  * when the memory limit was reached while building (it must hold the old
  * and the new contents at once); @done equals @count when the contents
  * were built but putting them in place failed (-ENOSPC, -ENOMEM: the
- * tables the sets of a kind share, made anew with them).  With %CNF_BATCH_F_EXIST_OK, an entry given twice is
- * counted in @skipped; without it, it fails the batch with -EEXIST.  A
- * @count of 0 empties the set in one step.
+ * tables the sets of a kind share, made anew with them).  With
+ * %CNF_BATCH_F_EXIST_OK, an entry given twice is counted in @skipped;
+ * without it, it fails the batch with -EEXIST.  A @count of 0 empties the
+ * set in one step.
  */
 struct cnf_batch {
 	__u64	addrs;
