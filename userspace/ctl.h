@@ -66,6 +66,8 @@ int ctl_flush_call(int fd, const char *set);
 int ctl_swap_call(int fd, const char *a, const char *b);
 /* The namespace's sets into *@sets (malloc'd, creation order), *@n of them. */
 int ctl_set_list(int fd, struct cnf_set_info **sets, size_t *n);
+/* The index of set @name (NULL: default) in @sets, or -1. */
+long ctl_find_set(const struct cnf_set_info *sets, size_t n, const char *name);
 
 /* Report a failed device call "cuckooctl: WHAT: text"; return its exit code. */
 int ctl_fail(const char *what, int err);

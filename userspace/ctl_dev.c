@@ -129,6 +129,17 @@ int ctl_swap_call(int fd, const char *a, const char *b)
 	return errno == ENOTTY ? CTL_ENOSETS : errno;
 }
 
+long ctl_find_set(const struct cnf_set_info *sets, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strncmp(sets[i].name, name ? name : CNF_SET_DEFAULT,
+			     sizeof(sets[i].name)))
+			return i;
+	return -1;
+}
+
 int ctl_set_list(int fd, struct cnf_set_info **sets, size_t *n)
 {
 	struct cnf_set_list l;

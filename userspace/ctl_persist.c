@@ -151,19 +151,15 @@ static int prune(const char *dir, const struct cnf_set_info *sets, size_t n)
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	int rc = CTL_EXIT_OK;
-	size_t i;
 
 	if (!d) {
 		ctl_err("save-all %s: %s", dir, strerror(errno));
 		return CTL_EXIT_FAIL;
 	}
 	while ((e = readdir(d))) {
-		if (!list_file(e->d_name, name))
-			continue;
-		for (i = 0; i < n; i++)
-			if (!strncmp(sets[i].name, name, sizeof(sets[i].name)))
-				break;
-		if (i < n || set_path(path, sizeof(path), dir, name, ""))
+		if (!list_file(e->d_name, name) ||
+		    ctl_find_set(sets, n, name) >= 0 ||
+		    set_path(path, sizeof(path), dir, name, ""))
 			continue;
 		if (unlink(path)) {
 			ctl_err("save-all %s: %s", path, strerror(errno));

@@ -116,17 +116,6 @@ static int replace_in_one_step(const char *cmd, int fd,
 	return ctl_exit_code(err);
 }
 
-static long find_set(const struct cnf_set_info *sets, size_t n,
-		     const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!strncmp(sets[i].name, set_name(name), sizeof(sets[i].name)))
-			return i;
-	return -1;
-}
-
 /*
  * Replace @p's set, creating it with @p's kind when missing; @sets is the
  * module's list (NULL: a module without sets).
@@ -149,7 +138,7 @@ static int replace_part(const char *cmd, int fd, const struct ctl_input *in,
 			ctl_strerror(err));
 		return CTL_EXIT_FAIL;
 	}
-	i = find_set(sets, nsets, p->set);
+	i = ctl_find_set(sets, nsets, p->set);
 	if (i >= 0 && p->create && sets[i].kind != p->kind) {
 		ctl_err("%s %s: kind %s in the input, %s in the module; " KEPT,
 			cmd, set_name(p->set), ctl_set_kind_name(p->kind),

@@ -77,21 +77,6 @@ int ctl_cmd_destroy(const struct ctl_opts *o, int argc, char **argv)
 	return one_set_call("destroy", CNF_IOC_SET_DESTROY, argv[0], 0);
 }
 
-/*
- * Whether @name is among @sets: its index, or -1.  For messages naming
- * the set a failed call missed.
- */
-static long find_set(const struct cnf_set_info *sets, size_t n,
-		     const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!strncmp(sets[i].name, name, sizeof(sets[i].name)))
-			return i;
-	return -1;
-}
-
 /* Why a swap of @a and @b failed, naming the set at fault. */
 static int swap_fail(int fd, const char *a, const char *b, int err)
 {
@@ -106,7 +91,7 @@ static int swap_fail(int fd, const char *a, const char *b, int err)
 		return CTL_EXIT_FAIL;
 	}
 	if (err == ENOENT && !ctl_set_list(fd, &sets, &n)) {
-		if (find_set(sets, n, a) >= 0)
+		if (ctl_find_set(sets, n, a) >= 0)
 			missing = b;
 		free(sets);
 	}
@@ -193,7 +178,7 @@ int ctl_save_set(int fd, const char *set, FILE *out)
 	err = ctl_set_list(fd, &sets, &n);
 	if (err)
 		return set_fail("save", set, err);
-	i = find_set(sets, n, set);
+	i = ctl_find_set(sets, n, set);
 	rc = i < 0 ? set_fail("save", set, ENXIO) :
 		     save_section(fd, &sets[i], out);
 	free(sets);
