@@ -631,7 +631,7 @@ static int abandoned_fd(void)
 		if (unshare(CLONE_NEWNET))
 			_exit(10);
 		fd = open(CNF_DEVICE_PATH, O_RDWR);
-		if (fd < 0 || ioctl(fd, CNF_IOC_ADD, &a))
+		if (fd < 0 || cnf_ioc_addr(fd, CNF_IOC_ADD, &a))
 			_exit(11);
 		_exit(cnf_send_fd(sv[1], fd) ? 12 : 0);
 	}
@@ -677,7 +677,7 @@ static int worker(unsigned int id, uint64_t seed, uint64_t calls)
 	fill_arr();
 	/* The abandoned netns' file works, on its own set. */
 	one = cnf_v4(0x0a0b0c0d);
-	if (ioctl(fd_ab, CNF_IOC_TEST, &one))
+	if ((errno = cnf_ioc_addr(fd_ab, CNF_IOC_TEST, &one)))
 		return fail("worker %u: abandoned netns file lost its set: %s",
 			    id, strerror(errno)), 1;
 	/* Reads, deletes and flushes of a fresh namespace create nothing. */

@@ -32,17 +32,17 @@
 
 static int add(int fd, struct cnf_addr a)
 {
-	return cnf_ioc(fd, CNF_IOC_ADD, &a);
+	return cnf_ioc_addr(fd, CNF_IOC_ADD, &a);
 }
 
 static int del(int fd, struct cnf_addr a)
 {
-	return cnf_ioc(fd, CNF_IOC_DEL, &a);
+	return cnf_ioc_addr(fd, CNF_IOC_DEL, &a);
 }
 
 static int tst(int fd, struct cnf_addr a)
 {
-	return cnf_ioc(fd, CNF_IOC_TEST, &a);
+	return cnf_ioc_addr(fd, CNF_IOC_TEST, &a);
 }
 
 /* The out fields start as garbage: the kernel must set every one. */
@@ -394,12 +394,22 @@ struct cmd_desc {
 /* struct cnf_stats before the per-family lookup figures. */
 #define STATS_V1_SIZE	offsetof(struct cnf_stats, v4_lookup)
 
+/* The single-entry calls' first version: a struct cnf_addr. */
+#define ENTRY_CMD(c) { #c, c, sizeof(struct cnf_addr) }
+
 static const struct cmd_desc struct_cmds[] = {
-	CMD(CNF_IOC_ADD), CMD(CNF_IOC_DEL), CMD(CNF_IOC_TEST),
-	CMD(CNF_IOC_ADD_BATCH), CMD(CNF_IOC_DEL_BATCH), CMD(CNF_IOC_DUMP),
+	ENTRY_CMD(CNF_IOC_ADD), ENTRY_CMD(CNF_IOC_DEL), ENTRY_CMD(CNF_IOC_TEST),
+	{ "CNF_IOC_ADD_BATCH", CNF_IOC_ADD_BATCH, CNF_BATCH_V1_SIZE },
+	{ "CNF_IOC_DEL_BATCH", CNF_IOC_DEL_BATCH, CNF_BATCH_V1_SIZE },
+	{ "CNF_IOC_DUMP", CNF_IOC_DUMP, CNF_DUMP_V1_SIZE },
 	{ "CNF_IOC_STATS", CNF_IOC_STATS, STATS_V1_SIZE },
-	CMD(CNF_IOC_SET_CONFIG), CMD(CNF_IOC_MATCH),
+	CMD(CNF_IOC_SET_CONFIG), ENTRY_CMD(CNF_IOC_MATCH),
 	CMD(CNF_IOC_VERSION),
+	CMD(CNF_IOC_ADD_V1), CMD(CNF_IOC_DEL_V1), CMD(CNF_IOC_TEST_V1),
+	CMD(CNF_IOC_MATCH_V1), CMD(CNF_IOC_ADD_BATCH_V1),
+	CMD(CNF_IOC_DEL_BATCH_V1), CMD(CNF_IOC_DUMP_V1),
+	CMD(CNF_IOC_SET_CREATE), CMD(CNF_IOC_SET_DESTROY),
+	CMD(CNF_IOC_SET_SWAP), CMD(CNF_IOC_SET_LIST), CMD(CNF_IOC_SET_FLUSH),
 };
 
 static const struct cmd_desc all_cmds[] = {
@@ -407,7 +417,14 @@ static const struct cmd_desc all_cmds[] = {
 	CMD(CNF_IOC_ADD_BATCH), CMD(CNF_IOC_DEL_BATCH), CMD(CNF_IOC_DUMP),
 	CMD(CNF_IOC_FLUSH), CMD(CNF_IOC_STATS), CMD(CNF_IOC_SET_CONFIG),
 	CMD(CNF_IOC_RESET), CMD(CNF_IOC_MATCH), CMD(CNF_IOC_VERSION),
+	CMD(CNF_IOC_SET_CREATE), CMD(CNF_IOC_SET_DESTROY),
+	CMD(CNF_IOC_SET_SWAP), CMD(CNF_IOC_SET_LIST), CMD(CNF_IOC_SET_FLUSH),
 };
+
+static bool is_add(unsigned long cmd)
+{
+	return cmd == CNF_IOC_ADD || cmd == CNF_IOC_ADD_V1;
+}
 
 TEST_F(cnf, bad_pointer_efault)
 {
@@ -437,7 +454,7 @@ TEST_F(cnf, bad_pointer_efault)
 		/* A struct whose last bytes lie in the unmapped page. */
 		bad[4] = two + PAGE - size + 2;
 		memset(bad[4], 0, size - 2);
-		if (struct_cmds[c].cmd == CNF_IOC_ADD)
+		if (is_add(struct_cmds[c].cmd))
 			memcpy(bad[4], &(struct cnf_addr){ AF_INET, 32, 0, { 0 } }, 4);
 		for (p = 0; p < ARRAY_LEN(bad); p++) {
 			EXPECT_EQ(EFAULT, cnf_ioc(self->fd, struct_cmds[c].cmd, bad[p]))
@@ -531,7 +548,7 @@ TEST_F(cnf, batch_readonly_struct)
 TEST_F(cnf, batch_count_and_flags)
 {
 	static const uint32_t bad_flags[] = {
-		1U << 1, 1U << 2, 1U << 31, CNF_BATCH_F_EXIST_OK | 1U << 5, ~0U,
+		1U << 2, 1U << 31, CNF_BATCH_F_EXIST_OK | 1U << 5, ~0U,
 	};
 	static const unsigned long cmds[] = { CNF_IOC_ADD_BATCH, CNF_IOC_DEL_BATCH };
 	struct cnf_addr addrs[8];
@@ -553,6 +570,10 @@ TEST_F(cnf, batch_count_and_flags)
 						bad_flags[i], &b))
 				TH_LOG("flags %#x", bad_flags[i]);
 		}
+		/* Replacing is for adds only. */
+		if (cmds[c] == CNF_IOC_DEL_BATCH)
+			EXPECT_EQ(EINVAL, batch(self->fd, cmds[c], addrs, 8,
+						CNF_BATCH_F_REPLACE, &b));
 		/* CNF_BATCH_MAX itself is allowed: it fails on the pointer. */
 		EXPECT_EQ(EFAULT, batch(self->fd, cmds[c], NULL, CNF_BATCH_MAX, 0, &b));
 		EXPECT_EQ(0, b.done);
@@ -580,7 +601,7 @@ TEST_F(cnf, unknown_command_enotty)
 		_IO(CNF_IOC_TYPE, 0), _IO(CNF_IOC_TYPE, 0x0b),
 		_IOW(CNF_IOC_TYPE, 0x0b, struct cnf_addr),
 		_IOWR(CNF_IOC_TYPE, 0x0c, struct cnf_batch),
-		_IOR(CNF_IOC_TYPE, 0x10, struct cnf_stats),
+		_IOR(CNF_IOC_TYPE, 0x12, struct cnf_stats),
 		_IO(CNF_IOC_TYPE, 0x7f), _IO(CNF_IOC_TYPE, 0xff),
 		_IOW(CNF_IOC_TYPE, 0x81, struct cnf_addr),	/* nr | 0x80 */
 		_IOW(CNF_IOC_TYPE + 1, 0x01, struct cnf_addr),
@@ -671,14 +692,14 @@ static size_t extra(unsigned int e, size_t base)
 
 #define NEXTRAS ARRAY_LEN(extras_tab)
 
-/* ADD, DEL and TEST with a larger struct cnf_addr. */
-TEST_F(cnf, larger_addr_struct)
+/* ADD, DEL and TEST with a larger struct cnf_entry. */
+TEST_F(cnf, larger_entry_struct)
 {
 	static const unsigned long cmds[] = { CNF_IOC_ADD, CNF_IOC_TEST, CNF_IOC_DEL };
 	static const int ok[] = { 0, 0, 0 };
 	static const int after_ok[] = { 0, 0, ENOENT };	/* test, after each */
-	unsigned char buf[sizeof(struct cnf_addr) + 16384];
-	struct cnf_addr q = a6(77);
+	unsigned char buf[sizeof(struct cnf_entry) + 16384];
+	struct cnf_entry q = cnf_entry_of(a6(77), NULL);
 	unsigned int e, c;
 	struct snap s;
 
@@ -706,7 +727,7 @@ TEST_F(cnf, larger_addr_struct)
 			buf[size - 1] = 0;
 			EXPECT_EQ(ok[c], cnf_ioc(self->fd, cmd, buf))
 				TH_LOG("cmd %u, size %zu", c, size);
-			EXPECT_EQ(after_ok[c], tst(self->fd, q));
+			EXPECT_EQ(after_ok[c], tst(self->fd, q.addr));
 		}
 	}
 }
@@ -861,7 +882,7 @@ static int match(int fd, struct cnf_addr a, struct cnf_addr *found)
 
 	memset(found, 0xa5, sizeof(*found));
 	*found = a;
-	err = cnf_ioc(fd, CNF_IOC_MATCH, found);
+	err = cnf_ioc_addr(fd, CNF_IOC_MATCH, found);
 	return err;
 }
 
@@ -1910,12 +1931,20 @@ TEST_F_TIMEOUT(cnf, memory_limit_enospc, 120)
 /* Try every command on @fd; store the errnos in @err[]. */
 static void try_all(int fd, int *err)
 {
-	struct cnf_addr present = a4(1), absent = a4(500), buf[4];
+	struct cnf_entry present = cnf_entry_of(a4(1), NULL);
+	struct cnf_entry absent = cnf_entry_of(a4(500), NULL);
+	struct cnf_addr buf[4];
 	struct cnf_batch b;
 	struct cnf_dump d = { .addrs = (uintptr_t)buf, .count = 4 };
 	struct cnf_stats st;
 	struct cnf_config c = { .set = CNF_CONFIG_MODE, .mode = CNF_MODE_MONITOR };
 	struct cnf_version v;
+	struct cnf_set_req new_set = { .name = "perm_new" };
+	struct cnf_set_req dflt = { .name = CNF_SET_DEFAULT };
+	struct cnf_set_swap sw = { .a = CNF_SET_DEFAULT, .b = "perm_new" };
+	struct cnf_set_info info[4];
+	struct cnf_set_list l = { .sets = (uintptr_t)info, .count = 4,
+				  .size = sizeof(info[0]) };
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_LEN(all_cmds); i++) {
@@ -1924,8 +1953,17 @@ static void try_all(int fd, int *err)
 
 		if (cmd == CNF_IOC_ADD)
 			arg = &absent;
-		else if (cmd == CNF_IOC_DEL || cmd == CNF_IOC_TEST)
+		else if (cmd == CNF_IOC_DEL || cmd == CNF_IOC_TEST ||
+			 cmd == CNF_IOC_MATCH)
 			arg = &present;
+		else if (cmd == CNF_IOC_SET_CREATE)
+			arg = &new_set;
+		else if (cmd == CNF_IOC_SET_DESTROY || cmd == CNF_IOC_SET_FLUSH)
+			arg = &dflt;
+		else if (cmd == CNF_IOC_SET_SWAP)
+			arg = &sw;
+		else if (cmd == CNF_IOC_SET_LIST)
+			arg = &l;
 		else if (cmd == CNF_IOC_ADD_BATCH || cmd == CNF_IOC_DEL_BATCH)
 			arg = &b;
 		else if (cmd == CNF_IOC_DUMP)
@@ -1937,7 +1975,7 @@ static void try_all(int fd, int *err)
 		else if (cmd == CNF_IOC_VERSION)
 			arg = &v;
 		memset(&b, 0, sizeof(b));
-		b.addrs = (uintptr_t)(cmd == CNF_IOC_ADD_BATCH ? &absent : &present);
+		b.addrs = (uintptr_t)(cmd == CNF_IOC_ADD_BATCH ? &absent.addr : &present.addr);
 		b.count = 1;
 		err[i] = cnf_ioc(fd, cmd, arg);
 	}
