@@ -55,7 +55,7 @@ static inline void cnf_set_name(char *field, const char *name)
 {
 	memset(field, 0, CNF_SET_NAME_LEN);
 	if (name)
-		strncpy(field, name, CNF_SET_NAME_LEN);
+		memcpy(field, name, strnlen(name, CNF_SET_NAME_LEN));
 }
 
 static inline struct cnf_entry cnf_entry_of(struct cnf_addr a, const char *set)
