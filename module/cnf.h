@@ -18,6 +18,7 @@
 #include <linux/cuckoo_nf.h>
 
 #include "filter.h"
+#include "sets.h"
 
 /* Packet counters of one CPU, written only by that CPU's hook. */
 struct cnf_pcpu_stats {
@@ -35,8 +36,9 @@ struct cnf_pcpu_stats {
  * first change (cnf_state_activate()), freed by a reset (cnf_state_reset())
  * or with the namespace.  A namespace never configured has none of it and
  * no hooks: its packets do not reach this module at all.
- * @filter: lookups under RCU (the hooks, CNF_IOC_TEST), changes under
- *          cnf_net_lock() and then cnf_filter_lock().
+ * @sets:   the named sets and their plan (sets.h): the hooks read the plan
+ *          under RCU; everything else is under cnf_net_lock(), each
+ *          filter's changes also under its cnf_filter_lock().
  * @stats:  per-CPU, written by the hooks, summed by readers under
  *          cnf_net_lock() with u64_stats retries.
  * @mode:   enum cnf_mode; written under cnf_net_lock(), read locklessly by
@@ -49,7 +51,7 @@ struct cnf_pcpu_stats {
  *          net_generic() or an RCU dereference of its own.
  */
 struct cnf_state {
-	struct cnf_filter *filter;
+	struct cnf_sets sets;
 	struct cnf_pcpu_stats __percpu *stats;
 	u32 mode;
 	u64 gen;

@@ -33,6 +33,7 @@
 #define cnf_mutex_init(m)	mutex_init(m)
 #define cnf_mutex_destroy(m)	mutex_destroy(m)
 #define cnf_mutex_lock(m)	mutex_lock(m)
+#define cnf_mutex_lock_nested(m) mutex_lock_nested(m, SINGLE_DEPTH_NESTING)
 #define cnf_mutex_lock_killable(m) mutex_lock_killable(m)
 #define cnf_mutex_unlock(m)	mutex_unlock(m)
 #define cnf_assert_held(m)	lockdep_assert_held(m)

@@ -17,6 +17,7 @@
  */
 #include "cnf.h"
 
+#include <linux/ctype.h>
 #include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
@@ -86,15 +87,56 @@ static void cnf_unlock_state(struct cnf_file *cf, struct cnf_state *st,
 {
 	bool empty = false;
 
-	if (created && undo) {
-		cnf_filter_lock(st->filter);
-		empty = !cnf_filter_count(st->filter, CNF_V4) &&
-			!cnf_filter_count(st->filter, CNF_V6);
-		cnf_filter_unlock(st->filter);
-	}
+	if (created && undo)
+		empty = cnf_sets_pristine(&st->sets);
 	if (empty)
 		cnf_state_reset(cf->net);
 	mutex_unlock(cnf_net_lock(cf->net));
+}
+
+/*
+ * A set's name from userspace, NUL-padded: "" (the default set) or 1 to
+ * CNF_SET_NAME_LEN - 1 bytes of [A-Za-z0-9_.-].
+ */
+static int cnf_set_name(const char *raw, char *name)
+{
+	size_t len = strnlen(raw, CNF_SET_NAME_LEN), i;
+
+	if (len == CNF_SET_NAME_LEN ||
+	    memchr_inv(raw + len, 0, CNF_SET_NAME_LEN - len))
+		return -EINVAL;
+	for (i = 0; i < len; i++)
+		if (!isalnum(raw[i]) && !strchr("_.-", raw[i]))
+			return -EINVAL;
+	memcpy(name, raw, CNF_SET_NAME_LEN);
+	return 0;
+}
+
+static bool cnf_names_default(const char *name)
+{
+	return !*name || !strcmp(name, CNF_SET_DEFAULT);
+}
+
+/*
+ * cnf_lock_state(), and find the set named @name.  A namespace without
+ * state has an empty default set and no other: *@set is then NULL.  A set
+ * that does not exist: ERR_PTR(-ENXIO), unlocked.
+ */
+static struct cnf_state *cnf_lock_set(struct cnf_file *cf, const char *name,
+				      bool create, bool *created,
+				      struct cnf_set **set)
+{
+	struct cnf_state *st = cnf_lock_state(cf, create, created);
+
+	*set = NULL;
+	if (IS_ERR(st))
+		return st;
+	if (st)
+		*set = cnf_set_find(&st->sets, name);
+	if (*set || (!st && cnf_names_default(name)))
+		return st;
+	cnf_unlock_state(cf, st, *created, true);
+	return ERR_PTR(-ENXIO);
 }
 
 /* ---- addresses ---- */
@@ -146,16 +188,19 @@ static void cnf_key_to_addr(const struct cnf_key *key, struct cnf_addr *a)
 	}
 }
 
-static int cnf_get_key(const void __user *uarg, size_t usize,
-		       struct cnf_key *key)
+/* A struct cnf_entry, or the struct cnf_addr of callers from before sets. */
+static int cnf_get_entry(const void __user *uarg, size_t usize,
+			 struct cnf_key *key, char *name)
 {
-	struct cnf_addr a;
+	struct cnf_entry e;
 	int err;
 
-	err = copy_struct_from_user(&a, sizeof(a), uarg, usize);
-	if (err)
-		return err;
-	return cnf_addr_to_key(&a, key);
+	err = copy_struct_from_user(&e, sizeof(e), uarg, usize);
+	if (!err)
+		err = cnf_set_name(e.set, name);
+	if (!err)
+		err = cnf_addr_to_key(&e.addr, key);
+	return err;
 }
 
 /* ---- one address ---- */
@@ -164,26 +209,26 @@ static int cnf_get_key(const void __user *uarg, size_t usize,
 static long cnf_ioc_change(struct cnf_file *cf, const void __user *uarg,
 			   size_t usize, bool add)
 {
+	char name[CNF_SET_NAME_LEN];
+	struct cnf_change c;
 	struct cnf_state *st;
+	struct cnf_set *set;
 	struct cnf_key key;
 	bool created;
 	int err;
 
-	err = cnf_get_key(uarg, usize, &key);
+	err = cnf_get_entry(uarg, usize, &key, name);
 	if (err)
 		return err;
-	st = cnf_lock_state(cf, add, &created);
+	st = cnf_lock_set(cf, name, add, &created, &set);
 	if (IS_ERR(st))
 		return PTR_ERR(st);
-	if (st) {
-		cnf_filter_lock(st->filter);
-		if (add)
-			err = cnf_filter_add(st->filter, &key);
-		else
-			err = cnf_filter_del(st->filter, &key);
-		cnf_filter_unlock(st->filter);
-	} else {
-		err = -ENOENT;
+	err = -ENOENT;
+	if (set)
+		err = cnf_change_begin(&c, &st->sets, set, add);
+	if (set && !err) {
+		err = add ? cnf_change_add(&c, &key) : cnf_change_del(&c, &key);
+		cnf_change_end(&c);
 	}
 	cnf_unlock_state(cf, st, created, err);
 	return err;
@@ -203,28 +248,31 @@ static long cnf_ioc_del(struct cnf_file *cf, void __user *uarg, size_t usize)
 static long cnf_ioc_lookup(struct cnf_file *cf, void __user *uarg,
 			   size_t usize, bool match)
 {
+	char name[CNF_SET_NAME_LEN];
 	struct cnf_key key, found;
 	struct cnf_state *st;
+	struct cnf_set *set;
 	struct cnf_addr a;
 	bool created;
 	int err;
 
-	err = cnf_get_key(uarg, usize, &key);
+	err = cnf_get_entry(uarg, usize, &key, name);
 	if (err)
 		return err;
-	st = cnf_lock_state(cf, false, &created);
+	st = cnf_lock_set(cf, name, false, &created, &set);
 	if (IS_ERR(st))
 		return PTR_ERR(st);
 	err = -ENOENT;
-	if (st) {
-		cnf_filter_lock(st->filter);
-		err = cnf_filter_match(st->filter, &key, &found);
-		cnf_filter_unlock(st->filter);
+	if (set) {
+		cnf_filter_lock(set->filter);
+		err = cnf_filter_match(set->filter, &key, &found);
+		cnf_filter_unlock(set->filter);
 	}
 	cnf_unlock_state(cf, st, created, false);
 	if (err || !match)
 		return err;
 	cnf_key_to_addr(&found, &a);
+	/* The address only: the set's name stays as the caller gave it. */
 	if (copy_to_user(uarg, &a, sizeof(a)))
 		return -EFAULT;
 	return 0;
@@ -241,6 +289,21 @@ static long cnf_ioc_match(struct cnf_file *cf, void __user *uarg, size_t usize)
 }
 
 /* ---- batches ---- */
+
+/* Count an entry's outcome: -EEXIST/-ENOENT are skips under EXIST_OK. */
+static int cnf_batch_count(struct cnf_batch *b, int err, bool add)
+{
+	if (!err) {
+		b->applied++;
+		return 0;
+	}
+	if ((b->flags & CNF_BATCH_F_EXIST_OK) &&
+	    err == (add ? -EEXIST : -ENOENT)) {
+		b->skipped++;
+		return 0;
+	}
+	return err;
+}
 
 /* Copy what can be copied of @n entries; returns how many were. */
 static u32 cnf_copy_in(struct cnf_addr *buf, const struct cnf_addr __user *src,
@@ -259,9 +322,9 @@ static u32 cnf_copy_in(struct cnf_addr *buf, const struct cnf_addr __user *src,
 
 /*
  * Apply one entry; -EEXIST/-ENOENT become "skipped" under EXIST_OK.  A
- * delete without a filter (@f NULL: no state) finds nothing.
+ * delete without a set (@c NULL: no state) finds nothing.
  */
-static int cnf_batch_one(struct cnf_filter *f, struct cnf_batch *b,
+static int cnf_batch_one(struct cnf_change *c, struct cnf_batch *b,
 			 const struct cnf_addr *a, bool add)
 {
 	struct cnf_key key;
@@ -270,28 +333,19 @@ static int cnf_batch_one(struct cnf_filter *f, struct cnf_batch *b,
 	err = cnf_addr_to_key(a, &key);
 	if (err)
 		return err;
-	if (!f)
+	if (!c)
 		err = -ENOENT;
 	else
-		err = add ? cnf_filter_add(f, &key) : cnf_filter_del(f, &key);
-	if (!err) {
-		b->applied++;
-		return 0;
-	}
-	if ((b->flags & CNF_BATCH_F_EXIST_OK) &&
-	    err == (add ? -EEXIST : -ENOENT)) {
-		b->skipped++;
-		return 0;
-	}
-	return err;
+		err = add ? cnf_change_add(c, &key) : cnf_change_del(c, &key);
+	return cnf_batch_count(b, err, add);
 }
 
-static void cnf_batch_prefetch(struct cnf_filter *f, const struct cnf_addr *a)
+static void cnf_batch_prefetch(struct cnf_change *c, const struct cnf_addr *a)
 {
 	struct cnf_key key;
 
-	if (f && !cnf_addr_to_key(a, &key))
-		cnf_filter_prefetch(f, &key);
+	if (c && !cnf_addr_to_key(a, &key))
+		cnf_change_prefetch(c, &key);
 }
 
 /*
@@ -305,9 +359,10 @@ static int cnf_batch_chunk(struct cnf_file *cf, struct cnf_batch *b,
 {
 	const struct cnf_addr __user *src = u64_to_user_ptr(b->addrs);
 	u32 want = min_t(u32, b->count - b->done, CNF_CHUNK);
-	struct cnf_filter *f = NULL;
-	struct cnf_state *st;
+	struct cnf_change change, *c = NULL;
 	u32 applied = b->applied;
+	struct cnf_state *st;
+	struct cnf_set *set;
 	bool created;
 	u32 got, i;
 	int err = 0;
@@ -316,31 +371,93 @@ static int cnf_batch_chunk(struct cnf_file *cf, struct cnf_batch *b,
 		return -EINTR;
 	got = cnf_copy_in(buf, src + b->done, want);
 	/* Nothing to add in this chunk: no reason to make a state for it. */
-	st = cnf_lock_state(cf, add && got, &created);
+	st = cnf_lock_set(cf, b->set, add && got, &created, &set);
 	if (IS_ERR(st))
 		return PTR_ERR(st);
-	if (st) {
-		f = st->filter;
-		cnf_filter_lock(f);
-		if (add)
-			cnf_filter_expect(f, b->count - b->done);
+	if (set) {
+		err = cnf_change_begin(&change, &st->sets, set,
+				       add ? b->count - b->done : 0);
+		c = err ? NULL : &change;
 	}
-	for (i = 0; i < got; i++) {
+	for (i = 0; i < got && !err; i++) {
 		if (i + CNF_PREFETCH_AHEAD < got)
-			cnf_batch_prefetch(f, &buf[i + CNF_PREFETCH_AHEAD]);
-		err = cnf_batch_one(f, b, &buf[i], add);
-		if (err)
-			break;
-		b->done++;
+			cnf_batch_prefetch(c, &buf[i + CNF_PREFETCH_AHEAD]);
+		err = cnf_batch_one(c, b, &buf[i], add);
+		if (!err)
+			b->done++;
 	}
-	if (f) {
-		cnf_filter_expect(f, 0);
-		cnf_filter_unlock(f);
-	}
+	if (c)
+		cnf_change_end(c);
 	cnf_unlock_state(cf, st, created, b->applied == applied);
 	if (err)
 		return err;
 	return got < want ? -EFAULT : 0;
+}
+
+/*
+ * Build the set's new contents from every entry, aside, then put them in
+ * place: on any failure the set is as it was.  The entries are read in
+ * first, so that the locks are never held over user memory.
+ */
+static int cnf_replace_build(struct cnf_filter *n, struct cnf_batch *b,
+			     const struct cnf_addr *all)
+{
+	struct cnf_key key;
+	int err = 0;
+
+	cnf_filter_lock(n);
+	cnf_filter_expect(n, b->count);
+	for (b->done = 0; b->done < b->count; b->done++) {
+		if (!(b->done % CNF_CHUNK) && fatal_signal_pending(current)) {
+			err = -EINTR;
+			break;
+		}
+		err = cnf_addr_to_key(&all[b->done], &key);
+		if (!err)
+			err = cnf_filter_add(n, &key);
+		err = cnf_batch_count(b, err, true);
+		if (err)
+			break;
+	}
+	cnf_filter_expect(n, 0);
+	cnf_filter_unlock(n);
+	return err;
+}
+
+static int cnf_replace(struct cnf_file *cf, struct cnf_batch *b)
+{
+	struct cnf_filter *n = NULL;
+	struct cnf_addr *all;
+	struct cnf_state *st;
+	struct cnf_set *set;
+	bool created;
+	int err;
+
+	all = kvmalloc_array(max_t(u32, b->count, 1), sizeof(*all),
+			     GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!all)
+		return -ENOMEM;
+	b->done = cnf_copy_in(all, u64_to_user_ptr(b->addrs), b->count);
+	err = b->done < b->count ? -EFAULT : 0;
+	st = err ? ERR_PTR(err) : cnf_lock_set(cf, b->set, true, &created, &set);
+	if (IS_ERR(st)) {
+		err = PTR_ERR(st);
+		goto out;
+	}
+	n = cnf_set_filter_new(&st->sets);
+	err = IS_ERR(n) ? PTR_ERR(n) : cnf_replace_build(n, b, all);
+	if (!err)
+		err = cnf_set_replace(&st->sets, set, n);
+	if (err && !IS_ERR(n))
+		cnf_filter_destroy(n);
+	cnf_unlock_state(cf, st, created, err);
+out:
+	if (err) {
+		b->applied = 0;
+		b->skipped = 0;
+	}
+	kvfree(all);
+	return err;
 }
 
 static long cnf_ioc_batch(struct cnf_file *cf, void __user *uarg,
@@ -353,7 +470,9 @@ static long cnf_ioc_batch(struct cnf_file *cf, void __user *uarg,
 	err = copy_struct_from_user(&b, sizeof(b), uarg, usize);
 	if (err)
 		return err;
-	if (b.flags & ~CNF_BATCH_F_EXIST_OK)
+	if ((b.flags & ~(CNF_BATCH_F_EXIST_OK | CNF_BATCH_F_REPLACE)) ||
+	    (!add && (b.flags & CNF_BATCH_F_REPLACE)) ||
+	    cnf_set_name(b.set, b.set))
 		return -EINVAL;
 	if (b.count > CNF_BATCH_MAX)
 		return -E2BIG;
@@ -362,8 +481,12 @@ static long cnf_ioc_batch(struct cnf_file *cf, void __user *uarg,
 	b.done = 0;
 	b.error = 0;
 	/* Change nothing unless the outcome can be reported. */
-	if (copy_to_user(uarg, &b, sizeof(b)))
+	if (copy_to_user(uarg, &b, min(usize, sizeof(b))))
 		return -EFAULT;
+	if (b.flags & CNF_BATCH_F_REPLACE) {
+		b.error = cnf_replace(cf, &b);
+		goto out;
+	}
 	buf = kmalloc_array(CNF_CHUNK, sizeof(*buf), GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
@@ -372,7 +495,8 @@ static long cnf_ioc_batch(struct cnf_file *cf, void __user *uarg,
 		cond_resched();
 	}
 	kfree(buf);
-	if (copy_to_user(uarg, &b, sizeof(b)))
+out:
+	if (copy_to_user(uarg, &b, min(usize, sizeof(b))))
 		return -EFAULT;
 	return b.error;
 }
@@ -399,11 +523,8 @@ static void cnf_dump_free(struct cnf_file *cf)
 	if (cf->dump_charged) {
 		mutex_lock(cnf_net_lock(cf->net));
 		st = cnf_state_locked(cf->net);
-		if (st && st->gen == cf->dump_gen) {
-			cnf_filter_lock(st->filter);
-			cnf_filter_uncharge(st->filter, cf->dump_charged);
-			cnf_filter_unlock(st->filter);
-		}
+		if (st && st->gen == cf->dump_gen)
+			cnf_budget_uncharge(&st->sets.budget, cf->dump_charged);
 		mutex_unlock(cnf_net_lock(cf->net));
 	}
 	kvfree(cf->dump_v4);
@@ -440,12 +561,14 @@ static int cnf_dump_collect(void *ctx, const struct cnf_key *key)
 }
 
 /*
- * Room for the snapshot, charged to the filter; under its lock.  No state
- * (@st NULL): an empty snapshot, charged to nothing.
+ * Room for the snapshot, charged to the namespace's memory limit; under
+ * cnf_net_lock() and the set's lock.  No set (no state): an empty
+ * snapshot, charged to nothing.
  */
-static int cnf_dump_alloc(struct cnf_file *cf, struct cnf_state *st)
+static int cnf_dump_alloc(struct cnf_file *cf, struct cnf_state *st,
+			  struct cnf_set *set)
 {
-	struct cnf_filter *f = st ? st->filter : NULL;
+	struct cnf_filter *f = set ? set->filter : NULL;
 	u64 n4 = f ? cnf_filter_count(f, CNF_V4) : 0;
 	u64 n6 = f ? cnf_filter_count(f, CNF_V6) : 0;
 	u64 bytes = n4 * (sizeof(__be32) + 1) +
@@ -455,7 +578,7 @@ static int cnf_dump_alloc(struct cnf_file *cf, struct cnf_state *st)
 	if (n4 + n6 > U32_MAX)
 		return -EOVERFLOW;
 	if (f) {
-		err = cnf_filter_charge(f, bytes);
+		err = cnf_budget_charge(&st->sets.budget, bytes);
 		if (err)
 			return err;
 		cf->dump_charged = bytes;
@@ -477,27 +600,28 @@ static int cnf_dump_alloc(struct cnf_file *cf, struct cnf_state *st)
  * Copy the whole set, so that a dump over many calls is one moment's set.
  * A snapshot that does not fit in the memory limit fails with -ENOSPC.
  */
-static int cnf_dump_snapshot(struct cnf_file *cf)
+static int cnf_dump_snapshot(struct cnf_file *cf, const char *name)
 {
 	struct cnf_state *st;
+	struct cnf_set *set;
 	bool created;
 	int err;
 
 	cnf_dump_free(cf);
-	st = cnf_lock_state(cf, false, &created);
+	st = cnf_lock_set(cf, name, false, &created, &set);
 	if (IS_ERR(st))
 		return PTR_ERR(st);
-	if (st)
-		cnf_filter_lock(st->filter);
-	err = cnf_dump_alloc(cf, st);
-	if (!err && st)
-		err = cnf_filter_walk(st->filter, cnf_dump_collect, cf);
+	if (set)
+		cnf_filter_lock(set->filter);
+	err = cnf_dump_alloc(cf, st, set);
+	if (!err && set)
+		err = cnf_filter_walk(set->filter, cnf_dump_collect, cf);
 	if (err && cf->dump_charged) {
-		cnf_filter_uncharge(st->filter, cf->dump_charged);
+		cnf_budget_uncharge(&st->sets.budget, cf->dump_charged);
 		cf->dump_charged = 0;
 	}
-	if (st)
-		cnf_filter_unlock(st->filter);
+	if (set)
+		cnf_filter_unlock(set->filter);
 	cnf_unlock_state(cf, st, created, false);
 	if (err) {
 		cnf_dump_free(cf);
@@ -556,7 +680,7 @@ static long cnf_ioc_dump(struct cnf_file *cf, void __user *uarg, size_t usize)
 	err = copy_struct_from_user(&d, sizeof(d), uarg, usize);
 	if (err)
 		return err;
-	if (d.flags || !d.count)
+	if (d.flags || !d.count || cnf_set_name(d.set, d.set))
 		return -EINVAL;
 	if (d.count > CNF_BATCH_MAX)
 		return -E2BIG;
@@ -564,7 +688,7 @@ static long cnf_ioc_dump(struct cnf_file *cf, void __user *uarg, size_t usize)
 	if (err)
 		return err;
 	if (!d.cursor) {
-		err = cnf_dump_snapshot(cf);
+		err = cnf_dump_snapshot(cf, d.set);
 		if (err)
 			goto out;
 	} else if (!cf->dump_id || d.cursor >> 32 != cf->dump_id ||
@@ -581,7 +705,7 @@ static long cnf_ioc_dump(struct cnf_file *cf, void __user *uarg, size_t usize)
 	d.count = n;
 	d.cursor = (u64)cf->dump_id << 32 | (pos + n);
 	d.flags = pos + n == total ? CNF_DUMP_F_DONE : 0;
-	if (copy_to_user(uarg, &d, sizeof(d)))
+	if (copy_to_user(uarg, &d, min(usize, sizeof(d))))
 		err = -EFAULT;
 	else if (d.flags & CNF_DUMP_F_DONE)
 		cnf_dump_free(cf);
@@ -594,25 +718,28 @@ out:
 
 /*
  * Flush keeps the state, as nftables keeps an emptied table: the mode, the
- * memory limit, the counters and the hooks stay.  Of a namespace without
- * state there is nothing to flush, and nothing is made for it.
+ * memory limit, the counters, the sets and the hooks stay.  Of a namespace
+ * without state there is nothing to flush, and nothing is made for it.
  */
-static long cnf_ioc_flush(struct cnf_file *cf, void __user *uarg, size_t usize)
+static int cnf_flush_set(struct cnf_file *cf, const char *name)
 {
 	struct cnf_state *st;
+	struct cnf_set *set;
 	bool created;
 	int err = 0;
 
-	st = cnf_lock_state(cf, false, &created);
+	st = cnf_lock_set(cf, name, false, &created, &set);
 	if (IS_ERR(st))
 		return PTR_ERR(st);
-	if (st) {
-		cnf_filter_lock(st->filter);
-		err = cnf_filter_flush(st->filter);
-		cnf_filter_unlock(st->filter);
-	}
+	if (set)
+		err = cnf_set_flush(&st->sets, set);
 	cnf_unlock_state(cf, st, created, false);
 	return err;
+}
+
+static long cnf_ioc_flush(struct cnf_file *cf, void __user *uarg, size_t usize)
+{
+	return cnf_flush_set(cf, "");
 }
 
 /*
@@ -660,18 +787,67 @@ static void cnf_sum_counters(struct cnf_state *cs, struct cnf_stats *st)
 }
 
 /*
- * Without state: an empty filter, in the mode and under the limit that the
- * next change would give it, flagged inactive.
+ * Add a filter's sizes to the namespace's figures; its prefixes only for a
+ * set's filter (@entries), its lookup figures only for a lookup filter
+ * (@lookup).  A lookup filter that is a set's is passed once, with both.
  */
-static int cnf_fill_stats(struct cnf_file *cf, struct cnf_stats *st)
+static void cnf_stats_add(struct cnf_filter *f, struct cnf_stats *st,
+			  bool entries, bool lookup)
 {
 	struct cnf_family_stats *fs[CNF_NFAMILIES] = { &st->v4, &st->v6 };
 	struct cnf_lookup_stats *ls[CNF_NFAMILIES] = {
 		&st->v4_lookup, &st->v6_lookup
 	};
 	struct cnf_filter_stats fst;
-	struct cnf_state *cs;
 	unsigned int fam;
+
+	cnf_filter_lock(f);
+	cnf_filter_stats(f, &fst);
+	cnf_filter_unlock(f);
+	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
+		const struct cnf_table_stats *t = &fst.fam[fam];
+
+		fs[fam]->capacity += t->capacity;
+		fs[fam]->bytes += t->bytes;
+		fs[fam]->grows += t->grows;
+		fs[fam]->stashed += t->stashed;
+		if (entries) {
+			fs[fam]->entries += t->entries;
+			ls[fam]->prefixes += t->entries;
+		}
+		if (lookup) {
+			ls[fam]->keys += t->keys;
+			ls[fam]->lengths = max(ls[fam]->lengths, t->lengths);
+			ls[fam]->tables += t->tables;
+		}
+	}
+}
+
+static void cnf_sets_stats(struct cnf_sets *ss, struct cnf_stats *st)
+{
+	struct cnf_filter *lookup[CNF_SET_KINDS];
+	unsigned int i, kind;
+
+	for (kind = 0; kind < CNF_SET_KINDS; kind++) {
+		lookup[kind] = cnf_sets_lookup(ss, kind);
+		if (lookup[kind] && lookup[kind] == ss->union_of[kind])
+			cnf_stats_add(lookup[kind], st, false, true);
+	}
+	for (i = 0; i < ss->n; i++) {
+		struct cnf_filter *f = ss->set[i]->filter;
+
+		cnf_stats_add(f, st, true, f == lookup[ss->set[i]->kind]);
+	}
+	st->mem_limit = ss->budget.limit;
+}
+
+/*
+ * Without state: an empty filter, in the mode and under the limit that the
+ * next change would give it, flagged inactive.
+ */
+static int cnf_fill_stats(struct cnf_file *cf, struct cnf_stats *st)
+{
+	struct cnf_state *cs;
 	bool created;
 
 	memset(st, 0, sizeof(*st));
@@ -685,24 +861,10 @@ static int cnf_fill_stats(struct cnf_file *cf, struct cnf_stats *st)
 		st->flags = CNF_STATS_F_INACTIVE;
 		return 0;
 	}
-	cnf_filter_lock(cs->filter);
-	cnf_filter_stats(cs->filter, &fst);
+	cnf_sets_stats(&cs->sets, st);
 	st->mode = cs->mode;
-	cnf_filter_unlock(cs->filter);
 	cnf_sum_counters(cs, st);
 	cnf_unlock_state(cf, cs, created, false);
-	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
-		fs[fam]->entries = fst.fam[fam].entries;
-		fs[fam]->capacity = fst.fam[fam].capacity;
-		fs[fam]->bytes = fst.fam[fam].bytes;
-		fs[fam]->grows = fst.fam[fam].grows;
-		fs[fam]->stashed = fst.fam[fam].stashed;
-		ls[fam]->prefixes = fst.fam[fam].entries;
-		ls[fam]->keys = fst.fam[fam].keys;
-		ls[fam]->lengths = fst.fam[fam].lengths;
-		ls[fam]->tables = fst.fam[fam].tables;
-	}
-	st->mem_limit = fst.mem_limit;
 	return 0;
 }
 
@@ -755,12 +917,10 @@ static long cnf_ioc_set_config(struct cnf_file *cf, void __user *uarg,
 		return PTR_ERR(st);
 	if (!st)
 		goto out;
-	cnf_filter_lock(st->filter);
 	if (c.set & CNF_CONFIG_MEM_LIMIT)
-		err = cnf_filter_set_limit(st->filter, c.mem_limit);
+		err = cnf_budget_set_limit(&st->sets.budget, c.mem_limit);
 	if (!err && (c.set & CNF_CONFIG_MODE))
 		WRITE_ONCE(st->mode, c.mode);
-	cnf_filter_unlock(st->filter);
 out:
 	cnf_unlock_state(cf, st, created, err);
 	return err;
@@ -785,6 +945,198 @@ static long cnf_ioc_version(struct cnf_file *cf, void __user *uarg,
 	return 0;
 }
 
+/* ---- sets ---- */
+
+static int cnf_get_set_req(const void __user *uarg, size_t usize,
+			   struct cnf_set_req *r, bool create)
+{
+	int err = copy_struct_from_user(r, sizeof(*r), uarg, usize);
+
+	if (err)
+		return err;
+	if (r->flags || r->kind > (create ? CNF_SET_ALLOW : 0) ||
+	    cnf_set_name(r->name, r->name))
+		return -EINVAL;
+	return 0;
+}
+
+/* Creating a set configures the namespace, as an add does. */
+static long cnf_ioc_set_create(struct cnf_file *cf, void __user *uarg,
+			       size_t usize)
+{
+	struct cnf_set_req r;
+	struct cnf_state *st;
+	bool created;
+	int err;
+
+	err = cnf_get_set_req(uarg, usize, &r, true);
+	if (err)
+		return err;
+	if (cnf_names_default(r.name))
+		return -EEXIST;
+	st = cnf_lock_state(cf, true, &created);
+	if (IS_ERR(st))
+		return PTR_ERR(st);
+	err = cnf_set_create(&st->sets, r.name, r.kind);
+	cnf_unlock_state(cf, st, created, err);
+	return err;
+}
+
+static long cnf_ioc_set_destroy(struct cnf_file *cf, void __user *uarg,
+				size_t usize)
+{
+	struct cnf_set *set = NULL;
+	struct cnf_set_req r;
+	struct cnf_state *st;
+	bool created;
+	int err;
+
+	err = cnf_get_set_req(uarg, usize, &r, false);
+	if (err)
+		return err;
+	if (cnf_names_default(r.name))
+		return -EBUSY;
+	st = cnf_lock_state(cf, false, &created);
+	if (IS_ERR(st))
+		return PTR_ERR(st);
+	if (st)
+		set = cnf_set_find(&st->sets, r.name);
+	err = set ? cnf_set_destroy(&st->sets, set) : -ENOENT;
+	cnf_unlock_state(cf, st, created, false);
+	return err;
+}
+
+static long cnf_ioc_set_flush(struct cnf_file *cf, void __user *uarg,
+			      size_t usize)
+{
+	struct cnf_set_req r;
+	int err;
+
+	err = cnf_get_set_req(uarg, usize, &r, false);
+	return err ?: cnf_flush_set(cf, r.name);
+}
+
+static long cnf_ioc_set_swap(struct cnf_file *cf, void __user *uarg,
+			     size_t usize)
+{
+	struct cnf_set *a = NULL, *b = NULL;
+	struct cnf_set_swap sw;
+	struct cnf_state *st;
+	bool created;
+	int err;
+
+	err = copy_struct_from_user(&sw, sizeof(sw), uarg, usize);
+	if (err)
+		return err;
+	if (cnf_set_name(sw.a, sw.a) || cnf_set_name(sw.b, sw.b))
+		return -EINVAL;
+	st = cnf_lock_state(cf, false, &created);
+	if (IS_ERR(st))
+		return PTR_ERR(st);
+	if (st) {
+		a = cnf_set_find(&st->sets, sw.a);
+		b = cnf_set_find(&st->sets, sw.b);
+	}
+	if (a && b)
+		err = cnf_set_swap(&st->sets, a, b);
+	else if (!st && cnf_names_default(sw.a) && cnf_names_default(sw.b))
+		err = -EINVAL;	/* the default set with itself */
+	else
+		err = -ENOENT;
+	cnf_unlock_state(cf, st, created, false);
+	return err;
+}
+
+/* Packets a set covered, summed over the CPUs; under cnf_net_lock(). */
+static u64 cnf_set_matched(struct cnf_state *cs, struct cnf_set *set)
+{
+	unsigned int start;
+	u64 sum = 0, v;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		const struct cnf_pcpu_stats *p = per_cpu_ptr(cs->stats, cpu);
+
+		do {
+			start = u64_stats_fetch_begin(&p->syncp);
+			v = u64_stats_read(per_cpu_ptr(set->matched, cpu));
+		} while (u64_stats_fetch_retry(&p->syncp, start));
+		sum += v;
+	}
+	return sum;
+}
+
+static void cnf_set_info(struct cnf_state *cs, struct cnf_set *set,
+			 struct cnf_set_info *info)
+{
+	struct cnf_filter *f = set->filter;
+
+	memset(info, 0, sizeof(*info));
+	memcpy(info->name, set->name, sizeof(info->name));
+	info->kind = set->kind;
+	cnf_filter_lock(f);
+	info->v4_entries = cnf_filter_count(f, CNF_V4);
+	info->v6_entries = cnf_filter_count(f, CNF_V6);
+	info->bytes = cnf_filter_bytes(f);
+	cnf_filter_unlock(f);
+	info->matched = cnf_set_matched(cs, set);
+}
+
+/* Without state: the default set, empty. */
+static u32 cnf_set_infos(struct cnf_file *cf, struct cnf_set_info *infos)
+{
+	struct cnf_state *cs;
+	bool created;
+	u32 i, n = 1;
+
+	cs = cnf_lock_state(cf, false, &created);
+	if (IS_ERR(cs))
+		return 0;
+	if (cs) {
+		n = cs->sets.n;
+		for (i = 0; i < n; i++)
+			cnf_set_info(cs, cs->sets.set[i], &infos[i]);
+	} else {
+		memset(infos, 0, sizeof(*infos));
+		strscpy(infos->name, CNF_SET_DEFAULT, sizeof(infos->name));
+	}
+	cnf_unlock_state(cf, cs, created, false);
+	return n;
+}
+
+static long cnf_ioc_set_list(struct cnf_file *cf, void __user *uarg,
+			     size_t usize)
+{
+	const size_t known = sizeof(struct cnf_set_info);
+	struct cnf_set_info *infos;
+	struct cnf_set_list l;
+	void __user *dst;
+	int err;
+	u32 i;
+
+	err = copy_struct_from_user(&l, sizeof(l), uarg, usize);
+	if (err)
+		return err;
+	if (l.flags || l.size < offsetofend(struct cnf_set_info, matched))
+		return -EINVAL;
+	infos = kvcalloc(CNF_SETS_MAX, known, GFP_KERNEL);
+	if (!infos)
+		return -ENOMEM;
+	l.total = cnf_set_infos(cf, infos);
+	err = l.total ? 0 : -EINTR;
+	l.count = min(l.count, l.total);
+	dst = u64_to_user_ptr(l.sets);
+	for (i = 0; i < l.count && !err; i++, dst += l.size) {
+		if (copy_to_user(dst, &infos[i], min_t(size_t, l.size, known)) ||
+		    (l.size > known && clear_user(dst + known, l.size - known)))
+			err = -EFAULT;
+	}
+	kvfree(infos);
+	if (!err && copy_to_user(uarg, &l, sizeof(l)))
+		err = -EFAULT;
+	return err;
+}
+
 /* ---- file operations ---- */
 
 /*
@@ -798,19 +1150,33 @@ struct cnf_ioctl_desc {
 };
 
 static const struct cnf_ioctl_desc cnf_ioctls[] = {
-	[_IOC_NR(CNF_IOC_ADD)] = { CNF_IOC_ADD, cnf_ioc_add },
-	[_IOC_NR(CNF_IOC_DEL)] = { CNF_IOC_DEL, cnf_ioc_del },
-	[_IOC_NR(CNF_IOC_TEST)] = { CNF_IOC_TEST, cnf_ioc_test },
-	[_IOC_NR(CNF_IOC_ADD_BATCH)] = { CNF_IOC_ADD_BATCH, cnf_ioc_add_batch },
-	[_IOC_NR(CNF_IOC_DEL_BATCH)] = { CNF_IOC_DEL_BATCH, cnf_ioc_del_batch },
-	[_IOC_NR(CNF_IOC_DUMP)] = { CNF_IOC_DUMP, cnf_ioc_dump },
+	[_IOC_NR(CNF_IOC_ADD)] = { CNF_IOC_ADD, cnf_ioc_add,
+				   sizeof(struct cnf_addr) },
+	[_IOC_NR(CNF_IOC_DEL)] = { CNF_IOC_DEL, cnf_ioc_del,
+				   sizeof(struct cnf_addr) },
+	[_IOC_NR(CNF_IOC_TEST)] = { CNF_IOC_TEST, cnf_ioc_test,
+				    sizeof(struct cnf_addr) },
+	[_IOC_NR(CNF_IOC_ADD_BATCH)] = { CNF_IOC_ADD_BATCH, cnf_ioc_add_batch,
+					 offsetof(struct cnf_batch, set) },
+	[_IOC_NR(CNF_IOC_DEL_BATCH)] = { CNF_IOC_DEL_BATCH, cnf_ioc_del_batch,
+					 offsetof(struct cnf_batch, set) },
+	[_IOC_NR(CNF_IOC_DUMP)] = { CNF_IOC_DUMP, cnf_ioc_dump,
+				    offsetof(struct cnf_dump, set) },
 	[_IOC_NR(CNF_IOC_FLUSH)] = { CNF_IOC_FLUSH, cnf_ioc_flush },
 	[_IOC_NR(CNF_IOC_STATS)] = { CNF_IOC_STATS, cnf_ioc_stats,
 				     offsetofend(struct cnf_stats, flags) },
 	[_IOC_NR(CNF_IOC_SET_CONFIG)] = { CNF_IOC_SET_CONFIG, cnf_ioc_set_config },
 	[_IOC_NR(CNF_IOC_RESET)] = { CNF_IOC_RESET, cnf_ioc_reset },
-	[_IOC_NR(CNF_IOC_MATCH)] = { CNF_IOC_MATCH, cnf_ioc_match },
+	[_IOC_NR(CNF_IOC_MATCH)] = { CNF_IOC_MATCH, cnf_ioc_match,
+				     sizeof(struct cnf_addr) },
 	[_IOC_NR(CNF_IOC_VERSION)] = { CNF_IOC_VERSION, cnf_ioc_version },
+	[_IOC_NR(CNF_IOC_SET_CREATE)] = { CNF_IOC_SET_CREATE,
+					  cnf_ioc_set_create },
+	[_IOC_NR(CNF_IOC_SET_DESTROY)] = { CNF_IOC_SET_DESTROY,
+					   cnf_ioc_set_destroy },
+	[_IOC_NR(CNF_IOC_SET_SWAP)] = { CNF_IOC_SET_SWAP, cnf_ioc_set_swap },
+	[_IOC_NR(CNF_IOC_SET_LIST)] = { CNF_IOC_SET_LIST, cnf_ioc_set_list },
+	[_IOC_NR(CNF_IOC_SET_FLUSH)] = { CNF_IOC_SET_FLUSH, cnf_ioc_set_flush },
 };
 
 static long cnf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)

@@ -147,24 +147,57 @@ static int cnf_rebuild_one(void *ctx, const struct cnf_key *key)
 	return cnf_place(rb->t, rb->path, key);
 }
 
-/* What counts against the memory limit: the tables and the charges. */
-static u64 cnf_filter_bytes(const struct cnf_filter *f)
+/* A table of a filter whose writers the budget's lock serialises. */
+static const struct cnf_table *cnf_budget_deref(struct cnf_table __rcu *const *tp)
+{
+	return rcu_dereference_protected(*tp, 1);
+}
+
+/**
+ * cnf_filter_bytes - the memory a filter's tables use
+ * @f: the filter, under cnf_filter_lock() or its budget's lock
+ *
+ * Return: bytes of its tables, the replaced ones an add keeps included.
+ */
+u64 cnf_filter_bytes(const struct cnf_filter *f)
 {
 	const struct cnf_table *t;
-	u64 bytes = f->charged;
 	unsigned int fam, len, i;
+	u64 bytes = 0;
 
 	for (i = 0; i < f->undo_n; i++)
 		bytes += f->undo[i].old->bytes;
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
-		t = cnf_deref(f, &f->store[fam]);
+		t = cnf_budget_deref(&f->store[fam]);
 		bytes += t ? t->bytes : 0;
 		for (len = 0; len < CNF_TIERS; len++) {
-			t = cnf_deref(f, &f->tier[fam][len]);
+			t = cnf_budget_deref(&f->tier[fam][len]);
 			bytes += t ? t->bytes : 0;
 		}
 	}
 	return bytes;
+}
+
+/**
+ * cnf_budget_used - what counts against a budget's limit
+ * @b: the budget, under the lock that serialises its filters
+ *
+ * Return: the bytes of every filter's tables, and the charges.
+ */
+u64 cnf_budget_used(const struct cnf_budget *b)
+{
+	const struct cnf_filter *f;
+	u64 bytes = b->charged;
+
+	for (f = b->filters; f; f = f->budget_next)
+		bytes += cnf_filter_bytes(f);
+	return bytes;
+}
+
+/* Would @bytes more fit in @f's budget? */
+static bool cnf_fits(const struct cnf_filter *f, u64 bytes)
+{
+	return cnf_budget_used(f->budget) + bytes <= f->budget->limit;
 }
 
 /*
@@ -195,7 +228,7 @@ static int cnf_rebuild_within(struct cnf_filter *f,
 {
 	struct cnf_table *old = cnf_deref(f, tp);
 	enum cnf_family fam = old->family;
-	u64 in_use = cnf_filter_bytes(f);
+	u64 in_use = cnf_budget_used(f->budget);
 	struct cnf_rebuild rb = { .path = f->path };
 
 	for (; log <= cnf_max_log(fam); log++) {
@@ -219,7 +252,7 @@ static int cnf_rebuild_within(struct cnf_filter *f,
 static int cnf_filter_rebuild(struct cnf_filter *f,
 			      struct cnf_table __rcu **tp, unsigned int log)
 {
-	return cnf_rebuild_within(f, tp, log, f->mem_limit);
+	return cnf_rebuild_within(f, tp, log, f->budget->limit);
 }
 
 /* The family whose figures a table of @f counts in. */
@@ -303,7 +336,7 @@ int cnf_tab_ensure(struct cnf_filter *f, struct cnf_table __rcu **tp,
 
 	if (cnf_deref(f, tp))
 		return 0;
-	if (cnf_filter_bytes(f) + cnf_table_bytes(fam, log) > f->mem_limit)
+	if (!cnf_fits(f, cnf_table_bytes(fam, log)))
 		return -ENOSPC;
 	t = cnf_table_alloc(fam, log);
 	if (!t)
@@ -488,30 +521,54 @@ void cnf_filter_expect(struct cnf_filter *f, u64 adds)
 }
 
 /**
- * cnf_filter_charge - count memory held for the filter against its limit
- * @f: the filter, under cnf_filter_lock()
- * @bytes: what its user holds (a dump's snapshot)
+ * cnf_budget_charge - count memory held for a budget's users
+ * @b: the budget, under the lock that serialises its filters
+ * @bytes: what a user holds (a dump's snapshot)
  *
- * Return: 0, or -ENOSPC past the memory limit (nothing charged).
+ * Return: 0, or -ENOSPC past the limit (nothing charged).
  */
-int cnf_filter_charge(struct cnf_filter *f, u64 bytes)
+int cnf_budget_charge(struct cnf_budget *b, u64 bytes)
 {
-	cnf_assert_held(&f->lock);
-	if (cnf_filter_bytes(f) + bytes > f->mem_limit)
+	if (cnf_budget_used(b) + bytes > b->limit)
 		return -ENOSPC;
-	f->charged += bytes;
+	b->charged += bytes;
 	return 0;
 }
 
 /**
- * cnf_filter_uncharge - give back what cnf_filter_charge() counted
- * @f: the filter, under cnf_filter_lock()
+ * cnf_budget_uncharge - give back what cnf_budget_charge() counted
+ * @b: the budget, under the lock that serialises its filters
  * @bytes: as charged
  */
-void cnf_filter_uncharge(struct cnf_filter *f, u64 bytes)
+void cnf_budget_uncharge(struct cnf_budget *b, u64 bytes)
 {
-	cnf_assert_held(&f->lock);
-	f->charged -= min(bytes, f->charged);
+	b->charged -= min(bytes, b->charged);
+}
+
+/**
+ * cnf_budget_set_limit - change a budget's limit
+ * @b: the budget, under the lock that serialises its filters
+ * @bytes: the new limit
+ *
+ * Return: 0, or -EINVAL when its filters already use more than @bytes.
+ */
+int cnf_budget_set_limit(struct cnf_budget *b, u64 bytes)
+{
+	if (bytes < cnf_budget_used(b))
+		return -EINVAL;
+	b->limit = bytes;
+	return 0;
+}
+
+/**
+ * cnf_budget_init - a budget with no filter yet
+ * @b: the budget
+ * @limit: its limit in bytes
+ */
+void cnf_budget_init(struct cnf_budget *b, u64 limit)
+{
+	memset(b, 0, sizeof(*b));
+	b->limit = limit;
 }
 
 /* Every table but the address tiers goes; nothing is stored any more. */
@@ -569,20 +626,17 @@ err_alloc:
 }
 
 /**
- * cnf_filter_set_limit - change the memory limit
- * @f: the filter, under cnf_filter_lock()
- * @bytes: the new limit, covering both tables, the old table during a
+ * cnf_filter_set_limit - change the memory limit of a filter's budget
+ * @f: the filter, under cnf_filter_lock() and its budget's lock
+ * @bytes: the new limit, covering the tables, the old ones during a
  *	rebuild, and the charges
  *
- * Return: 0, or -EINVAL when @f already uses more than @bytes.
+ * Return: 0, or -EINVAL when the budget already uses more than @bytes.
  */
 int cnf_filter_set_limit(struct cnf_filter *f, u64 bytes)
 {
 	cnf_assert_held(&f->lock);
-	if (bytes < cnf_filter_bytes(f))
-		return -EINVAL;
-	f->mem_limit = bytes;
-	return 0;
+	return cnf_budget_set_limit(f->budget, bytes);
 }
 
 /**
@@ -641,7 +695,7 @@ void cnf_filter_stats(struct cnf_filter *f, struct cnf_filter_stats *st)
 	memset(st, 0, sizeof(*st));
 	for (fam = 0; fam < CNF_NFAMILIES; fam++)
 		cnf_family_stats(f, fam, &st->fam[fam]);
-	st->mem_limit = f->mem_limit;
+	st->mem_limit = f->budget->limit;
 }
 
 /**
@@ -653,6 +707,18 @@ void cnf_filter_stats(struct cnf_filter *f, struct cnf_filter_stats *st)
 void cnf_filter_lock(struct cnf_filter *f)
 {
 	cnf_mutex_lock(&f->lock);
+}
+
+/**
+ * cnf_filter_lock_nested - cnf_filter_lock() while holding another's
+ * @f: the filter
+ *
+ * For copying one filter into another: the copy's lock inside the
+ * source's, never the other way round.
+ */
+void cnf_filter_lock_nested(struct cnf_filter *f)
+{
+	cnf_mutex_lock_nested(&f->lock);
 }
 
 /**
@@ -686,14 +752,19 @@ u64 cnf_filter_max_capacity(void)
 }
 
 /**
- * cnf_filter_create - a new, empty filter
+ * cnf_filter_create_in - a new, empty filter within a shared budget
  * @initial_capacity: keys per family the first tables hold without growing,
  *	at most cnf_filter_max_capacity(); flush returns to this size
- * @mem_limit: bytes the filter may use, see cnf_filter_set_limit()
+ * @b: the budget, under the lock that serialises its filters; NULL for a
+ *	budget of the filter's own, without a limit
+ *
+ * Its first tables count against @b, which may go over its limit by them:
+ * the caller checks cnf_budget_used() when that matters.
  *
  * Return: the filter, or NULL when memory is short.
  */
-struct cnf_filter *cnf_filter_create(u64 initial_capacity, u64 mem_limit)
+struct cnf_filter *cnf_filter_create_in(u64 initial_capacity,
+					struct cnf_budget *b)
 {
 	struct cnf_filter *f = cnf_zalloc(sizeof(*f));
 	unsigned int fam;
@@ -703,7 +774,10 @@ struct cnf_filter *cnf_filter_create(u64 initial_capacity, u64 mem_limit)
 	cnf_mutex_init(&f->lock);
 	f->initial_log = cnf_log_for(CNF_V6, initial_capacity,
 				     CNF_MIN_BUCKETS_LOG);
-	f->mem_limit = mem_limit;
+	cnf_budget_init(&f->own_budget, U64_MAX);
+	f->budget = b ?: &f->own_budget;
+	f->budget_next = f->budget->filters;
+	f->budget->filters = f;
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
 		struct cnf_table *t = cnf_table_alloc(fam, f->initial_log);
 
@@ -719,11 +793,39 @@ err_alloc:
 }
 
 /**
+ * cnf_filter_create - a new, empty filter with a budget of its own
+ * @initial_capacity: as for cnf_filter_create_in()
+ * @mem_limit: bytes the filter may use, see cnf_filter_set_limit()
+ *
+ * Return: the filter, or NULL when memory is short.
+ */
+struct cnf_filter *cnf_filter_create(u64 initial_capacity, u64 mem_limit)
+{
+	struct cnf_filter *f = cnf_filter_create_in(initial_capacity, NULL);
+
+	if (f)
+		f->own_budget.limit = mem_limit;
+	return f;
+}
+
+/* Take @f off its budget's list. */
+static void cnf_budget_leave(struct cnf_filter *f)
+{
+	struct cnf_filter **pp = &f->budget->filters;
+
+	while (*pp && *pp != f)
+		pp = &(*pp)->budget_next;
+	if (*pp)
+		*pp = f->budget_next;
+}
+
+/**
  * cnf_filter_destroy - free a filter
  * @f: the filter, or NULL
  *
  * No reader may still see @f (e.g. after synchronize_rcu()); tables
- * retired earlier are freed by RCU callbacks.
+ * retired earlier are freed by RCU callbacks.  Under the lock of its
+ * budget, when shared.
  */
 void cnf_filter_destroy(struct cnf_filter *f)
 {
@@ -731,6 +833,7 @@ void cnf_filter_destroy(struct cnf_filter *f)
 
 	if (!f)
 		return;
+	cnf_budget_leave(f);
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
 		cnf_table_free(rcu_dereference_protected(f->store[fam], 1));
 		for (len = 0; len < CNF_TIERS; len++)

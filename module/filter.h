@@ -40,8 +40,9 @@ struct cnf_key {
 };
 
 /*
- * Limits of one filter; the memory limit covers both families' tables, the
- * old table while growth builds a new one, and cnf_filter_charge()s.  A
+ * Limits of one filter; the memory limit (its budget's) covers both
+ * families' tables, the old table while growth builds a new one, and
+ * cnf_budget_charge()s.  A
  * family's largest table is 1 GiB (see cnf_filter_max_capacity()).
  */
 #define CNF_MIN_BUCKETS_LOG	3
@@ -69,14 +70,35 @@ struct cnf_filter_stats {
 struct cnf_filter;
 
 /*
+ * A memory limit that several filters share: what their tables use, the
+ * old tables while they are rebuilt, and the charges, all summed.  Its
+ * filters' writers must be serialised by one lock of the caller's (their
+ * own locks do not exclude each other), under which the budget is read and
+ * changed.  A filter made by cnf_filter_create() has a budget of its own.
+ */
+struct cnf_budget {
+	u64 limit;
+	u64 charged;			/* held for users: dumps */
+	struct cnf_filter *filters;	/* linked by their budget_next */
+};
+
+/*
  * Every function has its kernel-doc where it is defined: filter.c (the
  * filter, its writers) and lookup.c (the readers).
  */
 struct cnf_filter *cnf_filter_create(u64 initial_capacity, u64 mem_limit);
+struct cnf_filter *cnf_filter_create_in(u64 initial_capacity,
+					struct cnf_budget *b);
+void cnf_budget_init(struct cnf_budget *b, u64 limit);
+u64 cnf_budget_used(const struct cnf_budget *b);
+int cnf_budget_set_limit(struct cnf_budget *b, u64 bytes);
+int cnf_budget_charge(struct cnf_budget *b, u64 bytes);
+void cnf_budget_uncharge(struct cnf_budget *b, u64 bytes);
 u64 cnf_filter_max_capacity(void);
 void cnf_filter_destroy(struct cnf_filter *f);
 
 void cnf_filter_lock(struct cnf_filter *f);
+void cnf_filter_lock_nested(struct cnf_filter *f);
 int cnf_filter_lock_killable(struct cnf_filter *f);
 void cnf_filter_unlock(struct cnf_filter *f);
 
@@ -94,8 +116,7 @@ int cnf_filter_reserve(struct cnf_filter *f, enum cnf_family family,
 void cnf_filter_expect(struct cnf_filter *f, u64 adds);
 int cnf_filter_flush(struct cnf_filter *f);
 int cnf_filter_set_limit(struct cnf_filter *f, u64 bytes);
-int cnf_filter_charge(struct cnf_filter *f, u64 bytes);
-void cnf_filter_uncharge(struct cnf_filter *f, u64 bytes);
+u64 cnf_filter_bytes(const struct cnf_filter *f);
 int cnf_filter_walk(struct cnf_filter *f,
 		    int (*fn)(void *ctx, const struct cnf_key *key), void *ctx);
 void cnf_filter_stats(struct cnf_filter *f, struct cnf_filter_stats *st);

@@ -4,7 +4,8 @@
  *
  * The hooks sit at PRE_ROUTING before defragmentation and conntrack, so a
  * listed source never creates conntrack state.  Per packet: one lookup
- * (lockless, under the RCU read lock netfilter holds) and per-CPU counters.
+ * of the block sets, and of the allow sets when those matched (lockless,
+ * under the RCU read lock netfilter holds; see sets.h) and per-CPU counters.
  * Each configured namespace registers its own copy of the hook ops with its
  * cnf_state as ->priv: a packet finds its namespace's state without a
  * net_generic() lookup.  A namespace never configured registers none: its
@@ -33,14 +34,52 @@
 unsigned int cnf_net_id __read_mostly;
 struct mutex cnf_net_locks[1 << CNF_NET_LOCK_BITS];	/* see cnf.h */
 
+static __always_inline bool cnf_probe(const struct cnf_filter *f,
+				      enum cnf_family fam, const void *addr)
+{
+	if (fam == CNF_V4)
+		return cnf_filter_lookup4(f, *(const __be32 *)addr);
+	return cnf_filter_lookup6(f, addr);
+}
+
 /*
+ * Count a packet in the @n sets of @p from @first that cover its source:
+ * a kind with one set has it covered, since the kind's lookup did.
+ */
+static __always_inline void cnf_count_sets(const struct cnf_plan *p,
+					   unsigned int first, unsigned int n,
+					   enum cnf_family fam,
+					   const void *addr)
+{
+	unsigned int i;
+
+	if (n == 1) {
+		u64_stats_inc(this_cpu_ptr(p->set[first].matched));
+		return;
+	}
+	for (i = first; i < first + n; i++)
+		if (cnf_probe(p->set[i].filter, fam, addr))
+			u64_stats_inc(this_cpu_ptr(p->set[i].matched));
+}
+
+/*
+ * A source is listed when the block sets cover it and no allow set does;
+ * the allow sets are probed only for a source the block sets cover.
+ *
  * Hooks mostly run in softirq context, but nf_reinject() (an nfqueue
  * verdict) runs the remaining ones from process context with bottom halves
  * on: the per-CPU counters are updated with them off, as nft_counter's are.
  */
-static unsigned int cnf_verdict(struct cnf_state *cs, enum cnf_family fam,
-				bool listed)
+static __always_inline unsigned int cnf_verdict(struct cnf_state *cs,
+						enum cnf_family fam,
+						const void *addr)
 {
+	const struct cnf_plan *p = rcu_dereference(cs->sets.plan);
+	const struct cnf_filter *block = p->lookup[CNF_SET_BLOCK];
+	const struct cnf_filter *allow = p->lookup[CNF_SET_ALLOW];
+	bool hit = block && cnf_probe(block, fam, addr);
+	bool allowed = hit && allow && cnf_probe(allow, fam, addr);
+	bool listed = hit && !allowed;
 	bool drop = listed && READ_ONCE(cs->mode) == CNF_MODE_DROP;
 	struct cnf_pcpu_stats *st;
 
@@ -48,6 +87,11 @@ static unsigned int cnf_verdict(struct cnf_state *cs, enum cnf_family fam,
 	st = this_cpu_ptr(cs->stats);
 	u64_stats_update_begin(&st->syncp);
 	u64_stats_inc(&st->checked[fam]);
+	if (hit)
+		cnf_count_sets(p, 0, p->n[CNF_SET_BLOCK], fam, addr);
+	if (allowed)
+		cnf_count_sets(p, p->n[CNF_SET_BLOCK], p->n[CNF_SET_ALLOW],
+			       fam, addr);
 	if (listed)
 		u64_stats_inc(&st->matched[fam]);
 	if (drop)
@@ -60,22 +104,15 @@ static unsigned int cnf_verdict(struct cnf_state *cs, enum cnf_family fam,
 static unsigned int cnf_hook_ipv4(void *priv, struct sk_buff *skb,
 				  const struct nf_hook_state *state)
 {
-	struct cnf_state *cs = priv;
-
 	/* ip_rcv_core() has validated the header. */
-	return cnf_verdict(cs, CNF_V4,
-			   cnf_filter_lookup4(cs->filter, ip_hdr(skb)->saddr));
+	return cnf_verdict(priv, CNF_V4, &ip_hdr(skb)->saddr);
 }
 
 static unsigned int cnf_hook_ipv6(void *priv, struct sk_buff *skb,
 				  const struct nf_hook_state *state)
 {
-	struct cnf_state *cs = priv;
-
 	/* ipv6_rcv() has validated the fixed header. */
-	return cnf_verdict(cs, CNF_V6,
-			   cnf_filter_lookup6(cs->filter,
-					      &ipv6_hdr(skb)->saddr));
+	return cnf_verdict(priv, CNF_V6, &ipv6_hdr(skb)->saddr);
 }
 
 /* The template of every state's ops. */
@@ -100,7 +137,7 @@ static atomic64_t cnf_state_gens = ATOMIC64_INIT(0);
 static void cnf_state_free(struct cnf_state *st)
 {
 	free_percpu(st->stats);
-	cnf_filter_destroy(st->filter);
+	cnf_sets_free(&st->sets);
 	kfree(st);
 }
 
@@ -115,9 +152,9 @@ static struct cnf_state *cnf_state_alloc(void)
 		return NULL;
 	st->mode = CNF_MODE_DROP;
 	st->gen = atomic64_inc_return(&cnf_state_gens);
-	st->filter = cnf_filter_create(cnf_initial_capacity, cnf_mem_limit);
 	st->stats = alloc_percpu_gfp(struct cnf_pcpu_stats, GFP_KERNEL_ACCOUNT);
-	if (!st->filter || !st->stats) {
+	if (!st->stats ||
+	    cnf_sets_init(&st->sets, cnf_initial_capacity, cnf_mem_limit)) {
 		cnf_state_free(st);
 		return NULL;
 	}

@@ -120,6 +120,8 @@ struct cnf_path_node {
  * @store:  per family, the prefixes the lookup tables cannot tell back
  *          (prefix.c); writer only; NULL while empty.
  * @nlen:   per family, prefixes stored of each length.
+ * @budget: the memory limit @f counts against, shared or @own_budget;
+ *          read and changed under the lock that serialises its filters.
  * @undo:   while an add is under way (cnf_undo_begin()), the first table
  *          it replaced at each place, out of the readers' sight: a failed
  *          add puts it back, so that it leaves the filter as it found it,
@@ -132,8 +134,9 @@ struct cnf_filter {
 	u32 nlen[CNF_NFAMILIES][CNF_TIERS];
 	u64 prefixes[CNF_NFAMILIES];
 	struct cnf_mutex lock;
-	u64 mem_limit;
-	u64 charged;		/* bytes held for the filter's users: dumps */
+	struct cnf_budget *budget;	/* see filter.h */
+	struct cnf_filter *budget_next;
+	struct cnf_budget own_budget;	/* cnf_filter_create()'s */
 	u64 expect;		/* adds announced by cnf_filter_expect() */
 	u64 grows[CNF_NFAMILIES];
 	struct cnf_undo {

@@ -32,6 +32,7 @@ typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
+#define U64_MAX	((u64)~0ULL)
 typedef int32_t s32;
 typedef uint32_t __be32;
 
@@ -319,6 +320,7 @@ struct cnf_mutex {
 #define cnf_mutex_init(x)	pthread_mutex_init(&(x)->m, NULL)
 #define cnf_mutex_destroy(x)	pthread_mutex_destroy(&(x)->m)
 #define cnf_mutex_lock(x)	pthread_mutex_lock(&(x)->m)
+#define cnf_mutex_lock_nested(x) cnf_mutex_lock(x)
 #define cnf_mutex_lock_killable(x) pthread_mutex_lock(&(x)->m)
 #define cnf_mutex_unlock(x)	pthread_mutex_unlock(&(x)->m)
 #define cnf_assert_held(x)	do { } while (0)

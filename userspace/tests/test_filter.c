@@ -644,21 +644,69 @@ TEST(limit_bounds_peak)
 TEST(charge)
 {
 	struct cnf_filter *f = cnf_filter_create(0, 1 << 20);
+	struct cnf_budget b;
 	u64 used;
 
 	ASSERT_NE(NULL, f);
 	used = cnf_t_bytes(f);
-	cnf_filter_lock(f);
-	ASSERT_EQ(-ENOSPC, cnf_filter_charge(f, (1 << 20) - used + 1));
-	ASSERT_EQ(0, cnf_filter_charge(f, (1 << 20) - used));
-	ASSERT_EQ(-ENOSPC, cnf_filter_charge(f, 1));
-	ASSERT_EQ(-EINVAL, cnf_filter_set_limit(f, (1 << 20) - 1));
-	cnf_filter_uncharge(f, (1 << 20) - used);
-	ASSERT_EQ(0, cnf_filter_set_limit(f, used));
-	ASSERT_EQ(0, cnf_filter_charge(f, 0));
-	ASSERT_EQ(-ENOSPC, cnf_filter_charge(f, 1));
-	cnf_filter_unlock(f);
+	cnf_budget_init(&b, 1 << 20);
 	cnf_filter_destroy(f);
+	f = cnf_filter_create_in(0, &b);
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(used, cnf_budget_used(&b));
+	ASSERT_EQ(-ENOSPC, cnf_budget_charge(&b, (1 << 20) - used + 1));
+	ASSERT_EQ(0, cnf_budget_charge(&b, (1 << 20) - used));
+	ASSERT_EQ(-ENOSPC, cnf_budget_charge(&b, 1));
+	ASSERT_EQ(-EINVAL, cnf_budget_set_limit(&b, (1 << 20) - 1));
+	cnf_budget_uncharge(&b, (1 << 20) - used);
+	ASSERT_EQ(0, cnf_budget_set_limit(&b, used));
+	ASSERT_EQ(0, cnf_budget_charge(&b, 0));
+	ASSERT_EQ(-ENOSPC, cnf_budget_charge(&b, 1));
+	cnf_filter_destroy(f);
+	ASSERT_EQ(0, cnf_budget_used(&b));
+}
+
+/*
+ * Filters sharing a budget share its limit: what one holds, another
+ * cannot grow into; destroying one gives its memory back to the others.
+ */
+TEST(shared_budget)
+{
+	struct cnf_filter *f, *g;
+	struct cnf_budget b;
+	struct cnf_key k;
+	u64 one, n = 0;
+	int err = 0;
+
+	cnf_budget_init(&b, U64_MAX);
+	f = cnf_filter_create_in(0, &b);
+	ASSERT_NE(NULL, f);
+	one = cnf_budget_used(&b);
+	g = cnf_filter_create_in(0, &b);
+	ASSERT_NE(NULL, g);
+	ASSERT_EQ(2 * one, cnf_budget_used(&b));
+	ASSERT_EQ(one, cnf_filter_bytes(g));
+	ASSERT_EQ(0, cnf_budget_set_limit(&b, 2 * one + (64 << 10)));
+	cnf_filter_lock(f);
+	while (!err) {
+		k = cnf_key4(0x0a000000 + n++);
+		err = cnf_filter_add(f, &k);
+	}
+	cnf_filter_unlock(f);
+	ASSERT_EQ(-ENOSPC, err);
+	ASSERT_LE(cnf_budget_used(&b), b.limit);
+	cnf_filter_lock(g);
+	k = cnf_key4(0x0b000000);
+	/* g's growth would not fit beside f's tables. */
+	ASSERT_EQ(-ENOSPC, cnf_filter_reserve(g, CNF_V4, n));
+	cnf_filter_unlock(g);
+	cnf_filter_destroy(f);
+	ASSERT_EQ(one, cnf_budget_used(&b));
+	cnf_filter_lock(g);
+	ASSERT_EQ(0, cnf_filter_reserve(g, CNF_V4, n / 2));
+	ASSERT_EQ(0, cnf_filter_add(g, &k));
+	cnf_filter_unlock(g);
+	cnf_filter_destroy(g);
 }
 
 /*

@@ -1,0 +1,644 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Named sets: the registry, the kinds' unions and the plan the hooks read
+ * (see sets.h).  Everything here runs under the namespace's
+ * cnf_net_lock(); a filter's own lock is taken around each use of it, two
+ * at once only to copy a filter into a union (the union's nested inside).
+ *
+ * A union is made when a second set of its kind gets prefixes, kept up to
+ * date entry by entry while sets are added to and deleted from, made anew
+ * beside the old one when a set of the kind is flushed, destroyed or
+ * replaced (the new plan then takes the old union's place in one step),
+ * and dropped when one set of the kind or none is left with prefixes.
+ */
+#include "cnf.h"
+
+#include <linux/err.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+/* What a change leaves to free once no packet can see it any more. */
+struct cnf_retired {
+	struct cnf_filter *filter[CNF_SET_KINDS + 1];
+	unsigned int n;
+	struct cnf_set *set;
+};
+
+static u64 cnf_filter_total(struct cnf_filter *f)
+{
+	u64 n;
+
+	cnf_filter_lock(f);
+	n = cnf_filter_count(f, CNF_V4) + cnf_filter_count(f, CNF_V6);
+	cnf_filter_unlock(f);
+	return n;
+}
+
+/**
+ * cnf_set_count - how many prefixes a set holds
+ * @set: the set, under cnf_net_lock()
+ *
+ * Return: its prefixes of both families.
+ */
+u64 cnf_set_count(struct cnf_set *set)
+{
+	return cnf_filter_total(set->filter);
+}
+
+/* Sets of @kind that hold prefixes, @skip left out. */
+static unsigned int cnf_kind_nonempty(struct cnf_sets *ss, u32 kind,
+				      const struct cnf_set *skip)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < ss->n; i++)
+		if (ss->set[i] != skip && ss->set[i]->kind == kind &&
+		    cnf_set_count(ss->set[i]))
+			n++;
+	return n;
+}
+
+/* Does a set of @kind but @skip hold exactly @key? */
+static bool cnf_kind_holds(struct cnf_sets *ss, u32 kind,
+			   const struct cnf_set *skip, const struct cnf_key *key)
+{
+	unsigned int i;
+	bool has = false;
+
+	for (i = 0; i < ss->n && !has; i++) {
+		struct cnf_filter *f = ss->set[i]->filter;
+
+		if (ss->set[i] == skip || ss->set[i]->kind != kind)
+			continue;
+		cnf_filter_lock(f);
+		has = cnf_filter_has(f, key);
+		cnf_filter_unlock(f);
+	}
+	return has;
+}
+
+/**
+ * cnf_set_filter_new - an empty filter within the sets' memory limit
+ * @ss: the sets, under cnf_net_lock()
+ *
+ * For a set's contents, a union, or contents built aside to replace a
+ * set's; cnf_filter_destroy() frees it.
+ *
+ * Return: the filter; ERR_PTR(-ENOSPC) past the memory limit, -ENOMEM.
+ */
+struct cnf_filter *cnf_set_filter_new(struct cnf_sets *ss)
+{
+	struct cnf_filter *f;
+
+	f = cnf_filter_create_in(ss->initial_capacity, &ss->budget);
+	if (!f)
+		return ERR_PTR(-ENOMEM);
+	if (cnf_budget_used(&ss->budget) > ss->budget.limit) {
+		cnf_filter_destroy(f);
+		return ERR_PTR(-ENOSPC);
+	}
+	return f;
+}
+
+static int cnf_copy_one(void *ctx, const struct cnf_key *key)
+{
+	struct cnf_filter *to = ctx;
+
+	return cnf_filter_has(to, key) ? 0 : cnf_filter_add(to, key);
+}
+
+static int cnf_copy_into(struct cnf_filter *to, struct cnf_filter *from)
+{
+	int err;
+
+	cnf_filter_lock(from);
+	cnf_filter_lock_nested(to);
+	cnf_filter_expect(to, cnf_filter_count(from, CNF_V4) +
+			  cnf_filter_count(from, CNF_V6));
+	err = cnf_filter_walk(from, cnf_copy_one, to);
+	cnf_filter_expect(to, 0);
+	cnf_filter_unlock(to);
+	cnf_filter_unlock(from);
+	return err;
+}
+
+/* A union of the sets of @kind but @skip, and of @extra if given. */
+static struct cnf_filter *cnf_union_build(struct cnf_sets *ss, u32 kind,
+					  const struct cnf_set *skip,
+					  struct cnf_filter *extra)
+{
+	struct cnf_filter *u = cnf_set_filter_new(ss);
+	unsigned int i;
+	int err = 0;
+
+	if (IS_ERR(u))
+		return u;
+	for (i = 0; i < ss->n && !err; i++)
+		if (ss->set[i] != skip && ss->set[i]->kind == kind)
+			err = cnf_copy_into(u, ss->set[i]->filter);
+	if (!err && extra)
+		err = cnf_copy_into(u, extra);
+	if (err) {
+		cnf_filter_destroy(u);
+		return ERR_PTR(err);
+	}
+	return u;
+}
+
+/* ---- the plan ---- */
+
+/* Room for a plan of @ss as it is, or with fewer sets. */
+static struct cnf_plan *cnf_plan_alloc(struct cnf_sets *ss)
+{
+	struct cnf_plan *p;
+
+	return kzalloc(struct_size(p, set, ss->n), GFP_KERNEL_ACCOUNT);
+}
+
+static void cnf_plan_fill(struct cnf_sets *ss, struct cnf_plan *p)
+{
+	unsigned int kind, i, n = 0;
+
+	for (kind = 0; kind < CNF_SET_KINDS; kind++) {
+		p->n[kind] = 0;
+		for (i = 0; i < ss->n; i++) {
+			struct cnf_set *s = ss->set[i];
+
+			if (s->kind != kind || !cnf_set_count(s))
+				continue;
+			p->set[n].filter = s->filter;
+			p->set[n++].matched = s->matched;
+			p->n[kind]++;
+		}
+		if (p->n[kind] > 1)
+			p->lookup[kind] = ss->union_of[kind];
+		else
+			p->lookup[kind] = p->n[kind] ? p->set[n - 1].filter : NULL;
+	}
+}
+
+static bool cnf_plan_same(const struct cnf_plan *a, const struct cnf_plan *b)
+{
+	unsigned int i, n = a->n[CNF_SET_BLOCK] + a->n[CNF_SET_ALLOW];
+
+	if (memcmp(a->lookup, b->lookup, sizeof(a->lookup)) ||
+	    memcmp(a->n, b->n, sizeof(a->n)))
+		return false;
+	for (i = 0; i < n; i++)
+		if (a->set[i].filter != b->set[i].filter ||
+		    a->set[i].matched != b->set[i].matched)
+			return false;
+	return true;
+}
+
+static void cnf_set_free(struct cnf_set *set)
+{
+	cnf_filter_destroy(set->filter);
+	free_percpu(set->matched);
+	kfree(set);
+}
+
+/*
+ * Publish @spare as @ss now is; a union whose kind no longer needs one is
+ * retired with what the caller retired, and all of it is freed once no
+ * packet can see it.  Under cnf_net_lock().
+ */
+static void cnf_sets_publish(struct cnf_sets *ss, struct cnf_plan *spare,
+			     struct cnf_retired *r)
+{
+	struct cnf_plan *old = rcu_dereference_protected(ss->plan, true);
+	unsigned int kind, i;
+
+	for (kind = 0; kind < CNF_SET_KINDS; kind++) {
+		if (ss->union_of[kind] &&
+		    cnf_kind_nonempty(ss, kind, NULL) < 2) {
+			r->filter[r->n++] = ss->union_of[kind];
+			ss->union_of[kind] = NULL;
+		}
+	}
+	cnf_plan_fill(ss, spare);
+	if (!r->n && !r->set && cnf_plan_same(old, spare)) {
+		kfree(spare);
+		return;
+	}
+	rcu_assign_pointer(ss->plan, spare);
+	if (!r->n && !r->set) {
+		kfree_rcu(old, rcu);
+		return;
+	}
+	synchronize_net();
+	kfree(old);
+	for (i = 0; i < r->n; i++)
+		cnf_filter_destroy(r->filter[i]);
+	if (r->set)
+		cnf_set_free(r->set);
+}
+
+/**
+ * cnf_sets_lookup - the filter packets probe for a kind
+ * @ss: the sets, under cnf_net_lock()
+ * @kind: enum cnf_set_kind
+ *
+ * Return: the kind's union, the one set's filter, or NULL.
+ */
+struct cnf_filter *cnf_sets_lookup(struct cnf_sets *ss, u32 kind)
+{
+	struct cnf_filter *f = NULL;
+	unsigned int i;
+
+	if (ss->union_of[kind])
+		return ss->union_of[kind];
+	for (i = 0; i < ss->n && !f; i++)
+		if (ss->set[i]->kind == kind && cnf_set_count(ss->set[i]))
+			f = ss->set[i]->filter;
+	return f;
+}
+
+/* ---- the registry ---- */
+
+/**
+ * cnf_set_find - a set by name
+ * @ss: the sets, under cnf_net_lock()
+ * @name: a valid name, or "" for the default set
+ *
+ * Return: the set, or NULL.
+ */
+struct cnf_set *cnf_set_find(struct cnf_sets *ss, const char *name)
+{
+	unsigned int i;
+
+	if (!*name)
+		return ss->set[0];
+	for (i = 0; i < ss->n; i++)
+		if (!strcmp(ss->set[i]->name, name))
+			return ss->set[i];
+	return NULL;
+}
+
+/**
+ * cnf_set_create - a new, empty set
+ * @ss: the sets, under cnf_net_lock()
+ * @name: a valid, non-empty name
+ * @kind: enum cnf_set_kind
+ *
+ * Return: 0; -EEXIST; -ENOSPC past %CNF_SETS_MAX or the memory limit;
+ * -ENOMEM.
+ */
+int cnf_set_create(struct cnf_sets *ss, const char *name, u32 kind)
+{
+	struct cnf_set *set;
+	int err = -ENOMEM;
+
+	if (cnf_set_find(ss, name))
+		return -EEXIST;
+	if (ss->n == CNF_SETS_MAX)
+		return -ENOSPC;
+	set = kzalloc(sizeof(*set), GFP_KERNEL_ACCOUNT);
+	if (!set)
+		return -ENOMEM;
+	strscpy(set->name, name, sizeof(set->name));
+	set->kind = kind;
+	set->matched = alloc_percpu_gfp(u64_stats_t, GFP_KERNEL_ACCOUNT);
+	if (!set->matched)
+		goto err_free;
+	set->filter = cnf_set_filter_new(ss);
+	if (IS_ERR(set->filter)) {
+		err = PTR_ERR(set->filter);
+		set->filter = NULL;
+		goto err_free;
+	}
+	ss->set[ss->n++] = set;
+	return 0;
+
+err_free:
+	cnf_set_free(set);
+	return err;
+}
+
+/**
+ * cnf_set_destroy - remove a set and its prefixes
+ * @ss: the sets, under cnf_net_lock()
+ * @set: one of them, not the default set (-EBUSY)
+ *
+ * Its sources stop matching before it returns.
+ *
+ * Return: 0; -ENOSPC, -ENOMEM when its kind's union cannot be made anew
+ * (nothing changed).
+ */
+int cnf_set_destroy(struct cnf_sets *ss, struct cnf_set *set)
+{
+	struct cnf_retired r = { .set = set };
+	struct cnf_filter *u = NULL;
+	struct cnf_plan *spare;
+	unsigned int i;
+
+	if (set == ss->set[0])
+		return -EBUSY;
+	spare = cnf_plan_alloc(ss);
+	if (!spare)
+		return -ENOMEM;
+	if (ss->union_of[set->kind] &&
+	    cnf_kind_nonempty(ss, set->kind, set) >= 2) {
+		u = cnf_union_build(ss, set->kind, set, NULL);
+		if (IS_ERR(u)) {
+			kfree(spare);
+			return PTR_ERR(u);
+		}
+	}
+	for (i = 0; ss->set[i] != set; i++)
+		;
+	memmove(&ss->set[i], &ss->set[i + 1],
+		(ss->n - i - 1) * sizeof(ss->set[0]));
+	ss->set[--ss->n] = NULL;
+	if (ss->union_of[set->kind])
+		r.filter[r.n++] = ss->union_of[set->kind];
+	ss->union_of[set->kind] = u;
+	cnf_sets_publish(ss, spare, &r);
+	return 0;
+}
+
+/**
+ * cnf_set_swap - exchange two sets' contents in one step
+ * @ss: the sets, under cnf_net_lock()
+ * @a: a set
+ * @b: another set of the same kind (-EINVAL otherwise)
+ *
+ * Return: 0, -EINVAL, -ENOMEM.
+ */
+int cnf_set_swap(struct cnf_sets *ss, struct cnf_set *a, struct cnf_set *b)
+{
+	struct cnf_retired r = { };
+	struct cnf_plan *spare;
+
+	if (a == b || a->kind != b->kind)
+		return -EINVAL;
+	spare = cnf_plan_alloc(ss);
+	if (!spare)
+		return -ENOMEM;
+	swap(a->filter, b->filter);
+	cnf_sets_publish(ss, spare, &r);
+	return 0;
+}
+
+/**
+ * cnf_set_flush - remove every prefix of a set
+ * @ss: the sets, under cnf_net_lock()
+ * @set: one of them
+ *
+ * Return: 0; -ENOSPC, -ENOMEM (nothing changed).
+ */
+int cnf_set_flush(struct cnf_sets *ss, struct cnf_set *set)
+{
+	struct cnf_filter *u = NULL;
+	struct cnf_retired r = { };
+	struct cnf_plan *spare;
+	int err;
+
+	spare = cnf_plan_alloc(ss);
+	if (!spare)
+		return -ENOMEM;
+	if (ss->union_of[set->kind] &&
+	    cnf_kind_nonempty(ss, set->kind, set) >= 2) {
+		u = cnf_union_build(ss, set->kind, set, NULL);
+		if (IS_ERR(u)) {
+			kfree(spare);
+			return PTR_ERR(u);
+		}
+	}
+	cnf_filter_lock(set->filter);
+	err = cnf_filter_flush(set->filter);
+	cnf_filter_unlock(set->filter);
+	if (err) {
+		cnf_filter_destroy(u);
+		kfree(spare);
+		return err;
+	}
+	if (ss->union_of[set->kind]) {
+		r.filter[r.n++] = ss->union_of[set->kind];
+		ss->union_of[set->kind] = u;
+	}
+	cnf_sets_publish(ss, spare, &r);
+	return 0;
+}
+
+/**
+ * cnf_set_replace - give a set new contents in one step
+ * @ss: the sets, under cnf_net_lock()
+ * @set: one of them
+ * @contents: from cnf_set_filter_new(), filled; @set's from now on
+ *
+ * A source that both the old and the new contents cover is matched
+ * throughout; one that neither covers never is.
+ *
+ * Return: 0; -ENOSPC, -ENOMEM when the kind's union cannot be made anew:
+ * nothing changed and @contents are still the caller's.
+ */
+int cnf_set_replace(struct cnf_sets *ss, struct cnf_set *set,
+		    struct cnf_filter *contents)
+{
+	struct cnf_filter *u = NULL;
+	struct cnf_retired r = { };
+	struct cnf_plan *spare;
+	unsigned int others;
+
+	spare = cnf_plan_alloc(ss);
+	if (!spare)
+		return -ENOMEM;
+	others = cnf_kind_nonempty(ss, set->kind, set);
+	if (others + !!cnf_filter_total(contents) >= 2) {
+		u = cnf_union_build(ss, set->kind, set, contents);
+		if (IS_ERR(u)) {
+			kfree(spare);
+			return PTR_ERR(u);
+		}
+	}
+	r.filter[r.n++] = set->filter;
+	set->filter = contents;
+	if (ss->union_of[set->kind])
+		r.filter[r.n++] = ss->union_of[set->kind];
+	ss->union_of[set->kind] = u;
+	cnf_sets_publish(ss, spare, &r);
+	return 0;
+}
+
+/* ---- changes of entries ---- */
+
+/**
+ * cnf_change_begin - start changing a set's entries
+ * @c: the change
+ * @ss: the sets, under cnf_net_lock() until cnf_change_end()
+ * @set: the set
+ * @adds: adds that may follow (0: deletes only)
+ *
+ * A set getting its first prefixes while another set of its kind has some
+ * gets the kind's union made now.
+ *
+ * Return: 0; -ENOSPC, -ENOMEM (nothing changed, no cnf_change_end()).
+ */
+int cnf_change_begin(struct cnf_change *c, struct cnf_sets *ss,
+		     struct cnf_set *set, u64 adds)
+{
+	struct cnf_filter *u;
+
+	c->ss = ss;
+	c->set = set;
+	c->locked = false;
+	c->spare = cnf_plan_alloc(ss);
+	if (!c->spare)
+		return -ENOMEM;
+	if (adds && !ss->union_of[set->kind] && !cnf_set_count(set) &&
+	    cnf_kind_nonempty(ss, set->kind, set)) {
+		u = cnf_union_build(ss, set->kind, NULL, NULL);
+		if (IS_ERR(u)) {
+			kfree(c->spare);
+			return PTR_ERR(u);
+		}
+		ss->union_of[set->kind] = u;
+	}
+	/* The set alone serves its kind: it is changed as one filter. */
+	if (!ss->union_of[set->kind]) {
+		cnf_filter_lock(set->filter);
+		cnf_filter_expect(set->filter, adds);
+		c->locked = true;
+	}
+	return 0;
+}
+
+/**
+ * cnf_change_add - add a prefix to the set a change is of
+ * @c: the change
+ * @key: the prefix
+ *
+ * Return: as cnf_filter_add(); on error nothing changed.
+ */
+int cnf_change_add(struct cnf_change *c, const struct cnf_key *key)
+{
+	struct cnf_filter *u = c->ss->union_of[c->set->kind];
+	struct cnf_filter *f = c->set->filter;
+	int err;
+
+	if (c->locked)
+		return cnf_filter_add(f, key);
+	cnf_filter_lock(f);
+	err = cnf_filter_add(f, key);
+	cnf_filter_unlock(f);
+	if (err)
+		return err;
+	cnf_filter_lock(u);
+	if (!cnf_filter_has(u, key))
+		err = cnf_filter_add(u, key);
+	cnf_filter_unlock(u);
+	if (err) {
+		cnf_filter_lock(f);
+		WARN_ON_ONCE(cnf_filter_del(f, key));
+		cnf_filter_unlock(f);
+	}
+	return err;
+}
+
+/**
+ * cnf_change_del - delete a prefix from the set a change is of
+ * @c: the change
+ * @key: the prefix
+ *
+ * Return: as cnf_filter_del(); on error nothing changed.
+ */
+int cnf_change_del(struct cnf_change *c, const struct cnf_key *key)
+{
+	struct cnf_filter *u = c->ss->union_of[c->set->kind];
+	struct cnf_filter *f = c->set->filter;
+	int err;
+
+	if (c->locked)
+		return cnf_filter_del(f, key);
+	cnf_filter_lock(f);
+	err = cnf_filter_del(f, key);
+	cnf_filter_unlock(f);
+	if (err || cnf_kind_holds(c->ss, c->set->kind, c->set, key))
+		return err;
+	cnf_filter_lock(u);
+	WARN_ON_ONCE(cnf_filter_del(u, key));
+	cnf_filter_unlock(u);
+	return 0;
+}
+
+/**
+ * cnf_change_prefetch - warm up for a key a few changes ahead
+ * @c: the change
+ * @key: the prefix
+ */
+void cnf_change_prefetch(struct cnf_change *c, const struct cnf_key *key)
+{
+	if (c->locked)
+		cnf_filter_prefetch(c->set->filter, key);
+}
+
+/**
+ * cnf_change_end - make a change's entries what packets see
+ * @c: the change
+ */
+void cnf_change_end(struct cnf_change *c)
+{
+	struct cnf_retired r = { };
+
+	if (c->locked) {
+		cnf_filter_expect(c->set->filter, 0);
+		cnf_filter_unlock(c->set->filter);
+	}
+	cnf_sets_publish(c->ss, c->spare, &r);
+}
+
+/* ---- the whole ---- */
+
+/**
+ * cnf_sets_init - a namespace's sets: the default set, empty
+ * @ss: zeroed
+ * @initial_capacity: of every set's filter
+ * @mem_limit: bytes all of them may use together
+ *
+ * Return: 0; -ENOSPC when @mem_limit does not hold the default set;
+ * -ENOMEM.
+ */
+int cnf_sets_init(struct cnf_sets *ss, u64 initial_capacity, u64 mem_limit)
+{
+	struct cnf_plan *p;
+	int err;
+
+	cnf_budget_init(&ss->budget, mem_limit);
+	ss->initial_capacity = initial_capacity;
+	p = cnf_plan_alloc(ss);
+	if (!p)
+		return -ENOMEM;
+	RCU_INIT_POINTER(ss->plan, p);
+	err = cnf_set_create(ss, CNF_SET_DEFAULT, CNF_SET_BLOCK);
+	if (err)
+		cnf_sets_free(ss);
+	return err;
+}
+
+/**
+ * cnf_sets_free - free every set, when no packet can see them
+ * @ss: the sets
+ */
+void cnf_sets_free(struct cnf_sets *ss)
+{
+	unsigned int i;
+
+	for (i = 0; i < ss->n; i++)
+		cnf_set_free(ss->set[i]);
+	for (i = 0; i < CNF_SET_KINDS; i++)
+		cnf_filter_destroy(ss->union_of[i]);
+	kfree(rcu_dereference_protected(ss->plan, true));
+	memset(ss, 0, sizeof(*ss));
+}
+
+/**
+ * cnf_sets_pristine - are the sets as cnf_sets_init() made them
+ * @ss: the sets, under cnf_net_lock()
+ *
+ * Return: true when the default set is the only one and holds nothing.
+ */
+bool cnf_sets_pristine(struct cnf_sets *ss)
+{
+	return ss->n == 1 && !cnf_set_count(ss->set[0]);
+}

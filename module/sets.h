@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A namespace's named sets, and the one filter per kind its packets probe.
+ *
+ * Every set has a filter of its own, which the control device changes and
+ * reads.  Packets do not probe the sets one by one: per kind (block,
+ * allow) they probe the kind's lookup filter, which is
+ *  - none while no set of the kind holds a prefix;
+ *  - the set's own filter while exactly one set of the kind does;
+ *  - else the kind's union: one more filter, holding once every prefix
+ *    some set of the kind holds.
+ * A packet costs one probe of the block lookup filter, and one of the
+ * allow lookup filter when the first matched and allow sets hold
+ * prefixes, however many sets there are.  Counting matches per set costs
+ * more only for matched packets of a kind with several non-empty sets: a
+ * probe of each of them.
+ *
+ * The hooks read a plan: the lookup filters and the non-empty sets, made
+ * anew and published whole (RCU) whenever one of them changes, so that a
+ * packet sees the sets of one moment.  A change that swaps lookup filters
+ * (a union made or dropped, a set's contents replaced) publishes the new
+ * plan in one step, then waits for the readers of the old before freeing
+ * what only the old one used.
+ */
+#ifndef _CNF_SETS_H
+#define _CNF_SETS_H
+
+#include <linux/u64_stats_sync.h>
+#include <linux/cuckoo_nf.h>
+
+#include "filter.h"
+
+#define CNF_SET_KINDS	2
+
+/*
+ * A set.  Its fields are read and changed under cnf_net_lock(), @filter's
+ * contents also under its own cnf_filter_lock(); the hooks reach @filter
+ * and @matched only through a plan.
+ * @matched: per CPU, packets the set covered; written by the hooks inside
+ *           their CPU's cnf_pcpu_stats syncp section.
+ */
+struct cnf_set {
+	char name[CNF_SET_NAME_LEN];
+	u32 kind;		/* enum cnf_set_kind */
+	struct cnf_filter *filter;
+	u64_stats_t __percpu *matched;
+};
+
+struct cnf_plan_set {
+	const struct cnf_filter *filter;
+	u64_stats_t __percpu *matched;
+};
+
+/*
+ * What the hooks probe; never changed once published.
+ * @lookup: per kind, the lookup filter, NULL while the kind holds nothing.
+ * @n:      per kind, its non-empty sets: @set holds the block ones, then
+ *          the allow ones.
+ */
+struct cnf_plan {
+	const struct cnf_filter *lookup[CNF_SET_KINDS];
+	u16 n[CNF_SET_KINDS];
+	struct rcu_head rcu;
+	struct cnf_plan_set set[];
+};
+
+/*
+ * A namespace's sets.  @plan: published with rcu_assign_pointer() under
+ * cnf_net_lock(), read by the hooks under RCU; never NULL.  Everything
+ * else under cnf_net_lock(), which also serialises the writers of every
+ * filter in @budget (the sets', the unions', one being built).
+ * @union_of: per kind, the union while two or more sets of the kind hold
+ *            prefixes, else NULL.
+ * @set:      @n sets in creation order; @set[0] is the default set.
+ */
+struct cnf_sets {
+	struct cnf_plan __rcu *plan;
+	struct cnf_budget budget;
+	u64 initial_capacity;
+	struct cnf_filter *union_of[CNF_SET_KINDS];
+	u32 n;
+	struct cnf_set *set[CNF_SETS_MAX];
+};
+
+/*
+ * A change of one set's entries: cnf_change_begin(), adds and deletes,
+ * cnf_change_end(), all under cnf_net_lock().
+ */
+struct cnf_change {
+	struct cnf_sets *ss;
+	struct cnf_set *set;
+	struct cnf_plan *spare;		/* the plan cnf_change_end() may need */
+	bool locked;			/* set->filter locked throughout */
+};
+
+int cnf_sets_init(struct cnf_sets *ss, u64 initial_capacity, u64 mem_limit);
+void cnf_sets_free(struct cnf_sets *ss);
+bool cnf_sets_pristine(struct cnf_sets *ss);
+struct cnf_filter *cnf_sets_lookup(struct cnf_sets *ss, u32 kind);
+
+struct cnf_set *cnf_set_find(struct cnf_sets *ss, const char *name);
+int cnf_set_create(struct cnf_sets *ss, const char *name, u32 kind);
+int cnf_set_destroy(struct cnf_sets *ss, struct cnf_set *set);
+int cnf_set_swap(struct cnf_sets *ss, struct cnf_set *a, struct cnf_set *b);
+int cnf_set_flush(struct cnf_sets *ss, struct cnf_set *set);
+struct cnf_filter *cnf_set_filter_new(struct cnf_sets *ss);
+int cnf_set_replace(struct cnf_sets *ss, struct cnf_set *set,
+		    struct cnf_filter *contents);
+u64 cnf_set_count(struct cnf_set *set);
+
+int cnf_change_begin(struct cnf_change *c, struct cnf_sets *ss,
+		     struct cnf_set *set, u64 adds);
+int cnf_change_add(struct cnf_change *c, const struct cnf_key *key);
+int cnf_change_del(struct cnf_change *c, const struct cnf_key *key);
+void cnf_change_prefetch(struct cnf_change *c, const struct cnf_key *key);
+void cnf_change_end(struct cnf_change *c);
+
+#endif /* _CNF_SETS_H */
