@@ -12,6 +12,7 @@
 
 #include "ctl_format.h"
 #include "ctl_parse.h"
+#include "ctl_setname.h"
 
 #define CTL_NAME	"cuckooctl"
 
@@ -35,8 +36,29 @@ int ctl_open_device(void);
 /* CNF_IOC_VERSION: 0, or -errno (-ENOTTY: a module older than the call). */
 int ctl_module_version(int fd, struct cnf_version *v);
 
-/* Write the set to @out, one address a line, counting them: exit code. */
-int ctl_dump(const char *cmd, int fd, FILE *out, uint64_t *count);
+/* Write @set (NULL: default) to @out, a prefix a line, counting them: exit code. */
+int ctl_dump(const char *cmd, int fd, const char *set, FILE *out,
+	     uint64_t *count);
+
+/*
+ * The device calls naming a set (ctl_dev.c): 0 or a positive errno,
+ * CTL_ENOSETS for a named set on a module without sets.  @set NULL or
+ * "default": the default set, which works on every module.
+ */
+enum ctl_entry_op { CTL_ADD, CTL_DEL, CTL_TEST, CTL_MATCH, CTL_ENTRY_OPS };
+/* One entry; CTL_MATCH overwrites @a with the covering prefix. */
+int ctl_entry_call(int fd, enum ctl_entry_op op, const char *set,
+		   struct cnf_addr *a);
+/* CNF_IOC_ADD_BATCH, or CNF_IOC_DEL_BATCH when @del, on @b for @set. */
+int ctl_batch_call(int fd, bool del, const char *set, struct cnf_batch *b);
+int ctl_dump_call(int fd, const char *set, struct cnf_dump *d);
+/* CNF_IOC_SET_CREATE, _DESTROY or _FLUSH (req) of set @name. */
+int ctl_set_call(int fd, unsigned long req, const char *name, uint32_t kind);
+/* Empty @set: CNF_IOC_FLUSH for the default set, else CNF_IOC_SET_FLUSH. */
+int ctl_flush_call(int fd, const char *set);
+int ctl_swap_call(int fd, const char *a, const char *b);
+/* The namespace's sets into *@sets (malloc'd, creation order), *@n of them. */
+int ctl_set_list(int fd, struct cnf_set_info **sets, size_t *n);
 
 /* Report a failed device call "cuckooctl: WHAT: text"; return its exit code. */
 int ctl_fail(const char *what, int err);
@@ -48,15 +70,65 @@ int ctl_usage_error(const char *cmd, const char *fmt, ...)
 /* Read all of @path ("-" or NULL: stdin) into @in: exit code. */
 int ctl_read_input(const char *cmd, const char *path, struct ctl_input *in);
 
+/* What a command's options asked for (cuckooctl.c parses them). */
+struct ctl_opts {
+	const char *cmd;	/* the command's name */
+	const char *set;	/* -s: the set, NULL for the default set */
+	const char *file;	/* del --file */
+	unsigned int flags;	/* CTL_PARSE_F_ALL: --all-addresses */
+	bool exist;		/* --exist: present (add) / absent (del) is fine */
+	bool quiet;		/* -q: nothing printed on success */
+	bool strict;		/* load --strict */
+	bool json;		/* -j */
+	bool all;		/* save --all */
+	bool allow_empty;	/* replace --allow-empty */
+};
+
 /*
- * The commands working on prefix files (ctl_load.c).  @flags: for every
- * line, as ctl_parse_prefix() takes them (CTL_PARSE_F_ALL: --all-addresses).
+ * The commands: @argc and @argv are the operands, options taken out.
+ * Each returns its exit code.
  */
-int ctl_load(const char *path, bool strict, unsigned int flags);
-int ctl_del_file(const char *path, unsigned int flags);
-int ctl_restore(const char *path, unsigned int flags);
-/* Replace the set with @in's prefixes (restore's second half): exit code. */
+int ctl_cmd_add(const struct ctl_opts *o, int argc, char **argv);
+int ctl_cmd_del(const struct ctl_opts *o, int argc, char **argv);
+int ctl_cmd_test(const struct ctl_opts *o, int argc, char **argv);
+int ctl_cmd_list(const struct ctl_opts *o, int argc, char **argv);
+int ctl_cmd_save(const struct ctl_opts *o, int argc, char **argv);
+int ctl_cmd_flush(const struct ctl_opts *o, int argc, char **argv);
+int ctl_cmd_reset(const struct ctl_opts *o, int argc, char **argv);
+int ctl_cmd_stats(const struct ctl_opts *o, int argc, char **argv);
+int ctl_cmd_mode(const struct ctl_opts *o, int argc, char **argv);
+int ctl_cmd_limit(const struct ctl_opts *o, int argc, char **argv);
+int ctl_cmd_create(const struct ctl_opts *o, int argc, char **argv);
+int ctl_cmd_destroy(const struct ctl_opts *o, int argc, char **argv);
+int ctl_cmd_swap(const struct ctl_opts *o, int argc, char **argv);
+int ctl_cmd_sets(const struct ctl_opts *o, int argc, char **argv);
+
+/* A set name from the command line: CTL_EXIT_OK, or the error reported. */
+int ctl_check_set_name(const char *cmd, const char *name);
+/* save of @set (NULL: the default set, as before sets), or of every set. */
+int ctl_save_set(int fd, const char *set, FILE *out);
+int ctl_save_sets(int fd, FILE *out);
+
+/* The commands reading prefix files (ctl_load.c, ctl_replace.c). */
+int ctl_load(const struct ctl_opts *o, const char *path);
+int ctl_del_file(const struct ctl_opts *o, const char *path);
+int ctl_replace(const struct ctl_opts *o, const char *path);
+int ctl_restore(const struct ctl_opts *o, const char *path);
+/* Replace the default set with @in's prefixes (restore-all): exit code. */
 int ctl_replace_set(const char *cmd, int fd, const struct ctl_input *in);
+
+/* What ctl_load.c shares with ctl_replace.c. */
+struct ctl_batch_result {
+	uint64_t applied, skipped;
+};
+/* "cuckooctl: CMD: FILE:LINE: VALUE: reason" for each bad line. */
+void ctl_report_bad_lines(const char *cmd, const char *path,
+			  const struct ctl_input *in);
+/* Add in->addrs[first..end) to @set in batches: exit code, reported. */
+int ctl_add_batches(const char *cmd, int fd, const char *set,
+		    const struct ctl_input *in, size_t first, size_t end,
+		    struct ctl_batch_result *res);
+const char *ctl_plural(uint64_t n, const char *one, const char *many);
 
 /* save-all and restore-all (ctl_persist.c). */
 int ctl_save_all(const char *dir);

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 
 #include "ctl_format.h"
+#include "ctl_setname.h"
 
 const char *ctl_format_addr(const struct cnf_addr *a, char *buf, size_t len)
 {
@@ -169,7 +170,8 @@ static void print_family_json(FILE *out, const char *name,
 	fputc('}', out);
 }
 
-void ctl_print_stats_json(FILE *out, const struct cnf_stats *st)
+void ctl_print_stats_json(FILE *out, const struct cnf_stats *st,
+			  const struct cnf_set_info *sets, size_t nsets)
 {
 	const char *mode = ctl_mode_name(st->mode);
 
@@ -179,12 +181,69 @@ void ctl_print_stats_json(FILE *out, const struct cnf_stats *st)
 	print_family_json(out, "ipv4", &st->v4, &st->v4_lookup);
 	fputc(',', out);
 	print_family_json(out, "ipv6", &st->v6, &st->v6_lookup);
+	if (sets) {
+		fputs(",\"sets\":", out);
+		ctl_print_sets_json(out, sets, nsets);
+	}
 	fputs("}\n", out);
+}
+
+static size_t name_width(const struct cnf_set_info *s, size_t n)
+{
+	size_t i, w = strlen("name");
+
+	for (i = 0; i < n; i++)
+		if (strnlen(s[i].name, sizeof(s[i].name)) > w)
+			w = strnlen(s[i].name, sizeof(s[i].name));
+	return w;
+}
+
+static const char *kind_text(uint32_t kind)
+{
+	const char *k = ctl_set_kind_name(kind);
+
+	return k ? k : "unknown";
+}
+
+void ctl_print_sets_text(FILE *out, const struct cnf_set_info *s, size_t n)
+{
+	int w = (int)name_width(s, n);
+	size_t i;
+
+	fprintf(out, "%-*s  kind    %12s %12s %12s\n", w, "name", "entries",
+		"bytes", "matched");
+	for (i = 0; i < n; i++)
+		fprintf(out, "%-*.*s  %-7s %12llu %12llu %12llu\n", w,
+			(int)sizeof(s[i].name), s[i].name, kind_text(s[i].kind),
+			ULL(s[i].v4_entries + s[i].v6_entries),
+			ULL(s[i].bytes), ULL(s[i].matched));
+}
+
+void ctl_print_sets_json(FILE *out, const struct cnf_set_info *s, size_t n)
+{
+	size_t i;
+
+	fputc('[', out);
+	for (i = 0; i < n; i++)
+		fprintf(out, "%s{\"name\":\"%.*s\",\"kind\":\"%s\",\"entries\":%llu,"
+			"\"v4_entries\":%llu,\"v6_entries\":%llu,\"bytes\":%llu,"
+			"\"matched\":%llu}", i ? "," : "",
+			(int)sizeof(s[i].name), s[i].name, kind_text(s[i].kind),
+			ULL(s[i].v4_entries + s[i].v6_entries),
+			ULL(s[i].v4_entries), ULL(s[i].v6_entries),
+			ULL(s[i].bytes), ULL(s[i].matched));
+	fputc(']', out);
 }
 
 const char *ctl_strerror(int err)
 {
 	switch (err) {
+	case CTL_ENOSETS:
+		return "the loaded module has no named sets";
+	case CTL_ENOREPLACE:
+		return "the loaded module has no atomic replace (a version without sets)";
+	case ENXIO:
+		return "no such set";
 	case EEXIST:
 		return "already present";
 	case ENOENT:
@@ -208,6 +267,40 @@ const char *ctl_strerror_addr(int err, const struct cnf_addr *a)
 
 	if (err == EINVAL && a->prefixlen < width)
 		return "prefix refused by the loaded module (a version without prefixes?)";
+	return ctl_strerror(err);
+}
+
+static const char *set_name(const char *set)
+{
+	return set ? set : CNF_SET_DEFAULT;
+}
+
+const char *ctl_strerror_entry(int err, const struct cnf_addr *a,
+			       const char *set, char *buf, size_t len)
+{
+	if (err != ENXIO)
+		return a ? ctl_strerror_addr(err, a) : ctl_strerror(err);
+	snprintf(buf, len, "no set named %s", set_name(set));
+	return buf;
+}
+
+const char *ctl_strerror_set(int err, const char *set, char *buf, size_t len)
+{
+	switch (err) {
+	case ENXIO:
+	case ENOENT:
+		snprintf(buf, len, "no set named %s", set_name(set));
+		return buf;
+	case EEXIST:
+		snprintf(buf, len, "a set named %s exists already", set_name(set));
+		return buf;
+	case EBUSY:
+		return "the default set cannot be destroyed";
+	case ENOSPC:
+		return "no room for another set (at most 256 a namespace, within its memory limit)";
+	case EINVAL:
+		return CTL_SET_NAME_RULE;
+	}
 	return ctl_strerror(err);
 }
 

@@ -26,7 +26,12 @@ enum ctl_exit {
 	CTL_EXIT_PERM = 5,
 	CTL_EXIT_NODEV = 6,	/* /dev/cuckoo_nf missing: module not loaded */
 	CTL_EXIT_ABI = 7,	/* the module speaks an ABI cuckooctl does not know */
+	CTL_EXIT_ERROR = 8,	/* test: a call failed, so no answer */
 };
+
+/* Failures of this tool's own, past any errno, for ctl_strerror(). */
+#define CTL_ENOSETS	4096	/* a named set, and a module without sets */
+#define CTL_ENOREPLACE	4097	/* replace, and a module without sets */
 
 /* Longest address text we print: an IPv6 address, as INET6_ADDRSTRLEN. */
 #define CTL_ADDRSTRLEN		46
@@ -63,8 +68,17 @@ double ctl_load_factor(const struct cnf_family_stats *fs,
 		       const struct cnf_lookup_stats *ls);
 
 void ctl_print_stats_text(FILE *out, const struct cnf_stats *st);
-/* One line of JSON, keys as in the CLI contract. */
-void ctl_print_stats_json(FILE *out, const struct cnf_stats *st);
+/*
+ * One line of JSON, keys as in the CLI contract; with @sets (the module
+ * has sets), their ctl_print_sets_json() as "sets" last.
+ */
+void ctl_print_stats_json(FILE *out, const struct cnf_stats *st,
+			  const struct cnf_set_info *sets, size_t nsets);
+
+/* The sets of CNF_IOC_SET_LIST: a table with a header line. */
+void ctl_print_sets_text(FILE *out, const struct cnf_set_info *s, size_t n);
+/* The same as a JSON array: [{"name":...,"kind":...,...},...], no newline. */
+void ctl_print_sets_json(FILE *out, const struct cnf_set_info *s, size_t n);
 
 /* Text for a positive errno from the device, in the tool's words. */
 const char *ctl_strerror(int err);
@@ -73,6 +87,20 @@ const char *ctl_strerror(int err);
  * checked can only come from a module that takes single addresses only.
  */
 const char *ctl_strerror_addr(int err, const struct cnf_addr *a);
+/*
+ * As ctl_strerror_addr() for a call about @a (NULL: about no prefix, as
+ * ctl_strerror()) in @set (NULL: default): ENXIO names the set, in @buf.
+ */
+const char *ctl_strerror_entry(int err, const struct cnf_addr *a,
+			       const char *set, char *buf, size_t len);
+/*
+ * For a call about set @set as a whole (create, destroy, flush, swap):
+ * the errors a set call gives, naming the set, into @buf.
+ */
+const char *ctl_strerror_set(int err, const char *set, char *buf, size_t len);
+/* Room ctl_strerror_entry() and ctl_strerror_set() need. */
+#define CTL_SET_ERRLEN	128
+
 /* Exit code for a failed device call with positive errno @err. */
 int ctl_exit_code(int err);
 

@@ -11,6 +11,7 @@
 
 #include "ctl_format.h"
 #include "ctl_parse.h"
+#include "ctl_setname.h"
 
 /* What isspace() takes in the C locale, for strcspn(). */
 #define CTL_SPACE	" \t\n\v\f\r"
@@ -210,6 +211,13 @@ const char *ctl_parse_reason(enum ctl_parse_err err,
 	case CTL_PARSE_NUL:
 		snprintf(buf, len, "a NUL byte in the line");
 		break;
+	case CTL_PARSE_SET_LINE:
+		snprintf(buf, len,
+			 "a set line is '" CTL_SET_LINE "NAME block' or '... NAME allow'");
+		break;
+	case CTL_PARSE_SET_TWICE:
+		snprintf(buf, len, "a set given twice");
+		break;
 	default:
 		snprintf(buf, len, "unknown parse error %d", (int)err);
 		break;
@@ -268,6 +276,7 @@ void ctl_input_free(struct ctl_input *in)
 	free(in->addrs);
 	free(in->lineno);
 	free(in->bad);
+	free(in->sect);
 	ctl_input_init(in, in->flags);
 }
 
@@ -339,6 +348,33 @@ static int input_add_bad(struct ctl_input *in, unsigned long lineno,
 	return 0;
 }
 
+/* A set line of a save: a new section, or a bad line. */
+static int input_take_set_line(struct ctl_input *in, const char *line,
+			       size_t len, unsigned long lineno)
+{
+	static const struct cnf_addr no_hint;
+	struct ctl_section s = { .first = in->n, .lineno = lineno }, *sect;
+	size_t i;
+
+	if (ctl_parse_set_line(line, len, s.name, &s.kind) < 0)
+		return input_add_bad(in, lineno, CTL_PARSE_SET_LINE, &no_hint,
+				     line, len);
+	/* Prefixes before any set line are the default set's. */
+	if (!in->nsect && in->n && ctl_set_is_default(s.name))
+		return input_add_bad(in, lineno, CTL_PARSE_SET_TWICE,
+				     &no_hint, line, len);
+	for (i = 0; i < in->nsect; i++)
+		if (!strcmp(in->sect[i].name, s.name))
+			return input_add_bad(in, lineno, CTL_PARSE_SET_TWICE,
+					     &no_hint, line, len);
+	sect = reallocarray(in->sect, in->nsect + 1, sizeof(*sect));
+	if (!sect)
+		return -ENOMEM;
+	in->sect = sect;
+	in->sect[in->nsect++] = s;
+	return 0;
+}
+
 static int input_take_line(struct ctl_input *in, char *line, size_t len,
 			   unsigned long lineno)
 {
@@ -347,6 +383,9 @@ static int input_take_line(struct ctl_input *in, char *line, size_t len,
 	const char *value;
 	size_t value_len;
 
+	if ((in->flags & CTL_PARSE_F_SETS) &&
+	    !strncmp(line, CTL_SET_LINE, strlen(CTL_SET_LINE)))
+		return input_take_set_line(in, line, len, lineno);
 	switch (ctl_parse_line(line, len, in->flags, &a, &err, &hint, &value,
 			       &value_len)) {
 	case CTL_LINE_EMPTY:

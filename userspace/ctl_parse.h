@@ -19,6 +19,8 @@
 
 /* ctl_parse_prefix() flags: take a /0 (and set CNF_ADDR_F_ALL). */
 #define CTL_PARSE_F_ALL		1u
+/* ctl_input_read() flags: CTL_SET_LINE lines start sets (a save's). */
+#define CTL_PARSE_F_SETS	2u
 
 /* Why a prefix, or a line of an input file, was refused. */
 enum ctl_parse_err {
@@ -34,6 +36,8 @@ enum ctl_parse_err {
 	CTL_PARSE_V4MAPPED,	/* ::ffff:0:0/96 or longer (hint: IPv4 form) */
 	CTL_PARSE_EXTRA,	/* a line: more text after its entry */
 	CTL_PARSE_NUL,		/* a line: a NUL byte in it */
+	CTL_PARSE_SET_LINE,	/* a set line without a valid name and kind */
+	CTL_PARSE_SET_TWICE,	/* a set line naming a set started before */
 };
 
 /*
@@ -87,7 +91,22 @@ struct ctl_bad_line {
 	char text[CTL_BADLINE_TEXT + 4];	/* the value, printable */
 };
 
-/* Every prefix of an input, in order, and the lines that did not parse. */
+/*
+ * A set of a save (CTL_PARSE_F_SETS): the prefixes after its set line,
+ * addrs[first] up to the next section's first (or the input's end).
+ */
+struct ctl_section {
+	char name[CNF_SET_NAME_LEN];
+	uint32_t kind;			/* enum cnf_set_kind */
+	size_t first;
+	unsigned long lineno;		/* of its set line */
+};
+
+/*
+ * Every prefix of an input, in order, and the lines that did not parse.
+ * Under CTL_PARSE_F_SETS, the prefixes before the first section (or all
+ * of them, with no section) are the default set's.
+ */
 struct ctl_input {
 	unsigned int flags;		/* ctl_parse_prefix() flags */
 	struct cnf_addr *addrs;
@@ -95,6 +114,8 @@ struct ctl_input {
 	size_t n, room;
 	struct ctl_bad_line *bad;
 	size_t nbad, bad_room;
+	struct ctl_section *sect;
+	size_t nsect;
 };
 
 /* @flags: for every line, as ctl_parse_prefix() takes them. */

@@ -89,7 +89,7 @@ static int save_one(int fd, const char *dir, const char *name)
 		goto out;
 	}
 	fputs(CTL_SAVE_HEADER "\n", f);
-	rc = ctl_dump("save-all", fd, f, &count);
+	rc = ctl_dump("save-all", fd, NULL, f, &count);
 	if (rc)
 		goto out;
 	fprintf(f, END_FMT "\n", count);

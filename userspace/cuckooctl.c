@@ -23,12 +23,15 @@
 #endif
 
 const char *ctl_device = CNF_DEVICE_PATH;
+/* The global options -j and -s, before the command. */
 static bool opt_json;
+static const char *opt_set;
 
 struct ctl_cmd {
 	const char *name;
-	int (*run)(const struct ctl_cmd *cmd, int argc, char **argv);
-	const char *usage;	/* arguments, after "cuckooctl NAME " */
+	int (*run)(const struct ctl_opts *o, int argc, char **argv);
+	unsigned int opts;	/* the O_* options it takes */
+	const char *usage;	/* operands, after "cuckooctl NAME [OPTION...] " */
 	const char *summary;	/* one line, for the command list */
 	const char *help;	/* the rest of "cuckooctl help NAME" */
 };
@@ -59,7 +62,7 @@ int ctl_usage_error(const char *cmd, const char *fmt, ...)
 	const struct ctl_cmd *c = find_cmd(cmd);
 	va_list ap;
 
-	fputs(CTL_NAME " ", stderr);
+	fputs(CTL_NAME ": ", stderr);
 	fputs(cmd, stderr);
 	fputs(": ", stderr);
 	va_start(ap, fmt);
@@ -138,667 +141,288 @@ int ctl_open_device(void)
 	return fd;
 }
 
-/*
- * The options every command takes: -h/--help, and those in @extra.  Returns
- * the option character, 0 at the end of the options, or -1 after printing
- * help or a usage error (exit code in *rc).
- */
-static int next_opt(const struct ctl_cmd *cmd, int argc, char **argv,
-		    const char *shortopts, const struct option *longopts,
-		    int *rc)
-{
-	int c;
 
-	opterr = 0;
-	c = getopt_long(argc, argv, shortopts, longopts, NULL);
-	switch (c) {
-	case -1:
-		return 0;
-	case 'h':
-		print_cmd_help(cmd);
-		*rc = CTL_EXIT_OK;
-		return -1;
-	case '?':
-		if (optopt)
-			*rc = ctl_usage_error(cmd->name, "unknown option '-%c'", optopt);
-		else
-			*rc = ctl_usage_error(cmd->name, "unknown option '%s'",
-					      argv[optind - 1]);
-		return -1;
-	case ':':
-		*rc = ctl_usage_error(cmd->name, "option '%s' needs an argument",
-				      argv[optind - 1]);
-		return -1;
-	}
-	return c;
-}
-
-static const struct option help_only_opts[] = {
-	{ "help", no_argument, NULL, 'h' },
-	{ }
+/* Command options; a command takes those its ctl_cmd.opts names. */
+enum {
+	O_SET = 1 << 0,		/* -s, --set NAME */
+	O_EXIST = 1 << 1,	/* --exist */
+	O_QUIET = 1 << 2,	/* -q, --quiet */
+	O_ADDRS = 1 << 3,	/* --all-addresses */
+	O_STRICT = 1 << 4,	/* --strict */
+	O_FILE = 1 << 5,	/* -f, --file FILE */
+	O_JSON = 1 << 6,	/* -j, --json */
+	O_ALL = 1 << 7,		/* -a, --all */
+	O_EMPTY = 1 << 8,	/* --allow-empty */
 };
 
-/* For commands with no option but --help: 0 to go on, else -1 and *rc. */
-static int no_options(const struct ctl_cmd *cmd, int argc, char **argv, int *rc)
+/* Long options without a short one: values past any character. */
+enum { V_EXIST = 0x100, V_ADDRS, V_STRICT, V_EMPTY };
+
+static const struct {
+	unsigned int bit;
+	struct option opt;
+	const char *help;	/* its line in "cuckooctl help COMMAND" */
+} cmd_options[] = {
+	{ O_SET, { "set", required_argument, NULL, 's' },
+	  "-s, --set NAME       the set (default: the set 'default')" },
+	{ O_EXIST, { "exist", no_argument, NULL, V_EXIST },
+	  "    --exist          a prefix present (add) or absent (del) is no error" },
+	{ O_QUIET, { "quiet", no_argument, NULL, 'q' },
+	  "-q, --quiet          print nothing but errors" },
+	{ O_ADDRS, { "all-addresses", no_argument, NULL, V_ADDRS },
+	  "    --all-addresses  take a /0 (every address of its family)" },
+	{ O_STRICT, { "strict", no_argument, NULL, V_STRICT },
+	  "    --strict         any bad line: change nothing, exit 3" },
+	{ O_FILE, { "file", required_argument, NULL, 'f' },
+	  "-f, --file FILE      read the prefixes from FILE ('-': stdin)" },
+	{ O_JSON, { "json", no_argument, NULL, 'j' },
+	  "-j, --json           one line of JSON instead" },
+	{ O_ALL, { "all", no_argument, NULL, 'a' },
+	  "-a, --all            every set, each after its set line" },
+	{ O_EMPTY, { "allow-empty", no_argument, NULL, V_EMPTY },
+	  "    --allow-empty    take an input without prefixes: empty the set" },
+};
+
+#define NOPTIONS	ARRAY_SIZE(cmd_options)
+
+/* @val's option into @o; -s is checked here, before any device call. */
+static int take_option(const struct ctl_cmd *cmd, int val,
+		       struct ctl_opts *o)
 {
-	int c;
-
-	/* "+": an address or file name never starts an option list. */
-	while ((c = next_opt(cmd, argc, argv, "+:h", help_only_opts, rc)) > 0)
-		;
-	return c;
+	switch (val) {
+	case 's':
+		o->set = optarg;
+		return ctl_check_set_name(cmd->name, optarg);
+	case V_EXIST:
+		o->exist = true;
+		break;
+	case 'q':
+		o->quiet = true;
+		break;
+	case V_ADDRS:
+		o->flags |= CTL_PARSE_F_ALL;
+		break;
+	case V_STRICT:
+		o->strict = true;
+		break;
+	case 'f':
+		o->file = optarg;
+		break;
+	case 'j':
+		o->json = true;
+		break;
+	case 'a':
+		o->all = true;
+		break;
+	case V_EMPTY:
+		o->allow_empty = true;
+		break;
+	}
+	return CTL_EXIT_OK;
 }
-
-/* The option of every command taking prefixes: a /0 is meant. */
-#define CTL_OPT_ALL	0x100
-#define CTL_OPTION_ALL	{ "all-addresses", no_argument, NULL, CTL_OPT_ALL }
 
 /*
- * Options of add, test and restore: --all-addresses into *@flags.  0 to go
- * on, else -1 and *rc.
+ * @cmd's options, anywhere among its operands until "--", into @o: -1 to
+ * go on with the operands from argv[optind], else the exit code (help
+ * printed, or a usage error).
  */
-static int prefix_options(const struct ctl_cmd *cmd, int argc, char **argv,
-			  unsigned int *flags, int *rc)
+static int parse_cmd_opts(const struct ctl_cmd *cmd, int argc, char **argv,
+			  struct ctl_opts *o)
 {
-	static const struct option opts[] = {
-		CTL_OPTION_ALL,
-		{ "help", no_argument, NULL, 'h' },
-		{ }
-	};
-	int c;
+	struct option longopts[NOPTIONS + 2];
+	char shortopts[2 * NOPTIONS + 4] = ":h";
+	size_t i, n = 0, k = 2;
+	int c, rc;
 
-	*flags = 0;
-	while ((c = next_opt(cmd, argc, argv, "+:h", opts, rc)) > 0)
-		*flags |= CTL_PARSE_F_ALL;
-	return c;
-}
-
-/* Parse every prefix argument first: nothing may change on a typo. */
-static int parse_addr_args(const char *cmd, int argc, char **argv,
-			   unsigned int flags, struct cnf_addr *addrs)
-{
-	char reason[CTL_REASONLEN];
-	enum ctl_parse_err err;
-	struct cnf_addr hint;
-	int i, bad = 0;
-
-	for (i = 0; i < argc; i++) {
-		err = ctl_parse_prefix(argv[i], flags, &addrs[i], &hint);
-		if (err)
-			ctl_err("%s %s: %s", cmd, argv[i],
-				ctl_parse_reason(err, &hint, reason,
-						 sizeof(reason)));
-		bad += !!err;
-	}
-	return bad ? CTL_EXIT_BADINPUT : CTL_EXIT_OK;
-}
-
-/*
- * add and del: one ioctl per prefix.  @soft is the errno that only
- * concerns that prefix (EEXIST for add, ENOENT for del): report it and go
- * on; any other error stops.
- */
-static int per_address(const char *cmd, unsigned long req, int soft,
-		       unsigned int flags, int argc, char **argv)
-{
-	struct cnf_addr *addrs;
-	int i, fd, rc, err;
-
-	if (!argc)
-		return ctl_usage_error(cmd, "no address given");
-	addrs = calloc(argc, sizeof(*addrs));
-	if (!addrs) {
-		ctl_err("%s: %s", cmd, strerror(ENOMEM));
-		return CTL_EXIT_FAIL;
-	}
-	rc = parse_addr_args(cmd, argc, argv, flags, addrs);
-	if (rc)
-		goto out;
-	fd = ctl_open_device();
-	if (fd < 0) {
-		rc = -fd;
-		goto out;
-	}
-	for (i = 0; i < argc; i++) {
-		if (!ioctl(fd, req, &addrs[i]))
+	for (i = 0; i < NOPTIONS; i++) {
+		if (!(cmd->opts & cmd_options[i].bit))
 			continue;
-		err = errno;
-		ctl_err("%s %s: %s", cmd, argv[i],
-			ctl_strerror_addr(err, &addrs[i]));
-		if (err != soft) {
-			rc = ctl_exit_code(err);
-			break;
+		longopts[n++] = cmd_options[i].opt;
+		c = cmd_options[i].opt.val;
+		if (c < V_EXIST) {
+			shortopts[k++] = (char)c;
+			if (cmd_options[i].opt.has_arg)
+				shortopts[k++] = ':';
 		}
-		rc = CTL_EXIT_FAIL;
 	}
-	close(fd);
-out:
-	free(addrs);
-	return rc;
-}
-
-static int cmd_add(const struct ctl_cmd *cmd, int argc, char **argv)
-{
-	unsigned int flags;
-	int rc;
-
-	if (prefix_options(cmd, argc, argv, &flags, &rc))
-		return rc;
-	return per_address("add", CNF_IOC_ADD, EEXIST, flags, argc - optind,
-			   argv + optind);
-}
-
-static int cmd_del(const struct ctl_cmd *cmd, int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "file", required_argument, NULL, 'f' },
-		CTL_OPTION_ALL,
-		{ "help", no_argument, NULL, 'h' },
-		{ }
-	};
-	const char *file = NULL;
-	unsigned int flags = 0;
-	int c, rc;
-
-	while ((c = next_opt(cmd, argc, argv, "+:f:h", opts, &rc)) > 0) {
-		if (c == 'f')
-			file = optarg;
-		else
-			flags |= CTL_PARSE_F_ALL;
-	}
-	if (c < 0)
-		return rc;
-	if (!file)
-		return per_address("del", CNF_IOC_DEL, ENOENT, flags,
-				   argc - optind, argv + optind);
-	if (optind < argc)
-		return ctl_usage_error("del", "addresses and --file do not mix");
-	return ctl_del_file(file, flags);
-}
-
-/*
- * CNF_IOC_MATCH: 0 with the longest covering prefix, -ENOENT when nothing
- * covers @a.  A module from before prefixes has no MATCH (-ENOTTY): then
- * CNF_IOC_TEST, which says present or absent only, from then on (*@no_match).
- */
-static int test_one(int fd, const char *arg, const struct cnf_addr *a,
-		    bool *no_match)
-{
-	char text[CTL_PREFIXSTRLEN];
-	struct cnf_addr m = *a;
-	int err = 0;
-
-	if (!*no_match) {
-		if (!ioctl(fd, CNF_IOC_MATCH, &m)) {
-			printf("%s: present (%s)\n", arg,
-			       ctl_format_prefix(&m, text, sizeof(text)));
+	shortopts[k] = '\0';
+	longopts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
+	longopts[n] = (struct option){ };
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			print_cmd_help(cmd);
 			return CTL_EXIT_OK;
+		case '?':
+			if (optopt && optopt < V_EXIST)
+				return ctl_usage_error(cmd->name, "unknown option '-%c'",
+						       optopt);
+			return ctl_usage_error(cmd->name, "unknown option '%s'",
+					       argv[optind - 1]);
+		case ':':
+			return ctl_usage_error(cmd->name,
+					       "option '%s' needs an argument",
+					       argv[optind - 1]);
 		}
-		err = errno;
-		*no_match = err == ENOTTY;
+		rc = take_option(cmd, c, o);
+		if (rc)
+			return rc;
 	}
-	if (*no_match) {
-		m = *a;
-		err = ioctl(fd, CNF_IOC_TEST, &m) ? errno : 0;
-		if (!err) {
-			printf("%s: present\n", arg);
-			return CTL_EXIT_OK;
-		}
-	}
-	if (err == ENOENT) {
-		printf("%s: absent\n", arg);
-		return CTL_EXIT_FAIL;
-	}
-	ctl_err("test %s: %s", arg, ctl_strerror_addr(err, a));
-	return -ctl_exit_code(err);
+	return -1;
 }
 
-static int cmd_test(const struct ctl_cmd *cmd, int argc, char **argv)
+/* At most one operand, a file or '-' (stdin). */
+static const char *one_file(const struct ctl_opts *o, int argc, char **argv,
+			    bool needed, int *rc)
 {
-	struct cnf_addr *addrs;
-	bool no_match = false;
-	unsigned int flags;
-	int i, fd, rc, r;
-
-	if (prefix_options(cmd, argc, argv, &flags, &rc))
-		return rc;
-	argc -= optind;
-	argv += optind;
-	if (!argc)
-		return ctl_usage_error("test", "no address given");
-	addrs = calloc(argc, sizeof(*addrs));
-	if (!addrs) {
-		ctl_err("test: %s", strerror(ENOMEM));
-		return CTL_EXIT_FAIL;
-	}
-	rc = parse_addr_args("test", argc, argv, flags, addrs);
-	if (rc)
-		goto out;
-	fd = ctl_open_device();
-	if (fd < 0) {
-		rc = -fd;
-		goto out;
-	}
-	for (i = 0; i < argc; i++) {
-		r = test_one(fd, argv[i], &addrs[i], &no_match);
-		if (r < 0) {
-			rc = -r;
-			break;
-		}
-		rc |= r;
-	}
-	close(fd);
-out:
-	free(addrs);
-	return rc;
+	*rc = CTL_EXIT_OK;
+	if (argc > 1 || (needed && !argc))
+		*rc = ctl_usage_error(o->cmd, needed ?
+				      "one file needed ('-' for stdin)" :
+				      "one file at most");
+	return argc ? argv[0] : NULL;
 }
 
-static int cmd_load(const struct ctl_cmd *cmd, int argc, char **argv)
+static int cmd_load(const struct ctl_opts *o, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "strict", no_argument, NULL, 's' },
-		CTL_OPTION_ALL,
-		{ "help", no_argument, NULL, 'h' },
-		{ }
-	};
-	unsigned int flags = 0;
-	bool strict = false;
-	int c, rc;
-
-	while ((c = next_opt(cmd, argc, argv, "+:sh", opts, &rc)) > 0) {
-		if (c == 's')
-			strict = true;
-		else
-			flags |= CTL_PARSE_F_ALL;
-	}
-	if (c < 0)
-		return rc;
-	if (argc - optind > 1)
-		return ctl_usage_error("load", "one file at most");
-	return ctl_load(optind < argc ? argv[optind] : NULL, strict, flags);
-}
-
-static int dump_chunk(int fd, struct cnf_dump *d, struct cnf_addr *buf,
-		      uint32_t room, FILE *out)
-{
-	char text[CTL_PREFIXSTRLEN];
-	uint32_t i;
-
-	d->addrs = (uintptr_t)buf;
-	d->count = room;
-	d->flags = 0;
-	if (ioctl(fd, CNF_IOC_DUMP, d) < 0)
-		return -errno;
-	if (d->count > room)
-		return -EPROTO;
-	for (i = 0; i < d->count; i++) {
-		fputs(ctl_format_prefix(&buf[i], text, sizeof(text)), out);
-		putc('\n', out);
-	}
-	return 0;
-}
-
-/* The dump loop: a chunk per call until the kernel says done. */
-int ctl_dump(const char *cmd, int fd, FILE *out, uint64_t *count)
-{
-	const uint32_t room = 65536;
-	struct cnf_addr *buf = calloc(room, sizeof(*buf));
-	struct cnf_dump d;
-	int err = 0;
-
-	*count = 0;
-	if (!buf)
-		return ctl_fail(cmd, ENOMEM);
-	memset(&d, 0, sizeof(d));
-	do {
-		err = dump_chunk(fd, &d, buf, room, out);
-		if (!err)
-			*count += d.count;
-		/* Neither done nor progress would loop forever. */
-		if (!err && !d.count && !(d.flags & CNF_DUMP_F_DONE))
-			err = -EPROTO;
-	} while (!err && !(d.flags & CNF_DUMP_F_DONE));
-	free(buf);
-	if (err == -ENOSPC) {
-		/* The kernel copies the set first, within the memory limit. */
-		ctl_err("%s: no room for a copy of the set within the namespace's memory limit: raise it ('cuckooctl limit')",
-			cmd);
-		return ctl_exit_code(ENOSPC);
-	}
-	return err ? ctl_fail(cmd, -err) : CTL_EXIT_OK;
-}
-
-static int list_or_save(const struct ctl_cmd *cmd, int argc, char **argv,
-			bool save)
-{
-	static char outbuf[1 << 16];
-	uint64_t count;
-	int fd, rc;
-
-	if (no_options(cmd, argc, argv, &rc))
-		return rc;
-	if (optind < argc)
-		return ctl_usage_error(cmd->name, "unexpected argument '%s'",
-				       argv[optind]);
-	fd = ctl_open_device();
-	if (fd < 0)
-		return -fd;
-	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
-	if (save)
-		puts(CTL_SAVE_HEADER);
-	rc = ctl_dump(cmd->name, fd, stdout, &count);
-	close(fd);
-	return rc;
-}
-
-static int cmd_list(const struct ctl_cmd *cmd, int argc, char **argv)
-{
-	return list_or_save(cmd, argc, argv, false);
-}
-
-static int cmd_save(const struct ctl_cmd *cmd, int argc, char **argv)
-{
-	return list_or_save(cmd, argc, argv, true);
-}
-
-static int cmd_restore(const struct ctl_cmd *cmd, int argc, char **argv)
-{
-	unsigned int flags;
 	int rc;
+	const char *path = one_file(o, argc, argv, false, &rc);
 
-	if (prefix_options(cmd, argc, argv, &flags, &rc))
-		return rc;
-	if (argc - optind != 1)
-		return ctl_usage_error("restore", "one file needed ('-' for stdin)");
-	return ctl_restore(argv[optind], flags);
+	return rc ? rc : ctl_load(o, path);
+}
+
+static int cmd_restore(const struct ctl_opts *o, int argc, char **argv)
+{
+	int rc;
+	const char *path = one_file(o, argc, argv, true, &rc);
+
+	return rc ? rc : ctl_restore(o, path);
+}
+
+static int cmd_replace(const struct ctl_opts *o, int argc, char **argv)
+{
+	int rc;
+	const char *path = one_file(o, argc, argv, true, &rc);
+
+	return rc ? rc : ctl_replace(o, path);
 }
 
 /* save-all and restore-all: at most one argument, the directory. */
-static int cmd_save_all(const struct ctl_cmd *cmd, int argc, char **argv)
+static int cmd_save_all(const struct ctl_opts *o, int argc, char **argv)
 {
-	int rc;
-
-	if (no_options(cmd, argc, argv, &rc))
-		return rc;
-	if (argc - optind > 1)
-		return ctl_usage_error(cmd->name, "one directory at most");
-	return ctl_save_all(optind < argc ? argv[optind] : CTL_STATE_DIR);
-}
-
-static int cmd_restore_all(const struct ctl_cmd *cmd, int argc, char **argv)
-{
-	int rc;
-
-	if (no_options(cmd, argc, argv, &rc))
-		return rc;
-	if (argc - optind > 1)
-		return ctl_usage_error(cmd->name, "one directory at most");
-	return ctl_restore_all(optind < argc ? argv[optind] : CTL_STATE_DIR);
-}
-
-/* Commands with no argument at all and one ioctl with no struct. */
-static int cmd_flush(const struct ctl_cmd *cmd, int argc, char **argv)
-{
-	int fd, rc;
-
-	if (no_options(cmd, argc, argv, &rc))
-		return rc;
-	if (optind < argc)
-		return ctl_usage_error("flush", "unexpected argument '%s'",
-				       argv[optind]);
-	fd = ctl_open_device();
-	if (fd < 0)
-		return -fd;
-	rc = ioctl(fd, CNF_IOC_FLUSH) < 0 ? ctl_fail("flush", errno) : 0;
-	close(fd);
-	return rc;
-}
-
-static int cmd_reset(const struct ctl_cmd *cmd, int argc, char **argv)
-{
-	int fd, rc;
-
-	if (no_options(cmd, argc, argv, &rc))
-		return rc;
-	if (optind < argc)
-		return ctl_usage_error("reset", "unexpected argument '%s'",
-				       argv[optind]);
-	fd = ctl_open_device();
-	if (fd < 0)
-		return -fd;
-	rc = ioctl(fd, CNF_IOC_RESET) < 0 ? ctl_fail("reset", errno) : 0;
-	close(fd);
-	return rc;
-}
-
-static int read_stats(const char *cmd, struct cnf_stats *st)
-{
-	int fd, rc = CTL_EXIT_OK;
-
-	memset(st, 0, sizeof(*st));
-	fd = ctl_open_device();
-	if (fd < 0)
-		return -fd;
-	if (ioctl(fd, CNF_IOC_STATS, st) < 0)
-		rc = ctl_fail(cmd, errno);
-	close(fd);
-	return rc;
-}
-
-static int cmd_stats(const struct ctl_cmd *cmd, int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ }
-	};
-	struct cnf_stats st;
-	bool json = opt_json;
-	int c, rc;
-
-	while ((c = next_opt(cmd, argc, argv, "+:jh", opts, &rc)) > 0)
-		json = true;
-	if (c < 0)
-		return rc;
-	if (optind < argc)
-		return ctl_usage_error("stats", "unexpected argument '%s'",
-				       argv[optind]);
-	rc = read_stats("stats", &st);
-	if (rc)
-		return rc;
-	if (json)
-		ctl_print_stats_json(stdout, &st);
-	else
-		ctl_print_stats_text(stdout, &st);
-	return CTL_EXIT_OK;
-}
-
-static int set_config(const char *what, const struct cnf_config *cfg)
-{
-	int fd, rc = CTL_EXIT_OK;
-
-	fd = ctl_open_device();
-	if (fd < 0)
-		return -fd;
-	if (ioctl(fd, CNF_IOC_SET_CONFIG, cfg) < 0) {
-		/* The one EINVAL a valid request can get. */
-		if (errno == EINVAL && (cfg->set & CNF_CONFIG_MEM_LIMIT)) {
-			ctl_err("%s: below the memory already in use", what);
-			rc = CTL_EXIT_FAIL;
-		} else {
-			rc = ctl_fail(what, errno);
-		}
-	}
-	close(fd);
-	return rc;
-}
-
-static int show_mode(void)
-{
-	struct cnf_stats st;
-	const char *name;
-	int rc = read_stats("mode", &st);
-
-	if (rc)
-		return rc;
-	name = ctl_mode_name(st.mode);
-	if (name)
-		puts(name);
-	else
-		printf("unknown (%u)\n", st.mode);
-	return CTL_EXIT_OK;
-}
-
-static int cmd_mode(const struct ctl_cmd *cmd, int argc, char **argv)
-{
-	struct cnf_config cfg;
-	int mode, rc;
-
-	if (no_options(cmd, argc, argv, &rc))
-		return rc;
-	argc -= optind;
-	argv += optind;
-	if (!argc)
-		return show_mode();
 	if (argc > 1)
-		return ctl_usage_error("mode", "one mode only");
-	mode = ctl_mode_parse(argv[0]);
-	if (mode < 0) {
-		ctl_err("mode %s: unknown mode (drop or monitor)", argv[0]);
-		return CTL_EXIT_BADINPUT;
-	}
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.set = CNF_CONFIG_MODE;
-	cfg.mode = mode;
-	return set_config("mode", &cfg);
+		return ctl_usage_error(o->cmd, "one directory at most");
+	return ctl_save_all(argc ? argv[0] : CTL_STATE_DIR);
 }
 
-static int show_limit(void)
+static int cmd_restore_all(const struct ctl_opts *o, int argc, char **argv)
 {
-	struct cnf_stats st;
-	char human[32];
-	int rc = read_stats("limit", &st);
-
-	if (rc)
-		return rc;
-	printf("%llu (%s)\n", (unsigned long long)st.mem_limit,
-	       ctl_format_bytes(st.mem_limit, human, sizeof(human)));
-	return CTL_EXIT_OK;
-}
-
-static int cmd_limit(const struct ctl_cmd *cmd, int argc, char **argv)
-{
-	struct cnf_config cfg;
-	uint64_t bytes;
-	char what[64];
-	int rc;
-
-	if (no_options(cmd, argc, argv, &rc))
-		return rc;
-	argc -= optind;
-	argv += optind;
-	if (!argc)
-		return show_limit();
 	if (argc > 1)
-		return ctl_usage_error("limit", "one size only");
-	switch (ctl_parse_size(argv[0], &bytes)) {
-	case 0:
-		break;
-	case -ERANGE:
-		ctl_err("limit %s: too large", argv[0]);
-		return CTL_EXIT_BADINPUT;
-	default:
-		ctl_err("limit %s: not a size (bytes, or a number with K, M or G)",
-			argv[0]);
-		return CTL_EXIT_BADINPUT;
-	}
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.set = CNF_CONFIG_MEM_LIMIT;
-	cfg.mem_limit = bytes;
-	snprintf(what, sizeof(what), "limit %s", argv[0]);
-	return set_config(what, &cfg);
+		return ctl_usage_error(o->cmd, "one directory at most");
+	return ctl_restore_all(argc ? argv[0] : CTL_STATE_DIR);
 }
 
-static int cmd_help(const struct ctl_cmd *cmd, int argc, char **argv);
+static int cmd_help(const struct ctl_opts *o, int argc, char **argv);
+
+#define O_PREFIXES	(O_SET | O_ADDRS)
 
 static const struct ctl_cmd commands[] = {
-	{ "add", cmd_add, "[--all-addresses] PREFIX...", "add prefixes to the set",
+	{ "add", ctl_cmd_add, O_PREFIXES | O_EXIST | O_QUIET, "PREFIX...",
+	  "add prefixes to a set",
 	  "Add each IPv4 or IPv6 PREFIX: ADDR/LEN with every bit past LEN zero,\n"
 	  "or an address alone (a /32 or /128).  All are checked before any is\n"
-	  "added.  A prefix already present is reported and the command exits 1;\n"
-	  "the others are still added.\n\n"
-	  "      --all-addresses  take a /0 (every address of its family)\n" },
-	{ "del", cmd_del, "[--all-addresses] PREFIX... | --file FILE|-",
-	  "delete prefixes from the set",
+	  "added.  A prefix already present is reported and the command exits 1\n"
+	  "(with --exist: passed over); the others are still added.\n" },
+	{ "del", ctl_cmd_del, O_PREFIXES | O_EXIST | O_QUIET | O_FILE,
+	  "PREFIX... | --file FILE|-", "delete prefixes from a set",
 	  "Delete each PREFIX, exactly as it was added (a prefix covering it or\n"
 	  "covered by it stays), or every prefix listed in FILE ('-': stdin), in\n"
 	  "the format of 'load'.  An absent PREFIX is reported and the command\n"
-	  "exits 1; with --file absent ones are counted, and bad lines make the\n"
-	  "exit status 1.\n\n"
-	  "  -f, --file FILE      read the prefixes from FILE\n"
-	  "      --all-addresses  take a /0\n" },
-	{ "test", cmd_test, "[--all-addresses] PREFIX...",
-	  "tell whether the set covers addresses",
+	  "exits 1 (with --exist: passed over); with --file absent ones are\n"
+	  "counted, and bad lines make the exit status 1.\n" },
+	{ "test", ctl_cmd_test, O_PREFIXES | O_QUIET, "PREFIX...",
+	  "tell whether a set covers addresses",
 	  "Print 'PREFIX: present (STORED)', STORED being the longest prefix in\n"
 	  "the set that covers PREFIX, or 'PREFIX: absent', for each PREFIX\n"
 	  "(usually an address).  Exits 0 when all are present, 1 when any is\n"
-	  "absent.  With a module that cannot name the covering prefix,\n"
-	  "'PREFIX: present' alone.\n\n"
-	  "      --all-addresses  take a /0\n" },
-	{ "load", cmd_load, "[--strict] [--all-addresses] [FILE|-]",
-	  "add every prefix of a file",
+	  "absent, 2 or more on an error (8: a device call failed).  With a\n"
+	  "module that cannot name the covering prefix, 'PREFIX: present' alone.\n" },
+	{ "load", cmd_load, O_PREFIXES | O_QUIET | O_STRICT, "[FILE|-]",
+	  "add every prefix of a file to a set",
 	  "Add the prefixes of FILE (default: stdin), one per line; '#' or ';'\n"
 	  "starts a comment, on a line of its own or after the entry; blank lines\n"
 	  "and whitespace around entries are skipped (FireHOL netsets, Spamhaus\n"
 	  "DROP lists and 'save' output load as they are).  Prints how many were\n"
 	  "added and how many were already present.  Each bad line is reported\n"
 	  "as FILE:LINE: VALUE: reason; the good lines are still added and the\n"
-	  "exit status is 1 (with no good line: nothing changed, exit 3).\n\n"
-	  "  -s, --strict         any bad line: change nothing, exit 3\n"
-	  "      --all-addresses  take /0 lines\n" },
-	{ "list", cmd_list, "", "print the set, one prefix per line",
+	  "exit status is 1 (with no good line: nothing changed, exit 3).\n" },
+	{ "replace", cmd_replace, O_PREFIXES | O_QUIET | O_EMPTY, "FILE|-",
+	  "make a file's prefixes a set's contents, in one step",
+	  "Read FILE ('-': stdin) completely, in the format of 'load'; if every\n"
+	  "line is good, the set's contents become the file's prefixes in one\n"
+	  "step: packets see the old contents until the new ones are in place.\n"
+	  "On any failure nothing changes and the old contents still serve.  An\n"
+	  "input without a prefix is refused unless --allow-empty.\n" },
+	{ "list", ctl_cmd_list, O_SET, "", "print a set, one prefix per line",
 	  "Print every prefix in the set, one per line, single addresses without\n"
 	  "/32 or /128, in a form 'load' and 'restore' read back.\n" },
-	{ "save", cmd_save, "", "print the set for 'restore'",
-	  "As 'list', with a leading '# cuckoo_nf save' comment line.\n" },
-	{ "restore", cmd_restore, "[--all-addresses] FILE|-",
-	  "replace the set with a file's prefixes",
-	  "Read FILE ('-': stdin) completely; if every line is good, flush the\n"
-	  "set and load the file's prefixes, else change nothing (exit 3).\n\n"
-	  "      --all-addresses  take /0 lines\n" },
-	{ "save-all", cmd_save_all, "[DIR]", "save every set to files, atomically",
-	  "Write each set to DIR/NAME.list (default DIR: " CTL_STATE_DIR "),\n"
-	  "in the format of 'save' with a closing '# cuckoo_nf end N entries'\n"
-	  "line: written to a temporary file in DIR, synced, then renamed over\n"
-	  "the old one, so a crash leaves the old file or the new one, whole.\n"
-	  "The namespace's one set is 'default'.\n" },
-	{ "restore-all", cmd_restore_all, "[DIR]", "restore every set saved by 'save-all'",
-	  "Replace each set with DIR/NAME.list (default DIR: " CTL_STATE_DIR ").\n"
-	  "A missing file is reported and its set left as it is.  A file that\n"
-	  "is not a complete save (no header, no end line, a count that does\n"
-	  "not match, a bad line) is reported, renamed NAME.list.bad and\n"
-	  "skipped; the other sets are still restored and the exit status is 3.\n" },
-	{ "flush", cmd_flush, "", "remove every address",
+	{ "save", ctl_cmd_save, O_SET | O_ALL, "", "print sets for 'restore'",
+	  "As 'list', with a leading '# cuckoo_nf save' comment line.  A set\n"
+	  "other than the default set, and every set with --all, starts with a\n"
+	  "'# cuckoo_nf set NAME KIND' line.\n" },
+	{ "restore", cmd_restore, O_PREFIXES | O_QUIET, "FILE|-",
+	  "replace sets with a save's",
+	  "Read FILE ('-': stdin) completely; if every line is good, replace\n"
+	  "each set it holds, each in one step, creating those missing with\n"
+	  "their kind (prefixes before any set line are the default set's),\n"
+	  "else change nothing (exit 3).  With --set, the one set of FILE goes\n"
+	  "into that set.  A module without sets: the default set is flushed,\n"
+	  "then loaded.\n" },
+	{ "create", ctl_cmd_create, 0, "NAME [block|allow]", "create a set",
+	  "Create an empty set: a block set (the default) drops the sources it\n"
+	  "covers, unless an allow set covers them too.  NAME: 1 to 31\n"
+	  "characters of A-Z a-z 0-9 _ . -.\n" },
+	{ "destroy", ctl_cmd_destroy, 0, "NAME", "remove a set",
+	  "Remove the set and its prefixes.  The default set stays.\n" },
+	{ "swap", ctl_cmd_swap, 0, "NAME NAME", "exchange two sets' contents",
+	  "Exchange the contents of two sets of the same kind in one step.\n" },
+	{ "sets", ctl_cmd_sets, O_JSON, "[-j]", "list the sets",
+	  "Print each set's name, kind, prefixes, memory and packets matched.\n" },
+	{ "save-all", cmd_save_all, 0, "[DIR]", "save the default set to a file, atomically",
+	  "Write the default set to DIR/default.list (default DIR:\n"
+	  CTL_STATE_DIR "), in the format of 'save' with a closing\n"
+	  "'# cuckoo_nf end N entries' line: written to a temporary file in DIR,\n"
+	  "synced, then renamed over the old one, so a crash leaves the old file\n"
+	  "or the new one, whole.\n" },
+	{ "restore-all", cmd_restore_all, 0, "[DIR]", "restore what 'save-all' saved",
+	  "Replace the default set with DIR/default.list (default DIR:\n"
+	  CTL_STATE_DIR ").  A missing file is reported and the set left as it\n"
+	  "is.  A file that is not a complete save (no header, no end line, a\n"
+	  "count that does not match, a bad line) is reported, renamed\n"
+	  "default.list.bad and skipped, and the exit status is 3.\n" },
+	{ "flush", ctl_cmd_flush, O_SET, "", "remove every prefix of a set",
 	  "Empty the set and shrink its tables to their initial size.  The\n"
 	  "mode, the limit, the counters and the hooks stay.\n" },
-	{ "reset", cmd_reset, "", "remove everything cuckoo_nf keeps here",
-	  "Empty the set and forget the mode, the limit and the counters: the\n"
-	  "namespace's hooks are unregistered and its memory freed, as before\n"
-	  "it was first configured.  The next add, load, restore, mode or\n"
-	  "limit starts again from the module's parameters.\n" },
-	{ "stats", cmd_stats, "[-j]", "show counters and table figures",
+	{ "reset", ctl_cmd_reset, 0, "", "remove everything cuckoo_nf keeps here",
+	  "Remove every set's prefixes and every set but the default one, and\n"
+	  "forget the mode, the limit and the counters: the namespace's hooks\n"
+	  "are unregistered and its memory freed, as before it was first\n"
+	  "configured.  The next add, load, restore, mode or limit starts again\n"
+	  "from the module's parameters.\n" },
+	{ "stats", ctl_cmd_stats, O_JSON, "[-j]", "show counters and table figures",
 	  "Show whether the namespace is active (configured: hooks registered),\n"
 	  "the mode, the memory limit and, per family, the prefixes stored, their\n"
 	  "distinct lengths, the keys and tables they are looked up in, capacity,\n"
-	  "load factor, memory, grows, stashed entries and packet counters.\n\n"
-	  "  -j, --json        one line of JSON instead\n" },
-	{ "mode", cmd_mode, "[drop|monitor]", "show or set what matching packets get",
+	  "load factor, memory, grows, stashed entries and packet counters; then\n"
+	  "each set, as 'sets' shows them.\n" },
+	{ "mode", ctl_cmd_mode, 0, "[drop|monitor]", "show or set what matching packets get",
 	  "drop: packets from listed sources are dropped.  monitor: they are\n"
 	  "only counted as matched.  Without argument, print the mode.\n" },
-	{ "limit", cmd_limit, "[BYTES]", "show or set the memory limit",
+	{ "limit", ctl_cmd_limit, 0, "[BYTES]", "show or set the memory limit",
 	  "Set the memory the tables may use; K, M and G suffixes (base 1024).\n"
 	  "Below what is in use already: refused.  Without argument, print it.\n" },
-	{ "help", cmd_help, "[COMMAND]", "show help for the tool or a command",
+	{ "help", cmd_help, 0, "[COMMAND]", "show help for the tool or a command",
 	  "" },
 };
 
@@ -816,10 +440,19 @@ static const struct ctl_cmd *find_cmd(const char *name)
 
 static void print_cmd_help(const struct ctl_cmd *cmd)
 {
-	printf("Usage: " CTL_NAME " %s %s\n%c%s.\n", cmd->name, cmd->usage,
+	size_t i;
+
+	printf("Usage: " CTL_NAME " %s %s%s\n%c%s.\n", cmd->name,
+	       cmd->opts ? "[OPTION...] " : "", cmd->usage,
 	       toupper((unsigned char)cmd->summary[0]), cmd->summary + 1);
 	if (*cmd->help)
 		printf("\n%s", cmd->help);
+	if (!cmd->opts)
+		return;
+	puts("\nOptions, anywhere before a '--':");
+	for (i = 0; i < NOPTIONS; i++)
+		if (cmd->opts & cmd_options[i].bit)
+			printf("  %s\n", cmd_options[i].help);
 }
 
 static void print_main_help(FILE *out)
@@ -827,36 +460,34 @@ static void print_main_help(FILE *out)
 	size_t i;
 
 	fprintf(out,
-		"Usage: " CTL_NAME " [-d DEVICE] [-j] COMMAND [ARGS...]\n"
+		"Usage: " CTL_NAME " [-d DEVICE] [-j] [-s SET] COMMAND [ARGS...]\n"
 		"Control the cuckoo_nf source address filter.\n\n"
 		"Commands:\n");
 	for (i = 0; i < NCOMMANDS; i++)
-		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+		fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out,
 		"\nOptions:\n"
 		"  -d, --device PATH  control device (default " CNF_DEVICE_PATH ")\n"
-		"  -j, --json         JSON output (stats)\n"
+		"  -j, --json         JSON output (stats, sets)\n"
+		"  -s, --set NAME     the set a command acts on (default: default)\n"
 		"  -h, --help         this help; '" CTL_NAME " help COMMAND' for a command\n"
 		"  -V, --version      print this tool's and the loaded module's versions\n\n"
 		"Exit: 0 ok, 1 failed or test negative, 2 usage, 3 bad input,\n"
-		"5 permission denied, 6 module not loaded, 7 module ABI unknown.\n"
-		"See cuckooctl(8).\n");
+		"5 permission denied, 6 module not loaded, 7 module ABI unknown,\n"
+		"8 test could not answer.  See cuckooctl(8).\n");
 }
 
-static int cmd_help(const struct ctl_cmd *cmd, int argc, char **argv)
+static int cmd_help(const struct ctl_opts *o, int argc, char **argv)
 {
 	const struct ctl_cmd *c;
-	int rc;
 
-	if (no_options(cmd, argc, argv, &rc))
-		return rc;
-	if (optind >= argc) {
+	if (!argc) {
 		print_main_help(stdout);
 		return CTL_EXIT_OK;
 	}
-	c = find_cmd(argv[optind]);
+	c = find_cmd(argv[0]);
 	if (!c)
-		return ctl_usage_error("help", "unknown command '%s'", argv[optind]);
+		return ctl_usage_error("help", "unknown command '%s'", argv[0]);
 	print_cmd_help(c);
 	return CTL_EXIT_OK;
 }
@@ -865,7 +496,7 @@ static int main_usage_error(const char *fmt, const char *arg)
 {
 	fputs(CTL_NAME ": ", stderr);
 	fprintf(stderr, fmt, arg);
-	fputs("\nUsage: " CTL_NAME " [-d DEVICE] [-j] COMMAND [ARGS...]\n"
+	fputs("\nUsage: " CTL_NAME " [-d DEVICE] [-j] [-s SET] COMMAND [ARGS...]\n"
 	      "Try '" CTL_NAME " --help' for more.\n", stderr);
 	return CTL_EXIT_USAGE;
 }
@@ -936,6 +567,7 @@ static int parse_global_opts(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "device", required_argument, NULL, 'd' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "set", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ }
@@ -943,13 +575,18 @@ static int parse_global_opts(int argc, char **argv)
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:d:jhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:d:js:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			ctl_device = optarg;
 			break;
 		case 'j':
 			opt_json = true;
+			break;
+		case 's':
+			opt_set = optarg;
+			if (ctl_check_set_name("-s", optarg))
+				return CTL_EXIT_BADINPUT;
 			break;
 		case 'h':
 			print_main_help(stdout);
@@ -978,9 +615,23 @@ static int check_stdout(int rc)
 	return rc ? rc : CTL_EXIT_FAIL;
 }
 
+/* The command's options into @o, the global ones first: -1 to go on. */
+static int command_opts(const struct ctl_cmd *cmd, int argc, char **argv,
+			struct ctl_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->cmd = cmd->name;
+	o->json = opt_json && (cmd->opts & O_JSON);
+	if (opt_set && !(cmd->opts & O_SET))
+		return ctl_usage_error(cmd->name, "takes no set (-s)");
+	o->set = opt_set;
+	return parse_cmd_opts(cmd, argc, argv, o);
+}
+
 int main(int argc, char **argv)
 {
 	const struct ctl_cmd *cmd;
+	struct ctl_opts o;
 	int rc;
 
 	rc = parse_global_opts(argc, argv);
@@ -993,8 +644,14 @@ int main(int argc, char **argv)
 		return main_usage_error("unknown command '%s'", argv[optind]);
 	argc -= optind;
 	argv += optind;
-	/* The command parses its own options from argv[1] on. */
+	/* The command's options from argv[1] on, anywhere until "--". */
 	optind = 0;
-	rc = cmd->run(cmd, argc, argv);
+	rc = command_opts(cmd, argc, argv, &o);
+	if (rc >= 0)
+		return check_stdout(rc);
+	/* The default set, named: the same calls as no name. */
+	if (ctl_set_is_default(o.set))
+		o.set = NULL;
+	rc = cmd->run(&o, argc - optind, argv + optind);
 	return check_stdout(rc);
 }

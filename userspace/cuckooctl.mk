@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # cuckooctl: the control tool, and host unit tests of its parsing and
 # formatting (no device needed).  Included by userspace/Makefile.
-CTL_SRCS := cuckooctl.c ctl_load.c ctl_persist.c ctl_parse.c ctl_format.c
-CTL_HDRS := ctl.h ctl_parse.h ctl_format.h $(TOP)/uapi/linux/cuckoo_nf.h
+CTL_SRCS := cuckooctl.c ctl_entries.c ctl_config.c ctl_sets.c ctl_dev.c \
+	ctl_load.c ctl_replace.c ctl_persist.c ctl_parse.c ctl_format.c ctl_setname.c
+CTL_HDRS := ctl.h ctl_parse.h ctl_format.h ctl_setname.h $(TOP)/uapi/linux/cuckoo_nf.h
 
 # The version: dkms.conf's PACKAGE_VERSION, as the module's.
 CNF_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\([^"]*\)"$$/\1/p' $(TOP)/dkms.conf)
@@ -21,15 +22,15 @@ CTL_TEST_CFLAGS = $(CFLAGS) -Wno-sign-compare -Wno-format-overflow -I$(KSFT) -I.
 
 # With the formatting: reasons name the network they suggest.
 $(B)/tests/test_ctl_parse: tests/test_ctl_parse.c ctl_parse.c ctl_parse.h \
-			   ctl_format.c ctl_format.h $(KSFT_HARNESS)
+			   ctl_format.c ctl_format.h ctl_setname.c $(KSFT_HARNESS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CTL_TEST_CFLAGS) -o $@ tests/test_ctl_parse.c ctl_parse.c ctl_format.c
+	$(CC) $(CTL_TEST_CFLAGS) -o $@ tests/test_ctl_parse.c ctl_parse.c ctl_format.c ctl_setname.c
 
 # With the parser: printed addresses must read back the same.
 $(B)/tests/test_ctl_format: tests/test_ctl_format.c ctl_format.c ctl_format.h \
-			    ctl_parse.c ctl_parse.h $(KSFT_HARNESS)
+			    ctl_parse.c ctl_parse.h ctl_setname.c $(KSFT_HARNESS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CTL_TEST_CFLAGS) -o $@ tests/test_ctl_format.c ctl_format.c ctl_parse.c
+	$(CC) $(CTL_TEST_CFLAGS) -o $@ tests/test_ctl_format.c ctl_format.c ctl_parse.c ctl_setname.c
 
 # The tool itself against emulated modules (tests/ctl_fake_dev.c, an
 # LD_PRELOAD ioctl shim).  Tool and shim are built without sanitizers

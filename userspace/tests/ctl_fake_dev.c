@@ -5,28 +5,60 @@
  * file (the test uses /dev/null); every cuckoo_nf request is answered here,
  * anything else goes to the real ioctl().
  *
- * CNF_FAKE_KERNEL=new: a module with prefixes.  The set is fixed (below);
- *   CNF_IOC_MATCH returns the longest stored prefix covering the query,
- *   CNF_IOC_STATS fills the whole struct.
- * CNF_FAKE_KERNEL=old: a module from before prefixes: CNF_IOC_MATCH is
- *   unknown (-ENOTTY), CNF_IOC_TEST covers single addresses only, stats
- *   end before the lookup figures (left as the caller had them).
- * CNF_FAKE_LOG=FILE: one line per cuckoo_nf request ("MATCH", "TEST", ...).
- *
- * Batches apply every entry; single adds and deletes and flushes succeed.
+ * CNF_FAKE_KERNEL=new: a module with prefixes and sets.  The default set
+ *   starts with the prefixes below; sets are created, destroyed, swapped,
+ *   listed and replaced in one step as the uapi header says, with its
+ *   errnos.  At most FAKE_SETS sets of FAKE_ROOM prefixes (-ENOSPC).
+ * CNF_FAKE_KERNEL=old: a module from before prefixes and sets: it knows
+ *   only the first version's struct sizes (-ENOTTY for any other), has no
+ *   CNF_IOC_MATCH and no set calls (-ENOTTY), takes single addresses only
+ *   (-EINVAL), and its stats end before the lookup figures.
+ * CNF_FAKE_STATE=FILE: the sets are read from FILE and written back after
+ *   each change, so that several runs of cuckooctl see one module.
+ * CNF_FAKE_LOG=FILE: one line per cuckoo_nf request: its name ("MATCH",
+ *   "ADD_BATCH"...), then "/1" for the first version's size, " SET" for a
+ *   named set, " replace" for CNF_BATCH_F_REPLACE.
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <linux/cuckoo_nf.h>
 
-static const struct cnf_addr fake_set[] = {
+#define FAKE_SETS	8
+#define FAKE_ROOM	64
+
+/* The first version's requests: the struct ends before the set's name. */
+#define V1(dir, nr, size)	_IOC(dir, CNF_IOC_TYPE, nr, size)
+#define RW			(_IOC_READ | _IOC_WRITE)
+#define V1_ADD		V1(_IOC_WRITE, 0x01, sizeof(struct cnf_addr))
+#define V1_DEL		V1(_IOC_WRITE, 0x02, sizeof(struct cnf_addr))
+#define V1_TEST		V1(_IOC_WRITE, 0x03, sizeof(struct cnf_addr))
+#define V1_MATCH	V1(RW, 0x0b, sizeof(struct cnf_addr))
+#define V1_ADD_BATCH	V1(RW, 0x04, offsetof(struct cnf_batch, set))
+#define V1_DEL_BATCH	V1(RW, 0x05, offsetof(struct cnf_batch, set))
+#define V1_DUMP		V1(RW, 0x06, offsetof(struct cnf_dump, set))
+
+struct fake_set {
+	char name[CNF_SET_NAME_LEN];
+	uint32_t kind;
+	uint32_t n;
+	struct cnf_addr a[FAKE_ROOM];
+};
+
+static struct {
+	uint32_t nsets;
+	struct fake_set s[FAKE_SETS];
+} st;
+static bool loaded;
+
+static const struct cnf_addr first_prefixes[] = {
 	{ AF_INET, 8, 0, { 10 } },
 	{ AF_INET, 16, 0, { 10, 1 } },
 	{ AF_INET, 32, 0, { 192, 0, 2, 7 } },
@@ -40,7 +72,37 @@ static bool old_kernel(void)
 	return k && !strcmp(k, "old");
 }
 
-static void log_call(const char *name)
+static void load_state(void)
+{
+	const char *path = getenv("CNF_FAKE_STATE");
+	FILE *f = path ? fopen(path, "re") : NULL;
+
+	loaded = true;
+	if (f && fread(&st, sizeof(st), 1, f) == 1) {
+		fclose(f);
+		return;
+	}
+	if (f)
+		fclose(f);
+	memset(&st, 0, sizeof(st));
+	st.nsets = 1;
+	strcpy(st.s[0].name, CNF_SET_DEFAULT);
+	st.s[0].n = sizeof(first_prefixes) / sizeof(first_prefixes[0]);
+	memcpy(st.s[0].a, first_prefixes, sizeof(first_prefixes));
+}
+
+static void save_state(void)
+{
+	const char *path = getenv("CNF_FAKE_STATE");
+	FILE *f = path ? fopen(path, "we") : NULL;
+
+	if (!f)
+		return;
+	fwrite(&st, sizeof(st), 1, f);
+	fclose(f);
+}
+
+static void log_call(const char *name, bool v1, const char *set, bool replace)
 {
 	const char *path = getenv("CNF_FAKE_LOG");
 	FILE *f;
@@ -50,8 +112,29 @@ static void log_call(const char *name)
 	f = fopen(path, "a");
 	if (!f)
 		return;
-	fprintf(f, "%s\n", name);
+	fprintf(f, "%s%s%s%.*s%s\n", name, v1 ? "/1" : "",
+		set && set[0] ? " " : "", CNF_SET_NAME_LEN, set ? set : "",
+		replace ? " replace" : "");
 	fclose(f);
+}
+
+static int fail(int err)
+{
+	errno = err;
+	return -1;
+}
+
+/* The set @name names (all zero: the default set), or NULL. */
+static struct fake_set *find(const char *name)
+{
+	uint32_t i;
+
+	if (!name[0])
+		return &st.s[0];
+	for (i = 0; i < st.nsets; i++)
+		if (!strncmp(st.s[i].name, name, CNF_SET_NAME_LEN))
+			return &st.s[i];
+	return NULL;
 }
 
 /* Does @p (a stored prefix) cover @q? */
@@ -70,17 +153,29 @@ static bool covers(const struct cnf_addr *p, const struct cnf_addr *q)
 	return true;
 }
 
-/* The longest stored prefix covering @q, or NULL. */
-static const struct cnf_addr *longest_cover(const struct cnf_addr *q)
+/* The longest prefix of @s covering @q, or NULL. */
+static const struct cnf_addr *longest_cover(const struct fake_set *s,
+					    const struct cnf_addr *q)
 {
 	const struct cnf_addr *best = NULL;
-	size_t i;
+	uint32_t i;
 
-	for (i = 0; i < sizeof(fake_set) / sizeof(fake_set[0]); i++)
-		if (covers(&fake_set[i], q) &&
-		    (!best || fake_set[i].prefixlen > best->prefixlen))
-			best = &fake_set[i];
+	for (i = 0; i < s->n; i++)
+		if (covers(&s->a[i], q) &&
+		    (!best || s->a[i].prefixlen > best->prefixlen))
+			best = &s->a[i];
 	return best;
+}
+
+/* Index of exactly @q in @s, or -1. */
+static long index_of(const struct fake_set *s, const struct cnf_addr *q)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (!memcmp(&s->a[i], q, sizeof(*q)))
+			return i;
+	return -1;
 }
 
 static bool single(const struct cnf_addr *a)
@@ -88,83 +183,354 @@ static bool single(const struct cnf_addr *a)
 	return a->prefixlen == (a->family == AF_INET ? 32 : 128);
 }
 
-static int fail(int err)
+/* Add (@add) or delete @a in @s: 0 or an errno. */
+static int change(struct fake_set *s, const struct cnf_addr *a, bool add)
 {
-	errno = err;
-	return -1;
+	long i = index_of(s, a);
+
+	if (old_kernel() && !single(a))
+		return EINVAL;
+	if (!add) {
+		if (i < 0)
+			return ENOENT;
+		s->a[i] = s->a[--s->n];
+		return 0;
+	}
+	if (i >= 0)
+		return EEXIST;
+	if (s->n == FAKE_ROOM)
+		return ENOSPC;
+	s->a[s->n++] = *a;
+	return 0;
 }
 
-static int fake_stats(struct cnf_stats *st)
+static int entry_call(unsigned long nr, struct cnf_addr *a, const char *set)
+{
+	struct fake_set *s = find(set);
+	const struct cnf_addr *m;
+	int err;
+
+	if (!s)
+		return fail(ENXIO);
+	switch (nr) {
+	case 0x01:
+	case 0x02:
+		err = change(s, a, nr == 0x01);
+		if (err)
+			return fail(err);
+		save_state();
+		return 0;
+	case 0x03:
+		if (old_kernel() && !single(a))
+			return fail(EINVAL);
+		return longest_cover(s, a) ? 0 : fail(ENOENT);
+	}
+	if (old_kernel())
+		return fail(ENOTTY);
+	m = longest_cover(s, a);
+	if (!m)
+		return fail(ENOENT);
+	*a = *m;
+	return 0;
+}
+
+/* The batch in @b on @s, into @out (a copy of @s for a replace). */
+static int batch_apply(struct cnf_batch *b, struct fake_set *out, bool add)
+{
+	const struct cnf_addr *addrs = (const void *)(uintptr_t)b->addrs;
+	int err;
+
+	b->applied = b->skipped = b->error = 0;
+	for (b->done = 0; b->done < b->count; b->done++) {
+		err = change(out, &addrs[b->done], add);
+		if (err == (add ? EEXIST : ENOENT) &&
+		    (b->flags & CNF_BATCH_F_EXIST_OK)) {
+			b->skipped++;
+			continue;
+		}
+		if (err) {
+			b->error = -err;
+			return err;
+		}
+		b->applied++;
+	}
+	return 0;
+}
+
+static int batch_call(struct cnf_batch *b, const char *set, bool add)
+{
+	struct fake_set *s = find(set), next;
+	bool replace = b->flags & CNF_BATCH_F_REPLACE;
+	int err;
+
+	if (b->flags & ~(CNF_BATCH_F_EXIST_OK | CNF_BATCH_F_REPLACE) ||
+	    (replace && (!add || old_kernel())))
+		return fail(EINVAL);
+	if (!s)
+		return fail(ENXIO);
+	next = *s;
+	if (replace)
+		next.n = 0;
+	err = batch_apply(b, &next, add);
+	if (err && replace)
+		b->applied = b->skipped = 0;
+	if (!err || !replace)
+		*s = next;
+	save_state();
+	return err ? fail(err) : 0;
+}
+
+static int dump_call(struct cnf_dump *d, const char *set)
+{
+	struct fake_set *s = find(set);
+	struct cnf_addr *out = (void *)(uintptr_t)d->addrs;
+	uint32_t n;
+
+	if (!s)
+		return fail(ENXIO);
+	n = s->n - d->cursor < d->count ? s->n - d->cursor : d->count;
+	memcpy(out, &s->a[d->cursor], n * sizeof(*out));
+	d->cursor += n;
+	d->count = n;
+	d->flags = d->cursor == s->n ? CNF_DUMP_F_DONE : 0;
+	return 0;
+}
+
+static int stats_call(struct cnf_stats *out)
 {
 	struct cnf_stats s;
+	uint32_t i, j;
 
 	memset(&s, 0, sizeof(s));
-	s.v4.entries = 3;
+	for (i = 0; i < st.nsets; i++)
+		for (j = 0; j < st.s[i].n; j++) {
+			if (st.s[i].a[j].family == AF_INET)
+				s.v4.entries++;
+			else
+				s.v6.entries++;
+		}
 	s.v4.capacity = 1024;
 	s.v4.bytes = 4096;
-	s.v6.entries = 1;
 	s.v6.capacity = 256;
 	s.v6.bytes = 4096;
 	s.mem_limit = 1 << 20;
-	s.v4_lookup.prefixes = 3;
+	s.v4_lookup.prefixes = s.v4.entries;
 	s.v4_lookup.keys = 256;
 	s.v4_lookup.lengths = 3;
 	s.v4_lookup.tables = 3;
-	s.v6_lookup.prefixes = 1;
+	s.v6_lookup.prefixes = s.v6.entries;
 	s.v6_lookup.keys = 1;
 	s.v6_lookup.lengths = 1;
 	s.v6_lookup.tables = 1;
 	/* An older module writes its own, shorter struct. */
-	memcpy(st, &s, old_kernel() ? offsetof(struct cnf_stats, v4_lookup) :
-				      sizeof(s));
+	memcpy(out, &s, old_kernel() ? offsetof(struct cnf_stats, v4_lookup) :
+				       sizeof(s));
 	return 0;
+}
+
+static bool name_ok(const char *name)
+{
+	size_t n = strnlen(name, CNF_SET_NAME_LEN);
+
+	return n && n < CNF_SET_NAME_LEN &&
+	       strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == n;
+}
+
+static int set_info(struct cnf_set_list *l)
+{
+	struct cnf_set_info *out = (void *)(uintptr_t)l->sets;
+	uint32_t i, j;
+
+	if (l->size < sizeof(*out))
+		return fail(EINVAL);
+	l->total = st.nsets;
+	if (l->count > st.nsets)
+		l->count = st.nsets;
+	for (i = 0; i < l->count; i++) {
+		memset(&out[i], 0, sizeof(out[i]));
+		memcpy(out[i].name, st.s[i].name, CNF_SET_NAME_LEN);
+		out[i].kind = st.s[i].kind;
+		for (j = 0; j < st.s[i].n; j++) {
+			if (st.s[i].a[j].family == AF_INET)
+				out[i].v4_entries++;
+			else
+				out[i].v6_entries++;
+		}
+		out[i].bytes = 512 * (i + 1);
+		out[i].matched = 10 * i;
+	}
+	return 0;
+}
+
+static int set_create(const struct cnf_set_req *r)
+{
+	struct fake_set *s;
+
+	if (!name_ok(r->name) || r->kind > CNF_SET_ALLOW)
+		return fail(EINVAL);
+	if (find(r->name))
+		return fail(EEXIST);
+	if (st.nsets == FAKE_SETS)
+		return fail(ENOSPC);
+	s = &st.s[st.nsets++];
+	memset(s, 0, sizeof(*s));
+	memcpy(s->name, r->name, CNF_SET_NAME_LEN);
+	s->kind = r->kind;
+	save_state();
+	return 0;
+}
+
+static int set_destroy(const struct cnf_set_req *r)
+{
+	struct fake_set *s;
+
+	if (!name_ok(r->name))
+		return fail(EINVAL);
+	s = find(r->name);
+	if (!s)
+		return fail(ENOENT);
+	if (s == &st.s[0])
+		return fail(EBUSY);
+	memmove(s, s + 1, (char *)&st.s[st.nsets] - (char *)(s + 1));
+	st.nsets--;
+	save_state();
+	return 0;
+}
+
+static int set_swap(const struct cnf_set_swap *w)
+{
+	struct fake_set *a, *b, t;
+
+	if (!name_ok(w->a) || !name_ok(w->b))
+		return fail(EINVAL);
+	a = find(w->a);
+	b = find(w->b);
+	if (!a || !b)
+		return fail(ENOENT);
+	if (a == b || a->kind != b->kind)
+		return fail(EINVAL);
+	t = *a;
+	memcpy(a->a, b->a, sizeof(a->a));
+	a->n = b->n;
+	memcpy(b->a, t.a, sizeof(b->a));
+	b->n = t.n;
+	save_state();
+	return 0;
+}
+
+static int set_flush(const struct cnf_set_req *r)
+{
+	struct fake_set *s = find(r->name);
+
+	if (!s)
+		return fail(ENXIO);
+	s->n = 0;
+	save_state();
+	return 0;
+}
+
+/* What the calls of a module with sets log: their name, and a named set. */
+static int new_call(unsigned long req, void *arg)
+{
+	struct cnf_entry *e = arg;
+	struct cnf_batch *b = arg;
+	struct cnf_dump *d = arg;
+
+	switch (req) {
+	case CNF_IOC_ADD:
+	case CNF_IOC_DEL:
+	case CNF_IOC_TEST:
+	case CNF_IOC_MATCH:
+		return entry_call(_IOC_NR(req), &e->addr, e->set);
+	case CNF_IOC_ADD_BATCH:
+	case CNF_IOC_DEL_BATCH:
+		return batch_call(b, b->set, req == CNF_IOC_ADD_BATCH);
+	case CNF_IOC_DUMP:
+		return dump_call(d, d->set);
+	case CNF_IOC_SET_CREATE:
+		return set_create(arg);
+	case CNF_IOC_SET_DESTROY:
+		return set_destroy(arg);
+	case CNF_IOC_SET_SWAP:
+		return set_swap(arg);
+	case CNF_IOC_SET_LIST:
+		return set_info(arg);
+	case CNF_IOC_SET_FLUSH:
+		return set_flush(arg);
+	}
+	return -2;
+}
+
+/* The first version's calls, which every module takes: the default set. */
+static int v1_call(unsigned long req, void *arg)
+{
+	static const char none[CNF_SET_NAME_LEN];
+
+	switch (req) {
+	case V1_ADD:
+	case V1_DEL:
+	case V1_TEST:
+	case V1_MATCH:
+		return entry_call(_IOC_NR(req), arg, none);
+	case V1_ADD_BATCH:
+	case V1_DEL_BATCH:
+		return batch_call(arg, none, req == V1_ADD_BATCH);
+	case V1_DUMP:
+		return dump_call(arg, none);
+	case CNF_IOC_STATS:
+		return stats_call(arg);
+	case CNF_IOC_FLUSH:
+		st.s[0].n = 0;
+		save_state();
+		return 0;
+	}
+	return -2;
+}
+
+static const char *const call_names[] = {
+	[0x01] = "ADD", [0x02] = "DEL", [0x03] = "TEST", [0x04] = "ADD_BATCH",
+	[0x05] = "DEL_BATCH", [0x06] = "DUMP", [0x07] = "FLUSH",
+	[0x08] = "STATS", [0x0b] = "MATCH",
+	[0x0d] = "SET_CREATE", [0x0e] = "SET_DESTROY", [0x0f] = "SET_SWAP",
+	[0x10] = "SET_LIST", [0x11] = "SET_FLUSH",
+};
+
+static void log_request(unsigned long req, void *arg, bool v1)
+{
+	unsigned int nr = _IOC_NR(req);
+	const char *set = NULL;
+	bool replace = false;
+
+	if (nr >= sizeof(call_names) / sizeof(call_names[0]) || !call_names[nr])
+		return;
+	if (!v1 && (nr <= 0x03 || nr == 0x0b))
+		set = ((struct cnf_entry *)arg)->set;
+	if (!v1 && (nr == 0x04 || nr == 0x05)) {
+		set = ((struct cnf_batch *)arg)->set;
+		replace = ((struct cnf_batch *)arg)->flags & CNF_BATCH_F_REPLACE;
+	}
+	if (!v1 && nr == 0x06)
+		set = ((struct cnf_dump *)arg)->set;
+	if (nr == 0x0d || nr == 0x0e || nr == 0x11)
+		set = ((struct cnf_set_req *)arg)->name;
+	log_call(call_names[nr], v1 && nr != 0x07 && nr != 0x08, set, replace);
 }
 
 static int fake_ioctl(unsigned long req, void *arg)
 {
-	const struct cnf_addr *m;
-	struct cnf_batch *b;
-	struct cnf_addr *a;
+	int rc;
 
-	switch (req) {
-	case CNF_IOC_MATCH:
-		log_call("MATCH");
-		if (old_kernel())
-			return fail(ENOTTY);
-		a = arg;
-		m = longest_cover(a);
-		if (!m)
-			return fail(ENOENT);
-		*a = *m;
-		return 0;
-	case CNF_IOC_TEST:
-		log_call("TEST");
-		a = arg;
-		if (old_kernel() && !single(a))
-			return fail(EINVAL);
-		return longest_cover(a) ? 0 : fail(ENOENT);
-	case CNF_IOC_ADD:
-	case CNF_IOC_DEL:
-		log_call(req == CNF_IOC_ADD ? "ADD" : "DEL");
-		a = arg;
-		return old_kernel() && !single(a) ? fail(EINVAL) : 0;
-	case CNF_IOC_ADD_BATCH:
-	case CNF_IOC_DEL_BATCH:
-		log_call(req == CNF_IOC_ADD_BATCH ? "ADD_BATCH" : "DEL_BATCH");
-		b = arg;
-		b->applied = b->count;
-		b->skipped = 0;
-		b->done = b->count;
-		b->error = 0;
-		return 0;
-	case CNF_IOC_STATS:
-		log_call("STATS");
-		return fake_stats(arg);
-	case CNF_IOC_FLUSH:
-		log_call("FLUSH");
-		return 0;
+	if (!loaded)
+		load_state();
+	rc = v1_call(req, arg);
+	if (rc != -2) {
+		log_request(req, arg, true);
+		return rc;
 	}
-	return -2;
+	log_request(req, arg, false);
+	if (old_kernel())
+		return -2;
+	return new_call(req, arg);
 }
 
 int ioctl(int fd, unsigned long req, ...)

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cuckooctl itself, run on the host against modules emulated by the
- * ctl_fake_dev.so shim (LD_PRELOAD): one with prefixes and CNF_IOC_MATCH,
- * one from before them.  Checks what the device cannot show in the VM once
- * the module has prefixes: the fallback of 'test' to CNF_IOC_TEST, stats
- * of a module that does not report the lookup figures, and the messages
- * and exit codes of load, add and restore around the device calls.
+ * ctl_fake_dev.so shim (LD_PRELOAD): one with prefixes, CNF_IOC_MATCH and
+ * sets, one from before them.  Checks what the device cannot show in the
+ * VM once the module has sets: the fallbacks to the first version's calls
+ * and to CNF_IOC_TEST, stats of a module that does not report the lookup
+ * figures, and the messages and exit codes around the device calls.
+ * Tests of sets keep the fake module's sets in a file across runs.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +29,9 @@ struct run {
 	int status;		/* exit code, or -1 */
 	char out[4096], err[4096], log[1024];
 };
+
+/* The fake module's state file for the runs of a test, or NULL. */
+static const char *fake_state;
 
 static void read_all(const char *path, char *buf, size_t len)
 {
@@ -79,6 +83,8 @@ static int run_ctl(struct run *r, const char *kernel, const char *input,
 		setenv("LD_PRELOAD", FAKE_SO, 1);
 		setenv("CNF_FAKE_KERNEL", kernel, 1);
 		setenv("CNF_FAKE_LOG", log, 1);
+		if (fake_state)
+			setenv("CNF_FAKE_STATE", fake_state, 1);
 		execv(CTL_BIN, (char *const *)argv);
 		_exit(127);
 	}
@@ -130,7 +136,8 @@ TEST(test_falls_back_on_an_older_module)
 	EXPECT_STREQ("10.1.2.3: present\n192.0.2.7: present\n"
 		     "198.51.100.1: absent\n", r.out);
 	EXPECT_STREQ("", r.err);
-	EXPECT_STREQ("MATCH\nTEST\nTEST\nTEST\n", r.log);
+	/* Each call once in the new size, then the first version's. */
+	EXPECT_STREQ("MATCH\nMATCH/1\nTEST\nTEST/1\nTEST/1\nTEST/1\n", r.log);
 
 	RUN(&r, "old", "", "test", "10.0.0.1");
 	EXPECT_EQ(0, r.status);
@@ -165,8 +172,8 @@ TEST(stats_new_and_old_module)
 
 TEST(load_with_a_bad_line_loads_the_rest_and_exits_1)
 {
-	static const char input[] = "# list\r\n10.0.0.0/8\r\n10.0.0.5/24 ; typo\r\n"
-				    "2001:db8::/32 ; SBL1\r\n";
+	static const char input[] = "# list\r\n172.16.0.0/12\r\n10.0.0.5/24 ; typo\r\n"
+				    "2001:db8:1::/48 ; SBL1\r\n";
 	struct run r;
 
 	RUN(&r, "new", input, "load");
@@ -184,9 +191,9 @@ TEST(load_with_a_bad_line_loads_the_rest_and_exits_1)
 		     "cuckooctl: load: 1 bad line, nothing changed\n", r.err);
 	EXPECT_STREQ("", r.log);
 
-	RUN(&r, "new", "10.0.0.0/8\n", "load");
+	RUN(&r, "new", "10.0.0.0/8\n172.16.0.0/12\n", "load");
 	EXPECT_EQ(0, r.status);
-	EXPECT_STREQ("1 added, 0 already present\n", r.out);
+	EXPECT_STREQ("1 added, 1 already present\n", r.out);
 }
 
 TEST(add_refusals_and_all_addresses)
@@ -202,7 +209,7 @@ TEST(add_refusals_and_all_addresses)
 	EXPECT_EQ(3, r.status);
 	EXPECT_STREQ("cuckooctl: add 0.0.0.0/0: /0 is every IPv4 address: give --all-addresses to mean that\n",
 		     r.err);
-	RUN(&r, "new", "", "add", "--all-addresses", "0.0.0.0/0", "10.0.0.0/8");
+	RUN(&r, "new", "", "add", "--all-addresses", "0.0.0.0/0", "172.16.0.0/12");
 	EXPECT_EQ(0, r.status);
 	EXPECT_STREQ("ADD\nADD\n", r.log);
 	/* An older module refuses the prefix; the message says why. */
@@ -224,7 +231,12 @@ TEST(restore_takes_a_saved_all_addresses_with_the_option)
 	RUN(&r, "new", saved, "restore", "--all-addresses", "-");
 	EXPECT_EQ(0, r.status);
 	EXPECT_STREQ("replaced the set: 2 entries (was 4)\n", r.out);
-	EXPECT_STREQ("STATS\nFLUSH\nADD_BATCH\n", r.log);
+	EXPECT_STREQ("SET_LIST\nADD_BATCH replace\n", r.log);
+	/* A module without sets: flushed, then loaded (single addresses). */
+	RUN(&r, "old", "# cuckoo_nf save\n192.0.2.1\n", "restore", "-");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("replaced the set: 1 entry (was 4)\n", r.out);
+	EXPECT_STREQ("SET_LIST\nSTATS\nFLUSH\nADD_BATCH\nADD_BATCH/1\n", r.log);
 }
 
 TEST_HARNESS_MAIN

@@ -318,6 +318,53 @@ static char *capture(void (*print)(FILE *, const struct cnf_stats *),
 	return text;
 }
 
+/* A module without sets: no "sets" key. */
+static void stats_json(FILE *f, const struct cnf_stats *st)
+{
+	ctl_print_stats_json(f, st, NULL, 0);
+}
+
+static const struct cnf_set_info sample_sets[] = {
+	{ "default", CNF_SET_BLOCK, 0, 3, 1, 8192, 42 },
+	{ "office.v2-a_b", CNF_SET_ALLOW, 0, 0, 2, 512, 7 },
+	{ "odd", 9, 0, 0, 0, 0, 0 },
+};
+
+static void sets_json(FILE *f, const struct cnf_stats *st)
+{
+	ctl_print_stats_json(f, st, sample_sets, 3);
+}
+
+static void sets_text(FILE *f, const struct cnf_stats *st)
+{
+	ctl_print_sets_text(f, sample_sets, 3);
+}
+
+TEST(sets_json_and_text)
+{
+	struct cnf_stats st = sample_stats();
+	char *text = capture(sets_json, &st);
+
+	ASSERT_NE(NULL, text);
+	/* The sets close the object, after the families. */
+	EXPECT_NE(NULL, strstr(text, "\"tables\":0},\"sets\":["
+		  "{\"name\":\"default\",\"kind\":\"block\",\"entries\":4,"
+		  "\"v4_entries\":3,\"v6_entries\":1,\"bytes\":8192,\"matched\":42},"
+		  "{\"name\":\"office.v2-a_b\",\"kind\":\"allow\",\"entries\":2,"
+		  "\"v4_entries\":0,\"v6_entries\":2,\"bytes\":512,\"matched\":7},"
+		  "{\"name\":\"odd\",\"kind\":\"unknown\",\"entries\":0,"
+		  "\"v4_entries\":0,\"v6_entries\":0,\"bytes\":0,\"matched\":0}]}\n"))
+		TH_LOG("%s", text);
+	free(text);
+	text = capture(sets_text, &st);
+	ASSERT_NE(NULL, text);
+	EXPECT_STREQ("name           kind         entries        bytes      matched\n"
+		     "default        block              4         8192           42\n"
+		     "office.v2-a_b  allow              2          512            7\n"
+		     "odd            unknown            0            0            0\n", text);
+	free(text);
+}
+
 TEST(stats_text)
 {
 	struct cnf_stats st = sample_stats();
@@ -375,7 +422,7 @@ TEST(stats_text_older_kernel)
 TEST(stats_json_exact)
 {
 	struct cnf_stats st = sample_stats();
-	char *text = capture(ctl_print_stats_json, &st);
+	char *text = capture(stats_json, &st);
 
 	ASSERT_NE(NULL, text);
 	EXPECT_STREQ("{\"mode\":\"monitor\",\"mem_limit\":67108864,\"active\":true,"
@@ -397,7 +444,7 @@ TEST(stats_json_older_kernel)
 
 	memset(&st.v4_lookup, 0, sizeof(st.v4_lookup));
 	st.v4.capacity = 4;
-	text = capture(ctl_print_stats_json, &st);
+	text = capture(stats_json, &st);
 	ASSERT_NE(NULL, text);
 	/* Unknown figures are left out, not given as 0; load factor as before. */
 	EXPECT_NE(NULL, strstr(text, "\"ipv4\":{\"entries\":3,\"capacity\":4,"
@@ -414,7 +461,7 @@ TEST(stats_json_extremes)
 	/* All ones: full 64-bit numbers, an unknown mode, no capacity. */
 	memset(&st, 0xff, sizeof(st));
 	st.v6.capacity = 0;
-	text = capture(ctl_print_stats_json, &st);
+	text = capture(stats_json, &st);
 	ASSERT_NE(NULL, text);
 	EXPECT_NE(NULL, strstr(text, "{\"mode\":\"unknown\",\"mem_limit\":18446744073709551615,"
 				      "\"active\":false,"));

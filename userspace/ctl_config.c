@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cuckooctl: the namespace's settings and figures - reset, stats, mode,
+ * limit.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "ctl.h"
+
+int ctl_cmd_reset(const struct ctl_opts *o, int argc, char **argv)
+{
+	int fd, rc;
+
+	if (argc)
+		return ctl_usage_error("reset", "unexpected argument '%s'",
+				       argv[0]);
+	fd = ctl_open_device();
+	if (fd < 0)
+		return -fd;
+	rc = ioctl(fd, CNF_IOC_RESET) < 0 ? ctl_fail("reset", errno) : 0;
+	close(fd);
+	return rc;
+}
+
+static int read_stats(const char *cmd, struct cnf_stats *st)
+{
+	int fd, rc = CTL_EXIT_OK;
+
+	memset(st, 0, sizeof(*st));
+	fd = ctl_open_device();
+	if (fd < 0)
+		return -fd;
+	if (ioctl(fd, CNF_IOC_STATS, st) < 0)
+		rc = ctl_fail(cmd, errno);
+	close(fd);
+	return rc;
+}
+
+int ctl_cmd_stats(const struct ctl_opts *o, int argc, char **argv)
+{
+	struct cnf_set_info *sets = NULL;
+	struct cnf_stats st;
+	size_t n = 0;
+	int fd, err;
+
+	if (argc)
+		return ctl_usage_error("stats", "unexpected argument '%s'",
+				       argv[0]);
+	memset(&st, 0, sizeof(st));
+	fd = ctl_open_device();
+	if (fd < 0)
+		return -fd;
+	err = ioctl(fd, CNF_IOC_STATS, &st) ? errno : 0;
+	/* Per set figures when the module has sets. */
+	if (!err)
+		err = ctl_set_list(fd, &sets, &n);
+	close(fd);
+	if (err && err != CTL_ENOSETS)
+		return ctl_fail("stats", err);
+	if (o->json) {
+		ctl_print_stats_json(stdout, &st, sets, n);
+	} else {
+		ctl_print_stats_text(stdout, &st);
+		if (sets) {
+			puts("sets:");
+			ctl_print_sets_text(stdout, sets, n);
+		}
+	}
+	free(sets);
+	return CTL_EXIT_OK;
+}
+
+static int set_config(const char *what, const struct cnf_config *cfg)
+{
+	int fd, rc = CTL_EXIT_OK;
+
+	fd = ctl_open_device();
+	if (fd < 0)
+		return -fd;
+	if (ioctl(fd, CNF_IOC_SET_CONFIG, cfg) < 0) {
+		/* The one EINVAL a valid request can get. */
+		if (errno == EINVAL && (cfg->set & CNF_CONFIG_MEM_LIMIT)) {
+			ctl_err("%s: below the memory already in use", what);
+			rc = CTL_EXIT_FAIL;
+		} else {
+			rc = ctl_fail(what, errno);
+		}
+	}
+	close(fd);
+	return rc;
+}
+
+static int show_mode(void)
+{
+	struct cnf_stats st;
+	const char *name;
+	int rc = read_stats("mode", &st);
+
+	if (rc)
+		return rc;
+	name = ctl_mode_name(st.mode);
+	if (name)
+		puts(name);
+	else
+		printf("unknown (%u)\n", st.mode);
+	return CTL_EXIT_OK;
+}
+
+int ctl_cmd_mode(const struct ctl_opts *o, int argc, char **argv)
+{
+	struct cnf_config cfg;
+	int mode;
+
+	if (!argc)
+		return show_mode();
+	if (argc > 1)
+		return ctl_usage_error("mode", "one mode only");
+	mode = ctl_mode_parse(argv[0]);
+	if (mode < 0) {
+		ctl_err("mode %s: unknown mode (drop or monitor)", argv[0]);
+		return CTL_EXIT_BADINPUT;
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.set = CNF_CONFIG_MODE;
+	cfg.mode = mode;
+	return set_config("mode", &cfg);
+}
+
+static int show_limit(void)
+{
+	struct cnf_stats st;
+	char human[32];
+	int rc = read_stats("limit", &st);
+
+	if (rc)
+		return rc;
+	printf("%llu (%s)\n", (unsigned long long)st.mem_limit,
+	       ctl_format_bytes(st.mem_limit, human, sizeof(human)));
+	return CTL_EXIT_OK;
+}
+
+int ctl_cmd_limit(const struct ctl_opts *o, int argc, char **argv)
+{
+	struct cnf_config cfg;
+	uint64_t bytes;
+	char what[64];
+
+	if (!argc)
+		return show_limit();
+	if (argc > 1)
+		return ctl_usage_error("limit", "one size only");
+	switch (ctl_parse_size(argv[0], &bytes)) {
+	case 0:
+		break;
+	case -ERANGE:
+		ctl_err("limit %s: too large", argv[0]);
+		return CTL_EXIT_BADINPUT;
+	default:
+		ctl_err("limit %s: not a size (bytes, or a number with K, M or G)",
+			argv[0]);
+		return CTL_EXIT_BADINPUT;
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.set = CNF_CONFIG_MEM_LIMIT;
+	cfg.mem_limit = bytes;
+	snprintf(what, sizeof(what), "limit %s", argv[0]);
+	return set_config(what, &cfg);
+}

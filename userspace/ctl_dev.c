@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cuckooctl: the device calls that name a set, on modules with sets and
+ * without.
+ *
+ * A module from before sets takes single entries as a struct cnf_addr and
+ * batches and dumps without their set name.  One that takes grown structs
+ * accepts the new ones with an all-zero name (the default set) and answers
+ * -E2BIG to a name; an older one answers -ENOTTY to any size but its own.
+ * So the default set is always sent as an all-zero name, retried in the
+ * first version's size on -ENOTTY; a named set on such a module is
+ * CTL_ENOSETS.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include "ctl.h"
+
+/* The calls in their first version's size. */
+#define V1_IOC(dir, nr, size)	_IOC(dir, CNF_IOC_TYPE, nr, size)
+#define V1_ENTRY(dir, nr)	V1_IOC(dir, nr, sizeof(struct cnf_addr))
+#define V1_BATCH(nr)		V1_IOC(_IOC_READ | _IOC_WRITE, nr, \
+				       offsetof(struct cnf_batch, set))
+#define V1_DUMP			V1_IOC(_IOC_READ | _IOC_WRITE, 0x06, \
+				       offsetof(struct cnf_dump, set))
+
+static const struct {
+	unsigned long req, v1;
+} entry_calls[CTL_ENTRY_OPS] = {
+	[CTL_ADD] = { CNF_IOC_ADD, V1_ENTRY(_IOC_WRITE, 0x01) },
+	[CTL_DEL] = { CNF_IOC_DEL, V1_ENTRY(_IOC_WRITE, 0x02) },
+	[CTL_TEST] = { CNF_IOC_TEST, V1_ENTRY(_IOC_WRITE, 0x03) },
+	[CTL_MATCH] = { CNF_IOC_MATCH, V1_ENTRY(_IOC_READ | _IOC_WRITE, 0x0b) },
+};
+
+/*
+ * @req on @arg, then @v1 when the module knows only the first version
+ * (remembered in *@old): 0 or a positive errno.
+ */
+static int call_sized(int fd, unsigned long req, unsigned long v1,
+		      void *arg, bool named, bool *old)
+{
+	int err;
+
+	if (!*old) {
+		if (!ioctl(fd, req, arg))
+			return 0;
+		err = errno;
+		if (err != ENOTTY && err != E2BIG)
+			return err;
+		if (named)
+			return CTL_ENOSETS;
+		if (err == E2BIG)
+			return err;
+		*old = true;
+	}
+	if (named)
+		return CTL_ENOSETS;
+	return ioctl(fd, v1, arg) ? errno : 0;
+}
+
+int ctl_entry_call(int fd, enum ctl_entry_op op, const char *set,
+		   struct cnf_addr *a)
+{
+	static bool old[CTL_ENTRY_OPS];
+	struct cnf_entry e;
+	int err;
+
+	memset(&e, 0, sizeof(e));
+	e.addr = *a;
+	ctl_set_field(e.set, set);
+	/* The first version's struct is the entry's first member. */
+	err = call_sized(fd, entry_calls[op].req, entry_calls[op].v1, &e,
+			 !!e.set[0], &old[op]);
+	if (!err)
+		*a = e.addr;
+	return err;
+}
+
+int ctl_batch_call(int fd, bool del, const char *set, struct cnf_batch *b)
+{
+	static bool old[2];
+
+	ctl_set_field(b->set, set);
+	return call_sized(fd, del ? CNF_IOC_DEL_BATCH : CNF_IOC_ADD_BATCH,
+			  del ? V1_BATCH(0x05) : V1_BATCH(0x04), b, !!b->set[0],
+			  &old[del]);
+}
+
+int ctl_dump_call(int fd, const char *set, struct cnf_dump *d)
+{
+	static bool old;
+
+	ctl_set_field(d->set, set);
+	return call_sized(fd, CNF_IOC_DUMP, V1_DUMP, d, !!d->set[0], &old);
+}
+
+int ctl_set_call(int fd, unsigned long req, const char *name, uint32_t kind)
+{
+	struct cnf_set_req r;
+
+	memset(&r, 0, sizeof(r));
+	strncpy(r.name, name, sizeof(r.name) - 1);
+	r.kind = kind;
+	if (!ioctl(fd, req, &r))
+		return 0;
+	return errno == ENOTTY ? CTL_ENOSETS : errno;
+}
+
+int ctl_flush_call(int fd, const char *set)
+{
+	if (ctl_set_is_default(set))
+		return ioctl(fd, CNF_IOC_FLUSH) ? errno : 0;
+	return ctl_set_call(fd, CNF_IOC_SET_FLUSH, set, 0);
+}
+
+int ctl_swap_call(int fd, const char *a, const char *b)
+{
+	struct cnf_set_swap s;
+
+	memset(&s, 0, sizeof(s));
+	strncpy(s.a, a, sizeof(s.a) - 1);
+	strncpy(s.b, b, sizeof(s.b) - 1);
+	if (!ioctl(fd, CNF_IOC_SET_SWAP, &s))
+		return 0;
+	return errno == ENOTTY ? CTL_ENOSETS : errno;
+}
+
+int ctl_set_list(int fd, struct cnf_set_info **sets, size_t *n)
+{
+	struct cnf_set_list l;
+	struct cnf_set_info *buf = NULL, *p;
+	uint32_t room = 16;
+
+	for (;;) {
+		p = realloc(buf, room * sizeof(*buf));
+		if (!p) {
+			free(buf);
+			return ENOMEM;
+		}
+		buf = p;
+		memset(&l, 0, sizeof(l));
+		l.sets = (uintptr_t)buf;
+		l.count = room;
+		l.size = sizeof(*buf);
+		if (ioctl(fd, CNF_IOC_SET_LIST, &l)) {
+			free(buf);
+			return errno == ENOTTY ? CTL_ENOSETS : errno;
+		}
+		/* Sets created meanwhile: ask again with room for them. */
+		if (l.total <= l.count && l.count <= room)
+			break;
+		room = l.total + 16;
+	}
+	*sets = buf;
+	*n = l.count;
+	return 0;
+}
+
+static int dump_chunk(int fd, const char *set, struct cnf_dump *d,
+		      struct cnf_addr *buf, uint32_t room, FILE *out)
+{
+	char text[CTL_PREFIXSTRLEN];
+	uint32_t i;
+	int err;
+
+	d->addrs = (uintptr_t)buf;
+	d->count = room;
+	d->flags = 0;
+	err = ctl_dump_call(fd, set, d);
+	if (err)
+		return err;
+	if (d->count > room)
+		return EPROTO;
+	for (i = 0; i < d->count; i++) {
+		fputs(ctl_format_prefix(&buf[i], text, sizeof(text)), out);
+		putc('\n', out);
+	}
+	return 0;
+}
+
+/* The dump loop: a chunk per call until the kernel says done. */
+int ctl_dump(const char *cmd, int fd, const char *set, FILE *out,
+	     uint64_t *count)
+{
+	const uint32_t room = 65536;
+	struct cnf_addr *buf = calloc(room, sizeof(*buf));
+	char why[CTL_SET_ERRLEN];
+	struct cnf_dump d;
+	int err = 0;
+
+	*count = 0;
+	if (!buf)
+		return ctl_fail(cmd, ENOMEM);
+	memset(&d, 0, sizeof(d));
+	do {
+		err = dump_chunk(fd, set, &d, buf, room, out);
+		if (!err)
+			*count += d.count;
+		/* Neither done nor progress would loop forever. */
+		if (!err && !d.count && !(d.flags & CNF_DUMP_F_DONE))
+			err = EPROTO;
+	} while (!err && !(d.flags & CNF_DUMP_F_DONE));
+	free(buf);
+	if (err == ENOSPC) {
+		/* The kernel copies the set first, within the memory limit. */
+		ctl_err("%s: no room for a copy of the set within the namespace's memory limit: raise it ('cuckooctl limit')",
+			cmd);
+		return ctl_exit_code(ENOSPC);
+	}
+	if (!err)
+		return CTL_EXIT_OK;
+	if (ctl_set_is_default(set))
+		return ctl_fail(cmd, err);
+	ctl_err("%s %s: %s", cmd, set,
+		ctl_strerror_entry(err, NULL, set, why, sizeof(why)));
+	return ctl_exit_code(err);
+}

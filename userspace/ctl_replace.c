@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cuckooctl: replace and restore - a set's contents exchanged for those
+ * of a file.
+ *
+ * The whole input is read and parsed first: a bad line changes nothing.
+ * A module with sets then replaces each set in one call
+ * (CNF_BATCH_F_REPLACE): the set serves its old contents until the new
+ * ones take their place, and keeps them when anything fails.  A module
+ * without sets has the default set only and no such call: restore flushes
+ * it, then loads the file.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "ctl.h"
+
+#define KEPT	"the old contents still serve"
+
+/* One set of the input: its prefixes in->addrs[first..end). */
+struct part {
+	const char *set;	/* NULL: the default set */
+	uint32_t kind;
+	size_t first, end;
+	bool create;		/* a save's set: made with its kind if missing */
+};
+
+static const char *set_name(const char *set)
+{
+	return set ? set : CNF_SET_DEFAULT;
+}
+
+static void print_replaced(const char *set, uint64_t now, uint64_t before,
+			   uint64_t skipped)
+{
+	if (ctl_set_is_default(set))
+		printf("replaced the set: ");
+	else
+		printf("replaced set %s: ", set);
+	printf("%llu %s (was %llu)", (unsigned long long)now,
+	       ctl_plural(now, "entry", "entries"),
+	       (unsigned long long)before);
+	if (skipped)
+		printf(", %llu duplicate %s skipped",
+		       (unsigned long long)skipped,
+		       ctl_plural(skipped, "line", "lines"));
+	putchar('\n');
+}
+
+/* A module without sets: flush the default set, then load. */
+static int replace_by_flush(const char *cmd, int fd, const struct ctl_input *in,
+			    const struct part *p, bool quiet)
+{
+	struct ctl_batch_result res;
+	struct cnf_stats st;
+	int rc;
+
+	memset(&st, 0, sizeof(st));
+	if (ioctl(fd, CNF_IOC_STATS, &st) < 0)
+		return ctl_fail(cmd, errno);
+	if (ioctl(fd, CNF_IOC_FLUSH) < 0) {
+		ctl_err("%s: flush: %s", cmd, ctl_strerror(errno));
+		return ctl_exit_code(errno);
+	}
+	rc = ctl_add_batches(cmd, fd, NULL, in, p->first, p->end, &res);
+	if (rc) {
+		ctl_err("%s: the set was flushed and is now incomplete", cmd);
+		return rc;
+	}
+	if (!quiet)
+		print_replaced(NULL, res.applied, st.v4.entries + st.v6.entries,
+			       res.skipped);
+	return CTL_EXIT_OK;
+}
+
+/* The set's contents become @p's prefixes, in one call. */
+static int replace_in_one_step(const char *cmd, int fd,
+			       const struct ctl_input *in, const struct part *p,
+			       uint64_t before, bool quiet)
+{
+	char text[CTL_PREFIXSTRLEN], why[CTL_SET_ERRLEN];
+	size_t n = p->end - p->first, at;
+	struct cnf_batch b;
+	int err;
+
+	if (n > CNF_BATCH_MAX) {
+		ctl_err("%s %s: %zu prefixes, more than one step takes (%u); " KEPT,
+			cmd, set_name(p->set), n, (unsigned int)CNF_BATCH_MAX);
+		return CTL_EXIT_BADINPUT;
+	}
+	memset(&b, 0, sizeof(b));
+	b.addrs = (uintptr_t)&in->addrs[p->first];
+	b.count = n;
+	b.flags = CNF_BATCH_F_EXIST_OK | CNF_BATCH_F_REPLACE;
+	err = ctl_batch_call(fd, false, p->set, &b);
+	if (!err) {
+		if (!quiet)
+			print_replaced(p->set, b.applied, before, b.skipped);
+		return CTL_EXIT_OK;
+	}
+	if (b.error && b.done < n) {
+		at = p->first + b.done;
+		ctl_err("%s %s: line %lu (%s): %s; " KEPT, cmd, set_name(p->set),
+			in->lineno[at],
+			ctl_format_prefix(&in->addrs[at], text, sizeof(text)),
+			ctl_strerror_entry(-b.error, &in->addrs[at], p->set,
+					   why, sizeof(why)));
+		return ctl_exit_code(-b.error);
+	}
+	ctl_err("%s %s: %s; " KEPT, cmd, set_name(p->set),
+		ctl_strerror_entry(err, NULL, p->set, why, sizeof(why)));
+	return ctl_exit_code(err);
+}
+
+static long find_set(const struct cnf_set_info *sets, size_t n,
+		     const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strncmp(sets[i].name, set_name(name), sizeof(sets[i].name)))
+			return i;
+	return -1;
+}
+
+/*
+ * Replace @p's set, creating it with @p's kind when missing; @sets is the
+ * module's list (NULL: a module without sets).
+ */
+static int replace_part(const char *cmd, int fd, const struct ctl_input *in,
+			const struct part *p, const struct cnf_set_info *sets,
+			size_t nsets, bool quiet)
+{
+	char why[CTL_SET_ERRLEN];
+	long i;
+	int err;
+
+	if (!sets) {
+		/* restore of the default set only; replace never flushes. */
+		err = !ctl_set_is_default(p->set) ? CTL_ENOSETS :
+		      !p->create ? CTL_ENOREPLACE : 0;
+		if (!err)
+			return replace_by_flush(cmd, fd, in, p, quiet);
+		ctl_err("%s %s: %s; " KEPT, cmd, set_name(p->set),
+			ctl_strerror(err));
+		return CTL_EXIT_FAIL;
+	}
+	i = find_set(sets, nsets, p->set);
+	if (i >= 0 && p->create && sets[i].kind != p->kind) {
+		ctl_err("%s %s: kind %s in the input, %s in the module; " KEPT,
+			cmd, set_name(p->set), ctl_set_kind_name(p->kind),
+			ctl_set_kind_name(sets[i].kind));
+		return CTL_EXIT_FAIL;
+	}
+	if (i < 0 && !p->create) {
+		ctl_err("%s %s: %s", cmd, set_name(p->set),
+			ctl_strerror_set(ENXIO, p->set, why, sizeof(why)));
+		return CTL_EXIT_FAIL;
+	}
+	if (i < 0) {
+		err = ctl_set_call(fd, CNF_IOC_SET_CREATE, p->set, p->kind);
+		if (err) {
+			ctl_err("%s %s: %s", cmd, p->set,
+				ctl_strerror_set(err, p->set, why, sizeof(why)));
+			return ctl_exit_code(err);
+		}
+	}
+	return replace_in_one_step(cmd, fd, in, p, i < 0 ? 0 :
+				   sets[i].v4_entries + sets[i].v6_entries,
+				   quiet);
+}
+
+/* Read and parse all of @path; a bad line is reported and ends it. */
+static int read_all(const char *cmd, const char *path, struct ctl_input *in)
+{
+	int rc = ctl_read_input(cmd, path, in);
+
+	if (rc || !in->nbad)
+		return rc;
+	ctl_report_bad_lines(cmd, path, in);
+	ctl_err("%s: %zu bad %s, nothing changed", cmd, in->nbad,
+		ctl_plural(in->nbad, "line", "lines"));
+	return CTL_EXIT_BADINPUT;
+}
+
+/* The parts @parts are replaced in order, on one open device. */
+static int replace_parts(const char *cmd, const struct ctl_input *in,
+			 const struct part *parts, size_t n, bool quiet)
+{
+	struct cnf_set_info *sets = NULL;
+	size_t nsets = 0, i;
+	int fd, err, rc = CTL_EXIT_OK;
+
+	fd = ctl_open_device();
+	if (fd < 0)
+		return -fd;
+	err = ctl_set_list(fd, &sets, &nsets);
+	if (err && err != CTL_ENOSETS) {
+		rc = ctl_fail(cmd, err);
+		goto out;
+	}
+	for (i = 0; i < n && !rc; i++)
+		rc = replace_part(cmd, fd, in, &parts[i], sets, nsets, quiet);
+out:
+	free(sets);
+	close(fd);
+	return rc;
+}
+
+int ctl_replace(const struct ctl_opts *o, const char *path)
+{
+	struct part p = { .set = o->set };
+	struct ctl_input in;
+	int rc;
+
+	ctl_input_init(&in, o->flags);
+	rc = read_all("replace", path, &in);
+	if (rc) {
+		ctl_err("replace %s: nothing sent; " KEPT, set_name(o->set));
+		goto out;
+	}
+	if (!in.n && !o->allow_empty) {
+		ctl_err("replace %s: no prefix in the input, refused (--allow-empty empties the set); " KEPT,
+			set_name(o->set));
+		rc = CTL_EXIT_BADINPUT;
+		goto out;
+	}
+	p.end = in.n;
+	rc = replace_parts("replace", &in, &p, 1, o->quiet);
+out:
+	ctl_input_free(&in);
+	return rc;
+}
+
+/*
+ * The sets of a save: the default set's prefixes before any set line (all
+ * of them with none), then a part per set line; with --set, the one set
+ * the file holds, into that set.
+ */
+static int split_parts(const struct ctl_opts *o, const struct ctl_input *in,
+		       struct part **parts, size_t *n)
+{
+	size_t i, k = 0;
+
+	*parts = calloc(in->nsect + 1, sizeof(**parts));
+	if (!*parts)
+		return ctl_fail("restore", ENOMEM);
+	if (!in->nsect || in->sect[0].first)
+		(*parts)[k++] = (struct part){ NULL, CNF_SET_BLOCK, 0,
+			in->nsect ? in->sect[0].first : in->n, true };
+	for (i = 0; i < in->nsect; i++)
+		(*parts)[k++] = (struct part){
+			in->sect[i].name, in->sect[i].kind, in->sect[i].first,
+			i + 1 < in->nsect ? in->sect[i + 1].first : in->n, true };
+	*n = k;
+	if (!o->set)
+		return CTL_EXIT_OK;
+	if (k != 1) {
+		ctl_err("restore %s: the input holds %zu sets; restore it without --set",
+			o->set, k);
+		return CTL_EXIT_BADINPUT;
+	}
+	(*parts)[0].set = o->set;
+	return CTL_EXIT_OK;
+}
+
+int ctl_restore(const struct ctl_opts *o, const char *path)
+{
+	struct part *parts = NULL;
+	struct ctl_input in;
+	size_t n = 0;
+	int rc;
+
+	ctl_input_init(&in, o->flags | CTL_PARSE_F_SETS);
+	rc = read_all("restore", path, &in);
+	if (!rc)
+		rc = split_parts(o, &in, &parts, &n);
+	if (!rc)
+		rc = replace_parts("restore", &in, parts, n, o->quiet);
+	free(parts);
+	ctl_input_free(&in);
+	return rc;
+}
+
+int ctl_replace_set(const char *cmd, int fd, const struct ctl_input *in)
+{
+	struct part p = { NULL, CNF_SET_BLOCK, 0, in->n, true };
+	struct cnf_set_info *sets = NULL;
+	size_t nsets = 0;
+	int err, rc;
+
+	err = ctl_set_list(fd, &sets, &nsets);
+	if (err && err != CTL_ENOSETS)
+		return ctl_fail(cmd, err);
+	rc = replace_part(cmd, fd, in, &p, sets, nsets, false);
+	free(sets);
+	return rc;
+}

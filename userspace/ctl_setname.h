@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cuckooctl: set names, set kinds and the lines of a save that start a
+ * set.  Pure functions, unit-tested on the host (tests/test_ctl_parse.c).
+ */
+#ifndef _CTL_SETNAME_H
+#define _CTL_SETNAME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/cuckoo_nf.h>
+
+/* What a refused set name is told, after "cuckooctl: COMMAND NAME: ". */
+#define CTL_SET_NAME_RULE \
+	"not a set name (1 to 31 characters of A-Z a-z 0-9 _ . -)"
+
+/* The line of a save that starts a set: the prefix, then "NAME KIND". */
+#define CTL_SET_LINE	"# cuckoo_nf set "
+
+/* Whether @s is a set name the module takes: 1 to 31 of [A-Za-z0-9_.-]. */
+bool ctl_set_name_ok(const char *s);
+
+/* Whether @s names the set every namespace has (CNF_SET_DEFAULT). */
+bool ctl_set_is_default(const char *s);
+
+/*
+ * @name as the device takes it: NUL-padded, all zero for the default set
+ * (which every module takes, with or without sets).  @name must be valid.
+ */
+void ctl_set_field(char field[CNF_SET_NAME_LEN], const char *name);
+
+/* "block", "allow", or NULL for a kind this tool does not know. */
+const char *ctl_set_kind_name(uint32_t kind);
+/* CNF_SET_* for "block" or "allow", else -EINVAL. */
+int ctl_set_kind_parse(const char *s);
+
+/*
+ * Whether @line (@len bytes, its line ending allowed) starts with
+ * CTL_SET_LINE.  If so, 1 with @name and *@kind from "NAME KIND", or -1
+ * when they are not a valid name and kind.  0 for any other line.
+ */
+int ctl_parse_set_line(const char *line, size_t len,
+		       char name[CNF_SET_NAME_LEN], uint32_t *kind);
+
+#endif /* _CTL_SETNAME_H */
