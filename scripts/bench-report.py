@@ -290,6 +290,42 @@ def vm_prefix_report():
     return "\n".join(out) + "\n"
 
 
+def vm_sets_report():
+    data, when = load("vm.json")
+    if data is None:
+        return ("No figures yet: `CNF_TEST_BENCH_SKIP='addr prefix' make "
+                "bench-vm` writes `build/bench/vm.json` and this table.\n")
+    sets = data.get("sets")
+    if not sets or not sets["packet_path"]:
+        return None  # a run without the named sets
+    out = [vm_measured(data, when, " (named sets)") + "\n" +
+           sets["note"] + "\n",
+           "| contender | entries | pass: added ns/packet | blocked: "
+           "ns/packet |", "|---|---|---|---|"]
+    names = {"none": "no filter", "base": "one list, base revision",
+             "cuckoo": "one block set", "sets": "4 block sets + 1 allow"}
+    pp = sets["packet_path"]
+    for size in sorted({r["size"] for r in pp}):
+        for c in ("none", "base", "cuckoo", "sets"):
+            row = {r["case"]: r for r in pp
+                   if r["size"] == size and r["contender"] == c}
+            if not row:
+                continue
+            ps, bl = row.get("pass"), row.get("blocked")
+            added = "-" if c == "none" or not ps else (
+                f"{ps['added_ns']:.0f} ({ps['added_ns_min']:.0f}.."
+                f"{ps['added_ns_max']:.0f})")
+            blocked = "-" if not bl else (
+                f"{bl['ns_per_pkt']:.0f} ({bl['ns_per_pkt_min']:.0f}.."
+                f"{bl['ns_per_pkt_max']:.0f})")
+            out.append(f"| {names[c]} | {size_name(size)} | {added} "
+                       f"| {blocked} |")
+    if sets["goals"]:
+        out.append("\nGoals, as ratios measured in this run: " +
+                   "; ".join(goal_text(g) for g in sets["goals"]) + ".")
+    return "\n".join(out) + "\n"
+
+
 # The reliability figures: what each counts, the test that measures it,
 # what "nothing lost" was checked against, and the runs that measure it.
 RELIABILITY = [
@@ -355,7 +391,7 @@ def replace_region(text, name, body):
 
 
 REPORTS = {"core": core_report, "vm": vm_report,
-           "vm-prefix": vm_prefix_report,
+           "vm-prefix": vm_prefix_report, "vm-sets": vm_sets_report,
            "reliability": reliability_report}
 
 

@@ -142,6 +142,8 @@ check() {
 		--exclude='*.ko' --exclude='.*.cmd' --exclude='*.mod' \
 		--exclude='*.mod.c' --exclude=Module.symvers --exclude=modules.order \
 		-cf - . | tar -C "$snap" -xf -
+	# Shared with the tree's own builds: made here on a fresh clone.
+	mkdir -p "$ROOT/build/cache"
 	ln -s "$ROOT/build/cache" "$snap/build/cache"
 	make -C "$snap" --no-print-directory module test-modules KDIR="$kdir"
 	make -C "$snap" --no-print-directory userspace selftests-build

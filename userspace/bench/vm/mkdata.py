@@ -1,13 +1,18 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# mkdata.py DIR SIZE... [--prefixes SIZE...]: the files pktgen_bench.sh
-# loads.  Written on the host because busybox awk takes minutes for 1M
-# lines under TCG.
+# mkdata.py DIR SIZE... [--prefixes SIZE...] [--sets SIZE...]: the files
+# pktgen_bench.sh loads.  Written on the host because busybox awk takes
+# minutes for 1M lines under TCG.
 #
 # Addresses, for each SIZE before --prefixes, in DIR/SIZE/: "addrs"
 # (cuckooctl load), "nft" (nft -f, 1000 elements per add element), "ipset"
 # (ipset restore, hash:ip): 10.0.0.0 + [0, SIZE).
+#
+# Sets, for each SIZE after --sets, in DIR/sets/SIZE/: the same SIZE
+# addresses as above, dealt into "block0" to "block3" (address i into
+# block i % 4), and "allow": SIZE / 4 addresses (at least 1) of ALLOW_BASE,
+# which no benchmark source is.
 #
 # Prefixes, for each SIZE after --prefixes, in DIR/prefix/SIZE/:
 # "prefixes" (cuckooctl load), "nft" (elements of an interval set),
@@ -23,6 +28,8 @@ import random
 import sys
 
 BASE = 10 << 24  # 10.0.0.0: BLOCK_BASE in pktgen_bench.sh
+ALLOW_BASE = 172 << 24 | 16 << 16  # 172.16.0.0
+BLOCK_SETS = 4
 # pktgen_bench.sh's PFX_BLOCK_BASE and PFX_PASS_BASE, each a /16.
 BLOCK_NET = (10 << 24, 16)             # 10.0.0.0/16
 PASS_NET = (100 << 24 | 64 << 16, 16)  # 100.64.0.0/16
@@ -66,6 +73,19 @@ def write_set(d, entries, own, set_type):
 def addresses(top, n):
     write_set(os.path.join(top, str(n)),
               [dotted(x) for x in range(BASE, BASE + n)], "addrs", "hash:ip")
+
+
+def set_files(top, n):
+    d = os.path.join(top, "sets", str(n))
+    os.makedirs(d, exist_ok=True)
+    for k in range(BLOCK_SETS):
+        with open(os.path.join(d, f"block{k}"), "w") as f:
+            f.write("".join(dotted(x) + "\n"
+                            for x in range(BASE + k, BASE + n, BLOCK_SETS)))
+    with open(os.path.join(d, "allow"), "w") as f:
+        f.write("".join(dotted(x) + "\n"
+                        for x in range(ALLOW_BASE,
+                                       ALLOW_BASE + max(n // 4, 1))))
 
 
 def counts(n, fixed):
@@ -132,12 +152,19 @@ def prefix_files(top, n):
 
 
 def main():
-    args = sys.argv[2:]
-    cut = args.index("--prefixes") if "--prefixes" in args else len(args)
-    for n in map(int, args[:cut]):
+    groups, kind = {"": [], "--prefixes": [], "--sets": []}, ""
+    for a in sys.argv[2:]:
+        if a in groups:
+            kind = a
+        else:
+            groups[kind].append(int(a))
+    for n in groups[""]:
         addresses(sys.argv[1], n)
-    for n in map(int, args[cut + 1:]):
+    for n in groups["--prefixes"]:
         prefix_files(sys.argv[1], n)
+    for n in groups["--sets"]:
+        addresses(sys.argv[1], n)
+        set_files(sys.argv[1], n)
 
 
 if __name__ == "__main__":

@@ -41,12 +41,22 @@
 # samples carry "set":"prefix".  IPv4 only: pktgen draws no random IPv6
 # sources.
 #
+# Then named sets, at SETS_SIZES addresses, the address sets' sources:
+# contenders none, cuckoo (all addresses in the default set, as above),
+# sets (the same addresses dealt into 4 block sets, and an allow set of
+# SIZE / 4 other addresses: every blocked packet is also checked against
+# the allow set) and, when bench-vm built one (CNF_BENCH_BASE), base: the
+# module of another revision with all addresses in its one list.  Their
+# samples carry "set":"sets".
+#
 # Then cnf_bench.ko (userspace/bench/kmod) times the filter core against
 # rhashtable in kernel context; its kernel log lines are passed on.
 #
 # Environment (CNF_TEST_* reach the VM):
 #   CNF_TEST_BENCH_SIZES    set sizes (default "1000 100000 1000000")
 #   CNF_TEST_BENCH_PFX_SIZES  prefix set sizes (default "1000 10000 100000")
+#   CNF_TEST_BENCH_SETS_SIZES  address counts of the sets part (default
+#                           "1000 100000")
 #   CNF_TEST_BENCH_REPS     repetitions (default 7)
 #   CNF_TEST_BENCH_REPS_BIG repetitions at sizes >= 1000000 (default 5)
 #   CNF_TEST_BENCH_PKTS     packets per sample (default 60000)
@@ -57,7 +67,8 @@
 #   CNF_TEST_BENCH_SKIP     words: "pkt" skips the packet path, "pps" only
 #                           its pktgen samples (loads and memory still
 #                           measured), "addr" its address sets, "prefix"
-#                           its prefix sets, "mod" the test module
+#                           its prefix sets, "sets" its named sets, "mod"
+#                           the test module
 #   CNF_TEST_BENCH_ICOUNT   the VM's -icount shift, when bench-vm boots it
 #                           with one (selftests/vm/run CNF_VM_ICOUNT); only
 #                           recorded in the meta line for the report
@@ -69,6 +80,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")" || exit 1
 
 SIZES=${CNF_TEST_BENCH_SIZES:-1000 100000 1000000}
 PFX_SIZES=${CNF_TEST_BENCH_PFX_SIZES:-1000 10000 100000}
+SETS_SIZES=${CNF_TEST_BENCH_SETS_SIZES:-1000 100000}
 REPS=${CNF_TEST_BENCH_REPS:-7}
 REPS_BIG=${CNF_TEST_BENCH_REPS_BIG:-5}
 PKTS=${CNF_TEST_BENCH_PKTS:-60000}
@@ -85,6 +97,8 @@ PASS_BASE=$((10 << 24 | 128 << 16))
 D=/tmp/cnf-bench
 CONTENDERS=(none unused cuckoo nft ipset)
 PFX_CONTENDERS=(none cuckoo nft ipset)
+SETS_CONTENDERS=(none cuckoo sets)
+BASE_KO=$BENCH_DIR/base/cuckoo_nf.ko
 # The prefix sets' source ranges (mkdata.py's BLOCK_NET and PASS_NET): a /16
 # covered whole, and one no prefix covers.
 PFX_BLOCK_BASE=$((10 << 24))
@@ -237,6 +251,12 @@ LIST=addrs
 
 make_files() {
 	mkdir -p "$D"
+	if [[ $SET == sets ]]; then
+		F=$DATA/$SIZE S=$DATA/sets/$SIZE
+		[[ -f $F/addrs && -f $S/block0 && -f $S/allow ]] ||
+			die "no set files in $S (bench-vm writes them)"
+		return
+	fi
 	if [[ $SET == prefix ]]; then
 		F=$DATA/prefix/$SIZE
 		[[ -f $F/prefixes && -f $F/nft && -f $F/ipset ]] ||
@@ -283,7 +303,7 @@ load_sample() {
 
 cuckoo_on() {
 	local rep=$1 m0 m1 st
-	insmod "$CNF_KO" || die "insmod $CNF_KO"
+	insmod "${KO:-$CNF_KO}" || die "insmod ${KO:-$CNF_KO}"
 	sleep 1
 	m0=$(meminfo)
 	timed cuckooctl load "$F/$LIST" || die "cuckooctl load $F/$LIST"
@@ -291,8 +311,28 @@ cuckoo_on() {
 	m1=$(meminfo)
 	read -r -a st <<<"$(inns cuckooctl stats -j |
 		jq -r '"\(.ipv4.bytes) \(.ipv4.keys // "null")"')"
-	load_sample cuckoo "$rep" "$m0" "$m1" "${st[0]:-null}" "${st[1]:-null}"
+	load_sample "${CONTENDER:-cuckoo}" "$rep" "$m0" "$m1" "${st[0]:-null}" \
+		"${st[1]:-null}"
 }
+
+# The module of another revision, its one list loaded as cuckoo's.
+base_on() { KO=$BASE_KO CONTENDER=base cuckoo_on "$1"; }
+base_off() { cuckoo_off; }
+
+# 4 block sets and an allow set (mkdata.py's sets/SIZE files).
+sets_on() {
+	local k
+	insmod "$CNF_KO" || die "insmod $CNF_KO"
+	for k in 0 1 2 3; do
+		inns cuckooctl create "block$k" >/dev/null &&
+			inns cuckooctl -s "block$k" load "$S/block$k" >/dev/null ||
+			die "set block$k"
+	done
+	inns cuckooctl create ok allow >/dev/null &&
+		inns cuckooctl -s ok load "$S/allow" >/dev/null || die "set ok"
+}
+
+sets_off() { cuckoo_off; }
 
 cuckoo_off() {
 	rmmod cuckoo_nf || die "rmmod cuckoo_nf"
@@ -384,7 +424,7 @@ measure() {
 			base=$PASS_BASE
 			[[ $SET == prefix ]] && base=$PFX_PASS_BASE
 		fi
-		[[ $c == cuckoo ]] && d0=$(cuckoo_dropped)
+		[[ $c == cuckoo || $c == sets ]] && d0=$(cuckoo_dropped)
 		read -ra r <<<"$(pkts "$PKTS" "$base")"
 		((${#r[@]} == 3)) || die "no pktgen result for $c/$case"
 		usec=${r[0]} rx=${r[1]} fwd=${r[2]}
@@ -393,7 +433,7 @@ measure() {
 		[[ $c != none && $c != unused && $case == blocked ]] && want_fwd=0
 		((rx == PKTS && fwd == want_fwd)) ||
 			log "WARNING: $c/$case: sent $PKTS, received $rx, forwarded $fwd (expected $want_fwd)"
-		if [[ $c == cuckoo ]]; then
+		if [[ $c == cuckoo || $c == sets ]]; then
 			d1=$(cuckoo_dropped)
 			[[ $case == pass ]] || ((d1 - d0 == PKTS)) ||
 				log "WARNING: cuckoo dropped $((d1 - d0)) of $PKTS"
@@ -408,10 +448,12 @@ bench_size() {
 	local reps=$REPS rep c
 	((SIZE >= 1000000)) && reps=$REPS_BIG
 	make_files
-	log "$SET size $SIZE: nft -f"
-	nft_load
-	log "$SET size $SIZE: ipset restore"
-	ipset_load
+	if [[ $SET != sets ]]; then
+		log "$SET size $SIZE: nft -f"
+		nft_load
+		log "$SET size $SIZE: ipset restore"
+		ipset_load
+	fi
 	for ((rep = 1; rep <= reps; rep++)); do
 		log "$SET size $SIZE: repetition $rep/$reps"
 		if [[ " $SKIP " == *" pps "* ]]; then
@@ -426,8 +468,10 @@ bench_size() {
 			"${c}_off"
 		done
 	done
-	nft_unload
-	ipset_unload
+	if [[ $SET != sets ]]; then
+		nft_unload
+		ipset_unload
+	fi
 	rm -rf "$D"
 }
 
@@ -454,7 +498,7 @@ main() {
 	echo 1 >/proc/sys/kernel/printk
 	nproc=$(grep -c ^processor /proc/cpuinfo)
 	memmb=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
-	emit "{\"kind\":\"meta\",\"kernel\":\"$(uname -r)\",\"vcpus\":$nproc,\"mem_mb\":$memmb,\"pkts\":$PKTS,\"reps\":$REPS,\"pfx_sizes\":\"$PFX_SIZES\",\"reps_big\":$REPS_BIG,\"icount\":\"${CNF_TEST_BENCH_ICOUNT:-}\",\"skip\":\"$SKIP\",\"iptables\":\"$IPT\",\"nft\":\"$(nft --version | head -n1)\",\"ipset\":\"$(ipset version | head -n1)\"}"
+	emit "{\"kind\":\"meta\",\"kernel\":\"$(uname -r)\",\"vcpus\":$nproc,\"mem_mb\":$memmb,\"pkts\":$PKTS,\"reps\":$REPS,\"pfx_sizes\":\"$PFX_SIZES\",\"sets_sizes\":\"$SETS_SIZES\",\"reps_big\":$REPS_BIG,\"icount\":\"${CNF_TEST_BENCH_ICOUNT:-}\",\"skip\":\"$SKIP\",\"iptables\":\"$IPT\",\"nft\":\"$(nft --version | head -n1)\",\"ipset\":\"$(ipset version | head -n1)\"}"
 	grep -q '^cuckoo_nf ' /proc/modules && rmmod cuckoo_nf
 	[[ " $SKIP " == *" mod "* ]] || run_module
 	if [[ " $SKIP " != *" pkt "* ]]; then
@@ -471,6 +515,14 @@ main() {
 			SET=prefix LIST=prefixes RANGE=$PFX_RANGE
 			for SIZE in $PFX_SIZES; do
 				bench_size "${PFX_CONTENDERS[@]}"
+			done
+		fi
+		if [[ " $SKIP " != *" sets "* ]]; then
+			SET=sets LIST=addrs
+			[[ -f $BASE_KO ]] && SETS_CONTENDERS+=(base)
+			for SIZE in $SETS_SIZES; do
+				RANGE=$SIZE
+				bench_size "${SETS_CONTENDERS[@]}"
 			done
 		fi
 		cleanup

@@ -36,6 +36,13 @@ ICOUNT_NOTE = ("The packet path ran under QEMU -icount shift={shift} ({ns} ns "
 CONTENDERS = ["none", "unused", "cuckoo", "nft", "ipset"]
 PFX_CONTENDERS = ["none", "cuckoo", "nft", "ipset"]
 CASES = ["blocked", "pass"]
+SETS_CONTENDERS = ["none", "base", "cuckoo", "sets"]
+SETS_NOTE = ("Named sets (mkdata.py): cuckoo, all N addresses in the "
+             "default set; sets, the same N addresses dealt into 4 block "
+             "sets, and an allow set of N/4 other addresses, checked for "
+             "every blocked packet; base, the module of revision {base} "
+             "with the N addresses in its one list.  Sources as for the "
+             "address sets.")
 PFX_NOTE = ("Prefix sets (mkdata.py): IPv4 prefixes of 25 lengths (/8 to "
             "/32, mostly /16 to /24, as in blocklists), none overlapping; "
             "nft: set of ipv4_addr with flags interval; ipset: hash:net.  "
@@ -342,6 +349,31 @@ def prefix_goals(pp, ld):
     return g
 
 
+def sets_goals(pp):
+    """The named sets' goals: with 4 block sets and an allow set, added
+    pass cost and blocked ns/pkt at most 1.5x one set's; one set within 5%
+    of the base revision's, when measured."""
+    g = []
+    row = {(r["size"], r["contender"], r["case"]): r for r in pp}
+    for size in sorted({r["size"] for r in pp}):
+        for c, other, bound in (("sets", "cuckoo", 1.5),
+                                ("cuckoo", "base", 1.05)):
+            for case, key in (("pass", "added_ns"),
+                              ("blocked", "ns_per_pkt")):
+                a = row.get((size, c, case))
+                b = row.get((size, other, case))
+                if not a or not b:
+                    continue
+                r = ratio(a[key], b[key])
+                what = "added pass cost" if case == "pass" else \
+                    "blocked ns/pkt"
+                g.append({"goal": f"{what} {size}: {c} <= {bound}x {other}",
+                          "target": f"ratio <= {bound:.3f}",
+                          "measured": r,
+                          "met": r is not None and r <= bound})
+    return g
+
+
 def rng(lo, hi, spec):
     if lo is None:
         return ""
@@ -410,7 +442,7 @@ def print_core(p, title, unit, km):
           f"{k['rht_ns']:>10.1f} {k['ratio']:>6.2f}")
 
 
-def print_table(meta, pp, ld, km, km_ic, kmem, gl, pfx):
+def print_table(meta, pp, ld, km, km_ic, kmem, gl, pfx, sets):
     p = print
     p("=" * 78)
     p("cuckoo_nf benchmark in the VM (make bench-vm)")
@@ -444,6 +476,8 @@ def print_table(meta, pp, ld, km, km_ic, kmem, gl, pfx):
     if pfx["packet_path"] or pfx["load_memory"]:
         print_prefix(p, pfx["packet_path"], pfx["load_memory"],
                      pfx["goals"])
+    if sets["packet_path"]:
+        print_sets(p, sets)
     if km:
         print_core(p, "Filter core vs rhashtable in kernel context "
                    "(cnf_bench.ko), plain TCG; ratio = cuckoo/rht",
@@ -459,6 +493,20 @@ def print_table(meta, pp, ld, km, km_ic, kmem, gl, pfx):
     print_goals(p, "Goals, printed not asserted:", gl)
     p(TCG_NOTE)
     p("=" * 78)
+
+
+def print_sets(p, sets):
+    p("")
+    p(sets["note"])
+    p(f"{'size':>8} {'contender':<9} {'case':<8} {'ns/pkt':>7} "
+      f"{'added ns':>8} {'(min..max)':<15}")
+    for r in sets["packet_path"]:
+        ad = "-" if r["contender"] == "none" else fmt(r["added_ns"])
+        p(f"{r['size']:>8} {r['contender']:<9} {r['case']:<8} "
+          f"{r['ns_per_pkt']:>7.0f} {ad:>8} "
+          f"{rng(r['added_ns_min'], r['added_ns_max'], '{:.0f}'):<15}"
+          .rstrip())
+    print_goals(p, "Named sets goals, printed not asserted:", sets["goals"])
 
 
 def print_prefix(p, pp, ld, gl):
@@ -561,6 +609,10 @@ def main():
     pld = loads([s for s in samples if set_of(s) == "prefix"])
     pfx = {"note": PFX_NOTE, "packet_path": ppp, "load_memory": pld,
            "goals": prefix_goals(ppp, pld)}
+    spp = packet_path([s for s in pps if set_of(s) == "sets"],
+                      SETS_CONTENDERS)
+    sets = {"note": SETS_NOTE.format(base=meta.get("base", "-")),
+            "packet_path": spp, "goals": sets_goals(spp)}
     # cnf_bench.ko ran under plain TCG (LOG) and, with --pkt-log, under
     # -icount (PKTLOG); a single boot under -icount counts instructions.
     km = [s for s in samples if s["kind"] == "kmod"]
@@ -571,13 +623,14 @@ def main():
         km, km_ic = [], km
     kmem = [s for s in samples if s["kind"] == "kmem"]
     gl = goals(pp, ld, km, km_ic)
-    print_table(meta, pp, ld, km, km_ic, kmem, gl, pfx)
+    print_table(meta, pp, ld, km, km_ic, kmem, gl, pfx, sets)
     raw = pps + [s for s in samples if s["kind"] == "load"]
     with open(args[1], "w") as f:
         json.dump({"meta": meta, "packet_path": pp, "load_memory": ld,
                    "core_vs_rhashtable": km,
                    "core_vs_rhashtable_icount": km_ic, "core_memory": kmem,
-                   "goals": gl, "prefix": pfx, "samples": raw}, f,
+                   "goals": gl, "prefix": pfx, "sets": sets,
+                   "samples": raw}, f,
                   indent=1)
         f.write("\n")
     if not meta["complete"]:
