@@ -239,4 +239,385 @@ TEST(restore_takes_a_saved_all_addresses_with_the_option)
 	EXPECT_STREQ("SET_LIST\nSTATS\nFLUSH\nADD_BATCH\nADD_BATCH/1\n", r.log);
 }
 
+/* The runs of a test share one fake module, fresh from the start. */
+static char state_path[64];
+
+static void fresh_module(void)
+{
+	snprintf(state_path, sizeof(state_path), "/tmp/test_ctl_cli.state.%d",
+		 (int)getpid());
+	unlink(state_path);
+	fake_state = state_path;
+}
+
+static void drop_module(void)
+{
+	unlink(state_path);
+	fake_state = NULL;
+}
+
+TEST(options_anywhere_until_double_dash)
+{
+	struct run r;
+
+	fresh_module();
+	RUN(&r, "new", "", "add", "10.0.0.0/8");
+	EXPECT_EQ(1, r.status);
+	EXPECT_STREQ("cuckooctl: add 10.0.0.0/8: already present\n", r.err);
+	/* After the operand, and -s after it too. */
+	RUN(&r, "new", "", "add", "10.0.0.0/8", "--exist", "192.0.2.99");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("", r.err);
+	EXPECT_STREQ("ADD\nADD\n", r.log);
+	RUN(&r, "new", "", "del", "198.51.100.1", "--exist", "-q");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("", r.out);
+	EXPECT_STREQ("", r.err);
+	RUN(&r, "new", "", "del", "198.51.100.1");
+	EXPECT_EQ(1, r.status);
+	EXPECT_STREQ("cuckooctl: del 198.51.100.1: not present\n", r.err);
+	/* "--" ends the options: what follows is an operand. */
+	RUN(&r, "new", "", "add", "--", "--exist");
+	EXPECT_EQ(3, r.status);
+	EXPECT_NE(NULL, strstr(r.err, "cuckooctl: add --exist: ")) TH_LOG("%s", r.err);
+	EXPECT_STREQ("", r.log);
+	RUN(&r, "new", "", "add", "192.0.2.1", "--bogus");
+	EXPECT_EQ(2, r.status);
+	EXPECT_NE(NULL, strstr(r.err, "cuckooctl: add: unknown option '--bogus'\n"));
+	/* An option another command takes. */
+	RUN(&r, "new", "", "list", "--exist");
+	EXPECT_EQ(2, r.status);
+	EXPECT_STREQ("", r.log);
+	drop_module();
+}
+
+TEST(set_names_checked_before_any_call)
+{
+	static const char *const bad[] = {
+		"", "a/b", "with space", "0123456789012345678901234567890a", "é",
+	};
+	struct run r;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char want[128];
+
+		RUN(&r, "new", "", "create", bad[i]);
+		EXPECT_EQ(3, r.status);
+		snprintf(want, sizeof(want),
+			 "cuckooctl: create %s: not a set name (1 to 31 characters of A-Z a-z 0-9 _ . -)\n",
+			 bad[i]);
+		EXPECT_STREQ(want, r.err);
+		EXPECT_STREQ("", r.log);
+		RUN(&r, "new", "", "add", "-s", bad[i], "192.0.2.1");
+		EXPECT_EQ(3, r.status);
+		EXPECT_STREQ("", r.log);
+	}
+	RUN(&r, "new", "", "create", "0123456789012345678901234567890", "allow");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("SET_CREATE 0123456789012345678901234567890\n", r.log);
+	RUN(&r, "new", "", "create", "x", "deny");
+	EXPECT_EQ(3, r.status);
+	EXPECT_STREQ("cuckooctl: create deny: unknown kind (block or allow)\n", r.err);
+}
+
+TEST(sets_lifecycle_and_errors)
+{
+	struct run r;
+
+	fresh_module();
+	RUN(&r, "new", "", "create", "foo");
+	EXPECT_EQ(0, r.status);
+	RUN(&r, "new", "", "create", "foo", "allow");
+	EXPECT_EQ(1, r.status);
+	EXPECT_STREQ("cuckooctl: create foo: a set named foo exists already\n", r.err);
+	RUN(&r, "new", "", "create", "office", "allow");
+	EXPECT_EQ(0, r.status);
+	RUN(&r, "new", "", "add", "--set", "foo", "192.0.2.1", "2001:db8::/48");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("ADD foo\nADD foo\n", r.log);
+	RUN(&r, "new", "", "-s", "foo", "list");
+	EXPECT_STREQ("192.0.2.1\n2001:db8::/48\n", r.out);
+	RUN(&r, "new", "", "sets");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("name     kind         entries        bytes      matched\n"
+		     "default  block              4          512            0\n"
+		     "foo      block              2         1024           10\n"
+		     "office   allow              0         1536           20\n", r.out);
+	RUN(&r, "new", "", "add", "-s", "nosuch", "10.0.0.1");
+	EXPECT_EQ(1, r.status);
+	EXPECT_STREQ("cuckooctl: add 10.0.0.1: no set named nosuch\n", r.err);
+	RUN(&r, "new", "", "destroy", "default");
+	EXPECT_EQ(1, r.status);
+	EXPECT_STREQ("cuckooctl: destroy default: the default set cannot be destroyed\n",
+		     r.err);
+	RUN(&r, "new", "", "destroy", "nosuch");
+	EXPECT_EQ(1, r.status);
+	EXPECT_STREQ("cuckooctl: destroy nosuch: no set named nosuch\n", r.err);
+	RUN(&r, "new", "", "swap", "foo", "office");
+	EXPECT_EQ(1, r.status);
+	EXPECT_STREQ("cuckooctl: swap foo office: the sets are of different kinds\n", r.err);
+	RUN(&r, "new", "", "swap", "foo", "nosuch");
+	EXPECT_STREQ("cuckooctl: swap foo nosuch: no set named nosuch\n", r.err);
+	RUN(&r, "new", "", "swap", "default", "foo");
+	EXPECT_EQ(0, r.status);
+	RUN(&r, "new", "", "list");
+	EXPECT_STREQ("192.0.2.1\n2001:db8::/48\n", r.out);
+	RUN(&r, "new", "", "flush", "-s", "foo");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("SET_FLUSH foo\n", r.log);
+	RUN(&r, "new", "", "destroy", "foo");
+	EXPECT_EQ(0, r.status);
+	RUN(&r, "new", "", "flush", "-s", "foo");
+	EXPECT_EQ(1, r.status);
+	EXPECT_STREQ("cuckooctl: flush foo: no set named foo\n", r.err);
+	drop_module();
+}
+
+TEST(sets_full)
+{
+	char name[16];
+	struct run r;
+	int i;
+
+	fresh_module();
+	/* The fake module takes 8 sets, the default one included. */
+	for (i = 1; i < 8; i++) {
+		snprintf(name, sizeof(name), "s%d", i);
+		RUN(&r, "new", "", "create", name);
+		ASSERT_EQ(0, r.status);
+	}
+	RUN(&r, "new", "", "create", "s8");
+	EXPECT_EQ(1, r.status);
+	EXPECT_STREQ("cuckooctl: create s8: no room for another set (at most 256 a namespace, within its memory limit)\n",
+		     r.err);
+	drop_module();
+}
+
+TEST(test_exit_codes_as_grep)
+{
+	struct run r;
+
+	fresh_module();
+	RUN(&r, "new", "", "test", "-q", "10.9.9.9", "192.0.2.7");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("", r.out);
+	RUN(&r, "new", "", "test", "10.9.9.9", "198.51.100.1");
+	EXPECT_EQ(1, r.status);
+	/* No such set: an error, not an answer. */
+	RUN(&r, "new", "", "test", "-s", "nosuch", "10.9.9.9");
+	EXPECT_EQ(8, r.status);
+	EXPECT_STREQ("cuckooctl: test 10.9.9.9: no set named nosuch\n", r.err);
+	RUN(&r, "new", "", "test", "bogus");
+	EXPECT_EQ(3, r.status);
+	RUN(&r, "new", "", "test");
+	EXPECT_EQ(2, r.status);
+	drop_module();
+	/* No module. */
+	{
+		const char *argv[] = { CTL_BIN, "-d", "/nonexistent/cuckoo_nf",
+				       "test", "10.0.0.1", NULL };
+		pid_t pid = fork();
+		int st;
+
+		ASSERT_LE(0, pid);
+		if (!pid) {
+			int fd = open("/dev/null", O_WRONLY);
+
+			dup2(fd, 2);
+			execv(CTL_BIN, (char *const *)argv);
+			_exit(127);
+		}
+		ASSERT_EQ(pid, waitpid(pid, &st, 0));
+		EXPECT_EQ(6, WEXITSTATUS(st));
+	}
+}
+
+TEST(replace_refuses_without_calling_the_module)
+{
+	struct run r;
+
+	fresh_module();
+	RUN(&r, "new", "192.0.2.1\n10.0.0.5/24\n", "replace", "-");
+	EXPECT_EQ(3, r.status);
+	EXPECT_STREQ("cuckooctl: replace: stdin:2: 10.0.0.5/24: host bits set; did you mean 10.0.0.0/24?\n"
+		     "cuckooctl: replace: 1 bad line, nothing changed\n"
+		     "cuckooctl: replace default: nothing sent; the old contents still serve\n",
+		     r.err);
+	EXPECT_STREQ("", r.log);
+	RUN(&r, "new", "# nothing\n\n", "replace", "-");
+	EXPECT_EQ(3, r.status);
+	EXPECT_STREQ("cuckooctl: replace default: no prefix in the input, refused (--allow-empty empties the set); the old contents still serve\n",
+		     r.err);
+	EXPECT_STREQ("", r.log);
+	RUN(&r, "new", "", "replace", "/nonexistent/list");
+	EXPECT_EQ(1, r.status);
+	EXPECT_STREQ("", r.log);
+	RUN(&r, "new", "", "list");
+	EXPECT_STREQ("10.0.0.0/8\n10.1.0.0/16\n192.0.2.7\n2001:db8::/32\n", r.out);
+	RUN(&r, "new", "", "replace", "--allow-empty", "-");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("replaced the set: 0 entries (was 4)\n", r.out);
+	EXPECT_STREQ("SET_LIST\nADD_BATCH replace\n", r.log);
+	drop_module();
+}
+
+TEST(replace_in_one_step_or_not_at_all)
+{
+	char big[65 * 16] = "", line[16];
+	struct run r;
+	int i;
+
+	fresh_module();
+	RUN(&r, "new", "", "create", "web");
+	RUN(&r, "new", "", "add", "-s", "web", "203.0.113.1");
+	RUN(&r, "new", "203.0.113.2\n203.0.113.3\n203.0.113.2\n", "replace",
+	    "-s", "web", "-");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("replaced set web: 2 entries (was 1), 1 duplicate line skipped\n",
+		     r.out);
+	EXPECT_STREQ("SET_LIST\nADD_BATCH web replace\n", r.log);
+	RUN(&r, "new", "", "list", "-s", "web");
+	EXPECT_STREQ("203.0.113.2\n203.0.113.3\n", r.out);
+	/* 65 prefixes: past the fake module's room, at the 65th. */
+	for (i = 0; i < 65; i++) {
+		snprintf(line, sizeof(line), "198.18.0.%d\n", i);
+		strcat(big, line);
+	}
+	RUN(&r, "new", big, "replace", "-s", "web", "-");
+	EXPECT_EQ(1, r.status);
+	EXPECT_STREQ("cuckooctl: replace web: line 65 (198.18.0.64): memory limit reached; the old contents still serve\n",
+		     r.err);
+	RUN(&r, "new", "", "list", "-s", "web");
+	EXPECT_STREQ("203.0.113.2\n203.0.113.3\n", r.out);
+	RUN(&r, "new", "192.0.2.1\n", "replace", "-s", "nosuch", "-");
+	EXPECT_EQ(1, r.status);
+	EXPECT_STREQ("cuckooctl: replace nosuch: no set named nosuch\n", r.err);
+	drop_module();
+}
+
+TEST(restore_of_a_save_of_every_set)
+{
+	struct run r;
+	char saved[4096];
+
+	fresh_module();
+	RUN(&r, "new", "", "create", "office", "allow");
+	RUN(&r, "new", "", "add", "-s", "office", "10.1.2.0/24");
+	RUN(&r, "new", "", "create", "empty");
+	RUN(&r, "new", "", "save", "--all");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("# cuckoo_nf save\n"
+		     "# cuckoo_nf set default block\n"
+		     "10.0.0.0/8\n10.1.0.0/16\n192.0.2.7\n2001:db8::/32\n"
+		     "# cuckoo_nf set office allow\n10.1.2.0/24\n"
+		     "# cuckoo_nf set empty block\n", r.out);
+	snprintf(saved, sizeof(saved), "%s", r.out);
+	/* save -s: that set after its set line; save alone: as always. */
+	RUN(&r, "new", "", "save", "-s", "office");
+	EXPECT_STREQ("# cuckoo_nf save\n# cuckoo_nf set office allow\n10.1.2.0/24\n",
+		     r.out);
+	RUN(&r, "new", "", "save");
+	EXPECT_STREQ("# cuckoo_nf save\n10.0.0.0/8\n10.1.0.0/16\n192.0.2.7\n2001:db8::/32\n",
+		     r.out);
+	/* Into a module that has none of them. */
+	drop_module();
+	fresh_module();
+	RUN(&r, "new", "", "flush");
+	RUN(&r, "new", saved, "restore", "-");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("replaced the set: 4 entries (was 0)\n"
+		     "replaced set office: 1 entry (was 0)\n"
+		     "replaced set empty: 0 entries (was 0)\n", r.out);
+	EXPECT_STREQ("SET_LIST\nADD_BATCH replace\nSET_CREATE office\n"
+		     "ADD_BATCH office replace\nSET_CREATE empty\n"
+		     "ADD_BATCH empty replace\n", r.log);
+	RUN(&r, "new", "", "save", "-a");
+	EXPECT_STREQ(saved, r.out);
+	/* A set of the other kind: refused, and the set keeps its prefixes. */
+	RUN(&r, "new", "# cuckoo_nf save\n# cuckoo_nf set office block\n10.9.0.0/16\n",
+	    "restore", "-");
+	EXPECT_EQ(1, r.status);
+	EXPECT_STREQ("cuckooctl: restore office: kind block in the input, allow in the module; the old contents still serve\n",
+		     r.err);
+	/* A bad set line, or a set twice: nothing is sent. */
+	RUN(&r, "new", "# cuckoo_nf save\n# cuckoo_nf set a/b block\n"
+	    "# cuckoo_nf set x block\n# cuckoo_nf set x allow\n", "restore", "-");
+	EXPECT_EQ(3, r.status);
+	EXPECT_STREQ("", r.log);
+	EXPECT_NE(NULL, strstr(r.err, "stdin:2: # cuckoo_nf set a/b block: a set line is"));
+	EXPECT_NE(NULL, strstr(r.err, "stdin:4: # cuckoo_nf set x allow: a set given twice"));
+	/* --set takes a save of one set, into the set it names. */
+	RUN(&r, "new", "# cuckoo_nf save\n# cuckoo_nf set office allow\n10.7.0.0/16\n",
+	    "restore", "-s", "guests", "-");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("replaced set guests: 1 entry (was 0)\n", r.out);
+	RUN(&r, "new", saved, "restore", "-s", "guests", "-");
+	EXPECT_EQ(3, r.status);
+	EXPECT_STREQ("cuckooctl: restore guests: the input holds 3 sets; restore it without --set\n",
+		     r.err);
+	drop_module();
+}
+
+TEST(json_of_sets_and_stats)
+{
+	struct run r;
+
+	fresh_module();
+	RUN(&r, "new", "", "create", "office", "allow");
+	RUN(&r, "new", "", "sets", "-j");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("[{\"name\":\"default\",\"kind\":\"block\",\"entries\":4,"
+		     "\"v4_entries\":3,\"v6_entries\":1,\"bytes\":512,\"matched\":0},"
+		     "{\"name\":\"office\",\"kind\":\"allow\",\"entries\":0,"
+		     "\"v4_entries\":0,\"v6_entries\":0,\"bytes\":1024,\"matched\":10}]\n",
+		     r.out);
+	RUN(&r, "new", "", "-j", "stats");
+	EXPECT_EQ(0, r.status);
+	EXPECT_NE(NULL, strstr(r.out, "\"tables\":1},\"sets\":[{\"name\":\"default\","));
+	EXPECT_NE(NULL, strstr(r.out, "\"matched\":10}]}\n"));
+	RUN(&r, "new", "", "stats");
+	EXPECT_NE(NULL, strstr(r.out, "sets:\nname     kind         entries"));
+	drop_module();
+}
+
+TEST(old_module_default_set_only)
+{
+	struct run r;
+
+	RUN(&r, "old", "", "add", "192.0.2.9");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("ADD\nADD/1\n", r.log);
+	RUN(&r, "old", "", "list");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("10.0.0.0/8\n10.1.0.0/16\n192.0.2.7\n2001:db8::/32\n", r.out);
+	EXPECT_STREQ("DUMP\nDUMP/1\n", r.log);
+	RUN(&r, "old", "192.0.2.10\n", "load", "-s", "default");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("ADD_BATCH\nADD_BATCH/1\n", r.log);
+	RUN(&r, "old", "", "add", "-s", "foo", "192.0.2.9");
+	EXPECT_EQ(1, r.status);
+	EXPECT_STREQ("cuckooctl: add 192.0.2.9: the loaded module has no named sets\n",
+		     r.err);
+	RUN(&r, "old", "", "create", "foo");
+	EXPECT_EQ(1, r.status);
+	EXPECT_STREQ("cuckooctl: create foo: the loaded module has no named sets\n",
+		     r.err);
+	RUN(&r, "old", "", "sets");
+	EXPECT_EQ(1, r.status);
+	EXPECT_STREQ("cuckooctl: sets: the loaded module has no named sets\n", r.err);
+	RUN(&r, "old", "192.0.2.1\n", "replace", "-");
+	EXPECT_EQ(1, r.status);
+	EXPECT_STREQ("cuckooctl: replace default: the loaded module has no atomic replace (a version without sets); the old contents still serve\n",
+		     r.err);
+	EXPECT_STREQ("SET_LIST\n", r.log);
+	RUN(&r, "old", "", "stats");
+	EXPECT_EQ(0, r.status);
+	EXPECT_EQ(NULL, strstr(r.out, "sets:"));
+	RUN(&r, "old", "", "save", "--all");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("# cuckoo_nf save\n10.0.0.0/8\n10.1.0.0/16\n192.0.2.7\n2001:db8::/32\n",
+		     r.out);
+}
+
 TEST_HARNESS_MAIN

@@ -13,6 +13,7 @@
 #include "kselftest_harness.h"
 #include "ctl_format.h"
 #include "ctl_parse.h"
+#include "ctl_setname.h"
 
 static bool all_zero(const void *p, size_t n)
 {
@@ -793,6 +794,136 @@ TEST(size_rejects)
 	EXPECT_EQ(-ERANGE, ctl_parse_size("18446744073709551616", &v));
 	EXPECT_EQ(-ERANGE, ctl_parse_size("17179869184G", &v));
 	ASSERT_EQ(0, ctl_parse_size("17179869183G", &v));
+}
+
+TEST(set_names)
+{
+	EXPECT_TRUE(ctl_set_name_ok("default"));
+	EXPECT_TRUE(ctl_set_name_ok("a"));
+	EXPECT_TRUE(ctl_set_name_ok("Az09_.-"));
+	EXPECT_TRUE(ctl_set_name_ok("0123456789012345678901234567890"));
+	EXPECT_FALSE(ctl_set_name_ok("01234567890123456789012345678901"));
+	EXPECT_FALSE(ctl_set_name_ok(""));
+	EXPECT_FALSE(ctl_set_name_ok("a b"));
+	EXPECT_FALSE(ctl_set_name_ok("a/b"));
+	EXPECT_FALSE(ctl_set_name_ok("a\n"));
+	EXPECT_FALSE(ctl_set_name_ok("\xc3\xa9"));
+	EXPECT_TRUE(ctl_set_is_default(NULL));
+	EXPECT_TRUE(ctl_set_is_default("default"));
+	EXPECT_FALSE(ctl_set_is_default("Default"));
+}
+
+TEST(set_field_default_is_all_zero)
+{
+	char f[CNF_SET_NAME_LEN];
+
+	memset(f, 0x55, sizeof(f));
+	ctl_set_field(f, "default");
+	EXPECT_TRUE(all_zero(f, sizeof(f)));
+	memset(f, 0x55, sizeof(f));
+	ctl_set_field(f, NULL);
+	EXPECT_TRUE(all_zero(f, sizeof(f)));
+	ctl_set_field(f, "web");
+	EXPECT_STREQ("web", f);
+	EXPECT_TRUE(all_zero(f + 3, sizeof(f) - 3));
+}
+
+TEST(set_kinds)
+{
+	EXPECT_EQ(CNF_SET_BLOCK, ctl_set_kind_parse("block"));
+	EXPECT_EQ(CNF_SET_ALLOW, ctl_set_kind_parse("allow"));
+	EXPECT_EQ(-EINVAL, ctl_set_kind_parse("Allow"));
+	EXPECT_EQ(-EINVAL, ctl_set_kind_parse(""));
+	EXPECT_STREQ("block", ctl_set_kind_name(CNF_SET_BLOCK));
+	EXPECT_STREQ("allow", ctl_set_kind_name(CNF_SET_ALLOW));
+	EXPECT_EQ(NULL, ctl_set_kind_name(2));
+}
+
+/* ctl_parse_set_line() of @s: its result, the name and kind in @name/@kind. */
+static int set_line(const char *s, char *name, uint32_t *kind)
+{
+	return ctl_parse_set_line(s, strlen(s), name, kind);
+}
+
+TEST(set_lines)
+{
+	char name[CNF_SET_NAME_LEN];
+	uint32_t kind = 9;
+
+	EXPECT_EQ(1, set_line("# cuckoo_nf set web allow\n", name, &kind));
+	EXPECT_STREQ("web", name);
+	EXPECT_EQ(CNF_SET_ALLOW, kind);
+	EXPECT_EQ(1, set_line("# cuckoo_nf set default block\r\n", name, &kind));
+	EXPECT_STREQ("default", name);
+	EXPECT_EQ(CNF_SET_BLOCK, kind);
+	EXPECT_EQ(0, set_line("# cuckoo_nf save\n", name, &kind));
+	EXPECT_EQ(0, set_line("10.0.0.1\n", name, &kind));
+	EXPECT_EQ(-1, set_line("# cuckoo_nf set web\n", name, &kind));
+	EXPECT_EQ(-1, set_line("# cuckoo_nf set web deny\n", name, &kind));
+	EXPECT_EQ(-1, set_line("# cuckoo_nf set a/b block\n", name, &kind));
+	EXPECT_EQ(-1, set_line("# cuckoo_nf set web block extra\n", name, &kind));
+	EXPECT_EQ(-1, set_line("# cuckoo_nf set  block\n", name, &kind));
+}
+
+/* @text read as a save, sets and all. */
+static int read_save(struct ctl_input *in, const char *text)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int err;
+
+	if (!f)
+		return -errno;
+	ctl_input_init(in, CTL_PARSE_F_SETS);
+	err = ctl_input_read(in, f);
+	fclose(f);
+	return err;
+}
+
+TEST(save_sections)
+{
+	struct ctl_input in;
+
+	ASSERT_EQ(0, read_save(&in, "# cuckoo_nf save\n10.0.0.1\n"
+				    "# cuckoo_nf set web block\n10.0.0.2\n10.0.0.3\n"
+				    "# cuckoo_nf set none allow\n"
+				    "# cuckoo_nf set ok allow\n2001:db8::1\n"));
+	EXPECT_EQ(0, in.nbad);
+	EXPECT_EQ(4, in.n);
+	ASSERT_EQ(3, in.nsect);
+	EXPECT_STREQ("web", in.sect[0].name);
+	EXPECT_EQ(1, in.sect[0].first);
+	EXPECT_EQ(3, in.sect[0].lineno);
+	EXPECT_STREQ("none", in.sect[1].name);
+	EXPECT_EQ(CNF_SET_ALLOW, in.sect[1].kind);
+	EXPECT_EQ(3, in.sect[1].first);
+	EXPECT_EQ(3, in.sect[2].first);
+	EXPECT_EQ(8, in.lineno[3]);
+	ctl_input_free(&in);
+
+	/* The default set both before any set line and by name: twice. */
+	ASSERT_EQ(0, read_save(&in, "10.0.0.1\n# cuckoo_nf set default block\n"
+				    "# cuckoo_nf set web allow\n# cuckoo_nf set web allow\n"));
+	EXPECT_EQ(2, in.nbad);
+	EXPECT_EQ(CTL_PARSE_SET_TWICE, in.bad[0].err);
+	EXPECT_EQ(2, in.bad[0].lineno);
+	EXPECT_EQ(CTL_PARSE_SET_TWICE, in.bad[1].err);
+	EXPECT_EQ(4, in.bad[1].lineno);
+	ctl_input_free(&in);
+
+	/* Without CTL_PARSE_F_SETS a set line is a comment. */
+	{
+		static const char text[] = "# cuckoo_nf set a/b block\n10.0.0.1\n";
+		FILE *f = fmemopen((void *)text, strlen(text), "r");
+
+		ASSERT_NE(NULL, f);
+		ctl_input_init(&in, 0);
+		ASSERT_EQ(0, ctl_input_read(&in, f));
+		fclose(f);
+		EXPECT_EQ(0, in.nbad);
+		EXPECT_EQ(0, in.nsect);
+		EXPECT_EQ(1, in.n);
+		ctl_input_free(&in);
+	}
 }
 
 TEST_HARNESS_MAIN
