@@ -3441,6 +3441,33 @@ TEST_F_TIMEOUT(sets, at_most_sets_max, 120)
 	EXPECT_EQ(0, stst(self->fd, "s255", a4(1)));
 }
 
+/* A new set's tables count against the limit too. */
+TEST_F(sets, create_past_memory_limit)
+{
+	struct cnf_config c = { .set = CNF_CONFIG_MEM_LIMIT };
+	struct cnf_stats st;
+	struct world w;
+
+	ASSERT_EQ(0, set_create(self->fd, "b1", CNF_SET_BLOCK));
+	ASSERT_EQ(0, spopulate(self->fd, "b1", 0, 50));
+	ASSERT_EQ(0, spopulate(self->fd, NULL, 100, 50));
+	/* Taken before the limit: at it, a dump's snapshot would not fit. */
+	w = world_take(self->fd);
+	st = stats(self->fd);
+	c.mem_limit = st.v4.bytes + st.v6.bytes;
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	EXPECT_EQ(ENOSPC, set_create(self->fd, "b2", CNF_SET_BLOCK));
+	EXPECT_EQ(ENOSPC, set_create(self->fd, "a2", CNF_SET_ALLOW));
+	st = stats(self->fd);
+	EXPECT_EQ(c.mem_limit, st.v4.bytes + st.v6.bytes);
+	/* Room again: nothing changed, and the same create goes through. */
+	ASSERT_EQ(0, cnf_reset_config(self->fd));
+	ASSERT_WORLD_UNCHANGED(self->fd, &w);
+	world_free(&w);
+	EXPECT_EQ(0, set_create(self->fd, "b2", CNF_SET_BLOCK));
+	EXPECT_EQ(0, sadd(self->fd, "b2", a4(1)));
+}
+
 TEST_F(sets, list_arguments)
 {
 	unsigned char buf[4 * (sizeof(struct cnf_set_info) + 64)];
