@@ -2710,6 +2710,23 @@ static bool set_holds(int fd, const char *set, uint32_t from, uint32_t n)
 	return same;
 }
 
+/* Set @set holds exactly the @n prefixes of @want. */
+static bool set_holds_list(int fd, const char *set, const struct cnf_addr *want,
+			   uint32_t n)
+{
+	struct cnf_addr *got, *w = calloc(n ? n : 1, sizeof(*w));
+	long got_n = cnf_dump_set_sorted(fd, set, &got);
+	bool same;
+
+	memcpy(w, want, n * sizeof(*w));
+	cnf_sort(w, n);
+	same = got_n >= 0 && cnf_same_set(w, n, got, got_n);
+	if (got_n >= 0)
+		free(got);
+	free(w);
+	return same;
+}
+
 /* Set @set holds exactly the one prefix @p. */
 static bool set_holds_prefix(int fd, const char *set, struct cnf_addr p)
 {
@@ -3393,6 +3410,74 @@ TEST_F_TIMEOUT(sets, replace_past_memory_limit, 120)
 	EXPECT_TRUE(set_holds(self->fd, "b1", 5000, n));
 	EXPECT_TRUE(set_holds(self->fd, NULL, 1000, 30));
 	free(a);
+}
+
+/*
+ * Readers during replaces: a prefix both the old and the new contents hold
+ * is found throughout, one neither holds never is.
+ */
+TEST_F_TIMEOUT(sets, replace_atomic_for_readers, 300)
+{
+	const uint32_t n = 1000, rounds = 60;
+	struct cnf_addr *l[2], both = a4(0xfffff0), neither = a4(0xfffff1);
+	struct shared { volatile int stop, err; volatile uint32_t done; } *sh;
+	unsigned long reads = 0, lost = 0, ghost = 0;
+	int status, k;
+	uint32_t i;
+	pid_t pid;
+
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, sh);
+	for (k = 0; k < 2; k++) {
+		l[k] = calloc(n, sizeof(*l[k]));
+		ASSERT_NE(NULL, l[k]);
+		for (i = 0; i < n - 1; i++)
+			l[k][i] = mixed(k * n + i);
+		l[k][n - 1] = both;
+	}
+	ASSERT_EQ(0, set_create(self->fd, "b1", CNF_SET_BLOCK));
+	ASSERT_EQ(0, set_create(self->fd, "a1", CNF_SET_ALLOW));
+	ASSERT_EQ(0, sadd(self->fd, "b1", both));
+	ASSERT_EQ(0, sadd(self->fd, "a1", both));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct cnf_batch b;
+
+		for (i = 0; i < rounds && !sh->err; i++) {
+			/* The block set and the allow set in turn. */
+			if (sbatch(self->fd, CNF_IOC_ADD_BATCH, i % 4 < 2 ? "b1" : "a1",
+				   l[i % 2], n, CNF_BATCH_F_REPLACE, &b))
+				sh->err = errno;
+			else if (b.applied != n)
+				sh->err = EPROTO;
+			sh->done = i + 1;
+		}
+		sh->stop = 1;
+		_exit(0);
+	}
+	while (!sh->stop) {
+		lost += stst(self->fd, "b1", both) != 0;
+		lost += stst(self->fd, "a1", both) != 0;
+		ghost += stst(self->fd, "b1", neither) != ENOENT;
+		ghost += stst(self->fd, "a1", neither) != ENOENT;
+		reads += 4;
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, sh->err);
+	EXPECT_EQ(rounds, sh->done);
+	EXPECT_EQ(0, lost) TH_LOG("a prefix in both contents was missed");
+	EXPECT_EQ(0, ghost) TH_LOG("a prefix in neither was found");
+	EXPECT_LT(rounds, reads);
+	ksft_print_msg("%lu reads during %u replaces of %u entries\n", reads,
+		       sh->done, n);
+	/* b1 had l[0], l[1], -, -, l[0]...: 60 rounds end on l[1] for both. */
+	EXPECT_TRUE(set_holds_list(self->fd, "b1", l[1], n));
+	EXPECT_TRUE(set_holds_list(self->fd, "a1", l[1], n));
+	free(l[0]);
+	free(l[1]);
+	munmap(sh, sizeof(*sh));
 }
 
 /* ---- limits and lifetime ---- */
