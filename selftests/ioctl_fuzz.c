@@ -22,6 +22,7 @@
  * The reference is three sets: the default set, a block set and an allow
  * set (REF_SETS), each with its own addresses; fuzzed calls name them, new
  * names and bad ones, and create, destroy, swap, flush, list and replace.
+ * A call that succeeded must have named its set as the ABI allows.
  * Invariant: every refused call leaves the sets unchanged.  Calls go in
  * rounds of CHECK_EVERY; a round in which no call could have changed the
  * sets (every call that reached a mutating handler was refused, and no
@@ -533,6 +534,59 @@ static void fill_name(char *name)
 	}
 }
 
+/*
+ * @name as the ABI takes it: all zero (the default set), or 1 to 31 bytes
+ * of [A-Za-z0-9_.-] and zeros after them.
+ */
+static bool name_ok(const char *name)
+{
+	unsigned int i, len = strnlen(name, CNF_SET_NAME_LEN);
+
+	if (len == CNF_SET_NAME_LEN)
+		return false;
+	for (i = 0; i < len; i++) {
+		char c = name[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-'))
+			return false;
+	}
+	for (; i < CNF_SET_NAME_LEN; i++)
+		if (name[i])
+			return false;
+	return true;
+}
+
+/*
+ * The first name in @p (a struct of @size bytes for @cmd, the names it
+ * reads) that the ABI refuses, or NULL.
+ */
+static const char *bad_name(unsigned long cmd, const unsigned char *p,
+			    size_t size)
+{
+	const char *n[2] = { NULL, NULL };
+	unsigned int i;
+
+	if ((cmd == CNF_IOC_ADD || cmd == CNF_IOC_DEL || cmd == CNF_IOC_TEST ||
+	     cmd == CNF_IOC_MATCH) && size >= sizeof(struct cnf_entry))
+		n[0] = ((const struct cnf_entry *)p)->set;
+	else if ((cmd == CNF_IOC_ADD_BATCH || cmd == CNF_IOC_DEL_BATCH) &&
+		 size >= sizeof(struct cnf_batch))
+		n[0] = ((const struct cnf_batch *)p)->set;
+	else if (cmd == CNF_IOC_SET_CREATE || cmd == CNF_IOC_SET_DESTROY ||
+		 cmd == CNF_IOC_SET_FLUSH)
+		n[0] = ((const struct cnf_set_req *)p)->name;
+	else if (cmd == CNF_IOC_SET_SWAP) {
+		n[0] = ((const struct cnf_set_swap *)p)->a;
+		n[1] = ((const struct cnf_set_swap *)p)->b;
+	}
+	/* A dump reads its name only when it starts: not checked. */
+	for (i = 0; i < 2; i++)
+		if (n[i] && !name_ok(n[i]))
+			return n[i];
+	return NULL;
+}
+
 static uint32_t pick_count(void)
 {
 	static const uint32_t v[] = { 0, 1, 2, 3, 255, 256, 257, 511, 512, 513,
@@ -565,7 +619,7 @@ static bool one_call(void)
 	const struct known *k = dispatch(cmd);
 	uint32_t size = _IOC_SIZE(cmd);
 	size_t need = size ? size : sizeof(struct cnf_batch);
-	unsigned char *p;
+	unsigned char *p = NULL;
 	enum where w, aw = W_BAD;
 	struct call *c;
 	uint64_t arg;
@@ -685,6 +739,17 @@ static bool one_call(void)
 		res->abandoned_calls++;
 	if (r)
 		res->refused++;
+	if (!r && k && w == W_RW) {
+		const char *bad = bad_name(k->cmd, p, need);
+		char hex[2 * CNF_SET_NAME_LEN + 1];
+		unsigned int i;
+
+		for (i = 0; bad && i < CNF_SET_NAME_LEN; i++)
+			snprintf(hex + 2 * i, 3, "%02x", (unsigned char)bad[i]);
+		if (bad)
+			fail("cmd %#lx succeeded on set name %s (hex), which the ABI refuses",
+			     cmd, hex);
+	}
 	if (fdk >= 2 || !k)
 		return false;	/* another set, or no handler reached */
 
