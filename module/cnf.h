@@ -36,9 +36,10 @@ struct cnf_pcpu_stats {
  * first change (cnf_state_activate()), freed by a reset (cnf_state_reset())
  * or with the namespace.  A namespace never configured has none of it and
  * no hooks: its packets do not reach this module at all.
- * @sets:   the named sets and their plan (sets.h): the hooks read the plan
- *          under RCU; everything else is under cnf_net_lock(), each
- *          filter's changes also under its cnf_filter_lock().
+ * @sets:   the named sets and their plan (sets.h, @sets.plan first): the
+ *          hooks read the plan under RCU; everything else is under
+ *          cnf_net_lock(), each filter's changes also under its
+ *          cnf_filter_lock().
  * @stats:  per-CPU, written by the hooks, summed by readers under
  *          cnf_net_lock() with u64_stats retries.
  * @mode:   enum cnf_mode; written under cnf_net_lock(), read locklessly by
@@ -51,9 +52,10 @@ struct cnf_pcpu_stats {
  *          net_generic() or an RCU dereference of its own.
  */
 struct cnf_state {
-	struct cnf_sets sets;
+	/* What a packet reads first, in one cache line: */
 	struct cnf_pcpu_stats __percpu *stats;
 	u32 mode;
+	struct cnf_sets sets;
 	u64 gen;
 	struct nf_hook_ops ops[CNF_NHOOKS];
 };

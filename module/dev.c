@@ -105,8 +105,10 @@ static int cnf_set_name(const char *raw, char *name)
 	if (len == CNF_SET_NAME_LEN ||
 	    memchr_inv(raw + len, 0, CNF_SET_NAME_LEN - len))
 		return -EINVAL;
+	/* ASCII only: the kernel's isalnum() takes Latin-1 letters too. */
 	for (i = 0; i < len; i++)
-		if (!isalnum(raw[i]) && !strchr("_.-", raw[i]))
+		if (!isascii(raw[i]) ||
+		    (!isalnum(raw[i]) && !strchr("_.-", raw[i])))
 			return -EINVAL;
 	memcpy(name, raw, CNF_SET_NAME_LEN);
 	return 0;

@@ -63,23 +63,34 @@ static __always_inline void cnf_count_sets(const struct cnf_plan *p,
 }
 
 /*
- * A source is listed when the block sets cover it and no allow set does;
- * the allow sets are probed only for a source the block sets cover.
- *
  * Hooks mostly run in softirq context, but nf_reinject() (an nfqueue
  * verdict) runs the remaining ones from process context with bottom halves
  * on: the per-CPU counters are updated with them off, as nft_counter's are.
  */
-static __always_inline unsigned int cnf_verdict(struct cnf_state *cs,
-						enum cnf_family fam,
-						const void *addr)
+static __always_inline void cnf_count_checked(struct cnf_state *cs,
+					      enum cnf_family fam)
 {
-	const struct cnf_plan *p = rcu_dereference(cs->sets.plan);
-	const struct cnf_filter *block = p->lookup[CNF_SET_BLOCK];
+	struct cnf_pcpu_stats *st;
+
+	local_bh_disable();
+	st = this_cpu_ptr(cs->stats);
+	u64_stats_update_begin(&st->syncp);
+	u64_stats_inc(&st->checked[fam]);
+	u64_stats_update_end(&st->syncp);
+	local_bh_enable();
+}
+
+/*
+ * A source the block sets cover: listed unless an allow set covers it too.
+ * Out of line, so that the pass path stays as short as one lookup.
+ */
+static noinline unsigned int cnf_verdict_hit(struct cnf_state *cs,
+					     const struct cnf_plan *p,
+					     enum cnf_family fam,
+					     const void *addr)
+{
 	const struct cnf_filter *allow = p->lookup[CNF_SET_ALLOW];
-	bool hit = block && cnf_probe(block, fam, addr);
-	bool allowed = hit && allow && cnf_probe(allow, fam, addr);
-	bool listed = hit && !allowed;
+	bool listed = !allow || !cnf_probe(allow, fam, addr);
 	bool drop = listed && READ_ONCE(cs->mode) == CNF_MODE_DROP;
 	struct cnf_pcpu_stats *st;
 
@@ -87,18 +98,34 @@ static __always_inline unsigned int cnf_verdict(struct cnf_state *cs,
 	st = this_cpu_ptr(cs->stats);
 	u64_stats_update_begin(&st->syncp);
 	u64_stats_inc(&st->checked[fam]);
-	if (hit)
-		cnf_count_sets(p, 0, p->n[CNF_SET_BLOCK], fam, addr);
-	if (allowed)
-		cnf_count_sets(p, p->n[CNF_SET_BLOCK], p->n[CNF_SET_ALLOW],
-			       fam, addr);
+	cnf_count_sets(p, 0, p->n[CNF_SET_BLOCK], fam, addr);
 	if (listed)
 		u64_stats_inc(&st->matched[fam]);
+	else
+		cnf_count_sets(p, p->n[CNF_SET_BLOCK], p->n[CNF_SET_ALLOW],
+			       fam, addr);
 	if (drop)
 		u64_stats_inc(&st->dropped[fam]);
 	u64_stats_update_end(&st->syncp);
 	local_bh_enable();
 	return drop ? NF_DROP : NF_ACCEPT;
+}
+
+/*
+ * A source is listed when the block sets cover it and no allow set does;
+ * the allow sets are probed only for a source the block sets cover.
+ */
+static __always_inline unsigned int cnf_verdict(struct cnf_state *cs,
+						enum cnf_family fam,
+						const void *addr)
+{
+	const struct cnf_plan *p = rcu_dereference(cs->sets.plan);
+	const struct cnf_filter *block = p->lookup[CNF_SET_BLOCK];
+
+	if (block && cnf_probe(block, fam, addr))
+		return cnf_verdict_hit(cs, p, fam, addr);
+	cnf_count_checked(cs, fam);
+	return NF_ACCEPT;
 }
 
 static unsigned int cnf_hook_ipv4(void *priv, struct sk_buff *skb,

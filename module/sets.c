@@ -483,10 +483,16 @@ int cnf_change_begin(struct cnf_change *c, struct cnf_sets *ss,
 	c->ss = ss;
 	c->set = set;
 	c->locked = false;
-	c->spare = cnf_plan_alloc(ss);
-	if (!c->spare)
-		return -ENOMEM;
-	if (adds && !ss->union_of[set->kind] && !cnf_set_count(set) &&
+	c->built = false;
+	c->spare = NULL;
+	c->was_empty = !cnf_set_count(set);
+	/* Only a set getting its first prefixes needs a new plan for sure. */
+	if (adds && c->was_empty) {
+		c->spare = cnf_plan_alloc(ss);
+		if (!c->spare)
+			return -ENOMEM;
+	}
+	if (c->spare && !ss->union_of[set->kind] &&
 	    cnf_kind_nonempty(ss, set->kind, set)) {
 		u = cnf_union_build(ss, set->kind, NULL, NULL);
 		if (IS_ERR(u)) {
@@ -494,6 +500,7 @@ int cnf_change_begin(struct cnf_change *c, struct cnf_sets *ss,
 			return PTR_ERR(u);
 		}
 		ss->union_of[set->kind] = u;
+		c->built = true;
 	}
 	/* The set alone serves its kind: it is changed as one filter. */
 	if (!ss->union_of[set->kind]) {
@@ -576,16 +583,33 @@ void cnf_change_prefetch(struct cnf_change *c, const struct cnf_key *key)
 /**
  * cnf_change_end - make a change's entries what packets see
  * @c: the change
+ *
+ * The plan changes only when the set got its first prefixes or lost its
+ * last.  Should there be no memory for a new plan in the second case, the
+ * old one stays: the emptied set in it matches nothing.
  */
 void cnf_change_end(struct cnf_change *c)
 {
 	struct cnf_retired r = { };
+	u32 kind = c->set->kind;
 
 	if (c->locked) {
 		cnf_filter_expect(c->set->filter, 0);
 		cnf_filter_unlock(c->set->filter);
 	}
-	cnf_sets_publish(c->ss, c->spare, &r);
+	if (!cnf_set_count(c->set) == c->was_empty) {
+		/* A union made for adds that all failed was never seen. */
+		if (c->built) {
+			cnf_filter_destroy(c->ss->union_of[kind]);
+			c->ss->union_of[kind] = NULL;
+		}
+		kfree(c->spare);
+		return;
+	}
+	if (!c->spare)
+		c->spare = cnf_plan_alloc(c->ss);
+	if (c->spare)
+		cnf_sets_publish(c->ss, c->spare, &r);
 }
 
 /* ---- the whole ---- */

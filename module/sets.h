@@ -90,6 +90,8 @@ struct cnf_change {
 	struct cnf_sets *ss;
 	struct cnf_set *set;
 	struct cnf_plan *spare;		/* the plan cnf_change_end() may need */
+	bool was_empty;			/* the set, when the change began */
+	bool built;			/* the kind's union made for it */
 	bool locked;			/* set->filter locked throughout */
 };
 

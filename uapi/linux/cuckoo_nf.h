@@ -130,12 +130,14 @@ struct cnf_entry {
  * they take the old contents' place.  No packet sees a mix: a source both
  * the old and the new contents cover is matched throughout, one neither
  * covers never is.  On any failure the set is left as it was, @applied
- * and @skipped are 0, and @done and @error say which entry failed (@done
- * equals @count when building or putting the contents in place failed, for
- * instance past the memory limit, which must hold the old and the new
- * contents at once).  With %CNF_BATCH_F_EXIST_OK, an entry given twice is
- * counted in @skipped; without it, it fails the batch with -EEXIST.  A
- * @count of 0 empties the set in one step.
+ * and @skipped are 0, and @done and @error say which entry failed, also
+ * when the memory limit was reached while building (it must hold the old
+ * and the new contents at once); @done equals @count when the contents
+ * were built but putting them in place failed (-ENOSPC, -ENOMEM: the
+ * tables the sets of a kind share, made anew with them).  With
+ * %CNF_BATCH_F_EXIST_OK, an entry given twice is counted in @skipped;
+ * without it, it fails the batch with -EEXIST.  A @count of 0 empties the
+ * set in one step.
  */
 struct cnf_batch {
 	__u64	addrs;
