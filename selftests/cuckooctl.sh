@@ -21,7 +21,7 @@ NBIG=${CNF_TEST_CTL_N:-$(scaled 100000 1000000)}
 ALL_TESTS="test_add_del_test test_stats test_mode_limit test_load_bad_lines
 	test_prefixes test_blocklist_formats test_big_load test_round_trip_sorted test_restore test_batch_stops_at_limit
 	test_usage test_missing_device test_permission test_version
-	test_save_restore_all"
+	test_save_restore_all test_sets"
 TMP=
 OLD_LIMIT=
 DEV_MODE=
@@ -180,7 +180,7 @@ test_stats() {
 	cp "$OUT" "$TMP/stats-g.json"
 	run jq -r -n '
 		input as $s | input as $g |
-		[($s | keys == ["active", "ipv4", "ipv6", "mem_limit", "mode"] and
+		[($s | keys == ["active", "ipv4", "ipv6", "mem_limit", "mode", "sets"] and
 			.active == true and
 			([.ipv4, .ipv6] | all(keys == ["bytes", "capacity", "checked",
 				"dropped", "entries", "grows", "keys", "lengths",
@@ -578,9 +578,9 @@ test_usage() {
 	expect_rc 0 "--help" "$CTL" --help
 	check "help lists the commands" grep -q "restore" "$OUT"
 	expect_rc 0 "help add" "$CTL" help add
-	check "help add shows its usage" has_line "Usage: cuckooctl add [--all-addresses] PREFIX..." "$OUT"
+	check "help add shows its usage" has_line "Usage: cuckooctl add [OPTION...] PREFIX..." "$OUT"
 	expect_rc 0 "add --help" "$CTL" add --help
-	check "add --help same as help add" has_line "Usage: cuckooctl add [--all-addresses] PREFIX..." "$OUT"
+	check "add --help same as help add" has_line "Usage: cuckooctl add [OPTION...] PREFIX..." "$OUT"
 	expect_rc 0 "load -h" "$CTL" load -h
 	check "load -h mentions --strict" grep -q -- --strict "$OUT"
 }
@@ -708,6 +708,62 @@ test_save_restore_all() {
 	check "no file: reported" has_text "no saved set" "$ERR"
 	expect_rc 2 "save-all takes one directory" "$CTL" save-all "$d" "$d"
 	expect_rc 1 "save-all into a file fails" "$CTL" save-all /dev/null
+	"$CTL" flush >/dev/null
+}
+
+# Sets through the CLI: create, -s, test's exit codes, replace in one
+# step, swap, save --all | restore, the messages naming the set.
+test_sets() {
+	fresh
+	"$CTL" destroy ctl-web >/dev/null 2>&1
+	"$CTL" destroy ctl-new >/dev/null 2>&1
+	"$CTL" destroy ctl-ok >/dev/null 2>&1
+	expect_rc 0 "create a block set" "$CTL" create ctl-web
+	expect_rc 0 "create an allow set" "$CTL" create ctl-ok allow
+	expect_rc 1 "create it again exits 1" "$CTL" create ctl-web
+	check "exists: named" has_line "cuckooctl: create ctl-web: a set named ctl-web exists already" "$ERR"
+	expect_rc 3 "bad name exits 3" "$CTL" create 'a/b'
+	expect_rc 0 "add -s, option last" "$CTL" add 192.0.2.10 198.51.100.0/24 -s ctl-web
+	expect_rc 0 "add --exist of a present one" "$CTL" add -s ctl-web 192.0.2.10 --exist
+	expect_rc 0 "test -s: present" "$CTL" test -s ctl-web 198.51.100.7
+	expect_rc 1 "test of the default set: absent" "$CTL" test 198.51.100.7
+	expect_rc 8 "test -s of no set: 8" "$CTL" test -s ctl-none 198.51.100.7
+	check "no set: named" has_line "cuckooctl: test 198.51.100.7: no set named ctl-none" "$ERR"
+	expect_rc 0 "sets -j" "$CTL" sets -j
+	check "sets -j: ctl-web with 2 entries" \
+		[ "$(jq -r '.[] | select(.name == "ctl-web") | "\(.kind) \(.entries)"' "$OUT")" = "block 2" ]
+	check "sets -j: default first" [ "$(jq -r '.[0].name' "$OUT")" = default ]
+	printf '203.0.113.1\n203.0.113.2\n203.0.113.1\n' >"$TMP/web"
+	expect_rc 0 "replace -s" "$CTL" replace -s ctl-web "$TMP/web"
+	check "replace: says what it did" has_line "replaced set ctl-web: 2 entries (was 2), 1 duplicate line skipped" "$OUT"
+	expect_rc 0 "list -s after replace" "$CTL" list -s ctl-web
+	check "replace: exactly the file" [ "$(sort "$OUT" | tr '\n' ' ')" = "203.0.113.1 203.0.113.2 " ]
+	printf '203.0.113.9\nbogus\n' >"$TMP/bad"
+	expect_rc 3 "replace with a bad line exits 3" "$CTL" replace -s ctl-web "$TMP/bad"
+	check "bad line: old contents serve" has_text "the old contents still serve" "$ERR"
+	expect_rc 3 "replace of nothing exits 3" "$CTL" replace -s ctl-web /dev/null
+	expect_rc 0 "test: old contents kept" "$CTL" test -q -s ctl-web 203.0.113.1
+	"$CTL" add 10.9.9.9 >/dev/null
+	expect_rc 0 "swap default ctl-web" "$CTL" swap default ctl-web
+	expect_rc 0 "swapped: the default set has ctl-web's" "$CTL" test -q 203.0.113.2
+	expect_rc 1 "swap of different kinds exits 1" "$CTL" swap ctl-web ctl-ok
+	expect_rc 0 "swap back" "$CTL" swap ctl-web default
+	expect_rc 0 "save --all" "$CTL" save --all
+	cp "$OUT" "$TMP/all"
+	check "save --all: set lines with kinds" has_line "# cuckoo_nf set ctl-ok allow" "$TMP/all"
+	expect_rc 0 "destroy ctl-web" "$CTL" destroy ctl-web
+	expect_rc 0 "destroy ctl-ok" "$CTL" destroy ctl-ok
+	expect_rc 1 "destroy default exits 1" "$CTL" destroy default
+	check "destroy default: said" has_line "cuckooctl: destroy default: the default set cannot be destroyed" "$ERR"
+	expect_rc 1 "add -s of a destroyed set exits 1" "$CTL" add -s ctl-web 10.0.0.1
+	check "no set: named" has_line "cuckooctl: add 10.0.0.1: no set named ctl-web" "$ERR"
+	expect_rc 0 "restore of save --all" "$CTL" restore "$TMP/all"
+	expect_rc 0 "save --all after restore" "$CTL" save --all
+	check "restore: the same sets and prefixes" cmp -s "$OUT" "$TMP/all"
+	expect_rc 0 "stats with sets" "$CTL" stats
+	check "stats: sets listed" has_text "sets:" "$OUT"
+	"$CTL" destroy ctl-web >/dev/null
+	"$CTL" destroy ctl-ok >/dev/null
 	"$CTL" flush >/dev/null
 }
 

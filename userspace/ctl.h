@@ -114,8 +114,12 @@ int ctl_load(const struct ctl_opts *o, const char *path);
 int ctl_del_file(const struct ctl_opts *o, const char *path);
 int ctl_replace(const struct ctl_opts *o, const char *path);
 int ctl_restore(const struct ctl_opts *o, const char *path);
-/* Replace the default set with @in's prefixes (restore-all): exit code. */
-int ctl_replace_set(const char *cmd, int fd, const struct ctl_input *in);
+/*
+ * Replace @set (NULL: default) with in->addrs[first..end), as restore
+ * does: created with @kind when missing, in one step.  Exit code.
+ */
+int ctl_replace_set(const char *cmd, int fd, const char *set, uint32_t kind,
+		    const struct ctl_input *in, size_t first, size_t end);
 
 /* What ctl_load.c shares with ctl_replace.c. */
 struct ctl_batch_result {

@@ -3,10 +3,11 @@
  * cuckooctl: save-all and restore-all - the sets kept in files across
  * reboots and module reloads (cuckoo_nf.service runs them).
  *
- * A directory holds one file per set, NAME.list; a namespace has one set
- * today, "default".  A file is 'save' output with a closing line:
+ * A directory holds one file per set, NAME.list.  A file is 'save -s
+ * NAME' output with a closing line (the default set has no set line):
  *
  *	# cuckoo_nf save
+ *	# cuckoo_nf set office allow
  *	10.0.0.5
  *	198.51.100.0/24
  *	2001:db8::5
@@ -17,6 +18,7 @@
  * over the old one, and the directory synced: after a crash the file is
  * the old save or the new one, never a part.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -31,8 +33,7 @@
 
 #define END_FMT		"# cuckoo_nf end %" PRIu64 " entries"
 
-/* The sets a namespace has; every set gets NAME.list. */
-static const char *const set_names[] = { "default" };
+#define SUFFIX		".list"
 
 static int set_path(char *buf, size_t size, const char *dir, const char *name,
 		    const char *suffix)
@@ -60,9 +61,11 @@ static int fsync_dir(const char *cmd, const char *dir)
 	return err ? CTL_EXIT_FAIL : CTL_EXIT_OK;
 }
 
-/* Dump the set to a temporary file, sync it, rename it into place. */
-static int save_one(int fd, const char *dir, const char *name)
+/* Dump set @s (NULL: the default set of a module without sets) to a
+ * temporary file, sync it, rename it into place. */
+static int save_one(int fd, const char *dir, const struct cnf_set_info *s)
 {
+	const char *name = s ? s->name : CNF_SET_DEFAULT;
 	char path[PATH_MAX], tmp[PATH_MAX];
 	uint64_t count = 0;
 	FILE *f = NULL;
@@ -89,7 +92,10 @@ static int save_one(int fd, const char *dir, const char *name)
 		goto out;
 	}
 	fputs(CTL_SAVE_HEADER "\n", f);
-	rc = ctl_dump("save-all", fd, NULL, f, &count);
+	if (!ctl_set_is_default(name))
+		fprintf(f, CTL_SET_LINE "%s %s\n", name,
+			s->kind == CNF_SET_ALLOW ? "allow" : "block");
+	rc = ctl_dump("save-all", fd, name, f, &count);
 	if (rc)
 		goto out;
 	fprintf(f, END_FMT "\n", count);
@@ -124,10 +130,55 @@ out:
 	return rc;
 }
 
+/* The set name NAME.list stands for, into @name: false for other files. */
+static bool list_file(const char *file, char name[CNF_SET_NAME_LEN])
+{
+	size_t n = strlen(file), k = strlen(SUFFIX);
+
+	if (n <= k || n - k >= CNF_SET_NAME_LEN || strcmp(file + n - k, SUFFIX))
+		return false;
+	memcpy(name, file, n - k);
+	name[n - k] = '\0';
+	return ctl_set_name_ok(name);
+}
+
+/* The files of sets the namespace no longer has: removed. */
+static int prune(const char *dir, const struct cnf_set_info *sets, size_t n)
+{
+	char name[CNF_SET_NAME_LEN], path[PATH_MAX];
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int rc = CTL_EXIT_OK;
+	size_t i;
+
+	if (!d) {
+		ctl_err("save-all: %s: %s", dir, strerror(errno));
+		return CTL_EXIT_FAIL;
+	}
+	while ((e = readdir(d))) {
+		if (!list_file(e->d_name, name))
+			continue;
+		for (i = 0; i < n; i++)
+			if (!strncmp(sets[i].name, name, sizeof(sets[i].name)))
+				break;
+		if (i < n || set_path(path, sizeof(path), dir, name, ""))
+			continue;
+		if (unlink(path)) {
+			ctl_err("save-all: %s: %s", path, strerror(errno));
+			rc = CTL_EXIT_FAIL;
+		} else {
+			printf("%s: no such set any more, removed %s\n", name, path);
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
 int ctl_save_all(const char *dir)
 {
-	int fd, rc = CTL_EXIT_OK, r;
-	size_t i;
+	struct cnf_set_info *sets = NULL;
+	int fd, rc = CTL_EXIT_OK, r, err;
+	size_t i, n = 0;
 
 	if (mkdir(dir, 0700) && errno != EEXIST) {
 		ctl_err("save-all: %s: %s", dir, strerror(errno));
@@ -136,11 +187,20 @@ int ctl_save_all(const char *dir)
 	fd = ctl_open_device();
 	if (fd < 0)
 		return -fd;
-	for (i = 0; i < ARRAY_SIZE(set_names); i++) {
-		r = save_one(fd, dir, set_names[i]);
+	err = ctl_set_list(fd, &sets, &n);
+	if (err == CTL_ENOSETS)
+		rc = save_one(fd, dir, NULL);
+	else if (err)
+		rc = ctl_fail("save-all", err);
+	for (i = 0; i < n; i++) {
+		r = save_one(fd, dir, &sets[i]);
 		if (r && !rc)
 			rc = r;
 	}
+	/* Only after every set is saved: a failed save removes nothing. */
+	if (!err && !rc)
+		rc = prune(dir, sets, n);
+	free(sets);
 	close(fd);
 	return rc;
 }
@@ -149,7 +209,8 @@ int ctl_save_all(const char *dir)
  * Whether @f is a complete save: the header first, the end line last with
  * the count of prefix lines.  NULL when it is, else why not.
  */
-static const char *check_save(FILE *f, const struct ctl_input *in)
+static const char *check_save(FILE *f, const struct ctl_input *in,
+			      const char *name)
 {
 	char line[256], last[256] = "";
 	uint64_t n;
@@ -169,6 +230,10 @@ static const char *check_save(FILE *f, const struct ctl_input *in)
 		return "no '# cuckoo_nf end N entries' last line: cut short?";
 	if (in->nbad)
 		return "bad lines";
+	/* The default set's file has no set line, any other its own only. */
+	if (ctl_set_is_default(name) ? in->nsect != 0 :
+	    in->nsect != 1 || in->sect[0].first || strcmp(in->sect[0].name, name))
+		return "not the set's own save";
 	if (n != in->n)
 		return "the end line's count is not the number of addresses";
 	return NULL;
@@ -204,14 +269,14 @@ static int restore_one(int fd, const char *dir, const char *name)
 	 * (checked complete below), not typed in, and refusing it here would
 	 * leave the set empty at boot.
 	 */
-	ctl_input_init(&in, CTL_PARSE_F_ALL);
+	ctl_input_init(&in, CTL_PARSE_F_ALL | CTL_PARSE_F_SETS);
 	err = ctl_input_read(&in, f);
 	if (err) {
 		ctl_err("restore-all: %s: %s", path, strerror(-err));
 		rc = CTL_EXIT_FAIL;
 		goto out;
 	}
-	why = check_save(f, &in);
+	why = check_save(f, &in, name);
 	if (why) {
 		/* Out of the way: the next save-all must not overwrite it. */
 		if (rename(path, bad))
@@ -223,27 +288,68 @@ static int restore_one(int fd, const char *dir, const char *name)
 		rc = CTL_EXIT_BADINPUT;
 		goto out;
 	}
-	rc = ctl_replace_set("restore-all", fd, &in);
+	rc = ctl_replace_set("restore-all", fd,
+			     ctl_set_is_default(name) ? NULL : name,
+			     in.nsect ? in.sect[0].kind : CNF_SET_BLOCK, &in, 0,
+			     in.n);
 out:
 	fclose(f);
 	ctl_input_free(&in);
 	return rc;
 }
 
+/* The sets saved in @dir: their names into *@names, default first. */
+static int saved_sets(const char *dir, char (**names)[CNF_SET_NAME_LEN],
+		      size_t *n)
+{
+	char name[CNF_SET_NAME_LEN], (*p)[CNF_SET_NAME_LEN];
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	*n = 1;
+	*names = calloc(1, sizeof(**names));
+	if (!*names || !d) {
+		ctl_err("restore-all: %s: %s", dir, strerror(d ? ENOMEM : errno));
+		if (d)
+			closedir(d);
+		free(*names);
+		*names = NULL;
+		return CTL_EXIT_FAIL;
+	}
+	strcpy((*names)[0], CNF_SET_DEFAULT);
+	while ((e = readdir(d))) {
+		if (!list_file(e->d_name, name) || ctl_set_is_default(name))
+			continue;
+		p = reallocarray(*names, *n + 1, sizeof(**names));
+		if (!p) {
+			closedir(d);
+			/* Those read so far are still restored. */
+			return ctl_fail("restore-all", ENOMEM);
+		}
+		*names = p;
+		memcpy((*names)[(*n)++], name, sizeof(name));
+	}
+	closedir(d);
+	return CTL_EXIT_OK;
+}
+
 int ctl_restore_all(const char *dir)
 {
-	int fd, rc = CTL_EXIT_OK, r;
-	size_t i;
+	char (*names)[CNF_SET_NAME_LEN] = NULL;
+	int fd, rc, r;
+	size_t i, n;
 
 	fd = ctl_open_device();
 	if (fd < 0)
 		return -fd;
-	for (i = 0; i < ARRAY_SIZE(set_names); i++) {
-		r = restore_one(fd, dir, set_names[i]);
+	rc = saved_sets(dir, &names, &n);
+	for (i = 0; names && i < n; i++) {
+		r = restore_one(fd, dir, names[i]);
 		/* A failure outranks a skipped file. */
 		if (r && (!rc || rc == CTL_EXIT_BADINPUT))
 			rc = r;
 	}
+	free(names);
 	close(fd);
 	return rc;
 }

@@ -286,9 +286,10 @@ int ctl_restore(const struct ctl_opts *o, const char *path)
 	return rc;
 }
 
-int ctl_replace_set(const char *cmd, int fd, const struct ctl_input *in)
+int ctl_replace_set(const char *cmd, int fd, const char *set, uint32_t kind,
+		    const struct ctl_input *in, size_t first, size_t end)
 {
-	struct part p = { NULL, CNF_SET_BLOCK, 0, in->n, true };
+	struct part p = { set, kind, first, end, true };
 	struct cnf_set_info *sets = NULL;
 	size_t nsets = 0;
 	int err, rc;

@@ -389,18 +389,20 @@ static const struct ctl_cmd commands[] = {
 	  "Exchange the contents of two sets of the same kind in one step.\n" },
 	{ "sets", ctl_cmd_sets, O_JSON, "[-j]", "list the sets",
 	  "Print each set's name, kind, prefixes, memory and packets matched.\n" },
-	{ "save-all", cmd_save_all, 0, "[DIR]", "save the default set to a file, atomically",
-	  "Write the default set to DIR/default.list (default DIR:\n"
-	  CTL_STATE_DIR "), in the format of 'save' with a closing\n"
-	  "'# cuckoo_nf end N entries' line: written to a temporary file in DIR,\n"
-	  "synced, then renamed over the old one, so a crash leaves the old file\n"
-	  "or the new one, whole.\n" },
-	{ "restore-all", cmd_restore_all, 0, "[DIR]", "restore what 'save-all' saved",
-	  "Replace the default set with DIR/default.list (default DIR:\n"
-	  CTL_STATE_DIR ").  A missing file is reported and the set left as it\n"
-	  "is.  A file that is not a complete save (no header, no end line, a\n"
-	  "count that does not match, a bad line) is reported, renamed\n"
-	  "default.list.bad and skipped, and the exit status is 3.\n" },
+	{ "save-all", cmd_save_all, 0, "[DIR]", "save every set to files, atomically",
+	  "Write each set to DIR/NAME.list (default DIR: " CTL_STATE_DIR "),\n"
+	  "in the format of 'save -s NAME' with a closing '# cuckoo_nf end N\n"
+	  "entries' line: written to a temporary file in DIR, synced, then\n"
+	  "renamed over the old one, so a crash leaves the old file or the new\n"
+	  "one, whole.  Once every set is saved, the files of sets that no\n"
+	  "longer exist are removed.\n" },
+	{ "restore-all", cmd_restore_all, 0, "[DIR]", "restore every set saved by 'save-all'",
+	  "Replace each set with DIR/NAME.list (default DIR: " CTL_STATE_DIR "),\n"
+	  "creating the sets missing with their kind, each in one step.  A\n"
+	  "missing default.list is reported and the set left as it is.  A file\n"
+	  "that is not a complete save (no header, no end line, a count that\n"
+	  "does not match, a bad line) is reported, renamed NAME.list.bad and\n"
+	  "skipped; the other sets are still restored and the exit status is 3.\n" },
 	{ "flush", ctl_cmd_flush, O_SET, "", "remove every prefix of a set",
 	  "Empty the set and shrink its tables to their initial size.  The\n"
 	  "mode, the limit, the counters and the hooks stay.\n" },

@@ -620,4 +620,61 @@ TEST(old_module_default_set_only)
 		     r.out);
 }
 
+TEST(save_all_and_restore_all_keep_every_set)
+{
+	char dir[] = "/tmp/test_ctl_cli.dir.XXXXXX", path[96];
+	struct run r;
+	FILE *f;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	fresh_module();
+	RUN(&r, "new", "", "create", "office", "allow");
+	RUN(&r, "new", "", "add", "-s", "office", "10.1.2.0/24", "2001:db8:5::/48");
+	RUN(&r, "new", "", "create", "gone");
+	RUN(&r, "new", "", "save-all", dir);
+	EXPECT_EQ(0, r.status);
+	snprintf(path, sizeof(path), "%s/office.list", dir);
+	f = fopen(path, "re");
+	ASSERT_NE(NULL, f);
+	{
+		char text[256] = "";
+
+		EXPECT_LT(0, (int)fread(text, 1, sizeof(text) - 1, f));
+		EXPECT_STREQ("# cuckoo_nf save\n# cuckoo_nf set office allow\n"
+			     "10.1.2.0/24\n2001:db8:5::/48\n"
+			     "# cuckoo_nf end 2 entries\n", text);
+	}
+	fclose(f);
+	/* A set destroyed: its file goes at the next save-all. */
+	RUN(&r, "new", "", "destroy", "gone");
+	RUN(&r, "new", "", "save-all", dir);
+	EXPECT_EQ(0, r.status);
+	snprintf(path, sizeof(path), "%s/gone.list", dir);
+	EXPECT_NE(0, access(path, F_OK));
+	EXPECT_NE(NULL, strstr(r.out, "gone: no such set any more, removed ")) TH_LOG("%s", r.out);
+	/* Into a module without them: created with their kind. */
+	drop_module();
+	fresh_module();
+	RUN(&r, "new", "", "flush");
+	RUN(&r, "new", "", "restore-all", dir);
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("replaced the set: 4 entries (was 0)\n"
+		     "replaced set office: 2 entries (was 0)\n", r.out);
+	RUN(&r, "new", "", "sets");
+	EXPECT_NE(NULL, strstr(r.out, "\noffice   allow              2 "));
+	/* A file saved for another set is not this set's. */
+	snprintf(path, sizeof(path), "%s/other.list", dir);
+	f = fopen(path, "we");
+	ASSERT_NE(NULL, f);
+	fputs("# cuckoo_nf save\n# cuckoo_nf set office allow\n10.0.0.1\n"
+	      "# cuckoo_nf end 1 entries\n", f);
+	fclose(f);
+	RUN(&r, "new", "", "restore-all", dir);
+	EXPECT_EQ(3, r.status);
+	EXPECT_NE(NULL, strstr(r.err, "other.list: not a complete save (not the set's own save)"));
+	drop_module();
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	EXPECT_EQ(0, system(path));
+}
+
 TEST_HARNESS_MAIN
