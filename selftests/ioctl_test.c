@@ -3394,7 +3394,9 @@ TEST_F_TIMEOUT(sets, replace_past_memory_limit, 120)
 				 CNF_BATCH_F_REPLACE, &b));
 	EXPECT_EQ(0, b.applied);
 	EXPECT_EQ(0, b.skipped);
-	EXPECT_EQ(n, b.done);
+	/* 16 pages cannot hold the new contents: building stopped at an entry. */
+	EXPECT_LT(0, b.done);
+	EXPECT_GT(n, b.done);
 	EXPECT_EQ(-ENOSPC, b.error);
 	ASSERT_WORLD_UNCHANGED(self->fd, &w);
 	world_free(&w);
