@@ -33,6 +33,13 @@ void ctl_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 int ctl_open_device(void);
 
+/*
+ * ctl_open_device() for a command that takes no operand: with one, a
+ * usage error and -CTL_EXIT_USAGE.
+ */
+struct ctl_opts;
+int ctl_open_no_args(const struct ctl_opts *o, int argc, char **argv);
+
 /* CNF_IOC_VERSION: 0, or -errno (-ENOTTY: a module older than the call). */
 int ctl_module_version(int fd, struct cnf_version *v);
 
@@ -63,9 +70,12 @@ int ctl_set_list(int fd, struct cnf_set_info **sets, size_t *n);
 /* Report a failed device call "cuckooctl: WHAT: text"; return its exit code. */
 int ctl_fail(const char *what, int err);
 
-/* Usage error for command @cmd: message, usage line, return CTL_EXIT_USAGE. */
-int ctl_usage_error(const char *cmd, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+/*
+ * Usage error of command @cmd: "cuckooctl: CMD[ VALUE]: message", the usage
+ * line; returns CTL_EXIT_USAGE.
+ */
+int ctl_usage_error(const char *cmd, const char *value, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* Read all of @path ("-" or NULL: stdin) into @in: exit code. */
 int ctl_read_input(const char *cmd, const char *path, struct ctl_input *in);

@@ -16,10 +16,7 @@ int ctl_cmd_reset(const struct ctl_opts *o, int argc, char **argv)
 {
 	int fd, rc;
 
-	if (argc)
-		return ctl_usage_error("reset", "unexpected argument '%s'",
-				       argv[0]);
-	fd = ctl_open_device();
+	fd = ctl_open_no_args(o, argc, argv);
 	if (fd < 0)
 		return -fd;
 	rc = ioctl(fd, CNF_IOC_RESET) < 0 ? ctl_fail("reset", errno) : 0;
@@ -48,11 +45,8 @@ int ctl_cmd_stats(const struct ctl_opts *o, int argc, char **argv)
 	size_t n = 0;
 	int fd, err;
 
-	if (argc)
-		return ctl_usage_error("stats", "unexpected argument '%s'",
-				       argv[0]);
 	memset(&st, 0, sizeof(st));
-	fd = ctl_open_device();
+	fd = ctl_open_no_args(o, argc, argv);
 	if (fd < 0)
 		return -fd;
 	err = ioctl(fd, CNF_IOC_STATS, &st) ? errno : 0;
@@ -119,7 +113,7 @@ int ctl_cmd_mode(const struct ctl_opts *o, int argc, char **argv)
 	if (!argc)
 		return show_mode();
 	if (argc > 1)
-		return ctl_usage_error("mode", "one mode only");
+		return ctl_usage_error("mode", NULL, "one mode only");
 	mode = ctl_mode_parse(argv[0]);
 	if (mode < 0) {
 		ctl_err("mode %s: unknown mode (drop or monitor)", argv[0]);
@@ -153,7 +147,7 @@ int ctl_cmd_limit(const struct ctl_opts *o, int argc, char **argv)
 	if (!argc)
 		return show_limit();
 	if (argc > 1)
-		return ctl_usage_error("limit", "one size only");
+		return ctl_usage_error("limit", NULL, "one size only");
 	switch (ctl_parse_size(argv[0], &bytes)) {
 	case 0:
 		break;

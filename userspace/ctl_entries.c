@@ -43,7 +43,7 @@ static int parse_and_open(const struct ctl_opts *o, int argc, char **argv,
 
 	*addrs = NULL;
 	if (!argc)
-		return -ctl_usage_error(o->cmd, "no address given");
+		return -ctl_usage_error(o->cmd, NULL, "no address given");
 	*addrs = calloc(argc, sizeof(**addrs));
 	if (!*addrs)
 		return -ctl_fail(o->cmd, ENOMEM);
@@ -99,7 +99,7 @@ int ctl_cmd_del(const struct ctl_opts *o, int argc, char **argv)
 	if (!o->file)
 		return per_address(o, CTL_DEL, ENOENT, argc, argv);
 	if (argc)
-		return ctl_usage_error("del", "addresses and --file do not mix");
+		return ctl_usage_error("del", NULL, "addresses and --file do not mix");
 	return ctl_del_file(o, o->file);
 }
 
@@ -179,10 +179,7 @@ static int list_or_save(const struct ctl_opts *o, int argc, char **argv,
 	uint64_t count;
 	int fd, rc;
 
-	if (argc)
-		return ctl_usage_error(o->cmd, "unexpected argument '%s'",
-				       argv[0]);
-	fd = ctl_open_device();
+	fd = ctl_open_no_args(o, argc, argv);
 	if (fd < 0)
 		return -fd;
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
@@ -204,7 +201,7 @@ int ctl_cmd_list(const struct ctl_opts *o, int argc, char **argv)
 int ctl_cmd_save(const struct ctl_opts *o, int argc, char **argv)
 {
 	if (o->all && o->set)
-		return ctl_usage_error("save", "--all and --set do not mix");
+		return ctl_usage_error("save", NULL, "--all and --set do not mix");
 	return list_or_save(o, argc, argv, true);
 }
 
@@ -213,10 +210,7 @@ int ctl_cmd_flush(const struct ctl_opts *o, int argc, char **argv)
 	char why[CTL_SET_ERRLEN];
 	int fd, err;
 
-	if (argc)
-		return ctl_usage_error("flush", "unexpected argument '%s'",
-				       argv[0]);
-	fd = ctl_open_device();
+	fd = ctl_open_no_args(o, argc, argv);
 	if (fd < 0)
 		return -fd;
 	err = ctl_flush_call(fd, o->set);

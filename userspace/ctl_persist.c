@@ -61,8 +61,10 @@ static int fsync_dir(const char *cmd, const char *dir)
 	return err ? CTL_EXIT_FAIL : CTL_EXIT_OK;
 }
 
-/* Dump set @s (NULL: the default set of a module without sets) to a
- * temporary file, sync it, rename it into place. */
+/*
+ * Dump set @s (NULL: the default set of a module without sets) to a
+ * temporary file, sync it, rename it into place.
+ */
 static int save_one(int fd, const char *dir, const struct cnf_set_info *s)
 {
 	const char *name = s ? s->name : CNF_SET_DEFAULT;

@@ -48,7 +48,7 @@ int ctl_cmd_create(const struct ctl_opts *o, int argc, char **argv)
 	int kind = CNF_SET_BLOCK, rc;
 
 	if (argc < 1 || argc > 2)
-		return ctl_usage_error("create", "a name and at most a kind");
+		return ctl_usage_error("create", NULL, "a name and at most a kind");
 	rc = ctl_check_set_name("create", argv[0]);
 	if (rc)
 		return rc;
@@ -68,7 +68,7 @@ int ctl_cmd_destroy(const struct ctl_opts *o, int argc, char **argv)
 	int rc;
 
 	if (argc != 1)
-		return ctl_usage_error("destroy", "one set name");
+		return ctl_usage_error("destroy", NULL, "one set name");
 	rc = ctl_check_set_name("destroy", argv[0]);
 	if (rc)
 		return rc;
@@ -122,7 +122,7 @@ int ctl_cmd_swap(const struct ctl_opts *o, int argc, char **argv)
 	int fd, err, rc;
 
 	if (argc != 2)
-		return ctl_usage_error("swap", "two set names");
+		return ctl_usage_error("swap", NULL, "two set names");
 	rc = ctl_check_set_name("swap", argv[0]);
 	if (!rc)
 		rc = ctl_check_set_name("swap", argv[1]);
@@ -148,10 +148,7 @@ int ctl_cmd_sets(const struct ctl_opts *o, int argc, char **argv)
 	size_t n;
 	int fd, err;
 
-	if (argc)
-		return ctl_usage_error("sets", "unexpected argument '%s'",
-				       argv[0]);
-	fd = ctl_open_device();
+	fd = ctl_open_no_args(o, argc, argv);
 	if (fd < 0)
 		return -fd;
 	err = ctl_set_list(fd, &sets, &n);

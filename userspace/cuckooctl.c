@@ -57,20 +57,21 @@ int ctl_fail(const char *what, int err)
 	return ctl_exit_code(err);
 }
 
-int ctl_usage_error(const char *cmd, const char *fmt, ...)
+int ctl_usage_error(const char *cmd, const char *value, const char *fmt, ...)
 {
 	const struct ctl_cmd *c = find_cmd(cmd);
 	va_list ap;
 
-	fputs(CTL_NAME ": ", stderr);
-	fputs(cmd, stderr);
-	fputs(": ", stderr);
+	fflush(stdout);
+	fprintf(stderr, CTL_NAME ": %s%s%s: ", cmd, value ? " " : "",
+		value ? value : "");
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 	if (c)
-		fprintf(stderr, "Usage: " CTL_NAME " %s %s\n", c->name, c->usage);
+		fprintf(stderr, "Usage: " CTL_NAME " %s %s%s\n", c->name,
+			c->opts ? "[OPTION...] " : "", c->usage);
 	fprintf(stderr, "Try '" CTL_NAME " help %s' for more.\n", cmd);
 	return CTL_EXIT_USAGE;
 }
@@ -139,6 +140,13 @@ int ctl_open_device(void)
 	else
 		ctl_err("%s: %s", ctl_device, strerror(errno));
 	return fd;
+}
+
+int ctl_open_no_args(const struct ctl_opts *o, int argc, char **argv)
+{
+	if (argc)
+		return -ctl_usage_error(o->cmd, argv[0], "unexpected argument");
+	return ctl_open_device();
 }
 
 
@@ -255,15 +263,17 @@ static int parse_cmd_opts(const struct ctl_cmd *cmd, int argc, char **argv,
 			print_cmd_help(cmd);
 			return CTL_EXIT_OK;
 		case '?':
-			if (optopt && optopt < V_EXIST)
-				return ctl_usage_error(cmd->name, "unknown option '-%c'",
-						       optopt);
-			return ctl_usage_error(cmd->name, "unknown option '%s'",
-					       argv[optind - 1]);
+			if (optopt && optopt < V_EXIST) {
+				char opt[3] = { '-', (char)optopt, '\0' };
+
+				return ctl_usage_error(cmd->name, opt,
+						       "unknown option");
+			}
+			return ctl_usage_error(cmd->name, argv[optind - 1],
+					       "unknown option");
 		case ':':
-			return ctl_usage_error(cmd->name,
-					       "option '%s' needs an argument",
-					       argv[optind - 1]);
+			return ctl_usage_error(cmd->name, argv[optind - 1],
+					       "needs an argument");
 		}
 		rc = take_option(cmd, c, o);
 		if (rc)
@@ -278,7 +288,7 @@ static const char *one_file(const struct ctl_opts *o, int argc, char **argv,
 {
 	*rc = CTL_EXIT_OK;
 	if (argc > 1 || (needed && !argc))
-		*rc = ctl_usage_error(o->cmd, needed ?
+		*rc = ctl_usage_error(o->cmd, NULL, needed ?
 				      "one file needed ('-' for stdin)" :
 				      "one file at most");
 	return argc ? argv[0] : NULL;
@@ -312,14 +322,14 @@ static int cmd_replace(const struct ctl_opts *o, int argc, char **argv)
 static int cmd_save_all(const struct ctl_opts *o, int argc, char **argv)
 {
 	if (argc > 1)
-		return ctl_usage_error(o->cmd, "one directory at most");
+		return ctl_usage_error(o->cmd, NULL, "one directory at most");
 	return ctl_save_all(argc ? argv[0] : CTL_STATE_DIR);
 }
 
 static int cmd_restore_all(const struct ctl_opts *o, int argc, char **argv)
 {
 	if (argc > 1)
-		return ctl_usage_error(o->cmd, "one directory at most");
+		return ctl_usage_error(o->cmd, NULL, "one directory at most");
 	return ctl_restore_all(argc ? argv[0] : CTL_STATE_DIR);
 }
 
@@ -489,15 +499,16 @@ static int cmd_help(const struct ctl_opts *o, int argc, char **argv)
 	}
 	c = find_cmd(argv[0]);
 	if (!c)
-		return ctl_usage_error("help", "unknown command '%s'", argv[0]);
+		return ctl_usage_error("help", argv[0], "unknown command");
 	print_cmd_help(c);
 	return CTL_EXIT_OK;
 }
 
-static int main_usage_error(const char *fmt, const char *arg)
+/* "cuckooctl: VALUE: reason", the usage line and a hint. */
+static int main_usage_error(const char *value, const char *reason)
 {
-	fputs(CTL_NAME ": ", stderr);
-	fprintf(stderr, fmt, arg);
+	fprintf(stderr, CTL_NAME ": %s%s%s", value ? value : "",
+		value ? ": " : "", reason);
 	fputs("\nUsage: " CTL_NAME " [-d DEVICE] [-j] [-s SET] COMMAND [ARGS...]\n"
 	      "Try '" CTL_NAME " --help' for more.\n", stderr);
 	return CTL_EXIT_USAGE;
@@ -596,11 +607,11 @@ static int parse_global_opts(int argc, char **argv)
 		case 'V':
 			return print_version();
 		case ':':
-			return main_usage_error("option '%s' needs an argument",
-						argv[optind - 1]);
+			return main_usage_error(argv[optind - 1],
+						"needs an argument");
 		default:
-			return main_usage_error("unknown option '%s'",
-						argv[optind - 1]);
+			return main_usage_error(argv[optind - 1],
+						"unknown option");
 		}
 	}
 	return -1;
@@ -625,7 +636,7 @@ static int command_opts(const struct ctl_cmd *cmd, int argc, char **argv,
 	o->cmd = cmd->name;
 	o->json = opt_json && (cmd->opts & O_JSON);
 	if (opt_set && !(cmd->opts & O_SET))
-		return ctl_usage_error(cmd->name, "takes no set (-s)");
+		return ctl_usage_error(cmd->name, NULL, "takes no set (-s)");
 	o->set = opt_set;
 	return parse_cmd_opts(cmd, argc, argv, o);
 }
@@ -640,10 +651,10 @@ int main(int argc, char **argv)
 	if (rc >= 0)
 		return check_stdout(rc);
 	if (optind >= argc)
-		return main_usage_error("%s", "no command given");
+		return main_usage_error(NULL, "no command given");
 	cmd = find_cmd(argv[optind]);
 	if (!cmd)
-		return main_usage_error("unknown command '%s'", argv[optind]);
+		return main_usage_error(argv[optind], "unknown command");
 	argc -= optind;
 	argv += optind;
 	/* The command's options from argv[1] on, anywhere until "--". */

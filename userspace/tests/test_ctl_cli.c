@@ -106,6 +106,14 @@ static int run_ctl(struct run *r, const char *kernel, const char *input,
 	ASSERT_EQ(0, run_ctl(r, kernel, input,				\
 			     (const char *const[]){ __VA_ARGS__, NULL }))
 
+/* A run without input that must exit @rc saying @msg on stderr. */
+#define EXPECT_RUN(r, kernel, rc, msg, ...)				\
+	do {								\
+		RUN(r, kernel, "", __VA_ARGS__);			\
+		EXPECT_EQ(rc, (r)->status);				\
+		EXPECT_STREQ(msg, (r)->err);				\
+	} while (0)
+
 TEST(test_names_the_longest_cover)
 {
 	struct run r;
@@ -200,23 +208,17 @@ TEST(add_refusals_and_all_addresses)
 {
 	struct run r;
 
-	RUN(&r, "new", "", "add", "10.0.0.0/8", "10.0.0.5/24");
-	EXPECT_EQ(3, r.status);
-	EXPECT_STREQ("cuckooctl: add 10.0.0.5/24: host bits set; did you mean 10.0.0.0/24?\n",
-		     r.err);
+	EXPECT_RUN(&r, "new", 3, "cuckooctl: add 10.0.0.5/24: host bits set; did you mean 10.0.0.0/24?\n",
+		   "add", "10.0.0.0/8", "10.0.0.5/24");
 	EXPECT_STREQ("", r.log);
-	RUN(&r, "new", "", "add", "0.0.0.0/0");
-	EXPECT_EQ(3, r.status);
-	EXPECT_STREQ("cuckooctl: add 0.0.0.0/0: /0 is every IPv4 address: give --all-addresses to mean that\n",
-		     r.err);
+	EXPECT_RUN(&r, "new", 3, "cuckooctl: add 0.0.0.0/0: /0 is every IPv4 address: give --all-addresses to mean that\n",
+		   "add", "0.0.0.0/0");
 	RUN(&r, "new", "", "add", "--all-addresses", "0.0.0.0/0", "172.16.0.0/12");
 	EXPECT_EQ(0, r.status);
 	EXPECT_STREQ("ADD\nADD\n", r.log);
 	/* An older module refuses the prefix; the message says why. */
-	RUN(&r, "old", "", "add", "10.0.0.0/8");
-	EXPECT_EQ(1, r.status);
-	EXPECT_STREQ("cuckooctl: add 10.0.0.0/8: prefix refused by the loaded module (a version without prefixes?)\n",
-		     r.err);
+	EXPECT_RUN(&r, "old", 1, "cuckooctl: add 10.0.0.0/8: prefix refused by the loaded module (a version without prefixes?)\n",
+		   "add", "10.0.0.0/8");
 }
 
 TEST(restore_takes_a_saved_all_addresses_with_the_option)
@@ -261,9 +263,8 @@ TEST(options_anywhere_until_double_dash)
 	struct run r;
 
 	fresh_module();
-	RUN(&r, "new", "", "add", "10.0.0.0/8");
-	EXPECT_EQ(1, r.status);
-	EXPECT_STREQ("cuckooctl: add 10.0.0.0/8: already present\n", r.err);
+	EXPECT_RUN(&r, "new", 1, "cuckooctl: add 10.0.0.0/8: already present\n",
+		   "add", "10.0.0.0/8");
 	/* After the operand, and -s after it too. */
 	RUN(&r, "new", "", "add", "10.0.0.0/8", "--exist", "192.0.2.99");
 	EXPECT_EQ(0, r.status);
@@ -273,9 +274,8 @@ TEST(options_anywhere_until_double_dash)
 	EXPECT_EQ(0, r.status);
 	EXPECT_STREQ("", r.out);
 	EXPECT_STREQ("", r.err);
-	RUN(&r, "new", "", "del", "198.51.100.1");
-	EXPECT_EQ(1, r.status);
-	EXPECT_STREQ("cuckooctl: del 198.51.100.1: not present\n", r.err);
+	EXPECT_RUN(&r, "new", 1, "cuckooctl: del 198.51.100.1: not present\n",
+		   "del", "198.51.100.1");
 	/* "--" ends the options: what follows is an operand. */
 	RUN(&r, "new", "", "add", "--", "--exist");
 	EXPECT_EQ(3, r.status);
@@ -283,7 +283,19 @@ TEST(options_anywhere_until_double_dash)
 	EXPECT_STREQ("", r.log);
 	RUN(&r, "new", "", "add", "192.0.2.1", "--bogus");
 	EXPECT_EQ(2, r.status);
-	EXPECT_NE(NULL, strstr(r.err, "cuckooctl: add: unknown option '--bogus'\n"));
+	EXPECT_STREQ("cuckooctl: add --bogus: unknown option\n"
+		     "Usage: cuckooctl add [OPTION...] PREFIX...\n"
+		     "Try 'cuckooctl help add' for more.\n", r.err);
+	RUN(&r, "new", "", "list", "extra");
+	EXPECT_EQ(2, r.status);
+	EXPECT_NE(NULL, strstr(r.err, "cuckooctl: list extra: unexpected argument\n"));
+	RUN(&r, "new", "", "frobnicate");
+	EXPECT_EQ(2, r.status);
+	EXPECT_NE(NULL, strstr(r.err, "cuckooctl: frobnicate: unknown command\n"));
+	/* -s where the command takes no set. */
+	RUN(&r, "new", "", "-s", "web", "mode");
+	EXPECT_EQ(2, r.status);
+	EXPECT_NE(NULL, strstr(r.err, "cuckooctl: mode: takes no set (-s)\n"));
 	/* An option another command takes. */
 	RUN(&r, "new", "", "list", "--exist");
 	EXPECT_EQ(2, r.status);
@@ -316,9 +328,8 @@ TEST(set_names_checked_before_any_call)
 	RUN(&r, "new", "", "create", "0123456789012345678901234567890", "allow");
 	EXPECT_EQ(0, r.status);
 	EXPECT_STREQ("SET_CREATE 0123456789012345678901234567890\n", r.log);
-	RUN(&r, "new", "", "create", "x", "deny");
-	EXPECT_EQ(3, r.status);
-	EXPECT_STREQ("cuckooctl: create deny: unknown kind (block or allow)\n", r.err);
+	EXPECT_RUN(&r, "new", 3, "cuckooctl: create deny: unknown kind (block or allow)\n",
+		   "create", "x", "deny");
 }
 
 TEST(sets_lifecycle_and_errors)
@@ -328,9 +339,8 @@ TEST(sets_lifecycle_and_errors)
 	fresh_module();
 	RUN(&r, "new", "", "create", "foo");
 	EXPECT_EQ(0, r.status);
-	RUN(&r, "new", "", "create", "foo", "allow");
-	EXPECT_EQ(1, r.status);
-	EXPECT_STREQ("cuckooctl: create foo: a set named foo exists already\n", r.err);
+	EXPECT_RUN(&r, "new", 1, "cuckooctl: create foo: a set named foo exists already\n",
+		   "create", "foo", "allow");
 	RUN(&r, "new", "", "create", "office", "allow");
 	EXPECT_EQ(0, r.status);
 	RUN(&r, "new", "", "add", "--set", "foo", "192.0.2.1", "2001:db8::/48");
@@ -344,19 +354,14 @@ TEST(sets_lifecycle_and_errors)
 		     "default  block              4          512            0\n"
 		     "foo      block              2         1024           10\n"
 		     "office   allow              0         1536           20\n", r.out);
-	RUN(&r, "new", "", "add", "-s", "nosuch", "10.0.0.1");
-	EXPECT_EQ(1, r.status);
-	EXPECT_STREQ("cuckooctl: add 10.0.0.1: no set named nosuch\n", r.err);
-	RUN(&r, "new", "", "destroy", "default");
-	EXPECT_EQ(1, r.status);
-	EXPECT_STREQ("cuckooctl: destroy default: the default set cannot be destroyed\n",
-		     r.err);
-	RUN(&r, "new", "", "destroy", "nosuch");
-	EXPECT_EQ(1, r.status);
-	EXPECT_STREQ("cuckooctl: destroy nosuch: no set named nosuch\n", r.err);
-	RUN(&r, "new", "", "swap", "foo", "office");
-	EXPECT_EQ(1, r.status);
-	EXPECT_STREQ("cuckooctl: swap foo office: the sets are of different kinds\n", r.err);
+	EXPECT_RUN(&r, "new", 1, "cuckooctl: add 10.0.0.1: no set named nosuch\n",
+		   "add", "-s", "nosuch", "10.0.0.1");
+	EXPECT_RUN(&r, "new", 1, "cuckooctl: destroy default: the default set cannot be destroyed\n",
+		   "destroy", "default");
+	EXPECT_RUN(&r, "new", 1, "cuckooctl: destroy nosuch: no set named nosuch\n",
+		   "destroy", "nosuch");
+	EXPECT_RUN(&r, "new", 1, "cuckooctl: swap foo office: the sets are of different kinds\n",
+		   "swap", "foo", "office");
 	RUN(&r, "new", "", "swap", "foo", "nosuch");
 	EXPECT_STREQ("cuckooctl: swap foo nosuch: no set named nosuch\n", r.err);
 	RUN(&r, "new", "", "swap", "default", "foo");
@@ -368,9 +373,8 @@ TEST(sets_lifecycle_and_errors)
 	EXPECT_STREQ("SET_FLUSH foo\n", r.log);
 	RUN(&r, "new", "", "destroy", "foo");
 	EXPECT_EQ(0, r.status);
-	RUN(&r, "new", "", "flush", "-s", "foo");
-	EXPECT_EQ(1, r.status);
-	EXPECT_STREQ("cuckooctl: flush foo: no set named foo\n", r.err);
+	EXPECT_RUN(&r, "new", 1, "cuckooctl: flush foo: no set named foo\n",
+		   "flush", "-s", "foo");
 	drop_module();
 }
 
@@ -387,10 +391,8 @@ TEST(sets_full)
 		RUN(&r, "new", "", "create", name);
 		ASSERT_EQ(0, r.status);
 	}
-	RUN(&r, "new", "", "create", "s8");
-	EXPECT_EQ(1, r.status);
-	EXPECT_STREQ("cuckooctl: create s8: no room for another set (at most 256 a namespace, within its memory limit)\n",
-		     r.err);
+	EXPECT_RUN(&r, "new", 1, "cuckooctl: create s8: no room for another set (at most 256 a namespace, within its memory limit)\n",
+		   "create", "s8");
 	drop_module();
 }
 
@@ -405,9 +407,8 @@ TEST(test_exit_codes_as_grep)
 	RUN(&r, "new", "", "test", "10.9.9.9", "198.51.100.1");
 	EXPECT_EQ(1, r.status);
 	/* No such set: an error, not an answer. */
-	RUN(&r, "new", "", "test", "-s", "nosuch", "10.9.9.9");
-	EXPECT_EQ(8, r.status);
-	EXPECT_STREQ("cuckooctl: test 10.9.9.9: no set named nosuch\n", r.err);
+	EXPECT_RUN(&r, "new", 8, "cuckooctl: test 10.9.9.9: no set named nosuch\n",
+		   "test", "-s", "nosuch", "10.9.9.9");
 	RUN(&r, "new", "", "test", "bogus");
 	EXPECT_EQ(3, r.status);
 	RUN(&r, "new", "", "test");
@@ -595,17 +596,12 @@ TEST(old_module_default_set_only)
 	RUN(&r, "old", "192.0.2.10\n", "load", "-s", "default");
 	EXPECT_EQ(0, r.status);
 	EXPECT_STREQ("ADD_BATCH\nADD_BATCH/1\n", r.log);
-	RUN(&r, "old", "", "add", "-s", "foo", "192.0.2.9");
-	EXPECT_EQ(1, r.status);
-	EXPECT_STREQ("cuckooctl: add 192.0.2.9: the loaded module has no named sets\n",
-		     r.err);
-	RUN(&r, "old", "", "create", "foo");
-	EXPECT_EQ(1, r.status);
-	EXPECT_STREQ("cuckooctl: create foo: the loaded module has no named sets\n",
-		     r.err);
-	RUN(&r, "old", "", "sets");
-	EXPECT_EQ(1, r.status);
-	EXPECT_STREQ("cuckooctl: sets: the loaded module has no named sets\n", r.err);
+	EXPECT_RUN(&r, "old", 1, "cuckooctl: add 192.0.2.9: the loaded module has no named sets\n",
+		   "add", "-s", "foo", "192.0.2.9");
+	EXPECT_RUN(&r, "old", 1, "cuckooctl: create foo: the loaded module has no named sets\n",
+		   "create", "foo");
+	EXPECT_RUN(&r, "old", 1, "cuckooctl: sets: the loaded module has no named sets\n",
+		   "sets");
 	RUN(&r, "old", "192.0.2.1\n", "replace", "-");
 	EXPECT_EQ(1, r.status);
 	EXPECT_STREQ("cuckooctl: replace default: the loaded module has no atomic replace (a version without sets); the old contents still serve\n",
