@@ -41,14 +41,14 @@ int ctl_read_input(const char *cmd, const char *path, struct ctl_input *in)
 	int err;
 
 	if (!f) {
-		ctl_err("%s: %s: %s", cmd, path, strerror(errno));
+		ctl_err("%s %s: %s", cmd, path, strerror(errno));
 		return CTL_EXIT_FAIL;
 	}
 	err = ctl_input_read(in, f);
 	if (!use_stdin)
 		fclose(f);
 	if (err) {
-		ctl_err("%s: %s: %s", cmd, use_stdin ? "stdin" : path,
+		ctl_err("%s %s: %s", cmd, use_stdin ? "stdin" : path,
 			strerror(-err));
 		return CTL_EXIT_FAIL;
 	}

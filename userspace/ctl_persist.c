@@ -57,7 +57,7 @@ static int fsync_dir(const char *cmd, const char *dir)
 	if (fd >= 0)
 		close(fd);
 	if (err)
-		ctl_err("%s: %s: %s", cmd, dir, strerror(err));
+		ctl_err("%s %s: %s", cmd, dir, strerror(err));
 	return err ? CTL_EXIT_FAIL : CTL_EXIT_OK;
 }
 
@@ -78,17 +78,17 @@ static int save_one(int fd, const char *dir, const struct cnf_set_info *s)
 		return CTL_EXIT_FAIL;
 	if (snprintf(tmp, sizeof(tmp), "%s/.%s.list.XXXXXX", dir, name) >=
 	    (int)sizeof(tmp)) {
-		ctl_err("save-all: %s: path too long", dir);
+		ctl_err("save-all %s: path too long", dir);
 		return CTL_EXIT_FAIL;
 	}
 	tfd = mkostemp(tmp, O_CLOEXEC);
 	if (tfd < 0) {
-		ctl_err("save-all: %s: %s", tmp, strerror(errno));
+		ctl_err("save-all %s: %s", tmp, strerror(errno));
 		return CTL_EXIT_FAIL;
 	}
 	f = fdopen(tfd, "w");
 	if (!f) {
-		ctl_err("save-all: %s: %s", tmp, strerror(errno));
+		ctl_err("save-all %s: %s", tmp, strerror(errno));
 		close(tfd);
 		rc = CTL_EXIT_FAIL;
 		goto out;
@@ -111,12 +111,12 @@ static int save_one(int fd, const char *dir, const struct cnf_set_info *s)
 	}
 	f = NULL;
 	if (failed) {
-		ctl_err("save-all: %s: %s", tmp, strerror(err ? err : EIO));
+		ctl_err("save-all %s: %s", tmp, strerror(err ? err : EIO));
 		rc = CTL_EXIT_FAIL;
 		goto out;
 	}
 	if (rename(tmp, path)) {
-		ctl_err("save-all: %s: %s", path, strerror(errno));
+		ctl_err("save-all %s: %s", path, strerror(errno));
 		rc = CTL_EXIT_FAIL;
 		goto out;
 	}
@@ -154,7 +154,7 @@ static int prune(const char *dir, const struct cnf_set_info *sets, size_t n)
 	size_t i;
 
 	if (!d) {
-		ctl_err("save-all: %s: %s", dir, strerror(errno));
+		ctl_err("save-all %s: %s", dir, strerror(errno));
 		return CTL_EXIT_FAIL;
 	}
 	while ((e = readdir(d))) {
@@ -166,7 +166,7 @@ static int prune(const char *dir, const struct cnf_set_info *sets, size_t n)
 		if (i < n || set_path(path, sizeof(path), dir, name, ""))
 			continue;
 		if (unlink(path)) {
-			ctl_err("save-all: %s: %s", path, strerror(errno));
+			ctl_err("save-all %s: %s", path, strerror(errno));
 			rc = CTL_EXIT_FAIL;
 		} else {
 			printf("%s: no such set any more, removed %s\n", name, path);
@@ -183,7 +183,7 @@ int ctl_save_all(const char *dir)
 	size_t i, n = 0;
 
 	if (mkdir(dir, 0700) && errno != EEXIST) {
-		ctl_err("save-all: %s: %s", dir, strerror(errno));
+		ctl_err("save-all %s: %s", dir, strerror(errno));
 		return CTL_EXIT_FAIL;
 	}
 	fd = ctl_open_device();
@@ -259,11 +259,11 @@ static int restore_one(int fd, const char *dir, const char *name)
 	f = fopen(path, "re");
 	if (!f) {
 		if (errno == ENOENT) {
-			ctl_err("restore-all: %s: no saved set, %s left as it is",
+			ctl_err("restore-all %s: no saved set, %s left as it is",
 				path, name);
 			return CTL_EXIT_OK;
 		}
-		ctl_err("restore-all: %s: %s", path, strerror(errno));
+		ctl_err("restore-all %s: %s", path, strerror(errno));
 		return CTL_EXIT_FAIL;
 	}
 	/*
@@ -274,7 +274,7 @@ static int restore_one(int fd, const char *dir, const char *name)
 	ctl_input_init(&in, CTL_PARSE_F_ALL | CTL_PARSE_F_SETS);
 	err = ctl_input_read(&in, f);
 	if (err) {
-		ctl_err("restore-all: %s: %s", path, strerror(-err));
+		ctl_err("restore-all %s: %s", path, strerror(-err));
 		rc = CTL_EXIT_FAIL;
 		goto out;
 	}
@@ -282,10 +282,10 @@ static int restore_one(int fd, const char *dir, const char *name)
 	if (why) {
 		/* Out of the way: the next save-all must not overwrite it. */
 		if (rename(path, bad))
-			ctl_err("restore-all: %s: not a complete save (%s), skipped; renaming it to %s: %s",
+			ctl_err("restore-all %s: not a complete save (%s), skipped; renaming it to %s: %s",
 				path, why, bad, strerror(errno));
 		else
-			ctl_err("restore-all: %s: not a complete save (%s), skipped and renamed %s",
+			ctl_err("restore-all %s: not a complete save (%s), skipped and renamed %s",
 				path, why, bad);
 		rc = CTL_EXIT_BADINPUT;
 		goto out;
@@ -311,7 +311,7 @@ static int saved_sets(const char *dir, char (**names)[CNF_SET_NAME_LEN],
 	*n = 1;
 	*names = calloc(1, sizeof(**names));
 	if (!*names || !d) {
-		ctl_err("restore-all: %s: %s", dir, strerror(d ? ENOMEM : errno));
+		ctl_err("restore-all %s: %s", dir, strerror(d ? ENOMEM : errno));
 		if (d)
 			closedir(d);
 		free(*names);
