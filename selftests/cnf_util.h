@@ -32,6 +32,63 @@ static inline int cnf_ioc(int fd, unsigned long cmd, void *arg)
 	return ioctl(fd, cmd, arg) ? errno : 0;
 }
 
+/*
+ * The single-entry calls and the batch and dump structs as they were
+ * before sets: a struct cnf_addr, and structs that end before their set
+ * name.  They still work and mean the default set.
+ */
+#define CNF_BATCH_V1_SIZE	offsetof(struct cnf_batch, set)
+#define CNF_DUMP_V1_SIZE	offsetof(struct cnf_dump, set)
+#define CNF_IOC_ADD_V1		_IOW(CNF_IOC_TYPE, 0x01, struct cnf_addr)
+#define CNF_IOC_DEL_V1		_IOW(CNF_IOC_TYPE, 0x02, struct cnf_addr)
+#define CNF_IOC_TEST_V1		_IOW(CNF_IOC_TYPE, 0x03, struct cnf_addr)
+#define CNF_IOC_MATCH_V1	_IOWR(CNF_IOC_TYPE, 0x0b, struct cnf_addr)
+#define CNF_IOC_ADD_BATCH_V1	_IOC(_IOC_READ | _IOC_WRITE, CNF_IOC_TYPE, 0x04, \
+				     CNF_BATCH_V1_SIZE)
+#define CNF_IOC_DEL_BATCH_V1	_IOC(_IOC_READ | _IOC_WRITE, CNF_IOC_TYPE, 0x05, \
+				     CNF_BATCH_V1_SIZE)
+#define CNF_IOC_DUMP_V1		_IOC(_IOC_READ | _IOC_WRITE, CNF_IOC_TYPE, 0x06, \
+				     CNF_DUMP_V1_SIZE)
+
+/* Copy @name (NULL: the default set) into a set name field. */
+static inline void cnf_set_name(char *field, const char *name)
+{
+	memset(field, 0, CNF_SET_NAME_LEN);
+	if (name)
+		memcpy(field, name, strnlen(name, CNF_SET_NAME_LEN));
+}
+
+static inline struct cnf_entry cnf_entry_of(struct cnf_addr a, const char *set)
+{
+	struct cnf_entry e;
+
+	memset(&e, 0, sizeof(e));
+	e.addr = a;
+	cnf_set_name(e.set, set);
+	return e;
+}
+
+/*
+ * A single-entry call (CNF_IOC_ADD, _DEL, _TEST, _MATCH) on @a in set @set
+ * (NULL: the default set).  *@a gets the address the kernel wrote back
+ * (CNF_IOC_MATCH).  0 or the errno.
+ */
+static inline int cnf_ioc_set(int fd, unsigned long cmd, struct cnf_addr *a,
+			      const char *set)
+{
+	struct cnf_entry e = cnf_entry_of(*a, set);
+	int err = cnf_ioc(fd, cmd, &e);
+
+	*a = e.addr;
+	return err;
+}
+
+/* The same on the default set. */
+static inline int cnf_ioc_addr(int fd, unsigned long cmd, struct cnf_addr *a)
+{
+	return cnf_ioc_set(fd, cmd, a, NULL);
+}
+
 static inline struct cnf_addr cnf_v4(uint32_t host)
 {
 	struct cnf_addr a;
@@ -111,12 +168,13 @@ static inline bool cnf_well_formed(const struct cnf_addr *a)
 }
 
 /*
- * Dump the whole set in chunks of @chunk entries.  Returns the number of
- * entries (stored in a malloc'ed *@out) or -errno; -EPROTO when the
- * protocol was broken (DONE early or never, more entries than asked for, a
- * malformed entry).
+ * Dump the whole of set @set (NULL: the default set) in chunks of @chunk
+ * entries.  Returns the number of entries (stored in a malloc'ed *@out) or
+ * -errno; -EPROTO when the protocol was broken (DONE early or never, more
+ * entries than asked for, a malformed entry).
  */
-static inline long cnf_dump_all(int fd, uint32_t chunk, struct cnf_addr **out)
+static inline long cnf_dump_set_all(int fd, const char *set, uint32_t chunk,
+				    struct cnf_addr **out)
 {
 	size_t n = 0, room = 1024;
 	struct cnf_addr *all = malloc(room * sizeof(*all));
@@ -125,6 +183,7 @@ static inline long cnf_dump_all(int fd, uint32_t chunk, struct cnf_addr **out)
 	long ret = -EPROTO;
 	uint32_t i;
 
+	cnf_set_name(d.set, set);
 	if (!all || !buf)
 		goto out;
 	for (;;) {
@@ -170,14 +229,25 @@ out:
 	return ret;
 }
 
-/* Dump sorted; for before/after comparisons.  Exits the test on failure. */
-static inline long cnf_dump_sorted(int fd, struct cnf_addr **out)
+static inline long cnf_dump_all(int fd, uint32_t chunk, struct cnf_addr **out)
 {
-	long n = cnf_dump_all(fd, 64, out);
+	return cnf_dump_set_all(fd, NULL, chunk, out);
+}
+
+/* Dump set @set sorted; for before/after comparisons.  -errno on failure. */
+static inline long cnf_dump_set_sorted(int fd, const char *set,
+				       struct cnf_addr **out)
+{
+	long n = cnf_dump_set_all(fd, set, 64, out);
 
 	if (n >= 0)
 		cnf_sort(*out, n);
 	return n;
+}
+
+static inline long cnf_dump_sorted(int fd, struct cnf_addr **out)
+{
+	return cnf_dump_set_sorted(fd, NULL, out);
 }
 
 static inline bool cnf_same_set(const struct cnf_addr *a, long na,

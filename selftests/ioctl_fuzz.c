@@ -19,11 +19,17 @@
  * first round of calls that only read, delete or flush (fuzzed as above):
  * none of them may configure the namespace, so stats must still report it
  * inactive after them.
- * Invariant: every refused call leaves the set unchanged.  Calls go in
+ * The reference is three sets: the default set, a block set and an allow
+ * set (REF_SETS), each with its own addresses; fuzzed calls name them, new
+ * names and bad ones, and create, destroy, swap, flush, list and replace.
+ * A call that succeeded must have named its set as the ABI allows.
+ * Invariant: every refused call leaves the sets unchanged.  Calls go in
  * rounds of CHECK_EVERY; a round in which no call could have changed the
- * set (every call that reached a mutating handler was refused, and no
- * batch reports an applied entry) ends with a dump compared with the
- * reference.  A round that did change it restores the reference instead.
+ * sets (every call that reached a mutating handler was refused, and no
+ * batch reports an applied entry) ends with the set list (exactly the
+ * three, with their kinds) and each set's dump compared with the
+ * reference.  A round that did change them restores the reference
+ * instead.
  * Mutating inputs are mostly invalid, so most rounds are checked.
  * The kernel side (no WARN, oops, KASAN report, leak) is checked by the VM
  * harness from the kernel log.
@@ -53,6 +59,8 @@
 #define REF_V4		160
 #define REF_V6		96
 #define REF_N		(REF_V4 + REF_V6)
+/* The named sets' references: the first REF_SET_N of another draw each. */
+#define REF_SET_N	40
 #define CHECK_EVERY	16
 #define RING		CHECK_EVERY
 #define ARR_PAGES	4
@@ -159,6 +167,20 @@ static int setup_memory(void)
 
 static struct cnf_addr ref[REF_N];
 
+/* The reference's sets, in creation order: its set list. */
+static const struct {
+	const char *name;
+	uint32_t kind;
+	struct cnf_addr *addrs;
+	uint32_t n;
+} ref_sets[] = {
+	{ CNF_SET_DEFAULT, CNF_SET_BLOCK, ref, REF_N },
+	{ "fz_b", CNF_SET_BLOCK, ref + REF_N - REF_SET_N, REF_SET_N },
+	{ "fz_a", CNF_SET_ALLOW, ref, REF_SET_N },
+};
+
+#define REF_SETS	ARRAY_LEN(ref_sets)
+
 static void make_ref(void)
 {
 	uint32_t i;
@@ -177,75 +199,129 @@ static void make_ref(void)
 
 static int fd_main, fd_other, fd_check, fd_ab;
 
-/* Put the reference back: default config, flush, add it all. */
+/*
+ * Put the reference back: no sets, default config, then the reference's
+ * sets, created and loaded.
+ */
 static int restore(void)
 {
-	struct cnf_batch b = { .addrs = (uintptr_t)ref, .count = REF_N };
+	struct cnf_batch b;
+	struct cnf_set_req r;
+	unsigned int i;
 	int err;
 
+	if (ioctl(fd_check, CNF_IOC_RESET))
+		return errno;
 	err = cnf_reset_config(fd_check);
 	if (err)
 		return err;
-	if (ioctl(fd_check, CNF_IOC_FLUSH))
-		return errno;
-	if (ioctl(fd_check, CNF_IOC_ADD_BATCH, &b))
-		return errno;
-	return b.applied == REF_N ? 0 : EPROTO;
+	for (i = 0; i < REF_SETS; i++) {
+		if (i) {
+			memset(&r, 0, sizeof(r));
+			cnf_set_name(r.name, ref_sets[i].name);
+			r.kind = ref_sets[i].kind;
+			if (ioctl(fd_check, CNF_IOC_SET_CREATE, &r))
+				return errno;
+		}
+		memset(&b, 0, sizeof(b));
+		b.addrs = (uintptr_t)ref_sets[i].addrs;
+		b.count = ref_sets[i].n;
+		cnf_set_name(b.set, ref_sets[i].name);
+		if (ioctl(fd_check, CNF_IOC_ADD_BATCH, &b))
+			return errno;
+		if (b.applied != ref_sets[i].n)
+			return EPROTO;
+	}
+	return 0;
 }
 
 static struct cnf_addr *cur;
 
-/* 0 when the set is the reference. */
+/* 0 when the sets are the reference. */
 static int compare(void)
 {
-	long n = cnf_dump_sorted(fd_check, &cur);
+	struct cnf_set_info info[REF_SETS + 1];
+	struct cnf_set_list l = {
+		.sets = (uintptr_t)info, .count = REF_SETS + 1,
+		.size = sizeof(info[0]),
+	};
+	unsigned int i;
+	long n;
 	int same;
 
-	/*
-	 * A limit that a SET_CONFIG of the round lowered (settings, not the
-	 * set) may leave no room for the snapshot: back to the default one.
-	 */
-	if (n == -ENOSPC) {
-		same = cnf_reset_config(fd_check);
-		if (same)
-			return same;
-		n = cnf_dump_sorted(fd_check, &cur);
+	if (ioctl(fd_check, CNF_IOC_SET_LIST, &l))
+		return errno;
+	if (l.total != REF_SETS || l.count != REF_SETS)
+		return -1;
+	for (i = 0; i < REF_SETS; i++) {
+		char want[CNF_SET_NAME_LEN];
+
+		cnf_set_name(want, ref_sets[i].name);
+		if (memcmp(info[i].name, want, sizeof(want)) ||
+		    info[i].kind != ref_sets[i].kind)
+			return -1;
+		n = cnf_dump_set_sorted(fd_check, ref_sets[i].name, &cur);
+		/*
+		 * A limit that a SET_CONFIG of the round lowered (settings,
+		 * not the sets) may leave no room for the snapshot: back to
+		 * the default one.
+		 */
+		if (n == -ENOSPC) {
+			same = cnf_reset_config(fd_check);
+			if (same)
+				return same;
+			n = cnf_dump_set_sorted(fd_check, ref_sets[i].name, &cur);
+		}
+		if (n < 0)
+			return (int)-n;
+		same = cnf_same_set(cur, n, ref_sets[i].addrs, ref_sets[i].n);
+		free(cur);
+		if (!same)
+			return -1;
 	}
-	if (n < 0)
-		return (int)-n;
-	same = cnf_same_set(cur, n, ref, REF_N);
-	free(cur);
-	return same ? 0 : -1;
+	return 0;
 }
 
 /* ---- one fuzzed call ---- */
 
+/* @min: the struct's first version, when the kernel takes it too. */
 struct known {
 	unsigned long cmd;
 	unsigned int weight;
 	bool mutates;
+	uint32_t min;
 };
 
 static const struct known known[] = {
-	{ CNF_IOC_ADD, 15, true },
-	{ CNF_IOC_DEL, 12, true },
-	{ CNF_IOC_TEST, 10, false },
-	{ CNF_IOC_ADD_BATCH, 18, true },
-	{ CNF_IOC_DEL_BATCH, 12, true },
-	{ CNF_IOC_DUMP, 15, false },
-	{ CNF_IOC_FLUSH, 1, true },
-	{ CNF_IOC_STATS, 7, false },
-	{ CNF_IOC_SET_CONFIG, 10, false },	/* settings, not the set */
-	{ CNF_IOC_RESET, 1, true },
+	{ CNF_IOC_ADD, 15, true, sizeof(struct cnf_addr) },
+	{ CNF_IOC_DEL, 12, true, sizeof(struct cnf_addr) },
+	{ CNF_IOC_TEST, 10, false, sizeof(struct cnf_addr) },
+	{ CNF_IOC_MATCH, 5, false, sizeof(struct cnf_addr) },
+	{ CNF_IOC_ADD_BATCH, 18, true, CNF_BATCH_V1_SIZE },
+	{ CNF_IOC_DEL_BATCH, 12, true, CNF_BATCH_V1_SIZE },
+	{ CNF_IOC_DUMP, 15, false, CNF_DUMP_V1_SIZE },
+	{ CNF_IOC_FLUSH, 1, true, 0 },
+	{ CNF_IOC_STATS, 7, false, offsetof(struct cnf_stats, v4_lookup) },
+	{ CNF_IOC_SET_CONFIG, 10, false, 0 },	/* settings, not the sets */
+	{ CNF_IOC_RESET, 1, true, 0 },
+	{ CNF_IOC_SET_CREATE, 5, true, 0 },
+	{ CNF_IOC_SET_DESTROY, 4, true, 0 },
+	{ CNF_IOC_SET_SWAP, 4, true, 0 },
+	{ CNF_IOC_SET_FLUSH, 3, true, 0 },
+	{ CNF_IOC_SET_LIST, 6, false, 0 },
 };
 
-/* Only commands that never configure a namespace: no add, no setting. */
+/*
+ * Only commands that never configure a namespace: no add, no setting, no
+ * set created.
+ */
 static bool inert_only;
 
 static bool inert(unsigned long cmd)
 {
 	return cmd != CNF_IOC_ADD && cmd != CNF_IOC_ADD_BATCH &&
-	       cmd != CNF_IOC_SET_CONFIG && cmd != CNF_IOC_RESET;
+	       cmd != CNF_IOC_SET_CONFIG && cmd != CNF_IOC_RESET &&
+	       cmd != CNF_IOC_SET_CREATE;
 }
 
 static unsigned long pick_known(void)
@@ -272,7 +348,7 @@ static const struct known *dispatch(unsigned long cmd)
 	for (i = 0; i < ARRAY_LEN(known); i++)
 		if (_IOC_NR(known[i].cmd) == _IOC_NR(cmd) &&
 		    _IOC_DIR(known[i].cmd) == _IOC_DIR(cmd) &&
-		    _IOC_SIZE(cmd) >= _IOC_SIZE(known[i].cmd))
+		    _IOC_SIZE(cmd) >= (known[i].min ?: _IOC_SIZE(known[i].cmd)))
 			return &known[i];
 	return NULL;
 }
@@ -420,6 +496,97 @@ static void fill_arr(void)
 		fill_addr(&a[i]);
 }
 
+/* A set name: the reference's, new ones, and bad ones of every form. */
+static void fill_name(char *name)
+{
+	static const char ok[] = "abcXYZ019_.-";
+	unsigned int i, n;
+
+	memset(name, 0, CNF_SET_NAME_LEN);
+	switch (below(12)) {
+	case 0:		/* the default set, unnamed */
+		break;
+	case 1:
+		cnf_set_name(name, CNF_SET_DEFAULT);
+		break;
+	case 2: case 3: case 4: case 5:
+		cnf_set_name(name, ref_sets[1 + below(REF_SETS - 1)].name);
+		break;
+	case 6:		/* a new one */
+		snprintf(name, CNF_SET_NAME_LEN, "fz_n%u", below(4));
+		break;
+	case 7:		/* valid characters, 1 to 32 of them (32: no NUL) */
+		n = 1 + below(CNF_SET_NAME_LEN);
+		for (i = 0; i < n; i++)
+			name[i] = ok[below(sizeof(ok) - 1)];
+		break;
+	case 8:		/* a good name, junk after its NUL */
+		cnf_set_name(name, ref_sets[1 + below(REF_SETS - 1)].name);
+		name[5 + below(CNF_SET_NAME_LEN - 5)] = 1 + below(255);
+		break;
+	case 9:		/* a good name, one bad byte */
+		cnf_set_name(name, ref_sets[1 + below(REF_SETS - 1)].name);
+		name[below(4)] = "/ :*\n\x80\xff"[below(7)];
+		break;
+	default:
+		rnd_fill(name, CNF_SET_NAME_LEN);
+		break;
+	}
+}
+
+/*
+ * @name as the ABI takes it: all zero (the default set), or 1 to 31 bytes
+ * of [A-Za-z0-9_.-] and zeros after them.
+ */
+static bool name_ok(const char *name)
+{
+	unsigned int i, len = strnlen(name, CNF_SET_NAME_LEN);
+
+	if (len == CNF_SET_NAME_LEN)
+		return false;
+	for (i = 0; i < len; i++) {
+		char c = name[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-'))
+			return false;
+	}
+	for (; i < CNF_SET_NAME_LEN; i++)
+		if (name[i])
+			return false;
+	return true;
+}
+
+/*
+ * The first name in @p (a struct of @size bytes for @cmd, the names it
+ * reads) that the ABI refuses, or NULL.
+ */
+static const char *bad_name(unsigned long cmd, const unsigned char *p,
+			    size_t size)
+{
+	const char *n[2] = { NULL, NULL };
+	unsigned int i;
+
+	if ((cmd == CNF_IOC_ADD || cmd == CNF_IOC_DEL || cmd == CNF_IOC_TEST ||
+	     cmd == CNF_IOC_MATCH) && size >= sizeof(struct cnf_entry))
+		n[0] = ((const struct cnf_entry *)p)->set;
+	else if ((cmd == CNF_IOC_ADD_BATCH || cmd == CNF_IOC_DEL_BATCH) &&
+		 size >= sizeof(struct cnf_batch))
+		n[0] = ((const struct cnf_batch *)p)->set;
+	else if (cmd == CNF_IOC_SET_CREATE || cmd == CNF_IOC_SET_DESTROY ||
+		 cmd == CNF_IOC_SET_FLUSH)
+		n[0] = ((const struct cnf_set_req *)p)->name;
+	else if (cmd == CNF_IOC_SET_SWAP) {
+		n[0] = ((const struct cnf_set_swap *)p)->a;
+		n[1] = ((const struct cnf_set_swap *)p)->b;
+	}
+	/* A dump reads its name only when it starts: not checked. */
+	for (i = 0; i < 2; i++)
+		if (n[i] && !name_ok(n[i]))
+			return n[i];
+	return NULL;
+}
+
 static uint32_t pick_count(void)
 {
 	static const uint32_t v[] = { 0, 1, 2, 3, 255, 256, 257, 511, 512, 513,
@@ -452,7 +619,7 @@ static bool one_call(void)
 	const struct known *k = dispatch(cmd);
 	uint32_t size = _IOC_SIZE(cmd);
 	size_t need = size ? size : sizeof(struct cnf_batch);
-	unsigned char *p;
+	unsigned char *p = NULL;
 	enum where w, aw = W_BAD;
 	struct call *c;
 	uint64_t arg;
@@ -474,8 +641,12 @@ static bool one_call(void)
 		else if (chance(50) && need > 24)
 			memset(p + 24, 0, need - 24);
 		if (k && (k->cmd == CNF_IOC_ADD || k->cmd == CNF_IOC_DEL ||
-			  k->cmd == CNF_IOC_TEST)) {
-			fill_addr((struct cnf_addr *)p);
+			  k->cmd == CNF_IOC_TEST || k->cmd == CNF_IOC_MATCH)) {
+			struct cnf_entry *e = (struct cnf_entry *)p;
+
+			fill_addr(&e->addr);
+			if (need >= sizeof(*e) && chance(70))
+				fill_name(e->set);
 		} else if (k && (k->cmd == CNF_IOC_ADD_BATCH ||
 				 k->cmd == CNF_IOC_DEL_BATCH)) {
 			struct cnf_batch *b = (struct cnf_batch *)p;
@@ -484,7 +655,9 @@ static bool one_call(void)
 			b->addrs = pick_ptr(arr, ARR_PAGES * PAGE,
 					    (size_t)(b->count < 4096 ? b->count : 4096) *
 					    sizeof(struct cnf_addr), &aw);
-			b->flags = chance(70) ? below(2) : (uint32_t)rnd();
+			b->flags = chance(70) ? below(4) : (uint32_t)rnd();
+			if (need >= sizeof(*b) && chance(50))
+				fill_name(b->set);
 			if (chance(90)) {
 				b->applied = b->skipped = b->done = 0xdeadbeef;
 				b->error = 0x5eadbeef;
@@ -508,6 +681,33 @@ static bool one_call(void)
 			default: break;
 			}
 			d->flags = chance(80) ? 0 : (uint32_t)rnd();
+			if (need >= sizeof(*d) && chance(50))
+				fill_name(d->set);
+		} else if (k && (k->cmd == CNF_IOC_SET_CREATE ||
+				 k->cmd == CNF_IOC_SET_DESTROY ||
+				 k->cmd == CNF_IOC_SET_FLUSH)) {
+			struct cnf_set_req *q = (struct cnf_set_req *)p;
+
+			fill_name(q->name);
+			q->kind = k->cmd != CNF_IOC_SET_CREATE ? 0 : below(2);
+			if (chance(10))
+				q->kind = (uint32_t)rnd();
+			q->flags = chance(90) ? 0 : (uint32_t)rnd();
+		} else if (k && k->cmd == CNF_IOC_SET_SWAP) {
+			struct cnf_set_swap *q = (struct cnf_set_swap *)p;
+
+			fill_name(q->a);
+			fill_name(q->b);
+		} else if (k && k->cmd == CNF_IOC_SET_LIST) {
+			struct cnf_set_list *q = (struct cnf_set_list *)p;
+
+			q->count = chance(70) ? below(8) : pick_count();
+			q->size = chance(70) ? sizeof(struct cnf_set_info) :
+				chance(50) ? below(256) : (uint32_t)rnd();
+			q->sets = pick_ptr(arr, ARR_PAGES * PAGE,
+					   (size_t)(q->count < 64 ? q->count : 64) *
+					   (q->size < 256 ? q->size : 256), &aw);
+			q->flags = chance(90) ? 0 : (uint32_t)rnd();
 		} else if (k && k->cmd == CNF_IOC_SET_CONFIG) {
 			struct cnf_config *cf = (struct cnf_config *)p;
 
@@ -539,6 +739,17 @@ static bool one_call(void)
 		res->abandoned_calls++;
 	if (r)
 		res->refused++;
+	if (!r && k && w == W_RW) {
+		const char *bad = bad_name(k->cmd, p, need);
+		char hex[2 * CNF_SET_NAME_LEN + 1];
+		unsigned int i;
+
+		for (i = 0; bad && i < CNF_SET_NAME_LEN; i++)
+			snprintf(hex + 2 * i, 3, "%02x", (unsigned char)bad[i]);
+		if (bad)
+			fail("cmd %#lx succeeded on set name %s (hex), which the ABI refuses",
+			     cmd, hex);
+	}
 	if (fdk >= 2 || !k)
 		return false;	/* another set, or no handler reached */
 
@@ -549,7 +760,9 @@ static bool one_call(void)
 	if (!k->mutates)
 		return false;
 	if (k->cmd != CNF_IOC_ADD_BATCH && k->cmd != CNF_IOC_DEL_BATCH)
-		return !r;	/* ADD, DEL, FLUSH, RESET: refused ones change nothing */
+		return !r;	/* single entries, FLUSH, RESET, the set calls:
+				 * refused ones change nothing
+				 */
 	/*
 	 * A batch stops at its first failure, keeping what it applied before
 	 * it (the ABI), and reports it in the struct: trust the report when
@@ -567,11 +780,21 @@ static bool one_call(void)
 		if (b->error != (r ? -c->err : 0))
 			fail("batch cmd %#lx: returned errno %d, struct says error %d (done %u applied %u)",
 			     cmd, r ? c->err : 0, b->error, b->done, b->applied);
+		/* A failed replace leaves the set as it was and says so. */
+		if (k->cmd == CNF_IOC_ADD_BATCH && (b->flags & CNF_BATCH_F_REPLACE) && r) {
+			if (b->done > b->count || b->applied || b->skipped)
+				fail("replace cmd %#lx: failed (errno %d), count %u done %u applied %u skipped %u",
+				     cmd, c->err, b->count, b->done, b->applied, b->skipped);
+			return false;
+		}
 		if (b->done > b->count ||
 		    (uint64_t)b->applied + b->skipped != b->done ||
 		    (!r && b->done != b->count))
 			fail("batch cmd %#lx: returned %d, count %u done %u applied %u skipped %u",
 			     cmd, r, b->count, b->done, b->applied, b->skipped);
+		/* A replace that went through changed the set, even to empty. */
+		if (k->cmd == CNF_IOC_ADD_BATCH && (b->flags & CNF_BATCH_F_REPLACE))
+			return true;
 		return b->applied != 0;
 	}
 	if (!r || w == W_RW)
@@ -631,7 +854,7 @@ static int abandoned_fd(void)
 		if (unshare(CLONE_NEWNET))
 			_exit(10);
 		fd = open(CNF_DEVICE_PATH, O_RDWR);
-		if (fd < 0 || ioctl(fd, CNF_IOC_ADD, &a))
+		if (fd < 0 || cnf_ioc_addr(fd, CNF_IOC_ADD, &a))
 			_exit(11);
 		_exit(cnf_send_fd(sv[1], fd) ? 12 : 0);
 	}
@@ -677,7 +900,7 @@ static int worker(unsigned int id, uint64_t seed, uint64_t calls)
 	fill_arr();
 	/* The abandoned netns' file works, on its own set. */
 	one = cnf_v4(0x0a0b0c0d);
-	if (ioctl(fd_ab, CNF_IOC_TEST, &one))
+	if ((errno = cnf_ioc_addr(fd_ab, CNF_IOC_TEST, &one)))
 		return fail("worker %u: abandoned netns file lost its set: %s",
 			    id, strerror(errno)), 1;
 	/* Reads, deletes and flushes of a fresh namespace create nothing. */

@@ -32,17 +32,17 @@
 
 static int add(int fd, struct cnf_addr a)
 {
-	return cnf_ioc(fd, CNF_IOC_ADD, &a);
+	return cnf_ioc_addr(fd, CNF_IOC_ADD, &a);
 }
 
 static int del(int fd, struct cnf_addr a)
 {
-	return cnf_ioc(fd, CNF_IOC_DEL, &a);
+	return cnf_ioc_addr(fd, CNF_IOC_DEL, &a);
 }
 
 static int tst(int fd, struct cnf_addr a)
 {
-	return cnf_ioc(fd, CNF_IOC_TEST, &a);
+	return cnf_ioc_addr(fd, CNF_IOC_TEST, &a);
 }
 
 /* The out fields start as garbage: the kernel must set every one. */
@@ -394,12 +394,22 @@ struct cmd_desc {
 /* struct cnf_stats before the per-family lookup figures. */
 #define STATS_V1_SIZE	offsetof(struct cnf_stats, v4_lookup)
 
+/* The single-entry calls' first version: a struct cnf_addr. */
+#define ENTRY_CMD(c) { #c, c, sizeof(struct cnf_addr) }
+
 static const struct cmd_desc struct_cmds[] = {
-	CMD(CNF_IOC_ADD), CMD(CNF_IOC_DEL), CMD(CNF_IOC_TEST),
-	CMD(CNF_IOC_ADD_BATCH), CMD(CNF_IOC_DEL_BATCH), CMD(CNF_IOC_DUMP),
+	ENTRY_CMD(CNF_IOC_ADD), ENTRY_CMD(CNF_IOC_DEL), ENTRY_CMD(CNF_IOC_TEST),
+	{ "CNF_IOC_ADD_BATCH", CNF_IOC_ADD_BATCH, CNF_BATCH_V1_SIZE },
+	{ "CNF_IOC_DEL_BATCH", CNF_IOC_DEL_BATCH, CNF_BATCH_V1_SIZE },
+	{ "CNF_IOC_DUMP", CNF_IOC_DUMP, CNF_DUMP_V1_SIZE },
 	{ "CNF_IOC_STATS", CNF_IOC_STATS, STATS_V1_SIZE },
-	CMD(CNF_IOC_SET_CONFIG), CMD(CNF_IOC_MATCH),
+	CMD(CNF_IOC_SET_CONFIG), ENTRY_CMD(CNF_IOC_MATCH),
 	CMD(CNF_IOC_VERSION),
+	CMD(CNF_IOC_ADD_V1), CMD(CNF_IOC_DEL_V1), CMD(CNF_IOC_TEST_V1),
+	CMD(CNF_IOC_MATCH_V1), CMD(CNF_IOC_ADD_BATCH_V1),
+	CMD(CNF_IOC_DEL_BATCH_V1), CMD(CNF_IOC_DUMP_V1),
+	CMD(CNF_IOC_SET_CREATE), CMD(CNF_IOC_SET_DESTROY),
+	CMD(CNF_IOC_SET_SWAP), CMD(CNF_IOC_SET_LIST), CMD(CNF_IOC_SET_FLUSH),
 };
 
 static const struct cmd_desc all_cmds[] = {
@@ -407,7 +417,14 @@ static const struct cmd_desc all_cmds[] = {
 	CMD(CNF_IOC_ADD_BATCH), CMD(CNF_IOC_DEL_BATCH), CMD(CNF_IOC_DUMP),
 	CMD(CNF_IOC_FLUSH), CMD(CNF_IOC_STATS), CMD(CNF_IOC_SET_CONFIG),
 	CMD(CNF_IOC_RESET), CMD(CNF_IOC_MATCH), CMD(CNF_IOC_VERSION),
+	CMD(CNF_IOC_SET_CREATE), CMD(CNF_IOC_SET_DESTROY),
+	CMD(CNF_IOC_SET_SWAP), CMD(CNF_IOC_SET_LIST), CMD(CNF_IOC_SET_FLUSH),
 };
+
+static bool is_add(unsigned long cmd)
+{
+	return cmd == CNF_IOC_ADD || cmd == CNF_IOC_ADD_V1;
+}
 
 TEST_F(cnf, bad_pointer_efault)
 {
@@ -437,7 +454,7 @@ TEST_F(cnf, bad_pointer_efault)
 		/* A struct whose last bytes lie in the unmapped page. */
 		bad[4] = two + PAGE - size + 2;
 		memset(bad[4], 0, size - 2);
-		if (struct_cmds[c].cmd == CNF_IOC_ADD)
+		if (is_add(struct_cmds[c].cmd))
 			memcpy(bad[4], &(struct cnf_addr){ AF_INET, 32, 0, { 0 } }, 4);
 		for (p = 0; p < ARRAY_LEN(bad); p++) {
 			EXPECT_EQ(EFAULT, cnf_ioc(self->fd, struct_cmds[c].cmd, bad[p]))
@@ -531,7 +548,7 @@ TEST_F(cnf, batch_readonly_struct)
 TEST_F(cnf, batch_count_and_flags)
 {
 	static const uint32_t bad_flags[] = {
-		1U << 1, 1U << 2, 1U << 31, CNF_BATCH_F_EXIST_OK | 1U << 5, ~0U,
+		1U << 2, 1U << 31, CNF_BATCH_F_EXIST_OK | 1U << 5, ~0U,
 	};
 	static const unsigned long cmds[] = { CNF_IOC_ADD_BATCH, CNF_IOC_DEL_BATCH };
 	struct cnf_addr addrs[8];
@@ -553,6 +570,10 @@ TEST_F(cnf, batch_count_and_flags)
 						bad_flags[i], &b))
 				TH_LOG("flags %#x", bad_flags[i]);
 		}
+		/* Replacing is for adds only. */
+		if (cmds[c] == CNF_IOC_DEL_BATCH)
+			EXPECT_EQ(EINVAL, batch(self->fd, cmds[c], addrs, 8,
+						CNF_BATCH_F_REPLACE, &b));
 		/* CNF_BATCH_MAX itself is allowed: it fails on the pointer. */
 		EXPECT_EQ(EFAULT, batch(self->fd, cmds[c], NULL, CNF_BATCH_MAX, 0, &b));
 		EXPECT_EQ(0, b.done);
@@ -580,7 +601,7 @@ TEST_F(cnf, unknown_command_enotty)
 		_IO(CNF_IOC_TYPE, 0), _IO(CNF_IOC_TYPE, 0x0b),
 		_IOW(CNF_IOC_TYPE, 0x0b, struct cnf_addr),
 		_IOWR(CNF_IOC_TYPE, 0x0c, struct cnf_batch),
-		_IOR(CNF_IOC_TYPE, 0x10, struct cnf_stats),
+		_IOR(CNF_IOC_TYPE, 0x12, struct cnf_stats),
 		_IO(CNF_IOC_TYPE, 0x7f), _IO(CNF_IOC_TYPE, 0xff),
 		_IOW(CNF_IOC_TYPE, 0x81, struct cnf_addr),	/* nr | 0x80 */
 		_IOW(CNF_IOC_TYPE + 1, 0x01, struct cnf_addr),
@@ -671,14 +692,14 @@ static size_t extra(unsigned int e, size_t base)
 
 #define NEXTRAS ARRAY_LEN(extras_tab)
 
-/* ADD, DEL and TEST with a larger struct cnf_addr. */
-TEST_F(cnf, larger_addr_struct)
+/* ADD, DEL and TEST with a larger struct cnf_entry. */
+TEST_F(cnf, larger_entry_struct)
 {
 	static const unsigned long cmds[] = { CNF_IOC_ADD, CNF_IOC_TEST, CNF_IOC_DEL };
 	static const int ok[] = { 0, 0, 0 };
 	static const int after_ok[] = { 0, 0, ENOENT };	/* test, after each */
-	unsigned char buf[sizeof(struct cnf_addr) + 16384];
-	struct cnf_addr q = a6(77);
+	unsigned char buf[sizeof(struct cnf_entry) + 16384];
+	struct cnf_entry q = cnf_entry_of(a6(77), NULL);
 	unsigned int e, c;
 	struct snap s;
 
@@ -706,7 +727,7 @@ TEST_F(cnf, larger_addr_struct)
 			buf[size - 1] = 0;
 			EXPECT_EQ(ok[c], cnf_ioc(self->fd, cmd, buf))
 				TH_LOG("cmd %u, size %zu", c, size);
-			EXPECT_EQ(after_ok[c], tst(self->fd, q));
+			EXPECT_EQ(after_ok[c], tst(self->fd, q.addr));
 		}
 	}
 }
@@ -861,7 +882,7 @@ static int match(int fd, struct cnf_addr a, struct cnf_addr *found)
 
 	memset(found, 0xa5, sizeof(*found));
 	*found = a;
-	err = cnf_ioc(fd, CNF_IOC_MATCH, found);
+	err = cnf_ioc_addr(fd, CNF_IOC_MATCH, found);
 	return err;
 }
 
@@ -1910,12 +1931,20 @@ TEST_F_TIMEOUT(cnf, memory_limit_enospc, 120)
 /* Try every command on @fd; store the errnos in @err[]. */
 static void try_all(int fd, int *err)
 {
-	struct cnf_addr present = a4(1), absent = a4(500), buf[4];
+	struct cnf_entry present = cnf_entry_of(a4(1), NULL);
+	struct cnf_entry absent = cnf_entry_of(a4(500), NULL);
+	struct cnf_addr buf[4];
 	struct cnf_batch b;
 	struct cnf_dump d = { .addrs = (uintptr_t)buf, .count = 4 };
 	struct cnf_stats st;
 	struct cnf_config c = { .set = CNF_CONFIG_MODE, .mode = CNF_MODE_MONITOR };
 	struct cnf_version v;
+	struct cnf_set_req new_set = { .name = "perm_new" };
+	struct cnf_set_req dflt = { .name = CNF_SET_DEFAULT };
+	struct cnf_set_swap sw = { .a = CNF_SET_DEFAULT, .b = "perm_new" };
+	struct cnf_set_info info[4];
+	struct cnf_set_list l = { .sets = (uintptr_t)info, .count = 4,
+				  .size = sizeof(info[0]) };
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_LEN(all_cmds); i++) {
@@ -1924,8 +1953,17 @@ static void try_all(int fd, int *err)
 
 		if (cmd == CNF_IOC_ADD)
 			arg = &absent;
-		else if (cmd == CNF_IOC_DEL || cmd == CNF_IOC_TEST)
+		else if (cmd == CNF_IOC_DEL || cmd == CNF_IOC_TEST ||
+			 cmd == CNF_IOC_MATCH)
 			arg = &present;
+		else if (cmd == CNF_IOC_SET_CREATE)
+			arg = &new_set;
+		else if (cmd == CNF_IOC_SET_DESTROY || cmd == CNF_IOC_SET_FLUSH)
+			arg = &dflt;
+		else if (cmd == CNF_IOC_SET_SWAP)
+			arg = &sw;
+		else if (cmd == CNF_IOC_SET_LIST)
+			arg = &l;
 		else if (cmd == CNF_IOC_ADD_BATCH || cmd == CNF_IOC_DEL_BATCH)
 			arg = &b;
 		else if (cmd == CNF_IOC_DUMP)
@@ -1937,7 +1975,7 @@ static void try_all(int fd, int *err)
 		else if (cmd == CNF_IOC_VERSION)
 			arg = &v;
 		memset(&b, 0, sizeof(b));
-		b.addrs = (uintptr_t)(cmd == CNF_IOC_ADD_BATCH ? &absent : &present);
+		b.addrs = (uintptr_t)(cmd == CNF_IOC_ADD_BATCH ? &absent.addr : &present.addr);
 		b.count = 1;
 		err[i] = cnf_ioc(fd, cmd, arg);
 	}
@@ -2485,6 +2523,1207 @@ static void __attribute__((constructor)) __constructor_order_last(void)
 {
 	if (!__constructor_order)
 		__constructor_order = _CONSTRUCTOR_ORDER_BACKWARD;
+}
+
+/* ---- named sets ---- */
+
+static int set_req(int fd, unsigned long cmd, const char *name, uint32_t kind)
+{
+	struct cnf_set_req r;
+
+	memset(&r, 0, sizeof(r));
+	cnf_set_name(r.name, name);
+	r.kind = kind;
+	return cnf_ioc(fd, cmd, &r);
+}
+
+static int set_create(int fd, const char *name, uint32_t kind)
+{
+	return set_req(fd, CNF_IOC_SET_CREATE, name, kind);
+}
+
+static int set_destroy(int fd, const char *name)
+{
+	return set_req(fd, CNF_IOC_SET_DESTROY, name, 0);
+}
+
+static int set_flush(int fd, const char *name)
+{
+	return set_req(fd, CNF_IOC_SET_FLUSH, name, 0);
+}
+
+static int set_swap(int fd, const char *a, const char *b)
+{
+	struct cnf_set_swap s;
+
+	cnf_set_name(s.a, a);
+	cnf_set_name(s.b, b);
+	return cnf_ioc(fd, CNF_IOC_SET_SWAP, &s);
+}
+
+static int sadd(int fd, const char *set, struct cnf_addr a)
+{
+	return cnf_ioc_set(fd, CNF_IOC_ADD, &a, set);
+}
+
+static int sdel(int fd, const char *set, struct cnf_addr a)
+{
+	return cnf_ioc_set(fd, CNF_IOC_DEL, &a, set);
+}
+
+static int stst(int fd, const char *set, struct cnf_addr a)
+{
+	return cnf_ioc_set(fd, CNF_IOC_TEST, &a, set);
+}
+
+/* A batch on set @set; out fields start as garbage, as batch() does. */
+static int sbatch(int fd, unsigned long cmd, const char *set,
+		  const struct cnf_addr *a, uint32_t n, uint32_t flags,
+		  struct cnf_batch *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->addrs = (uintptr_t)a;
+	b->count = n;
+	b->flags = flags;
+	b->applied = 0xdeadbeef;
+	b->skipped = 0xdeadbeef;
+	b->done = 0xdeadbeef;
+	b->error = 0x5eadbeef;
+	cnf_set_name(b->set, set);
+	return cnf_ioc(fd, cmd, b);
+}
+
+/* Fill set @set with mixed(from) .. mixed(from + n - 1). */
+static int spopulate(int fd, const char *set, uint32_t from, uint32_t n)
+{
+	struct cnf_addr *a = calloc(n ? n : 1, sizeof(*a));
+	struct cnf_batch b;
+	uint32_t i;
+	int err;
+
+	for (i = 0; i < n; i++)
+		a[i] = mixed(from + i);
+	err = sbatch(fd, CNF_IOC_ADD_BATCH, set, a, n, 0, &b);
+	free(a);
+	if (!err && (b.applied != n || b.done != n))
+		err = EPROTO;
+	return err;
+}
+
+/* The namespace's sets; -errno, or how many (in malloc'ed *@out). */
+static long set_list(int fd, struct cnf_set_info **out)
+{
+	struct cnf_set_info *info = calloc(CNF_SETS_MAX + 1, sizeof(*info));
+	struct cnf_set_list l = {
+		.sets = (uintptr_t)info, .count = CNF_SETS_MAX + 1,
+		.size = sizeof(*info),
+	};
+
+	if (!info)
+		return -ENOMEM;
+	memset(info, 0xa5, (CNF_SETS_MAX + 1) * sizeof(*info));
+	if (ioctl(fd, CNF_IOC_SET_LIST, &l)) {
+		free(info);
+		return -errno;
+	}
+	if (l.count != l.total || l.count > CNF_SETS_MAX) {
+		free(info);
+		return -EPROTO;
+	}
+	*out = info;
+	return l.count;
+}
+
+/* The whole namespace: its sets (names, kinds, counts) and each one's dump. */
+struct world {
+	struct cnf_set_info *info;
+	long n;
+	struct snap *dumps;
+};
+
+static struct world world_take(int fd)
+{
+	struct world w = { NULL, 0, NULL };
+	char name[CNF_SET_NAME_LEN + 1] = "";
+	long i;
+
+	w.n = set_list(fd, &w.info);
+	if (w.n <= 0)
+		return w;
+	w.dumps = calloc(w.n, sizeof(*w.dumps));
+	for (i = 0; w.dumps && i < w.n; i++) {
+		memcpy(name, w.info[i].name, CNF_SET_NAME_LEN);
+		w.dumps[i].n = cnf_dump_set_sorted(fd, name, &w.dumps[i].a);
+	}
+	return w;
+}
+
+static void world_free(struct world *w)
+{
+	long i;
+
+	for (i = 0; w->dumps && i < w->n; i++)
+		free(w->dumps[i].a);
+	free(w->dumps);
+	free(w->info);
+}
+
+/* Same sets, kinds, entry counts and contents; counters may move. */
+static bool world_same(int fd, const struct world *w)
+{
+	struct world now = world_take(fd);
+	bool same = w->n > 0 && now.n == w->n && w->dumps && now.dumps;
+	long i;
+
+	for (i = 0; same && i < w->n; i++) {
+		const struct cnf_set_info *a = &w->info[i], *b = &now.info[i];
+
+		same = !memcmp(a->name, b->name, sizeof(a->name)) &&
+		       a->kind == b->kind && a->v4_entries == b->v4_entries &&
+		       a->v6_entries == b->v6_entries &&
+		       w->dumps[i].n >= 0 && now.dumps[i].n >= 0 &&
+		       cnf_same_set(w->dumps[i].a, w->dumps[i].n,
+				    now.dumps[i].a, now.dumps[i].n);
+	}
+	world_free(&now);
+	return same;
+}
+
+#define ASSERT_WORLD_UNCHANGED(fd, w) \
+	ASSERT_TRUE(world_same(fd, w)) TH_LOG("the sets changed")
+
+/* Set @set holds exactly mixed(from) .. mixed(from + n - 1). */
+static bool set_holds(int fd, const char *set, uint32_t from, uint32_t n)
+{
+	struct cnf_addr *got, *want = calloc(n ? n : 1, sizeof(*want));
+	long got_n = cnf_dump_set_sorted(fd, set, &got);
+	bool same;
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		want[i] = mixed(from + i);
+	cnf_sort(want, n);
+	same = got_n >= 0 && cnf_same_set(want, n, got, got_n);
+	if (got_n >= 0)
+		free(got);
+	free(want);
+	return same;
+}
+
+/* Set @set holds exactly the @n prefixes of @want. */
+static bool set_holds_list(int fd, const char *set, const struct cnf_addr *want,
+			   uint32_t n)
+{
+	struct cnf_addr *got, *w = calloc(n ? n : 1, sizeof(*w));
+	long got_n = cnf_dump_set_sorted(fd, set, &got);
+	bool same;
+
+	memcpy(w, want, n * sizeof(*w));
+	cnf_sort(w, n);
+	same = got_n >= 0 && cnf_same_set(w, n, got, got_n);
+	if (got_n >= 0)
+		free(got);
+	free(w);
+	return same;
+}
+
+/* Set @set holds exactly the one prefix @p. */
+static bool set_holds_prefix(int fd, const char *set, struct cnf_addr p)
+{
+	struct cnf_addr *got;
+	long n = cnf_dump_set_sorted(fd, set, &got);
+	bool same = n >= 0 && cnf_same_set(&p, 1, got, n);
+
+	if (n >= 0)
+		free(got);
+	return same;
+}
+
+FIXTURE(sets) {
+	int fd;
+};
+
+/* Every test starts from a namespace never configured, and leaves one. */
+FIXTURE_SETUP(sets)
+{
+	self->fd = open(CNF_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %m", CNF_DEVICE_PATH);
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_RESET, NULL));
+}
+
+FIXTURE_TEARDOWN(sets)
+{
+	cnf_ioc(self->fd, CNF_IOC_RESET, NULL);
+	close(self->fd);
+}
+
+/* A namespace never configured lists its default set, empty; listing it
+ * configures nothing, creating a set does.
+ */
+TEST_F(sets, unconfigured_lists_default)
+{
+	struct cnf_set_info *info;
+	long n;
+
+	ASSERT_EQ(CNF_STATS_F_INACTIVE, stats(self->fd).flags);
+	n = set_list(self->fd, &info);
+	ASSERT_EQ(1, n);
+	EXPECT_STREQ(CNF_SET_DEFAULT, info[0].name);
+	EXPECT_EQ(CNF_SET_BLOCK, info[0].kind);
+	EXPECT_EQ(0, info[0].reserved);
+	EXPECT_EQ(0, info[0].v4_entries);
+	EXPECT_EQ(0, info[0].v6_entries);
+	EXPECT_EQ(0, info[0].matched);
+	free(info);
+	EXPECT_EQ(CNF_STATS_F_INACTIVE, stats(self->fd).flags);
+	/* Entry calls on a missing set configure nothing either. */
+	EXPECT_EQ(ENXIO, stst(self->fd, "nosuch", a4(1)));
+	EXPECT_EQ(ENXIO, sadd(self->fd, "nosuch", a4(1)));
+	EXPECT_EQ(CNF_STATS_F_INACTIVE, stats(self->fd).flags);
+	ASSERT_EQ(0, set_create(self->fd, "allow1", CNF_SET_ALLOW));
+	EXPECT_EQ(0, stats(self->fd).flags);
+}
+
+TEST_F(sets, create_list_destroy)
+{
+	static const char *const names[] = { "blk", "allow.x", "B-2_z" };
+	static const uint32_t kinds[] = { CNF_SET_BLOCK, CNF_SET_ALLOW, CNF_SET_BLOCK };
+	struct cnf_set_info *info;
+	struct cnf_stats st;
+	unsigned int i;
+	long n;
+
+	for (i = 0; i < ARRAY_LEN(names); i++)
+		ASSERT_EQ(0, set_create(self->fd, names[i], kinds[i]));
+	ASSERT_EQ(0, spopulate(self->fd, "blk", 0, 30));
+	ASSERT_EQ(0, spopulate(self->fd, "allow.x", 100, 6));
+	ASSERT_EQ(0, spopulate(self->fd, NULL, 200, 3));
+	n = set_list(self->fd, &info);
+	ASSERT_EQ(4, n);
+	/* Creation order, the default set first. */
+	EXPECT_STREQ(CNF_SET_DEFAULT, info[0].name);
+	for (i = 0; i < ARRAY_LEN(names); i++) {
+		EXPECT_STREQ(names[i], info[i + 1].name);
+		EXPECT_EQ(kinds[i], info[i + 1].kind);
+		EXPECT_EQ(0, info[i + 1].reserved);
+		EXPECT_EQ(0, info[i + 1].matched);
+	}
+	EXPECT_EQ(20, info[1].v4_entries);	/* every third is IPv6 */
+	EXPECT_EQ(10, info[1].v6_entries);
+	EXPECT_EQ(4, info[2].v4_entries);
+	EXPECT_EQ(2, info[2].v6_entries);
+	EXPECT_EQ(0, info[3].v4_entries + info[3].v6_entries);
+	EXPECT_EQ(3, info[0].v4_entries + info[0].v6_entries);
+	free(info);
+	st = stats(self->fd);
+	EXPECT_EQ(39, st.v4.entries + st.v6.entries);
+
+	ASSERT_EQ(0, set_destroy(self->fd, "blk"));
+	n = set_list(self->fd, &info);
+	ASSERT_EQ(3, n);
+	EXPECT_STREQ(CNF_SET_DEFAULT, info[0].name);
+	EXPECT_STREQ("allow.x", info[1].name);
+	EXPECT_STREQ("B-2_z", info[2].name);
+	free(info);
+	st = stats(self->fd);
+	EXPECT_EQ(9, st.v4.entries + st.v6.entries);
+	EXPECT_EQ(ENXIO, stst(self->fd, "blk", mixed(0)));
+	/* The name is free again, and the new set starts empty. */
+	ASSERT_EQ(0, set_create(self->fd, "blk", CNF_SET_ALLOW));
+	EXPECT_TRUE(set_holds(self->fd, "blk", 0, 0));
+	EXPECT_EQ(ENOENT, stst(self->fd, "blk", mixed(0)));
+}
+
+/* Each set is its own list: same prefix, separate entries. */
+TEST_F(sets, entries_per_set)
+{
+	struct cnf_addr found, net = p4(0x0a000000, 8), host = a4(5);
+
+	ASSERT_EQ(0, set_create(self->fd, "one", CNF_SET_BLOCK));
+	ASSERT_EQ(0, set_create(self->fd, "two", CNF_SET_ALLOW));
+	ASSERT_EQ(0, sadd(self->fd, "one", host));
+	EXPECT_EQ(0, stst(self->fd, "one", host));
+	EXPECT_EQ(ENOENT, stst(self->fd, "two", host));
+	EXPECT_EQ(ENOENT, stst(self->fd, NULL, host));
+	EXPECT_EQ(ENOENT, sdel(self->fd, "two", host));
+	EXPECT_EQ(0, sadd(self->fd, "two", host));
+	EXPECT_EQ(EEXIST, sadd(self->fd, "two", host));
+	EXPECT_EQ(0, sadd(self->fd, "two", net));
+	/* MATCH: the longest prefix of the set named. */
+	found = host;
+	EXPECT_EQ(0, cnf_ioc_set(self->fd, CNF_IOC_MATCH, &found, "two"));
+	EXPECT_EQ(32, found.prefixlen);
+	found = a4(6);
+	EXPECT_EQ(0, cnf_ioc_set(self->fd, CNF_IOC_MATCH, &found, "two"));
+	EXPECT_EQ(8, found.prefixlen);
+	found = a4(6);
+	EXPECT_EQ(ENOENT, cnf_ioc_set(self->fd, CNF_IOC_MATCH, &found, "one"));
+	EXPECT_EQ(0, sdel(self->fd, "one", host));
+	EXPECT_EQ(0, stst(self->fd, "two", host));
+	/* "default" by name is the default set. */
+	EXPECT_EQ(0, sadd(self->fd, CNF_SET_DEFAULT, a6(9)));
+	EXPECT_EQ(0, stst(self->fd, NULL, a6(9)));
+	EXPECT_EQ(EEXIST, sadd(self->fd, NULL, a6(9)));
+	EXPECT_EQ(1, stats(self->fd).v6.entries);
+	EXPECT_EQ(2, stats(self->fd).v4.entries);
+}
+
+/* A name in every bad form, for every call that takes one. */
+static const struct {
+	const char *why;
+	char name[CNF_SET_NAME_LEN];
+} bad_names[] = {
+	{ "no NUL", "0123456789abcdef0123456789abcdeX" },
+	{ "space", "a b" },
+	{ "slash", "a/b" },
+	{ "colon", "a:b" },
+	{ "star", "set*" },
+	{ "newline", "a\n" },
+	{ "control byte", "a\001" },
+	{ "UTF-8", "s\xc3\xa9t" },
+	{ "byte 0x80", "\x80" },
+	{ "byte 0xff", "ab\xff" },
+	{ "junk after the NUL", "abc\0x" },
+	{ "junk in the last byte", { 'a', [CNF_SET_NAME_LEN - 1] = 1 } },
+	{ "empty with junk after", "\0abc" },
+};
+
+static void bad_name_calls(struct __test_metadata *_metadata, int fd,
+			   const char *why, const char *name)
+{
+	struct cnf_entry e = cnf_entry_of(a4(1), NULL);
+	struct cnf_addr buf[4], one = a4(77);
+	struct cnf_set_req r;
+	struct cnf_set_swap s;
+	struct cnf_batch b;
+	struct cnf_dump d;
+	static const unsigned long entry_cmds[] = {
+		CNF_IOC_ADD, CNF_IOC_DEL, CNF_IOC_TEST, CNF_IOC_MATCH,
+	};
+	static const unsigned long req_cmds[] = {
+		CNF_IOC_SET_CREATE, CNF_IOC_SET_DESTROY, CNF_IOC_SET_FLUSH,
+	};
+	static const uint32_t batch_flags[] = {
+		0, CNF_BATCH_F_EXIST_OK, CNF_BATCH_F_REPLACE,
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_LEN(entry_cmds); i++) {
+		memcpy(e.set, name, CNF_SET_NAME_LEN);
+		e.addr = a4(1);
+		EXPECT_EQ(EINVAL, cnf_ioc(fd, entry_cmds[i], &e))
+			TH_LOG("%s: entry call %u", why, i);
+	}
+	for (i = 0; i < ARRAY_LEN(req_cmds); i++) {
+		memset(&r, 0, sizeof(r));
+		memcpy(r.name, name, CNF_SET_NAME_LEN);
+		EXPECT_EQ(EINVAL, cnf_ioc(fd, req_cmds[i], &r))
+			TH_LOG("%s: set call %u", why, i);
+		r.kind = CNF_SET_ALLOW;
+		if (req_cmds[i] == CNF_IOC_SET_CREATE)
+			EXPECT_EQ(EINVAL, cnf_ioc(fd, req_cmds[i], &r))
+				TH_LOG("%s: create allow", why);
+	}
+	cnf_set_name(s.a, "good");
+	memcpy(s.b, name, CNF_SET_NAME_LEN);
+	EXPECT_EQ(EINVAL, cnf_ioc(fd, CNF_IOC_SET_SWAP, &s)) TH_LOG("%s: swap b", why);
+	memcpy(s.a, name, CNF_SET_NAME_LEN);
+	cnf_set_name(s.b, "good");
+	EXPECT_EQ(EINVAL, cnf_ioc(fd, CNF_IOC_SET_SWAP, &s)) TH_LOG("%s: swap a", why);
+	for (i = 0; i < ARRAY_LEN(batch_flags); i++) {
+		memset(&b, 0, sizeof(b));
+		b.addrs = (uintptr_t)&one;
+		b.count = 1;
+		b.flags = batch_flags[i];
+		memcpy(b.set, name, CNF_SET_NAME_LEN);
+		EXPECT_EQ(EINVAL, cnf_ioc(fd, CNF_IOC_ADD_BATCH, &b))
+			TH_LOG("%s: add batch, flags %#x", why, batch_flags[i]);
+		if (batch_flags[i] == CNF_BATCH_F_REPLACE)
+			continue;
+		memcpy(b.set, name, CNF_SET_NAME_LEN);
+		EXPECT_EQ(EINVAL, cnf_ioc(fd, CNF_IOC_DEL_BATCH, &b))
+			TH_LOG("%s: del batch, flags %#x", why, batch_flags[i]);
+	}
+	memset(&d, 0, sizeof(d));
+	d.addrs = (uintptr_t)buf;
+	d.count = ARRAY_LEN(buf);
+	memcpy(d.set, name, CNF_SET_NAME_LEN);
+	EXPECT_EQ(EINVAL, cnf_ioc(fd, CNF_IOC_DUMP, &d)) TH_LOG("%s: dump", why);
+}
+
+TEST_F(sets, bad_names_einval)
+{
+	struct world w;
+	unsigned int i;
+
+	ASSERT_EQ(0, set_create(self->fd, "good", CNF_SET_BLOCK));
+	ASSERT_EQ(0, spopulate(self->fd, "good", 0, 10));
+	ASSERT_EQ(0, spopulate(self->fd, NULL, 50, 10));
+	w = world_take(self->fd);
+	ASSERT_EQ(2, w.n);
+	for (i = 0; i < ARRAY_LEN(bad_names); i++)
+		bad_name_calls(_metadata, self->fd, bad_names[i].why, bad_names[i].name);
+	ASSERT_WORLD_UNCHANGED(self->fd, &w);
+	world_free(&w);
+}
+
+TEST_F(sets, good_names)
+{
+	static const char *const good[] = {
+		"a", "Z", "0", ".", "-", "_", "..", "a.b-c_D9",
+		"0123456789abcdef0123456789abcde",	/* 31 bytes */
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcde",
+	};
+	struct cnf_set_info *info;
+	unsigned int i;
+	long n;
+
+	for (i = 0; i < ARRAY_LEN(good); i++) {
+		EXPECT_EQ(0, set_create(self->fd, good[i], i % 2)) TH_LOG("name %u", i);
+		EXPECT_EQ(0, sadd(self->fd, good[i], a4(i))) TH_LOG("name %u", i);
+	}
+	n = set_list(self->fd, &info);
+	ASSERT_EQ(1 + ARRAY_LEN(good), n);
+	for (i = 0; i < ARRAY_LEN(good); i++) {
+		EXPECT_STREQ(good[i], info[i + 1].name);
+		EXPECT_EQ(i % 2, info[i + 1].kind);
+		EXPECT_EQ(1, info[i + 1].v4_entries);
+	}
+	free(info);
+	for (i = 0; i < ARRAY_LEN(good); i++)
+		EXPECT_EQ(0, set_destroy(self->fd, good[i])) TH_LOG("name %u", i);
+	EXPECT_EQ(1, set_list(self->fd, &info));
+	free(info);
+}
+
+TEST_F(sets, create_refused)
+{
+	struct cnf_set_req r;
+	struct world w;
+
+	ASSERT_EQ(0, set_create(self->fd, "blk", CNF_SET_BLOCK));
+	ASSERT_EQ(0, set_create(self->fd, "alw", CNF_SET_ALLOW));
+	ASSERT_EQ(0, spopulate(self->fd, "blk", 0, 10));
+	ASSERT_EQ(0, spopulate(self->fd, "alw", 5, 10));
+	w = world_take(self->fd);
+	ASSERT_EQ(3, w.n);
+	EXPECT_EQ(EEXIST, set_create(self->fd, "blk", CNF_SET_BLOCK));
+	EXPECT_EQ(EEXIST, set_create(self->fd, "blk", CNF_SET_ALLOW));
+	EXPECT_EQ(EEXIST, set_create(self->fd, "alw", CNF_SET_BLOCK));
+	EXPECT_EQ(EEXIST, set_create(self->fd, CNF_SET_DEFAULT, CNF_SET_BLOCK));
+	EXPECT_EQ(EEXIST, set_create(self->fd, CNF_SET_DEFAULT, CNF_SET_ALLOW));
+	/* Unknown kinds and flags. */
+	EXPECT_EQ(EINVAL, set_create(self->fd, "new", 2));
+	EXPECT_EQ(EINVAL, set_create(self->fd, "new", ~0U));
+	memset(&r, 0, sizeof(r));
+	cnf_set_name(r.name, "new");
+	r.flags = 1;
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CREATE, &r));
+	r.flags = 1U << 31;
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CREATE, &r));
+	/* Destroy and flush take no kind and no flags. */
+	cnf_set_name(r.name, "blk");
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_DESTROY, &r));
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_FLUSH, &r));
+	r.flags = 0;
+	r.kind = CNF_SET_ALLOW;
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_DESTROY, &r));
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_FLUSH, &r));
+	ASSERT_WORLD_UNCHANGED(self->fd, &w);
+	world_free(&w);
+}
+
+/* Calls naming a set the namespace does not have. */
+TEST_F(sets, missing_set)
+{
+	struct cnf_addr one = a4(3), buf[4];
+	struct cnf_entry e;
+	struct cnf_batch b;
+	struct cnf_dump d;
+	struct world w;
+
+	ASSERT_EQ(0, set_create(self->fd, "here", CNF_SET_BLOCK));
+	ASSERT_EQ(0, spopulate(self->fd, "here", 0, 10));
+	ASSERT_EQ(0, spopulate(self->fd, NULL, 0, 10));
+	w = world_take(self->fd);
+	ASSERT_EQ(2, w.n);
+	EXPECT_EQ(ENXIO, sadd(self->fd, "gone", one));
+	EXPECT_EQ(ENXIO, sdel(self->fd, "gone", mixed(0)));
+	EXPECT_EQ(ENXIO, stst(self->fd, "gone", mixed(0)));
+	e = cnf_entry_of(mixed(0), "gone");
+	EXPECT_EQ(ENXIO, cnf_ioc(self->fd, CNF_IOC_MATCH, &e));
+	EXPECT_EQ(ENXIO, sbatch(self->fd, CNF_IOC_ADD_BATCH, "gone", &one, 1, 0, &b));
+	EXPECT_EQ(ENXIO, sbatch(self->fd, CNF_IOC_ADD_BATCH, "gone", &one, 1,
+				CNF_BATCH_F_REPLACE, &b));
+	EXPECT_EQ(ENXIO, sbatch(self->fd, CNF_IOC_ADD_BATCH, "gone", &one, 0,
+				CNF_BATCH_F_REPLACE, &b));
+	EXPECT_EQ(ENXIO, sbatch(self->fd, CNF_IOC_DEL_BATCH, "gone", &one, 1,
+				CNF_BATCH_F_EXIST_OK, &b));
+	memset(&d, 0, sizeof(d));
+	d.addrs = (uintptr_t)buf;
+	d.count = ARRAY_LEN(buf);
+	cnf_set_name(d.set, "gone");
+	EXPECT_EQ(ENXIO, cnf_ioc(self->fd, CNF_IOC_DUMP, &d));
+	EXPECT_EQ(ENXIO, set_flush(self->fd, "gone"));
+	EXPECT_EQ(ENOENT, set_destroy(self->fd, "gone"));
+	EXPECT_EQ(ENOENT, set_swap(self->fd, "gone", "here"));
+	EXPECT_EQ(ENOENT, set_swap(self->fd, "here", "gone"));
+	EXPECT_EQ(ENOENT, set_swap(self->fd, "gone", "gone2"));
+	/* Names differing only in case are different sets. */
+	EXPECT_EQ(ENXIO, stst(self->fd, "HERE", mixed(0)));
+	EXPECT_EQ(ENOENT, set_destroy(self->fd, "Default"));
+	ASSERT_WORLD_UNCHANGED(self->fd, &w);
+	world_free(&w);
+}
+
+TEST_F(sets, destroy_default_ebusy)
+{
+	struct world w;
+
+	ASSERT_EQ(0, spopulate(self->fd, NULL, 0, 10));
+	w = world_take(self->fd);
+	EXPECT_EQ(EBUSY, set_destroy(self->fd, CNF_SET_DEFAULT));
+	ASSERT_WORLD_UNCHANGED(self->fd, &w);
+	world_free(&w);
+}
+
+TEST_F(sets, swap)
+{
+	struct cnf_set_info *info;
+	struct world w;
+	long n;
+
+	ASSERT_EQ(0, set_create(self->fd, "b1", CNF_SET_BLOCK));
+	ASSERT_EQ(0, set_create(self->fd, "a1", CNF_SET_ALLOW));
+	ASSERT_EQ(0, set_create(self->fd, "a2", CNF_SET_ALLOW));
+	ASSERT_EQ(0, spopulate(self->fd, NULL, 0, 10));
+	ASSERT_EQ(0, spopulate(self->fd, "b1", 100, 25));
+	ASSERT_EQ(0, spopulate(self->fd, "a1", 200, 7));
+	/* a2 empty */
+	w = world_take(self->fd);
+	ASSERT_EQ(4, w.n);
+	/* Refused: a set with itself, sets of different kinds. */
+	EXPECT_EQ(EINVAL, set_swap(self->fd, "b1", "b1"));
+	EXPECT_EQ(EINVAL, set_swap(self->fd, CNF_SET_DEFAULT, CNF_SET_DEFAULT));
+	EXPECT_EQ(EINVAL, set_swap(self->fd, "b1", "a1"));
+	EXPECT_EQ(EINVAL, set_swap(self->fd, "a2", CNF_SET_DEFAULT));
+	ASSERT_WORLD_UNCHANGED(self->fd, &w);
+	world_free(&w);
+
+	ASSERT_EQ(0, set_swap(self->fd, CNF_SET_DEFAULT, "b1"));
+	EXPECT_TRUE(set_holds(self->fd, NULL, 100, 25));
+	EXPECT_TRUE(set_holds(self->fd, "b1", 0, 10));
+	ASSERT_EQ(0, set_swap(self->fd, "a2", "a1"));
+	EXPECT_TRUE(set_holds(self->fd, "a2", 200, 7));
+	EXPECT_TRUE(set_holds(self->fd, "a1", 0, 0));
+	EXPECT_EQ(0, stst(self->fd, "a2", mixed(200)));
+	EXPECT_EQ(ENOENT, stst(self->fd, "a1", mixed(200)));
+	/* Names, kinds and order stay; the counts follow the contents. */
+	n = set_list(self->fd, &info);
+	ASSERT_EQ(4, n);
+	EXPECT_STREQ(CNF_SET_DEFAULT, info[0].name);
+	EXPECT_EQ(CNF_SET_BLOCK, info[0].kind);
+	EXPECT_EQ(25, info[0].v4_entries + info[0].v6_entries);
+	EXPECT_STREQ("b1", info[1].name);
+	EXPECT_EQ(10, info[1].v4_entries + info[1].v6_entries);
+	EXPECT_STREQ("a1", info[2].name);
+	EXPECT_EQ(CNF_SET_ALLOW, info[2].kind);
+	EXPECT_EQ(0, info[2].v4_entries + info[2].v6_entries);
+	EXPECT_STREQ("a2", info[3].name);
+	EXPECT_EQ(7, info[3].v4_entries + info[3].v6_entries);
+	free(info);
+	/* Back again: each holds what it held first. */
+	ASSERT_EQ(0, set_swap(self->fd, "b1", CNF_SET_DEFAULT));
+	EXPECT_TRUE(set_holds(self->fd, NULL, 0, 10));
+	EXPECT_TRUE(set_holds(self->fd, "b1", 100, 25));
+	/* The sets stay usable: add to one, not seen in the other. */
+	EXPECT_EQ(0, sadd(self->fd, "b1", mixed(5)));
+	EXPECT_EQ(0, sdel(self->fd, NULL, mixed(5)));
+	EXPECT_EQ(0, stst(self->fd, "b1", mixed(5)));
+	EXPECT_EQ(ENOENT, stst(self->fd, NULL, mixed(5)));
+}
+
+TEST_F(sets, set_flush)
+{
+	struct cnf_set_info *info;
+	struct cnf_stats st;
+
+	ASSERT_EQ(0, set_create(self->fd, "b1", CNF_SET_BLOCK));
+	ASSERT_EQ(0, set_create(self->fd, "a1", CNF_SET_ALLOW));
+	ASSERT_EQ(0, spopulate(self->fd, NULL, 0, 10));
+	ASSERT_EQ(0, spopulate(self->fd, "b1", 100, 20));
+	ASSERT_EQ(0, spopulate(self->fd, "a1", 200, 30));
+	ASSERT_EQ(0, set_flush(self->fd, "b1"));
+	EXPECT_TRUE(set_holds(self->fd, "b1", 0, 0));
+	EXPECT_TRUE(set_holds(self->fd, NULL, 0, 10));
+	EXPECT_TRUE(set_holds(self->fd, "a1", 200, 30));
+	ASSERT_EQ(0, set_flush(self->fd, "b1"));	/* an empty one too */
+	ASSERT_EQ(0, set_flush(self->fd, "a1"));
+	EXPECT_TRUE(set_holds(self->fd, "a1", 0, 0));
+	EXPECT_TRUE(set_holds(self->fd, NULL, 0, 10));
+	/* The sets stay, with their kinds. */
+	ASSERT_EQ(3, set_list(self->fd, &info));
+	EXPECT_STREQ("b1", info[1].name);
+	EXPECT_EQ(CNF_SET_BLOCK, info[1].kind);
+	EXPECT_STREQ("a1", info[2].name);
+	EXPECT_EQ(CNF_SET_ALLOW, info[2].kind);
+	free(info);
+	/* CNF_IOC_FLUSH empties the default set only. */
+	ASSERT_EQ(0, spopulate(self->fd, "b1", 100, 20));
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_FLUSH, NULL));
+	EXPECT_TRUE(set_holds(self->fd, NULL, 0, 0));
+	EXPECT_TRUE(set_holds(self->fd, "b1", 100, 20));
+	ASSERT_EQ(0, spopulate(self->fd, NULL, 0, 10));
+	ASSERT_EQ(0, set_flush(self->fd, CNF_SET_DEFAULT));
+	EXPECT_TRUE(set_holds(self->fd, NULL, 0, 0));
+	EXPECT_TRUE(set_holds(self->fd, "b1", 100, 20));
+	st = stats(self->fd);
+	EXPECT_EQ(20, st.v4.entries + st.v6.entries);
+}
+
+TEST_F(sets, dump_per_set)
+{
+	struct cnf_addr buf[3];
+	struct cnf_dump d;
+	struct snap s;
+	uint32_t got = 0;
+
+	ASSERT_EQ(0, set_create(self->fd, "b1", CNF_SET_BLOCK));
+	ASSERT_EQ(0, set_create(self->fd, "empty", CNF_SET_ALLOW));
+	ASSERT_EQ(0, spopulate(self->fd, NULL, 0, 10));
+	ASSERT_EQ(0, spopulate(self->fd, "b1", 1000, 17));
+	EXPECT_TRUE(set_holds(self->fd, "b1", 1000, 17));
+	EXPECT_TRUE(set_holds(self->fd, NULL, 0, 10));
+	EXPECT_TRUE(set_holds(self->fd, CNF_SET_DEFAULT, 0, 10));
+	EXPECT_TRUE(set_holds(self->fd, "empty", 0, 0));
+	/* A dump goes on with the set it started on, whatever set a later
+	 * call names.
+	 */
+	memset(&d, 0, sizeof(d));
+	cnf_set_name(d.set, "b1");
+	do {
+		d.addrs = (uintptr_t)buf;
+		d.count = ARRAY_LEN(buf);
+		ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_DUMP, &d));
+		got += d.count;
+		cnf_set_name(d.set, got % 2 ? NULL : "empty");
+	} while (!(d.flags & CNF_DUMP_F_DONE) && got < 100);
+	EXPECT_EQ(17, got);
+	/* And a default-set snapshot after it is the default set's. */
+	s = snap_take(self->fd);
+	EXPECT_EQ(10, s.n);
+	free(s.a);
+}
+
+/* ---- replace ---- */
+
+TEST_F(sets, replace)
+{
+	struct cnf_addr *a = calloc(30, sizeof(*a));
+	struct cnf_set_info *info;
+	struct cnf_batch b;
+	uint32_t i;
+
+	ASSERT_EQ(0, set_create(self->fd, "b1", CNF_SET_BLOCK));
+	ASSERT_EQ(0, set_create(self->fd, "a1", CNF_SET_ALLOW));
+	ASSERT_EQ(0, spopulate(self->fd, NULL, 0, 10));
+	ASSERT_EQ(0, spopulate(self->fd, "b1", 0, 20));
+	ASSERT_EQ(0, spopulate(self->fd, "a1", 5, 5));
+	/* 10 .. 39: half of it was there, 0 .. 9 goes. */
+	for (i = 0; i < 30; i++)
+		a[i] = mixed(10 + i);
+	ASSERT_EQ(0, sbatch(self->fd, CNF_IOC_ADD_BATCH, "b1", a, 30,
+			    CNF_BATCH_F_REPLACE, &b));
+	EXPECT_EQ(30, b.applied);
+	EXPECT_EQ(0, b.skipped);
+	EXPECT_EQ(30, b.done);
+	EXPECT_EQ(0, b.error);
+	EXPECT_TRUE(set_holds(self->fd, "b1", 10, 30));
+	EXPECT_TRUE(set_holds(self->fd, NULL, 0, 10));
+	EXPECT_TRUE(set_holds(self->fd, "a1", 5, 5));
+	ASSERT_EQ(3, set_list(self->fd, &info));
+	EXPECT_EQ(30, info[1].v4_entries + info[1].v6_entries);
+	free(info);
+	EXPECT_EQ(45, stats(self->fd).v4.entries + stats(self->fd).v6.entries);
+	/* The default set, and an allow set, by the same flag. */
+	ASSERT_EQ(0, sbatch(self->fd, CNF_IOC_ADD_BATCH, NULL, a + 20, 10,
+			    CNF_BATCH_F_REPLACE, &b));
+	EXPECT_EQ(10, b.applied);
+	EXPECT_TRUE(set_holds(self->fd, NULL, 30, 10));
+	ASSERT_EQ(0, sbatch(self->fd, CNF_IOC_ADD_BATCH, "a1", a, 3,
+			    CNF_BATCH_F_REPLACE | CNF_BATCH_F_EXIST_OK, &b));
+	EXPECT_EQ(3, b.applied);
+	EXPECT_EQ(0, b.skipped);
+	EXPECT_TRUE(set_holds(self->fd, "a1", 10, 3));
+	EXPECT_TRUE(set_holds(self->fd, "b1", 10, 30));
+	free(a);
+}
+
+TEST_F(sets, replace_empty)
+{
+	struct cnf_addr one = a4(1);
+	struct cnf_batch b;
+
+	ASSERT_EQ(0, set_create(self->fd, "b1", CNF_SET_BLOCK));
+	ASSERT_EQ(0, spopulate(self->fd, NULL, 0, 10));
+	ASSERT_EQ(0, spopulate(self->fd, "b1", 0, 200));
+	ASSERT_EQ(0, sbatch(self->fd, CNF_IOC_ADD_BATCH, "b1", &one, 0,
+			    CNF_BATCH_F_REPLACE, &b));
+	EXPECT_EQ(0, b.applied);
+	EXPECT_EQ(0, b.skipped);
+	EXPECT_EQ(0, b.done);
+	EXPECT_EQ(0, b.error);
+	EXPECT_TRUE(set_holds(self->fd, "b1", 0, 0));
+	EXPECT_TRUE(set_holds(self->fd, NULL, 0, 10));
+	/* NULL array with count 0 too; an empty set stays empty. */
+	ASSERT_EQ(0, sbatch(self->fd, CNF_IOC_ADD_BATCH, NULL, NULL, 0,
+			    CNF_BATCH_F_REPLACE, &b));
+	EXPECT_TRUE(set_holds(self->fd, NULL, 0, 0));
+	ASSERT_EQ(0, sbatch(self->fd, CNF_IOC_ADD_BATCH, NULL, NULL, 0,
+			    CNF_BATCH_F_REPLACE, &b));
+	EXPECT_EQ(0, stats(self->fd).v4.entries + stats(self->fd).v6.entries);
+}
+
+/* A bad entry anywhere fails the replace: the set as it was. */
+TEST_F(sets, replace_bad_entry)
+{
+	static const uint32_t at[] = { 0, 1, 17, 49 };
+	struct cnf_addr a[50];
+	struct cnf_batch b;
+	struct world w;
+	unsigned int k;
+	uint32_t i;
+
+	ASSERT_EQ(0, set_create(self->fd, "b1", CNF_SET_BLOCK));
+	ASSERT_EQ(0, spopulate(self->fd, "b1", 0, 20));
+	ASSERT_EQ(0, spopulate(self->fd, NULL, 100, 5));
+	w = world_take(self->fd);
+	for (k = 0; k < ARRAY_LEN(at); k++) {
+		for (i = 0; i < 50; i++)
+			a[i] = mixed(10 + i);
+		a[at[k]].prefixlen = 33 + (a[at[k]].family == AF_INET6) * 96;
+		EXPECT_EQ(EINVAL, sbatch(self->fd, CNF_IOC_ADD_BATCH, "b1", a, 50,
+					 CNF_BATCH_F_REPLACE, &b));
+		EXPECT_EQ(0, b.applied);
+		EXPECT_EQ(0, b.skipped);
+		EXPECT_EQ(at[k], b.done);
+		EXPECT_EQ(-EINVAL, b.error);
+		ASSERT_WORLD_UNCHANGED(self->fd, &w);
+		/* An IPv4-mapped address, a bad flag. */
+		a[at[k]] = cnf_v6(0, 0, 0xffff, 0x0a000001);
+		EXPECT_EQ(EINVAL, sbatch(self->fd, CNF_IOC_ADD_BATCH, "b1", a, 50,
+					 CNF_BATCH_F_REPLACE | CNF_BATCH_F_EXIST_OK, &b));
+		EXPECT_EQ(at[k], b.done);
+		EXPECT_EQ(0, b.applied);
+		a[at[k]] = mixed(10 + at[k]);
+		a[at[k]].flags = 0x100;
+		EXPECT_EQ(EINVAL, sbatch(self->fd, CNF_IOC_ADD_BATCH, "b1", a, 50,
+					 CNF_BATCH_F_REPLACE, &b));
+		EXPECT_EQ(at[k], b.done);
+		ASSERT_WORLD_UNCHANGED(self->fd, &w);
+	}
+	/* An array that faults partway: EFAULT, nothing replaced. */
+	EXPECT_EQ(EFAULT, sbatch(self->fd, CNF_IOC_ADD_BATCH, "b1", unmapped_page(),
+				 5, CNF_BATCH_F_REPLACE, &b));
+	EXPECT_EQ(0, b.applied);
+	ASSERT_WORLD_UNCHANGED(self->fd, &w);
+	/* Unknown flags beside REPLACE. */
+	EXPECT_EQ(EINVAL, sbatch(self->fd, CNF_IOC_ADD_BATCH, "b1", a, 5,
+				 CNF_BATCH_F_REPLACE | 1U << 2, &b));
+	EXPECT_EQ(E2BIG, sbatch(self->fd, CNF_IOC_ADD_BATCH, "b1", a,
+				CNF_BATCH_MAX + 1, CNF_BATCH_F_REPLACE, &b));
+	ASSERT_WORLD_UNCHANGED(self->fd, &w);
+	world_free(&w);
+}
+
+TEST_F(sets, replace_duplicates)
+{
+	struct cnf_addr a[12];
+	struct cnf_batch b;
+	struct world w;
+	uint32_t i;
+
+	ASSERT_EQ(0, set_create(self->fd, "b1", CNF_SET_BLOCK));
+	ASSERT_EQ(0, spopulate(self->fd, "b1", 0, 20));
+	w = world_take(self->fd);
+	for (i = 0; i < 10; i++)
+		a[i] = mixed(100 + i);
+	a[10] = mixed(103);	/* twice */
+	a[11] = mixed(110);
+	EXPECT_EQ(EEXIST, sbatch(self->fd, CNF_IOC_ADD_BATCH, "b1", a, 12,
+				 CNF_BATCH_F_REPLACE, &b));
+	EXPECT_EQ(0, b.applied);
+	EXPECT_EQ(0, b.skipped);
+	EXPECT_EQ(10, b.done);
+	EXPECT_EQ(-EEXIST, b.error);
+	ASSERT_WORLD_UNCHANGED(self->fd, &w);
+	world_free(&w);
+	ASSERT_EQ(0, sbatch(self->fd, CNF_IOC_ADD_BATCH, "b1", a, 12,
+			    CNF_BATCH_F_REPLACE | CNF_BATCH_F_EXIST_OK, &b));
+	EXPECT_EQ(11, b.applied);
+	EXPECT_EQ(1, b.skipped);
+	EXPECT_EQ(12, b.done);
+	EXPECT_EQ(0, b.error);
+	EXPECT_TRUE(set_holds(self->fd, "b1", 100, 11));
+}
+
+/* The limit must hold the old and the new contents at once. */
+TEST_F_TIMEOUT(sets, replace_past_memory_limit, 120)
+{
+	const uint32_t n = 60000;
+	struct cnf_addr *a = calloc(n, sizeof(*a));
+	struct cnf_config c = { .set = CNF_CONFIG_MEM_LIMIT };
+	struct cnf_stats st;
+	struct cnf_batch b;
+	struct world w;
+	uint64_t used;
+	uint32_t i;
+
+	ASSERT_NE(NULL, a);
+	ASSERT_EQ(0, set_create(self->fd, "b1", CNF_SET_BLOCK));
+	ASSERT_EQ(0, spopulate(self->fd, "b1", 0, 300));
+	ASSERT_EQ(0, spopulate(self->fd, NULL, 1000, 30));
+	st = stats(self->fd);
+	used = st.v4.bytes + st.v6.bytes;
+	c.mem_limit = used + 16 * PAGE;
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	w = world_take(self->fd);
+	for (i = 0; i < n; i++)
+		a[i] = mixed(5000 + i);
+	EXPECT_EQ(ENOSPC, sbatch(self->fd, CNF_IOC_ADD_BATCH, "b1", a, n,
+				 CNF_BATCH_F_REPLACE, &b));
+	EXPECT_EQ(0, b.applied);
+	EXPECT_EQ(0, b.skipped);
+	/* 16 pages cannot hold the new contents: building stopped at an entry. */
+	EXPECT_LT(0, b.done);
+	EXPECT_GT(n, b.done);
+	EXPECT_EQ(-ENOSPC, b.error);
+	ASSERT_WORLD_UNCHANGED(self->fd, &w);
+	world_free(&w);
+	/* The contents built aside are given back. */
+	EXPECT_EQ(used, stats(self->fd).v4.bytes + stats(self->fd).v6.bytes);
+	EXPECT_EQ(0, stst(self->fd, "b1", mixed(0)));
+	EXPECT_EQ(ENOENT, stst(self->fd, "b1", mixed(5000)));
+	/* With room, the same replace goes through. */
+	ASSERT_EQ(0, cnf_reset_config(self->fd));
+	ASSERT_EQ(0, sbatch(self->fd, CNF_IOC_ADD_BATCH, "b1", a, n,
+			    CNF_BATCH_F_REPLACE, &b));
+	EXPECT_EQ(n, b.applied);
+	EXPECT_TRUE(set_holds(self->fd, "b1", 5000, n));
+	EXPECT_TRUE(set_holds(self->fd, NULL, 1000, 30));
+	free(a);
+}
+
+/*
+ * Readers during replaces: a prefix both the old and the new contents hold
+ * is found throughout, one neither holds never is.
+ */
+TEST_F_TIMEOUT(sets, replace_atomic_for_readers, 300)
+{
+	const uint32_t n = 1000, rounds = 60;
+	struct cnf_addr *l[2], both = a4(0xfffff0), neither = a4(0xfffff1);
+	struct shared { volatile int stop, err; volatile uint32_t done; } *sh;
+	unsigned long reads = 0, lost = 0, ghost = 0;
+	int status, k;
+	uint32_t i;
+	pid_t pid;
+
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, sh);
+	for (k = 0; k < 2; k++) {
+		l[k] = calloc(n, sizeof(*l[k]));
+		ASSERT_NE(NULL, l[k]);
+		for (i = 0; i < n - 1; i++)
+			l[k][i] = mixed(k * n + i);
+		l[k][n - 1] = both;
+	}
+	ASSERT_EQ(0, set_create(self->fd, "b1", CNF_SET_BLOCK));
+	ASSERT_EQ(0, set_create(self->fd, "a1", CNF_SET_ALLOW));
+	ASSERT_EQ(0, sadd(self->fd, "b1", both));
+	ASSERT_EQ(0, sadd(self->fd, "a1", both));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct cnf_batch b;
+
+		for (i = 0; i < rounds && !sh->err; i++) {
+			/* The block set and the allow set in turn. */
+			if (sbatch(self->fd, CNF_IOC_ADD_BATCH, i % 4 < 2 ? "b1" : "a1",
+				   l[i % 2], n, CNF_BATCH_F_REPLACE, &b))
+				sh->err = errno;
+			else if (b.applied != n)
+				sh->err = EPROTO;
+			sh->done = i + 1;
+		}
+		sh->stop = 1;
+		_exit(0);
+	}
+	while (!sh->stop) {
+		lost += stst(self->fd, "b1", both) != 0;
+		lost += stst(self->fd, "a1", both) != 0;
+		ghost += stst(self->fd, "b1", neither) != ENOENT;
+		ghost += stst(self->fd, "a1", neither) != ENOENT;
+		reads += 4;
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, sh->err);
+	EXPECT_EQ(rounds, sh->done);
+	EXPECT_EQ(0, lost) TH_LOG("a prefix in both contents was missed");
+	EXPECT_EQ(0, ghost) TH_LOG("a prefix in neither was found");
+	EXPECT_LT(rounds, reads);
+	ksft_print_msg("%lu reads during %u replaces of %u entries\n", reads,
+		       sh->done, n);
+	/* b1 had l[0], l[1], -, -, l[0]...: 60 rounds end on l[1] for both. */
+	EXPECT_TRUE(set_holds_list(self->fd, "b1", l[1], n));
+	EXPECT_TRUE(set_holds_list(self->fd, "a1", l[1], n));
+	free(l[0]);
+	free(l[1]);
+	munmap(sh, sizeof(*sh));
+}
+
+/* ---- limits and lifetime ---- */
+
+TEST_F_TIMEOUT(sets, at_most_sets_max, 120)
+{
+	struct cnf_set_info *info;
+	struct cnf_set_list l;
+	char name[CNF_SET_NAME_LEN];
+	struct cnf_config c = { .set = CNF_CONFIG_MEM_LIMIT, .mem_limit = ~0ULL };
+	struct world w;
+	unsigned int i;
+
+	/* The count is the limit here, not the memory. */
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	for (i = 1; i < CNF_SETS_MAX; i++) {
+		snprintf(name, sizeof(name), "s%u", i);
+		ASSERT_EQ(0, set_create(self->fd, name, i % 3 ? CNF_SET_BLOCK :
+					CNF_SET_ALLOW)) TH_LOG("%s", name);
+	}
+	ASSERT_EQ(0, sadd(self->fd, "s255", a4(1)));
+	w = world_take(self->fd);
+	ASSERT_EQ(CNF_SETS_MAX, w.n);
+	EXPECT_EQ(ENOSPC, set_create(self->fd, "one_more", CNF_SET_BLOCK));
+	EXPECT_EQ(ENOSPC, set_create(self->fd, "one_more", CNF_SET_ALLOW));
+	/* A name in use is still that, at the limit. */
+	EXPECT_EQ(EEXIST, set_create(self->fd, "s1", CNF_SET_BLOCK));
+	ASSERT_WORLD_UNCHANGED(self->fd, &w);
+	world_free(&w);
+	/* Less room than sets: count is what fits, total all of them. */
+	info = calloc(10, sizeof(*info));
+	l = (struct cnf_set_list){ .sets = (uintptr_t)info, .count = 10,
+				   .size = sizeof(*info) };
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_LIST, &l));
+	EXPECT_EQ(10, l.count);
+	EXPECT_EQ(CNF_SETS_MAX, l.total);
+	EXPECT_STREQ(CNF_SET_DEFAULT, info[0].name);
+	EXPECT_STREQ("s9", info[9].name);
+	free(info);
+	/* One destroyed: room for one. */
+	ASSERT_EQ(0, set_destroy(self->fd, "s100"));
+	ASSERT_EQ(0, set_create(self->fd, "one_more", CNF_SET_BLOCK));
+	EXPECT_EQ(ENOSPC, set_create(self->fd, "two_more", CNF_SET_BLOCK));
+	/* Every set works at the limit. */
+	EXPECT_EQ(0, sadd(self->fd, "one_more", a4(2)));
+	EXPECT_EQ(0, stst(self->fd, "s255", a4(1)));
+}
+
+/* A new set's tables count against the limit too. */
+TEST_F(sets, create_past_memory_limit)
+{
+	struct cnf_config c = { .set = CNF_CONFIG_MEM_LIMIT };
+	struct cnf_stats st;
+	struct world w;
+
+	ASSERT_EQ(0, set_create(self->fd, "b1", CNF_SET_BLOCK));
+	ASSERT_EQ(0, spopulate(self->fd, "b1", 0, 50));
+	ASSERT_EQ(0, spopulate(self->fd, NULL, 100, 50));
+	/* Taken before the limit: at it, a dump's snapshot would not fit. */
+	w = world_take(self->fd);
+	st = stats(self->fd);
+	c.mem_limit = st.v4.bytes + st.v6.bytes;
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	EXPECT_EQ(ENOSPC, set_create(self->fd, "b2", CNF_SET_BLOCK));
+	EXPECT_EQ(ENOSPC, set_create(self->fd, "a2", CNF_SET_ALLOW));
+	st = stats(self->fd);
+	EXPECT_EQ(c.mem_limit, st.v4.bytes + st.v6.bytes);
+	/* Room again: nothing changed, and the same create goes through. */
+	ASSERT_EQ(0, cnf_reset_config(self->fd));
+	ASSERT_WORLD_UNCHANGED(self->fd, &w);
+	world_free(&w);
+	EXPECT_EQ(0, set_create(self->fd, "b2", CNF_SET_BLOCK));
+	EXPECT_EQ(0, sadd(self->fd, "b2", a4(1)));
+}
+
+TEST_F(sets, list_arguments)
+{
+	unsigned char buf[4 * (sizeof(struct cnf_set_info) + 64)];
+	const size_t min = offsetof(struct cnf_set_info, matched) + 8;
+	struct cnf_set_list l;
+	struct cnf_set_info *info;
+	size_t i;
+
+	ASSERT_EQ(0, set_create(self->fd, "b1", CNF_SET_BLOCK));
+	ASSERT_EQ(0, sadd(self->fd, "b1", a4(1)));
+	/* Too small a size, flags. */
+	l = (struct cnf_set_list){ .sets = (uintptr_t)buf, .count = 4, .size = min - 1 };
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_LIST, &l));
+	l = (struct cnf_set_list){ .sets = (uintptr_t)buf, .count = 4, .size = 0 };
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_LIST, &l));
+	l = (struct cnf_set_list){ .sets = (uintptr_t)buf, .count = 4,
+				   .size = sizeof(*info), .flags = 1 };
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_LIST, &l));
+	/* No room: just the total. */
+	l = (struct cnf_set_list){ .sets = 0, .count = 0, .size = sizeof(*info) };
+	EXPECT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_LIST, &l));
+	EXPECT_EQ(0, l.count);
+	EXPECT_EQ(2, l.total);
+	/* A bad pointer. */
+	l = (struct cnf_set_list){ .sets = (uintptr_t)unmapped_page(), .count = 4,
+				   .size = sizeof(*info) };
+	EXPECT_EQ(EFAULT, cnf_ioc(self->fd, CNF_IOC_SET_LIST, &l));
+	/* A larger struct from newer userspace: zero past what we know. */
+	memset(buf, 0xa5, sizeof(buf));
+	l = (struct cnf_set_list){ .sets = (uintptr_t)buf, .count = 4,
+				   .size = sizeof(*info) + 64 };
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_LIST, &l));
+	ASSERT_EQ(2, l.count);
+	info = (struct cnf_set_info *)(buf + l.size);
+	EXPECT_STREQ("b1", info->name);
+	EXPECT_EQ(1, info->v4_entries);
+	for (i = sizeof(*info); i < l.size; i++) {
+		EXPECT_EQ(0, buf[i]) TH_LOG("byte %zu", i);
+		EXPECT_EQ(0, buf[l.size + i]) TH_LOG("byte %zu", l.size + i);
+	}
+	/* Past the sets written, untouched. */
+	EXPECT_EQ(0xa5, buf[2 * l.size]);
+	/* The name is NUL-padded. */
+	for (i = strlen("b1"); i < CNF_SET_NAME_LEN; i++)
+		EXPECT_EQ(0, info->name[i]);
+	/* The smallest size: up to matched. */
+	memset(buf, 0xa5, sizeof(buf));
+	l = (struct cnf_set_list){ .sets = (uintptr_t)buf, .count = 4, .size = min };
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_LIST, &l));
+	EXPECT_EQ(2, l.count);
+	EXPECT_EQ(0, memcmp(buf + min, "b1", 3));
+	EXPECT_EQ(0xa5, buf[2 * min]);
+}
+
+TEST_F(sets, reset_removes_sets)
+{
+	struct cnf_set_info *info;
+
+	ASSERT_EQ(0, set_create(self->fd, "b1", CNF_SET_BLOCK));
+	ASSERT_EQ(0, set_create(self->fd, "a1", CNF_SET_ALLOW));
+	ASSERT_EQ(0, spopulate(self->fd, "b1", 0, 10));
+	ASSERT_EQ(0, spopulate(self->fd, NULL, 0, 10));
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_RESET, NULL));
+	ASSERT_EQ(1, set_list(self->fd, &info));
+	EXPECT_STREQ(CNF_SET_DEFAULT, info[0].name);
+	EXPECT_EQ(0, info[0].v4_entries + info[0].v6_entries);
+	free(info);
+	EXPECT_EQ(CNF_STATS_F_INACTIVE, stats(self->fd).flags);
+	EXPECT_EQ(ENXIO, stst(self->fd, "b1", mixed(0)));
+	EXPECT_EQ(ENOENT, set_destroy(self->fd, "a1"));
+	/* The names are free: new sets, empty. */
+	ASSERT_EQ(0, set_create(self->fd, "a1", CNF_SET_BLOCK));
+	EXPECT_TRUE(set_holds(self->fd, "a1", 0, 0));
+	ASSERT_EQ(2, set_list(self->fd, &info));
+	EXPECT_EQ(CNF_SET_BLOCK, info[1].kind);
+	free(info);
+}
+
+/* The structs from before sets still work, on the default set. */
+TEST_F(sets, old_structs_mean_default)
+{
+	struct cnf_addr a = a4(7), m = a4(8), other = a4(99), buf[8];
+	struct cnf_addr two[2] = { a4(20), a6(21) };
+	/*
+	 * Whole structs naming another set, passed with the first sizes: the
+	 * kernel reads no further, so the name is not seen.
+	 */
+	struct cnf_batch bs, *b = &bs;
+	struct cnf_dump ds, *d = &ds;
+
+	ASSERT_EQ(0, set_create(self->fd, "b1", CNF_SET_BLOCK));
+	ASSERT_EQ(0, sadd(self->fd, "b1", a4(99)));
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_ADD_V1, &a));
+	EXPECT_EQ(0, stst(self->fd, NULL, a));
+	EXPECT_EQ(ENOENT, stst(self->fd, "b1", a));
+	EXPECT_EQ(0, cnf_ioc(self->fd, CNF_IOC_TEST_V1, &a));
+	EXPECT_EQ(EEXIST, cnf_ioc(self->fd, CNF_IOC_ADD_V1, &a));
+	EXPECT_EQ(ENOENT, cnf_ioc(self->fd, CNF_IOC_TEST_V1, &other));
+	ASSERT_EQ(0, sadd(self->fd, NULL, p4(0x0a000000, 24)));
+	EXPECT_EQ(0, cnf_ioc(self->fd, CNF_IOC_MATCH_V1, &m));
+	EXPECT_EQ(24, m.prefixlen);
+	/* Batches of the first size. */
+	memset(b, 0, sizeof(*b));
+	cnf_set_name(b->set, "b1");
+	b->addrs = (uintptr_t)two;
+	b->count = 2;
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_ADD_BATCH_V1, b));
+	EXPECT_EQ(2, b->applied);
+	EXPECT_EQ(0, stst(self->fd, NULL, two[1]));
+	EXPECT_EQ(ENOENT, stst(self->fd, "b1", two[1]));
+	/* Dump of the first size: the default set's 4 entries. */
+	memset(d, 0, sizeof(*d));
+	cnf_set_name(d->set, "b1");
+	d->addrs = (uintptr_t)buf;
+	d->count = ARRAY_LEN(buf);
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_DUMP_V1, d));
+	EXPECT_EQ(4, d->count);
+	EXPECT_EQ(CNF_DUMP_F_DONE, d->flags);
+	memset(b, 0, sizeof(*b));
+	cnf_set_name(b->set, "b1");
+	b->addrs = (uintptr_t)two;
+	b->count = 2;
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_DEL_BATCH_V1, b));
+	EXPECT_EQ(2, b->applied);
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_DEL_V1, &a));
+	/* Gone from the default set: only the /24 is left there. */
+	EXPECT_EQ(ENOENT, cnf_ioc(self->fd, CNF_IOC_DEL_V1, &a));
+	EXPECT_TRUE(set_holds_prefix(self->fd, NULL, p4(0x0a000000, 24)));
+	EXPECT_EQ(0, stst(self->fd, "b1", a4(99)));
+}
+
+static int other_netns_child(void *arg)
+{
+	struct cnf_set_info *info = NULL;
+	int fd;
+
+	if (unshare(CLONE_NEWNET))
+		return 10;
+	fd = open(CNF_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return 11;
+	CHILD_CHECK(set_list(fd, &info) == 1);
+	free(info);
+	CHILD_CHECK(stst(fd, "parent_set", a4(1)) == ENXIO);
+	CHILD_CHECK(set_create(fd, "parent_set", CNF_SET_ALLOW) == 0);
+	CHILD_CHECK(set_create(fd, "child_set", CNF_SET_BLOCK) == 0);
+	CHILD_CHECK(sadd(fd, "parent_set", a4(2)) == 0);
+	CHILD_CHECK(set_list(fd, &info) == 3);
+	free(info);
+	/* The parent's namespace, through its file: its own sets. */
+	CHILD_CHECK(stst(*(int *)arg, "parent_set", a4(1)) == 0);
+	CHILD_CHECK(stst(*(int *)arg, "parent_set", a4(2)) == ENOENT);
+	CHILD_CHECK(stst(*(int *)arg, "child_set", a4(2)) == ENXIO);
+	close(fd);
+	return child_failed;
+}
+
+TEST_F(sets, per_netns)
+{
+	struct cnf_set_info *info;
+
+	ASSERT_EQ(0, set_create(self->fd, "parent_set", CNF_SET_BLOCK));
+	ASSERT_EQ(0, sadd(self->fd, "parent_set", a4(1)));
+	EXPECT_EQ(0, in_child(other_netns_child, &self->fd));
+	ASSERT_EQ(2, set_list(self->fd, &info));
+	EXPECT_STREQ("parent_set", info[1].name);
+	EXPECT_EQ(CNF_SET_BLOCK, info[1].kind);
+	EXPECT_EQ(1, info[1].v4_entries);
+	free(info);
 }
 
 int main(int argc, char **argv)

@@ -74,8 +74,11 @@ static uint32_t count_present(int fd, const struct cnf_addr *a, uint32_t n)
 {
 	uint32_t i, hits = 0;
 
-	for (i = 0; i < n; i++)
-		hits += !cnf_ioc(fd, CNF_IOC_TEST, (void *)&a[i]);
+	for (i = 0; i < n; i++) {
+		struct cnf_addr q = a[i];
+
+		hits += !cnf_ioc_addr(fd, CNF_IOC_TEST, &q);
+	}
 	return hits;
 }
 

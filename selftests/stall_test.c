@@ -148,8 +148,8 @@ TEST_F(stall, other_calls_go_on)
 	t0 = now();
 	ASSERT_EQ(0, cnf_ioc(other, CNF_IOC_STATS, &st));
 	EXPECT_LE(256ULL, st.v4.entries) TH_LOG("the chunks before the stall are applied");
-	ASSERT_EQ(0, cnf_ioc(other, CNF_IOC_ADD, &x));
-	ASSERT_EQ(0, cnf_ioc(other, CNF_IOC_TEST, &x));
+	ASSERT_EQ(0, cnf_ioc_addr(other, CNF_IOC_ADD, &x));
+	ASSERT_EQ(0, cnf_ioc_addr(other, CNF_IOC_TEST, &x));
 	EXPECT_LT(now() - t0, 2.0) TH_LOG("calls waited for the stalled batch");
 
 	/* SIGKILL ends the stalled call. */

@@ -38,6 +38,8 @@
 static const unsigned long mutating[] = {
 	CNF_IOC_ADD, CNF_IOC_DEL, CNF_IOC_ADD_BATCH, CNF_IOC_DEL_BATCH,
 	CNF_IOC_FLUSH, CNF_IOC_SET_CONFIG,
+	/* In this order, so that every call leaves no set behind. */
+	CNF_IOC_SET_CREATE, CNF_IOC_SET_FLUSH, CNF_IOC_SET_DESTROY,
 };
 
 static int write_file(const char *path, const char *s)
@@ -106,9 +108,11 @@ static int open_in_netns_of(pid_t pid)
 /* Every mutating call with valid arguments; the errnos in @err. */
 static void try_mutating(int fd, int *err)
 {
-	struct cnf_addr x = cnf_v4(0xc6336401), y = cnf_v6(0x20010db8, 7, 7, 7);
+	struct cnf_entry x = cnf_entry_of(cnf_v4(0xc6336401), NULL);
+	struct cnf_addr y = cnf_v6(0x20010db8, 7, 7, 7);
 	struct cnf_batch b = { .addrs = (uintptr_t)&y, .count = 1 };
 	struct cnf_config c = { .set = CNF_CONFIG_MODE, .mode = CNF_MODE_MONITOR };
+	struct cnf_set_req set = { .name = "userns_set", .kind = CNF_SET_ALLOW };
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_LEN(mutating); i++) {
@@ -121,6 +125,11 @@ static void try_mutating(int fd, int *err)
 			arg = &b;
 			break;
 		case CNF_IOC_SET_CONFIG: arg = &c; break;
+		case CNF_IOC_SET_CREATE: arg = &set; break;
+		case CNF_IOC_SET_FLUSH: case CNF_IOC_SET_DESTROY:
+			set.kind = 0;
+			arg = &set;
+			break;
 		}
 		err[i] = cnf_ioc(fd, mutating[i], arg);
 	}
@@ -278,8 +287,8 @@ static int user_main(struct ns_child *c, void *varg)
 		return s->setup = 1;
 
 	try_mutating(own, s->own);
-	s->own_add = cnf_ioc(own, CNF_IOC_ADD, &x);
-	s->own_test = cnf_ioc(own, CNF_IOC_TEST, &x);
+	s->own_add = cnf_ioc_addr(own, CNF_IOC_ADD, &x);
+	s->own_test = cnf_ioc_addr(own, CNF_IOC_TEST, &x);
 	s->own_dump_n = cnf_dump_all(own, ARRAY_LEN(buf), &all);
 	if (s->own_dump_n >= 0)
 		free(all);
@@ -287,7 +296,7 @@ static int user_main(struct ns_child *c, void *varg)
 	s->own_mode = ioctl(own, CNF_IOC_STATS, &st) ? -errno : (int)st.mode;
 
 	try_mutating(ua->init_fd, s->init);
-	s->init_test = cnf_ioc(ua->init_fd, CNF_IOC_TEST, &x);
+	s->init_test = cnf_ioc_addr(ua->init_fd, CNF_IOC_TEST, &x);
 	s->init_stats = cnf_ioc(ua->init_fd, CNF_IOC_STATS, &st);
 	try_mutating(other, s->other);
 	return 0;
@@ -310,8 +319,8 @@ TEST_F(userns, unprivileged_owner_manages_only_its_netns)
 	ASSERT_LE(0, own_fd);
 	ASSERT_LE(0, other_fd);
 	/* Something in the other user's set, to see it untouched. */
-	ASSERT_EQ(0, cnf_ioc(other_fd, CNF_IOC_ADD,
-			     &(struct cnf_addr){ AF_INET, 32, 0, { 198, 51, 100, 1 } }));
+	ASSERT_EQ(0, cnf_ioc_addr(other_fd, CNF_IOC_ADD,
+				  &(struct cnf_addr){ AF_INET, 32, 0, { 198, 51, 100, 1 } }));
 	ASSERT_EQ(0, cnf_send_fd(user.sock[0], own_fd));
 	ASSERT_EQ(0, cnf_send_fd(user.sock[0], other_fd));
 	ASSERT_EQ(0, finish_child(&user));
