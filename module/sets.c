@@ -100,11 +100,28 @@ struct cnf_filter *cnf_set_filter_new(struct cnf_sets *ss)
 	return f;
 }
 
+/* A union holds each prefix once, whichever sets of its kind hold it. */
+static int cnf_union_add(struct cnf_filter *u, const struct cnf_key *key)
+{
+	return cnf_filter_has(u, key) ? 0 : cnf_filter_add(u, key);
+}
+
 static int cnf_copy_one(void *ctx, const struct cnf_key *key)
 {
-	struct cnf_filter *to = ctx;
+	return cnf_union_add(ctx, key);
+}
 
-	return cnf_filter_has(to, key) ? 0 : cnf_filter_add(to, key);
+/* One change of a filter, under its lock. */
+static int cnf_locked(struct cnf_filter *f,
+		      int (*op)(struct cnf_filter *f, const struct cnf_key *key),
+		      const struct cnf_key *key)
+{
+	int err;
+
+	cnf_filter_lock(f);
+	err = op(f, key);
+	cnf_filter_unlock(f);
+	return err;
 }
 
 static int cnf_copy_into(struct cnf_filter *to, struct cnf_filter *from)
@@ -526,20 +543,12 @@ int cnf_change_add(struct cnf_change *c, const struct cnf_key *key)
 
 	if (c->locked)
 		return cnf_filter_add(f, key);
-	cnf_filter_lock(f);
-	err = cnf_filter_add(f, key);
-	cnf_filter_unlock(f);
+	err = cnf_locked(f, cnf_filter_add, key);
 	if (err)
 		return err;
-	cnf_filter_lock(u);
-	if (!cnf_filter_has(u, key))
-		err = cnf_filter_add(u, key);
-	cnf_filter_unlock(u);
-	if (err) {
-		cnf_filter_lock(f);
-		WARN_ON_ONCE(cnf_filter_del(f, key));
-		cnf_filter_unlock(f);
-	}
+	err = cnf_locked(u, cnf_union_add, key);
+	if (err)
+		WARN_ON_ONCE(cnf_locked(f, cnf_filter_del, key));
 	return err;
 }
 
@@ -558,14 +567,10 @@ int cnf_change_del(struct cnf_change *c, const struct cnf_key *key)
 
 	if (c->locked)
 		return cnf_filter_del(f, key);
-	cnf_filter_lock(f);
-	err = cnf_filter_del(f, key);
-	cnf_filter_unlock(f);
+	err = cnf_locked(f, cnf_filter_del, key);
 	if (err || cnf_kind_holds(c->ss, c->set->kind, c->set, key))
 		return err;
-	cnf_filter_lock(u);
-	WARN_ON_ONCE(cnf_filter_del(u, key));
-	cnf_filter_unlock(u);
+	WARN_ON_ONCE(cnf_locked(u, cnf_filter_del, key));
 	return 0;
 }
 
