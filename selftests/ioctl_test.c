@@ -2770,7 +2770,7 @@ TEST_F(sets, unconfigured_lists_default)
 	ASSERT_EQ(1, n);
 	EXPECT_STREQ(CNF_SET_DEFAULT, info[0].name);
 	EXPECT_EQ(CNF_SET_BLOCK, info[0].kind);
-	EXPECT_EQ(0, info[0].reserved);
+	EXPECT_EQ(0, info[0].timeout);
 	EXPECT_EQ(0, info[0].v4_entries);
 	EXPECT_EQ(0, info[0].v6_entries);
 	EXPECT_EQ(0, info[0].matched);
@@ -2805,7 +2805,7 @@ TEST_F(sets, create_list_destroy)
 	for (i = 0; i < ARRAY_LEN(names); i++) {
 		EXPECT_STREQ(names[i], info[i + 1].name);
 		EXPECT_EQ(kinds[i], info[i + 1].kind);
-		EXPECT_EQ(0, info[i + 1].reserved);
+		EXPECT_EQ(0, info[i + 1].timeout);
 		EXPECT_EQ(0, info[i + 1].matched);
 	}
 	EXPECT_EQ(20, info[1].v4_entries);	/* every third is IPv6 */

@@ -27,6 +27,15 @@
  * with -ENOENT.  A namespace has at most %CNF_SETS_MAX sets, and its memory
  * limit covers them all.
  *
+ * Timeouts.  An entry may have a timeout: it is removed by the kernel
+ * when it runs out, and stops matching no later than a second after.  A
+ * timeout is given in seconds (a __u32); 0 means none (a permanent
+ * entry).  An entry added without saying gets its set's default
+ * timeout (&struct cnf_set_req.timeout; none for a set created without
+ * one).  Timeouts are kept beside the sets, not in the tables packets
+ * probe: entries without one cost nothing more, and each timed entry costs
+ * the bytes &struct cnf_expiry_stats reports.
+ *
  * Conventions:
  *  - Fixed-width types only; user pointers travel as __u64.
  *  - Every reserved or padding field must be zero on input (-EINVAL).
@@ -92,15 +101,31 @@ enum cnf_set_kind {
 
 /**
  * struct cnf_entry - one prefix of one set
- * @addr: the prefix, see &struct cnf_addr.
- * @set:  the set's name; all zero for the default set.  A caller that
- *        passes only a &struct cnf_addr (the first version) means the
- *        default set.
+ * @addr:    the prefix, see &struct cnf_addr.
+ * @set:     the set's name; all zero for the default set.  A caller that
+ *           passes only a &struct cnf_addr (the first version) means the
+ *           default set.
+ * @timeout: %CNF_IOC_ADD with %CNF_ENTRY_F_TIMEOUT: the entry's timeout in
+ *           seconds, 0 for none.  %CNF_IOC_MATCH, out: the seconds the
+ *           matching prefix has left (rounded up), 0 when it has no
+ *           timeout.  Else 0.
+ * @flags:   %CNF_ENTRY_F_TIMEOUT (%CNF_IOC_ADD): @timeout is given; without
+ *           it the entry gets its set's default.
+ *           %CNF_ENTRY_F_EXIST (%CNF_IOC_ADD): adding a stored prefix is
+ *           not an error: its timeout is set anew (as ipset's -exist does)
+ *           and the call returns 0.  No other bit is defined, and none is
+ *           for the other calls (-EINVAL).  Out of %CNF_IOC_MATCH: 0.
+ *           Both fields are absent from structs before timeouts.
  */
 struct cnf_entry {
 	struct cnf_addr addr;
 	char	set[CNF_SET_NAME_LEN];
+	__u32	timeout;
+	__u32	flags;
 };
+
+#define CNF_ENTRY_F_TIMEOUT	_BITUL(0)
+#define CNF_ENTRY_F_EXIST	_BITUL(1)
 
 /**
  * struct cnf_batch - add or delete many prefixes in one call
@@ -116,6 +141,12 @@ struct cnf_entry {
  * @error:   out: 0, or the negative errno of the entry at index @done.
  * @set:     the set the batch changes (see &struct cnf_entry).  Absent from
  *           the first version: the default set.
+ * @timeouts: %CNF_IOC_ADD_BATCH: 0, or a user pointer to @count __u32,
+ *           each entry's timeout in seconds (0: none).  0 gives every entry
+ *           its set's default timeout.  Under %CNF_BATCH_F_EXIST_OK an
+ *           entry already stored gets its timeout set anew (and is counted
+ *           in @skipped).  %CNF_IOC_DEL_BATCH: 0.  Absent from structs
+ *           before timeouts.
  *
  * Entries are processed in order and the batch stops at the first failure:
  * every entry before @done is applied (or skipped), none after it is.  The
@@ -148,6 +179,7 @@ struct cnf_batch {
 	__u32	done;
 	__s32	error;
 	char	set[CNF_SET_NAME_LEN];
+	__u64	timeouts;
 };
 
 #define CNF_BATCH_F_EXIST_OK	_BITUL(0)
@@ -164,6 +196,10 @@ struct cnf_batch {
  * @set:    the set to read (see &struct cnf_entry), when starting a dump;
  *          a later call goes on with the set its dump started on.  Absent
  *          from the first version: the default set.
+ * @timeouts: 0, or a user pointer to room for @count __u32: out, the
+ *          seconds each entry written has left (rounded up, at least 1),
+ *          0 for an entry without a timeout.  Absent from structs before
+ *          timeouts.
  *
  * Starting a dump takes a snapshot of the set: a dump sees exactly the
  * entries present at that moment, whatever changes while it runs.  A cursor
@@ -175,6 +211,7 @@ struct cnf_dump {
 	__u32	count;
 	__u32	flags;
 	char	set[CNF_SET_NAME_LEN];
+	__u64	timeouts;
 };
 
 #define CNF_DUMP_F_DONE		_BITUL(0)
@@ -241,6 +278,25 @@ struct cnf_lookup_stats {
 };
 
 /**
+ * struct cnf_expiry_stats - entries with a timeout, all sets together
+ * @entries:     entries that have a timeout.
+ * @bytes:       memory that keeping their timeouts uses.
+ * @expired:     entries removed because their timeout ran out.
+ * @late:        of those, the ones removed more than a second after.
+ * @max_late_ms: the longest any was removed after its timeout ran out, in
+ *               milliseconds.
+ * @reserved:    0.
+ */
+struct cnf_expiry_stats {
+	__u64	entries;
+	__u64	bytes;
+	__u64	expired;
+	__u64	late;
+	__u32	max_late_ms;
+	__u32	reserved;
+};
+
+/**
  * struct cnf_stats - state and counters of the namespace's filter
  * @v4, @v6:   per family, the namespace's totals: &struct
  *             cnf_family_stats.entries counts the prefixes of every set,
@@ -257,6 +313,8 @@ struct cnf_lookup_stats {
  *             0 here, which reads correctly as "active".
  * @v4_lookup, @v6_lookup: per family, see &struct cnf_lookup_stats.
  *             Absent from kernels before prefixes: a shorter struct.
+ * @expiry:    see &struct cnf_expiry_stats.  Absent from kernels before
+ *             timeouts.
  */
 struct cnf_stats {
 	struct cnf_family_stats v4;
@@ -266,6 +324,7 @@ struct cnf_stats {
 	__u32	flags;
 	struct cnf_lookup_stats v4_lookup;
 	struct cnf_lookup_stats v6_lookup;
+	struct cnf_expiry_stats expiry;
 };
 
 #define CNF_STATS_F_INACTIVE	_BITUL(0)
@@ -275,11 +334,17 @@ struct cnf_stats {
  * @name:  the set's name.
  * @kind:  %CNF_IOC_SET_CREATE: enum cnf_set_kind; else 0.
  * @flags: none defined; 0.
+ * @timeout: %CNF_IOC_SET_CREATE: the timeout in seconds of entries added
+ *         without one (0: none); else 0.  Absent from structs before
+ *         timeouts.
+ * @reserved: 0.
  */
 struct cnf_set_req {
 	char	name[CNF_SET_NAME_LEN];
 	__u32	kind;
 	__u32	flags;
+	__u32	timeout;
+	__u32	reserved;
 };
 
 /**
@@ -296,7 +361,8 @@ struct cnf_set_swap {
  * struct cnf_set_info - one set, as %CNF_IOC_SET_LIST reports it
  * @name:       the set's name.
  * @kind:       enum cnf_set_kind.
- * @reserved:   0.
+ * @timeout:    the set's default timeout in seconds, 0 for none (kernels
+ *              before timeouts wrote 0 here).
  * @v4_entries: IPv4 prefixes stored.
  * @v6_entries: IPv6 prefixes stored.
  * @bytes:      memory the set's own tables use.  Lookup tables shared by
@@ -305,15 +371,18 @@ struct cnf_set_swap {
  *              every packet it covers (an allow set may have let it
  *              through); an allow set counts the packets some block set
  *              covered and it let through.
+ * @timed:      entries that have a timeout.  Absent from kernels before
+ *              timeouts (see @size in &struct cnf_set_list).
  */
 struct cnf_set_info {
 	char	name[CNF_SET_NAME_LEN];
 	__u32	kind;
-	__u32	reserved;
+	__u32	timeout;
 	__u64	v4_entries;
 	__u64	v6_entries;
 	__u64	bytes;
 	__u64	matched;
+	__u64	timed;
 };
 
 /**
