@@ -242,6 +242,8 @@ const char *ctl_strerror(int err)
 		return "the loaded module has no named sets";
 	case CTL_ENOREPLACE:
 		return "the loaded module has no atomic replace (a version without sets)";
+	case CTL_ENOTIMEOUT:
+		return "the loaded module does not support timeouts (a version without them)";
 	case ENXIO:
 		return "no such set";
 	case EEXIST:

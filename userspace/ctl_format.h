@@ -32,6 +32,7 @@ enum ctl_exit {
 /* Failures of this tool's own, past any errno, for ctl_strerror(). */
 #define CTL_ENOSETS	4096	/* a named set, and a module without sets */
 #define CTL_ENOREPLACE	4097	/* replace, and a module without sets */
+#define CTL_ENOTIMEOUT	4098	/* a timeout, and a module without them */
 
 /* Longest address text we print: an IPv6 address, as INET6_ADDRSTRLEN. */
 #define CTL_ADDRSTRLEN		46

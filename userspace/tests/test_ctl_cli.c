@@ -269,7 +269,7 @@ TEST(options_anywhere_until_double_dash)
 	RUN(&r, "new", "", "add", "10.0.0.0/8", "--exist", "192.0.2.99");
 	EXPECT_EQ(0, r.status);
 	EXPECT_STREQ("", r.err);
-	EXPECT_STREQ("ADD\nADD\n", r.log);
+	EXPECT_STREQ("ADD exist\nADD exist\n", r.log);
 	RUN(&r, "new", "", "del", "198.51.100.1", "--exist", "-q");
 	EXPECT_EQ(0, r.status);
 	EXPECT_STREQ("", r.out);

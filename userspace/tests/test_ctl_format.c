@@ -325,9 +325,9 @@ static void stats_json(FILE *f, const struct cnf_stats *st)
 }
 
 static const struct cnf_set_info sample_sets[] = {
-	{ "default", CNF_SET_BLOCK, 0, 3, 1, 8192, 42 },
-	{ "office.v2-a_b", CNF_SET_ALLOW, 0, 0, 2, 512, 7 },
-	{ "odd", 9, 0, 0, 0, 0, 0 },
+	{ "default", CNF_SET_BLOCK, 0, 3, 1, 8192, 42, 0 },
+	{ "office.v2-a_b", CNF_SET_ALLOW, 0, 0, 2, 512, 7, 0 },
+	{ "odd", 9, 0, 0, 0, 0, 0, 0 },
 };
 
 static void sets_json(FILE *f, const struct cnf_stats *st)
