@@ -25,7 +25,7 @@
 #                       in a VM on each; make deb and its packages checked
 #                       (part of check-kernels)
 #   make install        module (+depmod), cuckooctl, man page, completion,
-#                       uapi header, systemd unit
+#                       uapi header, systemd unit, fail2ban action
 #   make dkms-install   the module's sources to /usr/src/cuckoo-nf-VERSION,
 #                       then `dkms add` (with DESTDIR=: only the copy)
 #   make dkms-uninstall `dkms remove` of every kernel, and the sources
@@ -67,6 +67,8 @@ MANDIR ?= $(PREFIX)/share/man
 COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 INCLUDEDIR ?= $(PREFIX)/include
 UNITDIR ?= /etc/systemd/system
+# fail2ban's action cuckoo_nf (banaction = cuckoo_nf); empty: not installed.
+FAIL2BAN_ACTIONDIR ?= /etc/fail2ban/action.d
 
 # Evaluated by the shell when a VM recipe runs, after deps installed a kernel.
 VM_KVER = $$(scripts/kver)
@@ -196,6 +198,12 @@ install: all
 	sed 's,/usr/sbin/cuckooctl,$(PREFIX)/sbin/cuckooctl,' \
 		userspace/systemd/cuckoo_nf.service >build/cuckoo_nf.service
 	install -D -m 644 build/cuckoo_nf.service $(DESTDIR)$(UNITDIR)/cuckoo_nf.service
+ifneq ($(FAIL2BAN_ACTIONDIR),)
+	sed 's,^cuckooctl = /usr/sbin/cuckooctl$$,cuckooctl = $(PREFIX)/sbin/cuckooctl,' \
+		userspace/fail2ban/action.d/cuckoo_nf.conf >build/fail2ban-cuckoo_nf.conf
+	install -D -m 644 build/fail2ban-cuckoo_nf.conf \
+		$(DESTDIR)$(FAIL2BAN_ACTIONDIR)/cuckoo_nf.conf
+endif
 
 clean:
 	@if [ -d $(KDIR) ]; then \
