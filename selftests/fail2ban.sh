@@ -137,6 +137,7 @@ wait_for() {
 set_exists() { [[ $(ctl -j sets) == *"\"name\":\"$1\""* ]]; }
 listed() { ctl -s "$1" test -q "$2" >/dev/null 2>&1; }
 not_listed() { ! listed "$@"; }
+set_empty() { [[ -z $(ctl -s "$1" list) ]]; }
 
 setup() {
 	local argv
@@ -429,8 +430,10 @@ test_restart() {
 	expect drop 10.0.7.11
 	start_server
 	verdict $? "fail2ban-server started again (pid $F2B_PID)"
+	# The sets were there before: each is emptied when its jail's
+	# actions start, a little after the server is up.
 	for j in "${JAILS[@]}"; do
-		[[ -z $(ctl -s "f2b-$j" list) ]]
+		wait_for 30 set_empty "f2b-$j"
 		verdict $? "f2b-$j empty"
 	done
 	expect pass 10.0.7.11
