@@ -50,6 +50,8 @@ struct cnf_pcpu_stats {
  * @ops:    this state's hooks, registered while it is published; their
  *          ->priv is this struct, so a packet finds it without
  *          net_generic() or an RCU dereference of its own.
+ * @expiry: the work that removes entries whose timeout ran out, and its
+ *          figures (expiry.h); under cnf_net_lock().
  */
 struct cnf_state {
 	/* What a packet reads first, in one cache line: */
@@ -58,6 +60,7 @@ struct cnf_state {
 	struct cnf_sets sets;
 	u64 gen;
 	struct nf_hook_ops ops[CNF_NHOOKS];
+	struct cnf_expiry expiry;
 };
 
 /*

@@ -50,6 +50,8 @@ struct cnf_file {
 	__be32 *dump_v4;
 	struct in6_addr *dump_v6;
 	u8 *dump_len;		/* prefix lengths, by position in the dump */
+	u64 *dump_deadline;	/* by position; NULL: no entry has a timeout */
+	const struct cnf_timeouts *dump_from;	/* while the snapshot is taken */
 };
 
 static atomic_t cnf_dump_ids = ATOMIC_INIT(0);
@@ -190,18 +192,53 @@ static void cnf_key_to_addr(const struct cnf_key *key, struct cnf_addr *a)
 	}
 }
 
-/* A struct cnf_entry, or the struct cnf_addr of callers from before sets. */
+/*
+ * A struct cnf_entry (or the struct cnf_addr of callers from before sets),
+ * its flags among @flags; a timeout only with %CNF_ENTRY_F_TIMEOUT.
+ */
 static int cnf_get_entry(const void __user *uarg, size_t usize,
-			 struct cnf_key *key, char *name)
+			 struct cnf_entry *e, struct cnf_key *key, u32 flags)
 {
-	struct cnf_entry e;
 	int err;
 
-	err = copy_struct_from_user(&e, sizeof(e), uarg, usize);
+	err = copy_struct_from_user(e, sizeof(*e), uarg, usize);
+	if (err)
+		return err;
+	if ((e->flags & ~flags) ||
+	    (e->timeout && !(e->flags & CNF_ENTRY_F_TIMEOUT)))
+		return -EINVAL;
+	err = cnf_set_name(e->set, e->set);
+	return err ?: cnf_addr_to_key(&e->addr, key);
+}
+
+/*
+ * Add @key, with a timeout of @seconds (0: none), in a change of a set.
+ * A stored @key gets -EEXIST, and with @refresh also the timeout anew.
+ */
+static int cnf_entry_add(struct cnf_state *st, struct cnf_change *c,
+			 const struct cnf_key *key, u32 seconds, bool refresh)
+{
+	struct cnf_timeouts *t = &c->set->timeouts;
+	int err = cnf_change_add(c, key);
+
+	if (err == -EEXIST && refresh)
+		return cnf_timeout_set(st, t, key, seconds) ?: -EEXIST;
+	if (err || !seconds)
+		return err;
+	err = cnf_timeout_set(st, t, key, seconds);
+	if (err)
+		WARN_ON_ONCE(cnf_change_del(c, key));
+	return err;
+}
+
+/* Delete @key, and its timeout, in a change of a set. */
+static int cnf_entry_del(struct cnf_state *st, struct cnf_change *c,
+			 const struct cnf_key *key)
+{
+	int err = cnf_change_del(c, key);
+
 	if (!err)
-		err = cnf_set_name(e.set, name);
-	if (!err)
-		err = cnf_addr_to_key(&e.addr, key);
+		cnf_timeout_set(st, &c->set->timeouts, key, 0);
 	return err;
 }
 
@@ -211,25 +248,35 @@ static int cnf_get_entry(const void __user *uarg, size_t usize,
 static long cnf_ioc_change(struct cnf_file *cf, const void __user *uarg,
 			   size_t usize, bool add)
 {
-	char name[CNF_SET_NAME_LEN];
+	const u32 flags = CNF_ENTRY_F_TIMEOUT | CNF_ENTRY_F_EXIST;
 	struct cnf_change c;
 	struct cnf_state *st;
 	struct cnf_set *set;
+	struct cnf_entry e;
 	struct cnf_key key;
 	bool created;
+	u32 seconds;
 	int err;
 
-	err = cnf_get_entry(uarg, usize, &key, name);
+	err = cnf_get_entry(uarg, usize, &e, &key, add ? flags : 0);
 	if (err)
 		return err;
-	st = cnf_lock_set(cf, name, add, &created, &set);
+	st = cnf_lock_set(cf, e.set, add, &created, &set);
 	if (IS_ERR(st))
 		return PTR_ERR(st);
 	err = -ENOENT;
 	if (set)
 		err = cnf_change_begin(&c, &st->sets, set, add);
 	if (set && !err) {
-		err = add ? cnf_change_add(&c, &key) : cnf_change_del(&c, &key);
+		seconds = e.flags & CNF_ENTRY_F_TIMEOUT ? e.timeout :
+			  set->timeout;
+		if (add)
+			err = cnf_entry_add(st, &c, &key, seconds,
+					    e.flags & CNF_ENTRY_F_EXIST);
+		else
+			err = cnf_entry_del(st, &c, &key);
+		if (err == -EEXIST && (e.flags & CNF_ENTRY_F_EXIST))
+			err = 0;
 		cnf_change_end(&c);
 	}
 	cnf_unlock_state(cf, st, created, err);
@@ -246,22 +293,25 @@ static long cnf_ioc_del(struct cnf_file *cf, void __user *uarg, size_t usize)
 	return cnf_ioc_change(cf, uarg, usize, false);
 }
 
-/* TEST, and with @match MATCH: is the prefix covered, and by which. */
+/*
+ * TEST, and with @match MATCH: is the prefix covered, and by which, for
+ * how long.
+ */
 static long cnf_ioc_lookup(struct cnf_file *cf, void __user *uarg,
 			   size_t usize, bool match)
 {
-	char name[CNF_SET_NAME_LEN];
 	struct cnf_key key, found;
 	struct cnf_state *st;
 	struct cnf_set *set;
-	struct cnf_addr a;
+	struct cnf_entry e;
+	u64 deadline = 0;
 	bool created;
 	int err;
 
-	err = cnf_get_entry(uarg, usize, &key, name);
+	err = cnf_get_entry(uarg, usize, &e, &key, 0);
 	if (err)
 		return err;
-	st = cnf_lock_set(cf, name, false, &created, &set);
+	st = cnf_lock_set(cf, e.set, false, &created, &set);
 	if (IS_ERR(st))
 		return PTR_ERR(st);
 	err = -ENOENT;
@@ -270,12 +320,18 @@ static long cnf_ioc_lookup(struct cnf_file *cf, void __user *uarg,
 		err = cnf_filter_match(set->filter, &key, &found);
 		cnf_filter_unlock(set->filter);
 	}
+	if (!err)
+		deadline = cnf_timeout_deadline(&set->timeouts, &found);
 	cnf_unlock_state(cf, st, created, false);
 	if (err || !match)
 		return err;
-	cnf_key_to_addr(&found, &a);
-	/* The address only: the set's name stays as the caller gave it. */
-	if (copy_to_user(uarg, &a, sizeof(a)))
+	cnf_key_to_addr(&found, &e.addr);
+	e.timeout = cnf_timeout_left(deadline);
+	/* The set's name stays as the caller gave it. */
+	if (copy_to_user(uarg, &e.addr, sizeof(e.addr)) ||
+	    (usize >= offsetofend(struct cnf_entry, flags) &&
+	     copy_to_user(uarg + offsetof(struct cnf_entry, timeout),
+			  &e.timeout, sizeof(e.timeout) + sizeof(e.flags))))
 		return -EFAULT;
 	return 0;
 }
@@ -307,27 +363,48 @@ static int cnf_batch_count(struct cnf_batch *b, int err, bool add)
 	return err;
 }
 
-/* Copy what can be copied of @n entries; returns how many were. */
-static u32 cnf_copy_in(struct cnf_addr *buf, const struct cnf_addr __user *src,
-		       u32 n)
+/*
+ * Copy what can be copied of @n elements of @size bytes; returns how many
+ * were.
+ */
+static u32 cnf_copy_in(void *buf, const void __user *src, u32 n, size_t size)
 {
 	u32 i;
 
-	if (!copy_from_user(buf, src, n * sizeof(*buf)))
+	if (!copy_from_user(buf, src, n * size))
 		return n;
-	/* Some entry faulted: find the first one, for the report. */
+	/* Some element faulted: find the first one, for the report. */
 	for (i = 0; i < n; i++)
-		if (copy_from_user(&buf[i], &src[i], sizeof(*buf)))
+		if (copy_from_user(buf + i * size, src + i * size, size))
 			break;
 	return i;
 }
 
 /*
- * Apply one entry; -EEXIST/-ENOENT become "skipped" under EXIST_OK.  A
- * delete without a set (@c NULL: no state) finds nothing.
+ * A batch's entries [@from, @from + @n) and their timeouts, if it has
+ * them, into @addrs and @secs; returns how many could be copied.
  */
-static int cnf_batch_one(struct cnf_change *c, struct cnf_batch *b,
-			 const struct cnf_addr *a, bool add)
+static u32 cnf_batch_copy_in(const struct cnf_batch *b, u32 from, u32 n,
+			     struct cnf_addr *addrs, u32 *secs)
+{
+	const struct cnf_addr __user *ua = u64_to_user_ptr(b->addrs);
+	const u32 __user *us = u64_to_user_ptr(b->timeouts);
+
+	n = cnf_copy_in(addrs, ua + from, n, sizeof(*addrs));
+	if (b->timeouts)
+		n = cnf_copy_in(secs, us + from, n, sizeof(*secs));
+	return n;
+}
+
+/*
+ * Apply one entry, with @seconds its timeout (NULL: the set's default);
+ * -EEXIST/-ENOENT become "skipped" under EXIST_OK, which also gives a
+ * stored entry its timeout anew.  A delete without a set (@c NULL: no
+ * state) finds nothing.
+ */
+static int cnf_batch_one(struct cnf_state *st, struct cnf_change *c,
+			 struct cnf_batch *b, const struct cnf_addr *a,
+			 const u32 *seconds, bool add)
 {
 	struct cnf_key key;
 	int err;
@@ -337,8 +414,12 @@ static int cnf_batch_one(struct cnf_change *c, struct cnf_batch *b,
 		return err;
 	if (!c)
 		err = -ENOENT;
+	else if (add)
+		err = cnf_entry_add(st, c, &key,
+				    seconds ? *seconds : c->set->timeout,
+				    b->flags & CNF_BATCH_F_EXIST_OK);
 	else
-		err = add ? cnf_change_add(c, &key) : cnf_change_del(c, &key);
+		err = cnf_entry_del(st, c, &key);
 	return cnf_batch_count(b, err, add);
 }
 
@@ -357,9 +438,8 @@ static void cnf_batch_prefetch(struct cnf_change *c, const struct cnf_addr *a)
  * entries are left, so that growth sizes for them.
  */
 static int cnf_batch_chunk(struct cnf_file *cf, struct cnf_batch *b,
-			   struct cnf_addr *buf, bool add)
+			   struct cnf_addr *buf, u32 *secs, bool add)
 {
-	const struct cnf_addr __user *src = u64_to_user_ptr(b->addrs);
 	u32 want = min_t(u32, b->count - b->done, CNF_CHUNK);
 	struct cnf_change change, *c = NULL;
 	u32 applied = b->applied;
@@ -371,7 +451,7 @@ static int cnf_batch_chunk(struct cnf_file *cf, struct cnf_batch *b,
 
 	if (fatal_signal_pending(current))
 		return -EINTR;
-	got = cnf_copy_in(buf, src + b->done, want);
+	got = cnf_batch_copy_in(b, b->done, want, buf, secs);
 	/* Nothing to add in this chunk: no reason to make a state for it. */
 	st = cnf_lock_set(cf, b->set, add && got, &created, &set);
 	if (IS_ERR(st))
@@ -384,7 +464,8 @@ static int cnf_batch_chunk(struct cnf_file *cf, struct cnf_batch *b,
 	for (i = 0; i < got && !err; i++) {
 		if (i + CNF_PREFETCH_AHEAD < got)
 			cnf_batch_prefetch(c, &buf[i + CNF_PREFETCH_AHEAD]);
-		err = cnf_batch_one(c, b, &buf[i], add);
+		err = cnf_batch_one(st, c, b, &buf[i],
+				    b->timeouts ? &secs[i] : NULL, add);
 		if (!err)
 			b->done++;
 	}
@@ -397,12 +478,15 @@ static int cnf_batch_chunk(struct cnf_file *cf, struct cnf_batch *b,
 }
 
 /*
- * Build the set's new contents from every entry, aside, then put them in
- * place: on any failure the set is as it was.  The entries are read in
- * first, so that the locks are never held over user memory.
+ * Build the set's new contents from every entry, aside, into @n and @t,
+ * then put them in place: on any failure the set is as it was.  The
+ * entries (@all, and their timeouts @secs, NULL for the set's default)
+ * are read in first, so that the locks are never held over user memory.
  */
-static int cnf_replace_build(struct cnf_filter *n, struct cnf_batch *b,
-			     const struct cnf_addr *all)
+static int cnf_replace_build(struct cnf_state *st, struct cnf_set *set,
+			     struct cnf_filter *n, struct cnf_timeouts *t,
+			     struct cnf_batch *b, const struct cnf_addr *all,
+			     const u32 *secs)
 {
 	struct cnf_key key;
 	int err = 0;
@@ -417,6 +501,10 @@ static int cnf_replace_build(struct cnf_filter *n, struct cnf_batch *b,
 		err = cnf_addr_to_key(&all[b->done], &key);
 		if (!err)
 			err = cnf_filter_add(n, &key);
+		/* An entry given twice under EXIST_OK: the last timeout. */
+		if (!err || (err == -EEXIST && (b->flags & CNF_BATCH_F_EXIST_OK)))
+			err = cnf_timeout_set(st, t, &key, secs ? secs[b->done] :
+					      set->timeout) ?: err;
 		err = cnf_batch_count(b, err, true);
 		if (err)
 			break;
@@ -428,18 +516,24 @@ static int cnf_replace_build(struct cnf_filter *n, struct cnf_batch *b,
 
 static int cnf_replace(struct cnf_file *cf, struct cnf_batch *b)
 {
+	struct cnf_timeouts t = { RB_ROOT, RB_ROOT_CACHED, 0 };
+	size_t room = max_t(u32, b->count, 1);
 	struct cnf_filter *n = NULL;
 	struct cnf_addr *all;
 	struct cnf_state *st;
 	struct cnf_set *set;
+	u32 *secs = NULL;
 	bool created;
-	int err;
+	int err = -ENOMEM;
 
-	all = kvmalloc_array(max_t(u32, b->count, 1), sizeof(*all),
+	all = kvmalloc_array(room, sizeof(*all),
 			     GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	if (!all)
-		return -ENOMEM;
-	b->done = cnf_copy_in(all, u64_to_user_ptr(b->addrs), b->count);
+	if (b->timeouts)
+		secs = kvmalloc_array(room, sizeof(*secs),
+				      GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!all || (b->timeouts && !secs))
+		goto out;
+	b->done = cnf_batch_copy_in(b, 0, b->count, all, secs);
 	err = b->done < b->count ? -EFAULT : 0;
 	st = err ? ERR_PTR(err) : cnf_lock_set(cf, b->set, true, &created, &set);
 	if (IS_ERR(st)) {
@@ -447,17 +541,20 @@ static int cnf_replace(struct cnf_file *cf, struct cnf_batch *b)
 		goto out;
 	}
 	n = cnf_set_filter_new(&st->sets);
-	err = IS_ERR(n) ? PTR_ERR(n) : cnf_replace_build(n, b, all);
+	err = IS_ERR(n) ? PTR_ERR(n) :
+	      cnf_replace_build(st, set, n, &t, b, all, secs);
 	if (!err)
-		err = cnf_set_replace(&st->sets, set, n);
+		err = cnf_set_replace(&st->sets, set, n, &t);
 	if (err && !IS_ERR(n))
 		cnf_filter_destroy(n);
+	cnf_timeouts_clear(&t, &st->sets.budget);
 	cnf_unlock_state(cf, st, created, err);
 out:
 	if (err) {
 		b->applied = 0;
 		b->skipped = 0;
 	}
+	kvfree(secs);
 	kvfree(all);
 	return err;
 }
@@ -467,13 +564,14 @@ static long cnf_ioc_batch(struct cnf_file *cf, void __user *uarg,
 {
 	struct cnf_addr *buf;
 	struct cnf_batch b;
+	u32 *secs;
 	int err;
 
 	err = copy_struct_from_user(&b, sizeof(b), uarg, usize);
 	if (err)
 		return err;
 	if ((b.flags & ~(CNF_BATCH_F_EXIST_OK | CNF_BATCH_F_REPLACE)) ||
-	    (!add && (b.flags & CNF_BATCH_F_REPLACE)) ||
+	    (!add && ((b.flags & CNF_BATCH_F_REPLACE) || b.timeouts)) ||
 	    cnf_set_name(b.set, b.set))
 		return -EINVAL;
 	if (b.count > CNF_BATCH_MAX)
@@ -490,12 +588,14 @@ static long cnf_ioc_batch(struct cnf_file *cf, void __user *uarg,
 		goto out;
 	}
 	buf = kmalloc_array(CNF_CHUNK, sizeof(*buf), GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
+	secs = kmalloc_array(CNF_CHUNK, sizeof(*secs), GFP_KERNEL);
+	if (!buf || !secs)
+		b.error = -ENOMEM;
 	while (b.done < b.count && !b.error) {
-		b.error = cnf_batch_chunk(cf, &b, buf, add);
+		b.error = cnf_batch_chunk(cf, &b, buf, secs, add);
 		cond_resched();
 	}
+	kfree(secs);
 	kfree(buf);
 out:
 	if (copy_to_user(uarg, &b, min(usize, sizeof(b))))
@@ -532,9 +632,11 @@ static void cnf_dump_free(struct cnf_file *cf)
 	kvfree(cf->dump_v4);
 	kvfree(cf->dump_v6);
 	kvfree(cf->dump_len);
+	kvfree(cf->dump_deadline);
 	cf->dump_v4 = NULL;
 	cf->dump_v6 = NULL;
 	cf->dump_len = NULL;
+	cf->dump_deadline = NULL;
 	cf->dump_n4 = 0;
 	cf->dump_n6 = 0;
 	cf->dump_cap4 = 0;
@@ -547,18 +649,23 @@ static void cnf_dump_free(struct cnf_file *cf)
 static int cnf_dump_collect(void *ctx, const struct cnf_key *key)
 {
 	struct cnf_file *cf = ctx;
+	u32 pos;
 
 	if (key->family == CNF_V4) {
 		if (WARN_ON_ONCE(cf->dump_n4 == cf->dump_cap4))
 			return -EOVERFLOW;
-		cf->dump_len[cf->dump_n4] = key->len;
+		pos = cf->dump_n4;
 		cf->dump_v4[cf->dump_n4++] = key->v4;
-		return 0;
+	} else {
+		if (WARN_ON_ONCE(cf->dump_n6 == cf->dump_cap6))
+			return -EOVERFLOW;
+		pos = cf->dump_n4 + cf->dump_n6;
+		cf->dump_v6[cf->dump_n6++] = key->v6;
 	}
-	if (WARN_ON_ONCE(cf->dump_n6 == cf->dump_cap6))
-		return -EOVERFLOW;
-	cf->dump_len[cf->dump_n4 + cf->dump_n6] = key->len;
-	cf->dump_v6[cf->dump_n6++] = key->v6;
+	cf->dump_len[pos] = key->len;
+	if (cf->dump_deadline)
+		cf->dump_deadline[pos] = cnf_timeout_deadline(cf->dump_from,
+							      key);
 	return 0;
 }
 
@@ -573,8 +680,10 @@ static int cnf_dump_alloc(struct cnf_file *cf, struct cnf_state *st,
 	struct cnf_filter *f = set ? set->filter : NULL;
 	u64 n4 = f ? cnf_filter_count(f, CNF_V4) : 0;
 	u64 n6 = f ? cnf_filter_count(f, CNF_V6) : 0;
+	bool timed = set && set->timeouts.n;
 	u64 bytes = n4 * (sizeof(__be32) + 1) +
-		    n6 * (sizeof(struct in6_addr) + 1);
+		    n6 * (sizeof(struct in6_addr) + 1) +
+		    (timed ? (n4 + n6) * sizeof(u64) : 0);
 	int err;
 
 	if (n4 + n6 > U32_MAX)
@@ -595,7 +704,14 @@ static int cnf_dump_alloc(struct cnf_file *cf, struct cnf_state *st,
 				     GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	cf->dump_len = kvmalloc(max_t(u64, n4 + n6, 1),
 				GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	return cf->dump_v4 && cf->dump_v6 && cf->dump_len ? 0 : -ENOMEM;
+	if (timed) {
+		cf->dump_deadline = kvmalloc_array(n4 + n6, sizeof(u64),
+						   GFP_KERNEL_ACCOUNT |
+						   __GFP_NOWARN);
+		cf->dump_from = &set->timeouts;
+	}
+	return cf->dump_v4 && cf->dump_v6 && cf->dump_len &&
+	       (!timed || cf->dump_deadline) ? 0 : -ENOMEM;
 }
 
 /*
@@ -624,6 +740,7 @@ static int cnf_dump_snapshot(struct cnf_file *cf, const char *name)
 	}
 	if (set)
 		cnf_filter_unlock(set->filter);
+	cf->dump_from = NULL;
 	cnf_unlock_state(cf, st, created, false);
 	if (err) {
 		cnf_dump_free(cf);
@@ -650,25 +767,41 @@ static void cnf_dump_entry(const struct cnf_file *cf, u32 pos,
 	cnf_key_to_addr(&key, a);
 }
 
-/* Copy entries [@pos, @pos + @n) of the snapshot to @dst. */
+/* Seconds left of the snapshot's entry at @pos; 0: no timeout. */
+static u32 cnf_dump_left(const struct cnf_file *cf, u32 pos)
+{
+	return cf->dump_deadline ? cnf_timeout_left(cf->dump_deadline[pos]) : 0;
+}
+
+/*
+ * Copy entries [@pos, @pos + @n) of the snapshot to @dst, and their
+ * seconds left to @left unless it is NULL.
+ */
 static int cnf_dump_copy_out(const struct cnf_file *cf,
-			     struct cnf_addr __user *dst, u32 pos, u32 n)
+			     struct cnf_addr __user *dst, u32 __user *left,
+			     u32 pos, u32 n)
 {
 	struct cnf_addr *buf;
-	u32 i, done;
+	u32 *secs, i, done;
 	int err = 0;
 
 	buf = kmalloc_array(CNF_CHUNK, sizeof(*buf), GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
+	secs = kmalloc_array(CNF_CHUNK, sizeof(*secs), GFP_KERNEL);
+	if (!buf || !secs)
+		err = -ENOMEM;
 	for (done = 0; done < n && !err; done += i) {
 		u32 step = min_t(u32, n - done, CNF_CHUNK);
 
-		for (i = 0; i < step; i++)
+		for (i = 0; i < step; i++) {
 			cnf_dump_entry(cf, pos + done + i, &buf[i]);
-		if (copy_to_user(dst + done, buf, step * sizeof(*buf)))
+			secs[i] = cnf_dump_left(cf, pos + done + i);
+		}
+		if (copy_to_user(dst + done, buf, step * sizeof(*buf)) ||
+		    (left && copy_to_user(left + done, secs,
+					  step * sizeof(*secs))))
 			err = -EFAULT;
 	}
+	kfree(secs);
 	kfree(buf);
 	return err;
 }
@@ -701,7 +834,8 @@ static long cnf_ioc_dump(struct cnf_file *cf, void __user *uarg, size_t usize)
 	pos = d.cursor ? (u32)d.cursor : 0;
 	total = cf->dump_n4 + cf->dump_n6;
 	n = min_t(u32, d.count, total - pos);
-	err = cnf_dump_copy_out(cf, u64_to_user_ptr(d.addrs), pos, n);
+	err = cnf_dump_copy_out(cf, u64_to_user_ptr(d.addrs),
+				u64_to_user_ptr(d.timeouts), pos, n);
 	if (err)
 		goto out;
 	d.count = n;
@@ -825,6 +959,20 @@ static void cnf_stats_add(struct cnf_filter *f, struct cnf_stats *st,
 	}
 }
 
+static void cnf_expiry_stats(struct cnf_state *cs, struct cnf_expiry_stats *es)
+{
+	struct cnf_sets *ss = &cs->sets;
+	unsigned int i;
+
+	for (i = 0; i < ss->n; i++) {
+		es->entries += ss->set[i]->timeouts.n;
+		es->bytes += cnf_timeouts_bytes(&ss->set[i]->timeouts);
+	}
+	es->expired = cs->expiry.expired;
+	es->late = cs->expiry.late;
+	es->max_late_ms = cs->expiry.max_late_ms;
+}
+
 static void cnf_sets_stats(struct cnf_sets *ss, struct cnf_stats *st)
 {
 	struct cnf_filter *lookup[CNF_SET_KINDS];
@@ -864,6 +1012,7 @@ static int cnf_fill_stats(struct cnf_file *cf, struct cnf_stats *st)
 		return 0;
 	}
 	cnf_sets_stats(&cs->sets, st);
+	cnf_expiry_stats(cs, &st->expiry);
 	st->mode = cs->mode;
 	cnf_sum_counters(cs, st);
 	cnf_unlock_state(cf, cs, created, false);
@@ -956,8 +1105,8 @@ static int cnf_get_set_req(const void __user *uarg, size_t usize,
 
 	if (err)
 		return err;
-	if (r->flags || r->kind > (create ? CNF_SET_ALLOW : 0) ||
-	    cnf_set_name(r->name, r->name))
+	if (r->flags || r->reserved || r->kind > (create ? CNF_SET_ALLOW : 0) ||
+	    (!create && r->timeout) || cnf_set_name(r->name, r->name))
 		return -EINVAL;
 	return 0;
 }
@@ -979,7 +1128,7 @@ static long cnf_ioc_set_create(struct cnf_file *cf, void __user *uarg,
 	st = cnf_lock_state(cf, true, &created);
 	if (IS_ERR(st))
 		return PTR_ERR(st);
-	err = cnf_set_create(&st->sets, r.name, r.kind);
+	err = cnf_set_create(&st->sets, r.name, r.kind, r.timeout);
 	cnf_unlock_state(cf, st, created, err);
 	return err;
 }
@@ -1076,6 +1225,8 @@ static void cnf_set_info(struct cnf_state *cs, struct cnf_set *set,
 	memset(info, 0, sizeof(*info));
 	memcpy(info->name, set->name, sizeof(info->name));
 	info->kind = set->kind;
+	info->timeout = set->timeout;
+	info->timed = set->timeouts.n;
 	cnf_filter_lock(f);
 	info->v4_entries = cnf_filter_count(f, CNF_V4);
 	info->v6_entries = cnf_filter_count(f, CNF_V6);
@@ -1173,12 +1324,15 @@ static const struct cnf_ioctl_desc cnf_ioctls[] = {
 				     sizeof(struct cnf_addr) },
 	[_IOC_NR(CNF_IOC_VERSION)] = { CNF_IOC_VERSION, cnf_ioc_version },
 	[_IOC_NR(CNF_IOC_SET_CREATE)] = { CNF_IOC_SET_CREATE,
-					  cnf_ioc_set_create },
+					  cnf_ioc_set_create,
+					  offsetof(struct cnf_set_req, timeout) },
 	[_IOC_NR(CNF_IOC_SET_DESTROY)] = { CNF_IOC_SET_DESTROY,
-					   cnf_ioc_set_destroy },
+					   cnf_ioc_set_destroy,
+					   offsetof(struct cnf_set_req, timeout) },
 	[_IOC_NR(CNF_IOC_SET_SWAP)] = { CNF_IOC_SET_SWAP, cnf_ioc_set_swap },
 	[_IOC_NR(CNF_IOC_SET_LIST)] = { CNF_IOC_SET_LIST, cnf_ioc_set_list },
-	[_IOC_NR(CNF_IOC_SET_FLUSH)] = { CNF_IOC_SET_FLUSH, cnf_ioc_set_flush },
+	[_IOC_NR(CNF_IOC_SET_FLUSH)] = { CNF_IOC_SET_FLUSH, cnf_ioc_set_flush,
+					 offsetof(struct cnf_set_req, timeout) },
 };
 
 static long cnf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)

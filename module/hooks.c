@@ -163,13 +163,14 @@ static atomic64_t cnf_state_gens = ATOMIC64_INIT(0);
 /* Caller guarantees that no hook and no RCU reader can still see @st. */
 static void cnf_state_free(struct cnf_state *st)
 {
+	cnf_expiry_stop(&st->expiry);
 	free_percpu(st->stats);
 	cnf_sets_free(&st->sets);
 	kfree(st);
 }
 
 /* The module's parameters are read here, when the state is made. */
-static struct cnf_state *cnf_state_alloc(void)
+static struct cnf_state *cnf_state_alloc(struct net *net)
 {
 	struct cnf_state *st;
 	int cpu, i;
@@ -177,6 +178,7 @@ static struct cnf_state *cnf_state_alloc(void)
 	st = kzalloc(sizeof(*st), GFP_KERNEL_ACCOUNT);
 	if (!st)
 		return NULL;
+	cnf_expiry_init(&st->expiry, net);
 	st->mode = CNF_MODE_DROP;
 	st->gen = atomic64_inc_return(&cnf_state_gens);
 	st->stats = alloc_percpu_gfp(struct cnf_pcpu_stats, GFP_KERNEL_ACCOUNT);
@@ -206,7 +208,7 @@ struct cnf_state *cnf_state_activate(struct net *net, bool *created)
 	*created = false;
 	if (st)
 		return st;
-	st = cnf_state_alloc();
+	st = cnf_state_alloc(net);
 	if (!st)
 		return ERR_PTR(-ENOMEM);
 	err = nf_register_net_hooks(net, st->ops, CNF_NHOOKS);

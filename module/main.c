@@ -54,9 +54,12 @@ static int __init cnf_init(void)
 	err = cnf_check_params();
 	if (err)
 		return err;
-	err = cnf_hooks_init();
+	err = cnf_expiry_cache_init();
 	if (err)
 		return err;
+	err = cnf_hooks_init();
+	if (err)
+		goto err_cache;
 	err = cnf_dev_init();
 	if (err)
 		goto err_hooks;
@@ -64,6 +67,8 @@ static int __init cnf_init(void)
 
 err_hooks:
 	cnf_hooks_exit();
+err_cache:
+	cnf_expiry_cache_exit();
 	return err;
 }
 
@@ -71,6 +76,7 @@ static void __exit cnf_exit(void)
 {
 	cnf_dev_exit();
 	cnf_hooks_exit();
+	cnf_expiry_cache_exit();
 }
 
 module_init(cnf_init);

@@ -208,8 +208,10 @@ static bool cnf_plan_same(const struct cnf_plan *a, const struct cnf_plan *b)
 	return true;
 }
 
+/* Its timeouts' memory is uncharged already, or the budget goes too. */
 static void cnf_set_free(struct cnf_set *set)
 {
+	cnf_timeouts_clear(&set->timeouts, NULL);
 	cnf_filter_destroy(set->filter);
 	free_percpu(set->matched);
 	kfree(set);
@@ -297,11 +299,13 @@ struct cnf_set *cnf_set_find(struct cnf_sets *ss, const char *name)
  * @ss: the sets, under cnf_net_lock()
  * @name: a valid, non-empty name
  * @kind: enum cnf_set_kind
+ * @timeout: seconds, the default timeout of its entries; 0: none
  *
  * Return: 0; -EEXIST; -ENOSPC past %CNF_SETS_MAX or the memory limit;
  * -ENOMEM.
  */
-int cnf_set_create(struct cnf_sets *ss, const char *name, u32 kind)
+int cnf_set_create(struct cnf_sets *ss, const char *name, u32 kind,
+		   u32 timeout)
 {
 	struct cnf_set *set;
 	int err = -ENOMEM;
@@ -315,6 +319,7 @@ int cnf_set_create(struct cnf_sets *ss, const char *name, u32 kind)
 		return -ENOMEM;
 	strscpy(set->name, name, sizeof(set->name));
 	set->kind = kind;
+	set->timeout = timeout;
 	set->matched = alloc_percpu_gfp(u64_stats_t, GFP_KERNEL_ACCOUNT);
 	if (!set->matched)
 		goto err_free;
@@ -367,6 +372,7 @@ int cnf_set_destroy(struct cnf_sets *ss, struct cnf_set *set)
 	memmove(&ss->set[i], &ss->set[i + 1],
 		(ss->n - i - 1) * sizeof(ss->set[0]));
 	ss->set[--ss->n] = NULL;
+	cnf_timeouts_clear(&set->timeouts, &ss->budget);
 	if (ss->union_of[set->kind])
 		r.filter[r.n++] = ss->union_of[set->kind];
 	ss->union_of[set->kind] = u;
@@ -393,6 +399,7 @@ int cnf_set_swap(struct cnf_sets *ss, struct cnf_set *a, struct cnf_set *b)
 	if (!spare)
 		return -ENOMEM;
 	swap(a->filter, b->filter);
+	swap(a->timeouts, b->timeouts);
 	cnf_sets_publish(ss, spare, &r);
 	return 0;
 }
@@ -430,6 +437,7 @@ int cnf_set_flush(struct cnf_sets *ss, struct cnf_set *set)
 		kfree(spare);
 		return err;
 	}
+	cnf_timeouts_clear(&set->timeouts, &ss->budget);
 	if (ss->union_of[set->kind]) {
 		r.filter[r.n++] = ss->union_of[set->kind];
 		ss->union_of[set->kind] = u;
@@ -443,15 +451,17 @@ int cnf_set_flush(struct cnf_sets *ss, struct cnf_set *set)
  * @ss: the sets, under cnf_net_lock()
  * @set: one of them
  * @contents: from cnf_set_filter_new(), filled; @set's from now on
+ * @timeouts: the timeouts of @contents' entries; moved to @set, which
+ *            forgets those of its old contents
  *
  * A source that both the old and the new contents cover is matched
  * throughout; one that neither covers never is.
  *
  * Return: 0; -ENOSPC, -ENOMEM when the kind's union cannot be made anew:
- * nothing changed and @contents are still the caller's.
+ * nothing changed and @contents and @timeouts are still the caller's.
  */
 int cnf_set_replace(struct cnf_sets *ss, struct cnf_set *set,
-		    struct cnf_filter *contents)
+		    struct cnf_filter *contents, struct cnf_timeouts *timeouts)
 {
 	struct cnf_filter *u = NULL;
 	struct cnf_retired r = { };
@@ -471,6 +481,8 @@ int cnf_set_replace(struct cnf_sets *ss, struct cnf_set *set,
 	}
 	r.filter[r.n++] = set->filter;
 	set->filter = contents;
+	swap(set->timeouts, *timeouts);
+	cnf_timeouts_clear(timeouts, &ss->budget);
 	if (ss->union_of[set->kind])
 		r.filter[r.n++] = ss->union_of[set->kind];
 	ss->union_of[set->kind] = u;
@@ -639,7 +651,7 @@ int cnf_sets_init(struct cnf_sets *ss, u64 initial_capacity, u64 mem_limit)
 	if (!p)
 		return -ENOMEM;
 	RCU_INIT_POINTER(ss->plan, p);
-	err = cnf_set_create(ss, CNF_SET_DEFAULT, CNF_SET_BLOCK);
+	err = cnf_set_create(ss, CNF_SET_DEFAULT, CNF_SET_BLOCK, 0);
 	if (err)
 		cnf_sets_free(ss);
 	return err;

@@ -29,6 +29,7 @@
 #include <linux/cuckoo_nf.h>
 
 #include "filter.h"
+#include "expiry.h"
 
 #define CNF_SET_KINDS	2
 
@@ -38,12 +39,17 @@
  * and @matched only through a plan.
  * @matched: per CPU, packets the set covered; written by the hooks inside
  *           their CPU's cnf_pcpu_stats syncp section.
+ * @timeout: seconds, the default of entries added without one; 0: none.
+ * @timeouts: the timeouts of @filter's entries that have one: they go
+ *           with the contents (a swap exchanges them too).
  */
 struct cnf_set {
 	char name[CNF_SET_NAME_LEN];
 	u32 kind;		/* enum cnf_set_kind */
+	u32 timeout;
 	struct cnf_filter *filter;
 	u64_stats_t __percpu *matched;
+	struct cnf_timeouts timeouts;
 };
 
 struct cnf_plan_set {
@@ -101,13 +107,14 @@ bool cnf_sets_pristine(struct cnf_sets *ss);
 struct cnf_filter *cnf_sets_lookup(struct cnf_sets *ss, u32 kind);
 
 struct cnf_set *cnf_set_find(struct cnf_sets *ss, const char *name);
-int cnf_set_create(struct cnf_sets *ss, const char *name, u32 kind);
+int cnf_set_create(struct cnf_sets *ss, const char *name, u32 kind,
+		   u32 timeout);
 int cnf_set_destroy(struct cnf_sets *ss, struct cnf_set *set);
 int cnf_set_swap(struct cnf_sets *ss, struct cnf_set *a, struct cnf_set *b);
 int cnf_set_flush(struct cnf_sets *ss, struct cnf_set *set);
 struct cnf_filter *cnf_set_filter_new(struct cnf_sets *ss);
 int cnf_set_replace(struct cnf_sets *ss, struct cnf_set *set,
-		    struct cnf_filter *contents);
+		    struct cnf_filter *contents, struct cnf_timeouts *timeouts);
 u64 cnf_set_count(struct cnf_set *set);
 
 int cnf_change_begin(struct cnf_change *c, struct cnf_sets *ss,

@@ -32,6 +32,11 @@ static inline int cnf_ioc(int fd, unsigned long cmd, void *arg)
 	return ioctl(fd, cmd, arg) ? errno : 0;
 }
 
+/* Where a member of a struct ends, as the kernel's offsetofend(). */
+#ifndef offsetofend
+#define offsetofend(T, m)	(offsetof(T, m) + sizeof(((T *)0)->m))
+#endif
+
 /*
  * The single-entry calls and the batch and dump structs as they were
  * before sets: a struct cnf_addr, and structs that end before their set

@@ -129,6 +129,7 @@ static unsigned char *ro;	/* one read-only page */
 static unsigned char *none;	/* one PROT_NONE page */
 static unsigned char *freed;	/* a mapping that was unmapped */
 static unsigned char *arr;	/* the address arrays: ARR_PAGES + guard */
+static unsigned char *secs;	/* timeout arrays, short ones: ARR_PAGES + guard */
 
 static unsigned char *map_guarded(size_t pages)
 {
@@ -146,6 +147,7 @@ static int setup_memory(void)
 {
 	rw = map_guarded(ARR_PAGES);
 	arr = map_guarded(ARR_PAGES);
+	secs = map_guarded(ARR_PAGES);
 	ro = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
 		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	none = mmap(NULL, PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -155,7 +157,7 @@ static int setup_memory(void)
 	 */
 	freed = mmap((void *)0x100000000000ULL, 4 * PAGE, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-	if (!rw || !arr || ro == MAP_FAILED || none == MAP_FAILED ||
+	if (!rw || !arr || !secs || ro == MAP_FAILED || none == MAP_FAILED ||
 	    freed == MAP_FAILED)
 		return -1;
 	if (munmap(freed, 4 * PAGE) || mprotect(ro, PAGE, PROT_READ))
@@ -497,6 +499,39 @@ static void fill_arr(void)
 }
 
 /* A set name: the reference's, new ones, and bad ones of every form. */
+/* Timeouts of 0 to 3 s, so that entries run out while the fuzzer runs. */
+static void fill_secs(void)
+{
+	uint32_t *t = (uint32_t *)secs;
+	size_t i;
+
+	for (i = 0; i < ARR_PAGES * PAGE / sizeof(*t); i++)
+		t[i] = below(4);
+}
+
+/* An entry's timeout: none, a short one, refreshed or not, or junk. */
+static void fill_timeout(uint32_t *timeout, uint32_t *flags)
+{
+	switch (below(5)) {
+	case 0: case 1:
+		*timeout = 0;
+		*flags = 0;
+		break;
+	case 2:
+		*timeout = 1 + below(3);
+		*flags = CNF_ENTRY_F_TIMEOUT | (chance(50) ? CNF_ENTRY_F_EXIST : 0);
+		break;
+	case 3:
+		*timeout = below(3);
+		*flags = below(4);
+		break;
+	default:
+		*timeout = (uint32_t)rnd();
+		*flags = (uint32_t)rnd();
+		break;
+	}
+}
+
 static void fill_name(char *name)
 {
 	static const char ok[] = "abcXYZ019_.-";
@@ -568,10 +603,11 @@ static const char *bad_name(unsigned long cmd, const unsigned char *p,
 	unsigned int i;
 
 	if ((cmd == CNF_IOC_ADD || cmd == CNF_IOC_DEL || cmd == CNF_IOC_TEST ||
-	     cmd == CNF_IOC_MATCH) && size >= sizeof(struct cnf_entry))
+	     cmd == CNF_IOC_MATCH) &&
+	    size >= offsetofend(struct cnf_entry, set))
 		n[0] = ((const struct cnf_entry *)p)->set;
 	else if ((cmd == CNF_IOC_ADD_BATCH || cmd == CNF_IOC_DEL_BATCH) &&
-		 size >= sizeof(struct cnf_batch))
+		 size >= offsetofend(struct cnf_batch, set))
 		n[0] = ((const struct cnf_batch *)p)->set;
 	else if (cmd == CNF_IOC_SET_CREATE || cmd == CNF_IOC_SET_DESTROY ||
 		 cmd == CNF_IOC_SET_FLUSH)
@@ -645,8 +681,11 @@ static bool one_call(void)
 			struct cnf_entry *e = (struct cnf_entry *)p;
 
 			fill_addr(&e->addr);
-			if (need >= sizeof(*e) && chance(70))
+			if (need >= offsetofend(struct cnf_entry, set) &&
+			    chance(70))
 				fill_name(e->set);
+			if (need >= sizeof(*e))
+				fill_timeout(&e->timeout, &e->flags);
 		} else if (k && (k->cmd == CNF_IOC_ADD_BATCH ||
 				 k->cmd == CNF_IOC_DEL_BATCH)) {
 			struct cnf_batch *b = (struct cnf_batch *)p;
@@ -656,8 +695,15 @@ static bool one_call(void)
 					    (size_t)(b->count < 4096 ? b->count : 4096) *
 					    sizeof(struct cnf_addr), &aw);
 			b->flags = chance(70) ? below(4) : (uint32_t)rnd();
-			if (need >= sizeof(*b) && chance(50))
+			if (need >= offsetofend(struct cnf_batch, set) &&
+			    chance(50))
 				fill_name(b->set);
+			if (need >= sizeof(*b))
+				b->timeouts = chance(60) ? 0 :
+					pick_ptr(secs, ARR_PAGES * PAGE,
+						 (size_t)(b->count < 4096 ?
+							  b->count : 4096) * 4,
+						 &aw);
 			if (chance(90)) {
 				b->applied = b->skipped = b->done = 0xdeadbeef;
 				b->error = 0x5eadbeef;
@@ -681,8 +727,15 @@ static bool one_call(void)
 			default: break;
 			}
 			d->flags = chance(80) ? 0 : (uint32_t)rnd();
-			if (need >= sizeof(*d) && chance(50))
+			if (need >= offsetofend(struct cnf_dump, set) &&
+			    chance(50))
 				fill_name(d->set);
+			if (need >= sizeof(*d))
+				d->timeouts = chance(50) ? 0 :
+					pick_ptr(arr, ARR_PAGES * PAGE,
+						 (size_t)(d->count < 4096 ?
+							  d->count : 4096) * 4,
+						 &aw);
 		} else if (k && (k->cmd == CNF_IOC_SET_CREATE ||
 				 k->cmd == CNF_IOC_SET_DESTROY ||
 				 k->cmd == CNF_IOC_SET_FLUSH)) {
@@ -693,6 +746,9 @@ static bool one_call(void)
 			if (chance(10))
 				q->kind = (uint32_t)rnd();
 			q->flags = chance(90) ? 0 : (uint32_t)rnd();
+			q->timeout = chance(50) ? 0 : chance(90) ? below(4) :
+				     (uint32_t)rnd();
+			q->reserved = chance(95) ? 0 : (uint32_t)rnd();
 		} else if (k && k->cmd == CNF_IOC_SET_SWAP) {
 			struct cnf_set_swap *q = (struct cnf_set_swap *)p;
 
@@ -898,6 +954,7 @@ static int worker(unsigned int id, uint64_t seed, uint64_t calls)
 		return fail("worker %u: open: %s", id, strerror(errno)), 1;
 	make_ref();
 	fill_arr();
+	fill_secs();
 	/* The abandoned netns' file works, on its own set. */
 	one = cnf_v4(0x0a0b0c0d);
 	if ((errno = cnf_ioc_addr(fd_ab, CNF_IOC_TEST, &one)))

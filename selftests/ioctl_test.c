@@ -10,6 +10,7 @@
  * and after).  Needs the module loaded (skips with 4 otherwise) and root.
  */
 #include <sched.h>
+#include <time.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -396,6 +397,8 @@ struct cmd_desc {
 
 /* The single-entry calls' first version: a struct cnf_addr. */
 #define ENTRY_CMD(c) { #c, c, sizeof(struct cnf_addr) }
+/* The set calls' first version: before a set's default timeout. */
+#define SETREQ_CMD(c) { #c, c, offsetof(struct cnf_set_req, timeout) }
 
 static const struct cmd_desc struct_cmds[] = {
 	ENTRY_CMD(CNF_IOC_ADD), ENTRY_CMD(CNF_IOC_DEL), ENTRY_CMD(CNF_IOC_TEST),
@@ -408,8 +411,9 @@ static const struct cmd_desc struct_cmds[] = {
 	CMD(CNF_IOC_ADD_V1), CMD(CNF_IOC_DEL_V1), CMD(CNF_IOC_TEST_V1),
 	CMD(CNF_IOC_MATCH_V1), CMD(CNF_IOC_ADD_BATCH_V1),
 	CMD(CNF_IOC_DEL_BATCH_V1), CMD(CNF_IOC_DUMP_V1),
-	CMD(CNF_IOC_SET_CREATE), CMD(CNF_IOC_SET_DESTROY),
-	CMD(CNF_IOC_SET_SWAP), CMD(CNF_IOC_SET_LIST), CMD(CNF_IOC_SET_FLUSH),
+	SETREQ_CMD(CNF_IOC_SET_CREATE), SETREQ_CMD(CNF_IOC_SET_DESTROY),
+	CMD(CNF_IOC_SET_SWAP), CMD(CNF_IOC_SET_LIST),
+	SETREQ_CMD(CNF_IOC_SET_FLUSH),
 };
 
 static const struct cmd_desc all_cmds[] = {
@@ -3724,6 +3728,487 @@ TEST_F(sets, per_netns)
 	EXPECT_EQ(CNF_SET_BLOCK, info[1].kind);
 	EXPECT_EQ(1, info[1].v4_entries);
 	free(info);
+}
+
+/* ---- timeouts ---- */
+
+static int tadd(int fd, const char *set, struct cnf_addr a, uint32_t secs,
+		uint32_t flags)
+{
+	struct cnf_entry e = cnf_entry_of(a, set);
+
+	e.timeout = secs;
+	e.flags = flags;
+	return cnf_ioc(fd, CNF_IOC_ADD, &e);
+}
+
+/* Seconds @a's covering prefix has left (0: none), or -errno. */
+static long left_of(int fd, const char *set, struct cnf_addr a)
+{
+	struct cnf_entry e = cnf_entry_of(a, set);
+	int err = cnf_ioc(fd, CNF_IOC_MATCH, &e);
+
+	if (err)
+		return -err;
+	if (e.flags)
+		return -EPROTO;
+	return e.timeout;
+}
+
+static int set_create_timeout(int fd, const char *name, uint32_t secs)
+{
+	struct cnf_set_req r;
+
+	memset(&r, 0, sizeof(r));
+	cnf_set_name(r.name, name);
+	r.kind = CNF_SET_BLOCK;
+	r.timeout = secs;
+	return cnf_ioc(fd, CNF_IOC_SET_CREATE, &r);
+}
+
+/* Add @n entries from @from with timeouts @secs (NULL: the set's default). */
+static int tbatch(int fd, const char *set, uint32_t from, uint32_t n,
+		  const uint32_t *secs, uint32_t flags, struct cnf_batch *b)
+{
+	struct cnf_addr *a = calloc(n ? n : 1, sizeof(*a));
+	uint32_t i;
+	int err;
+
+	for (i = 0; i < n; i++)
+		a[i] = mixed(from + i);
+	memset(b, 0, sizeof(*b));
+	b->addrs = (uintptr_t)a;
+	b->count = n;
+	b->flags = flags;
+	b->timeouts = (uintptr_t)secs;
+	cnf_set_name(b->set, set);
+	err = cnf_ioc(fd, CNF_IOC_ADD_BATCH, b);
+	free(a);
+	return err;
+}
+
+/* Which of mixed(0) .. mixed(@n - 1) @a is; @n when none. */
+static uint32_t mixed_index(const struct cnf_addr *a, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		struct cnf_addr m = mixed(i);
+
+		if (!memcmp(a, &m, sizeof(m)))
+			break;
+	}
+	return i;
+}
+
+static void sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+FIXTURE(timeouts) {
+	int fd;
+};
+
+FIXTURE_SETUP(timeouts)
+{
+	self->fd = open(CNF_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %m", CNF_DEVICE_PATH);
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_RESET, NULL));
+}
+
+FIXTURE_TEARDOWN(timeouts)
+{
+	cnf_ioc(self->fd, CNF_IOC_RESET, NULL);
+	close(self->fd);
+}
+
+/* MATCH tells the seconds left; the figures count timed entries only. */
+TEST_F(timeouts, left_and_figures)
+{
+	struct cnf_set_info *info;
+	struct cnf_stats st;
+
+	ASSERT_EQ(0, set_create(self->fd, "t", CNF_SET_BLOCK));
+	ASSERT_EQ(0, tadd(self->fd, "t", a4(1), 100, CNF_ENTRY_F_TIMEOUT));
+	ASSERT_EQ(0, tadd(self->fd, "t", a6(2), 4000000000U,
+			  CNF_ENTRY_F_TIMEOUT));
+	ASSERT_EQ(0, tadd(self->fd, "t", a4(3), 0, CNF_ENTRY_F_TIMEOUT));
+	ASSERT_EQ(0, tadd(self->fd, "t", a4(4), 0, 0));
+	EXPECT_LE(99, left_of(self->fd, "t", a4(1)));
+	EXPECT_GE(100, left_of(self->fd, "t", a4(1)));
+	EXPECT_LE(3999999999U, left_of(self->fd, "t", a6(2)));
+	EXPECT_EQ(0, left_of(self->fd, "t", a4(3)));
+	EXPECT_EQ(0, left_of(self->fd, "t", a4(4)));
+	EXPECT_EQ(-ENOENT, left_of(self->fd, "t", a4(5)));
+	st = stats(self->fd);
+	EXPECT_EQ(2, st.expiry.entries);
+	EXPECT_LT(0, st.expiry.bytes);
+	/* The cost of a timed entry, bounded: 80-byte records. */
+	EXPECT_GE(2 * 128, st.expiry.bytes);
+	EXPECT_EQ(0, st.expiry.expired);
+	EXPECT_EQ(0, st.expiry.reserved);
+	ksft_print_msg("a timed entry costs %llu bytes\n",
+		       (unsigned long long)st.expiry.bytes / 2);
+	fflush(stdout);
+	ASSERT_EQ(2, set_list(self->fd, &info));
+	EXPECT_EQ(0, info[0].timed);
+	EXPECT_EQ(2, info[1].timed);
+	EXPECT_EQ(0, info[1].timeout);
+	free(info);
+}
+
+/* Entries run out on time, permanent ones stay, and the work counts it. */
+TEST_F(timeouts, expire)
+{
+	struct cnf_stats st;
+
+	ASSERT_EQ(0, tadd(self->fd, NULL, a4(1), 1, CNF_ENTRY_F_TIMEOUT));
+	ASSERT_EQ(0, tadd(self->fd, NULL, a6(2), 2, CNF_ENTRY_F_TIMEOUT));
+	ASSERT_EQ(0, add(self->fd, a4(3)));
+	ASSERT_EQ(0, tst(self->fd, a4(1)));
+	ASSERT_EQ(0, tst(self->fd, a6(2)));
+	sleep_ms(2100);
+	EXPECT_EQ(ENOENT, tst(self->fd, a4(1)));
+	sleep_ms(1000);
+	EXPECT_EQ(ENOENT, tst(self->fd, a6(2)));
+	EXPECT_EQ(0, tst(self->fd, a4(3)));
+	st = stats(self->fd);
+	EXPECT_EQ(2, st.expiry.expired);
+	EXPECT_EQ(0, st.expiry.late);
+	EXPECT_EQ(0, st.expiry.entries);
+	EXPECT_EQ(0, st.expiry.bytes);
+	EXPECT_EQ(1, st.v4.entries);
+	EXPECT_EQ(0, st.v6.entries);
+}
+
+/* -exist sets the timeout anew, as ipset's does; without it, -EEXIST. */
+TEST_F(timeouts, exist_refreshes)
+{
+	const uint32_t t = CNF_ENTRY_F_TIMEOUT, x = CNF_ENTRY_F_EXIST;
+
+	ASSERT_EQ(0, tadd(self->fd, NULL, a4(1), 10, t));
+	EXPECT_EQ(EEXIST, tadd(self->fd, NULL, a4(1), 100, t));
+	EXPECT_GE(10, left_of(self->fd, NULL, a4(1)));
+	EXPECT_EQ(0, tadd(self->fd, NULL, a4(1), 100, t | x));
+	EXPECT_LE(99, left_of(self->fd, NULL, a4(1)));
+	EXPECT_EQ(0, tadd(self->fd, NULL, a4(1), 5, t | x));
+	EXPECT_GE(5, left_of(self->fd, NULL, a4(1)));
+	/* Timeout 0: permanent from now on. */
+	EXPECT_EQ(0, tadd(self->fd, NULL, a4(1), 0, t | x));
+	EXPECT_EQ(0, left_of(self->fd, NULL, a4(1)));
+	EXPECT_EQ(0, stats(self->fd).expiry.entries);
+	/* And back to timed; an absent entry is simply added. */
+	EXPECT_EQ(0, tadd(self->fd, NULL, a4(1), 7, t | x));
+	EXPECT_GE(7, left_of(self->fd, NULL, a4(1)));
+	EXPECT_EQ(0, tadd(self->fd, NULL, a4(2), 0, x));
+	EXPECT_EQ(0, left_of(self->fd, NULL, a4(2)));
+	EXPECT_EQ(1, stats(self->fd).expiry.entries);
+}
+
+/* A set's default applies to entries added without a timeout. */
+TEST_F(timeouts, set_default)
+{
+	struct cnf_set_info *info;
+	struct cnf_batch b;
+
+	ASSERT_EQ(0, set_create_timeout(self->fd, "d", 50));
+	ASSERT_EQ(0, tadd(self->fd, "d", a4(1), 0, 0));
+	EXPECT_LE(49, left_of(self->fd, "d", a4(1)));
+	EXPECT_GE(50, left_of(self->fd, "d", a4(1)));
+	ASSERT_EQ(0, tadd(self->fd, "d", a4(2), 0, CNF_ENTRY_F_TIMEOUT));
+	EXPECT_EQ(0, left_of(self->fd, "d", a4(2)));
+	ASSERT_EQ(0, tbatch(self->fd, "d", 100, 10, NULL, 0, &b));
+	EXPECT_LE(49, left_of(self->fd, "d", mixed(105)));
+	ASSERT_EQ(2, set_list(self->fd, &info));
+	EXPECT_EQ(50, info[1].timeout);
+	EXPECT_EQ(11, info[1].timed);
+	free(info);
+	/* The default set has none. */
+	ASSERT_EQ(0, tadd(self->fd, NULL, a4(1), 0, 0));
+	EXPECT_EQ(0, left_of(self->fd, NULL, a4(1)));
+}
+
+TEST_F(timeouts, bad_refused)
+{
+	struct cnf_entry e = cnf_entry_of(a4(9), NULL);
+	uint32_t secs[2] = { 5, 5 };
+	struct cnf_batch b;
+	struct cnf_set_req r;
+	struct snap s;
+
+	ASSERT_EQ(0, tadd(self->fd, NULL, a4(1), 30, CNF_ENTRY_F_TIMEOUT));
+	s = snap_take(self->fd);
+	EXPECT_EQ(EINVAL, tadd(self->fd, NULL, a4(9), 5, 0));
+	EXPECT_EQ(EINVAL, tadd(self->fd, NULL, a4(9), 5, 1U << 2));
+	EXPECT_EQ(EINVAL, tadd(self->fd, NULL, a4(9), 0, 1U << 31));
+	e.flags = CNF_ENTRY_F_EXIST;
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_DEL, &e));
+	e = cnf_entry_of(a4(1), NULL);
+	e.flags = CNF_ENTRY_F_TIMEOUT;
+	e.timeout = 5;
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_DEL, &e));
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_TEST, &e));
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_MATCH, &e));
+	memset(&b, 0, sizeof(b));
+	b.addrs = (uintptr_t)&e.addr;
+	b.count = 1;
+	b.timeouts = (uintptr_t)secs;
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_DEL_BATCH, &b));
+	/* Timeouts that cannot be read: nothing added. */
+	b.timeouts = (uintptr_t)unmapped_page();
+	EXPECT_EQ(EFAULT, cnf_ioc(self->fd, CNF_IOC_ADD_BATCH, &b));
+	EXPECT_EQ(0, b.done);
+	memset(&r, 0, sizeof(r));
+	cnf_set_name(r.name, "x");
+	r.reserved = 1;
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CREATE, &r));
+	ASSERT_EQ(0, set_create(self->fd, "x", CNF_SET_BLOCK));
+	r.reserved = 0;
+	r.timeout = 5;
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_FLUSH, &r));
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_DESTROY, &r));
+	EXPECT_EQ(0, set_destroy(self->fd, "x"));
+	ASSERT_UNCHANGED(self->fd, &s);
+	EXPECT_LE(29, left_of(self->fd, NULL, a4(1)));
+	EXPECT_EQ(1, stats(self->fd).expiry.entries);
+	free(s.a);
+}
+
+/* Per-entry timeouts in a batch, seconds left in a dump. */
+TEST_F(timeouts, batch_and_dump)
+{
+	const uint32_t n = 3000;
+	uint32_t *secs = calloc(n, sizeof(*secs)), *left = calloc(n, 4);
+	struct cnf_addr *got = calloc(n, sizeof(*got));
+	struct cnf_dump d;
+	struct cnf_batch b;
+	uint32_t i, timed = 0, bad = 0;
+
+	ASSERT_TRUE(secs && left && got);
+	for (i = 0; i < n; i++) {
+		secs[i] = i % 3 ? 100 + i : 0;
+		timed += !!secs[i];
+	}
+	ASSERT_EQ(0, tbatch(self->fd, NULL, 0, n, secs, 0, &b));
+	EXPECT_EQ(n, b.applied);
+	EXPECT_EQ(timed, stats(self->fd).expiry.entries);
+	memset(&d, 0, sizeof(d));
+	d.addrs = (uintptr_t)got;
+	d.timeouts = (uintptr_t)left;
+	d.count = n;
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_DUMP, &d));
+	ASSERT_EQ(n, d.count);
+	for (i = 0; i < n; i++) {
+		uint32_t j = mixed_index(&got[i], n), want;
+
+		if (j == n) {
+			bad++;
+			continue;
+		}
+		want = secs[j];
+		if (want ? left[i] > want || left[i] + 2 < want : left[i])
+			bad++;
+	}
+	EXPECT_EQ(0, bad);
+	/* EXIST_OK gives stored entries their new timeouts. */
+	for (i = 0; i < n; i++)
+		secs[i] = 7;
+	ASSERT_EQ(0, tbatch(self->fd, NULL, 0, n, secs, CNF_BATCH_F_EXIST_OK,
+			    &b));
+	EXPECT_EQ(n, b.skipped);
+	EXPECT_EQ(n, stats(self->fd).expiry.entries);
+	EXPECT_GE(7, left_of(self->fd, NULL, mixed(3)));
+	EXPECT_LE(6, left_of(self->fd, NULL, mixed(3)));
+	free(secs);
+	free(left);
+	free(got);
+}
+
+/* Replace brings the new entries' timeouts and forgets the old ones'. */
+TEST_F(timeouts, replace)
+{
+	uint32_t secs[4] = { 0, 60, 1, 60 };
+	struct cnf_batch b;
+	struct cnf_stats st;
+
+	ASSERT_EQ(0, tbatch(self->fd, NULL, 100, 4, secs, 0, &b));
+	ASSERT_EQ(3, stats(self->fd).expiry.entries);
+	secs[0] = 1;
+	ASSERT_EQ(0, tbatch(self->fd, NULL, 0, 4, secs,
+			    CNF_BATCH_F_REPLACE, &b));
+	st = stats(self->fd);
+	EXPECT_EQ(4, st.expiry.entries);
+	EXPECT_EQ(ENOENT, tst(self->fd, mixed(101)));
+	EXPECT_GE(60, left_of(self->fd, NULL, mixed(1)));
+	sleep_ms(2100);
+	EXPECT_EQ(ENOENT, tst(self->fd, mixed(0)));
+	EXPECT_EQ(ENOENT, tst(self->fd, mixed(2)));
+	EXPECT_EQ(0, tst(self->fd, mixed(3)));
+	st = stats(self->fd);
+	EXPECT_EQ(2, st.expiry.entries);
+	EXPECT_EQ(2, st.expiry.expired);
+	/* A failed replace keeps the set and its timeouts. */
+	secs[1] = 5;
+	ASSERT_EQ(EFAULT, tbatch(self->fd, NULL, 0, 4,
+				 (uint32_t *)unmapped_page(),
+				 CNF_BATCH_F_REPLACE, &b));
+	EXPECT_LE(50, left_of(self->fd, NULL, mixed(1)));
+	EXPECT_EQ(2, stats(self->fd).expiry.entries);
+}
+
+/* Timeouts go with the contents in a swap; flush and destroy drop them. */
+TEST_F(timeouts, swap_flush_destroy)
+{
+	struct cnf_set_info *info;
+	struct cnf_stats st;
+
+	ASSERT_EQ(0, set_create(self->fd, "a", CNF_SET_BLOCK));
+	ASSERT_EQ(0, set_create(self->fd, "b", CNF_SET_BLOCK));
+	ASSERT_EQ(0, set_create(self->fd, "c", CNF_SET_BLOCK));
+	ASSERT_EQ(0, tadd(self->fd, "a", a4(1), 1, CNF_ENTRY_F_TIMEOUT));
+	ASSERT_EQ(0, tadd(self->fd, "a", a4(2), 60, CNF_ENTRY_F_TIMEOUT));
+	ASSERT_EQ(0, tadd(self->fd, "b", a4(3), 0, 0));
+	ASSERT_EQ(0, tadd(self->fd, "c", a4(4), 1, CNF_ENTRY_F_TIMEOUT));
+	ASSERT_EQ(0, set_swap(self->fd, "a", "b"));
+	ASSERT_EQ(4, set_list(self->fd, &info));
+	EXPECT_EQ(0, info[1].timed);
+	EXPECT_EQ(2, info[2].timed);
+	free(info);
+	EXPECT_LE(59, left_of(self->fd, "b", a4(2)));
+	EXPECT_EQ(0, left_of(self->fd, "a", a4(3)));
+	/* c goes before its entry runs out: nothing left to expire. */
+	ASSERT_EQ(0, set_destroy(self->fd, "c"));
+	sleep_ms(2100);
+	EXPECT_EQ(ENOENT, stst(self->fd, "b", a4(1)));
+	EXPECT_EQ(0, stst(self->fd, "b", a4(2)));
+	EXPECT_EQ(0, stst(self->fd, "a", a4(3)));
+	st = stats(self->fd);
+	EXPECT_EQ(1, st.expiry.expired);
+	EXPECT_EQ(1, st.expiry.entries);
+	ASSERT_EQ(0, set_flush(self->fd, "b"));
+	st = stats(self->fd);
+	EXPECT_EQ(0, st.expiry.entries);
+	EXPECT_EQ(0, st.expiry.bytes);
+}
+
+/* A delete forgets the timeout: the prefix added again is permanent. */
+TEST_F(timeouts, del_forgets)
+{
+	ASSERT_EQ(0, tadd(self->fd, NULL, a4(1), 1, CNF_ENTRY_F_TIMEOUT));
+	ASSERT_EQ(0, del(self->fd, a4(1)));
+	EXPECT_EQ(0, stats(self->fd).expiry.entries);
+	ASSERT_EQ(0, add(self->fd, a4(1)));
+	sleep_ms(1600);
+	EXPECT_EQ(0, tst(self->fd, a4(1)));
+	EXPECT_EQ(0, stats(self->fd).expiry.expired);
+}
+
+/* Timeouts are charged to the memory limit; a refused one adds nothing. */
+TEST_F(timeouts, memory_limit)
+{
+	struct cnf_config c = { .set = CNF_CONFIG_MEM_LIMIT };
+	struct cnf_stats st;
+	uint32_t i;
+	int err = 0;
+
+	ASSERT_EQ(0, populate(self->fd, 0, 100));
+	st = stats(self->fd);
+	c.mem_limit = st.v4.bytes + st.v6.bytes + 10 * st.expiry.bytes + 4096;
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	for (i = 0; i < 100 && !err; i++)
+		err = tadd(self->fd, NULL, mixed(i), 60,
+			   CNF_ENTRY_F_TIMEOUT | CNF_ENTRY_F_EXIST);
+	EXPECT_EQ(ENOSPC, err);
+	i--;
+	/* The entry that failed keeps what it had: permanent, stored. */
+	EXPECT_EQ(0, left_of(self->fd, NULL, mixed(i)));
+	EXPECT_EQ(i, stats(self->fd).expiry.entries);
+	err = tadd(self->fd, NULL, a4(5000), 60, CNF_ENTRY_F_TIMEOUT);
+	EXPECT_EQ(ENOSPC, err);
+	EXPECT_EQ(ENOENT, tst(self->fd, a4(5000)));
+	ASSERT_EQ(0, cnf_reset_config(self->fd));
+}
+
+/* A reset, and the end of a namespace, with timeouts pending. */
+static int pending_child(void *arg)
+{
+	uint32_t secs[64];
+	struct cnf_batch b;
+	unsigned int i;
+	int fd;
+
+	CHILD_CHECK(!unshare(CLONE_NEWNET));
+	fd = open(CNF_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	CHILD_CHECK(fd >= 0);
+	for (i = 0; i < 64; i++)
+		secs[i] = 1;
+	CHILD_CHECK(tbatch(fd, NULL, 0, 64, secs, 0, &b) == 0);
+	close(fd);
+	return child_failed;
+}
+
+TEST_F(timeouts, reset_and_netns_exit_pending)
+{
+	uint32_t secs[500];
+	struct cnf_batch b;
+	unsigned int i;
+
+	for (i = 0; i < 500; i++)
+		secs[i] = 1 + i % 2;
+	ASSERT_EQ(0, tbatch(self->fd, NULL, 0, 500, secs, 0, &b));
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_RESET, NULL));
+	EXPECT_EQ(0, in_child(pending_child, NULL));
+	ASSERT_EQ(0, tbatch(self->fd, NULL, 0, 500, secs, 0, &b));
+	sleep_ms(1100);
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_RESET, NULL));
+	sleep_ms(1500);
+	EXPECT_EQ(0, stats(self->fd).expiry.expired);
+}
+
+/*
+ * Precision: 100k entries in four sets (and permanent ones beside them)
+ * run out over ten seconds; none is removed more than a second late.
+ */
+TEST_F(timeouts, precision_100k)
+{
+	const uint32_t per = 25000, spread = 10;
+	static const char *const names[] = { "p0", "p1", "p2", "p3" };
+	uint32_t *secs = calloc(per, sizeof(*secs));
+	struct cnf_batch b;
+	struct cnf_stats st;
+	unsigned int s, i, waited;
+
+	ASSERT_NE(NULL, secs);
+	ASSERT_EQ(0, populate(self->fd, 1000000, 1000));
+	for (s = 0; s < 4; s++) {
+		ASSERT_EQ(0, set_create(self->fd, names[s], CNF_SET_BLOCK));
+		for (i = 0; i < per; i++)
+			secs[i] = 1 + (i * 7 + s) % spread;
+		ASSERT_EQ(0, tbatch(self->fd, names[s], s * per, per, secs, 0,
+				    &b));
+	}
+	ASSERT_EQ(4 * per, stats(self->fd).expiry.entries);
+	for (waited = 0; waited < 30; waited++) {
+		sleep_ms(1000);
+		st = stats(self->fd);
+		if (!st.expiry.entries)
+			break;
+	}
+	ksft_print_msg("100000 timed entries: %llu expired, %llu late, worst %u ms after its deadline\n",
+		       (unsigned long long)st.expiry.expired,
+		       (unsigned long long)st.expiry.late,
+		       st.expiry.max_late_ms);
+	fflush(stdout);
+	EXPECT_EQ(0, st.expiry.entries);
+	EXPECT_EQ(4 * per, st.expiry.expired);
+	EXPECT_EQ(0, st.expiry.late);
+	EXPECT_GE(1000, st.expiry.max_late_ms);
+	EXPECT_EQ(1000, st.v4.entries + st.v6.entries);
+	free(secs);
 }
 
 int main(int argc, char **argv)

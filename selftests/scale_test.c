@@ -121,7 +121,7 @@ TEST_F_TIMEOUT(scale, load_find_dump, 900)
 	uint32_t n4 = self->n4, n6 = self->n6;
 	struct cnf_stats st0, st;
 	struct cnf_batch b;
-	struct cnf_addr *got, *want;
+	struct cnf_addr *got = NULL, *want;
 	double t0, t4, t6;
 	long n;
 

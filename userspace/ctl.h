@@ -43,9 +43,13 @@ int ctl_open_no_args(const struct ctl_opts *o, int argc, char **argv);
 /* CNF_IOC_VERSION: 0, or -errno (-ENOTTY: a module older than the call). */
 int ctl_module_version(int fd, struct cnf_version *v);
 
-/* Write @set (NULL: default) to @out, a prefix a line, counting them: exit code. */
-int ctl_dump(const char *cmd, int fd, const char *set, FILE *out,
-	     uint64_t *count);
+/*
+ * Write @set (NULL: default) to @out, a prefix a line, counting them: exit
+ * code.  A prefix with a timeout is followed by " timeout SECONDS" (the
+ * seconds it has left); with @every_timeout one without by " timeout 0".
+ */
+int ctl_dump(const char *cmd, int fd, const char *set, bool every_timeout,
+	     FILE *out, uint64_t *count);
 
 /*
  * The device calls naming a set (ctl_dev.c): 0 or a positive errno,
@@ -53,14 +57,28 @@ int ctl_dump(const char *cmd, int fd, const char *set, FILE *out,
  * "default": the default set, which works on every module.
  */
 enum ctl_entry_op { CTL_ADD, CTL_DEL, CTL_TEST, CTL_MATCH, CTL_ENTRY_OPS };
-/* One entry; CTL_MATCH overwrites @a with the covering prefix. */
+/*
+ * One entry; CTL_MATCH overwrites @a with the covering prefix and
+ * *@timeout (may be NULL) with the seconds it has left, 0: none.  @flags:
+ * CNF_ENTRY_F_* for CTL_ADD, with CNF_ENTRY_F_TIMEOUT *@timeout its
+ * timeout.  CTL_ENOTIMEOUT: a module without timeouts, and a timeout.
+ */
 int ctl_entry_call(int fd, enum ctl_entry_op op, const char *set,
-		   struct cnf_addr *a);
-/* CNF_IOC_ADD_BATCH, or CNF_IOC_DEL_BATCH when @del, on @b for @set. */
+		   struct cnf_addr *a, uint32_t flags, uint32_t *timeout);
+/*
+ * CNF_IOC_ADD_BATCH, or CNF_IOC_DEL_BATCH when @del, on @b for @set;
+ * CTL_ENOTIMEOUT for b->timeouts and a module without timeouts.
+ */
 int ctl_batch_call(int fd, bool del, const char *set, struct cnf_batch *b);
 int ctl_dump_call(int fd, const char *set, struct cnf_dump *d);
-/* CNF_IOC_SET_CREATE, _DESTROY or _FLUSH (req) of set @name. */
-int ctl_set_call(int fd, unsigned long req, const char *name, uint32_t kind);
+/*
+ * CNF_IOC_SET_CREATE, _DESTROY or _FLUSH (req) of set @name; @kind and
+ * @timeout (its default, 0: none) for CNF_IOC_SET_CREATE, else 0.
+ */
+int ctl_set_call(int fd, unsigned long req, const char *name, uint32_t kind,
+		 uint32_t timeout);
+/* Whether the module takes timeouts: asked once, without a change. */
+bool ctl_has_timeouts(int fd);
 /* Empty @set: CNF_IOC_FLUSH for the default set, else CNF_IOC_SET_FLUSH. */
 int ctl_flush_call(int fd, const char *set);
 int ctl_swap_call(int fd, const char *a, const char *b);
@@ -120,6 +138,8 @@ int ctl_check_set_name(const char *cmd, const char *name);
 /* save of @set (NULL: the default set, as before sets), or of every set. */
 int ctl_save_set(int fd, const char *set, FILE *out);
 int ctl_save_sets(int fd, FILE *out);
+/* The line of a save that starts set @s: name, kind, default timeout. */
+void ctl_print_set_line(FILE *out, const struct cnf_set_info *s);
 
 /* The commands reading prefix files (ctl_load.c, ctl_replace.c). */
 int ctl_load(const struct ctl_opts *o, const char *path);
@@ -128,10 +148,12 @@ int ctl_replace(const struct ctl_opts *o, const char *path);
 int ctl_restore(const struct ctl_opts *o, const char *path);
 /*
  * Replace @set (NULL: default) with in->addrs[first..end), as restore
- * does: created with @kind when missing, in one step.  Exit code.
+ * does: created with @kind and default @timeout when missing, in one
+ * step.  Exit code.
  */
 int ctl_replace_set(const char *cmd, int fd, const char *set, uint32_t kind,
-		    const struct ctl_input *in, size_t first, size_t end);
+		    uint32_t timeout, const struct ctl_input *in, size_t first,
+		    size_t end);
 
 /* What ctl_load.c shares with ctl_replace.c. */
 struct ctl_batch_result {
@@ -145,6 +167,19 @@ int ctl_add_batches(const char *cmd, int fd, const char *set,
 		    const struct ctl_input *in, size_t first, size_t end,
 		    struct ctl_batch_result *res);
 const char *ctl_plural(uint64_t n, const char *one, const char *many);
+/*
+ * The timeouts of in->addrs[first..end) for a batch into *@timeouts
+ * (malloc'd): each line's, or @deflt for a line without one.  NULL when
+ * no line of the range gave one.  0 or ENOMEM.
+ */
+int ctl_batch_timeouts(const struct ctl_input *in, size_t first, size_t end,
+		       uint32_t deflt, uint32_t **timeouts);
+/*
+ * The default timeout of @set (NULL: default) into *@deflt (0 for a set
+ * the module does not have): 0, CTL_ENOTIMEOUT for a module without
+ * timeouts, or the errno of the set list.
+ */
+int ctl_set_timeout(int fd, const char *set, uint32_t *deflt);
 
 /* save-all and restore-all (ctl_persist.c). */
 int ctl_save_all(const char *dir);

@@ -41,6 +41,7 @@ static int read_stats(const char *cmd, struct cnf_stats *st)
 int ctl_cmd_stats(const struct ctl_opts *o, int argc, char **argv)
 {
 	struct cnf_set_info *sets = NULL;
+	const struct cnf_expiry_stats *ex;
 	struct cnf_stats st;
 	size_t n = 0;
 	int fd, err;
@@ -50,6 +51,8 @@ int ctl_cmd_stats(const struct ctl_opts *o, int argc, char **argv)
 	if (fd < 0)
 		return -fd;
 	err = ioctl(fd, CNF_IOC_STATS, &st) ? errno : 0;
+	/* A module without timeouts leaves them zero: not reported. */
+	ex = !err && ctl_has_timeouts(fd) ? &st.expiry : NULL;
 	/* Per set figures when the module has sets. */
 	if (!err)
 		err = ctl_set_list(fd, &sets, &n);
@@ -57,9 +60,10 @@ int ctl_cmd_stats(const struct ctl_opts *o, int argc, char **argv)
 	if (err && err != CTL_ENOSETS)
 		return ctl_fail("stats", err);
 	if (o->json) {
-		ctl_print_stats_json(stdout, &st, sets, n);
+		ctl_print_stats_json(stdout, &st, ex, sets, n);
 	} else {
 		ctl_print_stats_text(stdout, &st);
+		ctl_print_expiry_text(stdout, ex);
 		if (sets) {
 			puts("sets:");
 			ctl_print_sets_text(stdout, sets, n);

@@ -10,6 +10,13 @@
  * So the default set is always sent as an all-zero name, retried in the
  * first version's size on -ENOTTY; a named set on such a module is
  * CTL_ENOSETS.
+ *
+ * Timeouts travel in the fields structs gained last.  A module from before
+ * them takes the grown structs with those fields zero, and refuses them
+ * set: -E2BIG (it knows a shorter struct) or -ENOTTY (it knows the first
+ * version's only).  A call carrying a timeout is not retried then: it is
+ * CTL_ENOTIMEOUT.  --exist's flag alone is dropped and the call retried:
+ * such a module leaves a present entry as it is anyway.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -38,19 +45,27 @@ static const struct {
 
 /*
  * @req on @arg, then @v1 when the module knows only the first version
- * (remembered in *@old): 0 or a positive errno.
+ * (remembered in *@old): 0 or a positive errno.  @timed: @arg carries a
+ * timeout or a flag of timeouts, refused by a module without them.
  */
 static int call_sized(int fd, unsigned long req, unsigned long v1,
-		      void *arg, bool named, bool *old)
+		      void *arg, bool named, bool timed, bool *old)
 {
 	int err;
 
+	if (timed && *old)
+		return CTL_ENOTIMEOUT;
 	if (!*old) {
 		if (!ioctl(fd, req, arg))
 			return 0;
 		err = errno;
 		if (err != ENOTTY && err != E2BIG)
 			return err;
+		if (timed) {
+			/* Any size but the first version's: that one only. */
+			*old = err == ENOTTY;
+			return CTL_ENOTIMEOUT;
+		}
 		if (named)
 			return CTL_ENOSETS;
 		if (err == E2BIG)
@@ -63,21 +78,35 @@ static int call_sized(int fd, unsigned long req, unsigned long v1,
 }
 
 int ctl_entry_call(int fd, enum ctl_entry_op op, const char *set,
-		   struct cnf_addr *a)
+		   struct cnf_addr *a, uint32_t flags, uint32_t *timeout)
 {
-	static bool old[CTL_ENTRY_OPS];
+	static bool old[CTL_ENTRY_OPS], no_exist;
 	struct cnf_entry e;
 	int err;
 
 	memset(&e, 0, sizeof(e));
 	e.addr = *a;
 	ctl_set_field(e.set, set);
+	if (no_exist)
+		flags &= ~(uint32_t)CNF_ENTRY_F_EXIST;
+	if (flags & CNF_ENTRY_F_TIMEOUT)
+		e.timeout = *timeout;
+	e.flags = flags;
 	/* The first version's struct is the entry's first member. */
 	err = call_sized(fd, entry_calls[op].req, entry_calls[op].v1, &e,
-			 !!e.set[0], &old[op]);
-	if (!err)
-		*a = e.addr;
-	return err;
+			 !!e.set[0], !!flags, &old[op]);
+	if (err == CTL_ENOTIMEOUT && flags == CNF_ENTRY_F_EXIST) {
+		no_exist = true;
+		e.flags = 0;
+		err = call_sized(fd, entry_calls[op].req, entry_calls[op].v1,
+				 &e, !!e.set[0], false, &old[op]);
+	}
+	if (err)
+		return err;
+	*a = e.addr;
+	if (op == CTL_MATCH && timeout)
+		*timeout = e.timeout;
+	return 0;
 }
 
 int ctl_batch_call(int fd, bool del, const char *set, struct cnf_batch *b)
@@ -87,34 +116,71 @@ int ctl_batch_call(int fd, bool del, const char *set, struct cnf_batch *b)
 	ctl_set_field(b->set, set);
 	return call_sized(fd, del ? CNF_IOC_DEL_BATCH : CNF_IOC_ADD_BATCH,
 			  del ? V1_BATCH(0x05) : V1_BATCH(0x04), b, !!b->set[0],
-			  &old[del]);
+			  !!b->timeouts, &old[del]);
 }
 
 int ctl_dump_call(int fd, const char *set, struct cnf_dump *d)
 {
-	static bool old;
+	static bool old, no_timeouts;
+	int err;
 
 	ctl_set_field(d->set, set);
-	return call_sized(fd, CNF_IOC_DUMP, V1_DUMP, d, !!d->set[0], &old);
+	if (no_timeouts)
+		d->timeouts = 0;
+	err = call_sized(fd, CNF_IOC_DUMP, V1_DUMP, d, !!d->set[0],
+			 !!d->timeouts, &old);
+	/* A module without timeouts: the prefixes alone. */
+	if (err == CTL_ENOTIMEOUT) {
+		no_timeouts = true;
+		d->timeouts = 0;
+		err = call_sized(fd, CNF_IOC_DUMP, V1_DUMP, d, !!d->set[0],
+				 false, &old);
+	}
+	return err;
 }
 
-int ctl_set_call(int fd, unsigned long req, const char *name, uint32_t kind)
+int ctl_set_call(int fd, unsigned long req, const char *name, uint32_t kind,
+		 uint32_t timeout)
 {
 	struct cnf_set_req r;
 
 	memset(&r, 0, sizeof(r));
 	strncpy(r.name, name, sizeof(r.name) - 1);
 	r.kind = kind;
+	r.timeout = timeout;
 	if (!ioctl(fd, req, &r))
 		return 0;
-	return errno == ENOTTY ? CTL_ENOSETS : errno;
+	if (errno == ENOTTY)
+		return CTL_ENOSETS;
+	return errno == E2BIG && timeout ? CTL_ENOTIMEOUT : errno;
+}
+
+bool ctl_has_timeouts(int fd)
+{
+	static int known = -1;
+	struct cnf_set_req r;
+
+	if (known >= 0)
+		return known;
+	/*
+	 * Creating the default set, which always exists, with a timeout:
+	 * -EEXIST (or -EINVAL) from a module with timeouts, which reads the
+	 * whole struct before anything else; -E2BIG or -ENOTTY from one
+	 * without, which refuses the struct.  Nothing changes either way.
+	 */
+	memset(&r, 0, sizeof(r));
+	strcpy(r.name, CNF_SET_DEFAULT);
+	r.timeout = 1;
+	known = !ioctl(fd, CNF_IOC_SET_CREATE, &r) ||
+		(errno != E2BIG && errno != ENOTTY);
+	return known;
 }
 
 int ctl_flush_call(int fd, const char *set)
 {
 	if (ctl_set_is_default(set))
 		return ioctl(fd, CNF_IOC_FLUSH) ? errno : 0;
-	return ctl_set_call(fd, CNF_IOC_SET_FLUSH, set, 0);
+	return ctl_set_call(fd, CNF_IOC_SET_FLUSH, set, 0, 0);
 }
 
 int ctl_swap_call(int fd, const char *a, const char *b)
@@ -172,13 +238,15 @@ int ctl_set_list(int fd, struct cnf_set_info **sets, size_t *n)
 }
 
 static int dump_chunk(int fd, const char *set, struct cnf_dump *d,
-		      struct cnf_addr *buf, uint32_t room, FILE *out)
+		      struct cnf_addr *buf, uint32_t *sec, uint32_t room,
+		      bool every_timeout, FILE *out)
 {
 	char text[CTL_PREFIXSTRLEN];
 	uint32_t i;
 	int err;
 
 	d->addrs = (uintptr_t)buf;
+	d->timeouts = (uintptr_t)sec;
 	d->count = room;
 	d->flags = 0;
 	err = ctl_dump_call(fd, set, d);
@@ -188,27 +256,36 @@ static int dump_chunk(int fd, const char *set, struct cnf_dump *d,
 		return EPROTO;
 	for (i = 0; i < d->count; i++) {
 		fputs(ctl_format_prefix(&buf[i], text, sizeof(text)), out);
+		/* Zeroed by ctl_dump_call() for a module without timeouts. */
+		if ((d->timeouts && sec[i]) || every_timeout)
+			fprintf(out, " " CTL_TIMEOUT_WORD " %lu",
+				d->timeouts ? (unsigned long)sec[i] : 0ul);
 		putc('\n', out);
 	}
 	return 0;
 }
 
 /* The dump loop: a chunk per call until the kernel says done. */
-int ctl_dump(const char *cmd, int fd, const char *set, FILE *out,
-	     uint64_t *count)
+int ctl_dump(const char *cmd, int fd, const char *set, bool every_timeout,
+	     FILE *out, uint64_t *count)
 {
 	const uint32_t room = 65536;
 	struct cnf_addr *buf = calloc(room, sizeof(*buf));
+	uint32_t *sec = calloc(room, sizeof(*sec));
 	char why[CTL_SET_ERRLEN];
 	struct cnf_dump d;
 	int err = 0;
 
 	*count = 0;
-	if (!buf)
+	if (!buf || !sec) {
+		free(buf);
+		free(sec);
 		return ctl_fail(cmd, ENOMEM);
+	}
 	memset(&d, 0, sizeof(d));
 	do {
-		err = dump_chunk(fd, set, &d, buf, room, out);
+		err = dump_chunk(fd, set, &d, buf, sec, room, every_timeout,
+				 out);
 		if (!err)
 			*count += d.count;
 		/* Neither done nor progress would loop forever. */
@@ -216,6 +293,7 @@ int ctl_dump(const char *cmd, int fd, const char *set, FILE *out,
 			err = EPROTO;
 	} while (!err && !(d.flags & CNF_DUMP_F_DONE));
 	free(buf);
+	free(sec);
 	if (err == ENOSPC) {
 		/* The kernel copies the set first, within the memory limit. */
 		ctl_err("%s: no room for a copy of the set within the namespace's memory limit: raise it ('cuckooctl limit')",

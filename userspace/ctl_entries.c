@@ -12,71 +12,79 @@
 
 #include "ctl.h"
 
-/* Parse every prefix argument first: nothing may change on a typo. */
-static int parse_addr_args(const char *cmd, int argc, char **argv,
-			   unsigned int flags, struct cnf_addr *addrs)
+/* "cuckooctl: CMD VALUE: reason" for a bad operand. */
+static void report_bad_arg(void *ctx, const char *value,
+			   enum ctl_parse_err err, const struct cnf_addr *hint)
 {
 	char reason[CTL_REASONLEN];
-	enum ctl_parse_err err;
-	struct cnf_addr hint;
-	int i, bad = 0;
 
-	for (i = 0; i < argc; i++) {
-		err = ctl_parse_prefix(argv[i], flags, &addrs[i], &hint);
-		if (err)
-			ctl_err("%s %s: %s", cmd, argv[i],
-				ctl_parse_reason(err, &hint, reason,
-						 sizeof(reason)));
-		bad += !!err;
-	}
-	return bad ? CTL_EXIT_BADINPUT : CTL_EXIT_OK;
+	ctl_err("%s %s: %s", (const char *)ctx, value,
+		ctl_parse_reason(err, hint, reason, sizeof(reason)));
 }
 
 /*
- * The prefix arguments of add, del and test parsed into *@addrs
- * (malloc'd), then the device opened: the fd, or minus the exit code.
+ * The operands of add, del and test parsed into *@e (malloc'd), *@n of
+ * them, every one first: nothing may change on a typo.  Then the device
+ * opened: the fd, or minus the exit code.  Timeouts (add only) need a
+ * module that has them, asked before anything changes.
  */
 static int parse_and_open(const struct ctl_opts *o, int argc, char **argv,
-			  struct cnf_addr **addrs)
+			  bool timeouts, struct ctl_entry **e, size_t *n)
 {
-	int fd, rc;
+	size_t i, timed = 0;
+	int fd;
 
-	*addrs = NULL;
+	*e = NULL;
 	if (!argc)
 		return -ctl_usage_error(o->cmd, NULL, "no address given");
-	*addrs = calloc(argc, sizeof(**addrs));
-	if (!*addrs)
+	*e = calloc(argc, sizeof(**e));
+	if (!*e)
 		return -ctl_fail(o->cmd, ENOMEM);
-	rc = parse_addr_args(o->cmd, argc, argv, o->flags, *addrs);
-	if (rc)
-		return -rc;
+	if (ctl_parse_entry_args(argc, argv, o->flags, timeouts, *e, n,
+				 report_bad_arg, (void *)o->cmd))
+		return -CTL_EXIT_BADINPUT;
+	if (!*n)
+		return -ctl_usage_error(o->cmd, NULL, "no address given");
+	for (i = 0; i < *n; i++)
+		timed += (*e)[i].timed;
 	fd = ctl_open_device();
+	if (fd >= 0 && timed && !ctl_has_timeouts(fd)) {
+		close(fd);
+		return -ctl_fail(o->cmd, CTL_ENOTIMEOUT);
+	}
 	return fd;
 }
 
 /*
  * add and del: one call per prefix.  @soft is the errno that only
  * concerns that prefix (EEXIST for add, ENOENT for del): report it and go
- * on, or under --exist pass over it; any other error stops.
+ * on, or under --exist pass over it; any other error stops.  add --exist
+ * also asks the module to set a present prefix's timeout anew.
  */
 static int per_address(const struct ctl_opts *o, enum ctl_entry_op op,
 		       int soft, int argc, char **argv)
 {
 	char why[CTL_SET_ERRLEN];
-	struct cnf_addr *addrs;
-	int i, fd, rc = 0, err;
+	struct ctl_entry *e;
+	int fd, rc = 0, err;
+	uint32_t flags;
+	size_t i, n;
 
-	fd = parse_and_open(o, argc, argv, &addrs);
+	fd = parse_and_open(o, argc, argv, op == CTL_ADD, &e, &n);
 	if (fd < 0) {
-		free(addrs);
+		free(e);
 		return -fd;
 	}
-	for (i = 0; i < argc; i++) {
-		err = ctl_entry_call(fd, op, o->set, &addrs[i]);
+	for (i = 0; i < n; i++) {
+		flags = e[i].timed ? CNF_ENTRY_F_TIMEOUT : 0;
+		if (op == CTL_ADD && o->exist)
+			flags |= CNF_ENTRY_F_EXIST;
+		err = ctl_entry_call(fd, op, o->set, &e[i].a, flags,
+				     &e[i].timeout);
 		if (!err || (err == soft && o->exist))
 			continue;
-		ctl_err("%s %s: %s", o->cmd, argv[i],
-			ctl_strerror_entry(err, &addrs[i], o->set, why,
+		ctl_err("%s %s: %s", o->cmd, argv[e[i].arg],
+			ctl_strerror_entry(err, &e[i].a, o->set, why,
 					   sizeof(why)));
 		if (err != soft) {
 			rc = ctl_exit_code(err);
@@ -85,7 +93,7 @@ static int per_address(const struct ctl_opts *o, enum ctl_entry_op op,
 		rc = CTL_EXIT_FAIL;
 	}
 	close(fd);
-	free(addrs);
+	free(e);
 	return rc;
 }
 
@@ -114,21 +122,27 @@ static int test_one(int fd, const struct ctl_opts *o, const char *arg,
 {
 	char text[CTL_PREFIXSTRLEN], why[CTL_SET_ERRLEN];
 	struct cnf_addr m = *a;
+	uint32_t left = 0;
 	int err = 0, rc;
 
 	if (!*no_match) {
-		err = ctl_entry_call(fd, CTL_MATCH, o->set, &m);
+		err = ctl_entry_call(fd, CTL_MATCH, o->set, &m, 0, &left);
 		if (!err) {
-			if (!o->quiet)
-				printf("%s: present (%s)\n", arg,
-				       ctl_format_prefix(&m, text, sizeof(text)));
+			if (o->quiet)
+				return CTL_EXIT_OK;
+			printf("%s: present (%s", arg,
+			       ctl_format_prefix(&m, text, sizeof(text)));
+			if (left)
+				printf(" " CTL_TIMEOUT_WORD " %lu",
+				       (unsigned long)left);
+			puts(")");
 			return CTL_EXIT_OK;
 		}
 		*no_match = err == ENOTTY;
 	}
 	if (*no_match) {
 		m = *a;
-		err = ctl_entry_call(fd, CTL_TEST, o->set, &m);
+		err = ctl_entry_call(fd, CTL_TEST, o->set, &m, 0, NULL);
 		if (!err) {
 			if (!o->quiet)
 				printf("%s: present\n", arg);
@@ -149,18 +163,19 @@ static int test_one(int fd, const struct ctl_opts *o, const char *arg,
 
 int ctl_cmd_test(const struct ctl_opts *o, int argc, char **argv)
 {
-	struct cnf_addr *addrs;
+	struct ctl_entry *e;
 	bool no_match = false;
-	int i, fd, rc = 0, r;
+	int fd, rc = 0, r;
+	size_t i, n;
 
-	fd = parse_and_open(o, argc, argv, &addrs);
+	fd = parse_and_open(o, argc, argv, false, &e, &n);
 	if (fd < 0) {
-		free(addrs);
+		free(e);
 		/* Usage and bad input keep their codes; any failure is 2+. */
 		return -fd == CTL_EXIT_FAIL ? CTL_EXIT_ERROR : -fd;
 	}
-	for (i = 0; i < argc; i++) {
-		r = test_one(fd, o, argv[i], &addrs[i], &no_match);
+	for (i = 0; i < n; i++) {
+		r = test_one(fd, o, argv[e[i].arg], &e[i].a, &no_match);
 		if (r < 0) {
 			rc = -r;
 			break;
@@ -168,7 +183,7 @@ int ctl_cmd_test(const struct ctl_opts *o, int argc, char **argv)
 		rc |= r;
 	}
 	close(fd);
-	free(addrs);
+	free(e);
 	return rc;
 }
 
@@ -188,7 +203,7 @@ static int list_or_save(const struct ctl_opts *o, int argc, char **argv,
 	else if (save)
 		rc = ctl_save_set(fd, o->set, stdout);
 	else
-		rc = ctl_dump(o->cmd, fd, o->set, stdout, &count);
+		rc = ctl_dump(o->cmd, fd, o->set, false, stdout, &count);
 	close(fd);
 	return rc;
 }

@@ -170,7 +170,35 @@ static void print_family_json(FILE *out, const char *name,
 	fputc('}', out);
 }
 
+double ctl_bytes_per_timed(const struct cnf_expiry_stats *ex)
+{
+	return ex->entries ? (double)ex->bytes / (double)ex->entries : 0;
+}
+
+void ctl_print_expiry_text(FILE *out, const struct cnf_expiry_stats *ex)
+{
+	char human[32];
+
+	if (!ex) {
+		fprintf(out, "expiry:       timeouts not supported by the loaded module\n");
+		return;
+	}
+	fprintf(out, "expiry:\n");
+	fprintf(out, "  timed:        %llu %s\n", ULL(ex->entries),
+		ex->entries == 1 ? "entry" : "entries");
+	fprintf(out, "  memory:       %llu bytes (%s)\n", ULL(ex->bytes),
+		ctl_format_bytes(ex->bytes, human, sizeof(human)));
+	if (ex->entries)
+		fprintf(out, "  bytes/entry:  %.2f\n", ctl_bytes_per_timed(ex));
+	else
+		fprintf(out, "  bytes/entry:  -\n");
+	fprintf(out, "  expired:      %llu\n", ULL(ex->expired));
+	fprintf(out, "  late:         %llu (removed over a second late), at most %u ms\n",
+		ULL(ex->late), ex->max_late_ms);
+}
+
 void ctl_print_stats_json(FILE *out, const struct cnf_stats *st,
+			  const struct cnf_expiry_stats *ex,
 			  const struct cnf_set_info *sets, size_t nsets)
 {
 	const char *mode = ctl_mode_name(st->mode);
@@ -181,6 +209,13 @@ void ctl_print_stats_json(FILE *out, const struct cnf_stats *st,
 	print_family_json(out, "ipv4", &st->v4, &st->v4_lookup);
 	fputc(',', out);
 	print_family_json(out, "ipv6", &st->v6, &st->v6_lookup);
+	if (ex)
+		fprintf(out, ",\"expiry\":{\"entries\":%llu,\"bytes\":%llu,"
+			"\"bytes_per_entry\":%.2f,\"expired\":%llu,"
+			"\"late\":%llu,\"max_late_ms\":%u}",
+			ULL(ex->entries), ULL(ex->bytes),
+			ctl_bytes_per_timed(ex), ULL(ex->expired),
+			ULL(ex->late), ex->max_late_ms);
 	if (sets) {
 		fputs(",\"sets\":", out);
 		ctl_print_sets_json(out, sets, nsets);
@@ -208,15 +243,24 @@ static const char *kind_text(uint32_t kind)
 void ctl_print_sets_text(FILE *out, const struct cnf_set_info *s, size_t n)
 {
 	int w = (int)name_width(s, n);
+	char timeout[16];
 	size_t i;
 
-	fprintf(out, "%-*s  kind    %12s %12s %12s\n", w, "name", "entries",
-		"bytes", "matched");
-	for (i = 0; i < n; i++)
-		fprintf(out, "%-*.*s  %-7s %12llu %12llu %12llu\n", w,
-			(int)sizeof(s[i].name), s[i].name, kind_text(s[i].kind),
+	fprintf(out, "%-*s  kind    %12s %12s %12s %10s %12s\n", w, "name",
+		"entries", "bytes", "matched", "timeout", "timed");
+	for (i = 0; i < n; i++) {
+		if (s[i].timeout)
+			snprintf(timeout, sizeof(timeout), "%lu",
+				 (unsigned long)s[i].timeout);
+		else
+			strcpy(timeout, "-");
+		fprintf(out, "%-*.*s  %-7s %12llu %12llu %12llu %10s %12llu\n",
+			w, (int)sizeof(s[i].name), s[i].name,
+			kind_text(s[i].kind),
 			ULL(s[i].v4_entries + s[i].v6_entries),
-			ULL(s[i].bytes), ULL(s[i].matched));
+			ULL(s[i].bytes), ULL(s[i].matched), timeout,
+			ULL(s[i].timed));
+	}
 }
 
 void ctl_print_sets_json(FILE *out, const struct cnf_set_info *s, size_t n)
@@ -227,11 +271,13 @@ void ctl_print_sets_json(FILE *out, const struct cnf_set_info *s, size_t n)
 	for (i = 0; i < n; i++)
 		fprintf(out, "%s{\"name\":\"%.*s\",\"kind\":\"%s\",\"entries\":%llu,"
 			"\"v4_entries\":%llu,\"v6_entries\":%llu,\"bytes\":%llu,"
-			"\"matched\":%llu}", i ? "," : "",
+			"\"matched\":%llu,\"timeout\":%lu,\"timed\":%llu}",
+			i ? "," : "",
 			(int)sizeof(s[i].name), s[i].name, kind_text(s[i].kind),
 			ULL(s[i].v4_entries + s[i].v6_entries),
 			ULL(s[i].v4_entries), ULL(s[i].v6_entries),
-			ULL(s[i].bytes), ULL(s[i].matched));
+			ULL(s[i].bytes), ULL(s[i].matched),
+			(unsigned long)s[i].timeout, ULL(s[i].timed));
 	fputc(']', out);
 }
 
@@ -242,6 +288,8 @@ const char *ctl_strerror(int err)
 		return "the loaded module has no named sets";
 	case CTL_ENOREPLACE:
 		return "the loaded module has no atomic replace (a version without sets)";
+	case CTL_ENOTIMEOUT:
+		return "the loaded module does not support timeouts (a version without them)";
 	case ENXIO:
 		return "no such set";
 	case EEXIST:

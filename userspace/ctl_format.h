@@ -32,6 +32,7 @@ enum ctl_exit {
 /* Failures of this tool's own, past any errno, for ctl_strerror(). */
 #define CTL_ENOSETS	4096	/* a named set, and a module without sets */
 #define CTL_ENOREPLACE	4097	/* replace, and a module without sets */
+#define CTL_ENOTIMEOUT	4098	/* a timeout, and a module without them */
 
 /* Longest address text we print: an IPv6 address, as INET6_ADDRSTRLEN. */
 #define CTL_ADDRSTRLEN		46
@@ -69,13 +70,25 @@ double ctl_load_factor(const struct cnf_family_stats *fs,
 
 void ctl_print_stats_text(FILE *out, const struct cnf_stats *st);
 /*
- * One line of JSON, keys as in the CLI contract; with @sets (the module
- * has sets), their ctl_print_sets_json() as "sets" last.
+ * The expiry figures (entries with a timeout, all sets together), after
+ * ctl_print_stats_text(); @ex NULL: a module without timeouts.
+ */
+void ctl_print_expiry_text(FILE *out, const struct cnf_expiry_stats *ex);
+/* Bytes per timed entry, 0 for none. */
+double ctl_bytes_per_timed(const struct cnf_expiry_stats *ex);
+/*
+ * One line of JSON, keys as in the CLI contract; with @ex (the module has
+ * timeouts) the expiry figures as "expiry"; with @sets (the module has
+ * sets), their ctl_print_sets_json() as "sets" last.
  */
 void ctl_print_stats_json(FILE *out, const struct cnf_stats *st,
+			  const struct cnf_expiry_stats *ex,
 			  const struct cnf_set_info *sets, size_t nsets);
 
-/* The sets of CNF_IOC_SET_LIST: a table with a header line. */
+/*
+ * The sets of CNF_IOC_SET_LIST: a table with a header line; a set's
+ * default timeout is '-' when it has none.
+ */
 void ctl_print_sets_text(FILE *out, const struct cnf_set_info *s, size_t n);
 /* The same as a JSON array: [{"name":...,"kind":...,...},...], no newline. */
 void ctl_print_sets_json(FILE *out, const struct cnf_set_info *s, size_t n);

@@ -5,12 +5,17 @@
  *
  * The whole input is parsed before the device is touched: --strict must
  * change nothing when a line is bad, and the progress bar needs
- * the total.  At 28 bytes per prefix (cnf_addr and line number) that is
- * 28 MB for a million lines.
+ * the total.  At 33 bytes per prefix (cnf_addr, timeout and line number)
+ * that is 33 MB for a million lines.
+ *
+ * A batch carries timeouts only when some line of it gave one; the
+ * others then get the set's default timeout, as they would without the
+ * array (and as ipset's restore does).
  */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -123,13 +128,53 @@ static int report_batch_failure(const struct batch_op *op, const char *set,
 	return ctl_exit_code(err);
 }
 
+int ctl_batch_timeouts(const struct ctl_input *in, size_t first, size_t end,
+		       uint32_t deflt, uint32_t **timeouts)
+{
+	size_t i;
+
+	*timeouts = NULL;
+	for (i = first; i < end && !in->timed[i]; i++)
+		;
+	if (i == end)
+		return 0;
+	*timeouts = calloc(end - first, sizeof(**timeouts));
+	if (!*timeouts)
+		return ENOMEM;
+	for (i = first; i < end; i++)
+		(*timeouts)[i - first] = in->timed[i] ? in->timeout[i] : deflt;
+	return 0;
+}
+
+int ctl_set_timeout(int fd, const char *set, uint32_t *deflt)
+{
+	struct cnf_set_info *sets;
+	size_t n;
+	long i;
+	int err;
+
+	*deflt = 0;
+	if (!ctl_has_timeouts(fd))
+		return CTL_ENOTIMEOUT;
+	err = ctl_set_list(fd, &sets, &n);
+	if (err)
+		return err;
+	i = ctl_find_set(sets, n, set);
+	if (i >= 0)
+		*deflt = sets[i].timeout;
+	free(sets);
+	/* A missing set: the batch's own call says so. */
+	return 0;
+}
+
 /*
- * Send in->addrs[off..off+count) in one call: 0, or the positive errno with
- * *failed set to the index of the refused entry (-1 when the kernel refused
- * the call as a whole).
+ * Send in->addrs[off..off+count) in one call, with @timeouts[0..count) when
+ * not NULL: 0, or the positive errno with *failed set to the index of the
+ * refused entry (-1 when the kernel refused the call as a whole).
  */
 static int send_one_batch(int fd, const struct batch_op *op, const char *set,
 			  const struct ctl_input *in, size_t off, size_t count,
+			  const uint32_t *timeouts,
 			  struct ctl_batch_result *res, long *failed)
 {
 	struct cnf_batch b;
@@ -137,6 +182,7 @@ static int send_one_batch(int fd, const struct batch_op *op, const char *set,
 
 	memset(&b, 0, sizeof(b));
 	b.addrs = (uintptr_t)&in->addrs[off];
+	b.timeouts = (uintptr_t)timeouts;
 	b.count = count;
 	b.flags = CNF_BATCH_F_EXIST_OK;
 	err = ctl_batch_call(fd, op->del, set, &b);
@@ -153,7 +199,10 @@ static int send_one_batch(int fd, const struct batch_op *op, const char *set,
 	return err;
 }
 
-/* in->addrs[first..end) in batches to @set. */
+/*
+ * in->addrs[first..end) in batches to @set; an add with the timeouts its
+ * lines gave, the set's default for the others.
+ */
 static int send_batches(int fd, const struct batch_op *op, const char *set,
 			const struct ctl_input *in, size_t first, size_t end,
 			struct ctl_batch_result *res)
@@ -161,17 +210,27 @@ static int send_batches(int fd, const struct batch_op *op, const char *set,
 	bool progress = want_progress(end - first);
 	/* One call when nobody watches: the kernel sizes the table once. */
 	size_t step = progress ? CTL_BATCH : CNF_BATCH_MAX;
+	uint32_t *timeouts = NULL, deflt;
 	size_t off, count;
-	long failed;
+	long failed = -1;
 	int err = 0;
 
 	memset(res, 0, sizeof(*res));
+	if (!op->del && in->ntimed) {
+		err = ctl_set_timeout(fd, set, &deflt);
+		if (!err)
+			err = ctl_batch_timeouts(in, first, end, deflt,
+						 &timeouts);
+	}
 	for (off = first; off < end && !err; off += count) {
 		count = end - off < step ? end - off : step;
 		if (progress)
 			show_progress(op->cmd, off - first, end - first);
-		err = send_one_batch(fd, op, set, in, off, count, res, &failed);
+		err = send_one_batch(fd, op, set, in, off, count,
+				     timeouts ? timeouts + (off - first) : NULL,
+				     res, &failed);
 	}
+	free(timeouts);
 	/* Clear the bar first: a message must not land on its line. */
 	if (progress)
 		clear_progress();

@@ -213,16 +213,102 @@ const char *ctl_parse_reason(enum ctl_parse_err err,
 		break;
 	case CTL_PARSE_SET_LINE:
 		snprintf(buf, len,
-			 "a set line is '" CTL_SET_LINE "NAME block' or '... NAME allow'");
+			 "a set line is '" CTL_SET_LINE "NAME block' or '... NAME allow', then optionally 'timeout SECONDS'");
 		break;
 	case CTL_PARSE_SET_TWICE:
 		snprintf(buf, len, "a set given twice");
+		break;
+	case CTL_PARSE_TIMEOUT:
+		snprintf(buf, len,
+			 "not a timeout: whole seconds, a decimal number from 0 (none) to %lu",
+			 (unsigned long)UINT32_MAX);
+		break;
+	case CTL_PARSE_TIMEOUT_RANGE:
+		snprintf(buf, len, "timeout past %lu seconds, the longest there is",
+			 (unsigned long)UINT32_MAX);
+		break;
+	case CTL_PARSE_TIMEOUT_MISSING:
+		snprintf(buf, len,
+			 "'" CTL_TIMEOUT_WORD "' without its number of seconds");
+		break;
+	case CTL_PARSE_TIMEOUT_ALONE:
+		snprintf(buf, len,
+			 "'" CTL_TIMEOUT_WORD " SECONDS' goes after the address it is for");
+		break;
+	case CTL_PARSE_TIMEOUT_TWICE:
+		snprintf(buf, len, "a second timeout for the same address");
 		break;
 	default:
 		snprintf(buf, len, "unknown parse error %d", (int)err);
 		break;
 	}
 	return buf;
+}
+
+enum ctl_parse_err ctl_parse_timeout(const char *s, uint32_t *sec)
+{
+	size_t n = strspn(s, "0123456789");
+	unsigned long long v;
+
+	/* strtoull() would take "-1", " 1" and "+1": digits only. */
+	if (!n || s[n])
+		return CTL_PARSE_TIMEOUT;
+	errno = 0;
+	v = strtoull(s, NULL, 10);
+	if (errno == ERANGE || v > UINT32_MAX)
+		return CTL_PARSE_TIMEOUT_RANGE;
+	*sec = (uint32_t)v;
+	return CTL_PARSE_OK;
+}
+
+size_t ctl_parse_entry_args(int argc, char *const *argv, unsigned int flags,
+			    bool timeouts, struct ctl_entry *out, size_t *n,
+			    ctl_bad_arg_fn *bad, void *ctx)
+{
+	static const struct cnf_addr no_hint;
+	/* The operand a timeout would be for: -1 none, -2 a bad prefix. */
+	long last = -1;
+	enum ctl_parse_err err;
+	struct cnf_addr hint;
+	size_t nbad = 0;
+	int i;
+
+	*n = 0;
+	for (i = 0; i < argc; i++) {
+		if (!timeouts || strcmp(argv[i], CTL_TIMEOUT_WORD)) {
+			memset(&out[*n], 0, sizeof(out[*n]));
+			err = ctl_parse_prefix(argv[i], flags, &out[*n].a, &hint);
+			if (err) {
+				bad(ctx, argv[i], err, &hint);
+				nbad++;
+				last = -2;
+				continue;
+			}
+			out[*n].arg = i;
+			last = (long)(*n)++;
+			continue;
+		}
+		/* "timeout": for the address before it, the number after it. */
+		err = i + 1 == argc ? CTL_PARSE_TIMEOUT_MISSING :
+		      last == -1 ? CTL_PARSE_TIMEOUT_ALONE :
+		      last >= 0 && out[last].timed ? CTL_PARSE_TIMEOUT_TWICE :
+		      CTL_PARSE_OK;
+		if (!err && last >= 0) {
+			err = ctl_parse_timeout(argv[i + 1], &out[last].timeout);
+			out[last].timed = !err;
+		}
+		if (err) {
+			bad(ctx, err == CTL_PARSE_TIMEOUT ||
+				 err == CTL_PARSE_TIMEOUT_RANGE ?
+			    argv[i + 1] : argv[i], err, &no_hint);
+			nbad++;
+		}
+		/* Its number, good or bad, is not an address. */
+		i++;
+		if (last == -1)
+			last = -2;
+	}
+	return nbad;
 }
 
 static char *skip_space(char *p)
@@ -232,12 +318,42 @@ static char *skip_space(char *p)
 	return p;
 }
 
+/*
+ * The words after an entry's prefix, @p: none, or "timeout N" (whitespace
+ * around and between them; @p modified).
+ */
+static enum ctl_parse_err parse_line_timeout(char *p, struct ctl_entry *e)
+{
+	enum ctl_parse_err err;
+	char *word, *num;
+
+	p = skip_space(p);
+	if (!*p)
+		return CTL_PARSE_OK;
+	word = p;
+	p += strcspn(p, CTL_SPACE);
+	if (*p)
+		*p++ = '\0';
+	if (strcmp(word, CTL_TIMEOUT_WORD))
+		return CTL_PARSE_EXTRA;
+	num = skip_space(p);
+	if (!*num)
+		return CTL_PARSE_TIMEOUT_MISSING;
+	p = num + strcspn(num, CTL_SPACE);
+	if (*skip_space(p))
+		return CTL_PARSE_EXTRA;
+	*p = '\0';
+	err = ctl_parse_timeout(num, &e->timeout);
+	e->timed = !err;
+	return err;
+}
+
 enum ctl_line_kind ctl_parse_line(char *line, size_t len, unsigned int flags,
-				  struct cnf_addr *a, enum ctl_parse_err *err,
+				  struct ctl_entry *e, enum ctl_parse_err *err,
 				  struct cnf_addr *hint, const char **value,
 				  size_t *value_len)
 {
-	char *p, *end;
+	char *p, *end, *rest;
 
 	memset(hint, 0, sizeof(*hint));
 	/* An embedded NUL would hide the rest of the line from the parser. */
@@ -257,11 +373,29 @@ enum ctl_line_kind ctl_parse_line(char *line, size_t len, unsigned int flags,
 	*end = '\0';
 	*value = p;
 	*value_len = end - p;
-	if (p[strcspn(p, CTL_SPACE)]) {
-		*err = CTL_PARSE_EXTRA;
-		return CTL_LINE_BAD;
+	memset(e, 0, sizeof(*e));
+	rest = p + strcspn(p, CTL_SPACE);
+	if (*rest) {
+		/* The entry's text stays whole for the report. */
+		char words[CTL_BADLINE_TEXT + 1];
+		size_t n = strlen(rest);
+
+		if (n >= sizeof(words)) {
+			*err = CTL_PARSE_EXTRA;
+			return CTL_LINE_BAD;
+		}
+		memcpy(words, rest, n + 1);
+		*err = parse_line_timeout(words, e);
+		if (*err)
+			return CTL_LINE_BAD;
+		*rest = '\0';
+		*err = ctl_parse_prefix(p, flags, &e->a, hint);
+		*rest = ' ';
+	} else {
+		*err = ctl_parse_prefix(p, flags, &e->a, hint);
 	}
-	*err = ctl_parse_prefix(p, flags, a, hint);
+	if (*err)
+		memset(e, 0, sizeof(*e));
 	return *err ? CTL_LINE_BAD : CTL_LINE_ADDR;
 }
 
@@ -274,6 +408,8 @@ void ctl_input_init(struct ctl_input *in, unsigned int flags)
 void ctl_input_free(struct ctl_input *in)
 {
 	free(in->addrs);
+	free(in->timeout);
+	free(in->timed);
 	free(in->lineno);
 	free(in->bad);
 	free(in->sect);
@@ -285,11 +421,21 @@ static int input_grow_addrs(struct ctl_input *in)
 	size_t room = in->room ? in->room * 2 : 4096;
 	struct cnf_addr *addrs;
 	unsigned long *lineno;
+	uint32_t *timeout;
+	uint8_t *timed;
 
 	addrs = reallocarray(in->addrs, room, sizeof(*addrs));
 	if (!addrs)
 		return -ENOMEM;
 	in->addrs = addrs;
+	timeout = reallocarray(in->timeout, room, sizeof(*timeout));
+	if (!timeout)
+		return -ENOMEM;
+	in->timeout = timeout;
+	timed = reallocarray(in->timed, room, sizeof(*timed));
+	if (!timed)
+		return -ENOMEM;
+	in->timed = timed;
 	lineno = reallocarray(in->lineno, room, sizeof(*lineno));
 	if (!lineno)
 		return -ENOMEM;
@@ -298,12 +444,15 @@ static int input_grow_addrs(struct ctl_input *in)
 	return 0;
 }
 
-static int input_add_addr(struct ctl_input *in, const struct cnf_addr *a,
+static int input_add_addr(struct ctl_input *in, const struct ctl_entry *e,
 			  unsigned long lineno)
 {
 	if (in->n == in->room && input_grow_addrs(in))
 		return -ENOMEM;
-	in->addrs[in->n] = *a;
+	in->addrs[in->n] = e->a;
+	in->timeout[in->n] = e->timed ? e->timeout : 0;
+	in->timed[in->n] = e->timed;
+	in->ntimed += e->timed;
 	in->lineno[in->n] = lineno;
 	in->n++;
 	return 0;
@@ -356,7 +505,7 @@ static int input_take_set_line(struct ctl_input *in, const char *line,
 	struct ctl_section s = { .first = in->n, .lineno = lineno }, *sect;
 	size_t i;
 
-	if (ctl_parse_set_line(line, len, s.name, &s.kind) < 0)
+	if (ctl_parse_set_line(line, len, s.name, &s.kind, &s.timeout) < 0)
 		return input_add_bad(in, lineno, CTL_PARSE_SET_LINE, &no_hint,
 				     line, len);
 	/* Prefixes before any set line are the default set's. */
@@ -379,19 +528,20 @@ static int input_take_line(struct ctl_input *in, char *line, size_t len,
 			   unsigned long lineno)
 {
 	enum ctl_parse_err err;
-	struct cnf_addr a, hint;
+	struct cnf_addr hint;
+	struct ctl_entry e;
 	const char *value;
 	size_t value_len;
 
 	if ((in->flags & CTL_PARSE_F_SETS) &&
 	    !strncmp(line, CTL_SET_LINE, strlen(CTL_SET_LINE)))
 		return input_take_set_line(in, line, len, lineno);
-	switch (ctl_parse_line(line, len, in->flags, &a, &err, &hint, &value,
+	switch (ctl_parse_line(line, len, in->flags, &e, &err, &hint, &value,
 			       &value_len)) {
 	case CTL_LINE_EMPTY:
 		return 0;
 	case CTL_LINE_ADDR:
-		return input_add_addr(in, &a, lineno);
+		return input_add_addr(in, &e, lineno);
 	default:
 		return input_add_bad(in, lineno, err, &hint, value, value_len);
 	}

@@ -38,7 +38,30 @@ enum ctl_parse_err {
 	CTL_PARSE_NUL,		/* a line: a NUL byte in it */
 	CTL_PARSE_SET_LINE,	/* a set line without a valid name and kind */
 	CTL_PARSE_SET_TWICE,	/* a set line naming a set started before */
+	CTL_PARSE_TIMEOUT,	/* after "timeout": not a number of seconds */
+	CTL_PARSE_TIMEOUT_RANGE,	/* after "timeout": past UINT32_MAX */
+	CTL_PARSE_TIMEOUT_MISSING,	/* "timeout" without its number */
+	CTL_PARSE_TIMEOUT_ALONE,	/* "timeout" with no address before it */
+	CTL_PARSE_TIMEOUT_TWICE,	/* a second "timeout" for one address */
 };
+
+/* The word before an entry's timeout, on the command line and in files. */
+#define CTL_TIMEOUT_WORD	"timeout"
+
+/* One prefix with the timeout given for it, if any. */
+struct ctl_entry {
+	struct cnf_addr a;
+	uint32_t timeout;	/* seconds, 0: none; when @timed */
+	bool timed;		/* "timeout N" was given */
+	int arg;		/* ctl_parse_entry_args(): its operand's index */
+};
+
+/*
+ * Seconds of a timeout: decimal digits only (no sign, no space), at most
+ * UINT32_MAX.  CTL_PARSE_OK with *@sec, CTL_PARSE_TIMEOUT or
+ * CTL_PARSE_TIMEOUT_RANGE.
+ */
+enum ctl_parse_err ctl_parse_timeout(const char *s, uint32_t *sec);
 
 /*
  * Fill @a from @s: an IPv4 or IPv6 address (exactly as inet_pton takes it),
@@ -74,13 +97,15 @@ enum ctl_line_kind {
 
 /*
  * Classify one input line of @len bytes (line ending allowed): optional
- * whitespace, a prefix, optional whitespace, an optional comment from '#'
- * or ';' to the end.  May modify @line.  On CTL_LINE_BAD, *@err and @hint
- * say why and *@value / *@value_len delimit the offending text in @line
- * (the entry, without comment or surrounding whitespace).
+ * whitespace, a prefix, optionally whitespace, "timeout" and whitespace
+ * and its seconds, optional whitespace, an optional comment from '#' or
+ * ';' to the end.  May modify @line.  On CTL_LINE_ADDR, @e holds the
+ * prefix and its timeout.  On CTL_LINE_BAD, *@err and @hint say why and
+ * *@value / *@value_len delimit the offending text in @line (the entry,
+ * without comment or surrounding whitespace).
  */
 enum ctl_line_kind ctl_parse_line(char *line, size_t len, unsigned int flags,
-				  struct cnf_addr *a, enum ctl_parse_err *err,
+				  struct ctl_entry *e, enum ctl_parse_err *err,
 				  struct cnf_addr *hint, const char **value,
 				  size_t *value_len);
 
@@ -92,12 +117,27 @@ struct ctl_bad_line {
 };
 
 /*
+ * The operands of add (@timeouts) or of del and test: each a prefix, with
+ * @timeouts optionally followed by "timeout" and its seconds, into @out
+ * (room for @argc), *@n of them.  Every bad operand is passed to @bad
+ * with @ctx: its text, the reason and the hint for ctl_parse_reason().
+ * Returns how many were bad.
+ */
+typedef void ctl_bad_arg_fn(void *ctx, const char *value,
+			    enum ctl_parse_err err,
+			    const struct cnf_addr *hint);
+size_t ctl_parse_entry_args(int argc, char *const *argv, unsigned int flags,
+			    bool timeouts, struct ctl_entry *out, size_t *n,
+			    ctl_bad_arg_fn *bad, void *ctx);
+
+/*
  * A set of a save (CTL_PARSE_F_SETS): the prefixes after its set line,
  * addrs[first] up to the next section's first (or the input's end).
  */
 struct ctl_section {
 	char name[CNF_SET_NAME_LEN];
 	uint32_t kind;			/* enum cnf_set_kind */
+	uint32_t timeout;		/* the set's default timeout, 0: none */
 	size_t first;
 	unsigned long lineno;		/* of its set line */
 };
@@ -110,6 +150,9 @@ struct ctl_section {
 struct ctl_input {
 	unsigned int flags;		/* ctl_parse_prefix() flags */
 	struct cnf_addr *addrs;
+	uint32_t *timeout;		/* timeout of addrs[i], when timed[i] */
+	uint8_t *timed;			/* 1: addrs[i]'s line gave a timeout */
+	size_t ntimed;			/* lines that gave a timeout */
 	unsigned long *lineno;		/* input line of addrs[i] */
 	size_t n, room;
 	struct ctl_bad_line *bad;

@@ -95,9 +95,8 @@ static int save_one(int fd, const char *dir, const struct cnf_set_info *s)
 	}
 	fputs(CTL_SAVE_HEADER "\n", f);
 	if (!ctl_set_is_default(name))
-		fprintf(f, CTL_SET_LINE "%s %s\n", name,
-			s->kind == CNF_SET_ALLOW ? "allow" : "block");
-	rc = ctl_dump("save-all", fd, name, f, &count);
+		ctl_print_set_line(f, s);
+	rc = ctl_dump("save-all", fd, name, s && s->timeout, f, &count);
 	if (rc)
 		goto out;
 	fprintf(f, END_FMT "\n", count);
@@ -288,8 +287,8 @@ static int restore_one(int fd, const char *dir, const char *name)
 	}
 	rc = ctl_replace_set("restore-all", fd,
 			     ctl_set_is_default(name) ? NULL : name,
-			     in.nsect ? in.sect[0].kind : CNF_SET_BLOCK, &in, 0,
-			     in.n);
+			     in.nsect ? in.sect[0].kind : CNF_SET_BLOCK,
+			     in.nsect ? in.sect[0].timeout : 0, &in, 0, in.n);
 out:
 	fclose(f);
 	ctl_input_free(&in);

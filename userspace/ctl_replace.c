@@ -27,6 +27,7 @@ struct part {
 	uint32_t kind;
 	size_t first, end;
 	bool create;		/* a save's set: made with its kind if missing */
+	uint32_t timeout;	/* a save's set: its default timeout */
 };
 
 static const char *set_name(const char *set)
@@ -77,13 +78,17 @@ static int replace_by_flush(const char *cmd, int fd, const struct ctl_input *in,
 	return CTL_EXIT_OK;
 }
 
-/* The set's contents become @p's prefixes, in one call. */
+/*
+ * The set's contents become @p's prefixes, in one call; those without a
+ * timeout get @deflt, the set's default, when others have one.
+ */
 static int replace_in_one_step(const char *cmd, int fd,
 			       const struct ctl_input *in, const struct part *p,
-			       uint64_t before, bool quiet)
+			       uint64_t before, uint32_t deflt, bool quiet)
 {
 	char text[CTL_PREFIXSTRLEN], why[CTL_SET_ERRLEN];
 	size_t n = p->end - p->first, at;
+	uint32_t *timeouts;
 	struct cnf_batch b;
 	int err;
 
@@ -92,11 +97,15 @@ static int replace_in_one_step(const char *cmd, int fd,
 			cmd, set_name(p->set), n, (unsigned int)CNF_BATCH_MAX);
 		return CTL_EXIT_BADINPUT;
 	}
+	if (ctl_batch_timeouts(in, p->first, p->end, deflt, &timeouts))
+		return ctl_fail(cmd, ENOMEM);
 	memset(&b, 0, sizeof(b));
 	b.addrs = (uintptr_t)&in->addrs[p->first];
+	b.timeouts = (uintptr_t)timeouts;
 	b.count = n;
 	b.flags = CNF_BATCH_F_EXIST_OK | CNF_BATCH_F_REPLACE;
 	err = ctl_batch_call(fd, false, p->set, &b);
+	free(timeouts);
 	if (!err) {
 		if (!quiet)
 			print_replaced(p->set, b.applied, before, b.skipped);
@@ -145,13 +154,21 @@ static int replace_part(const char *cmd, int fd, const struct ctl_input *in,
 			ctl_set_kind_name(sets[i].kind));
 		return CTL_EXIT_FAIL;
 	}
+	/* A set keeps the default timeout it was created with. */
+	if (i >= 0 && p->create && sets[i].timeout != p->timeout) {
+		ctl_err("%s %s: default timeout %lu in the input, %lu in the module (destroy the set to restore it); " KEPT,
+			cmd, set_name(p->set), (unsigned long)p->timeout,
+			(unsigned long)sets[i].timeout);
+		return CTL_EXIT_FAIL;
+	}
 	if (i < 0 && !p->create) {
 		ctl_err("%s %s: %s", cmd, set_name(p->set),
 			ctl_strerror_set(ENXIO, p->set, why, sizeof(why)));
 		return CTL_EXIT_FAIL;
 	}
 	if (i < 0) {
-		err = ctl_set_call(fd, CNF_IOC_SET_CREATE, p->set, p->kind);
+		err = ctl_set_call(fd, CNF_IOC_SET_CREATE, p->set, p->kind,
+				   p->timeout);
 		if (err) {
 			ctl_err("%s %s: %s", cmd, p->set,
 				ctl_strerror_set(err, p->set, why, sizeof(why)));
@@ -160,7 +177,7 @@ static int replace_part(const char *cmd, int fd, const struct ctl_input *in,
 	}
 	return replace_in_one_step(cmd, fd, in, p, i < 0 ? 0 :
 				   sets[i].v4_entries + sets[i].v6_entries,
-				   quiet);
+				   i < 0 ? p->timeout : sets[i].timeout, quiet);
 }
 
 /* Read and parse all of @path; a bad line is reported and ends it. */
@@ -176,6 +193,18 @@ static int read_all(const char *cmd, const char *path, struct ctl_input *in)
 	return CTL_EXIT_BADINPUT;
 }
 
+/* Whether @in or @parts hold a timeout, which the module must take. */
+static bool has_timeouts(const struct ctl_input *in, const struct part *parts,
+			 size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (parts[i].timeout)
+			return true;
+	return in->ntimed != 0;
+}
+
 /* The parts @parts are replaced in order, on one open device. */
 static int replace_parts(const char *cmd, const struct ctl_input *in,
 			 const struct part *parts, size_t n, bool quiet)
@@ -187,6 +216,13 @@ static int replace_parts(const char *cmd, const struct ctl_input *in,
 	fd = ctl_open_device();
 	if (fd < 0)
 		return -fd;
+	/* Before any set changes: all of the input goes in, or none. */
+	if (has_timeouts(in, parts, n) && !ctl_has_timeouts(fd)) {
+		ctl_err("%s: %s; nothing changed", cmd,
+			ctl_strerror(CTL_ENOTIMEOUT));
+		close(fd);
+		return CTL_EXIT_FAIL;
+	}
 	err = ctl_set_list(fd, &sets, &nsets);
 	if (err && err != CTL_ENOSETS) {
 		rc = ctl_fail(cmd, err);
@@ -240,11 +276,12 @@ static int split_parts(const struct ctl_opts *o, const struct ctl_input *in,
 		return ctl_fail("restore", ENOMEM);
 	if (!in->nsect || in->sect[0].first)
 		(*parts)[k++] = (struct part){ NULL, CNF_SET_BLOCK, 0,
-			in->nsect ? in->sect[0].first : in->n, true };
+			in->nsect ? in->sect[0].first : in->n, true, 0 };
 	for (i = 0; i < in->nsect; i++)
 		(*parts)[k++] = (struct part){
 			in->sect[i].name, in->sect[i].kind, in->sect[i].first,
-			i + 1 < in->nsect ? in->sect[i + 1].first : in->n, true };
+			i + 1 < in->nsect ? in->sect[i + 1].first : in->n, true,
+			in->sect[i].timeout };
 	*n = k;
 	if (!o->set)
 		return CTL_EXIT_OK;
@@ -276,13 +313,19 @@ int ctl_restore(const struct ctl_opts *o, const char *path)
 }
 
 int ctl_replace_set(const char *cmd, int fd, const char *set, uint32_t kind,
-		    const struct ctl_input *in, size_t first, size_t end)
+		    uint32_t timeout, const struct ctl_input *in, size_t first,
+		    size_t end)
 {
-	struct part p = { set, kind, first, end, true };
+	struct part p = { set, kind, first, end, true, timeout };
 	struct cnf_set_info *sets = NULL;
 	size_t nsets = 0;
 	int err, rc;
 
+	if ((timeout || in->ntimed) && !ctl_has_timeouts(fd)) {
+		ctl_err("%s %s: %s; " KEPT, cmd, set_name(set),
+			ctl_strerror(CTL_ENOTIMEOUT));
+		return CTL_EXIT_FAIL;
+	}
 	err = ctl_set_list(fd, &sets, &nsets);
 	if (err && err != CTL_ENOSETS)
 		return ctl_fail(cmd, err);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "ctl_parse.h"
 #include "ctl_setname.h"
 
 static bool name_char(char c)
@@ -63,11 +64,15 @@ int ctl_set_kind_parse(const char *s)
 }
 
 int ctl_parse_set_line(const char *line, size_t len,
-		       char name[CNF_SET_NAME_LEN], uint32_t *kind)
+		       char name[CNF_SET_NAME_LEN], uint32_t *kind,
+		       uint32_t *timeout)
 {
+	static const char tw[] = CTL_TIMEOUT_WORD " ";
 	const size_t plen = strlen(CTL_SET_LINE);
 	const char *p = line + plen, *sp, *end = line + len;
-	char word[8];
+	/* "KIND" or "KIND timeout SECONDS", single spaces as save writes. */
+	char rest[sizeof("block " CTL_TIMEOUT_WORD " 4294967295")], *sp2;
+	uint32_t sec = 0;
 	int k;
 
 	if (len < plen || memcmp(line, CTL_SET_LINE, plen))
@@ -75,15 +80,23 @@ int ctl_parse_set_line(const char *line, size_t len,
 	while (end > p && (end[-1] == '\n' || end[-1] == '\r'))
 		end--;
 	sp = memchr(p, ' ', end - p);
-	if (!sp || !name_ok(p, sp - p) || (size_t)(end - sp - 1) >= sizeof(word))
+	if (!sp || !name_ok(p, sp - p) || (size_t)(end - sp - 1) >= sizeof(rest))
 		return -1;
-	memcpy(word, sp + 1, end - sp - 1);
-	word[end - sp - 1] = '\0';
-	k = ctl_set_kind_parse(word);
+	memcpy(rest, sp + 1, end - sp - 1);
+	rest[end - sp - 1] = '\0';
+	sp2 = strchr(rest, ' ');
+	if (sp2) {
+		*sp2++ = '\0';
+		if (strncmp(sp2, tw, strlen(tw)) ||
+		    ctl_parse_timeout(sp2 + strlen(tw), &sec))
+			return -1;
+	}
+	k = ctl_set_kind_parse(rest);
 	if (k < 0)
 		return -1;
 	memset(name, 0, CNF_SET_NAME_LEN);
 	memcpy(name, p, sp - p);
 	*kind = k;
+	*timeout = sec;
 	return 1;
 }

@@ -37,10 +37,12 @@ int ctl_set_kind_parse(const char *s);
 
 /*
  * Whether @line (@len bytes, its line ending allowed) starts with
- * CTL_SET_LINE.  If so, 1 with @name and *@kind from "NAME KIND", or -1
- * when they are not a valid name and kind.  0 for any other line.
+ * CTL_SET_LINE.  If so, 1 with @name, *@kind and *@timeout from "NAME
+ * KIND" or "NAME KIND timeout SECONDS" (*@timeout 0 without), or -1 when
+ * they are not a valid name, kind and timeout.  0 for any other line.
  */
 int ctl_parse_set_line(const char *line, size_t len,
-		       char name[CNF_SET_NAME_LEN], uint32_t *kind);
+		       char name[CNF_SET_NAME_LEN], uint32_t *kind,
+		       uint32_t *timeout);
 
 #endif /* _CTL_SETNAME_H */

@@ -31,36 +31,69 @@ static int set_fail(const char *cmd, const char *name, int err)
 
 /* One set call on @name, opening the device: exit code. */
 static int one_set_call(const char *cmd, unsigned long req, const char *name,
-			uint32_t kind)
+			uint32_t kind, uint32_t timeout)
 {
 	int fd, err;
 
 	fd = ctl_open_device();
 	if (fd < 0)
 		return -fd;
-	err = ctl_set_call(fd, req, name, kind);
+	err = ctl_set_call(fd, req, name, kind, timeout);
 	close(fd);
 	return err ? set_fail(cmd, name, err) : CTL_EXIT_OK;
+}
+
+/* create's operands after the name: [KIND] [timeout SECONDS]. */
+static int create_args(int argc, char **argv, int *kind, uint32_t *timeout)
+{
+	static const struct cnf_addr no_hint;
+	char reason[CTL_REASONLEN];
+	enum ctl_parse_err err;
+	int i = 0;
+
+	if (argc && strcmp(argv[0], CTL_TIMEOUT_WORD)) {
+		*kind = ctl_set_kind_parse(argv[0]);
+		if (*kind < 0) {
+			ctl_err("create %s: unknown kind (block or allow)",
+				argv[0]);
+			return CTL_EXIT_BADINPUT;
+		}
+		i++;
+	}
+	if (i == argc)
+		return CTL_EXIT_OK;
+	if (strcmp(argv[i], CTL_TIMEOUT_WORD))
+		return ctl_usage_error("create", argv[i], "unexpected argument");
+	if (i + 1 == argc)
+		return ctl_usage_error("create", argv[i],
+				       "needs a number of seconds");
+	if (i + 2 < argc)
+		return ctl_usage_error("create", argv[i + 2],
+				       "unexpected argument");
+	err = ctl_parse_timeout(argv[i + 1], timeout);
+	if (err) {
+		ctl_err("create %s: %s", argv[i + 1],
+			ctl_parse_reason(err, &no_hint, reason, sizeof(reason)));
+		return CTL_EXIT_BADINPUT;
+	}
+	return CTL_EXIT_OK;
 }
 
 int ctl_cmd_create(const struct ctl_opts *o, int argc, char **argv)
 {
 	int kind = CNF_SET_BLOCK, rc;
+	uint32_t timeout = 0;
 
-	if (argc < 1 || argc > 2)
-		return ctl_usage_error("create", NULL, "a name and at most a kind");
+	if (argc < 1 || argc > 4)
+		return ctl_usage_error("create", NULL,
+				       "a name, then at most a kind and a timeout");
 	rc = ctl_check_set_name("create", argv[0]);
+	if (!rc)
+		rc = create_args(argc - 1, argv + 1, &kind, &timeout);
 	if (rc)
 		return rc;
-	if (argc == 2) {
-		kind = ctl_set_kind_parse(argv[1]);
-		if (kind < 0) {
-			ctl_err("create %s: unknown kind (block or allow)",
-				argv[1]);
-			return CTL_EXIT_BADINPUT;
-		}
-	}
-	return one_set_call("create", CNF_IOC_SET_CREATE, argv[0], kind);
+	return one_set_call("create", CNF_IOC_SET_CREATE, argv[0], kind,
+			    timeout);
 }
 
 int ctl_cmd_destroy(const struct ctl_opts *o, int argc, char **argv)
@@ -74,7 +107,7 @@ int ctl_cmd_destroy(const struct ctl_opts *o, int argc, char **argv)
 		return rc;
 	if (ctl_set_is_default(argv[0]))
 		return set_fail("destroy", argv[0], EBUSY);
-	return one_set_call("destroy", CNF_IOC_SET_DESTROY, argv[0], 0);
+	return one_set_call("destroy", CNF_IOC_SET_DESTROY, argv[0], 0, 0);
 }
 
 /* Why a swap of @a and @b failed, naming the set at fault. */
@@ -150,17 +183,30 @@ int ctl_cmd_sets(const struct ctl_opts *o, int argc, char **argv)
 	return CTL_EXIT_OK;
 }
 
-/* The set line of @s and its prefixes. */
+void ctl_print_set_line(FILE *out, const struct cnf_set_info *s)
+{
+	fprintf(out, CTL_SET_LINE "%.*s %s", (int)sizeof(s->name), s->name,
+		ctl_set_kind_name(s->kind) ? ctl_set_kind_name(s->kind) :
+					     "block");
+	if (s->timeout)
+		fprintf(out, " " CTL_TIMEOUT_WORD " %lu",
+			(unsigned long)s->timeout);
+	putc('\n', out);
+}
+
+/*
+ * The set line of @s and its prefixes.  A set with a default timeout has
+ * every prefix's timeout written, 0 for none: a restore gives a prefix
+ * without one the set's default.
+ */
 static int save_section(int fd, const struct cnf_set_info *s, FILE *out)
 {
 	char name[CNF_SET_NAME_LEN + 1] = "";
 	uint64_t count;
 
 	memcpy(name, s->name, sizeof(s->name));
-	fprintf(out, CTL_SET_LINE "%s %s\n", name,
-		ctl_set_kind_name(s->kind) ? ctl_set_kind_name(s->kind) :
-					     "block");
-	return ctl_dump("save", fd, name, out, &count);
+	ctl_print_set_line(out, s);
+	return ctl_dump("save", fd, name, s->timeout != 0, out, &count);
 }
 
 int ctl_save_set(int fd, const char *set, FILE *out)
@@ -174,7 +220,7 @@ int ctl_save_set(int fd, const char *set, FILE *out)
 	fputs(CTL_SAVE_HEADER "\n", out);
 	/* The default set as it always was: no set line, for any module. */
 	if (ctl_set_is_default(set))
-		return ctl_dump("save", fd, NULL, out, &count);
+		return ctl_dump("save", fd, NULL, false, out, &count);
 	err = ctl_set_list(fd, &sets, &n);
 	if (err)
 		return set_fail("save", set, err);
@@ -196,7 +242,7 @@ int ctl_save_sets(int fd, FILE *out)
 	err = ctl_set_list(fd, &sets, &n);
 	/* A module without sets has the default set only. */
 	if (err == CTL_ENOSETS)
-		return ctl_dump("save", fd, NULL, out, &count);
+		return ctl_dump("save", fd, NULL, false, out, &count);
 	if (err)
 		return ctl_fail("save", err);
 	for (i = 0; i < n && !rc; i++)

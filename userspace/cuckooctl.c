@@ -174,7 +174,8 @@ static const struct {
 	{ O_SET, { "set", required_argument, NULL, 's' },
 	  "-s, --set NAME       the set (default: the set 'default')" },
 	{ O_EXIST, { "exist", no_argument, NULL, V_EXIST },
-	  "    --exist          a prefix present (add) or absent (del) is no error" },
+	  "    --exist          a prefix present (add: timeout set anew) or absent\n"
+	  "                       (del) is no error" },
 	{ O_QUIET, { "quiet", no_argument, NULL, 'q' },
 	  "-q, --quiet          print nothing but errors" },
 	{ O_ADDRS, { "all-addresses", no_argument, NULL, V_ADDRS },
@@ -338,12 +339,14 @@ static int cmd_help(const struct ctl_opts *o, int argc, char **argv);
 #define O_PREFIXES	(O_SET | O_ADDRS)
 
 static const struct ctl_cmd commands[] = {
-	{ "add", ctl_cmd_add, O_PREFIXES | O_EXIST | O_QUIET, "PREFIX...",
-	  "add prefixes to a set",
+	{ "add", ctl_cmd_add, O_PREFIXES | O_EXIST | O_QUIET,
+	  "PREFIX [timeout SECONDS]...", "add prefixes to a set",
 	  "Add each IPv4 or IPv6 PREFIX: ADDR/LEN with every bit past LEN zero,\n"
-	  "or an address alone (a /32 or /128).  All are checked before any is\n"
+	  "or an address alone (a /32 or /128).  'timeout SECONDS' after a\n"
+	  "PREFIX: the module removes it that long after (0: never); without,\n"
+	  "it gets the set's default timeout.  All are checked before any is\n"
 	  "added.  A prefix already present is reported and the command exits 1\n"
-	  "(with --exist: passed over); the others are still added.\n" },
+	  "(with --exist: its timeout is set anew); the others are still added.\n" },
 	{ "del", ctl_cmd_del, O_PREFIXES | O_EXIST | O_QUIET | O_FILE,
 	  "PREFIX... | --file FILE|-", "delete prefixes from a set",
 	  "Delete each PREFIX, exactly as it was added (a prefix covering it or\n"
@@ -354,19 +357,22 @@ static const struct ctl_cmd commands[] = {
 	{ "test", ctl_cmd_test, O_PREFIXES | O_QUIET, "PREFIX...",
 	  "tell whether a set covers addresses",
 	  "Print 'PREFIX: present (STORED)', STORED being the longest prefix in\n"
-	  "the set that covers PREFIX, or 'PREFIX: absent', for each PREFIX\n"
-	  "(usually an address).  Exits 0 when all are present, 1 when any is\n"
-	  "absent, 2 or more on an error (8: a device call failed).  With a\n"
-	  "module that cannot name the covering prefix, 'PREFIX: present' alone.\n" },
+	  "the set that covers PREFIX ('STORED timeout N' when it has N seconds\n"
+	  "left), or 'PREFIX: absent', for each PREFIX (usually an address).\n"
+	  "Exits 0 when all are present, 1 when any is absent, 2 or more on an\n"
+	  "error (8: a device call failed).  With a module that cannot name the\n"
+	  "covering prefix, 'PREFIX: present' alone.\n" },
 	{ "load", cmd_load, O_PREFIXES | O_QUIET | O_STRICT, "[FILE|-]",
 	  "add every prefix of a file to a set",
-	  "Add the prefixes of FILE (default: stdin), one per line; '#' or ';'\n"
-	  "starts a comment, on a line of its own or after the entry; blank lines\n"
-	  "and whitespace around entries are skipped (FireHOL netsets, Spamhaus\n"
-	  "DROP lists and 'save' output load as they are).  Prints how many were\n"
-	  "added and how many were already present.  Each bad line is reported\n"
-	  "as FILE:LINE: VALUE: reason; the good lines are still added and the\n"
-	  "exit status is 1 (with no good line: nothing changed, exit 3).\n" },
+	  "Add the prefixes of FILE (default: stdin), one per line, each\n"
+	  "optionally followed by 'timeout SECONDS' (the others then get the\n"
+	  "set's default); '#' or ';' starts a comment, on a line of its own or\n"
+	  "after the entry; blank lines and whitespace around entries are skipped\n"
+	  "(FireHOL netsets, Spamhaus DROP lists and 'save' output load as they\n"
+	  "are).  Prints how many were added and how many were already present.\n"
+	  "Each bad line is reported as FILE:LINE: VALUE: reason; the good lines\n"
+	  "are still added and the exit status is 1 (with no good line: nothing\n"
+	  "changed, exit 3).\n" },
 	{ "replace", cmd_replace, O_PREFIXES | O_QUIET | O_EMPTY, "FILE|-",
 	  "make a file's prefixes a set's contents, in one step",
 	  "Read FILE ('-': stdin) completely, in the format of 'load'; if every\n"
@@ -376,29 +382,36 @@ static const struct ctl_cmd commands[] = {
 	  "input without a prefix is refused unless --allow-empty.\n" },
 	{ "list", ctl_cmd_list, O_SET, "", "print a set, one prefix per line",
 	  "Print every prefix in the set, one per line, single addresses without\n"
-	  "/32 or /128, in a form 'load' and 'restore' read back.\n" },
+	  "/32 or /128, followed by 'timeout N' when it has N seconds left, in a\n"
+	  "form 'load' and 'restore' read back.\n" },
 	{ "save", ctl_cmd_save, O_SET | O_ALL, "", "print sets for 'restore'",
 	  "As 'list', with a leading '# cuckoo_nf save' comment line.  A set\n"
 	  "other than the default set, and every set with --all, starts with a\n"
-	  "'# cuckoo_nf set NAME KIND' line.\n" },
+	  "'# cuckoo_nf set NAME KIND' line, ending in 'timeout N' for a set\n"
+	  "with a default timeout; such a set's permanent prefixes are written\n"
+	  "with 'timeout 0'.\n" },
 	{ "restore", cmd_restore, O_PREFIXES | O_QUIET, "FILE|-",
 	  "replace sets with a save's",
 	  "Read FILE ('-': stdin) completely; if every line is good, replace\n"
 	  "each set it holds, each in one step, creating those missing with\n"
-	  "their kind (prefixes before any set line are the default set's),\n"
-	  "else change nothing (exit 3).  With --set, the one set of FILE goes\n"
+	  "their kind and default timeout (prefixes before any set line are the\n"
+	  "default set's), else change nothing (exit 3).  A line without a\n"
+	  "timeout gets the set's default.  With --set, the one set of FILE goes\n"
 	  "into that set.  A module without sets: the default set is flushed,\n"
 	  "then loaded.\n" },
-	{ "create", ctl_cmd_create, 0, "NAME [block|allow]", "create a set",
+	{ "create", ctl_cmd_create, 0, "NAME [block|allow] [timeout SECONDS]",
+	  "create a set",
 	  "Create an empty set: a block set (the default) drops the sources it\n"
 	  "covers, unless an allow set covers them too.  NAME: 1 to 31\n"
-	  "characters of A-Z a-z 0-9 _ . -.\n" },
+	  "characters of A-Z a-z 0-9 _ . -.  With a timeout, prefixes added\n"
+	  "without one are removed SECONDS after (the set's default timeout).\n" },
 	{ "destroy", ctl_cmd_destroy, 0, "NAME", "remove a set",
 	  "Remove the set and its prefixes.  The default set stays.\n" },
 	{ "swap", ctl_cmd_swap, 0, "NAME NAME", "exchange two sets' contents",
 	  "Exchange the contents of two sets of the same kind in one step.\n" },
 	{ "sets", ctl_cmd_sets, O_JSON, "[-j]", "list the sets",
-	  "Print each set's name, kind, prefixes, memory and packets matched.\n" },
+	  "Print each set's name, kind, prefixes, memory, packets matched,\n"
+	  "default timeout ('-': none) and prefixes with a timeout.\n" },
 	{ "save-all", cmd_save_all, 0, "[DIR]", "save every set to files, atomically",
 	  "Write each set to DIR/NAME.list (default DIR: " CTL_STATE_DIR "),\n"
 	  "in the format of 'save -s NAME' with a closing '# cuckoo_nf end N\n"
@@ -426,8 +439,10 @@ static const struct ctl_cmd commands[] = {
 	  "Show whether the namespace is active (configured: hooks registered),\n"
 	  "the mode, the memory limit and, per family, the prefixes stored, their\n"
 	  "distinct lengths, the keys and tables they are looked up in, capacity,\n"
-	  "load factor, memory, grows, stashed entries and packet counters; then\n"
-	  "each set, as 'sets' shows them.\n" },
+	  "load factor, memory, grows, stashed entries and packet counters; the\n"
+	  "prefixes with a timeout, the memory keeping them takes, how many ran\n"
+	  "out and how late they were removed; then each set, as 'sets' shows\n"
+	  "them.\n" },
 	{ "mode", ctl_cmd_mode, 0, "[drop|monitor]", "show or set what matching packets get",
 	  "drop: packets from listed sources are dropped.  monitor: they are\n"
 	  "only counted as matched.  Without argument, print the mode.\n" },

@@ -5,10 +5,19 @@
  * file (the test uses /dev/null); every cuckoo_nf request is answered here,
  * anything else goes to the real ioctl().
  *
- * CNF_FAKE_KERNEL=new: a module with prefixes and sets.  The default set
- *   starts with the prefixes below; sets are created, destroyed, swapped,
- *   listed and replaced in one step as the uapi header says, with its
- *   errnos.  At most FAKE_SETS sets of FAKE_ROOM prefixes (-ENOSPC).
+ * CNF_FAKE_KERNEL=new: a module with prefixes, sets and timeouts.  The
+ *   default set starts with the prefixes below; sets are created,
+ *   destroyed, swapped, listed and replaced in one step as the uapi header
+ *   says, with its errnos.  At most FAKE_SETS sets of FAKE_ROOM prefixes
+ *   (-ENOSPC).  Timeouts are stored per entry, a set's default given to
+ *   entries added without one; having no clock, the fake never expires an
+ *   entry and reports as the seconds it has left the timeout it was given.
+ *   Its expiry figures: 48 bytes per timed entry, and fixed counts of
+ *   entries expired (FAKE_EXPIRED, FAKE_LATE late, FAKE_MAX_LATE_MS).
+ * CNF_FAKE_KERNEL=sets: the same module before timeouts: a timeout or an
+ *   entry flag in a grown struct is refused with -E2BIG, as a module with
+ *   a shorter struct refuses a nonzero tail; sets report no timeouts, the
+ *   stats no expiry figures.
  * CNF_FAKE_KERNEL=old: a module from before prefixes and sets: it knows
  *   only the first version's struct sizes (-ENOTTY for any other), has no
  *   CNF_IOC_MATCH and no set calls (-ENOTTY), takes single addresses only
@@ -17,7 +26,9 @@
  *   each change, so that several runs of cuckooctl see one module.
  * CNF_FAKE_LOG=FILE: one line per cuckoo_nf request: its name ("MATCH",
  *   "ADD_BATCH"...), then "/1" for the first version's size, " SET" for a
- *   named set, " replace" for CNF_BATCH_F_REPLACE.
+ *   named set, " replace" for CNF_BATCH_F_REPLACE, " exist" for
+ *   CNF_ENTRY_F_EXIST, " timeout=N" for an entry's timeout, " timeouts"
+ *   for a batch with its array of them.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -33,6 +44,9 @@
 
 #define FAKE_SETS	8
 #define FAKE_ROOM	64
+#define FAKE_EXPIRED	7
+#define FAKE_LATE	2
+#define FAKE_MAX_LATE_MS 1250
 
 /* The first version's requests: the struct ends before the set's name. */
 #define V1(dir, nr, size)	_IOC(dir, CNF_IOC_TYPE, nr, size)
@@ -48,8 +62,10 @@
 struct fake_set {
 	char name[CNF_SET_NAME_LEN];
 	uint32_t kind;
+	uint32_t timeout;		/* default of entries added without */
 	uint32_t n;
 	struct cnf_addr a[FAKE_ROOM];
+	uint32_t to[FAKE_ROOM];		/* timeout of a[i], 0: none */
 };
 
 static struct {
@@ -70,6 +86,14 @@ static bool old_kernel(void)
 	const char *k = getenv("CNF_FAKE_KERNEL");
 
 	return k && !strcmp(k, "old");
+}
+
+/* A module without timeouts: "old" or "sets". */
+static bool no_timeouts(void)
+{
+	const char *k = getenv("CNF_FAKE_KERNEL");
+
+	return old_kernel() || (k && !strcmp(k, "sets"));
 }
 
 static void load_state(void)
@@ -102,7 +126,8 @@ static void save_state(void)
 	fclose(f);
 }
 
-static void log_call(const char *name, bool v1, const char *set, bool replace)
+static void log_call(const char *name, bool v1, const char *set, bool replace,
+		     const char *extra)
 {
 	const char *path = getenv("CNF_FAKE_LOG");
 	FILE *f;
@@ -112,9 +137,9 @@ static void log_call(const char *name, bool v1, const char *set, bool replace)
 	f = fopen(path, "a");
 	if (!f)
 		return;
-	fprintf(f, "%s%s%s%.*s%s\n", name, v1 ? "/1" : "",
+	fprintf(f, "%s%s%s%.*s%s%s\n", name, v1 ? "/1" : "",
 		set && set[0] ? " " : "", CNF_SET_NAME_LEN, set ? set : "",
-		replace ? " replace" : "");
+		replace ? " replace" : "", extra);
 	fclose(f);
 }
 
@@ -183,8 +208,13 @@ static bool single(const struct cnf_addr *a)
 	return a->prefixlen == (a->family == AF_INET ? 32 : 128);
 }
 
-/* Add (@add) or delete @a in @s: 0 or an errno. */
-static int change(struct fake_set *s, const struct cnf_addr *a, bool add)
+/*
+ * Add (@add) or delete @a in @s: 0 or an errno.  An add gives @a timeout
+ * *@to, or the set's default when @to is NULL; with @exist a present @a
+ * gets it anew and EEXIST is still returned.
+ */
+static int change(struct fake_set *s, const struct cnf_addr *a, bool add,
+		  const uint32_t *to, bool exist)
 {
 	long i = index_of(s, a);
 
@@ -193,33 +223,51 @@ static int change(struct fake_set *s, const struct cnf_addr *a, bool add)
 	if (!add) {
 		if (i < 0)
 			return ENOENT;
-		s->a[i] = s->a[--s->n];
+		s->n--;
+		s->a[i] = s->a[s->n];
+		s->to[i] = s->to[s->n];
 		return 0;
 	}
-	if (i >= 0)
+	if (i >= 0) {
+		if (exist)
+			s->to[i] = to ? *to : s->timeout;
 		return EEXIST;
+	}
 	if (s->n == FAKE_ROOM)
 		return ENOSPC;
+	s->to[s->n] = to ? *to : s->timeout;
 	s->a[s->n++] = *a;
 	return 0;
 }
 
-static int entry_call(unsigned long nr, struct cnf_addr *a, const char *set)
+/* @e: the whole struct cnf_entry, NULL for the first version's. */
+static int entry_call(unsigned long nr, struct cnf_addr *a, const char *set,
+		      struct cnf_entry *e)
 {
+	const uint32_t known = CNF_ENTRY_F_TIMEOUT | CNF_ENTRY_F_EXIST;
 	struct fake_set *s = find(set);
 	const struct cnf_addr *m;
+	bool exist = false;
 	int err;
 
+	if (e && no_timeouts() && (e->timeout || e->flags))
+		return fail(E2BIG);
+	if (e && ((e->flags & ~known) || (nr != 0x01 && e->flags) ||
+		  (!(e->flags & CNF_ENTRY_F_TIMEOUT) && e->timeout)))
+		return fail(EINVAL);
 	if (!s)
 		return fail(ENXIO);
+	exist = e && (e->flags & CNF_ENTRY_F_EXIST);
 	switch (nr) {
 	case 0x01:
 	case 0x02:
-		err = change(s, a, nr == 0x01);
-		if (err)
-			return fail(err);
+		err = change(s, a, nr == 0x01,
+			     e && (e->flags & CNF_ENTRY_F_TIMEOUT) ?
+			     &e->timeout : NULL, exist);
+		if (err == EEXIST && exist)
+			err = 0;
 		save_state();
-		return 0;
+		return err ? fail(err) : 0;
 	case 0x03:
 		if (old_kernel() && !single(a))
 			return fail(EINVAL);
@@ -231,6 +279,8 @@ static int entry_call(unsigned long nr, struct cnf_addr *a, const char *set)
 	if (!m)
 		return fail(ENOENT);
 	*a = *m;
+	if (e)
+		e->timeout = s->to[m - s->a];
 	return 0;
 }
 
@@ -238,11 +288,14 @@ static int entry_call(unsigned long nr, struct cnf_addr *a, const char *set)
 static int batch_apply(struct cnf_batch *b, struct fake_set *out, bool add)
 {
 	const struct cnf_addr *addrs = (const void *)(uintptr_t)b->addrs;
+	const uint32_t *to = (const void *)(uintptr_t)b->timeouts;
 	int err;
 
 	b->applied = b->skipped = b->error = 0;
 	for (b->done = 0; b->done < b->count; b->done++) {
-		err = change(out, &addrs[b->done], add);
+		err = change(out, &addrs[b->done], add,
+			     to ? &to[b->done] : NULL,
+			     b->flags & CNF_BATCH_F_EXIST_OK);
 		if (err == (add ? EEXIST : ENOENT) &&
 		    (b->flags & CNF_BATCH_F_EXIST_OK)) {
 			b->skipped++;
@@ -257,13 +310,17 @@ static int batch_apply(struct cnf_batch *b, struct fake_set *out, bool add)
 	return 0;
 }
 
-static int batch_call(struct cnf_batch *b, const char *set, bool add)
+/* @v1: the first version's struct, which ends before the set's name. */
+static int batch_call(struct cnf_batch *b, const char *set, bool add, bool v1)
 {
 	struct fake_set *s = find(set), next;
 	bool replace = b->flags & CNF_BATCH_F_REPLACE;
 	int err;
 
-	if (b->flags & ~(CNF_BATCH_F_EXIST_OK | CNF_BATCH_F_REPLACE) ||
+	if (!v1 && b->timeouts && no_timeouts())
+		return fail(E2BIG);
+	if ((!v1 && b->timeouts && !add) ||
+	    b->flags & ~(CNF_BATCH_F_EXIST_OK | CNF_BATCH_F_REPLACE) ||
 	    (replace && (!add || old_kernel())))
 		return fail(EINVAL);
 	if (!s)
@@ -280,16 +337,21 @@ static int batch_call(struct cnf_batch *b, const char *set, bool add)
 	return err ? fail(err) : 0;
 }
 
-static int dump_call(struct cnf_dump *d, const char *set)
+static int dump_call(struct cnf_dump *d, const char *set, bool v1)
 {
 	struct fake_set *s = find(set);
 	struct cnf_addr *out = (void *)(uintptr_t)d->addrs;
+	uint32_t *to = v1 ? NULL : (void *)(uintptr_t)d->timeouts;
 	uint32_t n;
 
+	if (to && no_timeouts())
+		return fail(E2BIG);
 	if (!s)
 		return fail(ENXIO);
 	n = s->n - d->cursor < d->count ? s->n - d->cursor : d->count;
 	memcpy(out, &s->a[d->cursor], n * sizeof(*out));
+	if (to)
+		memcpy(to, &s->to[d->cursor], n * sizeof(*to));
 	d->cursor += n;
 	d->count = n;
 	d->flags = d->cursor == s->n ? CNF_DUMP_F_DONE : 0;
@@ -308,7 +370,12 @@ static int stats_call(struct cnf_stats *out)
 				s.v4.entries++;
 			else
 				s.v6.entries++;
+			s.expiry.entries += !!st.s[i].to[j];
 		}
+	s.expiry.bytes = 48 * s.expiry.entries;
+	s.expiry.expired = FAKE_EXPIRED;
+	s.expiry.late = FAKE_LATE;
+	s.expiry.max_late_ms = FAKE_MAX_LATE_MS;
 	s.v4.capacity = 1024;
 	s.v4.bytes = 4096;
 	s.v6.capacity = 256;
@@ -322,9 +389,13 @@ static int stats_call(struct cnf_stats *out)
 	s.v6_lookup.keys = 1;
 	s.v6_lookup.lengths = 1;
 	s.v6_lookup.tables = 1;
-	/* An older module writes its own, shorter struct. */
-	memcpy(out, &s, old_kernel() ? offsetof(struct cnf_stats, v4_lookup) :
-				       sizeof(s));
+	/* An older module writes its own, shorter struct, and zeroes the rest. */
+	if (no_timeouts())
+		memset(&s.expiry, 0, sizeof(s.expiry));
+	if (old_kernel())
+		memset(&s.v4_lookup, 0,
+		       sizeof(s) - offsetof(struct cnf_stats, v4_lookup));
+	memcpy(out, &s, sizeof(s));
 	return 0;
 }
 
@@ -355,7 +426,9 @@ static int set_info(struct cnf_set_list *l)
 				out[i].v4_entries++;
 			else
 				out[i].v6_entries++;
+			out[i].timed += !!st.s[i].to[j];
 		}
+		out[i].timeout = st.s[i].timeout;
 		out[i].bytes = 512 * (i + 1);
 		out[i].matched = 10 * i;
 	}
@@ -366,7 +439,9 @@ static int set_create(const struct cnf_set_req *r)
 {
 	struct fake_set *s;
 
-	if (!name_ok(r->name) || r->kind > CNF_SET_ALLOW)
+	if ((r->timeout || r->reserved) && no_timeouts())
+		return fail(E2BIG);
+	if (!name_ok(r->name) || r->kind > CNF_SET_ALLOW || r->reserved)
 		return fail(EINVAL);
 	if (find(r->name))
 		return fail(EEXIST);
@@ -376,6 +451,7 @@ static int set_create(const struct cnf_set_req *r)
 	memset(s, 0, sizeof(*s));
 	memcpy(s->name, r->name, CNF_SET_NAME_LEN);
 	s->kind = r->kind;
+	s->timeout = r->timeout;
 	save_state();
 	return 0;
 }
@@ -411,8 +487,10 @@ static int set_swap(const struct cnf_set_swap *w)
 		return fail(EINVAL);
 	t = *a;
 	memcpy(a->a, b->a, sizeof(a->a));
+	memcpy(a->to, b->to, sizeof(a->to));
 	a->n = b->n;
 	memcpy(b->a, t.a, sizeof(b->a));
+	memcpy(b->to, t.to, sizeof(b->to));
 	b->n = t.n;
 	save_state();
 	return 0;
@@ -422,6 +500,10 @@ static int set_flush(const struct cnf_set_req *r)
 {
 	struct fake_set *s = find(r->name);
 
+	if ((r->timeout || r->reserved) && no_timeouts())
+		return fail(E2BIG);
+	if (r->timeout || r->reserved || r->kind)
+		return fail(EINVAL);
 	if (!s)
 		return fail(ENXIO);
 	s->n = 0;
@@ -441,12 +523,12 @@ static int new_call(unsigned long req, void *arg)
 	case CNF_IOC_DEL:
 	case CNF_IOC_TEST:
 	case CNF_IOC_MATCH:
-		return entry_call(_IOC_NR(req), &e->addr, e->set);
+		return entry_call(_IOC_NR(req), &e->addr, e->set, e);
 	case CNF_IOC_ADD_BATCH:
 	case CNF_IOC_DEL_BATCH:
-		return batch_call(b, b->set, req == CNF_IOC_ADD_BATCH);
+		return batch_call(b, b->set, req == CNF_IOC_ADD_BATCH, false);
 	case CNF_IOC_DUMP:
-		return dump_call(d, d->set);
+		return dump_call(d, d->set, false);
 	case CNF_IOC_SET_CREATE:
 		return set_create(arg);
 	case CNF_IOC_SET_DESTROY:
@@ -471,12 +553,12 @@ static int v1_call(unsigned long req, void *arg)
 	case V1_DEL:
 	case V1_TEST:
 	case V1_MATCH:
-		return entry_call(_IOC_NR(req), arg, none);
+		return entry_call(_IOC_NR(req), arg, none, NULL);
 	case V1_ADD_BATCH:
 	case V1_DEL_BATCH:
-		return batch_call(arg, none, req == V1_ADD_BATCH);
+		return batch_call(arg, none, req == V1_ADD_BATCH, true);
 	case V1_DUMP:
-		return dump_call(arg, none);
+		return dump_call(arg, none, true);
 	case CNF_IOC_STATS:
 		return stats_call(arg);
 	case CNF_IOC_FLUSH:
@@ -500,20 +582,37 @@ static void log_request(unsigned long req, void *arg, bool v1)
 	unsigned int nr = _IOC_NR(req);
 	const char *set = NULL;
 	bool replace = false;
+	char extra[64] = "";
 
 	if (nr >= sizeof(call_names) / sizeof(call_names[0]) || !call_names[nr])
 		return;
-	if (!v1 && (nr <= 0x03 || nr == 0x0b))
-		set = ((struct cnf_entry *)arg)->set;
+	if (!v1 && (nr <= 0x03 || nr == 0x0b)) {
+		const struct cnf_entry *e = arg;
+
+		set = e->set;
+		snprintf(extra, sizeof(extra), "%s",
+			 e->flags & CNF_ENTRY_F_EXIST ? " exist" : "");
+		if (e->flags & CNF_ENTRY_F_TIMEOUT)
+			snprintf(extra + strlen(extra),
+				 sizeof(extra) - strlen(extra), " timeout=%u",
+				 e->timeout);
+	}
 	if (!v1 && (nr == 0x04 || nr == 0x05)) {
 		set = ((struct cnf_batch *)arg)->set;
 		replace = ((struct cnf_batch *)arg)->flags & CNF_BATCH_F_REPLACE;
+		if (((struct cnf_batch *)arg)->timeouts)
+			strcpy(extra, " timeouts");
 	}
 	if (!v1 && nr == 0x06)
 		set = ((struct cnf_dump *)arg)->set;
-	if (nr == 0x0d || nr == 0x0e || nr == 0x11)
+	if (nr == 0x0d || nr == 0x0e || nr == 0x11) {
 		set = ((struct cnf_set_req *)arg)->name;
-	log_call(call_names[nr], v1 && nr != 0x07 && nr != 0x08, set, replace);
+		if (((struct cnf_set_req *)arg)->timeout)
+			snprintf(extra, sizeof(extra), " timeout=%u",
+				 ((struct cnf_set_req *)arg)->timeout);
+	}
+	log_call(call_names[nr], v1 && nr != 0x07 && nr != 0x08, set, replace,
+		 extra);
 }
 
 static int fake_ioctl(unsigned long req, void *arg)

@@ -269,7 +269,7 @@ TEST(options_anywhere_until_double_dash)
 	RUN(&r, "new", "", "add", "10.0.0.0/8", "--exist", "192.0.2.99");
 	EXPECT_EQ(0, r.status);
 	EXPECT_STREQ("", r.err);
-	EXPECT_STREQ("ADD\nADD\n", r.log);
+	EXPECT_STREQ("ADD exist\nADD exist\n", r.log);
 	RUN(&r, "new", "", "del", "198.51.100.1", "--exist", "-q");
 	EXPECT_EQ(0, r.status);
 	EXPECT_STREQ("", r.out);
@@ -284,7 +284,7 @@ TEST(options_anywhere_until_double_dash)
 	RUN(&r, "new", "", "add", "192.0.2.1", "--bogus");
 	EXPECT_EQ(2, r.status);
 	EXPECT_STREQ("cuckooctl: add --bogus: unknown option\n"
-		     "Usage: cuckooctl add [OPTION...] PREFIX...\n"
+		     "Usage: cuckooctl add [OPTION...] PREFIX [timeout SECONDS]...\n"
 		     "Try 'cuckooctl help add' for more.\n", r.err);
 	RUN(&r, "new", "", "list", "extra");
 	EXPECT_EQ(2, r.status);
@@ -350,10 +350,10 @@ TEST(sets_lifecycle_and_errors)
 	EXPECT_STREQ("192.0.2.1\n2001:db8::/48\n", r.out);
 	RUN(&r, "new", "", "sets");
 	EXPECT_EQ(0, r.status);
-	EXPECT_STREQ("name     kind         entries        bytes      matched\n"
-		     "default  block              4          512            0\n"
-		     "foo      block              2         1024           10\n"
-		     "office   allow              0         1536           20\n", r.out);
+	EXPECT_STREQ("name     kind         entries        bytes      matched    timeout        timed\n"
+		     "default  block              4          512            0          -            0\n"
+		     "foo      block              2         1024           10          -            0\n"
+		     "office   allow              0         1536           20          -            0\n", r.out);
 	EXPECT_RUN(&r, "new", 1, "cuckooctl: add 10.0.0.1: no set named nosuch\n",
 		   "add", "-s", "nosuch", "10.0.0.1");
 	EXPECT_RUN(&r, "new", 1, "cuckooctl: destroy default: the default set cannot be destroyed\n",
@@ -569,14 +569,19 @@ TEST(json_of_sets_and_stats)
 	RUN(&r, "new", "", "sets", "-j");
 	EXPECT_EQ(0, r.status);
 	EXPECT_STREQ("[{\"name\":\"default\",\"kind\":\"block\",\"entries\":4,"
-		     "\"v4_entries\":3,\"v6_entries\":1,\"bytes\":512,\"matched\":0},"
+		     "\"v4_entries\":3,\"v6_entries\":1,\"bytes\":512,\"matched\":0,"
+		     "\"timeout\":0,\"timed\":0},"
 		     "{\"name\":\"office\",\"kind\":\"allow\",\"entries\":0,"
-		     "\"v4_entries\":0,\"v6_entries\":0,\"bytes\":1024,\"matched\":10}]\n",
+		     "\"v4_entries\":0,\"v6_entries\":0,\"bytes\":1024,\"matched\":10,"
+		     "\"timeout\":0,\"timed\":0}]\n",
 		     r.out);
 	RUN(&r, "new", "", "-j", "stats");
 	EXPECT_EQ(0, r.status);
-	EXPECT_NE(NULL, strstr(r.out, "\"tables\":1},\"sets\":[{\"name\":\"default\","));
-	EXPECT_NE(NULL, strstr(r.out, "\"matched\":10}]}\n"));
+	EXPECT_NE(NULL, strstr(r.out, "\"tables\":1},\"expiry\":{\"entries\":0,"
+			       "\"bytes\":0,\"bytes_per_entry\":0.00,\"expired\":7,"
+			       "\"late\":2,\"max_late_ms\":1250},"
+			       "\"sets\":[{\"name\":\"default\","));
+	EXPECT_NE(NULL, strstr(r.out, "\"matched\":10,\"timeout\":0,\"timed\":0}]}\n"));
 	RUN(&r, "new", "", "stats");
 	EXPECT_NE(NULL, strstr(r.out, "sets:\nname     kind         entries"));
 	drop_module();
@@ -671,6 +676,248 @@ TEST(save_all_and_restore_all_keep_every_set)
 	drop_module();
 	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
 	EXPECT_EQ(0, system(path));
+}
+
+#define TIMEOUTS_NOT_SUPPORTED \
+	"the loaded module does not support timeouts (a version without them)"
+
+TEST(add_with_a_timeout_per_address)
+{
+	struct run r;
+
+	fresh_module();
+	RUN(&r, "new", "", "add", "10.9.0.1", "timeout", "60", "10.9.0.2",
+	    "192.0.2.50", "timeout", "0");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("", r.err);
+	/* Asked once whether the module has timeouts, then one call each. */
+	EXPECT_STREQ("SET_CREATE default timeout=1\nADD timeout=60\nADD\n"
+		     "ADD timeout=0\n", r.log);
+	RUN(&r, "new", "", "list");
+	EXPECT_STREQ("10.0.0.0/8\n10.1.0.0/16\n192.0.2.7\n2001:db8::/32\n"
+		     "10.9.0.1 timeout 60\n10.9.0.2\n192.0.2.50\n", r.out);
+	RUN(&r, "new", "", "test", "10.9.0.1", "10.9.0.2");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("10.9.0.1: present (10.9.0.1 timeout 60)\n"
+		     "10.9.0.2: present (10.9.0.2)\n", r.out);
+	/* Without a timeout anywhere, no question and no flag. */
+	RUN(&r, "new", "", "add", "10.9.0.3");
+	EXPECT_STREQ("ADD\n", r.log);
+	drop_module();
+}
+
+TEST(add_refuses_bad_timeouts_before_any_call)
+{
+	struct run r;
+
+	EXPECT_RUN(&r, "new", 3, "cuckooctl: add abc: not a timeout: whole seconds, a decimal number from 0 (none) to 4294967295\n",
+		   "add", "10.9.0.1", "timeout", "abc");
+	EXPECT_STREQ("", r.log);
+	EXPECT_RUN(&r, "new", 3, "cuckooctl: add -1: not a timeout: whole seconds, a decimal number from 0 (none) to 4294967295\n",
+		   "add", "10.9.0.1", "timeout", "--", "-1");
+	EXPECT_RUN(&r, "new", 3, "cuckooctl: add 4294967296: timeout past 4294967295 seconds, the longest there is\n",
+		   "add", "10.9.0.1", "10.9.0.2", "timeout", "4294967296");
+	EXPECT_STREQ("", r.log);
+	EXPECT_RUN(&r, "new", 3, "cuckooctl: add timeout: 'timeout' without its number of seconds\n",
+		   "add", "10.9.0.1", "timeout");
+	EXPECT_RUN(&r, "new", 3, "cuckooctl: add timeout: 'timeout SECONDS' goes after the address it is for\n",
+		   "add", "timeout", "5", "10.9.0.1");
+	EXPECT_RUN(&r, "new", 3, "cuckooctl: add timeout: a second timeout for the same address\n",
+		   "add", "10.9.0.1", "timeout", "5", "timeout", "6");
+	EXPECT_STREQ("", r.log);
+	/* Only add takes one. */
+	EXPECT_RUN(&r, "new", 3, "cuckooctl: del timeout: not an IPv4 or IPv6 address or prefix\n"
+		   "cuckooctl: del 5: not an IPv4 or IPv6 address or prefix\n",
+		   "del", "10.9.0.1", "timeout", "5");
+	EXPECT_STREQ("", r.log);
+}
+
+TEST(add_exist_sets_the_timeout_anew)
+{
+	struct run r;
+
+	fresh_module();
+	RUN(&r, "new", "", "add", "10.9.0.1", "timeout", "60");
+	EXPECT_EQ(0, r.status);
+	EXPECT_RUN(&r, "new", 1, "cuckooctl: add 10.9.0.1: already present\n",
+		   "add", "10.9.0.1", "timeout", "5");
+	RUN(&r, "new", "", "add", "--exist", "10.9.0.1", "timeout", "5",
+	    "10.9.0.9");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("", r.err);
+	EXPECT_STREQ("SET_CREATE default timeout=1\nADD exist timeout=5\n"
+		     "ADD exist\n", r.log);
+	RUN(&r, "new", "", "test", "10.9.0.1");
+	EXPECT_STREQ("10.9.0.1: present (10.9.0.1 timeout 5)\n", r.out);
+	drop_module();
+}
+
+TEST(create_with_a_default_timeout)
+{
+	struct run r;
+
+	fresh_module();
+	RUN(&r, "new", "", "create", "f2b", "timeout", "600");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("SET_CREATE f2b timeout=600\n", r.log);
+	RUN(&r, "new", "", "create", "ok", "allow", "timeout", "0");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("SET_CREATE ok\n", r.log);
+	/* Entries added without one get the set's. */
+	RUN(&r, "new", "", "-s", "f2b", "add", "192.0.2.1", "192.0.2.2",
+	    "timeout", "0");
+	EXPECT_STREQ("SET_CREATE default timeout=1\nADD f2b\nADD f2b timeout=0\n",
+		     r.log);
+	RUN(&r, "new", "", "-s", "f2b", "list");
+	EXPECT_STREQ("192.0.2.1 timeout 600\n192.0.2.2\n", r.out);
+	RUN(&r, "new", "", "sets");
+	EXPECT_STREQ("name     kind         entries        bytes      matched    timeout        timed\n"
+		     "default  block              4          512            0          -            0\n"
+		     "f2b      block              2         1024           10        600            1\n"
+		     "ok       allow              0         1536           20          -            0\n",
+		     r.out);
+	RUN(&r, "new", "", "sets", "-j");
+	EXPECT_NE(NULL, strstr(r.out, "\"name\":\"f2b\",\"kind\":\"block\",\"entries\":2,"
+			       "\"v4_entries\":2,\"v6_entries\":0,\"bytes\":1024,"
+			       "\"matched\":10,\"timeout\":600,\"timed\":1}"))
+		TH_LOG("%s", r.out);
+	RUN(&r, "new", "", "stats");
+	EXPECT_NE(NULL, strstr(r.out, "expiry:\n  timed:        1 entry\n"
+			       "  memory:       48 bytes (48 B)\n"
+			       "  bytes/entry:  48.00\n  expired:      7\n"
+			       "  late:         2 (removed over a second late), at most 1250 ms\n"))
+		TH_LOG("%s", r.out);
+	EXPECT_RUN(&r, "new", 2, "cuckooctl: create timeout: needs a number of seconds\n"
+		   "Usage: cuckooctl create NAME [block|allow] [timeout SECONDS]\n"
+		   "Try 'cuckooctl help create' for more.\n",
+		   "create", "x", "block", "timeout");
+	EXPECT_RUN(&r, "new", 3, "cuckooctl: create 1h: not a timeout: whole seconds, a decimal number from 0 (none) to 4294967295\n",
+		   "create", "x", "timeout", "1h");
+	RUN(&r, "new", "", "create", "x", "allow", "timeout", "5", "more");
+	EXPECT_EQ(2, r.status);
+	EXPECT_STREQ("", r.log);
+	drop_module();
+}
+
+TEST(save_and_restore_round_trip_timeouts)
+{
+	static const char saved[] =
+		"# cuckoo_nf save\n"
+		"# cuckoo_nf set default block\n"
+		"10.0.0.0/8\n10.1.0.0/16\n192.0.2.7\n2001:db8::/32\n"
+		"10.9.0.1 timeout 60\n"
+		"# cuckoo_nf set f2b block timeout 600\n"
+		"192.0.2.1 timeout 600\n192.0.2.2 timeout 0\n"
+		"192.0.2.3 timeout 30\n";
+	struct run r;
+
+	fresh_module();
+	RUN(&r, "new", "", "create", "f2b", "timeout", "600");
+	RUN(&r, "new", "", "-s", "f2b", "add", "192.0.2.1", "192.0.2.2",
+	    "timeout", "0", "192.0.2.3", "timeout", "30");
+	RUN(&r, "new", "", "add", "10.9.0.1", "timeout", "60");
+	RUN(&r, "new", "", "save", "--all");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ(saved, r.out);
+	/* save -s of a set with a default: its set line and every timeout. */
+	RUN(&r, "new", "", "save", "-s", "f2b");
+	EXPECT_STREQ("# cuckoo_nf save\n# cuckoo_nf set f2b block timeout 600\n"
+		     "192.0.2.1 timeout 600\n192.0.2.2 timeout 0\n"
+		     "192.0.2.3 timeout 30\n", r.out);
+	/* A fresh module: the set comes back with its default and entries. */
+	fresh_module();
+	RUN(&r, "new", saved, "restore", "-");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("", r.err);
+	EXPECT_STREQ("SET_CREATE default timeout=1\nSET_LIST\n"
+		     "ADD_BATCH replace timeouts\nSET_CREATE f2b timeout=600\n"
+		     "ADD_BATCH f2b replace timeouts\n", r.log);
+	RUN(&r, "new", "", "save", "--all");
+	EXPECT_STREQ(saved, r.out);
+	/* Lines without a timeout get the set's default, as ipset's do. */
+	RUN(&r, "new", "# cuckoo_nf set f2b block timeout 600\n"
+		       "192.0.2.9\n192.0.2.8 timeout 5\n", "restore", "-");
+	EXPECT_EQ(0, r.status);
+	RUN(&r, "new", "", "-s", "f2b", "list");
+	EXPECT_STREQ("192.0.2.9 timeout 600\n192.0.2.8 timeout 5\n", r.out);
+	/* A set keeps its default: another one in the input is refused. */
+	RUN(&r, "new", "# cuckoo_nf set f2b block timeout 60\n192.0.2.9\n",
+	    "restore", "-");
+	EXPECT_EQ(1, r.status);
+	EXPECT_STREQ("cuckooctl: restore f2b: default timeout 60 in the input, 600 in the module (destroy the set to restore it); the old contents still serve\n",
+		     r.err);
+	/* load: the same per line, and no array without a timeout. */
+	RUN(&r, "new", "192.0.2.20 timeout 7\n192.0.2.21\n", "load", "-s", "f2b");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("SET_CREATE default timeout=1\nSET_LIST\nADD_BATCH f2b timeouts\n",
+		     r.log);
+	RUN(&r, "new", "192.0.2.22\n", "load", "-s", "f2b");
+	EXPECT_STREQ("ADD_BATCH f2b\n", r.log);
+	RUN(&r, "new", "", "-s", "f2b", "list");
+	EXPECT_STREQ("192.0.2.9 timeout 600\n192.0.2.8 timeout 5\n"
+		     "192.0.2.20 timeout 7\n192.0.2.21 timeout 600\n"
+		     "192.0.2.22 timeout 600\n", r.out);
+	drop_module();
+}
+
+TEST(module_without_timeouts_refuses_them_only)
+{
+	const char *const kernels[] = { "sets", "old" };
+	struct run r;
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		const char *k = kernels[i];
+
+		fresh_module();
+		EXPECT_RUN(&r, k, 1, "cuckooctl: add: " TIMEOUTS_NOT_SUPPORTED "\n",
+			   "add", "10.9.0.2", "10.9.0.1", "timeout", "60");
+		/* Asked before anything changed. */
+		EXPECT_STREQ("SET_CREATE default timeout=1\n", r.log);
+		RUN(&r, k, "10.9.0.1 timeout 60\n", "load");
+		EXPECT_EQ(1, r.status);
+		EXPECT_STREQ("cuckooctl: load: " TIMEOUTS_NOT_SUPPORTED "; 0 added\n",
+			     r.err);
+		RUN(&r, k, "# cuckoo_nf save\n10.9.0.1 timeout 60\n", "restore", "-");
+		EXPECT_EQ(1, r.status);
+		EXPECT_STREQ("cuckooctl: restore: " TIMEOUTS_NOT_SUPPORTED "; nothing changed\n",
+			     r.err);
+		RUN(&r, k, "", "stats");
+		EXPECT_EQ(0, r.status);
+		EXPECT_NE(NULL, strstr(r.out, "expiry:       timeouts not supported by the loaded module\n"));
+		RUN(&r, k, "", "stats", "-j");
+		EXPECT_EQ(NULL, strstr(r.out, "expiry"));
+		/* The rest as before: --exist passes over a present prefix. */
+		RUN(&r, k, "", "add", "--exist", "192.0.2.7", "192.0.2.60");
+		EXPECT_EQ(0, r.status);
+		EXPECT_STREQ("", r.err);
+		RUN(&r, k, "", "list");
+		EXPECT_EQ(0, r.status);
+		EXPECT_STREQ("10.0.0.0/8\n10.1.0.0/16\n192.0.2.7\n2001:db8::/32\n"
+			     "192.0.2.60\n", r.out);
+		RUN(&r, k, "", "test", "192.0.2.60");
+		EXPECT_EQ(0, r.status);
+		drop_module();
+	}
+	/* A module with sets: the flag is dropped once, then not sent. */
+	fresh_module();
+	RUN(&r, "sets", "", "add", "--exist", "10.0.0.0/8", "192.0.2.60");
+	EXPECT_STREQ("ADD exist\nADD\nADD\n", r.log);
+	RUN(&r, "sets", "", "list");
+	EXPECT_STREQ("DUMP\nDUMP\n", r.log);
+	EXPECT_RUN(&r, "sets", 1, "cuckooctl: create f2b: " TIMEOUTS_NOT_SUPPORTED "\n",
+		   "create", "f2b", "timeout", "600");
+	RUN(&r, "sets", "", "create", "f2b");
+	EXPECT_EQ(0, r.status);
+	RUN(&r, "sets", "", "save", "--all");
+	EXPECT_STREQ("# cuckoo_nf save\n# cuckoo_nf set default block\n"
+		     "10.0.0.0/8\n10.1.0.0/16\n192.0.2.7\n2001:db8::/32\n"
+		     "192.0.2.60\n# cuckoo_nf set f2b block\n", r.out);
+	drop_module();
+	/* One from before sets: -ENOTTY, then the first version's call. */
+	RUN(&r, "old", "", "add", "--exist", "192.0.2.7");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("ADD exist\nADD/1\n", r.log);
 }
 
 TEST_HARNESS_MAIN

@@ -321,18 +321,34 @@ static char *capture(void (*print)(FILE *, const struct cnf_stats *),
 /* A module without sets: no "sets" key. */
 static void stats_json(FILE *f, const struct cnf_stats *st)
 {
-	ctl_print_stats_json(f, st, NULL, 0);
+	ctl_print_stats_json(f, st, NULL, NULL, 0);
 }
 
 static const struct cnf_set_info sample_sets[] = {
-	{ "default", CNF_SET_BLOCK, 0, 3, 1, 8192, 42 },
-	{ "office.v2-a_b", CNF_SET_ALLOW, 0, 0, 2, 512, 7 },
-	{ "odd", 9, 0, 0, 0, 0, 0 },
+	{ "default", CNF_SET_BLOCK, 0, 3, 1, 8192, 42, 1 },
+	{ "office.v2-a_b", CNF_SET_ALLOW, 4294967295u, 0, 2, 512, 7, 2 },
+	{ "odd", 9, 600, 0, 0, 0, 0, 0 },
 };
 
 static void sets_json(FILE *f, const struct cnf_stats *st)
 {
-	ctl_print_stats_json(f, st, sample_sets, 3);
+	ctl_print_stats_json(f, st, NULL, sample_sets, 3);
+}
+
+/* A module with timeouts: its expiry figures before the sets. */
+static void expiry_json(FILE *f, const struct cnf_stats *st)
+{
+	ctl_print_stats_json(f, st, &st->expiry, sample_sets, 1);
+}
+
+static void expiry_text(FILE *f, const struct cnf_stats *st)
+{
+	ctl_print_expiry_text(f, &st->expiry);
+}
+
+static void no_expiry_text(FILE *f, const struct cnf_stats *st)
+{
+	ctl_print_expiry_text(f, NULL);
 }
 
 static void sets_text(FILE *f, const struct cnf_stats *st)
@@ -349,19 +365,70 @@ TEST(sets_json_and_text)
 	/* The sets close the object, after the families. */
 	EXPECT_NE(NULL, strstr(text, "\"tables\":0},\"sets\":["
 		  "{\"name\":\"default\",\"kind\":\"block\",\"entries\":4,"
-		  "\"v4_entries\":3,\"v6_entries\":1,\"bytes\":8192,\"matched\":42},"
+		  "\"v4_entries\":3,\"v6_entries\":1,\"bytes\":8192,\"matched\":42,"
+		  "\"timeout\":0,\"timed\":1},"
 		  "{\"name\":\"office.v2-a_b\",\"kind\":\"allow\",\"entries\":2,"
-		  "\"v4_entries\":0,\"v6_entries\":2,\"bytes\":512,\"matched\":7},"
+		  "\"v4_entries\":0,\"v6_entries\":2,\"bytes\":512,\"matched\":7,"
+		  "\"timeout\":4294967295,\"timed\":2},"
 		  "{\"name\":\"odd\",\"kind\":\"unknown\",\"entries\":0,"
-		  "\"v4_entries\":0,\"v6_entries\":0,\"bytes\":0,\"matched\":0}]}\n"))
+		  "\"v4_entries\":0,\"v6_entries\":0,\"bytes\":0,\"matched\":0,"
+		  "\"timeout\":600,\"timed\":0}]}\n"))
 		TH_LOG("%s", text);
+	/* No expiry figures from a module without timeouts. */
+	EXPECT_EQ(NULL, strstr(text, "expiry"));
 	free(text);
 	text = capture(sets_text, &st);
 	ASSERT_NE(NULL, text);
-	EXPECT_STREQ("name           kind         entries        bytes      matched\n"
-		     "default        block              4         8192           42\n"
-		     "office.v2-a_b  allow              2          512            7\n"
-		     "odd            unknown            0            0            0\n", text);
+	EXPECT_STREQ("name           kind         entries        bytes      matched    timeout        timed\n"
+		     "default        block              4         8192           42          -            1\n"
+		     "office.v2-a_b  allow              2          512            7 4294967295            2\n"
+		     "odd            unknown            0            0            0        600            0\n", text);
+	free(text);
+}
+
+TEST(expiry_json_and_text)
+{
+	struct cnf_stats st = sample_stats();
+	char *text;
+
+	st.expiry.entries = 3;
+	st.expiry.bytes = 200;
+	st.expiry.expired = 1000;
+	st.expiry.late = 4;
+	st.expiry.max_late_ms = 1500;
+	text = capture(expiry_json, &st);
+	ASSERT_NE(NULL, text);
+	EXPECT_NE(NULL, strstr(text, "\"tables\":0},\"expiry\":{\"entries\":3,"
+		  "\"bytes\":200,\"bytes_per_entry\":66.67,\"expired\":1000,"
+		  "\"late\":4,\"max_late_ms\":1500},\"sets\":[{\"name\":\"default\""))
+		TH_LOG("%s", text);
+	free(text);
+	text = capture(expiry_text, &st);
+	ASSERT_NE(NULL, text);
+	EXPECT_STREQ("expiry:\n"
+		     "  timed:        3 entries\n"
+		     "  memory:       200 bytes (200 B)\n"
+		     "  bytes/entry:  66.67\n"
+		     "  expired:      1000\n"
+		     "  late:         4 (removed over a second late), at most 1500 ms\n",
+		     text);
+	free(text);
+	/* None timed: no division by zero. */
+	memset(&st.expiry, 0, sizeof(st.expiry));
+	text = capture(expiry_text, &st);
+	ASSERT_NE(NULL, text);
+	EXPECT_NE(NULL, strstr(text, "  timed:        0 entries\n"
+				      "  memory:       0 bytes (0 B)\n"
+				      "  bytes/entry:  -\n"));
+	free(text);
+	text = capture(expiry_json, &st);
+	ASSERT_NE(NULL, text);
+	EXPECT_NE(NULL, strstr(text, "\"bytes_per_entry\":0.00,"));
+	free(text);
+	text = capture(no_expiry_text, &st);
+	ASSERT_NE(NULL, text);
+	EXPECT_STREQ("expiry:       timeouts not supported by the loaded module\n",
+		     text);
 	free(text);
 }
 

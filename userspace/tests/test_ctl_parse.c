@@ -419,9 +419,10 @@ TEST(addr_rejects)
 	}
 }
 
-static enum ctl_line_kind parse_line(const char *text, unsigned int flags,
-				     struct cnf_addr *a,
-				     enum ctl_parse_err *err, char *value)
+/* ctl_parse_line() of @text, with its timeout in @e. */
+static enum ctl_line_kind parse_line_entry(const char *text, unsigned int flags,
+					   struct ctl_entry *e,
+					   enum ctl_parse_err *err, char *value)
 {
 	struct cnf_addr hint;
 	const char *v = NULL;
@@ -431,11 +432,23 @@ static enum ctl_line_kind parse_line(const char *text, unsigned int flags,
 
 	snprintf(buf, sizeof(buf), "%s", text);
 	*err = CTL_PARSE_OK;
-	k = ctl_parse_line(buf, strlen(buf), flags, a, err, &hint, &v, &vlen);
+	k = ctl_parse_line(buf, strlen(buf), flags, e, err, &hint, &v, &vlen);
 	value[0] = '\0';
 	if (k == CTL_LINE_BAD)
 		snprintf(value, 256, "%.*s", (int)vlen, v);
 	return k;
+}
+
+/* The same for the prefix alone: a line with a timeout is bad here. */
+static enum ctl_line_kind parse_line(const char *text, unsigned int flags,
+				     struct cnf_addr *a,
+				     enum ctl_parse_err *err, char *value)
+{
+	struct ctl_entry e;
+	enum ctl_line_kind k = parse_line_entry(text, flags, &e, err, value);
+
+	*a = e.a;
+	return k == CTL_LINE_ADDR && e.timed ? CTL_LINE_BAD : k;
 }
 
 TEST(line_kinds)
@@ -515,7 +528,8 @@ TEST(line_with_nul_is_bad)
 {
 	char line[] = "10.0.0.1\0junk\n";
 	enum ctl_parse_err err;
-	struct cnf_addr a, hint;
+	struct cnf_addr hint;
+	struct ctl_entry a;
 	const char *v;
 	size_t vlen;
 
@@ -842,7 +856,13 @@ TEST(set_kinds)
 /* ctl_parse_set_line() of @s: its result, the name and kind in @name/@kind. */
 static int set_line(const char *s, char *name, uint32_t *kind)
 {
-	return ctl_parse_set_line(s, strlen(s), name, kind);
+	uint32_t timeout = 7;
+	int rc = ctl_parse_set_line(s, strlen(s), name, kind, &timeout);
+
+	/* A line without a timeout says none. */
+	if (rc == 1 && timeout)
+		return 2;
+	return rc;
 }
 
 TEST(set_lines)
@@ -924,6 +944,230 @@ TEST(save_sections)
 		EXPECT_EQ(1, in.n);
 		ctl_input_free(&in);
 	}
+}
+
+TEST(timeout_values)
+{
+	static const struct {
+		const char *s;
+		uint32_t sec;
+	} good[] = {
+		{ "0", 0 }, { "1", 1 }, { "600", 600 }, { "007", 7 },
+		{ "4294967295", 4294967295u },
+	};
+	static const char *const bad[] = {
+		"", "-1", "+1", " 1", "1 ", "1s", "abc", "1.5", "0x10", "1e3",
+	};
+	static const char *const range[] = {
+		"4294967296", "10000000000", "99999999999999999999999999",
+	};
+	char reason[CTL_REASONLEN];
+	struct cnf_addr no_hint;
+	uint32_t sec;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(good); i++) {
+		sec = 12345;
+		EXPECT_EQ(CTL_PARSE_OK, ctl_parse_timeout(good[i].s, &sec))
+			TH_LOG("'%s'", good[i].s);
+		EXPECT_EQ(good[i].sec, sec) TH_LOG("'%s'", good[i].s);
+	}
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		sec = 12345;
+		EXPECT_EQ(CTL_PARSE_TIMEOUT, ctl_parse_timeout(bad[i], &sec))
+			TH_LOG("'%s'", bad[i]);
+		EXPECT_EQ(12345, sec);
+	}
+	for (i = 0; i < ARRAY_SIZE(range); i++)
+		EXPECT_EQ(CTL_PARSE_TIMEOUT_RANGE, ctl_parse_timeout(range[i], &sec))
+			TH_LOG("'%s'", range[i]);
+	memset(&no_hint, 0, sizeof(no_hint));
+	EXPECT_STREQ("not a timeout: whole seconds, a decimal number from 0 (none) to 4294967295",
+		     ctl_parse_reason(CTL_PARSE_TIMEOUT, &no_hint, reason,
+				      sizeof(reason)));
+	EXPECT_STREQ("timeout past 4294967295 seconds, the longest there is",
+		     ctl_parse_reason(CTL_PARSE_TIMEOUT_RANGE, &no_hint, reason,
+				      sizeof(reason)));
+}
+
+/* What ctl_parse_entry_args() reports, "VALUE: reason" a line. */
+struct bad_args {
+	char text[1024];
+	size_t n;
+};
+
+static void collect_bad(void *ctx, const char *value, enum ctl_parse_err err,
+			const struct cnf_addr *hint)
+{
+	struct bad_args *b = ctx;
+	char reason[CTL_REASONLEN];
+	size_t len = strlen(b->text);
+
+	snprintf(b->text + len, sizeof(b->text) - len, "%s: %s\n", value,
+		 ctl_parse_reason(err, hint, reason, sizeof(reason)));
+	b->n++;
+}
+
+/* ctl_parse_entry_args() of the words of @line into @e. */
+static size_t entry_args(const char *line, bool timeouts, struct ctl_entry *e,
+			 size_t *n, struct bad_args *bad)
+{
+	static char buf[256];
+	char *argv[32], *p;
+	int argc = 0;
+
+	snprintf(buf, sizeof(buf), "%s", line);
+	for (p = strtok(buf, " "); p && argc < 32; p = strtok(NULL, " "))
+		argv[argc++] = p;
+	memset(bad, 0, sizeof(*bad));
+	return ctl_parse_entry_args(argc, argv, 0, timeouts, e, n, collect_bad,
+				    bad);
+}
+
+TEST(entry_args_with_timeouts)
+{
+	char text[CTL_PREFIXSTRLEN];
+	struct ctl_entry e[32];
+	struct bad_args bad;
+	size_t n;
+
+	EXPECT_EQ(0, entry_args("10.0.0.1 timeout 60 10.0.0.0/24 2001:db8::1 timeout 0 192.0.2.1 timeout 4294967295",
+				true, e, &n, &bad));
+	ASSERT_EQ(4, n);
+	EXPECT_STREQ("10.0.0.1", ctl_format_prefix(&e[0].a, text, sizeof(text)));
+	EXPECT_TRUE(e[0].timed);
+	EXPECT_EQ(60, e[0].timeout);
+	EXPECT_EQ(0, e[0].arg);
+	EXPECT_STREQ("10.0.0.0/24", ctl_format_prefix(&e[1].a, text, sizeof(text)));
+	EXPECT_FALSE(e[1].timed);
+	EXPECT_EQ(0, e[1].timeout);
+	EXPECT_EQ(3, e[1].arg);
+	/* timeout 0: a permanent entry, said so (not the set's default). */
+	EXPECT_TRUE(e[2].timed);
+	EXPECT_EQ(0, e[2].timeout);
+	EXPECT_EQ(4, e[2].arg);
+	EXPECT_TRUE(e[3].timed);
+	EXPECT_EQ(4294967295u, e[3].timeout);
+	EXPECT_EQ(7, e[3].arg);
+	EXPECT_STREQ("", bad.text);
+
+	/* Every bad operand reported, each once, the good ones kept. */
+	EXPECT_EQ(6, entry_args("timeout 5 10.0.0.1 timeout abc 10.0.0.2 timeout 4294967296 10.0.0.3 timeout 1 timeout 2 10.0.0.9/24 timeout 5 10.0.0.4 timeout",
+				true, e, &n, &bad));
+	EXPECT_STREQ("timeout: 'timeout SECONDS' goes after the address it is for\n"
+		     "abc: not a timeout: whole seconds, a decimal number from 0 (none) to 4294967295\n"
+		     "4294967296: timeout past 4294967295 seconds, the longest there is\n"
+		     "timeout: a second timeout for the same address\n"
+		     "10.0.0.9/24: host bits set; did you mean 10.0.0.0/24?\n"
+		     "timeout: 'timeout' without its number of seconds\n",
+		     bad.text);
+	EXPECT_EQ(4, n);
+	EXPECT_EQ(1, e[2].timeout);
+	EXPECT_TRUE(e[2].timed);
+	EXPECT_FALSE(e[3].timed);
+
+	/* del and test take no timeout: the word is no address. */
+	EXPECT_EQ(2, entry_args("10.0.0.1 timeout 5", false, e, &n, &bad));
+	EXPECT_STREQ("timeout: not an IPv4 or IPv6 address or prefix\n"
+		     "5: not an IPv4 or IPv6 address or prefix\n", bad.text);
+	EXPECT_EQ(1, n);
+}
+
+TEST(line_timeouts)
+{
+	static const struct {
+		const char *line;
+		bool timed;
+		uint32_t timeout;
+	} good[] = {
+		{ "10.0.0.1 timeout 60\n", true, 60 },
+		{ "  10.0.0.0/8\ttimeout   0  # permanent\r\n", true, 0 },
+		{ "2001:db8::/32 timeout 4294967295;x\n", true, 4294967295u },
+		{ "10.0.0.1\n", false, 0 },
+	};
+	static const struct {
+		const char *line, *value;
+		enum ctl_parse_err err;
+	} bad[] = {
+		{ "10.0.0.1 timeout\n", "10.0.0.1 timeout", CTL_PARSE_TIMEOUT_MISSING },
+		{ "10.0.0.1 timeout  # c\n", "10.0.0.1 timeout", CTL_PARSE_TIMEOUT_MISSING },
+		{ "10.0.0.1 timeout x\n", "10.0.0.1 timeout x", CTL_PARSE_TIMEOUT },
+		{ "10.0.0.1 timeout -5\n", "10.0.0.1 timeout -5", CTL_PARSE_TIMEOUT },
+		{ "10.0.0.1 timeout 4294967296\n", "10.0.0.1 timeout 4294967296",
+		  CTL_PARSE_TIMEOUT_RANGE },
+		{ "10.0.0.1 timeout 5 6\n", "10.0.0.1 timeout 5 6", CTL_PARSE_EXTRA },
+		{ "10.0.0.1 ttl 5\n", "10.0.0.1 ttl 5", CTL_PARSE_EXTRA },
+		{ "10.0.0.5/24 timeout 5\n", "10.0.0.5/24 timeout 5", CTL_PARSE_HOST_BITS },
+		{ "timeout 5\n", "timeout 5", CTL_PARSE_EXTRA },
+	};
+	enum ctl_parse_err err;
+	struct ctl_entry e;
+	char value[256];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(good); i++) {
+		ASSERT_EQ(CTL_LINE_ADDR, parse_line_entry(good[i].line, 0, &e,
+							  &err, value))
+			TH_LOG("line '%s'", good[i].line);
+		EXPECT_EQ(good[i].timed, e.timed) TH_LOG("line '%s'", good[i].line);
+		EXPECT_EQ(good[i].timeout, e.timeout);
+	}
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		EXPECT_EQ(CTL_LINE_BAD, parse_line_entry(bad[i].line, 0, &e,
+							 &err, value))
+			TH_LOG("line '%s'", bad[i].line);
+		EXPECT_EQ(bad[i].err, err) TH_LOG("line '%s'", bad[i].line);
+		EXPECT_STREQ(bad[i].value, value);
+	}
+}
+
+TEST(set_lines_with_timeout)
+{
+	char name[CNF_SET_NAME_LEN];
+	uint32_t kind = 9, timeout = 9;
+
+	EXPECT_EQ(1, ctl_parse_set_line("# cuckoo_nf set f2b block timeout 600\n",
+					38, name, &kind, &timeout));
+	EXPECT_STREQ("f2b", name);
+	EXPECT_EQ(CNF_SET_BLOCK, kind);
+	EXPECT_EQ(600, timeout);
+	EXPECT_EQ(2, set_line("# cuckoo_nf set ok allow timeout 4294967295\r\n",
+			      name, &kind));
+	EXPECT_EQ(CNF_SET_ALLOW, kind);
+	EXPECT_EQ(1, set_line("# cuckoo_nf set ok allow timeout 0\n", name, &kind));
+	EXPECT_EQ(-1, set_line("# cuckoo_nf set f2b block timeout\n", name, &kind));
+	EXPECT_EQ(-1, set_line("# cuckoo_nf set f2b block timeout x\n", name, &kind));
+	EXPECT_EQ(-1, set_line("# cuckoo_nf set f2b block timeout 4294967296\n",
+			       name, &kind));
+	EXPECT_EQ(-1, set_line("# cuckoo_nf set f2b block  timeout 5\n", name, &kind));
+	EXPECT_EQ(-1, set_line("# cuckoo_nf set f2b block ttl 5\n", name, &kind));
+	EXPECT_EQ(-1, set_line("# cuckoo_nf set f2b timeout 5\n", name, &kind));
+}
+
+TEST(input_with_timeouts)
+{
+	struct ctl_input in;
+
+	ASSERT_EQ(0, read_save(&in, "# cuckoo_nf save\n10.0.0.1\n"
+				    "# cuckoo_nf set f2b block timeout 600\n"
+				    "10.0.0.2 timeout 30\n10.0.0.3 timeout 0\n"
+				    "10.0.0.4\n10.0.0.5 timeout\n"));
+	EXPECT_EQ(1, in.nbad);
+	EXPECT_EQ(CTL_PARSE_TIMEOUT_MISSING, in.bad[0].err);
+	EXPECT_EQ(7, in.bad[0].lineno);
+	EXPECT_STREQ("10.0.0.5 timeout", in.bad[0].text);
+	ASSERT_EQ(4, in.n);
+	EXPECT_EQ(2, in.ntimed);
+	EXPECT_FALSE(in.timed[0]);
+	EXPECT_TRUE(in.timed[1]);
+	EXPECT_EQ(30, in.timeout[1]);
+	EXPECT_TRUE(in.timed[2]);
+	EXPECT_EQ(0, in.timeout[2]);
+	EXPECT_FALSE(in.timed[3]);
+	ASSERT_EQ(1, in.nsect);
+	EXPECT_EQ(600, in.sect[0].timeout);
+	EXPECT_EQ(1, in.sect[0].first);
+	ctl_input_free(&in);
 }
 
 TEST_HARNESS_MAIN

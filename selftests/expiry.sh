@@ -1,0 +1,276 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Timeouts on the packet path: entries that run out stop dropping, with no
+# daemon, within a second of their deadline; a refresh moves the deadline;
+# and expiry stays safe beside everything else that changes sets.
+#
+#   sender ns: 10.0.3.x, fd03::x (the SRCS below)    receiver ns
+#      s1 -------------------------------------------- r1  10.0.3.2, fd03::2
+#
+# Verdicts come from counters only: per source, nft counters of the echo
+# requests that arrived at the receiver (netdev ingress, before the
+# module's hook) and were delivered (inet input, after it), and the
+# module's expiry figures (cuckooctl stats -j).
+#
+# test_expire      a timed source (IPv4 and IPv6) is dropped, then passes
+#                  once its timeout ran out; a permanent one stays dropped;
+#                  the kernel counts both expired entries, none late
+# test_refresh     `add --exist` with a longer timeout keeps a source
+#                  dropped past its first deadline, until the new one
+# test_storm       thousands of entries running out while sets are
+#                  replaced, swapped, flushed, created and destroyed and
+#                  every source pings: afterwards nothing timed is left,
+#                  the permanent source is still dropped, the others pass
+# test_teardown    timed entries pending in namespaces that are reset or
+#                  deleted, while the work may be removing them
+set -uo pipefail
+export LC_ALL=C
+
+ALL_TESTS="test_expire test_refresh test_storm test_teardown"
+S=cnf-exp-s-$$
+R=cnf-exp-r-$$
+# Read by lib.sh's counter_tables and ping_argv.
+# shellcheck disable=SC2034
+DST4=10.0.3.2 DST6=fd03::2
+SRCS=(10.0.3.10 fd03::10 10.0.3.20 fd03::20 10.0.3.30 fd03::30)
+TIMED=(10.0.3.10 fd03::10)
+PERMANENT=(10.0.3.20 fd03::20)
+FREE=(10.0.3.30 fd03::30)
+TMP=
+PINGERS=()
+# shellcheck source=lib.sh
+source "$(dirname "$(realpath "$0")")/lib.sh"
+# Entries a storm round replaces a set with, and the rounds.
+NSTORM=${CNF_TEST_EXPIRY_N:-$(scaled 2000 20000)}
+ROUNDS=${CNF_TEST_EXPIRY_ROUNDS:-$(scaled 6 20)}
+
+setup() {
+	tmpdir TMP || return 1
+	veth_pair 1 "$S" "$R" "$DST4" "$DST6" "${SRCS[@]}" || return 1
+	counter_tables "$R" cnf_in:req:r1 cnf_rx:req:input
+}
+
+ctl() { nsx "$R" cuckooctl "$@"; }
+
+now_ms() {
+	local t
+	t=$(date +%s%N)
+	echo $((t / 1000000))
+}
+
+# sleep_until MS: until now_ms() is MS.
+sleep_until() {
+	local left=$(($1 - $(now_ms)))
+	((left <= 0)) || sleep "$((left / 1000)).$(printf %03d $((left % 1000)))"
+}
+
+# expiry_read ARRAY: ARRAY[KEY] for each key of `stats -j`'s "expiry".
+expiry_read() {
+	local -n _ex=$1
+	local j blk
+	_ex=()
+	ctl stats -j >"$TMP/stats" || return 1
+	read -r j <"$TMP/stats"
+	[[ $j =~ \"expiry\":\{([^}]*)\} ]] || return 1
+	blk=${BASH_REMATCH[1]},
+	while [[ $blk =~ ^\"([a-z_]+)\":([0-9.]+), ]]; do
+		_ex[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
+		blk=${blk#"${BASH_REMATCH[0]}"}
+	done
+	[[ -n ${_ex[entries]:-} ]]
+}
+
+declare -A CTR C0
+read_counters() { nft_read CTR "$R" "$TMP/nft"; }
+snapshot() {
+	local k
+	settle_counters read_counters CTR
+	C0=()
+	for k in "${!CTR[@]}"; do C0[$k]=${CTR[$k]}; done
+}
+
+# judge WHAT DROPPED PASSED: after pings since snapshot(), each source of
+# the space-separated DROPPED arrived and was never delivered, each of
+# PASSED arrived and was delivered every time.
+judge() {
+	local what=$1 s i in rx bad=0
+	settle_counters read_counters CTR
+	for s in $2 $3; do
+		i=${IDX[$s]}
+		in=$((CTR[cnf_in/c$i] - C0[cnf_in/c$i]))
+		rx=$((CTR[cnf_rx/c$i] - C0[cnf_rx/c$i]))
+		if ((in == 0)); then
+			fail "$what: no echo request from $s arrived"
+			bad=1
+		elif [[ " $2 " == *" $s "* ]] && ((rx != 0)); then
+			fail "$what: $s should be dropped: $rx of $in delivered"
+			bad=1
+		elif [[ " $3 " == *" $s "* ]] && ((rx != in)); then
+			fail "$what: $s should pass: $rx of $in delivered"
+			bad=1
+		fi
+	done
+	((bad)) || pass "$what: ${2:-nothing} dropped, ${3:-nothing} passed"
+	return $bad
+}
+
+# pings_judged WHAT DROPPED PASSED: two pings from every source, judged.
+pings_judged() {
+	snapshot
+	ping_all "$S" 2 0.2 1 "${SRCS[@]}"
+	judge "$@"
+}
+
+test_expire() {
+	local t0 ex rc=0
+	ctl reset >/dev/null || return 1
+	t0=$(now_ms)
+	ctl add "${TIMED[0]}" timeout 3 "${TIMED[1]}" timeout 3 \
+		"${PERMANENT[@]}" >/dev/null || return 1
+	pings_judged "timeout 3, at once" "${TIMED[*]} ${PERMANENT[*]}" \
+		"${FREE[*]}" || rc=1
+	# Within a second of the deadline, the entries are gone.
+	sleep_until $((t0 + 4000))
+	if ctl test "${TIMED[0]}" >/dev/null 2>&1 ||
+	   ctl test "${TIMED[1]}" >/dev/null 2>&1; then
+		fail "a timed entry still listed 1 s after its deadline"
+		rc=1
+	fi
+	pings_judged "timeout 3, after 4 s" "${PERMANENT[*]}" \
+		"${TIMED[*]} ${FREE[*]}" || rc=1
+	declare -A ex
+	expiry_read ex || return 1
+	if ((ex[expired] != 2 || ex[late] != 0 || ex[entries] != 0)); then
+		fail "expiry figures: ${ex[*]@K}"
+		rc=1
+	else
+		pass "2 expired, none late (worst ${ex[max_late_ms]} ms), none left"
+	fi
+	return $rc
+}
+
+test_refresh() {
+	local t0 left rc=0
+	ctl reset >/dev/null || return 1
+	t0=$(now_ms)
+	ctl add "${TIMED[0]}" timeout 2 "${TIMED[1]}" timeout 2 >/dev/null ||
+		return 1
+	sleep_until $((t0 + 1000))
+	ctl add --exist "${TIMED[0]}" timeout 5 "${TIMED[1]}" timeout 5 \
+		>/dev/null || return 1
+	left=$(ctl list)
+	if [[ $left != *"${TIMED[0]} timeout "[45]* ]]; then
+		fail "list after the refresh: $left"
+		rc=1
+	fi
+	# Past the first deadline, and its second of grace: still dropped.
+	sleep_until $((t0 + 3200))
+	pings_judged "refreshed to 5 s, after 3.2 s" "${TIMED[*]}" \
+		"${FREE[*]}" || rc=1
+	sleep_until $((t0 + 7000))
+	pings_judged "refreshed to 5 s, after 7 s" "" "${TIMED[*]} ${FREE[*]}" ||
+		rc=1
+	return $rc
+}
+
+# storm_files: $TMP/storm.A and .B, NSTORM entries each with timeouts of
+# 1 or 2 s, the first timed source in A.
+storm_files() {
+	local f i
+	for f in A B; do
+		{
+			[[ $f == A ]] && echo "${TIMED[0]} timeout 1"
+			for ((i = 0; i < NSTORM; i++)); do
+				echo "10.$((64 + i / 65536)).$((i / 256 % 256)).$((i % 256)) timeout $((1 + i % 2))"
+			done
+		} >"$TMP/storm.$f"
+	done
+}
+
+test_storm() {
+	local k f ok=0 rc=0 timed
+	ctl reset >/dev/null &&
+		ctl add "${PERMANENT[@]}" >/dev/null &&
+		ctl create t1 >/dev/null && ctl create t2 >/dev/null &&
+		ctl create w allow >/dev/null || return 1
+	storm_files
+	for k in "${SRCS[@]}"; do
+		flood PINGERS "$S" "$k" 0.05
+	done
+	defer kill_all PINGERS
+	for ((k = 0; k < ROUNDS; k++)); do
+		f=A
+		((k % 2)) && f=B
+		ctl replace -s t1 "$TMP/storm.$f" >/dev/null || break
+		ctl swap t1 t2 >/dev/null || break
+		ctl create t3 timeout 1 >/dev/null || break
+		ctl add -s t3 "${TIMED[1]}" 10.99.0.1 10.99.0.2 timeout 2 \
+			>/dev/null || break
+		ctl add --exist -s w 10.64.0.7 timeout 1 >/dev/null || break
+		if ((k % 2)); then
+			ctl flush -s t2 >/dev/null || break
+		fi
+		sleep 0.4
+		ctl destroy t3 >/dev/null || break
+		ok=$((k + 1))
+	done
+	if ((ok != ROUNDS)); then
+		fail "storm round $ok of $ROUNDS: a command failed"
+		kill_all PINGERS
+		return 1
+	fi
+	pass "$ROUNDS rounds of replace, swap, flush, create, destroy with $NSTORM timed entries each"
+	# Everything timed runs out: none left, nothing else lost.
+	sleep 3.2
+	kill_all PINGERS
+	declare -A ex
+	expiry_read ex || return 1
+	timed=${ex[entries]}
+	if ((timed != 0)); then
+		fail "$timed timed entries left 1 s after the last deadline"
+		rc=1
+	elif ((ex[late] != 0)); then
+		fail "${ex[late]} entries removed over a second late (worst ${ex[max_late_ms]} ms)"
+		rc=1
+	else
+		pass "${ex[expired]} expired, none late (worst ${ex[max_late_ms]} ms), none left"
+	fi
+	pings_judged "after the storm" "${PERMANENT[*]}" \
+		"${TIMED[*]} ${FREE[*]}" || rc=1
+	return $rc
+}
+
+# Namespaces with timed entries pending: one reset while they run out, one
+# deleted with them pending, one deleted while they run out.
+test_teardown() {
+	local n k ns=() rc=0
+	for n in 0 1 2; do
+		ns+=("cnf-exp-t$n-$$")
+	done
+	netns_add "${ns[@]}" || return 1
+	for n in 0 1 2; do
+		for ((k = 0; k < 2000; k++)); do
+			echo "10.$((100 + n)).$((k / 256)).$((k % 256)) timeout $((1 + k % 2))"
+		done >"$TMP/teardown.$n"
+		nsx "${ns[$n]}" cuckooctl load "$TMP/teardown.$n" >/dev/null || rc=1
+	done
+	((rc == 0)) || { fail "loading timed entries"; return 1; }
+	ip netns del "${ns[1]}" || rc=1
+	sleep 1.05
+	nsx "${ns[0]}" cuckooctl reset >/dev/null || rc=1
+	ip netns del "${ns[2]}" || rc=1
+	sleep 2
+	# The module still answers, here and in the namespace that was reset.
+	declare -A ex
+	expiry_read ex || rc=1
+	nsx "${ns[0]}" cuckooctl stats >/dev/null || rc=1
+	verdict $rc "reset and deleted namespaces with timed entries pending"
+}
+
+require_root
+require_module
+require_cmds ip nft ping
+ktap_header
+setup || ktap_bail "cannot set up the namespaces"
+run_tests
