@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cuckoo-crowdsec-bouncer: the device calls.  Set lookups, creation,
- * deletes and the replace go through cuckooctl's helpers (../ctl_dev.c);
- * adds are CNF_IOC_ADD with the entry's own timeout, which those helpers
- * do not pass.  The bouncer needs a module with timeouts: a module without
- * them refuses the grown struct cnf_entry (-ENOTTY, -E2BIG).
+ * cuckoo-crowdsec-bouncer: the device calls, through cuckooctl's helpers
+ * (../ctl_dev.c).  The bouncer needs a module with timeouts: with one
+ * without them, adds and replaces fail with CTL_ENOTIMEOUT.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -52,7 +50,7 @@ bool cbn_dev_lost(int err)
 	/* The set was destroyed, the module is going, or is not ours. */
 	return err == ENXIO || err == ENODEV || err == EBADF ||
 	       err == ENOTTY || err == E2BIG || err == EPERM ||
-	       err == CTL_ENOSETS;
+	       err == CTL_ENOSETS || err == CTL_ENOTIMEOUT;
 }
 
 int cbn_dev_ensure_set(int fd, const char *set)
@@ -79,7 +77,7 @@ int cbn_dev_ensure_set(int fd, const char *set)
 	free(sets);
 	if (i >= 0)
 		return 0;
-	err = ctl_set_call(fd, CNF_IOC_SET_CREATE, set, CNF_SET_BLOCK);
+	err = ctl_set_call(fd, CNF_IOC_SET_CREATE, set, CNF_SET_BLOCK, 0);
 	if (err == EEXIST)
 		return 0;
 	if (err) {
@@ -95,21 +93,15 @@ int cbn_dev_add(int fd, const char *set, const struct cnf_addr *a,
 		uint32_t timeout)
 {
 	char text[CTL_PREFIXSTRLEN], why[CTL_SET_ERRLEN];
-	struct cnf_entry e;
+	struct cnf_addr copy = *a;
 	int err;
 
-	memset(&e, 0, sizeof(e));
-	e.addr = *a;
-	ctl_set_field(e.set, set);
-	e.timeout = timeout;
-	e.flags = CNF_ENTRY_F_TIMEOUT | CNF_ENTRY_F_EXIST;
-	if (!ioctl(fd, CNF_IOC_ADD, &e))
+	err = ctl_entry_call(fd, CTL_ADD, set, &copy,
+			     CNF_ENTRY_F_TIMEOUT | CNF_ENTRY_F_EXIST, &timeout);
+	if (!err)
 		return 0;
-	err = errno;
 	cbn_log(CBN_ERROR, "add %s to %s (timeout %us): %s",
 		ctl_format_prefix(a, text, sizeof(text)), set, timeout,
-		err == ENOTTY || err == E2BIG ?
-		"the module has no entry timeouts: update cuckoo_nf" :
 		ctl_strerror_entry(err, a, set, why, sizeof(why)));
 	return err;
 }
@@ -118,7 +110,7 @@ int cbn_dev_del(int fd, const char *set, const struct cnf_addr *a)
 {
 	char text[CTL_PREFIXSTRLEN], why[CTL_SET_ERRLEN];
 	struct cnf_addr copy = *a;
-	int err = ctl_entry_call(fd, CTL_DEL, set, &copy);
+	int err = ctl_entry_call(fd, CTL_DEL, set, &copy, 0, NULL);
 
 	/* Gone already: its timeout ran out, or someone deleted it. */
 	if (!err || err == ENOENT)
