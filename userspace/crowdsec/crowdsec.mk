@@ -37,8 +37,9 @@ $(B)/tests/test_cbn_parse: $(CBN_DIR)/tests/test_cbn_parse.c $(CBN_PARSE_SRCS) \
 	$(CC) $(CBN_TEST_CFLAGS) -o $@ $< $(CBN_PARSE_SRCS) $(CBN_CTL_SRCS) \
 		$(LDFLAGS) $(CBN_LIBS)
 
-# The daemon against crowdsec's Local API, the device emulated by an
-# LD_PRELOAD shim: both without sanitizers (the shim must come first).
+# The daemon against crowdsec's Local API and a scripted one
+# (fake_lapi.py), the device emulated by an LD_PRELOAD shim: both without
+# sanitizers (the shim must come first).
 $(B)/tests/cbn/cuckoo-crowdsec-bouncer: $(CBN_SRCS) $(CBN_CTL_SRCS) $(CBN_HDRS) \
 					$(TOP)/dkms.conf
 	@mkdir -p $(@D)
@@ -52,9 +53,11 @@ $(B)/tests/cbn/cbn_fake_dev.so: $(CBN_DIR)/tests/cbn_fake_dev.c ctl_parse.c \
 		ctl_parse.c ctl_format.c ctl_setname.c -ldl
 
 $(B)/tests/test_cbn_lapi: $(CBN_DIR)/tests/test_cbn_lapi.sh \
+			  $(CBN_DIR)/tests/fake_lapi.py \
 			  $(B)/tests/cbn/cuckoo-crowdsec-bouncer \
 			  $(B)/tests/cbn/cbn_fake_dev.so
 	@mkdir -p $(@D)
+	cp $(CBN_DIR)/tests/fake_lapi.py $(B)/tests/cbn/fake_lapi.py
 	sed 's,@CBN_TESTDIR@,$(B)/tests/cbn,' $< >$@
 	chmod +x $@
 

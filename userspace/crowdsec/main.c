@@ -132,19 +132,21 @@ static int resync(int fd)
 	return 0;
 }
 
-static void touch(struct cbn_entry *e, struct cbn_entry **list)
+/* Onto the list's end: the device calls go in the answer's order. */
+static void touch(struct cbn_entry *e, struct cbn_entry ***tail)
 {
 	if (e->listed)
 		return;
 	e->listed = true;
-	e->next_touched = *list;
-	*list = e;
+	e->next_touched = NULL;
+	**tail = e;
+	*tail = &e->next_touched;
 }
 
 /* What changed since the last answer, entry by entry. */
 static int apply(int fd)
 {
-	struct cbn_entry *list = NULL, *e, *next;
+	struct cbn_entry *list = NULL, **tail = &list, *e, *next;
 	char text[CTL_PREFIXSTRLEN];
 	unsigned long added = 0, deleted = 0;
 	int64_t now = cbn_now();
@@ -168,7 +170,7 @@ static int apply(int fd)
 			err = ENOMEM;
 			break;
 		}
-		touch(e, &list);
+		touch(e, &tail);
 		if (d->deleted) {
 			e->until = 0;
 			e->longer = false;

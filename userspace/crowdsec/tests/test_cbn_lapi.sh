@@ -282,7 +282,70 @@ else
 fi
 stop_bouncer
 
-# 12: configuration errors name the line and the key.
+# 13: what the real Local API does not send on cue, from a scripted one
+# (fake_lapi.py), polled every 200 ms; the calls the device got, in order.
+d() {	# d ID SCOPE VALUE DURATION: a decision as the Local API writes it
+	printf '{"duration":"%s","id":%s,"origin":"cscli","scenario":"t","scope":"%s","type":"ban","value":"%s"}' \
+		"$4" "$1" "$2" "$3"
+}
+ans() {	# ans DELETED NEW: a stream answer, each a JSON list or null
+	local body
+	body=$(printf '{"deleted":%s,"new":%s}' "$1" "$2")
+	printf '{"status":200,"body":%s}' "$(python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$body")"
+}
+A=192.0.2.101 B=192.0.2.102 C=192.0.2.103 D=192.0.2.104
+cat >"$T/answers.json" <<ANSWERS
+[
+ $(ans null "[$(d 1 Ip $A 5m), $(d 2 Ip $A 30s), $(d 3 Ip $B 1m)]"),
+ $(ans null "[$(d 4 Ip $A 10s)]"),
+ $(ans "[$(d 9 Ip $D -1s)]" "[$(d 5 Range 198.51.100.0/25 2m)]"),
+ $(ans "[$(d 1 Ip $A -2s)]" null),
+ $(ans "[$(d 5 Range 198.51.100.0/25 -1s)]" "[$(d 6 Ip $A 1h)]"),
+ $(ans "[$(d 1 Ip $A -3s)]" null),
+ {"status":200,"body":"{\"new\": [ oops"},
+ $(ans null "[$(d 6 Ip $A 59m59s), $(d 7 Ip $C 1m)]"),
+ {"status":500,"body":"{\"message\":\"database locked\"}\n"},
+ $(ans null "[$(d 6 Ip $A 59m58s)]")
+]
+ANSWERS
+python3 "$(dirname "$BOUNCER")/fake_lapi.py" "$T/answers.json" "$T/port" "$T/requests" &
+FAKE_LAPI=$!
+within 5 test -s "$T/port"
+sed -e "s,^api_url: .*,api_url: http://127.0.0.1:$(cat "$T/port")," \
+    -e 's/^update_frequency: .*/update_frequency: 200ms/' "$T/bouncer.yaml" >"$T/fake.yaml"
+: >"$T/fake.log"
+printf 'crowdsec 203.0.113.99 0\n' >"$T/state"
+start_bouncer "$T/fake.yaml"
+# Past the 11th request, the last replace is done.
+within 15 eval '[ "$(wc -l <"$T/requests")" -ge 11 ]'
+stop_bouncer
+kill "$FAKE_LAPI"
+calls=$(grep -E '^(ADD|DEL|REPLACE)' "$T/fake.log" | tr '\n' ';')
+want="REPLACE crowdsec 2;DEL crowdsec $D;ADD crowdsec 198.51.100.0/25 120 3;"
+want+="DEL crowdsec $A;DEL crowdsec 198.51.100.0/25;ADD crowdsec $A 3600 3;"
+want+="REPLACE crowdsec 2;REPLACE crowdsec 1;"
+starts=$(awk '{ printf "%s ", $1 }' "$T/requests" | cut -d' ' -f1-11)
+want_starts="startup=true startup=false startup=false startup=false startup=false startup=false startup=false startup=true startup=false startup=true startup=false"
+if [ "$calls" = "$want" ]; then
+	ok "scripted answers: the longer of two kept, a repeated delete passed over, resync after bad JSON and HTTP 500"
+else
+	not_ok "scripted answers: the longer of two kept, a repeated delete passed over, resync after bad JSON and HTTP 500"
+	echo "# device calls: $calls"
+	echo "# expected:     $want"
+fi
+if [ "$starts" = "$want_starts" ] &&
+   [ "$(cut -d' ' -f2 "$T/requests" | sort -u)" = "$KEY" ] &&
+   [ "$(cut -d' ' -f3 "$T/requests" | sort -u)" = "cuckoo-crowdsec-bouncer/v$("$BOUNCER" -V | cut -d' ' -f2)" ] &&
+   grep -q 'decision stream answer: not JSON' "$T/bouncer.log" &&
+   grep -q 'HTTP 500 ({"message":"database locked"})' "$T/bouncer.log" &&
+   between "$(left $A)" 3590 3600 && ! has 203.0.113.99; then
+	ok "requests: startup=true first and after each failure, the key, the User-Agent"
+else
+	not_ok "requests: startup=true first and after each failure, the key, the User-Agent"
+	echo "# requests:"; sed 's/^/#   /' "$T/requests"
+fi
+
+# 14: configuration errors name the line and the key.
 printf 'api_url: http://127.0.0.1:1/\napi_key: k\nmode: nftables\n' >"$T/bad.yaml"
 out=$("$BOUNCER" -c "$T/bad.yaml" 2>&1)
 rc=$?
