@@ -204,6 +204,9 @@ int cbn_stream_parse(const char *json, size_t len, bool no_ipv6,
 
 	s->n = 0;
 	memset(&s->skips, 0, sizeof(s->skips));
+	/* An empty body has no buffer. */
+	if (!json)
+		json = "";
 	if (!tok) {
 		snprintf(err, errlen, "out of memory");
 		return -1;

@@ -415,6 +415,9 @@ TEST(stream_bad_answers)
 		EXPECT_EQ(0, strncmp(err, cases[i].msg, strlen(cases[i].msg)))
 			TH_LOG("got '%s', want '%s...'", err, cases[i].msg);
 	}
+	/* An empty body, as libcurl leaves it: no buffer at all. */
+	EXPECT_EQ(-1, cbn_stream_parse(NULL, 0, false, &s, err, sizeof(err)));
+	EXPECT_EQ(0, strncmp(err, "not JSON", 8)) TH_LOG("%s", err);
 	cbn_stream_free(&s);
 }
 
