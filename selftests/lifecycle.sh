@@ -11,8 +11,9 @@
 #  1. ITER times, with a ping flood from a blocked and an allowed source
 #     (IPv4 and IPv6) running throughout (the blocked one stopped while
 #     counters are read): insmod; the namespace's filter is empty and
-#     traffic from a source listed before passes; add sources, they are
-#     dropped, and the module's dropped counters are exactly the packets
+#     traffic from a source listed before passes; add sources (and 1000
+#     unrelated entries with timeouts of 1 to 4 s, some pending at the
+#     rmmod), they are dropped, and the module's dropped counters are exactly the packets
 #     from listed sources that arrived and were not delivered; rmmod under
 #     the flood; traffic from a source listed until then passes with no
 #     module.  No packet of the allowed flood is ever dropped.
@@ -209,6 +210,16 @@ quiet_counters() {
 	done
 }
 
+# timed_entries FILE: 1000 entries of 10.77.0.0/16 with timeouts of 1 to
+# 4 s, written once.
+timed_entries() {
+	local i
+	[[ -s $1 ]] && return
+	for ((i = 0; i < 1000; i++)); do
+		echo "10.77.$((i / 256)).$((i % 256)) timeout $((1 + i % 4))"
+	done >"$1"
+}
+
 # One cycle.  Every cycle lists PASS and DROP (v4 and v6): PASS is pinged
 # only while it is not listed, with the fresh module before the add (the
 # last cycle's module listed it) and with no module (it was listed until
@@ -249,6 +260,12 @@ one_cycle() {
 	kill -CONT "${BLOCKED_FLOODS[@]}"
 	if ! ctl "$NS_R" add $PASS4 $PASS6 $DROP4 $DROP6 $FLOOD_B4 $FLOOD_B6 >/dev/null; then
 		fail "cycle $k: cuckooctl add failed"
+	fi
+	# Timed entries no source uses: some run out before the rmmod, the
+	# rest are pending at it.
+	timed_entries "$TMP/timed"
+	if ! ctl "$NS_R" load "$TMP/timed" >/dev/null; then
+		fail "cycle $k: cuckooctl load of timed entries failed"
 	fi
 	ping_start 5 $DROP4 $DROP6 -W 0.01
 	ping_end
