@@ -5,7 +5,7 @@
 # command, the JSON, a 100K-address load (1M with CNF_TEST_FULL; time
 # printed), files with bad lines,
 # prefixes (longest match, refusals, /0), blocklist formats (FireHOL,
-# Spamhaus DROP, CRLF), list | load round trip, restore, the exit codes of
+# Spamhaus DROP, CRLF), list | load round trip, restore, timeouts, the exit codes of
 # the CLI contract and permission checks.  Runs as root, in the VM: selftests/vm/run
 # selftests/cuckooctl.sh.  Leaves the set empty and mode/limit as found.
 # Each test starts from an empty set in drop mode (TESTS="test_restore"
@@ -21,7 +21,7 @@ NBIG=${CNF_TEST_CTL_N:-$(scaled 100000 1000000)}
 ALL_TESTS="test_add_del_test test_stats test_mode_limit test_load_bad_lines
 	test_prefixes test_blocklist_formats test_big_load test_round_trip_sorted test_restore test_batch_stops_at_limit
 	test_usage test_missing_device test_permission test_version
-	test_save_restore_all test_sets"
+	test_save_restore_all test_sets test_timeouts"
 TMP=
 OLD_LIMIT=
 DEV_MODE=
@@ -180,7 +180,8 @@ test_stats() {
 	cp "$OUT" "$TMP/stats-g.json"
 	run jq -r -n '
 		input as $s | input as $g |
-		[($s | keys == ["active", "ipv4", "ipv6", "mem_limit", "mode", "sets"] and
+		[($s | keys == ["active", "expiry", "ipv4", "ipv6", "mem_limit", "mode",
+				"sets"] and
 			.active == true and
 			([.ipv4, .ipv6] | all(keys == ["bytes", "capacity", "checked",
 				"dropped", "entries", "grows", "keys", "lengths",
@@ -578,9 +579,9 @@ test_usage() {
 	expect_rc 0 "--help" "$CTL" --help
 	check "help lists the commands" grep -q "restore" "$OUT"
 	expect_rc 0 "help add" "$CTL" help add
-	check "help add shows its usage" has_line "Usage: cuckooctl add [OPTION...] PREFIX..." "$OUT"
+	check "help add shows its usage" has_line "Usage: cuckooctl add [OPTION...] PREFIX [timeout SECONDS]..." "$OUT"
 	expect_rc 0 "add --help" "$CTL" add --help
-	check "add --help same as help add" has_line "Usage: cuckooctl add [OPTION...] PREFIX..." "$OUT"
+	check "add --help same as help add" has_line "Usage: cuckooctl add [OPTION...] PREFIX [timeout SECONDS]..." "$OUT"
 	expect_rc 0 "load -h" "$CTL" load -h
 	check "load -h mentions --strict" grep -q -- --strict "$OUT"
 }
@@ -770,6 +771,74 @@ test_sets() {
 	check "stats: sets listed" has_text "sets:" "$OUT"
 	"$CTL" destroy ctl-web >/dev/null
 	"$CTL" destroy ctl-ok >/dev/null
+	"$CTL" flush >/dev/null
+}
+
+# seconds_left PREFIX FILE: the N of "PREFIX timeout N" in FILE, or nothing.
+seconds_left() {
+	local p t n
+	while read -r p t n; do
+		[[ $p == "$1" && $t == timeout ]] && { echo "$n"; return; }
+	done <"$2"
+}
+
+# Timeouts end to end: kept, counted down, shown, saved, restored and
+# expired by the module.  Skipped when the module takes a timeout but
+# keeps none (the calls without its expiry).
+test_timeouts() {
+	local left
+	fresh
+	"$CTL" destroy ctl-bans >/dev/null 2>&1
+	expect_rc 0 "add with a timeout" "$CTL" add 192.0.2.20 timeout 100 192.0.2.21
+	expect_rc 0 "list" "$CTL" list
+	left=$(seconds_left 192.0.2.20 "$OUT")
+	if [[ -z $left ]]; then
+		skip_test "the module takes timeouts but keeps none"
+		"$CTL" flush >/dev/null
+		return
+	fi
+	check "list: seconds left, 1 to 100 ($left)" [ "$left" -ge 1 -a "$left" -le 100 ]
+	check "list: a permanent entry bare" has_line "192.0.2.21" "$OUT"
+	expect_rc 0 "test of a timed entry" "$CTL" test 192.0.2.20
+	check "test: the seconds left" has_text "192.0.2.20: present (192.0.2.20 timeout " "$OUT"
+	expect_rc 3 "a bad timeout exits 3" "$CTL" add 192.0.2.22 timeout 1h
+	check "bad timeout: named" has_line "cuckooctl: add 1h: not a timeout: whole seconds, a decimal number from 0 (none) to 4294967295" "$ERR"
+	expect_rc 1 "test: nothing added" "$CTL" test -q 192.0.2.22
+	expect_rc 0 "create with a default timeout" "$CTL" create ctl-bans timeout 600
+	expect_rc 0 "add: the default, none, 1 s" "$CTL" add -s ctl-bans \
+		198.51.100.1 198.51.100.2 timeout 0 198.51.100.3 timeout 1
+	expect_rc 0 "sets -j" "$CTL" sets -j
+	check "sets -j: default timeout 600, 2 timed" \
+		[ "$(jq -r '.[] | select(.name == "ctl-bans") | "\(.timeout) \(.timed)"' "$OUT")" = "600 2" ]
+	expect_rc 0 "save -s of a set with a default" "$CTL" save -s ctl-bans
+	cp "$OUT" "$TMP/bans"
+	check "save: the set line has the default" has_line "# cuckoo_nf set ctl-bans block timeout 600" "$TMP/bans"
+	check "save: a permanent entry as timeout 0" has_line "198.51.100.2 timeout 0" "$TMP/bans"
+	left=$(seconds_left 198.51.100.1 "$TMP/bans")
+	check "save: the default's seconds left (${left:-none})" [ "${left:-0}" -ge 590 -a "${left:-0}" -le 600 ]
+	# Removed within a second of running out.
+	sleep 3
+	expect_rc 1 "a 1 s entry is gone 3 s later" "$CTL" test -q -s ctl-bans 198.51.100.3
+	expect_rc 0 "add --exist sets a timeout anew" "$CTL" add -s ctl-bans --exist 198.51.100.2 timeout 50
+	expect_rc 0 "list -s" "$CTL" list -s ctl-bans
+	left=$(seconds_left 198.51.100.2 "$OUT")
+	check "add --exist: the new timeout (${left:-none})" [ "${left:-0}" -ge 1 -a "${left:-0}" -le 50 ]
+	expect_rc 0 "stats -j" "$CTL" stats -j
+	cp "$OUT" "$TMP/expiry.json"
+	run jq -r '.expiry | "\(.entries) \(.expired >= 1) \(.bytes > 0)"' "$TMP/expiry.json"
+	check "stats -j: 3 timed, one expired, bytes counted" [ "$(<"$OUT")" = "3 true true" ]
+	expect_rc 0 "stats" "$CTL" stats
+	check "stats: expiry figures" has_text "expiry:" "$OUT"
+	expect_rc 0 "destroy" "$CTL" destroy ctl-bans
+	expect_rc 0 "restore of the save" "$CTL" restore "$TMP/bans"
+	expect_rc 0 "sets -j after restore" "$CTL" sets -j
+	check "restore: created with its default" \
+		[ "$(jq -r '.[] | select(.name == "ctl-bans") | .timeout' "$OUT")" = 600 ]
+	expect_rc 0 "list -s after restore" "$CTL" list -s ctl-bans
+	check "restore: the permanent entry stays permanent" has_line "198.51.100.2" "$OUT"
+	left=$(seconds_left 198.51.100.1 "$OUT")
+	check "restore: the entry's own seconds (${left:-none})" [ "${left:-0}" -ge 580 -a "${left:-0}" -le 600 ]
+	"$CTL" destroy ctl-bans >/dev/null
 	"$CTL" flush >/dev/null
 }
 

@@ -16,7 +16,9 @@
  * so that a file cut short, or any other file, is told from a save.  It is
  * written to a temporary file in the same directory, synced and renamed
  * over the old one, and the directory synced: after a crash the file is
- * the old save or the new one, never a part.
+ * the old save or the new one, never a part.  A set with a default timeout
+ * has it on its set line ('# cuckoo_nf set bans block timeout 600') and
+ * every prefix its own ('10.0.0.5 timeout 312', 'timeout 0' for none).
  */
 #include <dirent.h>
 #include <errno.h>
