@@ -13,6 +13,7 @@
 #
 # The jails (filter: "auth failure from <HOST>", maxretry 3, findtime 60 s):
 #   web   bantime BANTIME s, set f2b-web
+#   long  bantime 600 s, set f2b-long: bans that must not run out in a test
 #   perm  bantime -1 (permanent), set f2b-perm
 # A source is banned when its address is in the jail's set (`cuckooctl
 # test`), and its traffic judged on counters: a banned source's pings are
@@ -28,29 +29,39 @@
 #                        kernel removes the entry when its timeout runs out
 #                        and the source passes; thawed, fail2ban unbans it
 #                        without error (del --exist)
-#   test_ipv6            the same for an IPv6 source
+#   test_ipv6            an IPv6 source banned, unbanip'ed
 #   test_permanent       bantime -1: an entry with no timeout
+#   test_repair          the set destroyed behind fail2ban's back: the next
+#                        ban fails, actioncheck finds no set, actionrepair
+#                        makes it again and the ban goes in
 #   test_stop_jail       fail2ban-client stop web: f2b-web is gone, its
-#                        bans pass; f2b-perm, a set of the test's and the
-#                        default set's entries stay, and still drop
-# Each test uses sources of its own, so TESTS= may pick any of them, but
-# test_stop_jail ends the web jail: it runs last.
+#                        bans pass; the other jails' sets, a set of the
+#                        test's and the default set's entries stay, and
+#                        still drop
+#   test_restart         fail2ban killed (SIGKILL): its sets stay, bans
+#                        still dropped; started again (its database was in
+#                        memory: it remembers no ban), each jail's
+#                        actionstart empties the set left behind
+# Each test uses sources of its own, so TESTS= may pick any of them;
+# test_stop_jail and test_restart, which end jails, run last.
 #
-# CNF_TEST_F2B_BANTIME: the web jail's bantime (default 6 s: long enough
-# to see the drop under TCG, short enough to wait for).
+# CNF_TEST_F2B_BANTIME: the web jail's bantime (default 8 s: long enough
+# to see the drop under TCG on a busy host, short enough to wait for).
 set -uo pipefail
 
 ALL_TESTS="test_ban test_below_maxretry test_unbanip test_bantime_expiry
-	test_kernel_expiry test_ipv6 test_permanent test_stop_jail"
+	test_kernel_expiry test_ipv6 test_permanent test_repair test_stop_jail
+	test_restart"
 
 NPINGS=3
-BANTIME=${CNF_TEST_F2B_BANTIME:-6}
+BANTIME=${CNF_TEST_F2B_BANTIME:-8}
 S=f2b-s-$$
 R=f2b-r-$$
 DST4=10.0.7.100
 DST6=fd07::100
 SRCS=(10.0.7.1 10.0.7.2 10.0.7.3 10.0.7.4 10.0.7.5 10.0.7.6 10.0.7.7 10.0.7.8
-	10.0.7.9 fd07::1 fd07::11)
+	10.0.7.9 10.0.7.10 10.0.7.11 fd07::1 fd07::11)
+JAILS=(web long perm)
 ACTION=$(dirname "$(realpath "$0")")/fail2ban-action.conf
 TMP=
 CONF=
@@ -66,7 +77,7 @@ ctl() { nsx "$R" cuckooctl "$@"; }
 f2b() { fail2ban-client -c "$CONF" "$@"; }
 
 # fail2ban's configuration directory: its own socket, pid and log files,
-# an in-memory database, our filter, the action under test and two jails.
+# an in-memory database, our filter, the action under test and the jails.
 write_conf() {
 	mkdir -p "$CONF/action.d" "$CONF/filter.d" || return 1
 	cp "$ACTION" "$CONF/action.d/cuckoo_nf.conf" || return 1
@@ -98,6 +109,12 @@ write_conf() {
 	logpath = $TMP/web.log
 	bantime = $BANTIME
 
+	[long]
+	enabled = true
+	filter = cnf-test
+	logpath = $TMP/long.log
+	bantime = 600
+
 	[perm]
 	enabled = true
 	filter = cnf-test
@@ -120,6 +137,7 @@ wait_for() {
 set_exists() { [[ $(ctl -j sets) == *"\"name\":\"$1\""* ]]; }
 listed() { ctl -s "$1" test -q "$2" >/dev/null 2>&1; }
 not_listed() { ! listed "$@"; }
+set_empty() { [[ -z $(ctl -s "$1" list) ]]; }
 
 setup() {
 	local argv
@@ -133,22 +151,31 @@ setup() {
 	wait_for 5 test /proc/$HELPER/ns/net -ef "/run/netns/$R" || return 1
 	ctl mode drop >/dev/null || return 1
 	write_conf || return 1
-	: >"$TMP/web.log"
-	: >"$TMP/perm.log"
-	# The server forks into the background, in the receiver's namespace:
-	# the action's cuckooctl acts on that namespace's filter.
+	for j in "${JAILS[@]}"; do
+		: >"$TMP/$j.log"
+	done
+	defer kill_server
+	start_server
+}
+
+# start_server: fail2ban-server forks into the background, in the
+# receiver's namespace: the action's cuckooctl acts on that namespace's
+# filter.  Its jails are up when their sets are (actionstart).
+start_server() {
+	local j
+	rm -f "$TMP/fail2ban.pid"
 	nsx "$R" fail2ban-server -c "$CONF" -b -x >"$TMP/server.out" 2>&1 || {
-		cat "$TMP/server.out"
+		sed 's/^/# /' "$TMP/server.out"
 		return 1
 	}
-	defer kill_server
-	F2B_PID=$(<"$TMP/fail2ban.pid") || return 1
-	# Its jails are up when their sets are (actionstart).
-	if ! wait_for 60 set_exists f2b-web || ! wait_for 10 set_exists f2b-perm; then
-		note "fail2ban's sets did not appear:"
+	wait_for 10 test -s "$TMP/fail2ban.pid" || return 1
+	F2B_PID=$(<"$TMP/fail2ban.pid")
+	for j in "${JAILS[@]}"; do
+		wait_for 60 set_exists "f2b-$j" && continue
+		note "fail2ban's set f2b-$j did not appear:"
 		sed 's/^/# /' "$TMP/fail2ban.log"
 		return 1
-	fi
+	done
 }
 
 # At exit: fail2ban stopped (it destroys its sets), thawed first in case a
@@ -279,13 +306,13 @@ test_below_maxretry() {
 }
 
 test_unbanip() {
-	note "fail2ban-client set web unbanip: passes again"
-	ban web f2b-web 10.0.7.3
+	note "fail2ban-client set JAIL unbanip: passes again"
+	ban long f2b-long 10.0.7.3
 	expect drop 10.0.7.3
-	f2b set web unbanip 10.0.7.3 >/dev/null
-	verdict $? "fail2ban-client set web unbanip 10.0.7.3"
-	not_listed f2b-web 10.0.7.3
-	verdict $? "10.0.7.3 no longer in f2b-web"
+	f2b set long unbanip 10.0.7.3 >/dev/null
+	verdict $? "fail2ban-client set long unbanip 10.0.7.3"
+	not_listed f2b-long 10.0.7.3
+	verdict $? "10.0.7.3 no longer in f2b-long"
 	expect pass 10.0.7.3
 }
 
@@ -330,11 +357,13 @@ test_kernel_expiry() {
 
 test_ipv6() {
 	note "an IPv6 source: banned, unbanned"
-	ban web f2b-web fd07::1
+	ban long f2b-long fd07::1
 	expect drop fd07::1
 	expect pass fd07::11
-	f2b set web unbanip fd07::1 >/dev/null
-	verdict $? "fail2ban-client set web unbanip fd07::1"
+	f2b set long unbanip fd07::1 >/dev/null
+	verdict $? "fail2ban-client set long unbanip fd07::1"
+	not_listed f2b-long fd07::1
+	verdict $? "fd07::1 no longer in f2b-long"
 	expect pass fd07::1
 }
 
@@ -346,6 +375,16 @@ test_permanent() {
 	[[ $t == none ]]
 	verdict $? "10.0.7.6 has no timeout ($t)"
 	expect drop 10.0.7.6
+}
+
+test_repair() {
+	note "a set destroyed under fail2ban: made again at the next ban"
+	ctl destroy f2b-long >/dev/null
+	verdict $? "cuckooctl destroy f2b-long"
+	ban long f2b-long 10.0.7.10
+	grep -q 'Invariant check failed' "$TMP/fail2ban.log"
+	verdict $? "fail2ban's log: invariant check failed, repaired"
+	expect drop 10.0.7.10
 }
 
 test_stop_jail() {
@@ -371,10 +410,33 @@ test_stop_jail() {
 	verdict $? "the default set as it was"
 	[[ $(ctl -s f2b-perm list) == "$p0" ]]
 	verdict $? "f2b-perm as it was"
+	set_exists f2b-long
+	verdict $? "f2b-long still there"
 	expect pass 10.0.7.9
 	expect drop 10.0.7.7
 	expect drop 10.0.7.8
 	expect drop 10.0.7.6
+}
+
+test_restart() {
+	local j
+	note "fail2ban killed, started again: the sets it left are emptied"
+	ban long f2b-long 10.0.7.11
+	kill -9 "$F2B_PID"
+	wait_for 10 test ! -e "/proc/$F2B_PID"
+	verdict $? "fail2ban-server (pid $F2B_PID) killed"
+	listed f2b-long 10.0.7.11
+	verdict $? "f2b-long still holds 10.0.7.11"
+	expect drop 10.0.7.11
+	start_server
+	verdict $? "fail2ban-server started again (pid $F2B_PID)"
+	# The sets were there before: each is emptied when its jail's
+	# actions start, a little after the server is up.
+	for j in "${JAILS[@]}"; do
+		wait_for 30 set_empty "f2b-$j"
+		verdict $? "f2b-$j empty"
+	done
+	expect pass 10.0.7.11
 }
 
 require_root
