@@ -255,7 +255,6 @@ static long cnf_ioc_change(struct cnf_file *cf, const void __user *uarg,
 	struct cnf_entry e;
 	struct cnf_key key;
 	bool created;
-	u32 seconds;
 	int err;
 
 	err = cnf_get_entry(uarg, usize, &e, &key, add ? flags : 0);
@@ -268,17 +267,18 @@ static long cnf_ioc_change(struct cnf_file *cf, const void __user *uarg,
 	if (set)
 		err = cnf_change_begin(&c, &st->sets, set, add);
 	if (set && !err) {
-		seconds = e.flags & CNF_ENTRY_F_TIMEOUT ? e.timeout :
-			  set->timeout;
 		if (add)
-			err = cnf_entry_add(st, &c, &key, seconds,
+			err = cnf_entry_add(st, &c, &key,
+					    e.flags & CNF_ENTRY_F_TIMEOUT ?
+					    e.timeout : set->timeout,
 					    e.flags & CNF_ENTRY_F_EXIST);
 		else
 			err = cnf_entry_del(st, &c, &key);
-		if (err == -EEXIST && (e.flags & CNF_ENTRY_F_EXIST))
-			err = 0;
 		cnf_change_end(&c);
 	}
+	/* -exist: a stored entry is no error; it has its new timeout. */
+	if (err == -EEXIST && (e.flags & CNF_ENTRY_F_EXIST))
+		err = 0;
 	cnf_unlock_state(cf, st, created, err);
 	return err;
 }
