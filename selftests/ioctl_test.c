@@ -4170,12 +4170,15 @@ TEST_F(timeouts, reset_and_netns_exit_pending)
 }
 
 /*
- * Precision: 100k entries in four sets (and permanent ones beside them)
- * run out over ten seconds; none is removed more than a second late.
+ * Precision: 100,000 entries in four sets (and permanent ones beside
+ * them) run out over ten seconds; none is removed more than a second
+ * late.  At the quick size (without CNF_TEST_FULL=1), 20,000 over five.
  */
-TEST_F(timeouts, precision_100k)
+TEST_F(timeouts, precision)
 {
-	const uint32_t per = 25000, spread = 10;
+	const char *full = getenv("CNF_TEST_FULL");
+	const bool big = full && !strcmp(full, "1");
+	const uint32_t per = big ? 25000 : 5000, spread = big ? 10 : 5;
 	static const char *const names[] = { "p0", "p1", "p2", "p3" };
 	uint32_t *secs = calloc(per, sizeof(*secs));
 	struct cnf_batch b;
@@ -4191,15 +4194,17 @@ TEST_F(timeouts, precision_100k)
 		ASSERT_EQ(0, tbatch(self->fd, names[s], s * per, per, secs, 0,
 				    &b));
 	}
-	ASSERT_EQ(4 * per, stats(self->fd).expiry.entries);
+	/* On a loaded machine, the first may run out while the rest load. */
+	st = stats(self->fd);
+	ASSERT_EQ(4 * per, st.expiry.entries + st.expiry.expired);
 	for (waited = 0; waited < 30; waited++) {
 		sleep_ms(1000);
 		st = stats(self->fd);
 		if (!st.expiry.entries)
 			break;
 	}
-	ksft_print_msg("100000 timed entries: %llu expired, %llu late, worst %u ms after its deadline\n",
-		       (unsigned long long)st.expiry.expired,
+	ksft_print_msg("%u timed entries over %u s: %llu expired, %llu late, worst %u ms after its deadline\n",
+		       4 * per, spread, (unsigned long long)st.expiry.expired,
 		       (unsigned long long)st.expiry.late,
 		       st.expiry.max_late_ms);
 	fflush(stdout);
