@@ -115,7 +115,8 @@ deb_unpack() {
 	[[ -f $SCRATCH/usr/src/cuckoo-nf-$VERSION/dkms.conf && -x $SCRATCH/usr/sbin/cuckooctl &&
 	   -f $SCRATCH/usr/share/man/man8/cuckooctl.8.gz &&
 	   -f $SCRATCH/usr/share/bash-completion/completions/cuckooctl &&
-	   -f $SCRATCH/lib/systemd/system/cuckoo_nf.service ]]
+	   -f $SCRATCH/lib/systemd/system/cuckoo_nf.service &&
+	   -f $SCRATCH/etc/fail2ban/action.d/cuckoo_nf.conf ]]
 }
 
 deb_files() {

@@ -21,11 +21,18 @@ PKGS=(
 	"$("$KSRC" package)" xz-utils	# kselftest headers, checkpatch
 	sparse perl				# make lint
 	liburcu-dev clang libclang-rt-14-dev	# userspace build, fuzzing
+	libcurl4-openssl-dev libjson-c-dev pkgconf	# cuckoo-crowdsec-bouncer
 	python3
 	iproute2 iputils-ping nftables ipset iptables jq bash dash coreutils
 )
 
 log() { echo "deps: $*" >&2; }
+
+# --engines: fail2ban and crowdsec are test tools here (selftests run them
+# in the VM, scripts/deps.sh only puts them on the host for the VM's
+# initramfs), never services of the host.
+ENGINE_PKGS=(fail2ban crowdsec)
+ENGINES=0
 
 # Print the packages (from the arguments) that are not fully installed; one
 # dpkg-query call for all of them keeps a no-op run fast.
@@ -60,10 +67,52 @@ install_missing() {
 	fi
 	log "installing: ${wanted[*]}"
 	export DEBIAN_FRONTEND=noninteractive
+	((ENGINES)) && engines_before "${wanted[@]}"
 	# Another install (a second make in another tree) waits, not fails.
 	apt-get -o DPkg::Lock::Timeout=600 update -qq
 	apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
 		--no-install-recommends "${wanted[@]}" >&2
+	((ENGINES)) && engines_after "${wanted[@]}"
+	return 0
+}
+
+# engines_before PKG...: what installing the engines must not do.
+# - Start services: a policy-rc.d refusing every start (deb-systemd-invoke
+#   and invoke-rc.d ask it) while apt runs, unless one is there already.
+# - Register crowdsec to its Central API over the network (its postinst
+#   does when /etc/crowdsec/online_api_credentials.yaml is empty):
+#   README.Debian's way to decline, that file holding a comment, written
+#   before the first install.  The Local API is set up as usual.
+POLICY_RC=/usr/sbin/policy-rc.d
+OWN_POLICY=0
+engines_before() {
+	local capi=/etc/crowdsec/online_api_credentials.yaml
+	if [[ ! -e $POLICY_RC ]]; then
+		printf '#!/bin/sh\n# scripts/deps.sh --engines, while apt runs\nexit 101\n' >"$POLICY_RC"
+		chmod 755 "$POLICY_RC"
+		OWN_POLICY=1
+		trap 'rm -f "$POLICY_RC"' EXIT
+	fi
+	if [[ " $* " == *" crowdsec "* && ! -s $capi ]]; then
+		mkdir -p /etc/crowdsec
+		echo "# no thanks: no Central API registration (cuckoo_nf scripts/deps.sh)" >"$capi"
+	fi
+}
+
+# engines_after PKG...: the engines installed now are not enabled as
+# services either (a host with systemd would start them at its next boot).
+engines_after() {
+	local p
+	if ((OWN_POLICY)); then
+		rm -f "$POLICY_RC"
+		trap - EXIT
+	fi
+	command -v systemctl >/dev/null || return 0
+	for p; do
+		[[ " ${ENGINE_PKGS[*]} " == *" $p "* ]] || continue
+		# Works on the unit files, with or without a running systemd.
+		systemctl disable "$p.service" >/dev/null 2>&1 || true
+	done
 }
 
 for opt in "$@"; do
@@ -82,7 +131,11 @@ for opt in "$@"; do
 	# each kernel, lintian checks the .debs (dpkg-deb comes with dpkg).
 	# Not for make check: lintian alone brings some 130 Perl packages.
 	--pkg) PKGS+=(dkms lintian) ;;
-	*) log "unknown option $opt (--debug, --bench, --kernels, --pkg)"; exit 2 ;;
+	# The engines of make check-engines (fail2ban and crowdsec, Debian's),
+	# shipped to the VM in an initramfs layer of their own
+	# (selftests/vm/mkinitramfs layer): installed, never started.
+	--engines) PKGS+=("${ENGINE_PKGS[@]}"); ENGINES=1 ;;
+	*) log "unknown option $opt (--debug, --bench, --kernels, --pkg, --engines)"; exit 2 ;;
 	esac
 done
 install_missing

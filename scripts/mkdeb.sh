@@ -13,7 +13,8 @@
 #   cuckooctl_VERSION-1_amd64.deb      /usr/sbin/cuckooctl (built with
 #       dpkg-buildflags' hardening flags, stripped), cuckooctl(8), bash
 #       completion, /lib/systemd/system/cuckoo_nf.service (not enabled:
-#       `systemctl enable --now cuckoo_nf`).
+#       `systemctl enable --now cuckoo_nf`), fail2ban's action
+#       /etc/fail2ban/action.d/cuckoo_nf.conf (a conffile).
 #
 # VERSION is dkms.conf's PACKAGE_VERSION.  The maintainer is $DEBFULLNAME
 # <$DEBEMAIL> when set, else the author of the last commit; every date is
@@ -68,7 +69,8 @@ doc() {
 }
 
 # control PACKAGE ARCH FIELDS...: DEBIAN/control (the size computed here)
-# and DEBIAN/md5sums.
+# and DEBIAN/md5sums (of every file but the conffiles, as dh_md5sums: dpkg
+# keeps theirs itself).
 control() {
 	local pkg=$1 arch=$2 dir=$STAGE/$1
 	shift 2
@@ -81,8 +83,11 @@ control() {
 		echo "Installed-Size: $(du -sk --exclude=DEBIAN "$dir" | cut -f1)"
 		printf '%s\n' "$@"
 	} >"$dir/DEBIAN/control"
-	(cd "$dir" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' |
-		sort -z | xargs -0 md5sum) >"$dir/DEBIAN/md5sums"
+	[[ -f $dir/DEBIAN/conffiles ]] || : >"$dir/DEBIAN/conffiles"
+	(cd "$dir" && find . -path ./DEBIAN -prune -o -type f -printf '/%P\n' |
+		{ grep -vxF -f DEBIAN/conffiles || true; } |
+		sed 's,^/,,' | sort | tr '\n' '\0' | xargs -0 md5sum) >"$dir/DEBIAN/md5sums"
+	[[ -s $dir/DEBIAN/conffiles ]] || rm "$dir/DEBIAN/conffiles"
 }
 
 # script PACKAGE NAME: a maintainer script from stdin.
@@ -150,11 +155,17 @@ install -D -m 644 userspace/cuckooctl.bash-completion \
 	"$D/usr/share/bash-completion/completions/cuckooctl"
 install -D -m 644 userspace/systemd/cuckoo_nf.service \
 	"$D/lib/systemd/system/cuckoo_nf.service"
+# cuckooctl is in /usr/sbin here, the action's default path.
+install -D -m 644 userspace/fail2ban/action.d/cuckoo_nf.conf \
+	"$D/etc/fail2ban/action.d/cuckoo_nf.conf"
+install -d "$D/DEBIAN"
+echo /etc/fail2ban/action.d/cuckoo_nf.conf >"$D/DEBIAN/conffiles"
 doc $P
 LIBC=$(dpkg-query -W -f='${Version}' libc6 | sed 's/-.*//')
 control $P "$ARCH" \
 	"Depends: libc6 (>= $LIBC), kmod" \
 	"Recommends: cuckoo-nf-dkms (= $DEBVER)" \
+	"Enhances: fail2ban" \
 	"Section: admin" \
 	"Priority: optional" \
 	"Description: control tool of the cuckoo_nf source address filter" \
@@ -162,7 +173,8 @@ control $P "$ARCH" \
 	" the cuckoo_nf kernel module drops, and shows its counters, through" \
 	" /dev/cuckoo_nf.  The package also has cuckoo_nf.service, which loads" \
 	" the module and restores the saved sets before the network comes up" \
-	" and saves them when stopped (not enabled by the package)."
+	" and saves them when stopped (not enabled by the package), and an" \
+	" action for fail2ban, cuckoo_nf, banning into a set per jail."
 build $P
 rm -rf "$STAGE" "$OUT/build"
 
