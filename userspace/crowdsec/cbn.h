@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cuckoo-crowdsec-bouncer: CrowdSec's Local API decisions into a cuckoo_nf
+ * block set.  What the parts share; the parsing parts (config, duration,
+ * decisions) touch neither network nor device and are unit-tested on the
+ * host (tests/).
+ */
+#ifndef _CBN_H
+#define _CBN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/cuckoo_nf.h>
+
+#define CBN_NAME	"cuckoo-crowdsec-bouncer"
+#define CBN_CONFIG	"/etc/crowdsec/bouncers/" CBN_NAME ".yaml"
+#define CBN_ERRLEN	256
+
+/* Logging (log.c): a line on stderr, its level first. */
+enum cbn_level {
+	CBN_ERROR, CBN_WARNING, CBN_INFO, CBN_DEBUG, CBN_TRACE,
+};
+extern enum cbn_level cbn_log_level;
+void cbn_log(enum cbn_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* "trace", "debug", "info", "warning" ("warn"), "error" ("fatal", "panic"). */
+int cbn_level_parse(const char *s, enum cbn_level *level);
+
+/*
+ * Go duration strings (time.ParseDuration: "3h59m58.123s", "-1.5s", "300ms",
+ * "0"), in nanoseconds (duration.c).  0, or -1 with @err filled.
+ */
+int cbn_duration_parse(const char *s, int64_t *ns, char *err, size_t len);
+/* @ns in whole seconds, rounded up; 0 for a non-positive one. */
+uint64_t cbn_duration_secs(int64_t ns);
+
+/* The configuration file (config.c). */
+struct cbn_config {
+	char *api_url;			/* without its trailing '/' */
+	char *api_key;
+	int64_t update_ns;		/* update_frequency, > 0 */
+	enum cbn_level log_level;
+	char set[CNF_SET_NAME_LEN];	/* the block set, "crowdsec" */
+	char *device;			/* /dev/cuckoo_nf */
+	bool insecure_skip_verify;	/* TLS: no check of the LAPI's certificate */
+	bool disable_ipv6;		/* IPv6 decisions are not applied */
+};
+
+/*
+ * Read @path into @c (defaults first): 0, or -1 with @err saying which
+ * line and key is wrong ("FILE:LINE: KEY: reason").
+ */
+int cbn_config_load(const char *path, struct cbn_config *c, char *err,
+		    size_t len);
+/* The same from a string (tests), @name in messages. */
+int cbn_config_parse(const char *text, const char *name, struct cbn_config *c,
+		     char *err, size_t len);
+void cbn_config_free(struct cbn_config *c);
+
+/* One decision of a stream answer (decisions.c). */
+struct cbn_decision {
+	struct cnf_addr addr;	/* the prefix, ready for the device */
+	int64_t id;
+	int64_t ns;		/* duration left (new decisions only) */
+	bool deleted;
+};
+
+/* Why decisions of an answer were passed over. */
+struct cbn_skips {
+	uint64_t scope;		/* a scope other than Ip and Range */
+	uint64_t type;		/* a type other than ban */
+	uint64_t value;		/* a value that is no prefix */
+	uint64_t expired;	/* a new decision with a duration <= 0 */
+	uint64_t ipv6;		/* IPv6, and disable_ipv6 */
+	uint64_t malformed;	/* fields missing or of the wrong type */
+};
+
+struct cbn_stream {
+	struct cbn_decision *d;
+	size_t n, room;
+	struct cbn_skips skips;
+};
+
+/*
+ * Parse a /v1/decisions/stream answer of @len bytes into @s (emptied
+ * first): the deleted decisions, then the new ones.  Decisions the bouncer
+ * does not apply are counted in @s->skips, and each scope or type it does
+ * not know is logged once per process.  0, or -1 with @err saying why the
+ * whole answer is unusable (not JSON, not the stream's shape).
+ */
+int cbn_stream_parse(const char *json, size_t len, bool no_ipv6,
+		     struct cbn_stream *s, char *err, size_t errlen);
+void cbn_stream_free(struct cbn_stream *s);
+
+/*
+ * The prefixes the set holds, each with the end of its longest decision
+ * (state.c).  Keyed by prefix; stable pointers.
+ */
+struct cbn_entry {
+	struct cnf_addr addr;
+	int64_t until;		/* CLOCK_MONOTONIC ns; 0: not in the set */
+	bool listed;		/* on the touched list */
+	bool deleted;		/* a deleted decision named it */
+	bool longer;		/* a new decision ends later than @until did */
+	struct cbn_entry *next, *next_touched;
+};
+
+struct cbn_table {
+	struct cbn_entry **b;
+	size_t nbuckets, n;
+	struct cbn_entry *touched;
+};
+
+struct cbn_entry *cbn_table_get(struct cbn_table *t, const struct cnf_addr *a,
+				bool create);
+void cbn_table_remove(struct cbn_table *t, struct cbn_entry *e);
+/* Drop the entries that ended at or before @now (the kernel dropped them). */
+void cbn_table_prune(struct cbn_table *t, int64_t now);
+void cbn_table_clear(struct cbn_table *t);
+
+/*
+ * The ids of deleted decisions seen lately (state.c).  The Local API sends
+ * a deleted decision again in the answers of the next seconds (its window
+ * starts 2 s before the last poll); a repeat must not remove an address
+ * banned anew meanwhile.
+ */
+struct cbn_ids {
+	struct cbn_id {
+		int64_t id, seen;
+	} *v;
+	size_t n, room;
+};
+
+bool cbn_ids_seen(const struct cbn_ids *s, int64_t id);
+/*
+ * Note the deleted decisions of @st as seen at @now, and forget those seen
+ * before @now - @keep: 0, or -1 out of memory.
+ */
+int cbn_ids_note(struct cbn_ids *s, const struct cbn_stream *st, int64_t now,
+		 int64_t keep);
+void cbn_ids_free(struct cbn_ids *s);
+
+/* Seconds to give the device for an entry ending at @until: at least 1. */
+uint32_t cbn_timeout_at(int64_t until, int64_t now);
+
+/* The device (dev.c): 0 or a positive errno, logged. */
+int cbn_dev_open(const char *path);
+int cbn_dev_ensure_set(int fd, const char *set);
+int cbn_dev_add(int fd, const char *set, const struct cnf_addr *a,
+		uint32_t timeout);
+int cbn_dev_del(int fd, const char *set, const struct cnf_addr *a);
+int cbn_dev_replace(int fd, const char *set, const struct cnf_addr *addrs,
+		    const uint32_t *timeouts, size_t n);
+/* Does @err mean the set or the device must be set up again? */
+bool cbn_dev_lost(int err);
+
+/* The Local API (lapi.c). */
+struct cbn_body {
+	char *p;
+	size_t len, room;
+};
+int cbn_lapi_init(const struct cbn_config *c);
+/*
+ * GET /v1/decisions/stream?startup=@startup into @body: 0, or -1 with
+ * @err filled (unreachable, HTTP status, aborted by a signal).
+ */
+int cbn_lapi_stream(bool startup, struct cbn_body *body, char *err,
+		    size_t len);
+void cbn_lapi_cleanup(void);
+
+int64_t cbn_now(void);
+
+#endif /* _CBN_H */

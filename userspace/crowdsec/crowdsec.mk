@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: GPL-2.0
+# cuckoo-crowdsec-bouncer (userspace/crowdsec/), its host unit tests and its
+# test against a real CrowdSec Local API (included by userspace/Makefile).
+# Built when libcurl's and json-c's development files are installed
+# (libcurl4-openssl-dev, libjson-c-dev: scripts/deps.sh); else `make` says
+# so and goes on without it.
+CBN_DIR  := crowdsec
+CBN_PKGS := libcurl json-c
+CBN_HAVE := $(shell pkg-config --exists $(CBN_PKGS) 2>/dev/null && echo y)
+CBN_SRCS := $(addprefix $(CBN_DIR)/,main.c config.c duration.c decisions.c \
+	    state.c dev.c lapi.c log.c)
+# The parts that touch neither network nor device, for the unit tests.
+CBN_PARSE_SRCS := $(addprefix $(CBN_DIR)/,config.c duration.c decisions.c \
+		  state.c log.c)
+# cuckooctl's helpers the bouncer links: device calls, prefixes, set names.
+CBN_CTL_SRCS := ctl_dev.c ctl_parse.c ctl_format.c ctl_setname.c
+CBN_HDRS := $(CBN_DIR)/cbn.h ctl.h ctl_parse.h ctl_format.h ctl_setname.h \
+	    $(TOP)/uapi/linux/cuckoo_nf.h
+CBN_BIN  := $(B)/cuckoo-crowdsec-bouncer
+
+ifeq ($(CBN_HAVE),y)
+CBN_CFLAGS := $(CFLAGS) -DCBN_VERSION='"$(CNF_VERSION)"' \
+	      $(shell pkg-config --cflags $(CBN_PKGS))
+CBN_LIBS := $(shell pkg-config --libs $(CBN_PKGS))
+
+all: $(CBN_BIN)
+
+$(CBN_BIN): $(CBN_SRCS) $(CBN_CTL_SRCS) $(CBN_HDRS) $(TOP)/dkms.conf
+	@mkdir -p $(@D)
+	$(CC) $(CBN_CFLAGS) -o $@ $(CBN_SRCS) $(CBN_CTL_SRCS) $(LDFLAGS) $(CBN_LIBS)
+
+CBN_TEST_CFLAGS = $(CBN_CFLAGS) -Wno-sign-compare -I$(KSFT) -I.
+
+$(B)/tests/test_cbn_parse: $(CBN_DIR)/tests/test_cbn_parse.c $(CBN_PARSE_SRCS) \
+			   $(CBN_CTL_SRCS) $(CBN_HDRS) $(KSFT_HARNESS)
+	@mkdir -p $(@D)
+	$(CC) $(CBN_TEST_CFLAGS) -o $@ $< $(CBN_PARSE_SRCS) $(CBN_CTL_SRCS) \
+		$(LDFLAGS) $(CBN_LIBS)
+
+# The daemon against crowdsec's Local API and a scripted one
+# (fake_lapi.py), the device emulated by an LD_PRELOAD shim: both without
+# sanitizers (the shim must come first).
+$(B)/tests/cbn/cuckoo-crowdsec-bouncer: $(CBN_SRCS) $(CBN_CTL_SRCS) $(CBN_HDRS) \
+					$(TOP)/dkms.conf
+	@mkdir -p $(@D)
+	$(CC) $(filter-out $(SAN_FLAGS),$(CBN_CFLAGS)) -o $@ $(CBN_SRCS) \
+		$(CBN_CTL_SRCS) $(CBN_LIBS)
+
+$(B)/tests/cbn/cbn_fake_dev.so: $(CBN_DIR)/tests/cbn_fake_dev.c ctl_parse.c \
+				ctl_format.c ctl_setname.c $(CBN_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(filter-out $(SAN_FLAGS),$(CFLAGS)) -shared -fPIC -o $@ $< \
+		ctl_parse.c ctl_format.c ctl_setname.c -ldl
+
+$(B)/tests/test_cbn_lapi: $(CBN_DIR)/tests/test_cbn_lapi.sh \
+			  $(CBN_DIR)/tests/fake_lapi.py \
+			  $(B)/tests/cbn/cuckoo-crowdsec-bouncer \
+			  $(B)/tests/cbn/cbn_fake_dev.so
+	@mkdir -p $(@D)
+	cp $(CBN_DIR)/tests/fake_lapi.py $(B)/tests/cbn/fake_lapi.py
+	sed 's,@CBN_TESTDIR@,$(B)/tests/cbn,' $< >$@
+	chmod +x $@
+
+UNIT_TESTS += $(B)/tests/test_cbn_parse $(B)/tests/test_cbn_lapi
+else
+all: cbn-missing
+
+.PHONY: cbn-missing
+cbn-missing:
+	@echo "userspace: cuckoo-crowdsec-bouncer not built: no development files of $(CBN_PKGS) (pkg-config); install libcurl4-openssl-dev and libjson-c-dev (scripts/deps.sh)"
+endif

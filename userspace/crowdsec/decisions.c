@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cuckoo-crowdsec-bouncer: the answer of the Local API's decision stream,
+ * GET /v1/decisions/stream:
+ *
+ *   {"deleted": [DECISION...] or null, "new": [DECISION...] or null}
+ *   DECISION: {"id": 4, "scope": "Ip", "type": "ban", "value": "192.0.2.7",
+ *              "duration": "3h59m58.5s", "origin": ..., "scenario": ...}
+ *
+ * "duration" is the time the decision has left when the answer was made
+ * (negative for one that ended).  Only bans of scope Ip or Range are kept;
+ * scopes and types compare without case, as CrowdSec's bouncers do.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <json-c/json.h>
+
+#include "cbn.h"
+#include "../ctl_parse.h"
+#include "../ctl_format.h"
+
+/* The scopes and types already reported, once each per process. */
+#define SEEN_MAX	64
+static char *seen[SEEN_MAX];
+static size_t nseen;
+
+static void report_once(const char *what, const char *name)
+{
+	char key[160];
+	size_t i;
+
+	snprintf(key, sizeof(key), "%s\n%s", what, name);
+	for (i = 0; i < nseen; i++)
+		if (!strcmp(seen[i], key))
+			return;
+	if (nseen < SEEN_MAX)
+		seen[nseen++] = strdup(key);
+	if (!strcmp(what, "scope"))
+		cbn_log(CBN_WARNING,
+			"decisions of scope '%s' are not applied (only Ip and Range): skipped",
+			name);
+	else
+		cbn_log(CBN_WARNING,
+			"decisions of type '%s' are not applied (only ban): skipped",
+			name);
+}
+
+static const char *str_field(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+static int push(struct cbn_stream *s, const struct cbn_decision *d)
+{
+	if (s->n == s->room) {
+		size_t room = s->room ? 2 * s->room : 64;
+		struct cbn_decision *p = realloc(s->d, room * sizeof(*p));
+
+		if (!p)
+			return -1;
+		s->d = p;
+		s->room = room;
+	}
+	s->d[s->n++] = *d;
+	return 0;
+}
+
+/*
+ * The prefix of @value in scope @range (Range) or not (Ip), as the
+ * device takes it: 0, or -1 when it is none.  A range with host bits
+ * set stands for its network, an IPv4-mapped IPv6 address for the IPv4
+ * one (the filter matches IPv4 packets with IPv4 entries).
+ */
+static int value_prefix(const char *value, bool range, struct cnf_addr *a)
+{
+	struct cnf_addr hint;
+	enum ctl_parse_err e;
+
+	e = ctl_parse_prefix(value, 0, a, &hint);
+	if (e == CTL_PARSE_HOST_BITS && range) {
+		*a = hint;
+		return 0;
+	}
+	if (e == CTL_PARSE_V4MAPPED) {
+		*a = hint;
+		return 0;
+	}
+	if (e != CTL_PARSE_OK)
+		return -1;
+	/* An Ip decision names one address. */
+	if (!range && a->prefixlen != (a->family == AF_INET ? 32 : 128))
+		return -1;
+	return 0;
+}
+
+/* One decision of list @deleted: kept in @s, or counted as skipped. */
+static int one(struct json_object *o, bool deleted, bool no_ipv6,
+	       struct cbn_stream *s)
+{
+	const char *scope, *type, *value, *duration;
+	struct cbn_decision d = { .deleted = deleted };
+	struct json_object *id;
+	char err[CBN_ERRLEN];
+	bool range;
+
+	scope = str_field(o, "scope");
+	type = str_field(o, "type");
+	value = str_field(o, "value");
+	duration = str_field(o, "duration");
+	if (!json_object_is_type(o, json_type_object) || !scope || !type ||
+	    !value || (!deleted && !duration) ||
+	    !json_object_object_get_ex(o, "id", &id) ||
+	    !json_object_is_type(id, json_type_int)) {
+		s->skips.malformed++;
+		cbn_log(CBN_WARNING, "a decision without id, scope, type, value or duration: skipped: %.200s",
+			json_object_to_json_string(o));
+		return 0;
+	}
+	d.id = json_object_get_int64(id);
+	if (strcasecmp(scope, "ip") && strcasecmp(scope, "range")) {
+		s->skips.scope++;
+		report_once("scope", scope);
+		return 0;
+	}
+	if (strcasecmp(type, "ban")) {
+		s->skips.type++;
+		report_once("type", type);
+		return 0;
+	}
+	range = !strcasecmp(scope, "range");
+	if (value_prefix(value, range, &d.addr)) {
+		s->skips.value++;
+		cbn_log(CBN_WARNING, "decision %lld: %s '%s': not %s: skipped",
+			(long long)d.id, scope, value,
+			range ? "an IPv4 or IPv6 prefix (a /0 is refused)" :
+				"an IPv4 or IPv6 address");
+		return 0;
+	}
+	if (no_ipv6 && d.addr.family != AF_INET) {
+		s->skips.ipv6++;
+		return 0;
+	}
+	if (!deleted) {
+		if (cbn_duration_parse(duration, &d.ns, err, sizeof(err))) {
+			s->skips.malformed++;
+			cbn_log(CBN_WARNING, "decision %lld: duration %s: skipped",
+				(long long)d.id, err);
+			return 0;
+		}
+		if (d.ns <= 0) {
+			s->skips.expired++;
+			return 0;
+		}
+	}
+	return push(s, &d);
+}
+
+static int list(struct json_object *root, const char *key, bool no_ipv6,
+		struct cbn_stream *s, char *err, size_t errlen)
+{
+	struct json_object *l;
+	size_t i, n;
+
+	if (!json_object_object_get_ex(root, key, &l) || !l)
+		return 0;
+	if (!json_object_is_type(l, json_type_array)) {
+		snprintf(err, errlen, "\"%s\": not a list of decisions but %s",
+			 key, json_type_to_name(json_object_get_type(l)));
+		return -1;
+	}
+	n = json_object_array_length(l);
+	for (i = 0; i < n; i++)
+		if (one(json_object_array_get_idx(l, i), !strcmp(key, "deleted"),
+			no_ipv6, s)) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+	return 0;
+}
+
+static bool blank(const char *p, size_t n)
+{
+	while (n--)
+		if (!strchr(" \t\r\n", *p++))
+			return false;
+	return true;
+}
+
+int cbn_stream_parse(const char *json, size_t len, bool no_ipv6,
+		     struct cbn_stream *s, char *err, size_t errlen)
+{
+	struct json_tokener *tok = json_tokener_new();
+	struct json_object *root;
+	enum json_tokener_error je;
+	int rc = -1;
+
+	s->n = 0;
+	memset(&s->skips, 0, sizeof(s->skips));
+	/* An empty body has no buffer. */
+	if (!json)
+		json = "";
+	if (!tok) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	root = json_tokener_parse_ex(tok, json, (int)len);
+	je = json_tokener_get_error(tok);
+	if (!root || je != json_tokener_success) {
+		snprintf(err, errlen, "not JSON: %s at byte %zu",
+			 je == json_tokener_continue ? "it ends early" :
+			 json_tokener_error_desc(je),
+			 (size_t)json_tokener_get_parse_end(tok));
+	} else if (!blank(json + json_tokener_get_parse_end(tok),
+			  len - json_tokener_get_parse_end(tok))) {
+		snprintf(err, errlen, "text after the JSON value, at byte %zu",
+			 (size_t)json_tokener_get_parse_end(tok));
+	} else if (!json_object_is_type(root, json_type_object)) {
+		snprintf(err, errlen,
+			 "not the decision stream's {\"new\": [...], \"deleted\": [...]} but %s",
+			 json_type_to_name(json_object_get_type(root)));
+	} else if (!list(root, "deleted", no_ipv6, s, err, errlen) &&
+		   !list(root, "new", no_ipv6, s, err, errlen)) {
+		rc = 0;
+	}
+	json_object_put(root);
+	json_tokener_free(tok);
+	if (rc)
+		s->n = 0;
+	return rc;
+}
+
+void cbn_stream_free(struct cbn_stream *s)
+{
+	free(s->d);
+	memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cuckoo-crowdsec-bouncer: follow CrowdSec's Local API decision stream and
+ * keep a cuckoo_nf block set in step with its bans.
+ *
+ * On start, and whenever it must resynchronize (the device was missing,
+ * the set was destroyed, an answer was lost or unreadable, SIGHUP), it
+ * asks for every active decision (startup=true) and replaces the set's
+ * contents with them in one step (CNF_BATCH_F_REPLACE): a source banned
+ * before and after is matched throughout.  Then every update_frequency it
+ * asks for what changed (startup=false) and applies it entry by entry.
+ * Each entry carries the time its decision has left as its timeout, so the
+ * kernel removes it when the decision ends, also while the bouncer is
+ * stopped.
+ *
+ * Two decisions for one prefix: the entry keeps the end of the longer.
+ * A deleted decision removes its prefix: the Local API sends one only when
+ * no other decision for the value is active (1.4 does so), and then the
+ * prefix must go whatever else the bouncer saw.  When the longer of two
+ * decisions is deleted the Local API says nothing, and the entry keeps the
+ * longer timeout until the next resynchronization.  The Local API also
+ * repeats a deleted decision in the answer after the one that brought it
+ * (its query starts 2 s before the last poll): a decision id seen deleted
+ * lately is passed over, so that a repeat does not remove an address
+ * banned anew in between.
+ *
+ * Failures (API unreachable, HTTP errors, bad answers, no device) are
+ * logged and retried after 1, 2, 4... up to 60 s; the set keeps what it
+ * holds meanwhile.  SIGTERM and SIGINT stop the bouncer and leave the set
+ * as it is: its entries end with their decisions, and the next start
+ * replaces them without a window.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cbn.h"
+#include "../ctl_format.h"
+
+#define BACKOFF_MAX_NS	60000000000ll
+
+static struct {
+	struct cbn_config cfg;
+	struct cbn_table table;
+	struct cbn_stream stream;
+	struct cbn_body body;
+	struct cbn_ids deleted;
+	bool need_startup;
+} b;
+
+static void log_skips(const struct cbn_skips *k)
+{
+	if (k->scope + k->type + k->value + k->expired + k->ipv6 + k->malformed)
+		cbn_log(CBN_DEBUG,
+			"skipped decisions: %llu of other scopes, %llu of other types, %llu bad values, %llu ended, %llu IPv6 (disable_ipv6), %llu malformed",
+			(unsigned long long)k->scope, (unsigned long long)k->type,
+			(unsigned long long)k->value,
+			(unsigned long long)k->expired,
+			(unsigned long long)k->ipv6,
+			(unsigned long long)k->malformed);
+}
+
+/*
+ * Note the answer's deleted decisions: a repeat of one in the next answers
+ * is passed over.  Kept for three polls and 10 s: the Local API repeats
+ * those of the 2 s before a poll in the next answer.
+ */
+static int note_deleted(int64_t now)
+{
+	if (!cbn_ids_note(&b.deleted, &b.stream, now,
+			  3 * b.cfg.update_ns + 10000000000ll))
+		return 0;
+	cbn_log(CBN_ERROR, "out of memory");
+	return ENOMEM;
+}
+
+/* The whole answer as the set's new contents, in one step. */
+static int resync(int fd)
+{
+	size_t i, n = 0, nd = 0;
+	struct cnf_addr *addrs;
+	struct cbn_entry *e;
+	uint32_t *timeouts;
+	int64_t now = cbn_now();
+	int err;
+
+	cbn_table_clear(&b.table);
+	for (i = 0; i < b.stream.n; i++) {
+		const struct cbn_decision *d = &b.stream.d[i];
+
+		/* Deleted decisions: whatever is not in "new" goes. */
+		if (d->deleted)
+			continue;
+		nd++;
+		e = cbn_table_get(&b.table, &d->addr, true);
+		if (!e) {
+			cbn_log(CBN_ERROR, "out of memory");
+			return ENOMEM;
+		}
+		if (now + d->ns > e->until)
+			e->until = now + d->ns;
+	}
+	addrs = calloc(b.table.n ? b.table.n : 1, sizeof(*addrs));
+	timeouts = calloc(b.table.n ? b.table.n : 1, sizeof(*timeouts));
+	if (!addrs || !timeouts) {
+		free(addrs);
+		free(timeouts);
+		cbn_log(CBN_ERROR, "out of memory");
+		return ENOMEM;
+	}
+	for (i = 0; i < b.table.nbuckets; i++)
+		for (e = b.table.b[i]; e; e = e->next) {
+			addrs[n] = e->addr;
+			timeouts[n++] = cbn_timeout_at(e->until, now);
+		}
+	err = cbn_dev_replace(fd, b.cfg.set, addrs, timeouts, n);
+	free(addrs);
+	free(timeouts);
+	if (err) {
+		cbn_table_clear(&b.table);
+		return err;
+	}
+	err = note_deleted(now);
+	if (err)
+		return err;
+	cbn_log(CBN_INFO, "set %s replaced: %zu prefixes from %zu active bans",
+		b.cfg.set, n, nd);
+	return 0;
+}
+
+/* Onto the list's end: the device calls go in the answer's order. */
+static void touch(struct cbn_entry *e, struct cbn_entry ***tail)
+{
+	if (e->listed)
+		return;
+	e->listed = true;
+	e->next_touched = NULL;
+	**tail = e;
+	*tail = &e->next_touched;
+}
+
+/* What changed since the last answer, entry by entry. */
+static int apply(int fd)
+{
+	struct cbn_entry *list = NULL, **tail = &list, *e, *next;
+	char text[CTL_PREFIXSTRLEN];
+	unsigned long added = 0, deleted = 0;
+	int64_t now = cbn_now();
+	int err = 0;
+	size_t i;
+
+	cbn_table_prune(&b.table, now);
+	/* The deleted decisions come first in the answer. */
+	for (i = 0; i < b.stream.n; i++) {
+		const struct cbn_decision *d = &b.stream.d[i];
+
+		/* A repeat: its address may have been banned anew since. */
+		if (d->deleted && cbn_ids_seen(&b.deleted, d->id)) {
+			cbn_log(CBN_TRACE, "decision %lld: deleted, seen before",
+				(long long)d->id);
+			continue;
+		}
+		e = cbn_table_get(&b.table, &d->addr, true);
+		if (!e) {
+			cbn_log(CBN_ERROR, "out of memory");
+			err = ENOMEM;
+			break;
+		}
+		touch(e, &tail);
+		if (d->deleted) {
+			e->until = 0;
+			e->longer = false;
+			e->deleted = true;
+		} else if (now + d->ns > e->until) {
+			e->until = now + d->ns;
+			e->longer = true;
+		}
+	}
+	for (e = list; e; e = next) {
+		next = e->next_touched;
+		e->listed = false;
+		if (err) {
+			/* The next answer is a resynchronization. */
+			e->longer = e->deleted = false;
+			continue;
+		}
+		if (e->longer) {
+			uint32_t t = cbn_timeout_at(e->until, now);
+
+			e->longer = e->deleted = false;
+			cbn_log(CBN_DEBUG, "ban %s for %us",
+				ctl_format_prefix(&e->addr, text, sizeof(text)), t);
+			err = cbn_dev_add(fd, b.cfg.set, &e->addr, t);
+			if (err) {
+				/* Not in the set as the table says. */
+				e->until = 0;
+				if (!cbn_dev_lost(err))
+					err = 0;
+			} else {
+				added++;
+			}
+		} else if (e->deleted) {
+			cbn_log(CBN_DEBUG, "unban %s",
+				ctl_format_prefix(&e->addr, text, sizeof(text)));
+			err = cbn_dev_del(fd, b.cfg.set, &e->addr);
+			if (!err || !cbn_dev_lost(err)) {
+				err = 0;
+				deleted++;
+			}
+			cbn_table_remove(&b.table, e);
+		}
+	}
+	if (added || deleted)
+		cbn_log(CBN_INFO, "set %s: %lu added or extended, %lu deleted",
+			b.cfg.set, added, deleted);
+	return err ? err : note_deleted(now);
+}
+
+/* One poll: 0, or -1 after saying what failed. */
+static int cycle(void)
+{
+	bool startup = b.need_startup;
+	char err[CBN_ERRLEN];
+	int fd, rc;
+
+	/* Without the device, leave the stream where it is. */
+	fd = cbn_dev_open(b.cfg.device);
+	if (fd < 0) {
+		b.need_startup = true;
+		return -1;
+	}
+	if (startup && cbn_dev_ensure_set(fd, b.cfg.set)) {
+		close(fd);
+		return -1;
+	}
+	/* Anything lost from here on is asked for again in full. */
+	b.need_startup = true;
+	if (cbn_lapi_stream(startup, &b.body, err, sizeof(err))) {
+		cbn_log(CBN_ERROR, "%s; the set keeps its entries", err);
+		close(fd);
+		return -1;
+	}
+	if (cbn_stream_parse(b.body.p, b.body.len, b.cfg.disable_ipv6,
+			     &b.stream, err, sizeof(err))) {
+		cbn_log(CBN_ERROR, "decision stream answer: %s; the set keeps its entries",
+			err);
+		close(fd);
+		return -1;
+	}
+	cbn_log(CBN_TRACE, "answer: %zu bytes, %zu decisions", b.body.len,
+		b.stream.n);
+	log_skips(&b.stream.skips);
+	rc = startup ? resync(fd) : apply(fd);
+	close(fd);
+	if (rc)
+		return -1;
+	b.need_startup = false;
+	return 0;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: " CBN_NAME " [-c FILE] [-t]\n"
+		"Apply CrowdSec's ban decisions to a cuckoo_nf block set.\n\n"
+		"  -c, --config FILE  the configuration (default " CBN_CONFIG ")\n"
+		"  -t, --test         check the configuration and exit\n"
+		"  -V, --version      print the version\n"
+		"  -h, --help         this help\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "test", no_argument, NULL, 't' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *path = CBN_CONFIG;
+	int64_t delay, backoff = 0;
+	char err[CBN_ERRLEN];
+	struct timespec ts;
+	bool test = false;
+	sigset_t sigs;
+	int opt, sig;
+
+	while ((opt = getopt_long(argc, argv, "c:tVh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			path = optarg;
+			break;
+		case 't':
+			test = true;
+			break;
+		case 'V':
+			printf(CBN_NAME " %s\n", CBN_VERSION);
+			return 0;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, CBN_NAME ": %s: unexpected argument\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	if (cbn_config_load(path, &b.cfg, err, sizeof(err))) {
+		cbn_log(CBN_ERROR, "%s", err);
+		return 1;
+	}
+	if (test) {
+		printf("%s: configuration OK\n", path);
+		return 0;
+	}
+	cbn_log_level = b.cfg.log_level;
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGHUP);
+	sigprocmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (cbn_lapi_init(&b.cfg)) {
+		cbn_log(CBN_ERROR, "libcurl: cannot set up a transfer");
+		return 1;
+	}
+	cbn_log(CBN_INFO, CBN_NAME " %s: %s every %.3gs into set %s of %s",
+		CBN_VERSION, b.cfg.api_url, b.cfg.update_ns / 1e9, b.cfg.set,
+		b.cfg.device);
+	b.need_startup = true;
+	for (;;) {
+		if (cycle()) {
+			backoff = backoff ? 2 * backoff : 1000000000ll;
+			if (backoff > BACKOFF_MAX_NS)
+				backoff = BACKOFF_MAX_NS;
+			delay = backoff;
+			cbn_log(CBN_INFO, "retrying in %llds",
+				(long long)(delay / 1000000000));
+		} else {
+			if (backoff)
+				cbn_log(CBN_INFO, "in step with the Local API again");
+			backoff = 0;
+			delay = b.cfg.update_ns;
+		}
+		ts.tv_sec = delay / 1000000000;
+		ts.tv_nsec = delay % 1000000000;
+		sig = sigtimedwait(&sigs, NULL, &ts);
+		if (sig == SIGHUP) {
+			cbn_log(CBN_INFO, "SIGHUP: resynchronizing");
+			b.need_startup = true;
+		} else if (sig == SIGTERM || sig == SIGINT) {
+			break;
+		}
+	}
+	cbn_log(CBN_INFO, "stopping on %s: set %s keeps its %zu prefixes, each until its decision ends",
+		strsignal(sig), b.cfg.set, b.table.n);
+	cbn_lapi_cleanup();
+	cbn_table_clear(&b.table);
+	cbn_stream_free(&b.stream);
+	cbn_ids_free(&b.deleted);
+	free(b.body.p);
+	cbn_config_free(&b.cfg);
+	return 0;
+}
