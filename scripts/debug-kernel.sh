@@ -19,8 +19,9 @@
 # so a rerun reuses it (about 40 minutes on 2 busy cores the first time).
 #
 # Environment: CNF_DEBUG_JOBS (make -j, default: number of CPUs),
-# CNF_FUZZ_CALLS (ioctl_fuzz calls, default 1000000), and everything
-# selftests/vm/run takes (CNF_VM_SMP, CNF_VM_TIMEOUT...).
+# CNF_FUZZ_CALLS (ioctl_fuzz calls, default 1000000), CNF_TEST_EXPIRY_UNIT
+# (expiry.sh's unit of time, default 4 here: pings under KASAN are slow),
+# and everything selftests/vm/run takes (CNF_VM_SMP, CNF_VM_TIMEOUT...).
 #
 # lifecycle.sh's floods are slowed to one ping per 50 ms per source: at the
 # stock kernel's 10 ms, packet processing under KASAN and TCG cannot keep
@@ -152,6 +153,7 @@ check() {
 		CNF_VM_APPEND="kmemleak=on no_timer_check ${CNF_VM_APPEND:-}" \
 		CNF_VM_TIMEOUT=${CNF_VM_TIMEOUT:-7200} CNF_VM_MEM=${CNF_VM_MEM:-2048M} \
 		CNF_TEST_FUZZ_CALLS=${CNF_FUZZ_CALLS:-1000000} \
+		CNF_TEST_EXPIRY_UNIT=${CNF_TEST_EXPIRY_UNIT:-4} \
 		CNF_TEST_STORM_ITERS=${CNF_TEST_STORM_ITERS:-40} \
 		CNF_TEST_LIFECYCLE_INTERVAL=${CNF_TEST_LIFECYCLE_INTERVAL:-0.05} \
 		CNF_TEST_TIMEOUT=${CNF_TEST_TIMEOUT:-3600} \
