@@ -4191,13 +4191,13 @@ TEST_F(timeouts, reset_and_netns_exit_pending)
 /*
  * Precision: 100,000 entries in four sets (and permanent ones beside
  * them) run out over ten seconds; none is removed more than a second
- * late.  At the quick size (without CNF_TEST_FULL=1), 20,000 over five.
+ * late.  At the quick size (without CNF_TEST_FULL=1), 10,000 over three.
  */
 TEST_F(timeouts, precision)
 {
 	const char *full = getenv("CNF_TEST_FULL");
 	const bool big = full && !strcmp(full, "1");
-	const uint32_t per = big ? 25000 : 5000, spread = big ? 10 : 5;
+	const uint32_t per = big ? 25000 : 2500, spread = big ? 10 : 3;
 	static const char *const names[] = { "p0", "p1", "p2", "p3" };
 	uint32_t *secs = calloc(per, sizeof(*secs));
 	struct cnf_batch b;
