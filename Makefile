@@ -154,6 +154,7 @@ check-kernels:
 check-engines:
 	scripts/deps.sh --engines
 	$(MAKE) vm-build
+	$(MAKE) -C userspace engine-unit
 	@tests=$$(cat build/selftests/engines-list.txt); \
 	[ -n "$$tests" ] || { echo "check-engines: no engine test (ENGINE_PROGS in selftests/Makefile)" >&2; exit 1; }; \
 	CNF_VM_LAYERS=engines selftests/vm/selftests.sh $$tests

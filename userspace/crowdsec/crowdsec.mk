@@ -61,11 +61,20 @@ $(B)/tests/test_cbn_lapi: $(CBN_DIR)/tests/test_cbn_lapi.sh \
 	sed 's,@CBN_TESTDIR@,$(B)/tests/cbn,' $< >$@
 	chmod +x $@
 
-UNIT_TESTS += $(B)/tests/test_cbn_parse $(B)/tests/test_cbn_lapi
+UNIT_TESTS += $(B)/tests/test_cbn_parse
+
+# The bouncer against crowdsec's own Local API on the host: it needs the
+# engine packages (scripts/deps.sh --engines), so it runs in make
+# check-engines, not in make unit.
+.PHONY: engine-unit
+engine-unit: $(B)/tests/test_cbn_lapi
+	@CNF_UNIT_LOG=$(B)/tests/engine-unit.log bash tests/run_unit.sh $<
 else
 all: cbn-missing
 
-.PHONY: cbn-missing
+.PHONY: cbn-missing engine-unit
+engine-unit: cbn-missing
+	@false
 cbn-missing:
 	@echo "userspace: cuckoo-crowdsec-bouncer not built: no development files of $(CBN_PKGS) (pkg-config); install libcurl4-openssl-dev and libjson-c-dev (scripts/deps.sh)"
 endif
