@@ -64,20 +64,6 @@ cs() {
 	fi
 }
 
-# wait_for SECONDS COMMAND...: COMMAND succeeds within SECONDS (polled
-# every 0.2 s).
-wait_for() {
-	local end=$((SECONDS + $1))
-	shift
-	until "$@"; do
-		((SECONDS < end)) || return 1
-		sleep 0.2
-	done
-}
-
-set_exists() { [[ $(ctl -j sets) == *"\"name\":\"crowdsec\""* ]]; }
-listed() { ctl -s crowdsec test -q "$1" >/dev/null 2>&1; }
-not_listed() { ! listed "$@"; }
 # logged N TEXT: the bouncer's log has more than N lines with TEXT.
 log_count() { grep -c -- "$1" "$TMP/bouncer.log"; }
 logged() { (($(log_count "$2") > $1)); }
@@ -185,7 +171,7 @@ setup() {
 	log_level: debug
 	EOF
 	start_bouncer
-	if ! wait_for 60 logged 0 "set crowdsec replaced" || ! set_exists; then
+	if ! wait_for 60 logged 0 "set crowdsec replaced" || ! set_exists crowdsec; then
 		note "the bouncer did not set up its set:"
 		sed 's/^/# /' "$TMP/bouncer.log"
 		return 1
@@ -233,7 +219,7 @@ ban() {
 	shift
 	cs decisions add "$@" || { fail "cscli decisions add $*"; return 1; }
 	# The poll interval is 1 s; TCG and cscli's own start take more.
-	wait_for 15 listed "$src"
+	wait_for 15 set_has crowdsec "$src"
 	verdict $? "cscli decisions add $*: $src in the set after $((SECONDS - t0)) s"
 }
 
@@ -266,11 +252,11 @@ test_ipv6() {
 
 test_delete() {
 	note "cscli decisions delete: passes again"
-	listed 10.0.8.1 || ban 10.0.8.1 --ip 10.0.8.1 --duration 1m || return
-	listed 10.0.8.17 || ban 10.0.8.17 --range 10.0.8.16/28 --duration 1m || return
+	set_has crowdsec 10.0.8.1 || ban 10.0.8.1 --ip 10.0.8.1 --duration 1m || return
+	set_has crowdsec 10.0.8.17 || ban 10.0.8.17 --range 10.0.8.16/28 --duration 1m || return
 	cs decisions delete --ip 10.0.8.1 && cs decisions delete --range 10.0.8.16/28
 	verdict $? "cscli decisions delete --ip 10.0.8.1, --range 10.0.8.16/28"
-	wait_for 15 eval 'not_listed 10.0.8.1 && not_listed 10.0.8.17'
+	wait_for 15 eval 'set_lacks crowdsec 10.0.8.1 && set_lacks crowdsec 10.0.8.17'
 	verdict $? "10.0.8.1 and 10.0.8.16/28 out of the set"
 	expect pass 10.0.8.1
 	expect pass 10.0.8.17
@@ -287,7 +273,7 @@ test_kernel_expiry() {
 	verdict $? "bouncer (pid $BOUNCER_PID) stopped"
 	t0=$SECONDS
 	expect drop 10.0.8.3
-	wait_for 15 not_listed 10.0.8.3
+	wait_for 15 set_lacks crowdsec 10.0.8.3
 	verdict $? "the kernel removed 10.0.8.3 after $((SECONDS - t0)) s"
 	frozen
 	verdict $? "the bouncer still stopped"
@@ -311,7 +297,7 @@ test_restart() {
 	stop_bouncer
 	rc=$?
 	verdict $rc "SIGTERM: the bouncer exited with status $rc"
-	listed 10.0.8.2 && listed 10.0.8.5
+	set_has crowdsec 10.0.8.2 && set_has crowdsec 10.0.8.5
 	verdict $? "its entries stay while it is stopped"
 	cs decisions delete --ip 10.0.8.5 && cs decisions add --ip 10.0.8.6 --duration 5m
 	verdict $? "while stopped: 10.0.8.5's decision deleted, 10.0.8.6 banned"
@@ -327,7 +313,7 @@ test_restart() {
 	d1=${st[ipv4.dropped]}
 	((tx >= 20 && rx == 0 && d1 - d0 == tx))
 	verdict $? "throughout: $tx pings from 10.0.8.2, $rx answered, $((d1 - d0)) dropped"
-	not_listed 10.0.8.5 && listed 10.0.8.6 && listed 10.0.8.2
+	set_lacks crowdsec 10.0.8.5 && set_has crowdsec 10.0.8.6 && set_has crowdsec 10.0.8.2
 	verdict $? "after: 10.0.8.5 out, 10.0.8.6 and 10.0.8.2 in"
 	expect pass 10.0.8.5
 	expect drop 10.0.8.6
@@ -336,14 +322,14 @@ test_restart() {
 test_unreachable() {
 	local n
 	note "the Local API stopped: the set keeps dropping; back: caught up"
-	listed 10.0.8.2 || ban 10.0.8.2 --ip 10.0.8.2 --duration 5m || return
+	set_has crowdsec 10.0.8.2 || ban 10.0.8.2 --ip 10.0.8.2 --duration 5m || return
 	n=$(log_count "the set keeps its entries")
 	stop_lapi
 	wait_for 15 logged "$n" "the set keeps its entries"
 	verdict $? "the bouncer reports the Local API unreachable"
 	grep -m1 "the set keeps its entries" "$TMP/bouncer.log" | sed 's/^/# /'
 	sleep 2
-	listed 10.0.8.2
+	set_has crowdsec 10.0.8.2
 	verdict $? "10.0.8.2 still in the set"
 	expect drop 10.0.8.2
 	# cscli goes through the Local API too: decisions wait for it.

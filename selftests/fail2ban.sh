@@ -123,20 +123,6 @@ write_conf() {
 	EOF
 }
 
-# wait_for SECONDS COMMAND...: COMMAND succeeds within SECONDS (polled
-# every 0.2 s).
-wait_for() {
-	local end=$((SECONDS + $1))
-	shift
-	until "$@"; do
-		((SECONDS < end)) || return 1
-		sleep 0.2
-	done
-}
-
-set_exists() { [[ $(ctl -j sets) == *"\"name\":\"$1\""* ]]; }
-listed() { ctl -s "$1" test -q "$2" >/dev/null 2>&1; }
-not_listed() { ! listed "$@"; }
 set_empty() { [[ -z $(ctl -s "$1" list) ]]; }
 
 setup() {
@@ -257,7 +243,7 @@ expect() {
 # ban LOG SET SRC: 3 failures of SRC, then SRC in SET within 30 s.
 ban() {
 	fails "$1" "$3" 3
-	wait_for 30 listed "$2" "$3"
+	wait_for 30 set_has "$2" "$3"
 	verdict $? "3 failures of $3: in $2"
 }
 
@@ -300,7 +286,7 @@ test_below_maxretry() {
 	wait_for 30 eval '(( $(jail_total_failed web) >= before + 2 ))'
 	verdict $? "fail2ban read the 2 failures"
 	sleep 1
-	not_listed f2b-web 10.0.7.2
+	set_lacks f2b-web 10.0.7.2
 	verdict $? "10.0.7.2 not in f2b-web"
 	expect pass 10.0.7.2
 }
@@ -311,7 +297,7 @@ test_unbanip() {
 	expect drop 10.0.7.3
 	f2b set long unbanip 10.0.7.3 >/dev/null
 	verdict $? "fail2ban-client set long unbanip 10.0.7.3"
-	not_listed f2b-long 10.0.7.3
+	set_lacks f2b-long 10.0.7.3
 	verdict $? "10.0.7.3 no longer in f2b-long"
 	expect pass 10.0.7.3
 }
@@ -322,7 +308,7 @@ test_bantime_expiry() {
 	ban web f2b-web 10.0.7.4
 	t0=$SECONDS
 	expect drop 10.0.7.4
-	wait_for $((BANTIME + 10)) not_listed f2b-web 10.0.7.4
+	wait_for $((BANTIME + 10)) set_lacks f2b-web 10.0.7.4
 	verdict $? "10.0.7.4 out of f2b-web after $((SECONDS - t0)) s"
 	expect pass 10.0.7.4
 }
@@ -342,7 +328,7 @@ test_kernel_expiry() {
 	[[ $t =~ ^[0-9]+$ ]] && ((t > 0))
 	verdict $? "10.0.7.5 has a timeout ($t s left)"
 	expect drop 10.0.7.5
-	wait_for $((BANTIME + 5)) not_listed f2b-web 10.0.7.5
+	wait_for $((BANTIME + 5)) set_lacks f2b-web 10.0.7.5
 	verdict $? "the kernel removed 10.0.7.5 after $((SECONDS - t0)) s"
 	frozen
 	verdict $? "fail2ban-server still stopped"
@@ -362,7 +348,7 @@ test_ipv6() {
 	expect pass fd07::11
 	f2b set long unbanip fd07::1 >/dev/null
 	verdict $? "fail2ban-client set long unbanip fd07::1"
-	not_listed f2b-long fd07::1
+	set_lacks f2b-long fd07::1
 	verdict $? "fd07::1 no longer in f2b-long"
 	expect pass fd07::1
 }
@@ -397,7 +383,7 @@ test_stop_jail() {
 	defer ctl del --exist 10.0.7.8
 	d0=$(ctl list)
 	# perm's set holds a ban: its own, or one made here.
-	listed f2b-perm 10.0.7.6 || ban perm f2b-perm 10.0.7.6
+	set_has f2b-perm 10.0.7.6 || ban perm f2b-perm 10.0.7.6
 	p0=$(ctl -s f2b-perm list)
 	ban web f2b-web 10.0.7.9
 	f2b stop web >/dev/null
@@ -425,7 +411,7 @@ test_restart() {
 	kill -9 "$F2B_PID"
 	wait_for 10 test ! -e "/proc/$F2B_PID"
 	verdict $? "fail2ban-server (pid $F2B_PID) killed"
-	listed f2b-long 10.0.7.11
+	set_has f2b-long 10.0.7.11
 	verdict $? "f2b-long still holds 10.0.7.11"
 	expect drop 10.0.7.11
 	start_server

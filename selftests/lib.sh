@@ -387,6 +387,23 @@ ping_argv() {
 	nsx_argv "$out" "$ns" ping $fam -q -n "$@" -I "$src" "$dst"
 }
 
+# wait_for SECONDS COMMAND...: COMMAND succeeds within SECONDS (polled
+# every 0.2 s).
+wait_for() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		((SECONDS < end)) || return 1
+		sleep 0.2
+	done
+}
+
+# set_exists SET, set_has SET ADDR, set_lacks SET ADDR: through the
+# caller's ctl (cuckooctl where the script's sets are).
+set_exists() { [[ $(ctl -j sets) == *"\"name\":\"$1\""* ]]; }
+set_has() { ctl -s "$1" test -q "$2" >/dev/null 2>&1; }
+set_lacks() { ! set_has "$@"; }
+
 # ---- the topology: a sender and a receiver namespace over veth ----
 
 # netns_add NS...: new namespaces with lo up, deleted at exit.
