@@ -49,6 +49,31 @@
 # module of another revision with all addresses in its one list.  Their
 # samples carry "set":"sets".
 #
+# Then XDP, at XDP_SIZES addresses, the address sets' sources, native XDP
+# on r0 (veth runs it in r0's NAPI poll, before an skb is built for it):
+#   none        as above (the netfilter path, no hook)
+#   xdp_drop    an XDP program returning XDP_DROP for every packet: the
+#               floor of any drop at XDP here (pktgen's and the sending
+#               veth's work is in every figure); blocked case only
+#   xdp_pass    one returning XDP_PASS for every packet, the floor of a
+#               pass at XDP; pass case only
+#   cuckoo      cuckoo_nf's netfilter hook, as above
+#   nft         the nftables set, as above
+#   cuckoo_xdp  the same cuckoo_nf set, and `cuckooctl xdp attach r0
+#               native` (left out, with a log line, when this cuckooctl
+#               or module cannot)
+#   bpf_hash    a BPF hash map of the addresses (key and value 4 bytes)
+#               and a program dropping the sources it holds (bpf_xdp.c):
+#               what a plain eBPF blocklist costs, per packet and per
+#               address
+#   xdp_filter  xdp-filter (xdp-tools), `load -m native -f ipv4`, the
+#               addresses added one by one with `xdp-filter ip ADDR -m
+#               src`, at the sizes its map takes (XDP_FILTER_MAX: its
+#               IPv4 map is compiled with max_entries 10000); left out
+#               when bench-vm found no xdp-filter to ship
+# Their samples carry "set":"xdp"; bpf_hash's and xdp-filter's loads
+# print "kind":"xdp_load" samples (memory, fill time).
+#
 # Then cnf_bench.ko (userspace/bench/kmod) times the filter core against
 # rhashtable in kernel context; its kernel log lines are passed on.
 #
@@ -57,6 +82,8 @@
 #   CNF_TEST_BENCH_PFX_SIZES  prefix set sizes (default "1000 10000 100000")
 #   CNF_TEST_BENCH_SETS_SIZES  address counts of the sets part (default
 #                           "1000 100000")
+#   CNF_TEST_BENCH_XDP_SIZES  address counts of the XDP part (default
+#                           "1000 100000 1000000")
 #   CNF_TEST_BENCH_REPS     repetitions (default 7)
 #   CNF_TEST_BENCH_REPS_BIG repetitions at sizes >= 1000000 (default 5)
 #   CNF_TEST_BENCH_PKTS     packets per sample (default 60000)
@@ -67,8 +94,8 @@
 #   CNF_TEST_BENCH_SKIP     words: "pkt" skips the packet path, "pps" only
 #                           its pktgen samples (loads and memory still
 #                           measured), "addr" its address sets, "prefix"
-#                           its prefix sets, "sets" its named sets, "mod"
-#                           the test module
+#                           its prefix sets, "sets" its named sets, "xdp"
+#                           its XDP part, "mod" the test module
 #   CNF_TEST_BENCH_ICOUNT   the VM's -icount shift, when bench-vm boots it
 #                           with one (selftests/vm/run CNF_VM_ICOUNT); only
 #                           recorded in the meta line for the report
@@ -81,6 +108,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")" || exit 1
 SIZES=${CNF_TEST_BENCH_SIZES:-1000 100000 1000000}
 PFX_SIZES=${CNF_TEST_BENCH_PFX_SIZES:-1000 10000 100000}
 SETS_SIZES=${CNF_TEST_BENCH_SETS_SIZES:-1000 100000}
+XDP_SIZES=${CNF_TEST_BENCH_XDP_SIZES:-1000 100000 1000000}
 REPS=${CNF_TEST_BENCH_REPS:-7}
 REPS_BIG=${CNF_TEST_BENCH_REPS_BIG:-5}
 PKTS=${CNF_TEST_BENCH_PKTS:-60000}
@@ -98,6 +126,14 @@ D=/tmp/cnf-bench
 CONTENDERS=(none unused cuckoo nft ipset)
 PFX_CONTENDERS=(none cuckoo nft ipset)
 SETS_CONTENDERS=(none cuckoo sets)
+XDP_CONTENDERS=(none xdp_drop xdp_pass cuckoo nft cuckoo_xdp bpf_hash xdp_filter)
+# bpf_xdp and xdp-filter (its libraries come along; its BPF objects in
+# xdp-tools/bpf), from bench-vm; the bpffs their links and maps are
+# pinned on.
+BPF_XDP=$BENCH_DIR/bpf_xdp
+XDP_TOOLS=$BENCH_DIR/xdp-tools
+XDP_FILTER_MAX=10000
+BPFFS=/sys/fs/bpf
 BASE_KO=$BENCH_DIR/base/cuckoo_nf.ko
 # The prefix sets' source ranges (mkdata.py's BLOCK_NET and PASS_NET): a /16
 # covered whole, and one no prefix covers.
@@ -413,10 +449,146 @@ ipset_unload() { inns ipset destroy blocked; }
 none_on() { :; }
 none_off() { :; }
 
+# ---- XDP contenders ----
+
+# innet CMD...: CMD in the receiver's network namespace and no other: `ip
+# netns exec` mounts a sysfs of its own on /sys, which hides the bpffs.
+innet() { nsenter --net="$NETNS_FILE" "$@"; }
+
+# The link of bpf_xdp's program, on the bpffs.
+XDP_PIN=$BPFFS/cnf_bench_xdp
+
+# xdp_prog_on MODE [FILE]: bpf_xdp's program MODE on r0; its JSON line in
+# $D/bpf_xdp.json.
+xdp_prog_on() {
+	innet "$BPF_XDP" "$1" r0 "$XDP_PIN" ${2:+"$2"} >"$D/bpf_xdp.json" ||
+		die "bpf_xdp $1 r0 $XDP_PIN $*"
+}
+
+xdp_prog_off() { rm "$XDP_PIN" || die "rm $XDP_PIN"; }
+
+xdp_drop_on() { xdp_prog_on drop; }
+xdp_drop_off() { xdp_prog_off; }
+xdp_pass_on() { xdp_prog_on pass; }
+xdp_pass_off() { xdp_prog_off; }
+
+# The hash map made and filled every repetition: its memory and fill time
+# as a sample each time.
+bpf_hash_on() {
+	xdp_prog_on hash "$F/addrs"
+	emit "{\"kind\":\"xdp_load\",\"set\":\"xdp\",\"size\":$SIZE,\"contender\":\"bpf_hash\",\"rep\":$1,\"info\":$(<"$D/bpf_xdp.json")}"
+}
+
+bpf_hash_off() { xdp_prog_off; }
+
+cuckoo_xdp_on() {
+	CONTENDER=cuckoo_xdp cuckoo_on "$1"
+	innet cuckooctl xdp attach r0 native >/dev/null ||
+		die "cuckooctl xdp attach r0 native"
+}
+
+cuckoo_xdp_off() {
+	innet cuckooctl xdp detach r0 >/dev/null || die "cuckooctl xdp detach r0"
+	cuckoo_off
+}
+
+# xdpf ARG...: xdp-filter, its BPF objects (and libxdp's dispatcher)
+# from XDP_TOOLS.
+xdpf() {
+	LIBXDP_OBJECT_PATH=$XDP_TOOLS/bpf "$XDP_TOOLS/xdp-filter" "$@"
+}
+
+# Load xdp-filter with the SIZE addresses, one `xdp-filter ip` each, timed
+# (the kernel memory it took too), and unload it keeping its maps: every
+# repetition loads it again on them.
+xdp_filter_fill() {
+	local m0 m1 t0 t1 map info a
+	rm -rf "$BPFFS/xdp-filter"
+	settle
+	m0=$(meminfo)
+	t0=$EPOCHREALTIME
+	innet env LIBXDP_OBJECT_PATH="$XDP_TOOLS/bpf" "$XDP_TOOLS/xdp-filter" \
+		load -m native -f ipv4 r0 || die "xdp-filter load -m native -f ipv4 r0"
+	while read -r a; do
+		xdpf ip -m src "$a" || die "xdp-filter ip -m src $a"
+	done <"$F/addrs"
+	t1=$EPOCHREALTIME
+	m1=$(meminfo)
+	map=$(find "$BPFFS" -name filter_ipv4 | head -n1)
+	info=null
+	[[ -n $map ]] && info=$("$BPF_XDP" info "$map")
+	innet env LIBXDP_OBJECT_PATH="$XDP_TOOLS/bpf" "$XDP_TOOLS/xdp-filter" \
+		unload -k r0 || die "xdp-filter unload -k r0"
+	read -ra m0 <<<"$m0"
+	read -ra m1 <<<"$m1"
+	emit "{\"kind\":\"xdp_load\",\"set\":\"xdp\",\"size\":$SIZE,\"contender\":\"xdp_filter\",\"rep\":0,\"info\":{\"entries\":$SIZE,\"fill_sec\":$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }'),\"kernel_bytes\":$(((m1[0] - m0[0] + m1[1] - m0[1]) * 1024)),\"map\":$info}}"
+}
+
+xdp_filter_on() {
+	innet env LIBXDP_OBJECT_PATH="$XDP_TOOLS/bpf" "$XDP_TOOLS/xdp-filter" \
+		load -m native -f ipv4 r0 || die "xdp-filter load -m native -f ipv4 r0"
+}
+
+xdp_filter_off() {
+	innet env LIBXDP_OBJECT_PATH="$XDP_TOOLS/bpf" "$XDP_TOOLS/xdp-filter" \
+		unload -k r0 || die "xdp-filter unload -k r0"
+}
+
+# The XDP part's contenders this VM can run: the bpffs mounted, cuckoo_xdp
+# tried once (attach and detach with a set loaded), xdp-filter present.
+xdp_setup() {
+	local p err
+	grep -q "^[^ ]* $BPFFS bpf " /proc/mounts ||
+		mount -t bpf bpf "$BPFFS" ||
+		die "mount -t bpf bpf $BPFFS"
+	for p in /run/netns /var/run/netns; do
+		[[ -e $p/$NS ]] && NETNS_FILE=$p/$NS
+	done
+	[[ -n ${NETNS_FILE:-} ]] || die "no netns file of $NS"
+	mkdir -p "$D"
+	[[ -x $BPF_XDP ]] || die "no $BPF_XDP (bench-vm builds it)"
+	XDP_HAVE=()
+	for p in "${XDP_CONTENDERS[@]}"; do
+		case $p in
+		cuckoo_xdp)
+			insmod "$CNF_KO" || die "insmod $CNF_KO"
+			if ! inns cuckooctl add 10.255.255.255 >/dev/null ||
+			   ! err=$(innet cuckooctl xdp attach r0 native 2>&1); then
+				log "cuckoo_nf at XDP left out: ${err:-cuckooctl add failed}"
+				rmmod cuckoo_nf
+				continue
+			fi
+			innet cuckooctl xdp detach r0 >/dev/null ||
+				die "cuckooctl xdp detach r0"
+			rmmod cuckoo_nf || die "rmmod cuckoo_nf"
+			;;
+		xdp_filter)
+			if [[ ! -x $XDP_TOOLS/xdp-filter ]]; then
+				log "xdp-filter left out: not in $XDP_TOOLS (bench-vm ships Debian's xdp-tools)"
+				continue
+			fi
+			;;
+		esac
+		XDP_HAVE+=("$p")
+	done
+}
+
+# is_xdp CONTENDER: whether it drops at XDP (before IP sees a packet).
+is_xdp() { [[ $1 == xdp_* || $1 == cuckoo_xdp || $1 == bpf_hash ]]; }
+
+# cases_of CONTENDER: the cases it is measured in.
+cases_of() {
+	case $1 in
+	xdp_drop) echo blocked ;;
+	xdp_pass) echo pass ;;
+	*) echo blocked pass ;;
+	esac
+}
+
 # measure CONTENDER REP: both cases, one sample each.
 measure() {
-	local c=$1 rep=$2 case base want_fwd r usec rx fwd d0 d1
-	for case in blocked pass; do
+	local c=$1 rep=$2 case base want_rx want_fwd r usec rx fwd d0 d1
+	for case in $(cases_of "$c"); do
 		if [[ $case == blocked ]]; then
 			base=$BLOCK_BASE
 			[[ $SET == prefix ]] && base=$PFX_BLOCK_BASE
@@ -428,11 +600,15 @@ measure() {
 		read -ra r <<<"$(pkts "$PKTS" "$base")"
 		((${#r[@]} == 3)) || die "no pktgen result for $c/$case"
 		usec=${r[0]} rx=${r[1]} fwd=${r[2]}
-		# Verdicts: with a filter, blocked packets never reach d0.
-		want_fwd=$rx
-		[[ $c != none && $c != unused && $case == blocked ]] && want_fwd=0
-		((rx == PKTS && fwd == want_fwd)) ||
-			log "WARNING: $c/$case: sent $PKTS, received $rx, forwarded $fwd (expected $want_fwd)"
+		# Verdicts: with a filter, blocked packets never reach d0; at
+		# XDP, never IP either.
+		want_rx=$PKTS want_fwd=$rx
+		if [[ $c != none && $c != unused && $case == blocked ]]; then
+			want_fwd=0
+			is_xdp "$c" && want_rx=0
+		fi
+		((rx == want_rx && fwd == want_fwd)) ||
+			log "WARNING: $c/$case: sent $PKTS, received $rx, forwarded $fwd (expected $want_rx, $want_fwd)"
 		if [[ $c == cuckoo || $c == sets ]]; then
 			d1=$(cuckoo_dropped)
 			[[ $case == pass ]] || ((d1 - d0 == PKTS)) ||
@@ -451,8 +627,14 @@ bench_size() {
 	if [[ $SET != sets ]]; then
 		log "$SET size $SIZE: nft -f"
 		nft_load
+	fi
+	if [[ $SET != sets && $SET != xdp ]]; then
 		log "$SET size $SIZE: ipset restore"
 		ipset_load
+	fi
+	if [[ " $* " == *" xdp_filter "* ]]; then
+		log "$SET size $SIZE: xdp-filter ip, one by one"
+		xdp_filter_fill
 	fi
 	for ((rep = 1; rep <= reps; rep++)); do
 		log "$SET size $SIZE: repetition $rep/$reps"
@@ -468,10 +650,9 @@ bench_size() {
 			"${c}_off"
 		done
 	done
-	if [[ $SET != sets ]]; then
-		nft_unload
-		ipset_unload
-	fi
+	[[ $SET == sets ]] || nft_unload
+	[[ $SET == sets || $SET == xdp ]] || ipset_unload
+	[[ " $* " != *" xdp_filter "* ]] || rm -rf "$BPFFS/xdp-filter"
 	rm -rf "$D"
 }
 
@@ -493,12 +674,12 @@ run_module() {
 }
 
 main() {
-	local nproc memmb
+	local nproc memmb c cs
 	# Kernel messages on the console would split the sample lines.
 	echo 1 >/proc/sys/kernel/printk
 	nproc=$(grep -c ^processor /proc/cpuinfo)
 	memmb=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
-	emit "{\"kind\":\"meta\",\"kernel\":\"$(uname -r)\",\"vcpus\":$nproc,\"mem_mb\":$memmb,\"pkts\":$PKTS,\"reps\":$REPS,\"pfx_sizes\":\"$PFX_SIZES\",\"sets_sizes\":\"$SETS_SIZES\",\"reps_big\":$REPS_BIG,\"icount\":\"${CNF_TEST_BENCH_ICOUNT:-}\",\"skip\":\"$SKIP\",\"iptables\":\"$IPT\",\"nft\":\"$(nft --version | head -n1)\",\"ipset\":\"$(ipset version | head -n1)\"}"
+	emit "{\"kind\":\"meta\",\"kernel\":\"$(uname -r)\",\"vcpus\":$nproc,\"mem_mb\":$memmb,\"pkts\":$PKTS,\"reps\":$REPS,\"pfx_sizes\":\"$PFX_SIZES\",\"sets_sizes\":\"$SETS_SIZES\",\"xdp_sizes\":\"$XDP_SIZES\",\"reps_big\":$REPS_BIG,\"icount\":\"${CNF_TEST_BENCH_ICOUNT:-}\",\"skip\":\"$SKIP\",\"iptables\":\"$IPT\",\"nft\":\"$(nft --version | head -n1)\",\"ipset\":\"$(ipset version | head -n1)\"}"
 	grep -q '^cuckoo_nf ' /proc/modules && rmmod cuckoo_nf
 	[[ " $SKIP " == *" mod "* ]] || run_module
 	if [[ " $SKIP " != *" pkt "* ]]; then
@@ -523,6 +704,20 @@ main() {
 			for SIZE in $SETS_SIZES; do
 				RANGE=$SIZE
 				bench_size "${SETS_CONTENDERS[@]}"
+			done
+		fi
+		if [[ " $SKIP " != *" xdp "* ]]; then
+			SET=xdp LIST=addrs
+			xdp_setup
+			for SIZE in $XDP_SIZES; do
+				RANGE=$SIZE
+				cs=()
+				for c in "${XDP_HAVE[@]}"; do
+					[[ $c == xdp_filter ]] &&
+						((SIZE > XDP_FILTER_MAX)) && continue
+					cs+=("$c")
+				done
+				bench_size "${cs[@]}"
 			done
 		fi
 		cleanup

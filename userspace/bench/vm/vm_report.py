@@ -43,6 +43,23 @@ SETS_NOTE = ("Named sets (mkdata.py): cuckoo, all N addresses in the "
              "every blocked packet; base, the module of revision {base} "
              "with the N addresses in its one list.  Sources as for the "
              "address sets.")
+XDP_CONTENDERS = ["none", "xdp_drop", "xdp_pass", "cuckoo", "nft",
+                  "cuckoo_xdp", "bpf_hash", "xdp_filter"]
+XDP_NAMES = {"none": "no filter", "xdp_drop": "XDP_DROP for all",
+             "xdp_pass": "XDP_PASS for all",
+             "cuckoo": "cuckoo_nf netfilter hook", "nft": "nftables set",
+             "cuckoo_xdp": "cuckoo_nf at XDP", "bpf_hash": "BPF hash map",
+             "xdp_filter": "xdp-filter"}
+XDP_NOTE = ("XDP (native, on the receiving veth): xdp_drop and xdp_pass "
+            "return their verdict for every packet, the floors of a drop "
+            "and of a pass at XDP here; cuckoo_xdp is cuckoo_nf's set "
+            "looked up from XDP (cuckooctl xdp attach DEV native); "
+            "bpf_hash a BPF hash map of the addresses (key and value 4 "
+            "bytes) looked up by a minimal program (bpf_xdp.c); "
+            "xdp_filter is xdp-tools' xdp-filter (-f ipv4, its addresses "
+            "added one by one), at the sizes its map takes (10000 "
+            "entries); cuckoo and nft as in the address sets.  Sources as "
+            "for the address sets.")
 PFX_NOTE = ("Prefix sets (mkdata.py): IPv4 prefixes of 25 lengths (/8 to "
             "/32, mostly /16 to /24, as in blocklists), none overlapping; "
             "nft: set of ipv4_addr with flags interval; ipset: hash:net.  "
@@ -374,6 +391,155 @@ def sets_goals(pp):
     return g
 
 
+def xdp_part(pps, samples):
+    """The XDP part: the packet path of its contenders, the derived
+    figures (each paired per repetition: median and min..max), memory per
+    address, and the goals."""
+    pp = packet_path(pps, XDP_CONTENDERS)
+    ns = {}
+    for s in pps:
+        n = s["rx"] if s["rx"] > 0 else s["pkts"]
+        ns.setdefault((s["size"], s["contender"], s["case"]),
+                      {})[s["rep"]] = s["usec"] * 1000.0 / n
+
+    def paired(a, b, f):
+        x, y = ns.get(a, {}), ns.get(b, {})
+        v = [f(x[r], y[r]) for r in x if r in y]
+        m, lo, hi, _ = spread(v)
+        return {"median": m, "min": lo, "max": hi, "reps": len(v)} \
+            if v else None
+
+    sizes = sorted({s["size"] for s in pps})
+    loads_ = [s for s in samples if s["kind"] == "load" and
+              set_of(s) == "xdp" and s.get("tool_bytes")]
+    xl = [s for s in samples if s["kind"] == "xdp_load"]
+    derived, memory = [], []
+    for size in sizes:
+        d = {"size": size}
+
+        def key(c, case, size=size):
+            return (size, c, case)
+        d["drop_vs_floor"] = paired(key("cuckoo_xdp", "blocked"),
+                                    key("xdp_drop", "blocked"),
+                                    lambda a, b: a / b - 1)
+        for c in ("cuckoo", "nft"):
+            d["saved_ns_vs_" + c] = paired(key(c, "blocked"),
+                                           key("cuckoo_xdp", "blocked"),
+                                           lambda a, b: a - b)
+        for c in ("cuckoo_xdp", "bpf_hash", "xdp_filter"):
+            d["added_pass_ns_" + c] = paired(key(c, "pass"),
+                                             key("xdp_pass", "pass"),
+                                             lambda a, b: a - b)
+            d["drop_ns_" + c] = paired(key(c, "blocked"),
+                                       key("xdp_drop", "blocked"),
+                                       lambda a, b: a - b)
+        derived.append(d)
+        m = {"size": size}
+        cu = [s["tool_bytes"] for s in loads_ if s["size"] == size]
+        m["cuckoo_bytes"] = median(cu)
+        for c in ("bpf_hash", "xdp_filter"):
+            v = [s["info"] for s in xl
+                 if s["size"] == size and s["contender"] == c]
+            if not v:
+                continue
+            m[c + "_kernel_bytes"] = median([i["kernel_bytes"] for i in v])
+            m[c + "_fill_sec"] = median([i["fill_sec"] for i in v])
+            mm = [i.get("memlock") or (i.get("map") or {}).get("memlock")
+                  for i in v]
+            mm = [x for x in mm if x is not None]
+            m[c + "_memlock"] = median(mm)
+            mx = [i.get("max_entries") or (i.get("map") or {}).get(
+                "max_entries") for i in v]
+            mx = [x for x in mx if x is not None]
+            m[c + "_max_entries"] = median(mx)
+        for k in list(m):
+            if k.endswith("_bytes") or k.endswith("_memlock"):
+                m[k + "_per_addr"] = (m[k] / size if m[k] is not None
+                                      else None)
+        memory.append(m)
+    return {"note": XDP_NOTE, "packet_path": pp, "derived": derived,
+            "memory": memory, "goals": xdp_goals(derived, memory)}
+
+
+def xdp_goals(derived, memory):
+    """cuckoo_nf at XDP: its drop within 10% of the XDP_DROP floor, its
+    added pass cost below xdp-filter's, flat within 10% over the sizes;
+    memory per address at the largest size at most 1/20 of a BPF hash
+    map's."""
+    g = []
+    for d in derived:
+        r = d["drop_vs_floor"]
+        if r:
+            g.append({"goal": f"XDP drop {d['size']}: within 10% of the "
+                              "XDP_DROP floor",
+                      "target": "ratio - 1 <= 0.100",
+                      "measured": r["median"], "measured_min": r["min"],
+                      "measured_max": r["max"],
+                      "met": r["max"] <= 0.10})
+        cu, xf = d["added_pass_ns_cuckoo_xdp"], d["added_pass_ns_xdp_filter"]
+        if cu and xf:
+            g.append({"goal": f"XDP added pass cost {d['size']}: below "
+                              "xdp-filter's",
+                      "target": "ratio < 1",
+                      "measured": ratio(cu["median"], xf["median"]),
+                      "met": cu["max"] < xf["min"]})
+    vals = [d["added_pass_ns_cuckoo_xdp"]["median"] for d in derived
+            if d["added_pass_ns_cuckoo_xdp"]]
+    if len(vals) > 1:
+        flat = max(vals) / min(vals) - 1 if min(vals) > 0 else None
+        g.append({"goal": f"XDP added pass cost flat {derived[0]['size']}.."
+                          f"{derived[-1]['size']}",
+                  "target": "max/min - 1 <= 0.10", "measured": flat,
+                  "values": vals,
+                  "met": flat is not None and flat <= 0.10})
+    if memory:
+        m = memory[-1]
+        r = ratio(m.get("cuckoo_bytes"), m.get("bpf_hash_kernel_bytes"))
+        g.append({"goal": f"memory/address {m['size']} <= 1/20 of a BPF "
+                          "hash map's (slab+vmalloc)",
+                  "target": "ratio <= 0.050", "measured": r,
+                  "met": r is not None and r <= 0.05})
+    return g
+
+
+def print_xdp(p, xdp):
+    p("")
+    p(xdp["note"])
+    p(f"{'size':>8} {'contender':<26} {'case':<8} {'ns/pkt':>7} "
+      f"{'(min..max)':<15}")
+    for r in xdp["packet_path"]:
+        p(f"{r['size']:>8} {XDP_NAMES[r['contender']]:<26} "
+          f"{r['case']:<8} {r['ns_per_pkt']:>7.0f} "
+          f"{rng(r['ns_per_pkt_min'], r['ns_per_pkt_max'], '{:.0f}')}")
+    p("")
+    p("Paired per repetition, median (min..max): cuckoo_nf's XDP drop over "
+      "the floor; netfilter drop - XDP drop;\nadded pass = ns/pkt - "
+      "XDP_PASS floor's.")
+
+    def f(x, spec="{:.0f}"):
+        if not x:
+            return "-"
+        return (spec.format(x["median"]) + " " +
+                rng(x["min"], x["max"], spec))
+    for d in xdp["derived"]:
+        p(f"{d['size']:>8} drop/floor-1 {f(d['drop_vs_floor'], '{:.3f}')}"
+          f"  saved vs hook {f(d['saved_ns_vs_cuckoo'])}"
+          f"  vs nft {f(d['saved_ns_vs_nft'])}")
+        p(f"{'':>8} added pass: cuckoo_xdp "
+          f"{f(d['added_pass_ns_cuckoo_xdp'])}  bpf_hash "
+          f"{f(d['added_pass_ns_bpf_hash'])}  xdp-filter "
+          f"{f(d['added_pass_ns_xdp_filter'])}")
+    for m in xdp["memory"]:
+        p(f"{m['size']:>8} bytes/address: cuckoo_nf "
+          f"{fmt(m.get('cuckoo_bytes_per_addr'), '{:.2f}')}, BPF hash "
+          f"{fmt(m.get('bpf_hash_kernel_bytes_per_addr'), '{:.1f}')} "
+          f"(memlock {fmt(m.get('bpf_hash_memlock_per_addr'), '{:.1f}')}), "
+          f"xdp-filter "
+          f"{fmt(m.get('xdp_filter_kernel_bytes_per_addr'), '{:.1f}')} "
+          f"(its load {fmt(m.get('xdp_filter_fill_sec'), '{:.1f}')} s)")
+    print_goals(p, "XDP goals, printed not asserted:", xdp["goals"])
+
+
 def rng(lo, hi, spec):
     if lo is None:
         return ""
@@ -442,7 +608,7 @@ def print_core(p, title, unit, km):
           f"{k['rht_ns']:>10.1f} {k['ratio']:>6.2f}")
 
 
-def print_table(meta, pp, ld, km, km_ic, kmem, gl, pfx, sets):
+def print_table(meta, pp, ld, km, km_ic, kmem, gl, pfx, sets, xdp):
     p = print
     p("=" * 78)
     p("cuckoo_nf benchmark in the VM (make bench-vm)")
@@ -478,6 +644,8 @@ def print_table(meta, pp, ld, km, km_ic, kmem, gl, pfx, sets):
                      pfx["goals"])
     if sets["packet_path"]:
         print_sets(p, sets)
+    if xdp["packet_path"]:
+        print_xdp(p, xdp)
     if km:
         print_core(p, "Filter core vs rhashtable in kernel context "
                    "(cnf_bench.ko), plain TCG; ratio = cuckoo/rht",
@@ -622,14 +790,19 @@ def main():
     elif meta.get("icount") not in (None, ""):
         km, km_ic = [], km
     kmem = [s for s in samples if s["kind"] == "kmem"]
+    xdp = xdp_part([s for s in pps if set_of(s) == "xdp"], pkt_samples)
     gl = goals(pp, ld, km, km_ic)
-    print_table(meta, pp, ld, km, km_ic, kmem, gl, pfx, sets)
+    print_table(meta, pp, ld, km, km_ic, kmem, gl, pfx, sets, xdp)
     raw = pps + [s for s in samples if s["kind"] == "load"]
+    if pkt_path:
+        raw += [s for s in pkt_samples if s["kind"] == "load" and
+                set_of(s) == "xdp"]
+    raw += [s for s in pkt_samples if s["kind"] == "xdp_load"]
     with open(args[1], "w") as f:
         json.dump({"meta": meta, "packet_path": pp, "load_memory": ld,
                    "core_vs_rhashtable": km,
                    "core_vs_rhashtable_icount": km_ic, "core_memory": kmem,
-                   "goals": gl, "prefix": pfx, "sets": sets,
+                   "goals": gl, "prefix": pfx, "sets": sets, "xdp": xdp,
                    "samples": raw}, f,
                   indent=1)
         f.write("\n")
