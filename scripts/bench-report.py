@@ -326,6 +326,97 @@ def vm_sets_report():
     return "\n".join(out) + "\n"
 
 
+def vm_xdp_report():
+    data, when = load("vm.json")
+    if data is None:
+        return ("No figures yet: `CNF_TEST_BENCH_SKIP='addr prefix sets mod "
+                "load' make bench-vm` writes `build/bench/vm.json` and this "
+                "table.\n")
+    xdp = data.get("xdp")
+    if not xdp or not xdp["packet_path"]:
+        return None  # a run without the XDP part
+    sizes = [d["size"] for d in xdp["derived"]]
+    rows = {(r["size"], r["contender"], r["case"]): r
+            for r in xdp["packet_path"]}
+    der = {d["size"]: d for d in xdp["derived"]}
+    mem = {m["size"]: m for m in xdp["memory"]}
+
+    def cell(x, spec="{:.0f}"):
+        if not x or x.get("median") is None:
+            return "-"
+        return (spec.format(x["median"]) + " (" + spec.format(x["min"]) +
+                ".." + spec.format(x["max"]) + ")")
+
+    def measured(c, case):
+        out = []
+        for s in sizes:
+            r = rows.get((s, c, case))
+            out.append(cell(r and {"median": r["ns_per_pkt"],
+                                   "min": r["ns_per_pkt_min"],
+                                   "max": r["ns_per_pkt_max"]}))
+        return out
+
+    def derived(k, spec="{:.0f}"):
+        return [cell(der[s].get(k), spec) for s in sizes]
+
+    def per_addr(k, spec):
+        return [fmt_or_dash(mem.get(s, {}).get(k), spec) for s in sizes]
+
+    table = [
+        ("drop: XDP_DROP for every packet (the floor)",
+         measured("xdp_drop", "blocked")),
+        ("drop: cuckoo_nf at XDP", measured("cuckoo_xdp", "blocked")),
+        ("drop: cuckoo_nf at XDP over the floor, ratio - 1",
+         derived("drop_vs_floor", "{:.3f}")),
+        ("drop: BPF hash map at XDP", measured("bpf_hash", "blocked")),
+        ("drop: xdp-filter", measured("xdp_filter", "blocked")),
+        ("drop: cuckoo_nf's netfilter hook", measured("cuckoo", "blocked")),
+        ("drop: nftables set", measured("nft", "blocked")),
+        ("receive side saved: netfilter hook's drop - XDP drop",
+         derived("saved_ns_vs_cuckoo")),
+        ("pass: XDP_PASS for every packet (the floor)",
+         measured("xdp_pass", "pass")),
+        ("pass: no filter", measured("none", "pass")),
+        ("veth's XDP overhead: XDP_PASS floor - no filter",
+         derived("veth_xdp_overhead_ns")),
+        ("added pass cost over the floor: cuckoo_nf at XDP",
+         derived("added_pass_ns_cuckoo_xdp")),
+        ("added pass cost over the floor: BPF hash map",
+         derived("added_pass_ns_bpf_hash")),
+        ("added pass cost over the floor: xdp-filter",
+         derived("added_pass_ns_xdp_filter")),
+        ("bytes per address: cuckoo_nf (`cuckooctl stats`)",
+         per_addr("cuckoo_bytes_per_addr", "{:.2f}")),
+        ("bytes per address: BPF hash map (slab+vmalloc; memlock)",
+         [f"{fmt_or_dash(mem.get(s, {}).get('bpf_hash_kernel_bytes_per_addr'), '{:.1f}')}; "
+          f"{fmt_or_dash(mem.get(s, {}).get('bpf_hash_memlock_per_addr'), '{:.1f}')}"
+          for s in sizes]),
+        ("bytes per address: xdp-filter (slab+vmalloc)",
+         per_addr("xdp_filter_kernel_bytes_per_addr", "{:.1f}")),
+        ("load, s: xdp-filter, one `xdp-filter ip` per address",
+         per_addr("xdp_filter_fill_sec", "{:.2f}")),
+    ]
+    shift = data["meta"].get("pkt_icount")
+    unit = ("ns" if shift in (None, "") else "instructions" if shift == "0"
+            else f"ns, {2 ** int(shift)} per instruction")
+    out = [vm_measured(data, when, " (XDP)"),
+           f"| per packet ({unit}), median (min..max) | " +
+           " | ".join(size_name(s) for s in sizes) + " |",
+           "|---" * (len(sizes) + 1) + "|"]
+    for name, cells in table:
+        if all(c.strip("-; ") == "" for c in cells):
+            continue
+        out.append(f"| {name} | " + " | ".join(cells) + " |")
+    if xdp["goals"]:
+        out.append("\nGoals, as measured in this run: " +
+                   "; ".join(goal_text(g) for g in xdp["goals"]) + ".")
+    return "\n".join(out) + "\n"
+
+
+def fmt_or_dash(v, spec):
+    return "-" if v is None else spec.format(v)
+
+
 # The reliability figures: what each counts, the test that measures it,
 # what "nothing lost" was checked against, and the runs that measure it.
 RELIABILITY = [
@@ -392,6 +483,7 @@ def replace_region(text, name, body):
 
 REPORTS = {"core": core_report, "vm": vm_report,
            "vm-prefix": vm_prefix_report, "vm-sets": vm_sets_report,
+           "vm-xdp": vm_xdp_report,
            "reliability": reliability_report}
 
 

@@ -59,7 +59,10 @@ XDP_NOTE = ("XDP (native, on the receiving veth): xdp_drop and xdp_pass "
             "xdp_filter is xdp-tools' xdp-filter (-f ipv4, its addresses "
             "added one by one), at the sizes its map takes (10000 "
             "entries); cuckoo and nft as in the address sets.  Sources as "
-            "for the address sets.")
+            "for the address sets.  veth gives XDP a copy of every skb "
+            "with less headroom than XDP_PACKET_HEADROOM (pktgen's), so "
+            "the floors include a page allocation and copy per packet "
+            "that netfilter's path does not pay.")
 PFX_NOTE = ("Prefix sets (mkdata.py): IPv4 prefixes of 25 lengths (/8 to "
             "/32, mostly /16 to /24, as in blocklists), none overlapping; "
             "nft: set of ipv4_addr with flags interval; ipset: hash:net.  "
@@ -426,6 +429,12 @@ def xdp_part(pps, samples):
             d["saved_ns_vs_" + c] = paired(key(c, "blocked"),
                                            key("cuckoo_xdp", "blocked"),
                                            lambda a, b: a - b)
+        # What XDP costs veth here before any program runs: it copies
+        # every skb of less than XDP_PACKET_HEADROOM headroom (pktgen's)
+        # into a page of its own, and polls in NAPI.
+        d["veth_xdp_overhead_ns"] = paired(key("xdp_pass", "pass"),
+                                           key("none", "pass"),
+                                           lambda a, b: a - b)
         for c in ("cuckoo_xdp", "bpf_hash", "xdp_filter"):
             d["added_pass_ns_" + c] = paired(key(c, "pass"),
                                              key("xdp_pass", "pass"),
@@ -525,6 +534,8 @@ def print_xdp(p, xdp):
         p(f"{d['size']:>8} drop/floor-1 {f(d['drop_vs_floor'], '{:.3f}')}"
           f"  saved vs hook {f(d['saved_ns_vs_cuckoo'])}"
           f"  vs nft {f(d['saved_ns_vs_nft'])}")
+        p(f"{'':>8} veth's XDP overhead (XDP_PASS floor - no filter, "
+          f"pass) {f(d['veth_xdp_overhead_ns'])}")
         p(f"{'':>8} added pass: cuckoo_xdp "
           f"{f(d['added_pass_ns_cuckoo_xdp'])}  bpf_hash "
           f"{f(d['added_pass_ns_bpf_hash'])}  xdp-filter "
