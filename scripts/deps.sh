@@ -119,9 +119,9 @@ for opt in "$@"; do
 	case $opt in
 	# What building the debug kernel needs (make check-debug).
 	--debug) PKGS+=(bc bison flex libelf-dev libssl-dev) ;;
-	# The benchmarks' plots (make bench, bench-vm, bench-report);
-	# xdp-filter, shipped to bench-vm's VM as a contender of the XDP
-	# part, and clang's BPF target (above) for its floor programs.
+	# The benchmarks' plots (make bench, bench-vm, bench-report), and
+	# xdp-filter (xdp-tools), which bench-vm ships to the VM as a
+	# contender of its XDP part.
 	--bench) PKGS+=(gnuplot-nox xdp-tools) ;;
 	# Debian 12's 6.12 kernels, cloud and PREEMPT_RT (make check-kernels).
 	# Their headers depend on the image of the same release, so these
