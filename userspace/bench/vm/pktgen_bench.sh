@@ -371,6 +371,12 @@ sets_on() {
 sets_off() { cuckoo_off; }
 
 cuckoo_off() {
+	local i
+	# A detached XDP program holds the module until its deferred free.
+	for ((i = 0; i < 50; i++)); do
+		rmmod cuckoo_nf 2>/dev/null && return
+		sleep 0.1
+	done
 	rmmod cuckoo_nf || die "rmmod cuckoo_nf"
 }
 
@@ -560,7 +566,7 @@ xdp_setup() {
 			fi
 			innet cuckooctl xdp detach r0 >/dev/null ||
 				die "cuckooctl xdp detach r0"
-			rmmod cuckoo_nf || die "rmmod cuckoo_nf"
+			cuckoo_off
 			;;
 		xdp_filter)
 			if [[ ! -x $XDP_TOOLS/xdp-filter ]]; then
