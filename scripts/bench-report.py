@@ -335,11 +335,17 @@ def vm_xdp_report():
     xdp = data.get("xdp")
     if not xdp or not xdp["packet_path"]:
         return None  # a run without the XDP part
-    sizes = [d["size"] for d in xdp["derived"]]
-    rows = {(r["size"], r["contender"], r["case"]): r
-            for r in xdp["packet_path"]}
-    der = {d["size"]: d for d in xdp["derived"]}
-    mem = {m["size"]: m for m in xdp["memory"]}
+    # A column per size, IPv4, then the IPv6 run's.
+    cols = []
+    for part, fam in ((xdp, ""), (data.get("xdp6"), " IPv6")):
+        if not part or not part["packet_path"]:
+            continue
+        rows = {(r["size"], r["contender"], r["case"]): r
+                for r in part["packet_path"]}
+        mem = {m["size"]: m for m in part["memory"]}
+        for d in part["derived"]:
+            cols.append((size_name(d["size"]) + fam, rows, d,
+                         mem.get(d["size"], {})))
 
     def cell(x, spec="{:.0f}"):
         if not x or x.get("median") is None:
@@ -349,18 +355,18 @@ def vm_xdp_report():
 
     def measured(c, case):
         out = []
-        for s in sizes:
-            r = rows.get((s, c, case))
+        for _, rows, d, _ in cols:
+            r = rows.get((d["size"], c, case))
             out.append(cell(r and {"median": r["ns_per_pkt"],
                                    "min": r["ns_per_pkt_min"],
                                    "max": r["ns_per_pkt_max"]}))
         return out
 
     def derived(k, spec="{:.0f}"):
-        return [cell(der[s].get(k), spec) for s in sizes]
+        return [cell(d.get(k), spec) for _, _, d, _ in cols]
 
     def per_addr(k, spec):
-        return [fmt_or_dash(mem.get(s, {}).get(k), spec) for s in sizes]
+        return [fmt_or_dash(m.get(k), spec) for _, _, _, m in cols]
 
     table = [
         ("drop: XDP_DROP for every packet (the floor)",
@@ -379,8 +385,10 @@ def vm_xdp_report():
         ("pass: no filter", measured("none", "pass")),
         ("veth's XDP overhead: XDP_PASS floor - no filter",
          derived("veth_xdp_overhead_ns")),
-        ("added pass cost over the floor: cuckoo_nf at XDP",
-         derived("added_pass_ns_cuckoo_xdp")),
+        ("added pass cost over the floor: cuckoo_nf at XDP (program and "
+         "hook)", derived("added_pass_ns_cuckoo_xdp")),
+        ("added pass cost: cuckoo_nf's program alone (the hook's taken out)",
+         derived("added_pass_ns_cuckoo_xdp_program")),
         ("added pass cost over the floor: BPF hash map",
          derived("added_pass_ns_bpf_hash")),
         ("added pass cost over the floor: xdp-filter",
@@ -388,9 +396,9 @@ def vm_xdp_report():
         ("bytes per address: cuckoo_nf (`cuckooctl stats`)",
          per_addr("cuckoo_bytes_per_addr", "{:.2f}")),
         ("bytes per address: BPF hash map (slab+vmalloc; memlock)",
-         [f"{fmt_or_dash(mem.get(s, {}).get('bpf_hash_kernel_bytes_per_addr'), '{:.1f}')}; "
-          f"{fmt_or_dash(mem.get(s, {}).get('bpf_hash_memlock_per_addr'), '{:.1f}')}"
-          for s in sizes]),
+         [f"{fmt_or_dash(m.get('bpf_hash_kernel_bytes_per_addr'), '{:.1f}')}"
+          f"; {fmt_or_dash(m.get('bpf_hash_memlock_per_addr'), '{:.1f}')}"
+          for _, _, _, m in cols]),
         ("bytes per address: xdp-filter (slab+vmalloc)",
          per_addr("xdp_filter_kernel_bytes_per_addr", "{:.1f}")),
         ("load, s: xdp-filter, one `xdp-filter ip` per address",
@@ -401,15 +409,16 @@ def vm_xdp_report():
             else f"ns, {2 ** int(shift)} per instruction")
     out = [vm_measured(data, when, " (XDP)"),
            f"| per packet ({unit}), median (min..max) | " +
-           " | ".join(size_name(s) for s in sizes) + " |",
-           "|---" * (len(sizes) + 1) + "|"]
+           " | ".join(c[0] for c in cols) + " |",
+           "|---" * (len(cols) + 1) + "|"]
     for name, cells in table:
         if all(c.strip("-; ") == "" for c in cells):
             continue
         out.append(f"| {name} | " + " | ".join(cells) + " |")
-    if xdp["goals"]:
+    gl = xdp["goals"] + (data.get("xdp6") or {}).get("goals", [])
+    if gl:
         out.append("\nGoals, as measured in this run: " +
-                   "; ".join(goal_text(g) for g in xdp["goals"]) + ".")
+                   "; ".join(goal_text(g) for g in gl) + ".")
     return "\n".join(out) + "\n"
 
 

@@ -74,6 +74,13 @@
 # Their samples carry "set":"xdp"; bpf_hash's and xdp-filter's loads
 # print "kind":"xdp_load" samples (memory, fill time).
 #
+# Then the same in IPv6 at XDP6_SIZES addresses (2001:db8:a:: + [0, N)),
+# contenders none, xdp_drop, xdp_pass, cuckoo, cuckoo_xdp and xdp_filter
+# (-f ipv6): pktgen draws no random IPv6 source, so every packet of a
+# sample comes from one source, 2001:db8:a::1 (blocked) or 2001:db8:b::1
+# (pass), to 2001:db8:64::1, forwarded to d0.  Samples carry
+# "set":"xdp6".
+#
 # Then cnf_bench.ko (userspace/bench/kmod) times the filter core against
 # rhashtable in kernel context; its kernel log lines are passed on.
 #
@@ -84,6 +91,8 @@
 #                           "1000 100000")
 #   CNF_TEST_BENCH_XDP_SIZES  address counts of the XDP part (default
 #                           "1000 100000 1000000")
+#   CNF_TEST_BENCH_XDP6_SIZES  address counts of its IPv6 run (default
+#                           "1000"; empty: none)
 #   CNF_TEST_BENCH_REPS     repetitions (default 7)
 #   CNF_TEST_BENCH_REPS_BIG repetitions at sizes >= 1000000 (default 5)
 #   CNF_TEST_BENCH_PKTS     packets per sample (default 60000)
@@ -109,6 +118,7 @@ SIZES=${CNF_TEST_BENCH_SIZES:-1000 100000 1000000}
 PFX_SIZES=${CNF_TEST_BENCH_PFX_SIZES:-1000 10000 100000}
 SETS_SIZES=${CNF_TEST_BENCH_SETS_SIZES:-1000 100000}
 XDP_SIZES=${CNF_TEST_BENCH_XDP_SIZES:-1000 100000 1000000}
+XDP6_SIZES=${CNF_TEST_BENCH_XDP6_SIZES-1000}
 REPS=${CNF_TEST_BENCH_REPS:-7}
 REPS_BIG=${CNF_TEST_BENCH_REPS_BIG:-5}
 PKTS=${CNF_TEST_BENCH_PKTS:-60000}
@@ -133,6 +143,14 @@ XDP_CONTENDERS=(none xdp_drop xdp_pass cuckoo nft cuckoo_xdp bpf_hash xdp_filter
 BPF_XDP=$BENCH_DIR/bpf_xdp
 XDP_TOOLS=$BENCH_DIR/xdp-tools
 XDP_FILTER_MAX=10000
+# What the XDP part sends: IPv4 (random sources) or IPv6 (one source a
+# sample, FAM=ipv6); xdp-filter's feature and map for it.
+FAM=ipv4
+XF_FEAT=ipv4
+XF_MAP=filter_ipv4
+SRC6_BLOCK=2001:db8:a::1
+SRC6_PASS=2001:db8:b::1
+DST6=2001:db8:64::1
 BPFFS=/sys/fs/bpf
 BASE_KO=$BENCH_DIR/base/cuckoo_nf.ko
 # The prefix sets' source ranges (mkdata.py's BLOCK_NET and PASS_NET): a /16
@@ -246,25 +264,37 @@ setup_pktgen() {
 }
 
 # "InReceives d0-tx": IP InReceives counts every packet ip_rcv() saw,
-# dropped by a hook or not; the dummy's tx counter what was forwarded.
+# dropped by a hook or not (Ip6InReceives, ipv6_rcv(), for FAM=ipv6); the
+# dummy's tx counter what was forwarded.
 counters() {
 	local a b c d rx fwd
-	while read -r a b c d _; do
-		[[ $a == Ip: && $b == [0-9]* ]] && rx=$d
-	done <"/proc/$HOLD/net/snmp"
+	if [[ $FAM == ipv6 ]]; then
+		while read -r a b; do
+			[[ $a == Ip6InReceives ]] && rx=$b
+		done <"/proc/$HOLD/net/snmp6"
+	else
+		while read -r a b c d _; do
+			[[ $a == Ip: && $b == [0-9]* ]] && rx=$d
+		done <"/proc/$HOLD/net/snmp"
+	fi
 	while read -r a b; do
 		[[ $a == d0: ]] && read -ra fwd <<<"$b"
 	done <"/proc/$HOLD/net/dev"
 	echo "$rx ${fwd[9]}"
 }
 
-# pkts N BASE: send N packets from random sources in BASE + [0, RANGE).
-# Prints "usec received forwarded".
+# pkts N BASE: send N packets from random sources in BASE + [0, RANGE)
+# (FAM=ipv6: all from BASE, an IPv6 address).  Prints "usec received
+# forwarded".
 pkts() {
 	local n=$1 base=$2 c0 c1 line usec=
 	echo "count $n" >"$PG/s0"
-	echo "src_min $(ip4 "$base")" >"$PG/s0"
-	echo "src_max $(ip4 $((base + RANGE - 1)))" >"$PG/s0"
+	if [[ $FAM == ipv6 ]]; then
+		echo "src6 $base" >"$PG/s0"
+	else
+		echo "src_min $(ip4 "$base")" >"$PG/s0"
+		echo "src_max $(ip4 $((base + RANGE - 1)))" >"$PG/s0"
+	fi
 	read -ra c0 <<<"$(counters)"
 	echo start >"$PG/pgctrl" || die "pktgen start"
 	read -ra c1 <<<"$(counters)"
@@ -273,6 +303,20 @@ pkts() {
 	done <"$PG/s0"
 	[[ -n $usec ]] || die "pktgen: $(grep -A1 '^Result:' "$PG/s0")"
 	echo "$usec $((c1[0] - c0[0])) $((c1[1] - c0[1]))"
+}
+
+# IPv6 in the receiver (off until now: no neighbour discovery in the IPv4
+# samples), forwarding DST6's /64 to d0; pktgen sending IPv6 to it.
+setup_ipv6() {
+	# shellcheck disable=SC2016 # for the inner shell
+	inns sh -c 'for f in /proc/sys/net/ipv6/conf/*/disable_ipv6; do
+			echo 0 >$f; done
+		echo 1 >/proc/sys/net/ipv6/conf/all/forwarding' ||
+		die "receiver IPv6 sysctls"
+	inns ip -6 route add "${DST6%::*}::/64" dev d0 || die "IPv6 route to d0"
+	echo "dst6 $DST6" >"$PG/s0" || die "pktgen: dst6 $DST6"
+	# Let DAD and the first router solicitations pass.
+	sleep 3
 }
 
 # ---- contenders ----
@@ -287,6 +331,14 @@ LIST=addrs
 
 make_files() {
 	mkdir -p "$D"
+	if [[ $SET == xdp6 ]]; then
+		F=$D
+		awk -v n="$SIZE" 'BEGIN {
+			for (i = 0; i < n; i++)
+				printf "2001:db8:a::%x:%x\n", int(i / 65536), i % 65536
+		}' >"$F/addrs"
+		return
+	fi
 	if [[ $SET == sets ]]; then
 		F=$DATA/$SIZE S=$DATA/sets/$SIZE
 		[[ -f $F/addrs && -f $S/block0 && -f $S/allow ]] ||
@@ -396,7 +448,7 @@ unused_off() {
 	rmmod cuckoo_nf || die "rmmod cuckoo_nf"
 }
 
-cuckoo_dropped() { inns cuckooctl stats -j | jq '.ipv4.dropped'; }
+cuckoo_dropped() { inns cuckooctl stats -j | jq ".$FAM.dropped"; }
 
 nft_load() {
 	local m0 m1 spec='{ type ipv4_addr; }'
@@ -482,7 +534,7 @@ xdp_pass_off() { xdp_prog_off; }
 # as a sample each time.
 bpf_hash_on() {
 	xdp_prog_on hash "$F/addrs"
-	emit "{\"kind\":\"xdp_load\",\"set\":\"xdp\",\"size\":$SIZE,\"contender\":\"bpf_hash\",\"rep\":$1,\"info\":$(<"$D/bpf_xdp.json")}"
+	emit "{\"kind\":\"xdp_load\",\"set\":\"$SET\",\"size\":$SIZE,\"contender\":\"bpf_hash\",\"rep\":$1,\"info\":$(<"$D/bpf_xdp.json")}"
 }
 
 bpf_hash_off() { xdp_prog_off; }
@@ -509,30 +561,30 @@ xdpf() {
 # repetition loads it again on them.
 xdp_filter_fill() {
 	local m0 m1 t0 t1 map info a
-	rm -rf "$BPFFS/xdp-filter"
+	xdpf unload -a >/dev/null 2>&1
 	settle
 	m0=$(meminfo)
 	t0=$EPOCHREALTIME
 	innet env LIBXDP_OBJECT_PATH="$XDP_TOOLS/bpf" "$XDP_TOOLS/xdp-filter" \
-		load -m native -f ipv4 r0 || die "xdp-filter load -m native -f ipv4 r0"
+		load -m native -f "$XF_FEAT" r0 || die "xdp-filter load -m native -f $XF_FEAT r0"
 	while read -r a; do
 		xdpf ip -m src "$a" || die "xdp-filter ip -m src $a"
 	done <"$F/addrs"
 	t1=$EPOCHREALTIME
 	m1=$(meminfo)
-	map=$(find "$BPFFS" -name filter_ipv4 | head -n1)
+	map=$(find "$BPFFS" -name "$XF_MAP" | head -n1)
 	info=null
 	[[ -n $map ]] && info=$("$BPF_XDP" info "$map")
 	innet env LIBXDP_OBJECT_PATH="$XDP_TOOLS/bpf" "$XDP_TOOLS/xdp-filter" \
 		unload -k r0 || die "xdp-filter unload -k r0"
 	read -ra m0 <<<"$m0"
 	read -ra m1 <<<"$m1"
-	emit "{\"kind\":\"xdp_load\",\"set\":\"xdp\",\"size\":$SIZE,\"contender\":\"xdp_filter\",\"rep\":0,\"info\":{\"entries\":$SIZE,\"fill_sec\":$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }'),\"kernel_bytes\":$(((m1[0] - m0[0] + m1[1] - m0[1]) * 1024)),\"map\":$info}}"
+	emit "{\"kind\":\"xdp_load\",\"set\":\"$SET\",\"size\":$SIZE,\"contender\":\"xdp_filter\",\"rep\":0,\"info\":{\"entries\":$SIZE,\"fill_sec\":$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }'),\"kernel_bytes\":$(((m1[0] - m0[0] + m1[1] - m0[1]) * 1024)),\"map\":$info}}"
 }
 
 xdp_filter_on() {
 	innet env LIBXDP_OBJECT_PATH="$XDP_TOOLS/bpf" "$XDP_TOOLS/xdp-filter" \
-		load -m native -f ipv4 r0 || die "xdp-filter load -m native -f ipv4 r0"
+		load -m native -f "$XF_FEAT" r0 || die "xdp-filter load -m native -f $XF_FEAT r0"
 }
 
 xdp_filter_off() {
@@ -598,9 +650,11 @@ measure() {
 		if [[ $case == blocked ]]; then
 			base=$BLOCK_BASE
 			[[ $SET == prefix ]] && base=$PFX_BLOCK_BASE
+			[[ $FAM == ipv6 ]] && base=$SRC6_BLOCK
 		else
 			base=$PASS_BASE
 			[[ $SET == prefix ]] && base=$PFX_PASS_BASE
+			[[ $FAM == ipv6 ]] && base=$SRC6_PASS
 		fi
 		[[ $c == cuckoo || $c == sets ]] && d0=$(cuckoo_dropped)
 		read -ra r <<<"$(pkts "$PKTS" "$base")"
@@ -630,11 +684,11 @@ bench_size() {
 	local reps=$REPS rep c
 	((SIZE >= 1000000)) && reps=$REPS_BIG
 	make_files
-	if [[ $SET != sets ]]; then
+	if [[ $SET != sets && $SET != xdp6 ]]; then
 		log "$SET size $SIZE: nft -f"
 		nft_load
 	fi
-	if [[ $SET != sets && $SET != xdp ]]; then
+	if [[ $SET != sets && $SET != xdp* ]]; then
 		log "$SET size $SIZE: ipset restore"
 		ipset_load
 	fi
@@ -656,9 +710,11 @@ bench_size() {
 			"${c}_off"
 		done
 	done
-	[[ $SET == sets ]] || nft_unload
-	[[ $SET == sets || $SET == xdp ]] || ipset_unload
-	[[ " $* " != *" xdp_filter "* ]] || rm -rf "$BPFFS/xdp-filter"
+	[[ $SET == sets || $SET == xdp6 ]] || nft_unload
+	[[ $SET == sets || $SET == xdp* ]] || ipset_unload
+	# xdp-filter's maps, kept by every unload -k, go.
+	[[ " $* " != *" xdp_filter "* ]] || xdpf unload -a ||
+		die "xdp-filter unload -a"
 	rm -rf "$D"
 }
 
@@ -685,7 +741,7 @@ main() {
 	echo 1 >/proc/sys/kernel/printk
 	nproc=$(grep -c ^processor /proc/cpuinfo)
 	memmb=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
-	emit "{\"kind\":\"meta\",\"kernel\":\"$(uname -r)\",\"vcpus\":$nproc,\"mem_mb\":$memmb,\"pkts\":$PKTS,\"reps\":$REPS,\"pfx_sizes\":\"$PFX_SIZES\",\"sets_sizes\":\"$SETS_SIZES\",\"xdp_sizes\":\"$XDP_SIZES\",\"reps_big\":$REPS_BIG,\"icount\":\"${CNF_TEST_BENCH_ICOUNT:-}\",\"skip\":\"$SKIP\",\"iptables\":\"$IPT\",\"nft\":\"$(nft --version | head -n1)\",\"ipset\":\"$(ipset version | head -n1)\"}"
+	emit "{\"kind\":\"meta\",\"kernel\":\"$(uname -r)\",\"vcpus\":$nproc,\"mem_mb\":$memmb,\"pkts\":$PKTS,\"reps\":$REPS,\"pfx_sizes\":\"$PFX_SIZES\",\"sets_sizes\":\"$SETS_SIZES\",\"xdp_sizes\":\"$XDP_SIZES\",\"xdp6_sizes\":\"$XDP6_SIZES\",\"reps_big\":$REPS_BIG,\"icount\":\"${CNF_TEST_BENCH_ICOUNT:-}\",\"skip\":\"$SKIP\",\"iptables\":\"$IPT\",\"nft\":\"$(nft --version | head -n1)\",\"ipset\":\"$(ipset version | head -n1)\"}"
 	grep -q '^cuckoo_nf ' /proc/modules && rmmod cuckoo_nf
 	[[ " $SKIP " == *" mod "* ]] || run_module
 	if [[ " $SKIP " != *" pkt "* ]]; then
@@ -725,6 +781,21 @@ main() {
 				done
 				bench_size "${cs[@]}"
 			done
+			if [[ -n $XDP6_SIZES ]]; then
+				setup_ipv6
+				SET=xdp6 FAM=ipv6 XF_FEAT=ipv6 XF_MAP=filter_ipv6
+				for SIZE in $XDP6_SIZES; do
+					cs=()
+					for c in "${XDP_HAVE[@]}"; do
+						[[ $c == nft || $c == bpf_hash ]] &&
+							continue
+						[[ $c == xdp_filter ]] &&
+							((SIZE > XDP_FILTER_MAX)) && continue
+						cs+=("$c")
+					done
+					bench_size "${cs[@]}"
+				done
+			fi
 		fi
 		cleanup
 	fi
