@@ -398,7 +398,7 @@ cuckoo_on() {
 	settle
 	m1=$(meminfo)
 	read -r -a st <<<"$(inns cuckooctl stats -j |
-		jq -r '"\(.ipv4.bytes) \(.ipv4.keys // "null")"')"
+		jq -r --arg f "$FAM" '"\(.[$f].bytes) \(.[$f].keys // "null")"')"
 	load_sample "${CONTENDER:-cuckoo}" "$rep" "$m0" "$m1" "${st[0]:-null}" \
 		"${st[1]:-null}"
 }
