@@ -768,7 +768,8 @@ main() {
 				bench_size "${SETS_CONTENDERS[@]}"
 			done
 		fi
-		if [[ " $SKIP " != *" xdp "* ]]; then
+		# Its loads and memory are measured with its packets.
+		if [[ " $SKIP " != *" xdp "* && " $SKIP " != *" pps "* ]]; then
 			SET=xdp LIST=addrs
 			xdp_setup
 			for SIZE in $XDP_SIZES; do

@@ -19,7 +19,10 @@
 #
 # Samples with "set":"prefix" (prefix sets: cuckoo_nf, an nftables interval
 # set, ipset hash:net) are reported apart, under "prefix" in the JSON, with
-# their own goals; the others are the address sets.
+# their own goals; so are "sets" (named sets), "xdp" and "xdp6" (the XDP
+# part, its derived figures paired per repetition, memory per address from
+# cuckooctl stats and bpf_xdp's and xdp-filter's "xdp_load" samples); the
+# others are the address sets.
 import json
 import statistics
 import sys
