@@ -102,7 +102,9 @@
 #   CNF_TEST_BENCH_MODOPS   cnf_bench lookups per run (default 1048576)
 #   CNF_TEST_BENCH_SKIP     words: "pkt" skips the packet path, "pps" only
 #                           its pktgen samples (loads and memory still
-#                           measured), "addr" its address sets, "prefix"
+#                           measured, but for the XDP part's, measured
+#                           with its packets: it is left out), "addr" its
+#                           address sets, "prefix"
 #                           its prefix sets, "sets" its named sets, "xdp"
 #                           its XDP part, "mod" the test module
 #   CNF_TEST_BENCH_ICOUNT   the VM's -icount shift, when bench-vm boots it
