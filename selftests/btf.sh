@@ -3,10 +3,11 @@
 #
 # The module's BTF, which BPF programs find its XDP kfuncs through: the
 # kernel accepted it (/sys/kernel/btf/cuckoo_nf, with the module's own
-# types in it), had nothing to say against it in its log ("failed to
-# validate module [cuckoo_nf] BTF": split from another kernel's BTF;
-# "missing module BTF": built without), and it comes and goes with the
-# module.  Skipped on a kernel without BTF (the debug kernel's).
+# types and its kfuncs in it), had nothing to say against it in its log
+# ("failed to validate module [cuckoo_nf] BTF": split from another
+# kernel's BTF; "missing module BTF": built without), and it comes and
+# goes with the module.  Skipped on a kernel without BTF (the debug
+# kernel's).
 set -u
 
 cd "$(dirname "${BASH_SOURCE[0]}")" || exit 1
@@ -15,25 +16,30 @@ source ./lib.sh
 ALL_TESTS="test_btf_loaded test_btf_reload"
 BTF=/sys/kernel/btf/cuckoo_nf
 CNF_KO=${CNF_KO:-/cnf/cuckoo_nf.ko}
-# A type of the module's own (module/cnf.h), in its BTF's strings.
+# A type of the module's own (module/cnf.h) and its kfuncs (module/xdp.c),
+# in its BTF's strings.
 OWN_TYPE=cnf_net
+KFUNCS="bpf_cnf_lookup4 bpf_cnf_lookup6"
 
 # btf_ok WHEN: the module's BTF is there, holds OWN_TYPE, and the kernel
 # log has no complaint about module BTF.
 btf_ok() {
-	local when=$1 size log
+	local when=$1 size log name
 	log=$(dmesg | grep -aE 'failed to validate module \[cuckoo_nf\] BTF|missing module BTF')
 	if [[ ! -f $BTF ]]; then
 		fail "$when: no $BTF: the kernel has no BTF of cuckoo_nf (${log:-built without .BTF? make module})"
 		return 1
 	fi
 	size=$(stat -c %s "$BTF")
-	if ! grep -qaF "$OWN_TYPE" "$BTF"; then
-		fail "$when: $BTF ($size bytes) has no $OWN_TYPE"
-	elif [[ -n $log ]]; then
+	for name in $OWN_TYPE $KFUNCS; do
+		grep -qaF "$name" "$BTF" && continue
+		fail "$when: $BTF ($size bytes) has no $name"
+		return 1
+	done
+	if [[ -n $log ]]; then
 		fail "$when: kernel log: $log"
 	else
-		pass "$when: $BTF, $size bytes, has $OWN_TYPE; no BTF complaint in the kernel log"
+		pass "$when: $BTF, $size bytes, has $OWN_TYPE, $KFUNCS; no BTF complaint in the kernel log"
 	fi
 }
 
