@@ -24,8 +24,10 @@
 #                                modules against (prepared when needed)
 #   kernel-btf.sh relink KDIR KO...
 #                                remove each KO that has no .BTF although
-#                                KDIR can make one: linked against plain
-#                                headers, kbuild would not link it again
+#                                KDIR can make one, or is older than
+#                                KDIR's vmlinux: kbuild would not link it
+#                                again (vmlinux is no prerequisite of an
+#                                external module)
 #   kernel-btf.sh check KDIR KO...
 #                                each KO has a .BTF section; if not, an
 #                                error naming what KDIR lacks, or a note
@@ -152,7 +154,8 @@ relink() {
 	shift
 	[[ ${CNF_XDP:-y} != n && -z $(missing "$kdir") ]] || return 0
 	for ko; do
-		if [[ -f $ko ]] && ! has_btf "$ko"; then
+		# Nor when the kernel's BTF changed (a new image, same release).
+		if [[ -f $ko ]] && { ! has_btf "$ko" || [[ $ko -ot $kdir/vmlinux ]]; }; then
 			rm -f "$ko"
 		fi
 	done

@@ -4,8 +4,9 @@
 # scripts/kernel-btf.sh's checks on the host, on small objects made here:
 #   check   a module without .BTF fails the build, naming what the build
 #           directory lacks; CNF_XDP=n makes it a note; one with .BTF passes
-#   relink  a module without .BTF is removed (to be linked again, with BTF)
-#           only when the build directory can make BTF
+#   relink  a module without .BTF, or older than the kernel's BTF, is
+#           removed (to be linked again, with BTF) only when the build
+#           directory can make BTF
 # KTAP out, "# Totals:" at the end (tests/run_unit.sh sums it).
 set -u
 
@@ -37,7 +38,7 @@ has() {
 }
 
 echo "TAP version 13"
-echo "1..6"
+echo "1..7"
 
 # A module stand-in without .BTF, one with, and build directories: an
 # empty one (nothing for BTF), one with everything kbuild needs.
@@ -80,6 +81,13 @@ bash "$BTF_SH" relink "$T/full" "$T/a.ko" "$T/b.ko"
 [[ ! -e $T/a.ko && -e $T/b.ko ]] || echo "# relink with a full build dir: a.ko $([[ -e $T/a.ko ]] && echo kept || echo removed), b.ko $([[ -e $T/b.ko ]] && echo kept || echo removed)"
 [[ ! -e $T/a.ko && -e $T/b.ko ]]
 result "relink: a module without .BTF removed when the build dir can make it" $?
+
+cp "$T/btf.ko" "$T/b.ko"
+touch -d '1 hour ago' "$T/b.ko"
+bash "$BTF_SH" relink "$T/full" "$T/b.ko"
+[[ ! -e $T/b.ko ]] || echo "# relink: b.ko older than vmlinux kept"
+[[ ! -e $T/b.ko ]]
+result "relink: a module older than the build dir's vmlinux removed" $?
 
 cp "$T/plain.ko" "$T/a.ko"
 bash "$BTF_SH" relink "$T/none" "$T/a.ko"
