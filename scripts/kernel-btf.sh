@@ -54,8 +54,25 @@ missing() {
 	((${#what[@]} == 0)) || printf '%s\n' "${what[@]}"
 }
 
+# has_btf KO: KO (cuckoo_nf.ko, or .ko.xz/.zst/.gz as DKMS installs it)
+# has a .BTF section.
 has_btf() {
-	readelf -SW "$1" 2>/dev/null | grep -q ' \.BTF '
+	local ko=$1 tmp rc
+	case $ko in
+	*.xz | *.zst | *.gz)
+		tmp=$(mktemp)
+		case $ko in
+		*.xz) xz -dc "$ko" ;;
+		*.zst) zstd -dcq "$ko" ;;
+		*.gz) gzip -dc "$ko" ;;
+		esac >"$tmp" 2>/dev/null
+		rc=0
+		has_btf "$tmp" || rc=1
+		rm -f "$tmp"
+		return $rc
+		;;
+	esac
+	readelf -SW "$ko" 2>/dev/null | grep -q ' \.BTF '
 }
 
 # resolve_btfids_6_1: build resolve_btfids from the 6.1 source; print it.
@@ -176,8 +193,9 @@ check() {
 		log "error: ${ko##*/} has no .BTF section: BPF programs cannot find its XDP kfuncs."
 		log "$kdir lacks:"
 		echo "$why" >&2
-		log "KDIR= unset: the build makes build/cache/kdir-KVER when the kernel's image (/boot/vmlinuz-KVER) and Debian's 6.1 source (scripts/deps.sh) are there;"
-		log "CNF_XDP=n builds without (no XDP)."
+		log "without KDIR=, make module builds against build/cache/kdir-KVER, which has them"
+		log "when /boot/vmlinuz-KVER and Debian's linux-source-6.1 are there (scripts/deps.sh);"
+		log "make CNF_XDP=n builds without them (no XDP)."
 		bad=1
 	done
 	return $bad

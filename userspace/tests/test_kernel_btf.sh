@@ -38,7 +38,7 @@ has() {
 }
 
 echo "TAP version 13"
-echo "1..7"
+echo "1..8"
 
 # A module stand-in without .BTF, one with, and build directories: an
 # empty one (nothing for BTF), one with everything kbuild needs.
@@ -70,6 +70,15 @@ rc=$?
 ((rc == 0)) && [[ -z $out ]] || echo "# status $rc: $out"
 ((rc == 0)) && [[ -z $out ]]
 result "check: a module with .BTF passes, silently" $?
+
+xz -k "$T/plain.ko" "$T/btf.ko"
+bash "$BTF_SH" check "$T/none" "$T/btf.ko.xz" 2>/dev/null
+r1=$?
+bash "$BTF_SH" check "$T/none" "$T/plain.ko.xz" 2>/dev/null
+r2=$?
+((r1 == 0 && r2 != 0)) || echo "# with .BTF: status $r1, without: $r2"
+((r1 == 0 && r2 != 0))
+result "check: .ko.xz (DKMS on 6.12) read through xz" $?
 
 out=$(bash "$BTF_SH" check "$T/full" "$T/plain.ko" 2>&1)
 rc=$?
