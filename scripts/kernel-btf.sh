@@ -193,8 +193,10 @@ check() {
 		log "error: ${ko##*/} has no .BTF section: BPF programs cannot find its XDP kfuncs."
 		log "$kdir lacks:"
 		echo "$why" >&2
-		log "without KDIR=, make module builds against build/cache/kdir-KVER, which has them"
-		log "when /boot/vmlinuz-KVER and Debian's linux-source-6.1 are there (scripts/deps.sh);"
+		[[ $why == *CONFIG_DEBUG_INFO_BTF_MODULES* ]] || {
+			log "without KDIR=, make module builds against build/cache/kdir-KVER, which has them"
+			log "when /boot/vmlinuz-KVER and Debian's linux-source-6.1 are there (scripts/deps.sh);"
+		}
 		log "make CNF_XDP=n builds without them (no XDP)."
 		bad=1
 	done
