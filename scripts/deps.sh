@@ -22,6 +22,7 @@ PKGS=(
 	# module BTF (scripts/kernel-btf.sh): pahole; the 6.1 image's
 	# decompressor; resolve_btfids's build
 	pahole lz4 libelf-dev zlib1g-dev
+	libbpf-dev				# selftests' XDP program (clang -target bpf)
 	sparse perl				# make lint
 	liburcu-dev clang libclang-rt-14-dev	# userspace build, fuzzing
 	libcurl4-openssl-dev libjson-c-dev pkgconf	# cuckoo-crowdsec-bouncer

@@ -29,9 +29,10 @@
 #                                again (vmlinux is no prerequisite of an
 #                                external module)
 #   kernel-btf.sh check KDIR KO...
-#                                each KO has a .BTF section; if not, an
-#                                error naming what KDIR lacks, or a note
-#                                only with CNF_XDP=n (XDP not wanted)
+#                                each KO has a .BTF section, and its
+#                                .BTF_ids resolved; if not, an error
+#                                naming what KDIR lacks, or a note only
+#                                with CNF_XDP=n (XDP not wanted)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -54,10 +55,11 @@ missing() {
 	((${#what[@]} == 0)) || printf '%s\n' "${what[@]}"
 }
 
-# has_btf KO: KO (cuckoo_nf.ko, or .ko.xz/.zst/.gz as DKMS installs it)
-# has a .BTF section.
-has_btf() {
-	local ko=$1 tmp rc
+# btf_state KO: of KO (cuckoo_nf.ko, or .ko.xz/.zst/.gz as DKMS installs
+# it), "ok", "none" (no .BTF section) or "unresolved" (a .BTF_ids section
+# all zeros: resolve_btfids did not fill the kfunc set in).
+btf_state() {
+	local ko=$1 tmp sections st=ok
 	case $ko in
 	*.xz | *.zst | *.gz)
 		tmp=$(mktemp)
@@ -66,13 +68,28 @@ has_btf() {
 		*.zst) zstd -dcq "$ko" ;;
 		*.gz) gzip -dc "$ko" ;;
 		esac >"$tmp" 2>/dev/null
-		rc=0
-		has_btf "$tmp" || rc=1
+		btf_state "$tmp"
 		rm -f "$tmp"
-		return $rc
+		return
 		;;
 	esac
-	readelf -SW "$ko" 2>/dev/null | grep -q ' \.BTF '
+	sections=$(readelf -SW "$ko" 2>/dev/null)
+	if [[ $sections != *" .BTF "* ]]; then
+		st=none
+	elif [[ $sections == *" .BTF_ids "* ]]; then
+		tmp=$(mktemp)
+		# The bytes that are not NUL (bash drops NULs anyway).
+		if objcopy --dump-section .BTF_ids="$tmp" "$ko" "$tmp.o" 2>/dev/null &&
+		   [[ -z $(tr -d '\0' <"$tmp") ]]; then
+			st=unresolved
+		fi
+		rm -f "$tmp" "$tmp.o"
+	fi
+	echo "$st"
+}
+
+has_btf() {
+	[[ $(btf_state "$1") == ok ]]
 }
 
 # resolve_btfids_6_1: build resolve_btfids from the 6.1 source; print it.
@@ -183,7 +200,19 @@ check() {
 	shift
 	for ko; do
 		[[ -f $ko ]] || die "$ko: not built"
-		has_btf "$ko" && continue
+		case $(btf_state "$ko") in
+		ok) continue ;;
+		unresolved)
+			if [[ ${CNF_XDP:-y} == n ]]; then
+				log "note: ${ko##*/}: .BTF_ids all zeros: its XDP kfuncs are not available (CNF_XDP=n)"
+				continue
+			fi
+			log "error: ${ko##*/} has .BTF but its .BTF_ids are all zeros: the kernel would refuse calls to its XDP kfuncs."
+			log "$kdir/$RESOLVE did not resolve them: make clean, then build again."
+			bad=1
+			continue
+			;;
+		esac
 		why=$(missing "$kdir" | sed 's/^/kernel-btf:   /')
 		[[ -n $why ]] || why="kernel-btf:   nothing: $ko was linked before; make clean, then build again"
 		if [[ ${CNF_XDP:-y} == n ]]; then

@@ -3,7 +3,8 @@
 #
 # scripts/kernel-btf.sh's checks on the host, on small objects made here:
 #   check   a module without .BTF fails the build, naming what the build
-#           directory lacks; CNF_XDP=n makes it a note; one with .BTF passes
+#           directory lacks; CNF_XDP=n makes it a note; one with .BTF
+#           passes, unless its .BTF_ids are all zeros (unresolved)
 #   relink  a module without .BTF, or older than the kernel's BTF, is
 #           removed (to be linked again, with BTF) only when the build
 #           directory can make BTF
@@ -38,7 +39,7 @@ has() {
 }
 
 echo "TAP version 13"
-echo "1..8"
+echo "1..9"
 
 # A module stand-in without .BTF, one with, and build directories: an
 # empty one (nothing for BTF), one with everything kbuild needs.
@@ -70,6 +71,22 @@ rc=$?
 ((rc == 0)) && [[ -z $out ]] || echo "# status $rc: $out"
 ((rc == 0)) && [[ -z $out ]]
 result "check: a module with .BTF passes, silently" $?
+
+# .BTF_ids as resolve_btfids leaves it (a kfunc set of 2: cnt, flags,
+# then id/flags pairs) and as it is before (all zeros).
+printf '\002\000\000\000\000\000\000\000\001\000\000\000' >"$T/ids.bin"
+head -c 12 /dev/zero >"$T/ids0.bin"
+if ! objcopy --add-section .BTF_ids="$T/ids.bin" "$T/btf.ko" "$T/ids.ko" ||
+   ! objcopy --add-section .BTF_ids="$T/ids0.bin" "$T/btf.ko" "$T/ids0.ko"; then
+	echo "Bail out! objcopy --add-section .BTF_ids"
+	exit 1
+fi
+bash "$BTF_SH" check "$T/none" "$T/ids.ko" 2>/dev/null
+r1=$?
+out=$(bash "$BTF_SH" check "$T/full" "$T/ids0.ko" 2>&1)
+r2=$?
+((r1 == 0 && r2 != 0)) && has ".BTF_ids" "$out" "all zeros" resolve_btfids
+result "check: .BTF_ids resolved passes, all zeros fails" $?
 
 xz -k "$T/plain.ko" "$T/btf.ko"
 bash "$BTF_SH" check "$T/none" "$T/btf.ko.xz" 2>/dev/null
