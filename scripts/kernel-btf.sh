@@ -232,6 +232,11 @@ check() {
 	return $bad
 }
 
+case ${CNF_XDP:-y} in
+y | n) ;;
+*) die "CNF_XDP=$CNF_XDP: not y (XDP wanted, the default) or n" ;;
+esac
+
 case ${1:-} in
 kdir) (($# == 2)) || die "usage: kernel-btf.sh kdir KVER"; kdir "$2" ;;
 relink) (($# >= 2)) || die "usage: kernel-btf.sh relink KDIR KO..."; shift; relink "$@" ;;
