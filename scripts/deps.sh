@@ -21,6 +21,7 @@ PKGS=(
 	"$("$KSRC" package)" xz-utils	# kselftest headers, checkpatch
 	sparse perl				# make lint
 	liburcu-dev clang libclang-rt-14-dev	# userspace build, fuzzing
+	libbpf-dev llvm				# the XDP program, cuckooctl xdp
 	libcurl4-openssl-dev libjson-c-dev pkgconf	# cuckoo-crowdsec-bouncer
 	python3
 	iproute2 iputils-ping nftables ipset iptables jq bash dash coreutils
