@@ -74,13 +74,17 @@ static const char *errno_text(int err)
 	return strerror(err);
 }
 
-/* A usage error of "xdp SUB": "cuckooctl: xdp SUB VALUE: message". */
-static int xdp_usage(const char *sub, const char *value, const char *msg)
+/*
+ * A usage error of "xdp SUB": "cuckooctl: xdp SUB [V1 [V2]]: message"
+ * (the values shortened to 64 characters each).
+ */
+static int xdp_usage(const char *sub, const char *v1, const char *v2,
+		     const char *msg)
 {
-	char what[64];
+	char what[160];
 
-	snprintf(what, sizeof(what), "%s%s%s", sub, value ? " " : "",
-		 value ? value : "");
+	snprintf(what, sizeof(what), "%s%s%.64s%s%.64s", sub, v1 ? " " : "",
+		 v1 ? v1 : "", v2 ? " " : "", v2 ? v2 : "");
 	return ctl_usage_error("xdp", what, "%s", msg);
 }
 
@@ -194,18 +198,14 @@ static int xdp_attach(int argc, char **argv)
 	__u32 flags;
 
 	if (argc > 2)
-		return xdp_usage("attach", argv[2], "unexpected argument");
+		return xdp_usage("attach", argv[2], NULL, "unexpected argument");
 	if (argc == 2) {
 		for (m = 0; m < 2; m++)
 			if (!strcmp(argv[1], mode_name[m]))
 				want = m;
-		if (want < 0) {
-			char what[64];
-
-			snprintf(what, sizeof(what), "%s %s", argv[0], argv[1]);
-			return xdp_usage("attach", what,
+		if (want < 0)
+			return xdp_usage("attach", argv[0], argv[1],
 					 "not a mode: native or generic");
-		}
 	}
 	err = query_dev(&d);
 	if (err)
@@ -277,7 +277,7 @@ static int xdp_detach(int argc, char **argv)
 	int m, err, rc = CTL_EXIT_OK, found = 0;
 
 	if (argc > 1)
-		return xdp_usage("detach", argv[1], "unexpected argument");
+		return xdp_usage("detach", argv[1], NULL, "unexpected argument");
 	err = query_dev(&d);
 	if (err)
 		return xdp_fail("detach", d.name, err);
@@ -321,7 +321,7 @@ static int xdp_status(const struct ctl_opts *o, int argc, char **argv)
 	int m, err, rc = CTL_EXIT_OK, n = 0;
 
 	if (argc)
-		return xdp_usage("status", argv[0], "unexpected argument");
+		return xdp_usage("status", argv[0], NULL, "unexpected argument");
 	ifs = if_nameindex();
 	if (!ifs) {
 		ctl_err("xdp status: the devices cannot be listed: %s",
@@ -370,12 +370,12 @@ int ctl_cmd_xdp(const struct ctl_opts *o, int argc, char **argv)
 	if (!strcmp(argv[0], "status"))
 		return xdp_status(o, argc - 1, argv + 1);
 	if (strcmp(argv[0], "attach") && strcmp(argv[0], "detach"))
-		return xdp_usage(argv[0], NULL,
+		return xdp_usage(argv[0], NULL, NULL,
 				 "not a subcommand: attach, detach or status");
 	if (argc < 2)
-		return xdp_usage(argv[0], NULL, "a device needed");
+		return xdp_usage(argv[0], NULL, NULL, "a device needed");
 	if (o->json)
-		return xdp_usage(argv[0], NULL, "-j is for status only");
+		return xdp_usage(argv[0], NULL, NULL, "-j is for status only");
 	if (!strcmp(argv[0], "attach"))
 		return xdp_attach(argc - 1, argv + 1);
 	return xdp_detach(argc - 1, argv + 1);
