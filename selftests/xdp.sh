@@ -351,6 +351,9 @@ test_rmmod_while_attached() {
 require_root
 require_module
 require_cmds nft ping ip
+# The kfuncs are registered with the module's BTF (see README, XDP).
+[[ -e /sys/kernel/btf/cuckoo_nf ]] ||
+	ktap_skip_all "cuckoo_nf.ko has no BTF (/sys/kernel/btf/cuckoo_nf): its kfuncs are not registered"
 if ! setup; then
 	ktap_bail "setup failed"
 fi
