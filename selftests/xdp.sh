@@ -23,8 +23,8 @@
 set -uo pipefail
 
 ALL_TESTS="test_native_drops_before_netfilter test_vlan test_prefix_and_allow
-	test_monitor test_netns_move test_generic test_ip_link
-	test_rmmod_while_attached"
+	test_monitor test_netns_move test_generic test_ip_link test_other_program
+	test_no_privileges test_rmmod_while_attached"
 NPINGS=3
 S=ns-xs-$$
 R=ns-xr-$$
@@ -40,6 +40,7 @@ TMP=
 # shellcheck source=lib.sh
 source "$(dirname "$(realpath "$0")")/lib.sh"
 XDP_OBJ=$(dirname "$(realpath "$0")")/cuckoo_xdp.o
+OTHER_OBJ=$(dirname "$(realpath "$0")")/xdp_other.o
 
 # The receiving ends: r1's addresses and static neighbours in namespace NS
 # (again after a move: a device leaves its addresses behind).
@@ -325,6 +326,41 @@ test_ip_link() {
 	verdict $? "xdp detach r1 of ip link's program"
 	[[ $(ip -n "$R" link show dev r1) != *prog/xdp* ]]
 	verdict $? "r1 has no XDP program"
+}
+
+# Another program on r1: attach refuses to replace it, detach to remove
+# it, each saying so; it is still there after both.
+test_other_program() {
+	local out
+	fresh || { fail "reset"; return; }
+	[[ -r $OTHER_OBJ ]] || { skip_test "$OTHER_OBJ missing"; return; }
+	if ! out=$(nsx "$R" ip link set dev r1 xdpgeneric obj "$OTHER_OBJ" sec xdp 2>&1); then
+		[[ $out == *"ELF"*"support"* ]] && { skip_test "ip without libbpf: $out"; return; }
+		fail "ip link set dev r1 xdpgeneric obj $OTHER_OBJ: $out"
+		return
+	fi
+	defer ip -n "$R" link set dev r1 xdpgeneric off
+	out=$(ctl xdp attach r1 2>&1)
+	[[ $? == 1 && $out =~ ^"cuckooctl: xdp attach r1: another XDP program is attached (other_xdp, id "[0-9]+", generic mode): not replaced; detach it first (ip link set dev r1 xdp off)"$ ]]
+	verdict $? "attach over another program refused: $out"
+	out=$(ctl xdp detach r1 2>&1)
+	[[ $? == 1 && $out =~ ^"cuckooctl: xdp detach r1: the XDP program attached (other_xdp, id "[0-9]+", generic mode) is not cuckoo_nf's: left attached"$ ]]
+	verdict $? "detach of another program refused: $out"
+	status_is "$R" none
+	[[ $(ip -n "$R" link show dev r1) == *prog/xdp* ]]
+	verdict $? "the other program is still attached"
+	ip -n "$R" link set dev r1 xdpgeneric off
+}
+
+# Without capabilities (an empty bounding set: root keeps none at exec).
+test_no_privileges() {
+	local out
+	fresh || { fail "reset"; return; }
+	command -v setpriv >/dev/null || { skip_test "setpriv missing"; return; }
+	out=$(nsx "$R" setpriv --bounding-set -all cuckooctl xdp attach r1 2>&1)
+	[[ $? == 5 && $out == "cuckooctl: xdp attach r1: permission denied: needs CAP_BPF and CAP_NET_ADMIN (CAP_SYS_ADMIN to inspect attached programs) in the initial user namespace" ]]
+	verdict $? "attach without capabilities: $out"
+	status_is "$R" none
 }
 
 test_rmmod_while_attached() {
