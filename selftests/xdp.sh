@@ -40,7 +40,7 @@ TMP=
 # shellcheck source=lib.sh
 source "$(dirname "$(realpath "$0")")/lib.sh"
 XDP_OBJ=$(dirname "$(realpath "$0")")/cuckoo_xdp.o
-OTHER_OBJ=$(dirname "$(realpath "$0")")/xdp_other.o
+OTHER_OBJ=$(dirname "$(realpath "$0")")/xdp_other.bpf.o
 
 # The receiving ends: r1's addresses and static neighbours in namespace NS
 # (again after a move: a device leaves its addresses behind).
