@@ -20,12 +20,22 @@
 #include "filter.h"
 #include "sets.h"
 
-/* Packet counters of one CPU, written only by that CPU's hook. */
+/* Where a packet is looked up: the netfilter hooks or an XDP program. */
+enum cnf_path {
+	CNF_PATH_HOOK,
+	CNF_PATH_XDP,
+	CNF_NPATHS,
+};
+
+/*
+ * Packet counters of one CPU, written only on that CPU, with bottom halves
+ * off (cnf_verdict()).
+ */
 struct cnf_pcpu_stats {
 	struct u64_stats_sync syncp;
-	u64_stats_t checked[CNF_NFAMILIES];
-	u64_stats_t matched[CNF_NFAMILIES];
-	u64_stats_t dropped[CNF_NFAMILIES];
+	u64_stats_t checked[CNF_NPATHS][CNF_NFAMILIES];
+	u64_stats_t matched[CNF_NPATHS][CNF_NFAMILIES];
+	u64_stats_t dropped[CNF_NPATHS][CNF_NFAMILIES];
 };
 
 /* IPv4 and IPv6 PRE_ROUTING. */
@@ -40,10 +50,10 @@ struct cnf_pcpu_stats {
  *          hooks read the plan under RCU; everything else is under
  *          cnf_net_lock(), each filter's changes also under its
  *          cnf_filter_lock().
- * @stats:  per-CPU, written by the hooks, summed by readers under
+ * @stats:  per-CPU, written by the hooks and the XDP kfuncs, summed by readers under
  *          cnf_net_lock() with u64_stats retries.
  * @mode:   enum cnf_mode; written under cnf_net_lock(), read locklessly by
- *          the hooks (READ_ONCE).
+ *          the packet path (READ_ONCE).
  * @gen:    tells this state from an earlier one of the same namespace (a
  *          dump snapshot charged to a state that a reset freed has nothing
  *          left to uncharge).  Never 0; fixed at creation.
@@ -73,8 +83,9 @@ struct cnf_state {
  *         registered; cleared under cnf_net_lock() before they are
  *         unregistered; freed after synchronize_net() (reset) or the grace
  *         period between .pre_exit and .exit (namespace exit).  Lockless
- *         readers (CNF_IOC_TEST) use rcu_dereference(); everything else
- *         holds cnf_net_lock().
+ *         readers (CNF_IOC_TEST, the XDP kfuncs, which run under the RCU
+ *         read lock every XDP program has) use rcu_dereference();
+ *         everything else holds cnf_net_lock().
  */
 struct cnf_net {
 	struct cnf_state __rcu *state;	/* see above */
@@ -124,6 +135,7 @@ void cnf_state_reset(struct net *net);
 
 int cnf_hooks_init(void);
 void cnf_hooks_exit(void);
+int cnf_xdp_init(void);
 int cnf_dev_init(void);
 void cnf_dev_exit(void);
 

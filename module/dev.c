@@ -896,29 +896,58 @@ static long cnf_ioc_reset(struct cnf_file *cf, void __user *uarg, size_t usize)
 	return 0;
 }
 
+struct cnf_counts {
+	u64 checked, matched, dropped;
+};
+
+/* Add one CPU's packet counters to @sum. */
+static void cnf_add_cpu_counters(const struct cnf_pcpu_stats *p,
+				 struct cnf_counts sum[][CNF_NFAMILIES])
+{
+	struct cnf_counts c[CNF_NPATHS][CNF_NFAMILIES];
+	unsigned int start, path, fam;
+
+	do {
+		start = u64_stats_fetch_begin(&p->syncp);
+		for (path = 0; path < CNF_NPATHS; path++) {
+			for (fam = 0; fam < CNF_NFAMILIES; fam++) {
+				struct cnf_counts *cc = &c[path][fam];
+
+				cc->checked = u64_stats_read(&p->checked[path][fam]);
+				cc->matched = u64_stats_read(&p->matched[path][fam]);
+				cc->dropped = u64_stats_read(&p->dropped[path][fam]);
+			}
+		}
+	} while (u64_stats_fetch_retry(&p->syncp, start));
+	for (path = 0; path < CNF_NPATHS; path++) {
+		for (fam = 0; fam < CNF_NFAMILIES; fam++) {
+			sum[path][fam].checked += c[path][fam].checked;
+			sum[path][fam].matched += c[path][fam].matched;
+			sum[path][fam].dropped += c[path][fam].dropped;
+		}
+	}
+}
+
 static void cnf_sum_counters(struct cnf_state *cs, struct cnf_stats *st)
 {
 	struct cnf_family_stats *fs[CNF_NFAMILIES] = { &st->v4, &st->v6 };
-	unsigned int start, fam;
+	struct cnf_path_stats *xs[CNF_NFAMILIES] = { &st->xdp_v4, &st->xdp_v6 };
+	struct cnf_counts sum[CNF_NPATHS][CNF_NFAMILIES] = {};
+	unsigned int fam;
 	int cpu;
 
-	for_each_possible_cpu(cpu) {
-		const struct cnf_pcpu_stats *p = per_cpu_ptr(cs->stats, cpu);
-		u64 c[CNF_NFAMILIES][3];
+	for_each_possible_cpu(cpu)
+		cnf_add_cpu_counters(per_cpu_ptr(cs->stats, cpu), sum);
+	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
+		const struct cnf_counts *hook = &sum[CNF_PATH_HOOK][fam];
+		const struct cnf_counts *xdp = &sum[CNF_PATH_XDP][fam];
 
-		do {
-			start = u64_stats_fetch_begin(&p->syncp);
-			for (fam = 0; fam < CNF_NFAMILIES; fam++) {
-				c[fam][0] = u64_stats_read(&p->checked[fam]);
-				c[fam][1] = u64_stats_read(&p->matched[fam]);
-				c[fam][2] = u64_stats_read(&p->dropped[fam]);
-			}
-		} while (u64_stats_fetch_retry(&p->syncp, start));
-		for (fam = 0; fam < CNF_NFAMILIES; fam++) {
-			fs[fam]->checked += c[fam][0];
-			fs[fam]->matched += c[fam][1];
-			fs[fam]->dropped += c[fam][2];
-		}
+		fs[fam]->checked = hook->checked;
+		fs[fam]->matched = hook->matched;
+		fs[fam]->dropped = hook->dropped;
+		xs[fam]->checked = xdp->checked;
+		xs[fam]->matched = xdp->matched;
+		xs[fam]->dropped = xdp->dropped;
 	}
 }
 

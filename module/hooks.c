@@ -3,9 +3,8 @@
  * Per-namespace state and the netfilter hooks that drop listed sources.
  *
  * The hooks sit at PRE_ROUTING before defragmentation and conntrack, so a
- * listed source never creates conntrack state.  Per packet: one lookup
- * of the block sets, and of the allow sets when those matched (lockless,
- * under the RCU read lock netfilter holds; see sets.h) and per-CPU counters.
+ * listed source never creates conntrack state.  Per packet: cnf_verdict()
+ * (verdict.h) under the RCU read lock netfilter holds.
  * Each configured namespace registers its own copy of the hook ops with its
  * cnf_state as ->priv: a packet finds its namespace's state without a
  * net_generic() lookup.  A namespace never configured registers none: its
@@ -22,6 +21,7 @@
  * namespace.
  */
 #include "cnf.h"
+#include "verdict.h"
 
 #include <linux/atomic.h>
 #include <linux/err.h>
@@ -34,112 +34,22 @@
 unsigned int cnf_net_id __read_mostly;
 struct mutex cnf_net_locks[1 << CNF_NET_LOCK_BITS];	/* see cnf.h */
 
-static __always_inline bool cnf_probe(const struct cnf_filter *f,
-				      enum cnf_family fam, const void *addr)
-{
-	if (fam == CNF_V4)
-		return cnf_filter_lookup4(f, *(const __be32 *)addr);
-	return cnf_filter_lookup6(f, addr);
-}
-
-/*
- * Count a packet in the @n sets of @p from @first that cover its source:
- * a kind with one set has it covered, since the kind's lookup did.
- */
-static __always_inline void cnf_count_sets(const struct cnf_plan *p,
-					   unsigned int first, unsigned int n,
-					   enum cnf_family fam,
-					   const void *addr)
-{
-	unsigned int i;
-
-	if (n == 1) {
-		u64_stats_inc(this_cpu_ptr(p->set[first].matched));
-		return;
-	}
-	for (i = first; i < first + n; i++)
-		if (cnf_probe(p->set[i].filter, fam, addr))
-			u64_stats_inc(this_cpu_ptr(p->set[i].matched));
-}
-
-/*
- * Hooks mostly run in softirq context, but nf_reinject() (an nfqueue
- * verdict) runs the remaining ones from process context with bottom halves
- * on: the per-CPU counters are updated with them off, as nft_counter's are.
- */
-static __always_inline void cnf_count_checked(struct cnf_state *cs,
-					      enum cnf_family fam)
-{
-	struct cnf_pcpu_stats *st;
-
-	local_bh_disable();
-	st = this_cpu_ptr(cs->stats);
-	u64_stats_update_begin(&st->syncp);
-	u64_stats_inc(&st->checked[fam]);
-	u64_stats_update_end(&st->syncp);
-	local_bh_enable();
-}
-
-/*
- * A source the block sets cover: listed unless an allow set covers it too.
- * Out of line, so that the pass path stays as short as one lookup.
- */
-static noinline unsigned int cnf_verdict_hit(struct cnf_state *cs,
-					     const struct cnf_plan *p,
-					     enum cnf_family fam,
-					     const void *addr)
-{
-	const struct cnf_filter *allow = p->lookup[CNF_SET_ALLOW];
-	bool listed = !allow || !cnf_probe(allow, fam, addr);
-	bool drop = listed && READ_ONCE(cs->mode) == CNF_MODE_DROP;
-	struct cnf_pcpu_stats *st;
-
-	local_bh_disable();
-	st = this_cpu_ptr(cs->stats);
-	u64_stats_update_begin(&st->syncp);
-	u64_stats_inc(&st->checked[fam]);
-	cnf_count_sets(p, 0, p->n[CNF_SET_BLOCK], fam, addr);
-	if (listed)
-		u64_stats_inc(&st->matched[fam]);
-	else
-		cnf_count_sets(p, p->n[CNF_SET_BLOCK], p->n[CNF_SET_ALLOW],
-			       fam, addr);
-	if (drop)
-		u64_stats_inc(&st->dropped[fam]);
-	u64_stats_update_end(&st->syncp);
-	local_bh_enable();
-	return drop ? NF_DROP : NF_ACCEPT;
-}
-
-/*
- * A source is listed when the block sets cover it and no allow set does;
- * the allow sets are probed only for a source the block sets cover.
- */
-static __always_inline unsigned int cnf_verdict(struct cnf_state *cs,
-						enum cnf_family fam,
-						const void *addr)
-{
-	const struct cnf_plan *p = rcu_dereference(cs->sets.plan);
-	const struct cnf_filter *block = p->lookup[CNF_SET_BLOCK];
-
-	if (block && cnf_probe(block, fam, addr))
-		return cnf_verdict_hit(cs, p, fam, addr);
-	cnf_count_checked(cs, fam);
-	return NF_ACCEPT;
-}
-
 static unsigned int cnf_hook_ipv4(void *priv, struct sk_buff *skb,
 				  const struct nf_hook_state *state)
 {
 	/* ip_rcv_core() has validated the header. */
-	return cnf_verdict(priv, CNF_V4, &ip_hdr(skb)->saddr);
+	if (cnf_verdict(priv, CNF_PATH_HOOK, CNF_V4, &ip_hdr(skb)->saddr))
+		return NF_DROP;
+	return NF_ACCEPT;
 }
 
 static unsigned int cnf_hook_ipv6(void *priv, struct sk_buff *skb,
 				  const struct nf_hook_state *state)
 {
 	/* ipv6_rcv() has validated the fixed header. */
-	return cnf_verdict(priv, CNF_V6, &ipv6_hdr(skb)->saddr);
+	if (cnf_verdict(priv, CNF_PATH_HOOK, CNF_V6, &ipv6_hdr(skb)->saddr))
+		return NF_DROP;
+	return NF_ACCEPT;
 }
 
 /* The template of every state's ops. */

@@ -60,6 +60,9 @@ static int __init cnf_init(void)
 	err = cnf_hooks_init();
 	if (err)
 		goto err_cache;
+	err = cnf_xdp_init();
+	if (err)
+		goto err_hooks;
 	err = cnf_dev_init();
 	if (err)
 		goto err_hooks;

@@ -246,10 +246,10 @@ struct cnf_config {
  * @bytes:    memory used by the family's table.
  * @grows:    times the table was rebuilt larger.
  * @stashed:  entries kept in the overflow stash.
- * @checked:  packets looked up.
- * @matched:  packets whose source is listed: some block set covers it and
- *            no allow set does (dropped in drop mode).
- * @dropped:  packets dropped.
+ * @checked:  packets the netfilter hook looked up.
+ * @matched:  of those, packets whose source is listed: some block set
+ *            covers it and no allow set does (dropped in drop mode).
+ * @dropped:  of those, packets dropped.
  */
 struct cnf_family_stats {
 	__u64	entries;
@@ -297,6 +297,22 @@ struct cnf_expiry_stats {
 };
 
 /**
+ * struct cnf_path_stats - per address family, the packets XDP programs
+ *                         looked up with bpf_cnf_lookup4() or
+ *                         bpf_cnf_lookup6()
+ * @checked: packets looked up.
+ * @matched: of those, packets whose source is listed.
+ * @dropped: of those, packets the kfunc told the program to drop (listed,
+ *           in drop mode).  A packet XDP drops never reaches the netfilter
+ *           hook, so it is not in &struct cnf_family_stats.
+ */
+struct cnf_path_stats {
+	__u64	checked;
+	__u64	matched;
+	__u64	dropped;
+};
+
+/**
  * struct cnf_stats - state and counters of the namespace's filter
  * @v4, @v6:   per family, the namespace's totals: &struct
  *             cnf_family_stats.entries counts the prefixes of every set,
@@ -315,6 +331,8 @@ struct cnf_expiry_stats {
  *             Absent from kernels before prefixes: a shorter struct.
  * @expiry:    see &struct cnf_expiry_stats.  Absent from kernels before
  *             timeouts.
+ * @xdp_v4, @xdp_v6: per family, the XDP path's counters, see &struct
+ *             cnf_path_stats.  Absent from kernels before XDP.
  */
 struct cnf_stats {
 	struct cnf_family_stats v4;
@@ -325,6 +343,8 @@ struct cnf_stats {
 	struct cnf_lookup_stats v4_lookup;
 	struct cnf_lookup_stats v6_lookup;
 	struct cnf_expiry_stats expiry;
+	struct cnf_path_stats xdp_v4;
+	struct cnf_path_stats xdp_v6;
 };
 
 #define CNF_STATS_F_INACTIVE	_BITUL(0)

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The out-of-line half of the packet path's decision (verdict.h): a
+ * source the block sets cover.
+ */
+#include "verdict.h"
+
+/*
+ * Count a packet in the @n sets of @p from @first that cover its source:
+ * a kind with one set has it covered, since the kind's lookup did.
+ */
+static void cnf_count_sets(const struct cnf_plan *p, unsigned int first,
+			   unsigned int n, enum cnf_family fam,
+			   const void *addr)
+{
+	unsigned int i;
+
+	if (n == 1) {
+		u64_stats_inc(this_cpu_ptr(p->set[first].matched));
+		return;
+	}
+	for (i = first; i < first + n; i++)
+		if (cnf_probe(p->set[i].filter, fam, addr))
+			u64_stats_inc(this_cpu_ptr(p->set[i].matched));
+}
+
+/*
+ * A source the block sets of @p cover: listed unless an allow set covers
+ * it too.  Returns whether to drop the packet.
+ */
+bool cnf_verdict_hit(struct cnf_state *cs, const struct cnf_plan *p,
+		     enum cnf_path path, enum cnf_family fam, const void *addr)
+{
+	const struct cnf_filter *allow = p->lookup[CNF_SET_ALLOW];
+	bool listed = !allow || !cnf_probe(allow, fam, addr);
+	bool drop = listed && READ_ONCE(cs->mode) == CNF_MODE_DROP;
+	struct cnf_pcpu_stats *st;
+
+	local_bh_disable();
+	st = this_cpu_ptr(cs->stats);
+	u64_stats_update_begin(&st->syncp);
+	u64_stats_inc(&st->checked[path][fam]);
+	cnf_count_sets(p, 0, p->n[CNF_SET_BLOCK], fam, addr);
+	if (listed)
+		u64_stats_inc(&st->matched[path][fam]);
+	else
+		cnf_count_sets(p, p->n[CNF_SET_BLOCK], p->n[CNF_SET_ALLOW],
+			       fam, addr);
+	if (drop)
+		u64_stats_inc(&st->dropped[path][fam]);
+	u64_stats_update_end(&st->syncp);
+	local_bh_enable();
+	return drop;
+}
