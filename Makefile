@@ -4,7 +4,9 @@
 # build system; this file drives everything around it.
 #
 #   make [all]          the module, cuckooctl and cuckoo-crowdsec-bouncer (build/)
-#   make module         KVER=release or KDIR=/path/to/kernel/build; W=1, C=1
+#   make module         KVER=release or KDIR=/path/to/kernel/build; W=1, C=1;
+#                       with module BTF for the XDP kfuncs (an error without
+#                       it), CNF_XDP=n when XDP is not wanted (below)
 #   make userspace      cuckooctl and cuckoo-crowdsec-bouncer (when libcurl's
 #                       and json-c's development files are there), into build/
 #   make unit           host unit tests
@@ -54,7 +56,22 @@ ifeq ($(wildcard /lib/modules/$(KVER)/build),)
 KVER := $(or $(shell scripts/kver 2>/dev/null),$(KVER))
 endif
 endif
-KDIR ?= /lib/modules/$(KVER)/build
+# XDP: BPF programs find the module's kfuncs through its BTF (.BTF), which
+# kbuild writes only with the kernel's vmlinux and resolve_btfids at hand:
+# Debian's 6.12 headers have them, its 6.1 headers do not, so KVER's
+# modules are built against build/cache/kdir-KVER, those headers plus the
+# kernel's BTF and resolve_btfids (scripts/kernel-btf.sh).  KDIR= given is
+# used as it is.  A cuckoo_nf.ko without .BTF is an error, unless
+# CNF_XDP=n (XDP not wanted: the plain headers, a missing .BTF noted).
+CNF_XDP ?= y
+BTF_SH = CNF_XDP=$(CNF_XDP) bash $(CURDIR)/scripts/kernel-btf.sh
+ifeq ($(origin KDIR),undefined)
+KDIR := /lib/modules/$(KVER)/build
+# For a recipe's shell: KVER's build directory, prepared.
+MOD_KDIR = $$($(BTF_SH) kdir $(KVER))
+else
+MOD_KDIR = $(KDIR)
+endif
 
 # The one version, read by Kbuild and userspace/ too.
 CNF_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\([^"]*\)"$$/\1/p' dkms.conf)
@@ -62,7 +79,7 @@ DKMS_NAME := cuckoo-nf
 DKMS_SRC = $(DESTDIR)/usr/src/$(DKMS_NAME)-$(CNF_VERSION)
 # What DKMS builds the module from: no test, no tool, no build product.
 DKMS_FILES = dkms.conf Kbuild Makefile $(wildcard module/*.[ch]) \
-	uapi/linux/cuckoo_nf.h
+	uapi/linux/cuckoo_nf.h scripts/kernel-btf.sh
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -88,16 +105,21 @@ KBUILD_OPTS = $(if $(W),W=$(W)) $(if $(C),C=$(C))
 all: module userspace
 
 module:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) $(KBUILD_OPTS) modules
+	@kdir=$(MOD_KDIR) && \
+	$(BTF_SH) relink "$$kdir" $(CURDIR)/cuckoo_nf.ko && \
+	echo "module: against $$kdir" && \
+	$(MAKE) -C "$$kdir" M=$(CURDIR) $(KBUILD_OPTS) modules && \
+	$(BTF_SH) check "$$kdir" $(CURDIR)/cuckoo_nf.ko
 
 # Kernel modules of the tests (selftests/modules) and of the benchmarks
 # (userspace/bench/kmod), against the same kernel as the module.
 KMOD_DIRS := selftests/modules userspace/bench/kmod
 
 test-modules:
-	@for d in $(KMOD_DIRS); do \
+	@kdir=$(MOD_KDIR) && \
+	for d in $(KMOD_DIRS); do \
 		[ ! -f $$d/Kbuild ] || \
-		$(MAKE) -C $(KDIR) M=$(CURDIR)/$$d $(KBUILD_OPTS) modules || exit 1; \
+		$(MAKE) -C "$$kdir" M=$(CURDIR)/$$d $(KBUILD_OPTS) modules || exit 1; \
 	done
 
 userspace:

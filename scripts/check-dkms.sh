@@ -7,10 +7,11 @@
 #  1. make dkms-install: the sources (no build product) in
 #     /usr/src/cuckoo-nf-VERSION, dkms add; per kernel, dkms build and
 #     dkms install into /lib/modules/RELEASE/updates/dkms, its version and
-#     vermagic checked; then a VM boots that kernel, the DKMS-built module
-#     is put back in the same place there, and modprobe must load it from
-#     there (selftests/vm/dkms-modprobe.sh); make dkms-uninstall must take
-#     it away again.
+#     vermagic checked, and its .BTF where the headers can make it
+#     (6.12's); then a VM boots that kernel, the DKMS-built module is put
+#     back in the same place there, and modprobe must load it from there
+#     (selftests/vm/dkms-modprobe.sh); make dkms-uninstall must take it
+#     away again.
 #  2. make deb (lintian errors fail it) and both packages unpacked into a
 #     scratch root: their control fields, maintainer scripts (sh -n),
 #     man page (man --warnings), completion (bash -n), the unit
@@ -73,7 +74,14 @@ dkms_kernel() {
 	v=$(modinfo -F version "$KO")
 	vm=$(modinfo -F vermagic "$KO")
 	echo "$KO: version $v, vermagic $vm"
-	[[ $v == "$VERSION" && ${vm%% *} == "$rel" ]]
+	[[ $v == "$VERSION" && ${vm%% *} == "$rel" ]] || return 1
+	# Headers that can give it module BTF (6.12's), and it has it.
+	if [[ -f /lib/modules/$rel/build/vmlinux ]]; then
+		bash scripts/kernel-btf.sh check "/lib/modules/$rel/build" "$KO" &&
+			echo "$KO: has .BTF (XDP kfuncs)"
+	else
+		echo "$KO: no .BTF expected: the headers have no vmlinux"
+	fi
 }
 
 dkms_vm() {

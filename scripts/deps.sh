@@ -19,6 +19,10 @@ PKGS=(
 	kmod					# depmod/modprobe, host and VM
 	qemu-system-x86 busybox-static cpio	# the VM and its initramfs
 	"$("$KSRC" package)" xz-utils	# kselftest headers, checkpatch
+	# module BTF (scripts/kernel-btf.sh): pahole; the 6.1 image's
+	# decompressor; resolve_btfids's build
+	pahole lz4 libelf-dev zlib1g-dev
+	libbpf-dev				# selftests' XDP program (clang -target bpf)
 	sparse perl				# make lint
 	liburcu-dev clang libclang-rt-14-dev	# userspace build, fuzzing
 	libcurl4-openssl-dev libjson-c-dev pkgconf	# cuckoo-crowdsec-bouncer
@@ -118,7 +122,7 @@ engines_after() {
 for opt in "$@"; do
 	case $opt in
 	# What building the debug kernel needs (make check-debug).
-	--debug) PKGS+=(bc bison flex libelf-dev libssl-dev) ;;
+	--debug) PKGS+=(bc bison flex libssl-dev) ;;
 	# The benchmarks' plots (make bench, bench-vm, bench-report).
 	--bench) PKGS+=(gnuplot-nox) ;;
 	# Debian 12's 6.12 kernels, cloud and PREEMPT_RT (make check-kernels).

@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The few files we use from Debian's kernel source package: kselftest
-# headers (kselftest_harness.h for the C tests) and checkpatch.pl with its
-# data files.  The package name is written here only; everything else asks.
+# headers (kselftest_harness.h for the C tests), checkpatch.pl with its
+# data files, and what module BTF needs on 6.1 (scripts/kernel-btf.sh):
+# scripts/extract-vmlinux, and resolve_btfids's sources with the libbpf,
+# libsubcmd and build files it is built from.  The package name is written
+# here only; everything else asks.
 #
 #   kernel-source.sh [extract]  extract them into build/cache/ (once per
 #                               tarball); print the directory
@@ -19,26 +22,37 @@ CACHE=$ROOT/build/cache
 DIR=$CACHE/$NAME
 
 # Only what we use: the whole tarball is 130 MB and takes minutes.
+FILES=(
+	'tools/testing/selftests/kselftest*'
+	scripts/checkpatch.pl scripts/spelling.txt scripts/const_structs.checkpatch
+	scripts/extract-vmlinux
+	# resolve_btfids; bpf_doc.py writes libbpf's bpf_helper_defs.h
+	tools/bpf/resolve_btfids tools/lib/bpf tools/lib/subcmd 'tools/lib/*.c'
+	tools/include tools/arch/x86/include tools/build tools/scripts
+	scripts/bpf_doc.py
+)
+
 extract() {
-	local stamp want tmp
+	local stamp want tmp f
+	local -a members=()
 	[[ -f $TARBALL ]] || {
 		echo "kernel-source: $TARBALL missing: install $NAME (scripts/deps.sh as root)" >&2
 		exit 1
 	}
-	want=$(stat -c '%s %Y' "$TARBALL")
+	# Extracted again when the tarball or the list changes.
+	want="$(stat -c '%s %Y' "$TARBALL") ${FILES[*]}"
 	stamp=$DIR/.cnf-stamp
 	mkdir -p "$CACHE"
 	# Several make rules may want it at once (make -j): one extracts.
 	exec 9>"$CACHE/.$NAME.lock"
 	flock 9
 	if [[ ! -f $stamp || $(<"$stamp") != "$want" ]]; then
-		echo "kernel-source: extracting kselftest headers and checkpatch from $TARBALL" >&2
+		echo "kernel-source: extracting kselftest headers, checkpatch and the BTF tools' sources from $TARBALL" >&2
+		for f in "${FILES[@]}"; do
+			members+=("$NAME/$f")
+		done
 		tmp=$(mktemp -d -p "$CACHE")
-		tar -C "$tmp" -xJf "$TARBALL" --wildcards \
-			"$NAME/tools/testing/selftests/kselftest*" \
-			"$NAME/scripts/checkpatch.pl" \
-			"$NAME/scripts/spelling.txt" \
-			"$NAME/scripts/const_structs.checkpatch"
+		tar -C "$tmp" -xJf "$TARBALL" --wildcards "${members[@]}"
 		echo "$want" >"$tmp/$NAME/.cnf-stamp"
 		rm -rf "$DIR"
 		mv "$tmp/$NAME" "$DIR"

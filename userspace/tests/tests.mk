@@ -22,6 +22,8 @@ CORE_TESTS   := $(B)/tests/test_filter $(B)/tests/test_filter_model \
 		$(B)/tests/test_filter_prefix \
 		$(B)/tests/test_filter_stress $(B)/tests/test_filter_interleave
 UNIT_TESTS   += $(CORE_TESTS)
+# Scripts, run from the tree: scripts/kernel-btf.sh's module BTF checks.
+UNIT_SCRIPTS := tests/test_kernel_btf.sh
 TEST_HDRS    := tests/cnf_test.h $(KSFT_HARNESS)
 UNIT_FLAGS    = $(CC) $(CFLAGS) $(LDFLAGS)
 UNIT_STAMP   := $(B)/tests/.flags
@@ -32,7 +34,7 @@ unit:
 	@if [ "$$(cat $(UNIT_STAMP) 2>/dev/null)" != '$(UNIT_FLAGS)' ]; then \
 		rm -f $(UNIT_TESTS); echo '$(UNIT_FLAGS)' > $(UNIT_STAMP); fi
 	@$(MAKE) --no-print-directory $(UNIT_TESTS)
-	@CNF_UNIT_LOG=$(B)/tests/unit.log bash tests/run_unit.sh $(UNIT_TESTS); rc=$$?; \
+	@CNF_UNIT_LOG=$(B)/tests/unit.log bash tests/run_unit.sh $(UNIT_TESTS) $(UNIT_SCRIPTS); rc=$$?; \
 		python3 $(TOP)/scripts/reliability.py collect "make unit" \
 		--where "host, userspace build of the core" $(B)/tests/unit.log; exit $$rc
 
