@@ -27,8 +27,9 @@
 #   make check-dkms     DKMS add/build/install for 6.1 and 6.12 cloud, modprobe
 #                       in a VM on each; make deb and its packages checked
 #                       (part of check-kernels)
-#   make install        module (+depmod), cuckooctl, man page, completion,
-#                       uapi header, systemd unit, fail2ban action,
+#   make install        module (+depmod), cuckooctl, its XDP program's object,
+#                       man page, completion, uapi header, systemd unit,
+#                       fail2ban action,
 #                       cuckoo-crowdsec-bouncer (binary, man page, unit,
 #                       configuration when none is there)
 #   make dkms-install   the module's sources to /usr/src/cuckoo-nf-VERSION,
@@ -87,6 +88,8 @@ MANDIR ?= $(PREFIX)/share/man
 COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 INCLUDEDIR ?= $(PREFIX)/include
 UNITDIR ?= /etc/systemd/system
+# The XDP program's object, for ip-link(8) (cuckooctl has its own copy).
+XDPDIR ?= $(PREFIX)/lib/cuckoo_nf
 # fail2ban's action cuckoo_nf (banaction = cuckoo_nf); empty: not installed.
 FAIL2BAN_ACTIONDIR ?= /etc/fail2ban/action.d
 # cuckoo-crowdsec-bouncer's configuration, where CrowdSec's bouncers keep theirs.
@@ -219,6 +222,7 @@ install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) modules_install
 	$(if $(DESTDIR),,depmod -a $(KVER))
 	install -D -m 755 build/cuckooctl $(DESTDIR)$(PREFIX)/sbin/cuckooctl
+	install -D -m 644 build/cuckoo_xdp.o $(DESTDIR)$(XDPDIR)/cuckoo_xdp.o
 	install -D -m 644 userspace/cuckooctl.8 $(DESTDIR)$(MANDIR)/man8/cuckooctl.8
 	install -D -m 644 userspace/cuckooctl.bash-completion \
 		$(DESTDIR)$(COMPLETIONDIR)/cuckooctl

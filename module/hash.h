@@ -16,7 +16,8 @@
  * a slot and its bucket, a fingerprint hit is an exact match (no false
  * positives), and growth rebuilds a table from its own slots.
  *
- * For IPv6, H is jhash2 of the slot's words.  For IPv4, H is simple
+ * For IPv6, H is multiply-add-shift of the slot's words (cnf_hash6()).
+ * For IPv4, H is simple
  * tabulation: r is cut into chunks of cnf_tab_bits() bits and H(r) is the
  * xor of one entry per chunk, out of a table of jhash values per chunk under
  * the seed; cuckoo hashing works with it as with a random function
@@ -70,6 +71,22 @@ static __always_inline u32 cnf_hash4(const struct cnf_table *t,
 	return tab[r & mask] ^ tab1[r >> bits & mask] ^ tab2[r >> 2 * bits];
 }
 
+/*
+ * H of an IPv6 table: the four words @k times their own multipliers, plus
+ * the addend, modulo 2^64, the upper 32 bits.  Multiply-add-shift with
+ * random 64-bit multipliers and addend is strongly universal (Dietzfelbinger,
+ * 1996): any two keys collide with probability 2^-32 whatever they are, so
+ * outsiders who choose addresses (the low 64 bits of a network they hold)
+ * cannot aim them at one bucket pair without the table's multipliers.  Four
+ * independent multiplies instead of jhash2()'s forty dependent steps: the
+ * lookup's cache misses start sooner, and more lookups are in flight at once.
+ */
+static __always_inline u32 cnf_hash6(const struct cnf_table *t, const u32 *k)
+{
+	return (t->mul6[0] * k[0] + t->mul6[1] * k[1] + t->mul6[2] * k[2] +
+		t->mul6[3] * k[3] + t->mul6[4]) >> 32;
+}
+
 /* H(r), r being the part of the key slot words @w store; tags excluded. */
 static __always_inline u32 cnf_hash(const struct cnf_table *t,
 				    unsigned int width, const u32 *w)
@@ -82,7 +99,7 @@ static __always_inline u32 cnf_hash(const struct cnf_table *t,
 	r[1] = w[1];
 	r[2] = w[2];
 	r[3] = w[3] >> 2;
-	return jhash2(r, 4, t->seed);
+	return cnf_hash6(t, r);
 }
 
 static __always_inline u32 cnf_alt_offset(const struct cnf_table *t, u32 h)

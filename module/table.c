@@ -71,6 +71,7 @@ static void cnf_hashes_fill(struct cnf_table *t, size_t entries)
 struct cnf_table *cnf_table_alloc(enum cnf_family fam, unsigned int log)
 {
 	struct cnf_table *t = cnf_zalloc(sizeof(*t));
+	unsigned int i;
 	size_t entries;
 
 	if (!t)
@@ -79,6 +80,8 @@ struct cnf_table *cnf_table_alloc(enum cnf_family fam, unsigned int log)
 	if (!t->slots)
 		goto err_table;
 	t->seed = get_random_u32();
+	for (i = 0; fam == CNF_V6 && i < CNF_MUL6_WORDS; i++)
+		t->mul6[i] = (u64)get_random_u32() << 32 | get_random_u32();
 	t->slot_bytes = cnf_slot_bytes(fam, log);
 	entries = cnf_hashes_entries(fam, log);
 	if (entries) {

@@ -54,8 +54,17 @@ enum cnf_slot_width {
 /* Most keys a table holds, in percent of its slots, before it grows. */
 #define CNF_LOAD_MAX_PCT	96
 
-struct cnf_slot6 {
-	u32 w[4];
+/* H of IPv6 tables: one multiplier per word hashed, and the addend. */
+#define CNF_MUL6_WORDS	5
+
+/*
+ * A bucket of IPv6 slots, one cache line: the slots' tag words (w[3]: r and
+ * the tag bits) side by side, so that a lookup tests them 64 bits at a time
+ * as an IPv4 lookup does, then their upper words (w[0..2]).
+ */
+struct cnf_bucket6 {
+	u32 tag[CNF_BUCKET_SLOTS];
+	u32 up[CNF_BUCKET_SLOTS][3];
 };
 
 /*
@@ -71,11 +80,6 @@ struct cnf_table {
 	u32 mask;		/* buckets - 1 */
 	u32 seed;
 	u32 stash_n;
-	struct cnf_key stash[CNF_STASH_SLOTS];
-	u64 count;		/* writer only: keys, stash included */
-	u64 limit;		/* writer only: cnf_table_limit(log) */
-	size_t bytes;
-	struct rcu_head rcu;
 	/*
 	 * The buckets, a power of two of bytes in an allocation of their own:
 	 * kmalloc would round a header plus slots up to the next power of two.
@@ -84,6 +88,13 @@ struct cnf_table {
 	u8 *slots;
 	/* IPv4 tables: the tabulation of H (see hash.h).  NULL for IPv6. */
 	u32 *hashes;
+	/* IPv6 tables: the multipliers and addend of H (see hash.h). */
+	u64 mul6[CNF_MUL6_WORDS];
+	struct cnf_key stash[CNF_STASH_SLOTS];
+	u64 count;		/* writer only: keys, stash included */
+	u64 limit;		/* writer only: cnf_table_limit(log) */
+	size_t bytes;
+	struct rcu_head rcu;
 };
 
 /*
@@ -206,12 +217,18 @@ static __always_inline u32 *cnf_tag_word(unsigned int width, u32 *w)
 	return width == CNF_SLOT_V6 ? &w[3] : &w[0];
 }
 
+static __always_inline const struct cnf_bucket6 *
+cnf_bucket6(const struct cnf_table *t, u32 bucket)
+{
+	return (const struct cnf_bucket6 *)t->slots + bucket;
+}
+
 static __always_inline void cnf_slot_read(const struct cnf_table *t,
 					  unsigned int width, u32 bucket,
 					  unsigned int s, u32 *w)
 {
 	size_t i = (size_t)bucket * CNF_BUCKET_SLOTS + s;
-	const struct cnf_slot6 *s6;
+	const struct cnf_bucket6 *b6;
 
 	w[1] = 0;
 	w[2] = 0;
@@ -224,11 +241,11 @@ static __always_inline void cnf_slot_read(const struct cnf_table *t,
 		w[0] = READ_ONCE(((const u32 *)t->slots)[i]);
 		return;
 	}
-	s6 = (const struct cnf_slot6 *)t->slots;
-	w[0] = READ_ONCE(s6[i].w[0]);
-	w[1] = READ_ONCE(s6[i].w[1]);
-	w[2] = READ_ONCE(s6[i].w[2]);
-	w[3] = READ_ONCE(s6[i].w[3]);
+	b6 = cnf_bucket6(t, bucket);
+	w[0] = READ_ONCE(b6->up[s][0]);
+	w[1] = READ_ONCE(b6->up[s][1]);
+	w[2] = READ_ONCE(b6->up[s][2]);
+	w[3] = READ_ONCE(b6->tag[s]);
 }
 
 /* Inside a write section: an IPv6 slot changes in four stores. */
@@ -237,7 +254,7 @@ static __always_inline void cnf_slot_write(struct cnf_table *t,
 					   unsigned int s, const u32 *w)
 {
 	size_t i = (size_t)bucket * CNF_BUCKET_SLOTS + s;
-	struct cnf_slot6 *s6;
+	struct cnf_bucket6 *b6;
 
 	switch (width) {
 	case CNF_SLOT_V4_NARROW:
@@ -247,11 +264,11 @@ static __always_inline void cnf_slot_write(struct cnf_table *t,
 		WRITE_ONCE(((u32 *)t->slots)[i], w[0]);
 		return;
 	}
-	s6 = (struct cnf_slot6 *)t->slots;
-	WRITE_ONCE(s6[i].w[0], w[0]);
-	WRITE_ONCE(s6[i].w[1], w[1]);
-	WRITE_ONCE(s6[i].w[2], w[2]);
-	WRITE_ONCE(s6[i].w[3], w[3]);
+	b6 = (struct cnf_bucket6 *)t->slots + bucket;
+	WRITE_ONCE(b6->up[s][0], w[0]);
+	WRITE_ONCE(b6->up[s][1], w[1]);
+	WRITE_ONCE(b6->up[s][2], w[2]);
+	WRITE_ONCE(b6->tag[s], w[3]);
 }
 
 /* ---- bucket tests ---- */
@@ -314,19 +331,39 @@ static __always_inline u64 cnf_bucket32_match(const u64 *b, u64 lanes)
 	       cnf_zero_lanes32(READ_ONCE(b[1]) ^ lanes);
 }
 
-static __always_inline bool cnf_bucket6_has(const struct cnf_table *t,
-					    u32 bucket, const u32 *w, u32 tag)
+/*
+ * Is the IPv6 key of slot words @w (home tag) in bucket @i0 or, with
+ * CNF_TAG_ALT, in @i1?  Both buckets' tag words are tested 64 bits at a
+ * time, without branching, as for IPv4 (tag words hold 32 - log + 2 bits, as
+ * 4-byte IPv4 slots do); only the slots flagged, the key's own and rarely
+ * another, have their upper words compared.  A flag's bit p of the mask
+ * says bucket p & 1, slot (p & 2) | (p >> 5 & 1); a borrow can flag a slot
+ * whose tag differs, so the tag word is compared again.
+ */
+static __always_inline bool cnf_probe6(const struct cnf_table *t, u32 i0,
+				       u32 i1, const u32 *w)
 {
-	const struct cnf_slot6 *s6 = (const struct cnf_slot6 *)t->slots +
-				     (size_t)bucket * CNF_BUCKET_SLOTS;
-	unsigned int s;
+	const struct cnf_bucket6 *b[2] = { cnf_bucket6(t, i0),
+					   cnf_bucket6(t, i1) };
+	u64 home = cnf_lanes(CNF_SLOT_V4_WIDE, w[3]);
+	u64 alt = home | cnf_lanes(CNF_SLOT_V4_WIDE, CNF_TAG_ALT);
+	const u64 *t0 = (const u64 *)b[0]->tag, *t1 = (const u64 *)b[1]->tag;
+	u64 m;
 
-	for (s = 0; s < CNF_BUCKET_SLOTS; s++)
-		if (READ_ONCE(s6[s].w[3]) == (w[3] | tag) &&
-		    READ_ONCE(s6[s].w[0]) == w[0] &&
-		    READ_ONCE(s6[s].w[1]) == w[1] &&
-		    READ_ONCE(s6[s].w[2]) == w[2])
+	m = cnf_zero_lanes32(READ_ONCE(t0[0]) ^ home) >> 31 |
+	    cnf_zero_lanes32(READ_ONCE(t0[1]) ^ home) >> 29 |
+	    cnf_zero_lanes32(READ_ONCE(t1[0]) ^ alt) >> 30 |
+	    cnf_zero_lanes32(READ_ONCE(t1[1]) ^ alt) >> 28;
+	for (; m; m &= m - 1) {
+		unsigned int p = __ffs64(m), s = (p & 2) | (p >> 5 & 1);
+		const struct cnf_bucket6 *bk = b[p & 1];
+
+		if (READ_ONCE(bk->tag[s]) == (w[3] | (p & 1 ? CNF_TAG_ALT : 0)) &&
+		    READ_ONCE(bk->up[s][0]) == w[0] &&
+		    READ_ONCE(bk->up[s][1]) == w[1] &&
+		    READ_ONCE(bk->up[s][2]) == w[2])
 			return true;
+	}
 	return false;
 }
 
@@ -354,8 +391,7 @@ static __always_inline bool cnf_table_probe(const struct cnf_table *t,
 					    const struct cnf_pos *p)
 {
 	if (width == CNF_SLOT_V6)
-		return cnf_bucket6_has(t, p->b[0], p->w, 0) ||
-		       cnf_bucket6_has(t, p->b[1], p->w, CNF_TAG_ALT);
+		return cnf_probe6(t, p->b[0], p->b[1], p->w);
 	return cnf_probe4(width, cnf_bucket_words(t, width, p->b[0]),
 			  cnf_bucket_words(t, width, p->b[1]), p->w[0]);
 }

@@ -22,12 +22,14 @@ PKGS=(
 	# module BTF (scripts/kernel-btf.sh): pahole; the 6.1 image's
 	# decompressor; resolve_btfids's build
 	pahole lz4 libelf-dev zlib1g-dev
-	libbpf-dev				# selftests' XDP program (clang -target bpf)
+	libbpf-dev				# the XDP programs (clang -target bpf), cuckooctl xdp
 	sparse perl				# make lint
 	liburcu-dev clang libclang-rt-14-dev	# userspace build, fuzzing
+	llvm					# mkdeb.sh: llvm-strip of the XDP program
 	libcurl4-openssl-dev libjson-c-dev pkgconf	# cuckoo-crowdsec-bouncer
 	python3
 	iproute2 iputils-ping nftables ipset iptables jq bash dash coreutils
+	ethtool					# xdp.sh: VLAN tags in the frame, not beside it
 )
 
 log() { echo "deps: $*" >&2; }

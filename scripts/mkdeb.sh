@@ -14,7 +14,8 @@
 #       dpkg-buildflags' hardening flags, stripped), cuckooctl(8), bash
 #       completion, /lib/systemd/system/cuckoo_nf.service (not enabled:
 #       `systemctl enable --now cuckoo_nf`), fail2ban's action
-#       /etc/fail2ban/action.d/cuckoo_nf.conf (a conffile).
+#       /etc/fail2ban/action.d/cuckoo_nf.conf (a conffile), the XDP program
+#       /usr/lib/cuckoo_nf/cuckoo_xdp.o (for ip-link; cuckooctl embeds it).
 #
 # VERSION is dkms.conf's PACKAGE_VERSION.  The maintainer is $DEBFULLNAME
 # <$DEBEMAIL> when set, else the author of the last commit; every date is
@@ -149,6 +150,15 @@ install -D -m 755 "$OUT/build/cuckooctl" "$D/usr/sbin/cuckooctl"
 # As dh_strip does.
 strip --remove-section=.comment --remove-section=.note --strip-unneeded \
 	"$D/usr/sbin/cuckooctl"
+# The XDP program for ip-link(8) (cuckooctl has its own copy): its BTF
+# stays, the DWARF goes, as dh_strip does for objects.
+install -D -m 644 "$OUT/build/cuckoo_xdp.o" "$D/usr/lib/cuckoo_nf/cuckoo_xdp.o"
+llvm-strip --strip-debug "$D/usr/lib/cuckoo_nf/cuckoo_xdp.o"
+# An ELF of the BPF machine in an amd64 package: what it is meant to be.
+install -d "$D/usr/share/lintian/overrides"
+printf '%s\n' "# a BPF program, loaded into the kernel (cuckooctl xdp, ip link ... xdp obj)" \
+	"$P: binary-from-other-architecture [usr/lib/cuckoo_nf/cuckoo_xdp.o]" \
+	>"$D/usr/share/lintian/overrides/$P"
 install -d "$D/usr/share/man/man8"
 gzip -9n <userspace/cuckooctl.8 >"$D/usr/share/man/man8/cuckooctl.8.gz"
 install -D -m 644 userspace/cuckooctl.bash-completion \
@@ -162,8 +172,9 @@ install -d "$D/DEBIAN"
 echo /etc/fail2ban/action.d/cuckoo_nf.conf >"$D/DEBIAN/conffiles"
 doc $P
 LIBC=$(dpkg-query -W -f='${Version}' libc6 | sed 's/-.*//')
+LIBBPF=$(dpkg-query -W -f='${Version}' libbpf1 | sed 's/-.*//')
 control $P "$ARCH" \
-	"Depends: libc6 (>= $LIBC), kmod" \
+	"Depends: libc6 (>= $LIBC), libbpf1 (>= $LIBBPF), kmod" \
 	"Recommends: cuckoo-nf-dkms (= $DEBVER)" \
 	"Enhances: fail2ban" \
 	"Section: admin" \
@@ -173,8 +184,9 @@ control $P "$ARCH" \
 	" the cuckoo_nf kernel module drops, and shows its counters, through" \
 	" /dev/cuckoo_nf.  The package also has cuckoo_nf.service, which loads" \
 	" the module and restores the saved sets before the network comes up" \
-	" and saves them when stopped (not enabled by the package), and an" \
-	" action for fail2ban, cuckoo_nf, banning into a set per jail."
+	" and saves them when stopped (not enabled by the package), an action" \
+	" for fail2ban, cuckoo_nf, banning into a set per jail, and the XDP" \
+	" program (cuckooctl xdp attach) that drops listed sources in the driver."
 build $P
 rm -rf "$STAGE" "$OUT/build"
 

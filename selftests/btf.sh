@@ -21,8 +21,8 @@ CNF_KO=${CNF_KO:-/cnf/cuckoo_nf.ko}
 # in its BTF's strings.
 OWN_TYPE=cnf_net
 KFUNCS="bpf_cnf_lookup4 bpf_cnf_lookup6"
-# An XDP program calling them (bpf/kfunc_call.bpf.c).
-PROG=./kfunc_call.bpf.o
+# An XDP program calling them: cuckooctl's (userspace/xdp/cuckoo_xdp.bpf.c).
+PROG=./cuckoo_xdp.o
 
 # btf_ok WHEN: the module's BTF is there, holds OWN_TYPE, and the kernel
 # log has no complaint about module BTF.

@@ -132,6 +132,8 @@ int ctl_cmd_create(const struct ctl_opts *o, int argc, char **argv);
 int ctl_cmd_destroy(const struct ctl_opts *o, int argc, char **argv);
 int ctl_cmd_swap(const struct ctl_opts *o, int argc, char **argv);
 int ctl_cmd_sets(const struct ctl_opts *o, int argc, char **argv);
+/* xdp attach|detach|status (ctl_xdp.c). */
+int ctl_cmd_xdp(const struct ctl_opts *o, int argc, char **argv);
 
 /* A set name from the command line: CTL_EXIT_OK, or the error reported. */
 int ctl_check_set_name(const char *cmd, const char *name);

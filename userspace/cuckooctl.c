@@ -449,6 +449,19 @@ static const struct ctl_cmd commands[] = {
 	{ "limit", ctl_cmd_limit, 0, "[BYTES]", "show or set the memory limit",
 	  "Set the memory the tables may use; K, M and G suffixes (base 1024).\n"
 	  "Below what is in use already: refused.  Without argument, print it.\n" },
+	{ "xdp", ctl_cmd_xdp, O_JSON,
+	  "attach DEV [native|generic] | detach DEV | status",
+	  "drop listed sources at XDP, before the stack",
+	  "attach: load cuckoo_nf's XDP program (built into cuckooctl) and attach\n"
+	  "it to DEV; it drops what the netfilter hook would, from the filter of\n"
+	  "the namespace DEV is in, before the stack sees the packet.  native:\n"
+	  "in the driver; generic: after the driver, any device; neither: native\n"
+	  "when the driver has it.  Another program attached to DEV is never\n"
+	  "replaced; cuckoo_nf's own is (a newer cuckooctl's).  detach: remove\n"
+	  "cuckoo_nf's program from DEV.  status: the devices of the namespace\n"
+	  "with cuckoo_nf's program, its mode and program id.  Needs the module\n"
+	  "loaded with its BTF, and CAP_BPF and CAP_NET_ADMIN (CAP_SYS_ADMIN to\n"
+	  "inspect attached programs) in the initial user namespace.\n" },
 	{ "help", cmd_help, 0, "[COMMAND]", "show help for the tool or a command",
 	  "" },
 };
@@ -495,7 +508,7 @@ static void print_main_help(FILE *out)
 	fprintf(out,
 		"\nOptions:\n"
 		"  -d, --device PATH  control device (default " CNF_DEVICE_PATH ")\n"
-		"  -j, --json         JSON output (stats, sets)\n"
+		"  -j, --json         JSON output (stats, sets, xdp status)\n"
 		"  -s, --set NAME     the set a command acts on (default: default)\n"
 		"  -h, --help         this help; '" CTL_NAME " help COMMAND' for a command\n"
 		"  -V, --version      print this tool's and the loaded module's versions\n\n"

@@ -2,8 +2,22 @@
 # cuckooctl: the control tool, and host unit tests of its parsing and
 # formatting (no device needed).  Included by userspace/Makefile.
 CTL_SRCS := cuckooctl.c ctl_entries.c ctl_config.c ctl_sets.c ctl_dev.c \
-	ctl_load.c ctl_replace.c ctl_persist.c ctl_parse.c ctl_format.c ctl_setname.c
+	ctl_load.c ctl_replace.c ctl_persist.c ctl_parse.c ctl_format.c ctl_setname.c \
+	ctl_xdp.c ctl_xdp_obj.S
 CTL_HDRS := ctl.h ctl_parse.h ctl_format.h ctl_setname.h $(TOP)/uapi/linux/cuckoo_nf.h
+# cuckooctl xdp: libbpf (libbpf-dev), and the program embedded by ctl_xdp_obj.S.
+CTL_LIBS := -lbpf
+CTL_XDP_OBJ := $(B)/cuckoo_xdp.o
+CTL_XDP_FLAGS = -DCTL_XDP_OBJ='"$(CTL_XDP_OBJ)"'
+
+# The XDP program, for BPF: libbpf's headers, the uapi headers of the host's
+# multiarch directory (asm/types.h).  `make install` installs it too.
+BPF_CLANG ?= clang
+BPF_CFLAGS := -O2 -g -target bpf -std=gnu11 -Wall -Wextra \
+	-I/usr/include/$(shell $(CC) -print-multiarch 2>/dev/null || gcc -print-multiarch)
+$(CTL_XDP_OBJ): xdp/cuckoo_xdp.bpf.c
+	@mkdir -p $(dir $@)
+	$(BPF_CLANG) $(BPF_CFLAGS) -c -o $@ $<
 
 # The version: dkms.conf's PACKAGE_VERSION, as the module's.
 CNF_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\([^"]*\)"$$/\1/p' $(TOP)/dkms.conf)
@@ -11,9 +25,10 @@ ifeq ($(CNF_VERSION),)
 $(error no PACKAGE_VERSION="..." line in $(TOP)/dkms.conf)
 endif
 
-$(B)/cuckooctl: $(CTL_SRCS) $(CTL_HDRS) $(TOP)/dkms.conf
+$(B)/cuckooctl: $(CTL_SRCS) $(CTL_HDRS) $(TOP)/dkms.conf $(CTL_XDP_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -DCTL_VERSION='"$(CNF_VERSION)"' -o $@ $(CTL_SRCS) $(LDFLAGS)
+	$(CC) $(CFLAGS) -DCTL_VERSION='"$(CNF_VERSION)"' $(CTL_XDP_FLAGS) -o $@ \
+		$(CTL_SRCS) $(LDFLAGS) $(CTL_LIBS)
 
 # kselftest_harness.h: see scripts/kernel-source.mk.
 # Its EXPECT_EQ(literal, unsigned) and TH_LOG() in loops trip these two
@@ -37,9 +52,10 @@ $(B)/tests/test_ctl_format: tests/test_ctl_format.c ctl_format.c ctl_format.h \
 # (SAN=1): a preloaded library would come before the ASan runtime.
 CTL_CLI_CFLAGS = $(filter-out $(SAN_FLAGS),$(CFLAGS))
 
-$(B)/tests/cuckooctl: $(CTL_SRCS) $(CTL_HDRS) $(TOP)/dkms.conf
+$(B)/tests/cuckooctl: $(CTL_SRCS) $(CTL_HDRS) $(TOP)/dkms.conf $(CTL_XDP_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CTL_CLI_CFLAGS) -DCTL_VERSION='"$(CNF_VERSION)"' -o $@ $(CTL_SRCS)
+	$(CC) $(CTL_CLI_CFLAGS) -DCTL_VERSION='"$(CNF_VERSION)"' $(CTL_XDP_FLAGS) \
+		-o $@ $(CTL_SRCS) $(CTL_LIBS)
 
 $(B)/tests/ctl_fake_dev.so: tests/ctl_fake_dev.c $(TOP)/uapi/linux/cuckoo_nf.h
 	@mkdir -p $(dir $@)

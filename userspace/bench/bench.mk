@@ -3,6 +3,8 @@
 #   make bench    build build/bench/bench_core with plain -O2 (portable, no
 #                 -march=native, no sanitizers whatever SAN says), run it:
 #                 a table on stdout, the same figures in build/bench/core.json
+#   build/bench/bench_core [-r RUNS] [-s ipv4:1K,ipv4:64K,ipv4:1M,ipv4:16M,ipv6:1M] [JSON]
+#                 some sizes only, with fewer or more runs (median kept)
 BENCH_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Wno-unused-parameter \
 		-D_GNU_SOURCE -I$(TOP)/uapi -I$(TOP)/module \
 		-I$(TOP)/userspace/lib -Itests

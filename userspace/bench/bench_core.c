@@ -23,12 +23,13 @@
  * entry instead of 2.16, and twice the cache footprint).
  */
 #include <time.h>
+#include <unistd.h>
 
 #include "cnf_test.h"
 #include "ref12.h"
 
 #define NO_LIMIT	(1ULL << 40)
-#define RUNS		5
+#define RUNS_MAX	15
 #define MIN_LOOKUPS	(1u << 24)	/* per measurement, cycling the keys */
 #define MIN_INSERTS	(1u << 20)	/* per measurement, over several filters */
 #define RCU_BATCH	1024
@@ -66,10 +67,13 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Runs of each size: 5, or -r N. */
+static unsigned int runs = 5;
+
 static double median(double *v)
 {
-	qsort(v, RUNS, sizeof(*v), cmp_double);
-	return v[RUNS / 2];
+	qsort(v, runs, sizeof(*v), cmp_double);
+	return v[runs / 2];
 }
 
 /* ---- keys: distinct, since cnf_spread32() is a bijection of the index ---- */
@@ -150,13 +154,21 @@ static u64 lookup_pass(const void *obj, const struct addrs *a, u64 total)
 	const struct cnf_filter *f = obj;
 	u64 hits = 0, done = 0, i = 0, j;
 
+	/* One loop per family, each as plain as the baseline's. */
 	while (done < total) {
 		rcu_read_lock();
-		for (j = 0; j < RCU_BATCH; j++) {
-			hits += a->v4 ? cnf_filter_lookup4(f, a->v4[i]) :
-					cnf_filter_lookup6(f, &a->v6[i]);
-			if (++i == a->n)
-				i = 0;
+		if (a->v4) {
+			for (j = 0; j < RCU_BATCH; j++) {
+				hits += cnf_filter_lookup4(f, a->v4[i]);
+				if (++i == a->n)
+					i = 0;
+			}
+		} else {
+			for (j = 0; j < RCU_BATCH; j++) {
+				hits += cnf_filter_lookup6(f, &a->v6[i]);
+				if (++i == a->n)
+					i = 0;
+			}
 		}
 		rcu_read_unlock();
 		done += RCU_BATCH;
@@ -313,9 +325,10 @@ static void bench_size(enum cnf_family fam, u64 n, struct result *res)
 {
 	struct cnf_key *keys = make_keys(fam, 0, n), *neg;
 	unsigned int nf = n >= MIN_INSERTS ? 1 : MIN_INSERTS / n, run;
-	double ins_r[RUNS], ins_g[RUNS], hit[RUNS], miss[RUNS], del[RUNS];
-	double bhit[RUNS] = { 0 }, bmiss[RUNS] = { 0 };
-	double rins[RUNS] = { 0 }, rhit[RUNS] = { 0 }, rmiss[RUNS] = { 0 };
+	double ins_r[RUNS_MAX], ins_g[RUNS_MAX], hit[RUNS_MAX], miss[RUNS_MAX];
+	double del[RUNS_MAX], bhit[RUNS_MAX] = { 0 }, bmiss[RUNS_MAX] = { 0 };
+	double rins[RUNS_MAX] = { 0 }, rhit[RUNS_MAX] = { 0 };
+	double rmiss[RUNS_MAX] = { 0 };
 	struct addrs pos_a, neg_a;
 
 	/* Negative keys: further along the same sequence, so distinct. */
@@ -325,7 +338,7 @@ static void bench_size(enum cnf_family fam, u64 n, struct result *res)
 	memset(res, 0, sizeof(*res));
 	res->fam = fam == CNF_V4 ? "ipv4" : "ipv6";
 	res->n = n;
-	for (run = 0; run < RUNS; run++) {
+	for (run = 0; run < runs; run++) {
 		struct cnf_filter **f = filters(nf, fam, n);
 		struct cnf_filter_stats st;
 
@@ -464,12 +477,24 @@ static void print_lookup_goal(const char *what, const char *target,
 	       r->bmiss / 1e6, r->ref_hit / 1e6, r->ref_miss / 1e6);
 }
 
+/* One-by-one lookups of @r against the baseline's, same run. */
+static void print_ratio_goal(const struct result *r)
+{
+	char what[64], sz[16];
+
+	snprintf(what, sizeof(what), "lookups one by one, %s IPv4",
+		 size_name(r->n, sz));
+	printf("%-40s %-14s hit %.2fx, miss %.2fx the baseline's\n", what,
+	       ">= 1x baseline", r->hit / r->ref_hit, r->miss / r->ref_miss);
+}
+
 /* The project's goals, beside the figures; none is asserted. */
 static void print_goals(const struct result *r, unsigned int nr)
 {
 	const struct result *k64 = find(r, nr, "ipv4", 64000),
 			    *m1 = find(r, nr, "ipv4", 1000000),
-			    *m16 = find(r, nr, "ipv4", 16000000);
+			    *m16 = find(r, nr, "ipv4", 16000000),
+			    *v6 = find(r, nr, "ipv6", 1000000);
 	double min_load = 1;
 	unsigned int i;
 
@@ -494,6 +519,14 @@ static void print_goals(const struct result *r, unsigned int nr)
 	}
 	if (m16)
 		print_lookup_goal("lookups, 16M IPv4", ">= 50M/s", m16);
+	for (i = 0; i < nr; i++)
+		if (r[i].ref_hit)
+			print_ratio_goal(&r[i]);
+	if (m1 && v6)
+		printf("%-40s %-14s hit %.2f ns = %.2fx IPv4's %.2f ns, miss %.2f ns = %.2fx IPv4's %.2f ns\n",
+		       "IPv6 lookups one by one, 1M", "<= 2x IPv4's",
+		       1e9 / v6->hit, m1->hit / v6->hit, 1e9 / m1->hit,
+		       1e9 / v6->miss, m1->miss / v6->miss, 1e9 / m1->miss);
 }
 
 static int write_json(const char *path, const char *cpu,
@@ -507,7 +540,7 @@ static int write_json(const char *path, const char *cpu,
 		return -1;
 	}
 	fprintf(fp, "{\"machine\":\"%s\",\"note\":\"figures from this run; CPU time of one thread, median of %d runs\",\n \"results\":[\n",
-		cpu, RUNS);
+		cpu, runs);
 	for (i = 0; i < nr; i++)
 		fprintf(fp, "  {\"family\":\"%s\",\"entries\":%llu,\"inserts_per_s_reserved\":%.0f,\"inserts_per_s_growing\":%.0f,\"hits_per_s\":%.0f,\"ns_per_hit\":%.3f,\"misses_per_s\":%.0f,\"ns_per_miss\":%.3f,\"batched_hits_per_s\":%.0f,\"batched_misses_per_s\":%.0f,\"deletes_per_s\":%.0f,\"load_before_growth\":%.4f,\"bytes_per_entry\":%.3f,\"bytes_per_entry_at_fullest\":%.3f,\"capacity\":%llu,\"wrong_answers\":%llu,\"baseline_inserts_per_s\":%.0f,\"baseline_hits_per_s\":%.0f,\"baseline_misses_per_s\":%.0f,\"baseline_false_positive_rate\":%.6f,\"baseline_lost_adds\":%llu}%s\n",
 			r[i].fam, (unsigned long long)r[i].n, r[i].ins_reserved,
@@ -519,32 +552,103 @@ static int write_json(const char *path, const char *cpu,
 			(unsigned long long)r[i].wrong, r[i].ref_ins,
 			r[i].ref_hit, r[i].ref_miss, r[i].ref_fpr,
 			(unsigned long long)r[i].ref_lost, i + 1 < nr ? "," : "");
-	fprintf(fp, " ],\n \"goals\":{\"load_before_growth_min\":0.95,\"ns_per_miss_64k_max\":10,\"lookups_per_s_1m_min\":170e6,\"lookups_per_s_16m_min\":50e6,\"inserts_per_s_1m_min\":30e6,\"bytes_per_entry_1m_max\":4}}\n");
+	fprintf(fp, " ],\n \"goals\":{\"load_before_growth_min\":0.95,\"ns_per_miss_64k_max\":10,\"lookups_per_s_1m_min\":170e6,\"lookups_per_s_16m_min\":50e6,\"inserts_per_s_1m_min\":30e6,\"bytes_per_entry_1m_max\":4,\"lookups_vs_baseline_min\":1,\"ipv6_vs_ipv4_1m_lookup_time_max\":2}}\n");
 	return fclose(fp);
+}
+
+static const struct size {
+	enum cnf_family fam;
+	u64 n;
+} all_sizes[] = {
+	{ CNF_V4, 1000 }, { CNF_V4, 64000 }, { CNF_V4, 1000000 },
+	{ CNF_V4, 16000000 }, { CNF_V6, 1000000 },
+};
+#define NSIZES	(sizeof(all_sizes) / sizeof(all_sizes[0]))
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: bench_core [-r RUNS] [-s SIZE[,SIZE...]] [JSON]\n"
+		"  -r RUNS   runs of each size, the median kept (1 to %d, default 5)\n"
+		"  -s SIZES  only these of the sizes, e.g. ipv4:1K,ipv6:1M\n"
+		"            (default: all of ipv4:1K,ipv4:64K,ipv4:1M,ipv4:16M,ipv6:1M)\n",
+		RUNS_MAX);
+	exit(2);
+}
+
+/* Mark in @on the sizes that @list names; exit 2 on one it does not. */
+static void pick_sizes(char *list, bool *on)
+{
+	char *tok, *save = NULL, sz[16];
+	unsigned int i;
+
+	for (tok = strtok_r(list, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < NSIZES; i++) {
+			char name[32];
+
+			snprintf(name, sizeof(name), "%s:%s",
+				 all_sizes[i].fam == CNF_V4 ? "ipv4" : "ipv6",
+				 size_name(all_sizes[i].n, sz));
+			if (!strcmp(tok, name)) {
+				on[i] = true;
+				break;
+			}
+		}
+		if (i == NSIZES) {
+			fprintf(stderr, "bench_core: -s %s: no such size\n",
+				tok);
+			usage();
+		}
+	}
 }
 
 int main(int argc, char **argv)
 {
-	static const struct { enum cnf_family fam; u64 n; } sizes[] = {
-		{ CNF_V4, 1000 }, { CNF_V4, 64000 }, { CNF_V4, 1000000 },
-		{ CNF_V4, 16000000 }, { CNF_V6, 1000000 },
-	};
-	const unsigned int nr = sizeof(sizes) / sizeof(sizes[0]);
-	const char *json = argc > 1 ? argv[1] : "build/bench/core.json";
-	struct result res[sizeof(sizes) / sizeof(sizes[0])];
-	unsigned int i;
-	char cpu[256];
+	const char *json = "build/bench/core.json";
+	struct result res[NSIZES];
+	bool on[NSIZES] = { false }, any = false;
+	unsigned int i, nr = 0;
+	char cpu[256], *end;
+	int opt;
 
+	while ((opt = getopt(argc, argv, "r:s:")) != -1) {
+		switch (opt) {
+		case 'r':
+			runs = strtoul(optarg, &end, 10);
+			if (*end || runs < 1 || runs > RUNS_MAX) {
+				fprintf(stderr, "bench_core: -r %s: not 1 to %d\n",
+					optarg, RUNS_MAX);
+				usage();
+			}
+			break;
+		case 's':
+			pick_sizes(optarg, on);
+			any = true;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind < argc)
+		json = argv[optind++];
+	if (optind < argc)
+		usage();
+	for (i = 0; i < NSIZES; i++)
+		on[i] |= !any;
 	cpu_model(cpu, sizeof(cpu));
 	printf("cuckoo_nf filter core benchmark: %s\n", cpu);
 	printf("figures are from this run on this machine: one thread, CPU time, median of %d runs; K, M = 10^3, 10^6\n\n",
-	       RUNS);
+	       runs);
 	cnf_user_seed_random(0xbe4c);	/* fixed table seeds */
 	rcu_register_thread();
-	for (i = 0; i < nr; i++) {
-		bench_size(sizes[i].fam, sizes[i].n, &res[i]);
-		fprintf(stderr, "  done: %s %llu\n", res[i].fam,
-			(unsigned long long)res[i].n);
+	for (i = 0; i < NSIZES; i++) {
+		if (!on[i])
+			continue;
+		bench_size(all_sizes[i].fam, all_sizes[i].n, &res[nr]);
+		fprintf(stderr, "  done: %s %llu\n", res[nr].fam,
+			(unsigned long long)res[nr].n);
+		nr++;
 	}
 	rcu_unregister_thread();
 	print_table(res, nr);

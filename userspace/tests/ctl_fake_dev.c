@@ -14,6 +14,9 @@
  *   entry and reports as the seconds it has left the timeout it was given.
  *   Its expiry figures: 48 bytes per timed entry, and fixed counts of
  *   entries expired (FAKE_EXPIRED, FAKE_LATE late, FAKE_MAX_LATE_MS).
+ *   Its XDP path counted FAKE_XDP_CHECKED IPv4 packets (FAKE_XDP_MATCHED
+ *   matched, FAKE_XDP_DROPPED dropped) and one more IPv6 packet, none
+ *   matched.
  * CNF_FAKE_KERNEL=sets: the same module before timeouts: a timeout or an
  *   entry flag in a grown struct is refused with -E2BIG, as a module with
  *   a shorter struct refuses a nonzero tail; sets report no timeouts, the
@@ -47,6 +50,9 @@
 #define FAKE_EXPIRED	7
 #define FAKE_LATE	2
 #define FAKE_MAX_LATE_MS 1250
+#define FAKE_XDP_CHECKED 90
+#define FAKE_XDP_MATCHED 5
+#define FAKE_XDP_DROPPED 4
 
 /* The first version's requests: the struct ends before the set's name. */
 #define V1(dir, nr, size)	_IOC(dir, CNF_IOC_TYPE, nr, size)
@@ -389,6 +395,10 @@ static int stats_call(struct cnf_stats *out)
 	s.v6_lookup.keys = 1;
 	s.v6_lookup.lengths = 1;
 	s.v6_lookup.tables = 1;
+	s.xdp_v4.checked = FAKE_XDP_CHECKED;
+	s.xdp_v4.matched = FAKE_XDP_MATCHED;
+	s.xdp_v4.dropped = FAKE_XDP_DROPPED;
+	s.xdp_v6.checked = FAKE_XDP_CHECKED + 1;
 	/* An older module writes its own, shorter struct, and zeroes the rest. */
 	if (no_timeouts())
 		memset(&s.expiry, 0, sizeof(s.expiry));

@@ -169,13 +169,67 @@ TEST(stats_new_and_old_module)
 	EXPECT_NE(NULL, strstr(r.out, "ipv4:\n  prefixes:     3\n"
 				       "  lookup:       not reported by the loaded module\n"
 				       "  capacity:     1024\n")) TH_LOG("%s", r.out);
+	/* A module before XDP: its struct ends early, the rest is zero. */
+	EXPECT_NE(NULL, strstr(r.out, "  xdp packets:  checked 0 matched 0 dropped 0\n"));
 	RUN(&r, "old", "", "stats", "-j");
 	EXPECT_EQ(0, r.status);
-	EXPECT_NE(NULL, strstr(r.out, "\"dropped\":0,\"prefixes\":3},"));
+	EXPECT_NE(NULL, strstr(r.out, "\"dropped\":0,\"prefixes\":3,\"xdp_checked\":0,"));
 	EXPECT_EQ(NULL, strstr(r.out, "\"keys\""));
 	RUN(&r, "new", "", "stats", "-j");
 	EXPECT_NE(NULL, strstr(r.out, "\"prefixes\":3,\"lengths\":3,\"keys\":256,"
-				       "\"tables\":3}"));
+				       "\"tables\":3,\"xdp_checked\":90,"
+				       "\"xdp_matched\":5,\"xdp_dropped\":4}"));
+	EXPECT_NE(NULL, strstr(r.out, "\"tables\":1,\"xdp_checked\":91,"
+				       "\"xdp_matched\":0,\"xdp_dropped\":0}"));
+}
+
+/* The hook's counters and the XDP path's, each family. */
+TEST(stats_xdp_counters)
+{
+	struct run r;
+
+	RUN(&r, "new", "", "stats");
+	EXPECT_EQ(0, r.status);
+	EXPECT_NE(NULL, strstr(r.out, "  packets:      checked 0 matched 0 dropped 0\n"
+				       "  xdp packets:  checked 90 matched 5 dropped 4\n"
+				       "ipv6:\n")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "  xdp packets:  checked 91 matched 0 dropped 0\n"
+				       "expiry:\n")) TH_LOG("%s", r.out);
+}
+
+/*
+ * xdp: usage errors and devices that are not there, each named, before
+ * anything is loaded; no device call to the module.
+ */
+TEST(xdp_refusals_name_the_value)
+{
+	struct run r;
+
+	EXPECT_RUN(&r, "new", 2, "cuckooctl: xdp: attach, detach or status needed\n"
+		   "Usage: cuckooctl xdp [OPTION...] attach DEV [native|generic] | detach DEV | status\n"
+		   "Try 'cuckooctl help xdp' for more.\n", "xdp");
+	EXPECT_RUN(&r, "new", 2, "cuckooctl: xdp frob: not a subcommand: attach, detach or status\n"
+		   "Usage: cuckooctl xdp [OPTION...] attach DEV [native|generic] | detach DEV | status\n"
+		   "Try 'cuckooctl help xdp' for more.\n", "xdp", "frob");
+	RUN(&r, "new", "", "xdp", "attach");
+	EXPECT_EQ(2, r.status);
+	EXPECT_EQ(0, strncmp(r.err, "cuckooctl: xdp attach: a device needed\n", 39));
+	RUN(&r, "new", "", "xdp", "attach", "lo", "turbo");
+	EXPECT_EQ(2, r.status);
+	EXPECT_EQ(0, strncmp(r.err, "cuckooctl: xdp attach lo turbo: not a mode: native or generic\n", 62));
+	RUN(&r, "new", "", "xdp", "detach", "lo", "native");
+	EXPECT_EQ(2, r.status);
+	EXPECT_EQ(0, strncmp(r.err, "cuckooctl: xdp detach native: unexpected argument\n", 50));
+	RUN(&r, "new", "", "-j", "xdp", "attach", "lo");
+	EXPECT_EQ(2, r.status);
+	EXPECT_EQ(0, strncmp(r.err, "cuckooctl: xdp attach: -j is for status only\n", 45));
+	EXPECT_RUN(&r, "new", 1, "cuckooctl: xdp attach cnf-none0: no such device\n",
+		   "xdp", "attach", "cnf-none0", "native");
+	EXPECT_RUN(&r, "new", 1, "cuckooctl: xdp detach cnf-none0: no such device\n",
+		   "xdp", "detach", "cnf-none0");
+	EXPECT_RUN(&r, "new", 1, "cuckooctl: xdp attach a-name-much-too-long-for-a-device: no such device\n",
+		   "xdp", "attach", "a-name-much-too-long-for-a-device");
+	EXPECT_STREQ("", r.log);
 }
 
 TEST(load_with_a_bad_line_loads_the_rest_and_exits_1)
@@ -577,7 +631,7 @@ TEST(json_of_sets_and_stats)
 		     r.out);
 	RUN(&r, "new", "", "-j", "stats");
 	EXPECT_EQ(0, r.status);
-	EXPECT_NE(NULL, strstr(r.out, "\"tables\":1},\"expiry\":{\"entries\":0,"
+	EXPECT_NE(NULL, strstr(r.out, "\"xdp_dropped\":0},\"expiry\":{\"entries\":0,"
 			       "\"bytes\":0,\"bytes_per_entry\":0.00,\"expired\":7,"
 			       "\"late\":2,\"max_late_ms\":1250},"
 			       "\"sets\":[{\"name\":\"default\","));

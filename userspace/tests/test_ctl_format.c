@@ -298,6 +298,10 @@ static struct cnf_stats sample_stats(void)
 	st.v4_lookup.keys = 258;
 	st.v4_lookup.lengths = 2;
 	st.v4_lookup.tables = 2;
+	st.xdp_v4.checked = 500;
+	st.xdp_v4.matched = 40;
+	st.xdp_v4.dropped = 39;
+	st.xdp_v6.checked = 7;
 	st.v6.capacity = 16;
 	st.v6.bytes = 512;
 	return st;
@@ -363,7 +367,7 @@ TEST(sets_json_and_text)
 
 	ASSERT_NE(NULL, text);
 	/* The sets close the object, after the families. */
-	EXPECT_NE(NULL, strstr(text, "\"tables\":0},\"sets\":["
+	EXPECT_NE(NULL, strstr(text, "\"xdp_dropped\":0},\"sets\":["
 		  "{\"name\":\"default\",\"kind\":\"block\",\"entries\":4,"
 		  "\"v4_entries\":3,\"v6_entries\":1,\"bytes\":8192,\"matched\":42,"
 		  "\"timeout\":0,\"timed\":1},"
@@ -398,7 +402,7 @@ TEST(expiry_json_and_text)
 	st.expiry.max_late_ms = 1500;
 	text = capture(expiry_json, &st);
 	ASSERT_NE(NULL, text);
-	EXPECT_NE(NULL, strstr(text, "\"tables\":0},\"expiry\":{\"entries\":3,"
+	EXPECT_NE(NULL, strstr(text, "\"xdp_dropped\":0},\"expiry\":{\"entries\":3,"
 		  "\"bytes\":200,\"bytes_per_entry\":66.67,\"expired\":1000,"
 		  "\"late\":4,\"max_late_ms\":1500},\"sets\":[{\"name\":\"default\""))
 		TH_LOG("%s", text);
@@ -452,7 +456,8 @@ TEST(stats_text)
 				      "  memory:       1536 bytes (1.5 KiB)\n"
 				      "  bytes/prefix: 512.00\n"
 				      "  grows:        2\n  stashed:      1\n"
-				      "  packets:      checked 1000 matched 10 dropped 0\n"));
+				      "  packets:      checked 1000 matched 10 dropped 0\n"
+				      "  xdp packets:  checked 500 matched 40 dropped 39\n"));
 	/* No entry: no division by zero, a dash. */
 	EXPECT_NE(NULL, strstr(text, "ipv6:\n  prefixes:     0\n"
 				      "  lengths:      0 distinct\n"
@@ -462,6 +467,8 @@ TEST(stats_text)
 				      "  load factor:  0.00%\n"
 				      "  memory:       512 bytes (512 B)\n"
 				      "  bytes/prefix: -\n"));
+	EXPECT_NE(NULL, strstr(text, "  packets:      checked 0 matched 0 dropped 0\n"
+				      "  xdp packets:  checked 7 matched 0 dropped 0\n"));
 	free(text);
 }
 
@@ -496,11 +503,13 @@ TEST(stats_json_exact)
 		     "\"ipv4\":{\"entries\":3,\"capacity\":512,\"load_factor\":0.503906,"
 		     "\"bytes\":1536,\"grows\":2,\"stashed\":1,\"checked\":1000,"
 		     "\"matched\":10,\"dropped\":0,\"prefixes\":3,\"lengths\":2,"
-		     "\"keys\":258,\"tables\":2},"
+		     "\"keys\":258,\"tables\":2,\"xdp_checked\":500,"
+		     "\"xdp_matched\":40,\"xdp_dropped\":39},"
 		     "\"ipv6\":{\"entries\":0,\"capacity\":16,\"load_factor\":0.000000,"
 		     "\"bytes\":512,\"grows\":0,\"stashed\":0,\"checked\":0,"
 		     "\"matched\":0,\"dropped\":0,\"prefixes\":0,\"lengths\":0,"
-		     "\"keys\":0,\"tables\":0}}\n", text);
+		     "\"keys\":0,\"tables\":0,\"xdp_checked\":7,\"xdp_matched\":0,"
+		     "\"xdp_dropped\":0}}\n", text);
 	free(text);
 }
 
@@ -516,7 +525,7 @@ TEST(stats_json_older_kernel)
 	/* Unknown figures are left out, not given as 0; load factor as before. */
 	EXPECT_NE(NULL, strstr(text, "\"ipv4\":{\"entries\":3,\"capacity\":4,"
 				      "\"load_factor\":0.750000,"));
-	EXPECT_NE(NULL, strstr(text, "\"dropped\":0,\"prefixes\":3},"));
+	EXPECT_NE(NULL, strstr(text, "\"dropped\":0,\"prefixes\":3,\"xdp_checked\":500,"));
 	free(text);
 }
 
@@ -535,7 +544,7 @@ TEST(stats_json_extremes)
 	EXPECT_NE(NULL, strstr(text, "\"load_factor\":1.000000"));
 	EXPECT_NE(NULL, strstr(text, "\"capacity\":0,\"load_factor\":0.000000"));
 	EXPECT_NE(NULL, strstr(text, "\"lengths\":4294967295,\"keys\":18446744073709551615,"
-				      "\"tables\":4294967295}"));
+				      "\"tables\":4294967295,\"xdp_checked\":18446744073709551615,"));
 	EXPECT_EQ(NULL, strstr(text, "nan"));
 	EXPECT_EQ(NULL, strstr(text, "inf"));
 	free(text);

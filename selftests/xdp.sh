@@ -1,0 +1,396 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# cuckoo_nf at XDP: cuckooctl's program (userspace/xdp/cuckoo_xdp.bpf.c),
+# attached with `cuckooctl xdp attach` to the receiving end of a veth pair,
+# drops listed sources before netfilter sees them and lets the others on.
+#
+#            10.0.1.1 (A), .11 (B) / fd01::1, ::11        10.0.1.2 / fd01::2
+#   ns-s:  s1 --------------------------------------------- r1  :ns-r
+#          s1.10       (802.1Q 10)                           r1.10
+#            10.0.10.1, .11 / fd10::1, ::11               10.0.10.2 / fd10::2
+#          s1.20.30    (802.1ad 20, then 802.1Q 30)          r1.20.30
+#            10.0.23.1, .11                               10.0.23.2
+#
+# Every verdict is read on counters: an nft counter per source in the
+# receiver's namespace at prerouting, priority -1000 (before cuckoo_nf's
+# hook), sees every echo request that reached netfilter, so a source
+# dropped at XDP adds nothing to it and a delivered one adds each ping;
+# `cuckooctl stats -j` gives the XDP path's counters (xdp_checked,
+# xdp_matched, xdp_dropped) beside the hook's, which must not see the
+# dropped ones.  The sender's VLAN tags are put in the frame (ethtool -K
+# txvlan off), not beside it, so the program parses them.
+set -uo pipefail
+
+ALL_TESTS="test_native_drops_before_netfilter test_vlan test_prefix_and_allow
+	test_monitor test_netns_move test_generic test_ip_link test_other_program
+	test_no_privileges test_rmmod_while_attached"
+NPINGS=3
+S=ns-xs-$$
+R=ns-xr-$$
+R2=ns-xr2-$$
+A4=10.0.1.1 B4=10.0.1.11 A6=fd01::1 B6=fd01::11
+V4A=10.0.10.1 V4B=10.0.10.11 V6A=fd10::1 V6B=fd10::11
+Q4A=10.0.23.1 Q4B=10.0.23.11
+SRCS=("$A4" "$B4" "$A6" "$B6" "$V4A" "$V4B" "$V6A" "$V6B" "$Q4A" "$Q4B")
+declare -A SIDX	# SIDX[SRC]: its index in SRCS, its nft counter's
+for i in "${!SRCS[@]}"; do SIDX[${SRCS[$i]}]=$i; done
+CNF_KO=${CNF_KO:-/cnf/cuckoo_nf.ko}
+TMP=
+# shellcheck source=lib.sh
+source "$(dirname "$(realpath "$0")")/lib.sh"
+XDP_OBJ=$(dirname "$(realpath "$0")")/cuckoo_xdp.o
+OTHER_OBJ=$(dirname "$(realpath "$0")")/xdp_other.bpf.o
+
+# The receiving ends: r1's addresses and static neighbours in namespace NS
+# (again after a move: a device leaves its addresses behind).
+r1_up() {
+	local a
+	{
+		echo "addr add 10.0.1.2/24 dev r1"
+		echo "addr add fd01::2/64 dev r1 nodad"
+		echo "link set r1 up"
+		for a in "$A4" "$B4" "$A6" "$B6"; do
+			echo "neigh replace $a lladdr 02:cf:00:00:01:01 dev r1 nud permanent"
+		done
+	} | ip -n "$1" -batch -
+}
+
+# vlan_pair SUFFIX LINK-ARGS NET4 NET6 SRC...: a VLAN device s1SUFFIX over
+# s1${SUFFIX%.*} and r1SUFFIX likewise, the receiver .2 (::2), the sender
+# every SRC, static neighbours both ways.
+vlan_pair() {
+	local sfx=$1 args=$2 n4=$3 n6=$4 a
+	shift 4
+	{
+		echo "link add link s1${sfx%.*} name s1$sfx $args"
+		for a; do
+			if is_v6 "$a"; then echo "addr add $a/64 dev s1$sfx nodad"
+			else echo "addr add $a/24 dev s1$sfx"; fi
+		done
+		echo "link set s1$sfx up"
+		echo "neigh replace ${n4}2 lladdr 02:cf:00:00:01:02 dev s1$sfx nud permanent"
+		[[ -z $n6 ]] || echo "neigh replace ${n6}2 lladdr 02:cf:00:00:01:02 dev s1$sfx nud permanent"
+	} | ip -n "$S" -batch - || return 1
+	{
+		echo "link add link r1${sfx%.*} name r1$sfx $args"
+		echo "addr add ${n4}2/24 dev r1$sfx"
+		[[ -z $n6 ]] || echo "addr add ${n6}2/64 dev r1$sfx nodad"
+		echo "link set r1$sfx up"
+		for a; do
+			echo "neigh replace $a lladdr 02:cf:00:00:01:01 dev r1$sfx nud permanent"
+		done
+	} | ip -n "$R" -batch -
+}
+
+# nft_counters NS: table inet cnf_xdp in NS, a counter cI per source of
+# SRCS counting its echo requests at prerouting, before cuckoo_nf's hook.
+nft_counters() {
+	local i s
+	{
+		echo "table inet cnf_xdp {"
+		for i in "${!SRCS[@]}"; do echo "counter c$i { }"; done
+		echo "chain c { type filter hook prerouting priority -1000; policy accept;"
+		for i in "${!SRCS[@]}"; do
+			s=${SRCS[$i]}
+			if is_v6 "$s"; then
+				echo "ip6 saddr $s icmpv6 type echo-request counter name c$i"
+			else
+				echo "ip saddr $s icmp type echo-request counter name c$i"
+			fi
+		done
+		echo "}"
+		echo "}"
+	} | nsx "$1" nft -f -
+}
+
+setup() {
+	tmpdir TMP || return 1
+	netns_add "$R2" || return 1
+	veth_pair 1 "$S" "$R" 10.0.1.2 fd01::2 "$A4" "$B4" "$A6" "$B6" || return 1
+	# The tags in the frame, where the program must find them.
+	if command -v ethtool >/dev/null; then
+		nsx "$S" ethtool -K s1 txvlan off tx-vlan-stag-hw-insert off || return 1
+	fi
+	vlan_pair .10 "type vlan id 10" 10.0.10. fd10:: "$V4A" "$V4B" "$V6A" "$V6B" || return 1
+	vlan_pair .20 "type vlan proto 802.1ad id 20" 10.0.20. "" || return 1
+	vlan_pair .20.30 "type vlan id 30" 10.0.23. "" "$Q4A" "$Q4B" || return 1
+	nft_counters "$R" && nft_counters "$R2" || return 1
+	# Before the namespaces go: rmmod right after the script must work.
+	defer nsx "$R" cuckooctl xdp detach r1
+	defer nsx "$R2" cuckooctl xdp detach r1
+}
+
+ctl() { nsx "$R" cuckooctl "$@"; }
+ctl2() { nsx "$R2" cuckooctl "$@"; }
+
+# fresh: R's and R2's filters as after load, no program on r1.
+fresh() {
+	local ns
+	for ns in "$R" "$R2"; do
+		nsx "$ns" cuckooctl xdp detach r1 >/dev/null 2>&1
+		nsx "$ns" cuckooctl reset || return 1
+	done
+}
+
+# snap NS XS CT: XS = NS's `cuckooctl stats -j`, CT = its nft counters.
+snap() {
+	ns_stats "$2" "$1" "$TMP/stats" && nft_read "$3" "$1" "$TMP/nft" table inet cnf_xdp
+}
+
+# round NS DST4 DST6 VERDICT:SRC...: NPINGS pings from each SRC at once,
+# then in namespace NS, each SRC as its VERDICT says:
+#   drop     never reached netfilter (its nft counter unchanged), counted
+#            matched and dropped at XDP;
+#   pass     reached netfilter with every ping, not dropped at XDP;
+#   monitor  reached netfilter with every ping, counted matched (at XDP
+#            and by the hook) and never dropped.
+# And per family: XDP checked every ping (IPv6 at least: the link's own
+# router solicitations count too), matched and dropped exactly those
+# above, the hook dropped none.
+round() {
+	local ns=$1 v s i fam n srcs=() want
+	local -A x0 x1 c0 c1 drop=() match=() seen=() hookm=()
+	DST4=$2 DST6=$3
+	shift 3
+	snap "$ns" x0 c0 || { fail "$ns: counters not read"; return; }
+	for v; do srcs+=("${v#*:}"); done
+	ping_all "$S" "$NPINGS" 0.1 0.5 "${srcs[@]}"
+	# Until two readings agree: the receiver's queue drained.
+	reader() { snap "$ns" x1 c1; }
+	settle_counters reader x1 c1
+	for v; do
+		s=${v#*:} v=${v%%:*}
+		fam=ipv4
+		is_v6 "$s" && fam=ipv6
+		i=${SIDX[$s]}
+		n=$((${c1[cnf_xdp/c$i]:-0} - ${c0[cnf_xdp/c$i]:-0}))
+		want=$NPINGS
+		[[ $v == drop ]] && want=0
+		[[ $n == "$want" ]]
+		verdict $? "$ns: $v $s: $n of $NPINGS echo requests reached netfilter"
+		seen[$fam]=$((${seen[$fam]:-0} + NPINGS))
+		[[ $v == pass ]] && continue
+		match[$fam]=$((${match[$fam]:-0} + NPINGS))
+		[[ $v == drop ]] && drop[$fam]=$((${drop[$fam]:-0} + NPINGS))
+		[[ $v == monitor ]] && hookm[$fam]=$((${hookm[$fam]:-0} + NPINGS))
+	done
+	for fam in ipv4 ipv6; do
+		[[ -n ${seen[$fam]:-} ]] || continue
+		n=$((${x1[$fam.xdp_checked]} - ${x0[$fam.xdp_checked]}))
+		if [[ $fam == ipv4 ]]; then
+			((n == seen[$fam]))
+		else
+			((n >= seen[$fam]))
+		fi
+		verdict $? "$ns: $fam: XDP checked $n (pings: ${seen[$fam]})"
+		n=$((${x1[$fam.xdp_dropped]} - ${x0[$fam.xdp_dropped]}))
+		((n == ${drop[$fam]:-0}))
+		verdict $? "$ns: $fam: XDP dropped $n (want ${drop[$fam]:-0})"
+		n=$((${x1[$fam.xdp_matched]} - ${x0[$fam.xdp_matched]}))
+		((n == ${match[$fam]:-0}))
+		verdict $? "$ns: $fam: XDP matched $n (want ${match[$fam]:-0})"
+		n=$((${x1[$fam.dropped]} - ${x0[$fam.dropped]}))
+		((n == 0))
+		verdict $? "$ns: $fam: the hook dropped $n"
+		n=$((${x1[$fam.matched]} - ${x0[$fam.matched]}))
+		((n == ${hookm[$fam]:-0}))
+		verdict $? "$ns: $fam: the hook matched $n (want ${hookm[$fam]:-0})"
+	done
+}
+
+# status_is NS WANT: `cuckooctl xdp status -j` in NS lists r1 in mode WANT
+# (or no device, WANT "none").
+status_is() {
+	local out
+	out=$(nsx "$1" cuckooctl xdp status -j)
+	if [[ $2 == none ]]; then
+		[[ $out == '{"devices":[]}' ]]
+	else
+		[[ $out =~ ^\{\"devices\":\[\{\"device\":\"r1\",\"ifindex\":[0-9]+,\"mode\":\"$2\",\"id\":[0-9]+\}\]\}$ ]]
+	fi
+	verdict $? "$1: xdp status -j: $out"
+}
+
+# attach NS MODE: cuckooctl xdp attach r1 MODE in NS, and status says so.
+attach() {
+	local out
+	out=$(nsx "$1" cuckooctl xdp attach r1 "$2" 2>&1)
+	verdict $? "$1: xdp attach r1 $2: $out"
+	status_is "$1" "$2"
+}
+
+test_native_drops_before_netfilter() {
+	local out
+	fresh || { fail "reset"; return; }
+	ctl add "$A4" "$A6" || fail "add"
+	attach "$R" native
+	out=$(ctl xdp status)
+	[[ $out == *$'\n'"r1               native   "[0-9]* ]]
+	verdict $? "xdp status: $out"
+	round "$R" 10.0.1.2 fd01::2 drop:"$A4" pass:"$B4" drop:"$A6" pass:"$B6"
+	ctl xdp detach r1 || fail "xdp detach r1"
+	status_is "$R" none
+	# Detached: the hook drops them again, and counts it.
+	ctl stats -j >"$TMP/before"
+	ping_all "$S" 1 0.1 0.5 "$A4"
+	out=$(ctl stats -j)
+	[[ $out =~ \"ipv4\":\{[^}]*\"dropped\":([0-9]+) && ${BASH_REMATCH[1]} -ge 1 ]]
+	verdict $? "detached: the hook dropped ${BASH_REMATCH[1]:-none}"
+}
+
+test_vlan() {
+	fresh || { fail "reset"; return; }
+	if ! command -v ethtool >/dev/null; then
+		skip_test "ethtool missing: the tags would not be in the frame"
+		return
+	fi
+	[[ $(nsx "$S" ethtool -k s1) == *$'\n'"tx-vlan-offload: off"* ]]
+	verdict $? "s1: tx-vlan-offload off, tags in the frame"
+	ctl add "$V4A" "$V6A" "$Q4A" || fail "add"
+	attach "$R" native
+	round "$R" 10.0.10.2 fd10::2 drop:"$V4A" pass:"$V4B" drop:"$V6A" pass:"$V6B"
+	round "$R" 10.0.23.2 fd10::2 drop:"$Q4A" pass:"$Q4B"
+}
+
+test_prefix_and_allow() {
+	fresh || { fail "reset"; return; }
+	# 10.0.1.0/24 and fd01::/64 blocked, B4 and B6 allowed.
+	ctl add 10.0.1.0/24 fd01::/64 || fail "add prefixes"
+	ctl create office allow || fail "create office allow"
+	ctl add -s office "$B4" "$B6" || fail "add -s office"
+	attach "$R" native
+	round "$R" 10.0.1.2 fd01::2 drop:"$A4" pass:"$B4" drop:"$A6" pass:"$B6"
+}
+
+test_monitor() {
+	fresh || { fail "reset"; return; }
+	ctl add "$A4" "$A6" || fail "add"
+	ctl mode monitor || fail "mode monitor"
+	attach "$R" native
+	round "$R" 10.0.1.2 fd01::2 monitor:"$A4" pass:"$B4" monitor:"$A6" pass:"$B6"
+	ctl mode drop || fail "mode drop"
+	round "$R" 10.0.1.2 fd01::2 drop:"$A4" pass:"$B4"
+}
+
+# r1 moves from R (A listed) to R2 (B listed) with the program attached:
+# the program answers from the namespace r1 is in.
+test_netns_move() {
+	fresh || { fail "reset"; return; }
+	ctl add "$A4" || fail "add in $R"
+	ctl2 add "$B4" || fail "add in $R2"
+	attach "$R" native
+	round "$R" 10.0.1.2 fd01::2 drop:"$A4" pass:"$B4"
+	ip -n "$R" link set r1 netns "$R2" && r1_up "$R2"
+	verdict $? "r1 moved to $R2"
+	status_is "$R2" native
+	status_is "$R" none
+	round "$R2" 10.0.1.2 fd01::2 pass:"$A4" drop:"$B4"
+	ctl2 xdp detach r1
+	verdict $? "$R2: xdp detach r1"
+	ip -n "$R2" link set r1 netns "$R" && r1_up "$R"
+	verdict $? "r1 back in $R"
+}
+
+test_generic() {
+	local out
+	fresh || { fail "reset"; return; }
+	ctl add "$A4" "$A6" || fail "add"
+	attach "$R" generic
+	out=$(ctl xdp attach r1 native 2>&1)
+	[[ $? == 1 && $out == "cuckooctl: xdp attach r1: cuckoo_nf's program is attached in generic mode: detach it first (cuckooctl xdp detach r1)" ]]
+	verdict $? "native refused beside generic: $out"
+	# Attached again in its mode: replaced in place.
+	attach "$R" generic
+	round "$R" 10.0.1.2 fd01::2 drop:"$A4" pass:"$B4" drop:"$A6" pass:"$B6"
+	ctl xdp detach r1 || fail "xdp detach r1"
+	out=$(ctl xdp detach r1 2>&1)
+	[[ $? == 1 && $out == "cuckooctl: xdp detach r1: cuckoo_nf's XDP program is not attached" ]]
+	verdict $? "detach again: $out"
+}
+
+# The installed object, attached by ip-link(8) as README says.
+test_ip_link() {
+	local out
+	fresh || { fail "reset"; return; }
+	[[ -r $XDP_OBJ ]] || { skip_test "$XDP_OBJ missing"; return; }
+	ctl add "$A4" || fail "add"
+	if ! out=$(nsx "$R" ip link set dev r1 xdpdrv obj "$XDP_OBJ" sec xdp 2>&1); then
+		[[ $out == *"ELF"*"support"* ]] && { skip_test "ip without libbpf: $out"; return; }
+		fail "ip link set dev r1 xdpdrv obj $XDP_OBJ: $out"
+		return
+	fi
+	status_is "$R" native
+	round "$R" 10.0.1.2 fd01::2 drop:"$A4" pass:"$B4"
+	ctl xdp detach r1
+	verdict $? "xdp detach r1 of ip link's program"
+	[[ $(ip -n "$R" link show dev r1) != *prog/xdp* ]]
+	verdict $? "r1 has no XDP program"
+}
+
+# Another program on r1: attach refuses to replace it, detach to remove
+# it, each saying so; it is still there after both.
+test_other_program() {
+	local out
+	fresh || { fail "reset"; return; }
+	[[ -r $OTHER_OBJ ]] || { skip_test "$OTHER_OBJ missing"; return; }
+	if ! out=$(nsx "$R" ip link set dev r1 xdpgeneric obj "$OTHER_OBJ" sec xdp 2>&1); then
+		[[ $out == *"ELF"*"support"* ]] && { skip_test "ip without libbpf: $out"; return; }
+		fail "ip link set dev r1 xdpgeneric obj $OTHER_OBJ: $out"
+		return
+	fi
+	defer ip -n "$R" link set dev r1 xdpgeneric off
+	out=$(ctl xdp attach r1 2>&1)
+	[[ $? == 1 && $out =~ ^"cuckooctl: xdp attach r1: another XDP program is attached (other_xdp, id "[0-9]+", generic mode): not replaced; detach it first (ip link set dev r1 xdp off)"$ ]]
+	verdict $? "attach over another program refused: $out"
+	out=$(ctl xdp detach r1 2>&1)
+	[[ $? == 1 && $out =~ ^"cuckooctl: xdp detach r1: the XDP program attached (other_xdp, id "[0-9]+", generic mode) is not cuckoo_nf's: left attached"$ ]]
+	verdict $? "detach of another program refused: $out"
+	status_is "$R" none
+	[[ $(ip -n "$R" link show dev r1) == *prog/xdp* ]]
+	verdict $? "the other program is still attached"
+	ip -n "$R" link set dev r1 xdpgeneric off
+}
+
+# Without capabilities (an empty bounding set: root keeps none at exec).
+test_no_privileges() {
+	local out
+	fresh || { fail "reset"; return; }
+	command -v setpriv >/dev/null || { skip_test "setpriv missing"; return; }
+	out=$(nsx "$R" setpriv --bounding-set -all cuckooctl xdp attach r1 2>&1)
+	[[ $? == 5 && $out == "cuckooctl: xdp attach r1: permission denied: needs CAP_BPF and CAP_NET_ADMIN (CAP_SYS_ADMIN to inspect attached programs) in the initial user namespace" ]]
+	verdict $? "attach without capabilities: $out"
+	status_is "$R" none
+}
+
+test_rmmod_while_attached() {
+	local out rc
+	fresh || { fail "reset"; return; }
+	attach "$R" native
+	out=$(rmmod cuckoo_nf 2>&1)
+	rc=$?
+	((rc != 0)) && mod_loaded
+	verdict $? "rmmod refused while attached: $out"
+	ctl xdp detach r1 || fail "xdp detach r1"
+	# The program is freed after an RCU grace period.
+	wait_for 10 rmmod cuckoo_nf 2>/dev/null
+	verdict $? "rmmod after detach"
+	out=$(ctl xdp attach r1 native 2>&1)
+	rc=$?
+	[[ $rc == 6 && $out == "cuckooctl: xdp attach r1: the kfuncs bpf_cnf_lookup4/6 are not in the kernel: the module is not loaded (modprobe cuckoo_nf)" ]]
+	verdict $? "attach without the module: exit $rc: $out"
+	mod_loaded || insmod "$CNF_KO"
+	[[ -c /dev/cuckoo_nf ]]
+	verdict $? "insmod again"
+}
+
+require_root
+require_module
+require_cmds nft ping ip
+# The kfuncs are registered with the module's BTF (see README, XDP).
+[[ -e /sys/kernel/btf/cuckoo_nf ]] ||
+	ktap_skip_all "cuckoo_nf.ko has no BTF (/sys/kernel/btf/cuckoo_nf): its kfuncs are not registered"
+if ! setup; then
+	ktap_bail "setup failed"
+fi
+run_tests
