@@ -63,7 +63,8 @@
 #               native` (left out, with a log line, when this cuckooctl
 #               or module cannot)
 #   bpf_hash    a BPF hash map of the addresses (key and value 4 bytes)
-#               and a program dropping the sources it holds (bpf_xdp.c):
+#               and a program dropping the sources it holds
+#               (bench_xdp.bpf.c, loaded by bpf_xdp.c):
 #               what a plain eBPF blocklist costs, per packet and per
 #               address
 #   xdp_filter  xdp-filter (xdp-tools), `load -m native -f ipv4`, the
@@ -139,10 +140,11 @@ CONTENDERS=(none unused cuckoo nft ipset)
 PFX_CONTENDERS=(none cuckoo nft ipset)
 SETS_CONTENDERS=(none cuckoo sets)
 XDP_CONTENDERS=(none xdp_drop xdp_pass cuckoo nft cuckoo_xdp bpf_hash xdp_filter)
-# bpf_xdp and xdp-filter (its libraries come along; its BPF objects in
-# xdp-tools/bpf), from bench-vm; the bpffs their links and maps are
-# pinned on.
+# bpf_xdp with its programs' object, and xdp-filter (its libraries come
+# along; its BPF objects in xdp-tools/bpf), from bench-vm; the bpffs their
+# links and maps are pinned on.
 BPF_XDP=$BENCH_DIR/bpf_xdp
+BPF_XDP_OBJ=$BENCH_DIR/bench_xdp.bpf.o
 XDP_TOOLS=$BENCH_DIR/xdp-tools
 XDP_FILTER_MAX=10000
 # What the XDP part sends: IPv4 (random sources) or IPv6 (one source a
@@ -521,11 +523,23 @@ XDP_PIN=$BPFFS/cnf_bench_xdp
 # xdp_prog_on MODE [FILE]: bpf_xdp's program MODE on r0; its JSON line in
 # $D/bpf_xdp.json.
 xdp_prog_on() {
-	innet "$BPF_XDP" "$1" r0 "$XDP_PIN" ${2:+"$2"} >"$D/bpf_xdp.json" ||
-		die "bpf_xdp $1 r0 $XDP_PIN $*"
+	innet "$BPF_XDP" "$1" "$BPF_XDP_OBJ" r0 "$XDP_PIN" ${2:+"$2"} \
+		>"$D/bpf_xdp.json" || die "bpf_xdp $1 $BPF_XDP_OBJ r0 $XDP_PIN $*"
 }
 
 xdp_prog_off() { rm "$XDP_PIN" || die "rm $XDP_PIN"; }
+
+# xdp_contenders [LEFT_OUT...]: in cs, the XDP part's contenders at SIZE
+# but LEFT_OUT (xdp-filter only up to the entries its maps hold).
+xdp_contenders() {
+	local c
+	cs=()
+	for c in "${XDP_HAVE[@]}"; do
+		[[ " $* " == *" $c "* ]] && continue
+		[[ $c == xdp_filter ]] && ((SIZE > XDP_FILTER_MAX)) && continue
+		cs+=("$c")
+	done
+}
 
 xdp_drop_on() { xdp_prog_on drop; }
 xdp_drop_off() { xdp_prog_off; }
@@ -776,26 +790,14 @@ main() {
 			xdp_setup
 			for SIZE in $XDP_SIZES; do
 				RANGE=$SIZE
-				cs=()
-				for c in "${XDP_HAVE[@]}"; do
-					[[ $c == xdp_filter ]] &&
-						((SIZE > XDP_FILTER_MAX)) && continue
-					cs+=("$c")
-				done
+				xdp_contenders
 				bench_size "${cs[@]}"
 			done
 			if [[ -n $XDP6_SIZES ]]; then
 				setup_ipv6
 				SET=xdp6 FAM=ipv6 XF_FEAT=ipv6 XF_MAP=filter_ipv6
 				for SIZE in $XDP6_SIZES; do
-					cs=()
-					for c in "${XDP_HAVE[@]}"; do
-						[[ $c == nft || $c == bpf_hash ]] &&
-							continue
-						[[ $c == xdp_filter ]] &&
-							((SIZE > XDP_FILTER_MAX)) && continue
-						cs+=("$c")
-					done
+					xdp_contenders nft bpf_hash
 					bench_size "${cs[@]}"
 				done
 			fi
