@@ -13,10 +13,11 @@
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 
+/* 12 bytes, as the kfuncs' IPv4 mark. */
 struct forged_mark {
 	__u64 cookie;
 	__be32 saddr;
-};
+} __attribute__((packed));
 
 SEC("xdp")
 int xdp_forge(struct xdp_md *ctx)
