@@ -61,7 +61,7 @@ static __always_inline int cnf_xdp_verdict(struct xdp_md *ctx,
 	struct xdp_buff *xdp = (struct xdp_buff *)ctx;
 	struct cnf_state *cs;
 
-	cs = rcu_dereference(cnf_pernet(dev_net(xdp->rxq->dev))->state);
+	cs = rcu_dereference(cnf_pernet_rcu(dev_net(xdp->rxq->dev))->state);
 	if (!cs)
 		return 0;
 	if (cnf_verdict(cs, CNF_PATH_XDP, fam, saddr))
