@@ -49,7 +49,7 @@ static __always_inline void cnf_xdp_mark(struct xdp_buff *xdp,
 	if (xdp->data_meta != xdp->data ||
 	    meta < (u8 *)xdp->data_hard_start + sizeof(struct xdp_frame))
 		return;
-	put_unaligned(cs->xdp_cookie, (u64 *)meta);
+	memcpy(meta, &cs->xdp_cookie, sizeof(cs->xdp_cookie));
 	memcpy(meta + sizeof(u64), saddr, cnf_saddr_len(fam));
 	xdp->data_meta = meta;
 }
