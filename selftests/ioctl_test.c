@@ -399,6 +399,8 @@ struct cmd_desc {
 #define ENTRY_CMD(c) { #c, c, sizeof(struct cnf_addr) }
 /* The set calls' first version: before a set's default timeout. */
 #define SETREQ_CMD(c) { #c, c, offsetof(struct cnf_set_req, timeout) }
+/* struct cnf_config before the hooks setting. */
+#define CONFIG_V1_SIZE	offsetof(struct cnf_config, hooks)
 
 static const struct cmd_desc struct_cmds[] = {
 	ENTRY_CMD(CNF_IOC_ADD), ENTRY_CMD(CNF_IOC_DEL), ENTRY_CMD(CNF_IOC_TEST),
@@ -406,8 +408,8 @@ static const struct cmd_desc struct_cmds[] = {
 	{ "CNF_IOC_DEL_BATCH", CNF_IOC_DEL_BATCH, CNF_BATCH_V1_SIZE },
 	{ "CNF_IOC_DUMP", CNF_IOC_DUMP, CNF_DUMP_V1_SIZE },
 	{ "CNF_IOC_STATS", CNF_IOC_STATS, STATS_V1_SIZE },
-	CMD(CNF_IOC_SET_CONFIG), ENTRY_CMD(CNF_IOC_MATCH),
-	CMD(CNF_IOC_VERSION),
+	{ "CNF_IOC_SET_CONFIG", CNF_IOC_SET_CONFIG, CONFIG_V1_SIZE },
+	ENTRY_CMD(CNF_IOC_MATCH), CMD(CNF_IOC_VERSION),
 	CMD(CNF_IOC_ADD_V1), CMD(CNF_IOC_DEL_V1), CMD(CNF_IOC_TEST_V1),
 	CMD(CNF_IOC_MATCH_V1), CMD(CNF_IOC_ADD_BATCH_V1),
 	CMD(CNF_IOC_DEL_BATCH_V1), CMD(CNF_IOC_DUMP_V1),
@@ -1775,12 +1777,12 @@ TEST_F(cnf, set_config)
 	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
 	c.mode = ~0U;
 	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
-	c.set = CNF_CONFIG_MODE | 1U << 2;
+	c.set = CNF_CONFIG_MODE | 1U << 3;
 	c.mode = CNF_MODE_MONITOR;
 	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
 	c.set = CNF_CONFIG_MODE | 1U << 31;
 	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
-	c.set = CNF_CONFIG_MODE | CNF_CONFIG_MEM_LIMIT | 1U << 3;
+	c.set = CNF_CONFIG_MODE | CNF_CONFIG_MEM_LIMIT | 1U << 4;
 	c.mem_limit = 1 << 30;
 	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
 	st = stats(self->fd);
@@ -1820,6 +1822,72 @@ TEST_F(cnf, set_config)
 	c.mem_limit = used;
 	EXPECT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
 	EXPECT_EQ(used, stats(self->fd).mem_limit);
+}
+
+static bool hooks_off(int fd)
+{
+	return stats(fd).flags & CNF_STATS_F_HOOKS_OFF;
+}
+
+TEST_F(cnf, set_config_hooks)
+{
+	struct cnf_config c;
+	struct cnf_stats st;
+
+	memset(&c, 0, sizeof(c));
+	c.set = CNF_CONFIG_HOOKS;
+	c.hooks = CNF_HOOKS_OFF;
+	EXPECT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	EXPECT_TRUE(hooks_off(self->fd));
+	/* Again: nothing to do. */
+	EXPECT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	EXPECT_TRUE(hooks_off(self->fd));
+	c.hooks = CNF_HOOKS_ON;
+	EXPECT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	EXPECT_FALSE(hooks_off(self->fd));
+
+	/* Unknown settings, a setting without its bit, reserved: refused. */
+	c.hooks = 2;
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	c.set = CNF_CONFIG_MODE;
+	c.mode = CNF_MODE_MONITOR;
+	c.hooks = CNF_HOOKS_OFF;
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	c.set = CNF_CONFIG_HOOKS;
+	c.reserved = 1;
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	st = stats(self->fd);
+	EXPECT_FALSE(st.flags & CNF_STATS_F_HOOKS_OFF);
+	EXPECT_EQ(CNF_MODE_DROP, st.mode);
+
+	/* Refused as a whole: a bad limit keeps the hooks and the mode. */
+	ASSERT_EQ(0, populate(self->fd, 0, 1000));
+	memset(&c, 0, sizeof(c));
+	c.set = CNF_CONFIG_HOOKS | CNF_CONFIG_MEM_LIMIT | CNF_CONFIG_MODE;
+	c.hooks = CNF_HOOKS_OFF;
+	c.mode = CNF_MODE_MONITOR;
+	c.mem_limit = 1;
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	st = stats(self->fd);
+	EXPECT_FALSE(st.flags & CNF_STATS_F_HOOKS_OFF);
+	EXPECT_EQ(CNF_MODE_DROP, st.mode);
+
+	/* The first version's struct still sets the mode. */
+	memset(&c, 0, sizeof(c));
+	c.set = CNF_CONFIG_MODE;
+	c.mode = CNF_MODE_MONITOR;
+	EXPECT_EQ(0, cnf_ioc(self->fd, resized(CNF_IOC_SET_CONFIG,
+					      CONFIG_V1_SIZE), &c));
+	EXPECT_EQ(CNF_MODE_MONITOR, stats(self->fd).mode);
+
+	/* A reset forgets the setting. */
+	memset(&c, 0, sizeof(c));
+	c.set = CNF_CONFIG_HOOKS;
+	c.hooks = CNF_HOOKS_OFF;
+	EXPECT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	EXPECT_EQ(0, cnf_ioc(self->fd, CNF_IOC_RESET, NULL));
+	ASSERT_EQ(0, populate(self->fd, 0, 1));
+	EXPECT_FALSE(hooks_off(self->fd));
 }
 
 /*
