@@ -35,6 +35,7 @@ cd "$ROOT"
 # header, Kbuild and dkms.conf, and of the test and benchmark modules (no
 # build product).
 lint_sources() {
+	# shellcheck disable=SC2086 # KMOD_DIRS: a list of directories
 	find Kbuild dkms.conf module uapi $KMOD_DIRS -type f \
 		! -name '*.o' ! -name '*.ko' ! -name '.*.cmd' ! -name '*.mod*' \
 		! -name modules.order ! -name Module.symvers 2>/dev/null | LC_ALL=C sort
@@ -97,6 +98,7 @@ checked() {
 	fi
 }
 
+# shellcheck disable=SC2317 # called through checked
 run_checkpatch() {
 	local files=() f
 	for f in module/*.c module/*.h uapi/linux/*.h selftests/modules/*.c \
@@ -118,6 +120,7 @@ run_checkpatch() {
 # Build a copy of the sources with W=1 and sparse; print our warnings.
 lint_kdir() { echo "${KDIR:-/lib/modules/$(KVER=${KVER:-} scripts/kver)/build}"; }
 
+# shellcheck disable=SC2317 # called through checked
 run_build_checks() {
 	local kdir out rc=0
 	kdir=$(lint_kdir)
