@@ -57,6 +57,8 @@ struct cnf_pcpu_stats {
  * @gen:    tells this state from an earlier one of the same namespace (a
  *          dump snapshot charged to a state that a reset freed has nothing
  *          left to uncharge).  Never 0; fixed at creation.
+ * @xdp_cookie: the secret in the marks the XDP kfuncs leave on frames
+ *          they passed (xdp.h); random, fixed at creation.
  * @ops:    this state's hooks, registered while it is published; their
  *          ->priv is this struct, so a packet finds it without
  *          net_generic() or an RCU dereference of its own.
@@ -69,6 +71,7 @@ struct cnf_state {
 	u32 mode;
 	struct cnf_sets sets;
 	u64 gen;
+	u64 xdp_cookie;
 	struct nf_hook_ops ops[CNF_NHOOKS];
 	struct cnf_expiry expiry;
 };

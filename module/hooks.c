@@ -4,7 +4,8 @@
  *
  * The hooks sit at PRE_ROUTING before defragmentation and conntrack, so a
  * listed source never creates conntrack state.  Per packet: cnf_verdict()
- * (verdict.h) under the RCU read lock netfilter holds.
+ * (verdict.h) under the RCU read lock netfilter holds, unless the XDP
+ * kfuncs passed the packet already (its mark, xdp.h).
  * Each configured namespace registers its own copy of the hook ops with its
  * cnf_state as ->priv: a packet finds its namespace's state without a
  * net_generic() lookup.  A namespace never configured registers none: its
@@ -22,6 +23,7 @@
  */
 #include "cnf.h"
 #include "verdict.h"
+#include "xdp.h"
 
 #include <linux/atomic.h>
 #include <linux/err.h>
@@ -30,26 +32,35 @@
 #include <linux/netfilter.h>
 #include <linux/netfilter_ipv4.h>
 #include <linux/netfilter_ipv6.h>
+#include <linux/random.h>
 
 unsigned int cnf_net_id __read_mostly;
 struct mutex cnf_net_locks[1 << CNF_NET_LOCK_BITS];	/* see cnf.h */
+
+/* A packet the XDP kfuncs passed was judged there, and counted there. */
+static __always_inline unsigned int cnf_hook(struct cnf_state *cs,
+					     const struct sk_buff *skb,
+					     enum cnf_family fam,
+					     const void *saddr)
+{
+	if (cnf_xdp_passed(cs, skb, fam, saddr) ||
+	    !cnf_verdict(cs, CNF_PATH_HOOK, fam, saddr))
+		return NF_ACCEPT;
+	return NF_DROP;
+}
 
 static unsigned int cnf_hook_ipv4(void *priv, struct sk_buff *skb,
 				  const struct nf_hook_state *state)
 {
 	/* ip_rcv_core() has validated the header. */
-	if (cnf_verdict(priv, CNF_PATH_HOOK, CNF_V4, &ip_hdr(skb)->saddr))
-		return NF_DROP;
-	return NF_ACCEPT;
+	return cnf_hook(priv, skb, CNF_V4, &ip_hdr(skb)->saddr);
 }
 
 static unsigned int cnf_hook_ipv6(void *priv, struct sk_buff *skb,
 				  const struct nf_hook_state *state)
 {
 	/* ipv6_rcv() has validated the fixed header. */
-	if (cnf_verdict(priv, CNF_PATH_HOOK, CNF_V6, &ipv6_hdr(skb)->saddr))
-		return NF_DROP;
-	return NF_ACCEPT;
+	return cnf_hook(priv, skb, CNF_V6, &ipv6_hdr(skb)->saddr);
 }
 
 /* The template of every state's ops. */
@@ -91,6 +102,7 @@ static struct cnf_state *cnf_state_alloc(struct net *net)
 	cnf_expiry_init(&st->expiry, net);
 	st->mode = CNF_MODE_DROP;
 	st->gen = atomic64_inc_return(&cnf_state_gens);
+	st->xdp_cookie = get_random_u64();
 	st->stats = alloc_percpu_gfp(struct cnf_pcpu_stats, GFP_KERNEL_ACCOUNT);
 	if (!st->stats ||
 	    cnf_sets_init(&st->sets, cnf_initial_capacity, cnf_mem_limit)) {

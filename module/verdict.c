@@ -34,10 +34,9 @@ bool cnf_verdict_hit(struct cnf_state *cs, const struct cnf_plan *p,
 	const struct cnf_filter *allow = p->lookup[CNF_SET_ALLOW];
 	bool listed = !allow || !cnf_probe(allow, fam, addr);
 	bool drop = listed && READ_ONCE(cs->mode) == CNF_MODE_DROP;
-	struct cnf_pcpu_stats *st;
+	bool bh = cnf_stats_begin();
+	struct cnf_pcpu_stats *st = this_cpu_ptr(cs->stats);
 
-	local_bh_disable();
-	st = this_cpu_ptr(cs->stats);
 	u64_stats_update_begin(&st->syncp);
 	u64_stats_inc(&st->checked[path][fam]);
 	cnf_count_sets(p, 0, p->n[CNF_SET_BLOCK], fam, addr);
@@ -49,6 +48,6 @@ bool cnf_verdict_hit(struct cnf_state *cs, const struct cnf_plan *p,
 	if (drop)
 		u64_stats_inc(&st->dropped[path][fam]);
 	u64_stats_update_end(&st->syncp);
-	local_bh_enable();
+	cnf_stats_end(bh);
 	return drop;
 }

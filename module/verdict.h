@@ -19,24 +19,40 @@ static __always_inline bool cnf_probe(const struct cnf_filter *f,
 }
 
 /*
- * Packets are looked up in softirq context mostly, but nf_reinject() (an
- * nfqueue verdict) runs the remaining hooks from process context with
- * bottom halves on, and BPF_PROG_TEST_RUN runs XDP programs there too:
- * the per-CPU counters are updated with bottom halves off, as
- * nft_counter's are.
+ * The per-CPU counters are written with bottom halves off, as
+ * nft_counter's are: then nothing else on the CPU writes them.  Packets
+ * are looked up in softirq context mostly, where they already are off;
+ * nf_reinject() (an nfqueue verdict) runs the remaining hooks from
+ * process context with them on, and BPF_PROG_TEST_RUN runs XDP programs
+ * there too: only those pay for turning them off.  Returns whether
+ * cnf_stats_end() must turn them on again.
  */
+static __always_inline bool cnf_stats_begin(void)
+{
+	bool bh_was_on = !in_softirq();
+
+	if (bh_was_on)
+		local_bh_disable();
+	return bh_was_on;
+}
+
+static __always_inline void cnf_stats_end(bool bh_was_on)
+{
+	if (bh_was_on)
+		local_bh_enable();
+}
+
 static __always_inline void cnf_count_checked(struct cnf_state *cs,
 					      enum cnf_path path,
 					      enum cnf_family fam)
 {
-	struct cnf_pcpu_stats *st;
+	bool bh = cnf_stats_begin();
+	struct cnf_pcpu_stats *st = this_cpu_ptr(cs->stats);
 
-	local_bh_disable();
-	st = this_cpu_ptr(cs->stats);
 	u64_stats_update_begin(&st->syncp);
 	u64_stats_inc(&st->checked[path][fam]);
 	u64_stats_update_end(&st->syncp);
-	local_bh_enable();
+	cnf_stats_end(bh);
 }
 
 bool cnf_verdict_hit(struct cnf_state *cs, const struct cnf_plan *p,

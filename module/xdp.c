@@ -4,8 +4,9 @@
  * answering from the filter of the namespace the receiving device is in
  * (which follows the device when it moves), with the same sets, allow
  * sets, mode and decision as the netfilter hooks (verdict.h), counted as
- * the XDP path's.  The program and its loader are cuckooctl's
- * (userspace/xdp/).
+ * the XDP path's.  A packet they pass carries a mark to the hooks, which
+ * then let it through without a second lookup (xdp.h).  The program and
+ * its loader are cuckooctl's (userspace/xdp/).
  *
  * A namespace never configured has no state: the kfuncs say pass and
  * count nothing.  The state they read is freed only after an RCU grace
@@ -32,6 +33,27 @@
 #define __bpf_kfunc		__used
 #endif
 
+/*
+ * Leave @cs's mark for @saddr in @xdp's metadata (xdp.h), when the frame
+ * has metadata support and none yet, and room before its data as
+ * bpf_xdp_adjust_meta() would grant it.  A program's own metadata is
+ * left alone: its packet is looked up again by the hooks.
+ */
+static __always_inline void cnf_xdp_mark(struct xdp_buff *xdp,
+					 const struct cnf_state *cs,
+					 enum cnf_family fam,
+					 const void *saddr)
+{
+	u8 *meta = xdp->data - cnf_xdp_mark_len(fam);
+
+	if (xdp->data_meta != xdp->data ||
+	    meta < (u8 *)xdp->data_hard_start + sizeof(struct xdp_frame))
+		return;
+	put_unaligned(cs->xdp_cookie, (u64 *)meta);
+	memcpy(meta + sizeof(u64), saddr, cnf_saddr_len(fam));
+	xdp->data_meta = meta;
+}
+
 static __always_inline int cnf_xdp_verdict(struct xdp_md *ctx,
 					   enum cnf_family fam,
 					   const void *saddr)
@@ -40,7 +62,12 @@ static __always_inline int cnf_xdp_verdict(struct xdp_md *ctx,
 	struct cnf_state *cs;
 
 	cs = rcu_dereference(cnf_pernet(dev_net(xdp->rxq->dev))->state);
-	return cs && cnf_verdict(cs, CNF_PATH_XDP, fam, saddr);
+	if (!cs)
+		return 0;
+	if (cnf_verdict(cs, CNF_PATH_XDP, fam, saddr))
+		return 1;
+	cnf_xdp_mark(xdp, cs, fam, saddr);
+	return 0;
 }
 
 /**
@@ -49,7 +76,9 @@ static __always_inline int cnf_xdp_verdict(struct xdp_md *ctx,
  * @saddr: the packet's source address.
  *
  * Return: 1 when the source is listed (a block set covers it and no allow
- * set does) and the namespace's mode is drop; 0 otherwise.
+ * set does) and the namespace's mode is drop; 0 otherwise, and then the
+ * frame may carry the mark that spares it the hooks' lookup (xdp.h): it
+ * gets XDP metadata of its own unless it had some.
  */
 __bpf_kfunc int bpf_cnf_lookup4(struct xdp_md *ctx, __be32 saddr)
 {

@@ -1,16 +1,63 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The kfuncs XDP programs call (xdp.c).  Nothing in the module calls them:
- * the declarations are here for the compiler's and sparse's checks; BPF
- * programs get theirs from the module's BTF.
+ * The filter at XDP (xdp.c): the kfuncs XDP programs call, and the mark
+ * they leave on a frame they passed, so that the netfilter hooks do not
+ * look the same packet up again.
+ *
+ * The mark is the frame's XDP metadata, put there by the kfunc when the
+ * frame has room for it and no metadata yet: the namespace state's
+ * cookie, a random secret no packet and no unprivileged user can read,
+ * then the source the kfunc judged.  Drivers that support metadata (veth,
+ * generic XDP and most drivers with native XDP) carry it into the skb;
+ * the hooks accept a packet whose metadata is exactly a mark of their
+ * state for the packet's own source.  Anything else (no mark, a program's
+ * own metadata, a frame whose headers moved or were rewritten since, a
+ * mark of another namespace or of a state since reset) is looked up as
+ * usual: a missing mark costs a lookup, never a verdict.
  */
 #ifndef _CNF_XDP_H
 #define _CNF_XDP_H
 
-#include <linux/types.h>
+#include "cnf.h"
+
+#include <linux/in6.h>
+#include <linux/skbuff.h>
+#include <linux/string.h>
+#include <asm/unaligned.h>
 
 struct xdp_md;
 
+static __always_inline unsigned int cnf_saddr_len(enum cnf_family fam)
+{
+	return fam == CNF_V4 ? sizeof(__be32) : sizeof(struct in6_addr);
+}
+
+/* The mark's size: the cookie, then the source. */
+static __always_inline unsigned int cnf_xdp_mark_len(enum cnf_family fam)
+{
+	return sizeof(u64) + cnf_saddr_len(fam);
+}
+
+/* Whether @skb carries @cs's mark for @saddr, its source. */
+static __always_inline bool cnf_xdp_passed(const struct cnf_state *cs,
+					   const struct sk_buff *skb,
+					   enum cnf_family fam,
+					   const void *saddr)
+{
+	const u8 *mark;
+
+	if (likely(skb_metadata_len(skb) != cnf_xdp_mark_len(fam)))
+		return false;
+	mark = skb_metadata_end(skb) - cnf_xdp_mark_len(fam);
+	return get_unaligned((const u64 *)mark) == cs->xdp_cookie &&
+	       !memcmp(mark + sizeof(u64), saddr, cnf_saddr_len(fam));
+}
+
+/*
+ * Nothing in the module calls the kfuncs: the declarations are here for
+ * the compiler's and sparse's checks; BPF programs get theirs from the
+ * module's BTF.
+ */
 int bpf_cnf_lookup4(struct xdp_md *ctx, __be32 saddr);
 int bpf_cnf_lookup6(struct xdp_md *ctx, const void *saddr, u32 saddr__sz);
 

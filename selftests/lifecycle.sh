@@ -376,6 +376,23 @@ dev_holder() {
 	return 1
 }
 
+# stopped_holding PID: PID is stopped (SIGSTOP delivered) with
+# /dev/cuckoo_nf still open.  A holder caught just as it closes the device
+# and exits is neither, and proves nothing about rmmod.
+stopped_holding() {
+	local f n state=
+	for ((n = 0; n < 100; n++)); do
+		state=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || return 1
+		[[ $state == T ]] && break
+		sleep 0.01
+	done
+	[[ $state == T ]] || return 1
+	for f in "/proc/$1/fd/"*; do
+		[[ $f -ef /dev/cuckoo_nf ]] && return 0
+	done
+	return 1
+}
+
 # Wait (bounded by checks) until the background job PID, or a process it
 # started, has the device open; print the holder's pid.  1 if the job
 # exited first.
@@ -422,10 +439,12 @@ test_rmmod_busy() {
 		pid=$!
 		PIDS+=("$pid")
 		if holder=$(catch_open "$pid"); then
-			kill -STOP "$holder"
-			caught=1
-			rmmod_busy "busy: cuckooctl load stopped mid-batches"
-			kill -CONT "$holder"
+			kill -STOP "$holder" 2>/dev/null
+			if stopped_holding "$holder"; then
+				caught=1
+				rmmod_busy "busy: cuckooctl load stopped mid-batches"
+			fi
+			kill -CONT "$holder" 2>/dev/null
 		fi
 		wait "$pid"
 		rc=$?
