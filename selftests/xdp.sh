@@ -375,7 +375,7 @@ hook_sees() {
 	fi
 	snap "$R" x0 c0 || { fail "counters not read"; return; }
 	DST4=10.0.1.2 DST6=fd01::2
-	ping_all "$S" "$NPINGS" 0.1 0.5 "$src"
+	ping_all "$S" "$NPINGS" 0.1 0.1 "$src"
 	reader() { snap "$R" x1 c1; }
 	settle_counters reader x1 c1
 	ip -n "$R" link set dev r1 xdpdrv off
