@@ -40,9 +40,7 @@ run_stage() {
 
 # The unit tests, lint, the other kernels' builds and the selftests' VMs run
 # side by side: each alone leaves much of the two CPUs idle (one CPU each
-# for the host stages; the VMs wait on packets and timers).  The VMs take
-# longest: the host stages run at a lower priority (nice), in the time
-# the VMs leave.  start_stage runs one in the background
+# for the host stages; the VMs wait on packets and timers).  start_stage runs one in the background
 # with its output in NAME.log, finish_stage waits for it, then shows its
 # output and returns its status.
 declare -A STAGE_PID
@@ -107,7 +105,7 @@ start_other_builds() {
 	local k
 	for k in "${OTHER_KERNELS[@]}"; do
 		KVER=$k scripts/kver >/dev/null 2>&1 || continue
-		start_stage "build-$k" nice -n 10 env KVER="$k" scripts/lint.sh --build
+		start_stage "build-$k" env KVER="$k" scripts/lint.sh --build
 	done
 }
 
@@ -145,8 +143,8 @@ main() {
 		BUILT=0
 	fi
 	rm -f "$LOGS"/*.rc
-	start_stage unit nice -n 10 "$MAKE" --no-print-directory unit
-	start_stage lint nice -n 10 "$MAKE" --no-print-directory lint
+	start_stage unit "$MAKE" --no-print-directory unit
+	start_stage lint "$MAKE" --no-print-directory lint
 	if ((BUILT)); then
 		echo "==== selftests: selftests/vm/selftests.sh, in the background (build/check/selftests.log)"
 		start_stage selftests selftests/vm/selftests.sh
