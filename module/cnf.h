@@ -126,6 +126,16 @@ static inline struct cnf_net *cnf_pernet(const struct net *net)
 	return net_generic(net, cnf_net_id);
 }
 
+/*
+ * cnf_pernet() for a caller inside an RCU read-side section already (the
+ * XDP kfuncs: every XDP program runs in one).  net_generic() enters its
+ * own, which under PREEMPT_RCU is two calls per packet.
+ */
+static __always_inline struct cnf_net *cnf_pernet_rcu(const struct net *net)
+{
+	return rcu_dereference(net->gen)->ptr[cnf_net_id];
+}
+
 /* Under cnf_net_lock(@net). */
 static inline struct cnf_state *cnf_state_locked(const struct net *net)
 {

@@ -300,11 +300,19 @@ static __always_inline u64 cnf_zero_lanes32(u64 x)
 	return (x - ones) & (ones << 31);
 }
 
-/* @v in every lane of a 64-bit word of @width-byte slots. */
+/*
+ * @v in every lane of a 64-bit word of @width-byte slots.  A variable @v
+ * takes one multiply: hidden from the compiler, the constant is not turned
+ * into a chain of shifts and adds, a longer path for a lookup.
+ */
 static __always_inline u64 cnf_lanes(unsigned int width, u32 v)
 {
-	return v * (width == CNF_SLOT_V4_NARROW ? 0x0001000100010001ULL :
-						  0x0000000100000001ULL);
+	u64 ones = width == CNF_SLOT_V4_NARROW ? 0x0001000100010001ULL :
+						 0x0000000100000001ULL;
+
+	if (!__builtin_constant_p(v))
+		OPTIMIZER_HIDE_VAR(ones);
+	return v * ones;
 }
 
 /* Bucket @bucket of a table of @width-byte slots, as 64-bit words. */

@@ -49,7 +49,7 @@ static __always_inline void cnf_xdp_mark(struct xdp_buff *xdp,
 	if (xdp->data_meta != xdp->data ||
 	    meta < (u8 *)xdp->data_hard_start + sizeof(struct xdp_frame))
 		return;
-	put_unaligned(cs->xdp_cookie, (u64 *)meta);
+	memcpy(meta, &cs->xdp_cookie, sizeof(cs->xdp_cookie));
 	memcpy(meta + sizeof(u64), saddr, cnf_saddr_len(fam));
 	xdp->data_meta = meta;
 }
@@ -61,7 +61,7 @@ static __always_inline int cnf_xdp_verdict(struct xdp_md *ctx,
 	struct xdp_buff *xdp = (struct xdp_buff *)ctx;
 	struct cnf_state *cs;
 
-	cs = rcu_dereference(cnf_pernet(dev_net(xdp->rxq->dev))->state);
+	cs = rcu_dereference(cnf_pernet_rcu(dev_net(xdp->rxq->dev))->state);
 	if (!cs)
 		return 0;
 	if (cnf_verdict(cs, CNF_PATH_XDP, fam, saddr))

@@ -23,7 +23,6 @@
 #include <linux/in6.h>
 #include <linux/skbuff.h>
 #include <linux/string.h>
-#include <asm/unaligned.h>
 
 struct xdp_md;
 
@@ -45,11 +44,14 @@ static __always_inline bool cnf_xdp_passed(const struct cnf_state *cs,
 					   const void *saddr)
 {
 	const u8 *mark;
+	u64 cookie;
 
 	if (likely(skb_metadata_len(skb) != cnf_xdp_mark_len(fam)))
 		return false;
 	mark = skb_metadata_end(skb) - cnf_xdp_mark_len(fam);
-	return get_unaligned((const u64 *)mark) == cs->xdp_cookie &&
+	/* The mark sits where the frame put it: not aligned, copied. */
+	memcpy(&cookie, mark, sizeof(cookie));
+	return cookie == cs->xdp_cookie &&
 	       !memcmp(mark + sizeof(u64), saddr, cnf_saddr_len(fam));
 }
 

@@ -47,6 +47,7 @@ typedef uint32_t __be32;
 #define __always_inline	inline __attribute__((always_inline))
 #endif
 #define __aligned(x)	__attribute__((aligned(x)))
+#define OPTIMIZER_HIDE_VAR(var) __asm__ ("" : "=r" (var) : "0" (var))
 #define lockdep_is_held(x) 1
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
