@@ -59,9 +59,11 @@ struct cnf_pcpu_stats {
  *          left to uncharge).  Never 0; fixed at creation.
  * @xdp_cookie: the secret in the marks the XDP kfuncs leave on frames
  *          they passed (xdp.h); random, fixed at creation.
- * @ops:    this state's hooks, registered while it is published; their
- *          ->priv is this struct, so a packet finds it without
- *          net_generic() or an RCU dereference of its own.
+ * @ops:    this state's hooks, registered while it is published and
+ *          @hooks_on; their ->priv is this struct, so a packet finds it
+ *          without net_generic() or an RCU dereference of its own.
+ * @hooks_on: whether @ops are registered (enum cnf_hooks, CNF_IOC_SET_CONFIG);
+ *          under cnf_net_lock().
  * @expiry: the work that removes entries whose timeout ran out, and its
  *          figures (expiry.h); under cnf_net_lock().
  */
@@ -73,6 +75,7 @@ struct cnf_state {
 	u64 gen;
 	u64 xdp_cookie;
 	struct nf_hook_ops ops[CNF_NHOOKS];
+	bool hooks_on;
 	struct cnf_expiry expiry;
 };
 
@@ -145,6 +148,7 @@ static inline struct cnf_state *cnf_state_locked(const struct net *net)
 
 struct cnf_state *cnf_state_activate(struct net *net, bool *created);
 void cnf_state_reset(struct net *net);
+int cnf_state_set_hooks(struct net *net, struct cnf_state *st, bool on);
 
 int cnf_hooks_init(void);
 void cnf_hooks_exit(void);

@@ -1043,6 +1043,8 @@ static int cnf_fill_stats(struct cnf_file *cf, struct cnf_stats *st)
 	cnf_sets_stats(&cs->sets, st);
 	cnf_expiry_stats(cs, &st->expiry);
 	st->mode = cs->mode;
+	if (!cs->hooks_on)
+		st->flags |= CNF_STATS_F_HOOKS_OFF;
 	cnf_sum_counters(cs, st);
 	cnf_unlock_state(cf, cs, created, false);
 	return 0;
@@ -1069,9 +1071,11 @@ static long cnf_ioc_stats(struct cnf_file *cf, void __user *uarg, size_t usize)
 static long cnf_ioc_set_config(struct cnf_file *cf, void __user *uarg,
 			       size_t usize)
 {
-	const u32 known = CNF_CONFIG_MODE | CNF_CONFIG_MEM_LIMIT;
+	const u32 known = CNF_CONFIG_MODE | CNF_CONFIG_MEM_LIMIT |
+			  CNF_CONFIG_HOOKS;
 	struct cnf_state *st;
 	struct cnf_config c;
+	u64 old_limit;
 	bool created;
 	int err;
 
@@ -1082,7 +1086,9 @@ static long cnf_ioc_set_config(struct cnf_file *cf, void __user *uarg,
 	if ((c.set & ~known) ||
 	    (!(c.set & CNF_CONFIG_MODE) && c.mode) ||
 	    (!(c.set & CNF_CONFIG_MEM_LIMIT) && c.mem_limit) ||
-	    c.mode > CNF_MODE_MONITOR)
+	    (!(c.set & CNF_CONFIG_HOOKS) && c.hooks) ||
+	    c.mode > CNF_MODE_MONITOR || c.hooks > CNF_HOOKS_OFF ||
+	    c.reserved)
 		return -EINVAL;
 	/*
 	 * The module's limit is the host's: only the host's administrator
@@ -1097,8 +1103,15 @@ static long cnf_ioc_set_config(struct cnf_file *cf, void __user *uarg,
 		return PTR_ERR(st);
 	if (!st)
 		goto out;
+	old_limit = st->sets.budget.limit;
 	if (c.set & CNF_CONFIG_MEM_LIMIT)
 		err = cnf_budget_set_limit(&st->sets.budget, c.mem_limit);
+	if (!err && (c.set & CNF_CONFIG_HOOKS)) {
+		err = cnf_state_set_hooks(cf->net, st, c.hooks == CNF_HOOKS_ON);
+		/* All or nothing; the old limit held a moment ago. */
+		if (err)
+			st->sets.budget.limit = old_limit;
+	}
 	if (!err && (c.set & CNF_CONFIG_MODE))
 		WRITE_ONCE(st->mode, c.mode);
 out:
@@ -1347,7 +1360,9 @@ static const struct cnf_ioctl_desc cnf_ioctls[] = {
 	[_IOC_NR(CNF_IOC_FLUSH)] = { CNF_IOC_FLUSH, cnf_ioc_flush },
 	[_IOC_NR(CNF_IOC_STATS)] = { CNF_IOC_STATS, cnf_ioc_stats,
 				     offsetofend(struct cnf_stats, flags) },
-	[_IOC_NR(CNF_IOC_SET_CONFIG)] = { CNF_IOC_SET_CONFIG, cnf_ioc_set_config },
+	[_IOC_NR(CNF_IOC_SET_CONFIG)] = { CNF_IOC_SET_CONFIG, cnf_ioc_set_config,
+					  offsetofend(struct cnf_config,
+						      mem_limit) },
 	[_IOC_NR(CNF_IOC_RESET)] = { CNF_IOC_RESET, cnf_ioc_reset },
 	[_IOC_NR(CNF_IOC_MATCH)] = { CNF_IOC_MATCH, cnf_ioc_match,
 				     sizeof(struct cnf_addr) },

@@ -387,6 +387,9 @@ def vm_xdp_report():
          derived("veth_xdp_overhead_ns")),
         ("added pass cost over the floor: cuckoo_nf at XDP (program, and "
          "the hook's check of its mark)", derived("added_pass_ns_cuckoo_xdp")),
+        ("added pass cost over the floor: cuckoo_nf at XDP, netfilter hooks "
+         "off (`cuckooctl hooks off`)",
+         derived("added_pass_ns_cuckoo_xdp_nohooks")),
         ("added pass cost over the floor: BPF hash map",
          derived("added_pass_ns_bpf_hash")),
         ("added pass cost over the floor: xdp-filter",

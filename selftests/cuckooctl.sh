@@ -180,8 +180,8 @@ test_stats() {
 	cp "$OUT" "$TMP/stats-g.json"
 	run jq -r -n '
 		input as $s | input as $g |
-		[($s | keys == ["active", "expiry", "ipv4", "ipv6", "mem_limit", "mode",
-				"sets"] and
+		[($s | keys == ["active", "expiry", "hooks", "ipv4", "ipv6",
+				"mem_limit", "mode", "sets"] and
 			.active == true and
 			([.ipv4, .ipv6] | all(keys == ["bytes", "capacity", "checked",
 				"dropped", "entries", "grows", "keys", "lengths",

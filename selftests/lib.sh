@@ -307,6 +307,7 @@ stats_parse() {
 	[[ $j =~ \"mode\":\"([a-z]+)\" ]] && _st["mode"]=${BASH_REMATCH[1]}
 	[[ $j =~ \"mem_limit\":([0-9]+) ]] && _st["mem_limit"]=${BASH_REMATCH[1]}
 	[[ $j =~ \"active\":(true|false) ]] && _st["active"]=${BASH_REMATCH[1]}
+	[[ $j =~ \"hooks\":\"([a-z]+)\" ]] && _st["hooks"]=${BASH_REMATCH[1]}
 	for fam in ipv4 ipv6; do
 		[[ $j =~ \"$fam\":\{([^}]*)\} ]] || return 1
 		blk=${BASH_REMATCH[1]},

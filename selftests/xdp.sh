@@ -24,7 +24,8 @@ set -uo pipefail
 
 ALL_TESTS="test_native_drops_before_netfilter test_vlan test_prefix_and_allow
 	test_monitor test_netns_move test_generic test_ip_link test_other_program
-	test_no_privileges test_mark_not_trusted test_rmmod_while_attached"
+	test_no_privileges test_mark_not_trusted test_hooks_off
+	test_rmmod_while_attached"
 NPINGS=3
 S=ns-xs-$$
 R=ns-xr-$$
@@ -395,6 +396,54 @@ test_mark_not_trusted() {
 	ctl add "$A4" "$A6" || fail "add"
 	hook_sees "$FORGE_OBJ" ipv4 "$A4" "$A4"
 	hook_sees "$REWRITE_OBJ" ipv6 "$B6" "$A6"
+}
+
+# With the namespace's hooks off, only the program filters: listed
+# sources are dropped where it is attached and let through where it is
+# not; on again, the hook drops them.
+test_hooks_off() {
+	local out rc n
+	local -A x0 x1
+	fresh || { fail "reset"; return; }
+	ctl add "$A4" "$A6" || fail "add"
+	attach "$R" native
+	out=$(ctl hooks off 2>&1)
+	verdict $? "hooks off: $out"
+	out=$(ctl hooks)
+	[[ $out == off ]]
+	verdict $? "hooks: $out"
+	ns_stats x0 "$R" "$TMP/stats"
+	[[ ${x0[hooks]:-} == off ]]
+	verdict $? "stats -j: hooks ${x0[hooks]:-missing}"
+	round "$R" 10.0.1.2 fd01::2 drop:"$A4" pass:"$B4" drop:"$A6" pass:"$B6"
+	# No program, no hooks: nothing drops A4 now, as documented.
+	ctl xdp detach r1 || fail "xdp detach r1"
+	ns_stats x0 "$R" "$TMP/stats"
+	DST4=10.0.1.2 DST6=fd01::2
+	ping_all "$S" "$NPINGS" 0.1 0.5 "$A4"
+	ns_stats x1 "$R" "$TMP/stats"
+	n=$((${x1[ipv4.checked]} - ${x0[ipv4.checked]}))
+	((n == 0))
+	verdict $? "hooks off, no program: $A4 looked up $n times"
+	ctl hooks on || fail "hooks on"
+	[[ $(ctl hooks) == on ]]
+	verdict $? "hooks on again"
+	ns_stats x0 "$R" "$TMP/stats"
+	ping_all "$S" "$NPINGS" 0.1 0.5 "$A4"
+	ns_stats x1 "$R" "$TMP/stats"
+	n=$((${x1[ipv4.dropped]} - ${x0[ipv4.dropped]}))
+	((n == NPINGS))
+	verdict $? "hooks on: the hook dropped $n of $NPINGS from $A4"
+	out=$(ctl hooks maybe 2>&1)
+	rc=$?
+	[[ $rc == 3 && $out == "cuckooctl: hooks maybe: unknown setting (on or off)" ]]
+	verdict $? "hooks maybe: exit $rc: $out"
+	# A reset forgets the setting.
+	ctl hooks off || fail "hooks off"
+	ctl reset || fail "reset"
+	ctl add "$A4" || fail "add after reset"
+	[[ $(ctl hooks) == on ]]
+	verdict $? "after reset: hooks on"
 }
 
 test_rmmod_while_attached() {

@@ -127,6 +127,7 @@ int ctl_cmd_flush(const struct ctl_opts *o, int argc, char **argv);
 int ctl_cmd_reset(const struct ctl_opts *o, int argc, char **argv);
 int ctl_cmd_stats(const struct ctl_opts *o, int argc, char **argv);
 int ctl_cmd_mode(const struct ctl_opts *o, int argc, char **argv);
+int ctl_cmd_hooks(const struct ctl_opts *o, int argc, char **argv);
 int ctl_cmd_limit(const struct ctl_opts *o, int argc, char **argv);
 int ctl_cmd_create(const struct ctl_opts *o, int argc, char **argv);
 int ctl_cmd_destroy(const struct ctl_opts *o, int argc, char **argv);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cuckooctl: the namespace's settings and figures - reset, stats, mode,
+ * cuckooctl: the namespace's settings and figures - reset, stats, mode, hooks,
  * limit.
  */
 #include <errno.h>
@@ -85,6 +85,12 @@ static int set_config(const char *what, const struct cnf_config *cfg)
 		if (errno == EINVAL && (cfg->set & CNF_CONFIG_MEM_LIMIT)) {
 			ctl_err("%s: below the memory already in use", what);
 			rc = CTL_EXIT_FAIL;
+		} else if ((errno == EINVAL || errno == E2BIG) &&
+			   (cfg->set & CNF_CONFIG_HOOKS)) {
+			/* A module from before the setting. */
+			ctl_err("%s: the loaded cuckoo_nf cannot turn its netfilter hooks off (too old)",
+				what);
+			rc = CTL_EXIT_FAIL;
 		} else {
 			rc = ctl_fail(what, errno);
 		}
@@ -127,6 +133,35 @@ int ctl_cmd_mode(const struct ctl_opts *o, int argc, char **argv)
 	cfg.set = CNF_CONFIG_MODE;
 	cfg.mode = mode;
 	return set_config("mode", &cfg);
+}
+
+static int show_hooks(void)
+{
+	struct cnf_stats st;
+	int rc = read_stats("hooks", &st);
+
+	if (rc)
+		return rc;
+	puts(ctl_hooks_name(&st));
+	return CTL_EXIT_OK;
+}
+
+int ctl_cmd_hooks(const struct ctl_opts *o, int argc, char **argv)
+{
+	struct cnf_config cfg;
+
+	if (!argc)
+		return show_hooks();
+	if (argc > 1)
+		return ctl_usage_error("hooks", NULL, "one setting only");
+	if (strcmp(argv[0], "on") && strcmp(argv[0], "off")) {
+		ctl_err("hooks %s: unknown setting (on or off)", argv[0]);
+		return CTL_EXIT_BADINPUT;
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.set = CNF_CONFIG_HOOKS;
+	cfg.hooks = strcmp(argv[0], "on") ? CNF_HOOKS_OFF : CNF_HOOKS_ON;
+	return set_config("hooks", &cfg);
 }
 
 static int show_limit(void)

@@ -62,6 +62,12 @@ const char *ctl_mode_name(uint32_t mode)
 	return NULL;
 }
 
+/* Whether the namespace's netfilter hooks are on: "on" or "off". */
+const char *ctl_hooks_name(const struct cnf_stats *st)
+{
+	return st->flags & CNF_STATS_F_HOOKS_OFF ? "off" : "on";
+}
+
 int ctl_mode_parse(const char *name)
 {
 	if (!strcmp(name, "drop"))
@@ -141,6 +147,7 @@ void ctl_print_stats_text(FILE *out, const struct cnf_stats *st)
 		fprintf(out, "mode:         %s\n", mode);
 	else
 		fprintf(out, "mode:         unknown (%u)\n", st->mode);
+	fprintf(out, "hooks:        %s\n", ctl_hooks_name(st));
 	fprintf(out, "memory limit: %llu bytes (%s)\n", ULL(st->mem_limit),
 		ctl_format_bytes(st->mem_limit, h1, sizeof(h1)));
 	fprintf(out, "memory used:  %llu bytes (%s)\n", ULL(used),
@@ -210,8 +217,9 @@ void ctl_print_stats_json(FILE *out, const struct cnf_stats *st,
 {
 	const char *mode = ctl_mode_name(st->mode);
 
-	fprintf(out, "{\"mode\":\"%s\",\"mem_limit\":%llu,\"active\":%s,",
-		mode ? mode : "unknown", ULL(st->mem_limit),
+	fprintf(out, "{\"mode\":\"%s\",\"hooks\":\"%s\",\"mem_limit\":%llu,"
+		"\"active\":%s,", mode ? mode : "unknown", ctl_hooks_name(st),
+		ULL(st->mem_limit),
 		st->flags & CNF_STATS_F_INACTIVE ? "false" : "true");
 	print_family_json(out, "ipv4", &st->v4, &st->v4_lookup, &st->xdp_v4);
 	fputc(',', out);

@@ -54,6 +54,7 @@ const char *ctl_format_bytes(uint64_t bytes, char *buf, size_t len);
 const char *ctl_mode_name(uint32_t mode);
 /* CNF_MODE_* for @name, or -EINVAL. */
 int ctl_mode_parse(const char *name);
+const char *ctl_hooks_name(const struct cnf_stats *st);
 
 /*
  * Whether the kernel filled @ls: kernels before prefixes leave it zero,

@@ -431,10 +431,10 @@ static const struct ctl_cmd commands[] = {
 	  "mode, the limit, the counters and the hooks stay.\n" },
 	{ "reset", ctl_cmd_reset, 0, "", "remove everything cuckoo_nf keeps here",
 	  "Remove every set's prefixes and every set but the default one, and\n"
-	  "forget the mode, the limit and the counters: the namespace's hooks\n"
-	  "are unregistered and its memory freed, as before it was first\n"
-	  "configured.  The next add, load, restore, mode or limit starts again\n"
-	  "from the module's parameters.\n" },
+	  "forget the mode, the limit, the hooks setting and the counters: the\n"
+	  "namespace's hooks are unregistered and its memory freed, as before\n"
+	  "it was first configured.  The next add, load, restore, mode, hooks\n"
+	  "or limit starts again from the module's parameters.\n" },
 	{ "stats", ctl_cmd_stats, O_JSON, "[-j]", "show counters and table figures",
 	  "Show whether the namespace is active (configured: hooks registered),\n"
 	  "the mode, the memory limit and, per family, the prefixes stored, their\n"
@@ -446,6 +446,13 @@ static const struct ctl_cmd commands[] = {
 	{ "mode", ctl_cmd_mode, 0, "[drop|monitor]", "show or set what matching packets get",
 	  "drop: packets from listed sources are dropped.  monitor: they are\n"
 	  "only counted as matched.  Without argument, print the mode.\n" },
+	{ "hooks", ctl_cmd_hooks, 0, "[on|off]",
+	  "show or set whether netfilter looks packets up",
+	  "on (the default): the namespace's netfilter hooks look up every\n"
+	  "packet, but those cuckoo_nf's XDP program passed already.  off:\n"
+	  "only XDP programs filter the namespace (cuckooctl xdp attach), which\n"
+	  "spares every packet the hooks' cost; a device without the program\n"
+	  "then lets listed sources through.  Without argument, print it.\n" },
 	{ "limit", ctl_cmd_limit, 0, "[BYTES]", "show or set the memory limit",
 	  "Set the memory the tables may use; K, M and G suffixes (base 1024).\n"
 	  "Below what is in use already: refused.  Without argument, print it.\n" },

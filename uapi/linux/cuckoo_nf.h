@@ -221,23 +221,39 @@ enum cnf_mode {
 	CNF_MODE_MONITOR = 1,	/* count them as matched, drop nothing */
 };
 
+/*
+ * Where the namespace's packets are looked up.  With its netfilter hooks
+ * off, only XDP programs calling the kfuncs filter it: every device a
+ * listed source could come in by must run one.
+ */
+enum cnf_hooks {
+	CNF_HOOKS_ON = 0,	/* the netfilter hooks, and XDP where attached */
+	CNF_HOOKS_OFF = 1,	/* XDP only: no netfilter hooks */
+};
+
 /**
  * struct cnf_config - change the namespace's settings
  * @set:       which fields below to apply: %CNF_CONFIG_MODE,
- *             %CNF_CONFIG_MEM_LIMIT.
+ *             %CNF_CONFIG_MEM_LIMIT, %CNF_CONFIG_HOOKS.
  * @mode:      enum cnf_mode.
  * @mem_limit: bytes the filter's tables may use; growth past it fails with
  *             -ENOSPC.  Below the bytes already in use: -EINVAL.  ~0 sets
  *             no limit.
+ * @hooks:     enum cnf_hooks.  Absent from kernels before it: a shorter
+ *             struct, and -EINVAL for %CNF_CONFIG_HOOKS.
+ * @reserved:  0.
  */
 struct cnf_config {
 	__u32	set;
 	__u32	mode;
 	__u64	mem_limit;
+	__u32	hooks;
+	__u32	reserved;
 };
 
 #define CNF_CONFIG_MODE		_BITUL(0)
 #define CNF_CONFIG_MEM_LIMIT	_BITUL(1)
+#define CNF_CONFIG_HOOKS	_BITUL(2)
 
 /**
  * struct cnf_family_stats - per address family figures
@@ -324,9 +340,10 @@ struct cnf_path_stats {
  * @mode:      enum cnf_mode.
  * @flags:     %CNF_STATS_F_INACTIVE: the namespace was never configured, or
  *             not since its last %CNF_IOC_RESET; every figure above is then
- *             0 but @mem_limit and @mode.  No other bit is defined; kernels
- *             without the flag always had every namespace active and wrote
- *             0 here, which reads correctly as "active".
+ *             0 but @mem_limit and @mode (kernels without the flag always
+ *             had every namespace active and wrote 0 here, which reads
+ *             correctly as "active").  %CNF_STATS_F_HOOKS_OFF: its
+ *             netfilter hooks are off (%CNF_HOOKS_OFF).
  * @v4_lookup, @v6_lookup: per family, see &struct cnf_lookup_stats.
  *             Absent from kernels before prefixes: a shorter struct.
  * @expiry:    see &struct cnf_expiry_stats.  Absent from kernels before
@@ -348,6 +365,7 @@ struct cnf_stats {
 };
 
 #define CNF_STATS_F_INACTIVE	_BITUL(0)
+#define CNF_STATS_F_HOOKS_OFF	_BITUL(1)
 
 /**
  * struct cnf_set_req - name a set: create, destroy or flush it
@@ -468,8 +486,8 @@ struct cnf_version {
 #define CNF_IOC_STATS		_IOR(CNF_IOC_TYPE, 0x08, struct cnf_stats)
 #define CNF_IOC_SET_CONFIG	_IOW(CNF_IOC_TYPE, 0x09, struct cnf_config)
 /*
- * Remove every address and set and forget the mode, the memory limit and
- * the counters: the namespace's hooks are unregistered and its memory freed, as
+ * Remove every address and set and forget the mode, the memory limit, the
+ * hooks setting and the counters: the namespace's hooks are unregistered and its memory freed, as
  * if it had never been configured.  Addresses stay effective until the
  * hooks are gone.  Returns 0 (also for a namespace without state, left as
  * it is), or -EINTR when a fatal signal came while it waited for another

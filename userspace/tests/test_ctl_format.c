@@ -444,6 +444,7 @@ TEST(stats_text)
 	ASSERT_NE(NULL, text);
 	EXPECT_NE(NULL, strstr(text, "state:        active\n"));
 	EXPECT_NE(NULL, strstr(text, "mode:         monitor\n"));
+	EXPECT_NE(NULL, strstr(text, "mode:         monitor\nhooks:        on\n"));
 	EXPECT_NE(NULL, strstr(text, "memory limit: 67108864 bytes (64.0 MiB)\n"));
 	EXPECT_NE(NULL, strstr(text, "memory used:  2048 bytes (2.0 KiB)\n"));
 	/* The load factor counts keys, not prefixes: 258 / 512. */
@@ -499,7 +500,8 @@ TEST(stats_json_exact)
 	char *text = capture(stats_json, &st);
 
 	ASSERT_NE(NULL, text);
-	EXPECT_STREQ("{\"mode\":\"monitor\",\"mem_limit\":67108864,\"active\":true,"
+	EXPECT_STREQ("{\"mode\":\"monitor\",\"hooks\":\"on\",\"mem_limit\":67108864,"
+		     "\"active\":true,"
 		     "\"ipv4\":{\"entries\":3,\"capacity\":512,\"load_factor\":0.503906,"
 		     "\"bytes\":1536,\"grows\":2,\"stashed\":1,\"checked\":1000,"
 		     "\"matched\":10,\"dropped\":0,\"prefixes\":3,\"lengths\":2,"
@@ -539,7 +541,8 @@ TEST(stats_json_extremes)
 	st.v6.capacity = 0;
 	text = capture(stats_json, &st);
 	ASSERT_NE(NULL, text);
-	EXPECT_NE(NULL, strstr(text, "{\"mode\":\"unknown\",\"mem_limit\":18446744073709551615,"
+	EXPECT_NE(NULL, strstr(text, "{\"mode\":\"unknown\",\"hooks\":\"off\","
+				      "\"mem_limit\":18446744073709551615,"
 				      "\"active\":false,"));
 	EXPECT_NE(NULL, strstr(text, "\"load_factor\":1.000000"));
 	EXPECT_NE(NULL, strstr(text, "\"capacity\":0,\"load_factor\":0.000000"));

@@ -62,6 +62,7 @@
 #   cuckoo_xdp  the same cuckoo_nf set, and `cuckooctl xdp attach r0
 #               native` (left out, with a log line, when this cuckooctl
 #               or module cannot)
+#   cuckoo_xdp_nohooks  the same, and `cuckooctl hooks off`: XDP alone
 #   bpf_hash    a BPF hash map of the addresses (key and value 4 bytes)
 #               and a program dropping the sources it holds
 #               (bench_xdp.bpf.c, loaded by bpf_xdp.c):
@@ -139,7 +140,8 @@ D=/tmp/cnf-bench
 CONTENDERS=(none unused cuckoo nft ipset)
 PFX_CONTENDERS=(none cuckoo nft ipset)
 SETS_CONTENDERS=(none cuckoo sets)
-XDP_CONTENDERS=(none xdp_drop xdp_pass cuckoo nft cuckoo_xdp bpf_hash xdp_filter)
+XDP_CONTENDERS=(none xdp_drop xdp_pass cuckoo nft cuckoo_xdp cuckoo_xdp_nohooks
+	bpf_hash xdp_filter)
 # bpf_xdp with its programs' object, and xdp-filter (its libraries come
 # along; its BPF objects in xdp-tools/bpf), from bench-vm; the bpffs their
 # links and maps are pinned on.
@@ -566,6 +568,15 @@ cuckoo_xdp_off() {
 	cuckoo_off
 }
 
+cuckoo_xdp_nohooks_on() {
+	CONTENDER=cuckoo_xdp_nohooks cuckoo_on "$1"
+	innet cuckooctl xdp attach r0 native >/dev/null ||
+		die "cuckooctl xdp attach r0 native"
+	inns cuckooctl hooks off || die "cuckooctl hooks off"
+}
+
+cuckoo_xdp_nohooks_off() { cuckoo_xdp_off; }
+
 # xdpf ARG...: xdp-filter, its BPF objects (and libxdp's dispatcher)
 # from XDP_TOOLS.
 xdpf() {
@@ -624,6 +635,9 @@ xdp_setup() {
 	XDP_HAVE=()
 	for p in "${XDP_CONTENDERS[@]}"; do
 		case $p in
+		cuckoo_xdp_nohooks)
+			[[ " ${XDP_HAVE[*]} " == *" cuckoo_xdp "* ]] || continue
+			;;
 		cuckoo_xdp)
 			insmod "$CNF_KO" || die "insmod $CNF_KO"
 			if ! inns cuckooctl add 10.255.255.255 >/dev/null ||
@@ -648,7 +662,7 @@ xdp_setup() {
 }
 
 # is_xdp CONTENDER: whether it drops at XDP (before IP sees a packet).
-is_xdp() { [[ $1 == xdp_* || $1 == cuckoo_xdp || $1 == bpf_hash ]]; }
+is_xdp() { [[ $1 == xdp_* || $1 == cuckoo_xdp* || $1 == bpf_hash ]]; }
 
 # cases_of CONTENDER: the cases it is measured in.
 cases_of() {
