@@ -11,6 +11,14 @@
 # normal build is left alone.  Uses the VM's kernel headers unless KDIR or
 # KVER is given.
 #
+# A clean result is remembered (build/lint-clean/) under a hash of all it
+# depends on: the sources checked, this script, checkpatch.pl; for the
+# build, the kernel build directory (its path and the stamps of its
+# configuration and symbols) and the compiler, sparse and linker
+# binaries.  When none of those changed since, the check is not run again
+# and says so ("inputs unchanged since its last clean run").  A failure is
+# never remembered.  CNF_LINT_FORCE=1 runs every check regardless.
+#
 #   lint.sh --build    only the W=1 + sparse build (make check runs it for
 #                      the 6.12 kernels installed beside the VM's)
 set -euo pipefail
@@ -20,8 +28,77 @@ CHECKPATCH=$("$ROOT/scripts/kernel-source.sh" dir)/scripts/checkpatch.pl
 LINT=$ROOT/build/lint
 # Kernel modules of the tests and benchmarks (Makefile's KMOD_DIRS).
 KMOD_DIRS="selftests/modules userspace/bench/kmod"
+CLEAN=$ROOT/build/lint-clean
 cd "$ROOT"
 
+# The kernel sources lint checks and builds: those of the module, the uapi
+# header, Kbuild and dkms.conf, and of the test and benchmark modules (no
+# build product).
+lint_sources() {
+	# shellcheck disable=SC2086 # KMOD_DIRS: a list of directories
+	find Kbuild dkms.conf module uapi $KMOD_DIRS -type f \
+		! -name '*.o' ! -name '*.ko' ! -name '.*.cmd' ! -name '*.mod*' \
+		! -name modules.order ! -name Module.symvers 2>/dev/null | LC_ALL=C sort
+}
+
+# lint_key VAR PART [KDIR]: VAR = the hash of everything PART's clean
+# result depends on (see the top).
+lint_key() {
+	local -n _key=$1
+	local part=$2 kdir=${3:-} f t
+	_key=$(
+		{
+			echo "$part"
+			lint_sources | xargs sha256sum
+			sha256sum "$ROOT/scripts/lint.sh"
+			if [[ $part == checkpatch ]]; then
+				sha256sum "$CHECKPATCH" 2>/dev/null
+				stat -L -c '%n %s %Y' "$(command -v perl)"
+			else
+				echo "kdir $(realpath "$kdir")"
+				for f in .config Module.symvers Makefile include/generated/autoconf.h \
+					 include/generated/utsrelease.h; do
+					stat -L -c '%n %s %Y' "$kdir/$f" 2>/dev/null
+				done
+				# The compiler the kernel was built with, and the tools.
+				t=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\([^ ]*\) .*/\1/p' "$kdir/.config" 2>/dev/null)
+				for f in ${t:-} gcc cc sparse ld; do
+					f=$(command -v "$f") && stat -L -c '%n %s %Y' "$f"
+				done
+			fi
+			true
+		} | sha256sum | cut -c1-32
+	)
+}
+
+# cached PART KEY: PART was clean at a run whose inputs hashed to KEY.
+cached() {
+	[[ ${CNF_LINT_FORCE:-0} != 1 && -f $CLEAN/$1 && $(<"$CLEAN/$1") == "$2" ]]
+}
+remember() {
+	mkdir -p "$CLEAN"
+	echo "$2" >"$CLEAN/$1"
+}
+forget() { rm -f "$CLEAN/$1"; }
+
+# checked PART KDIR CHECK: CHECK (a function) unless PART was clean with
+# the same inputs; a clean result remembered, a failure forgotten.
+checked() {
+	local part=$1 kdir=$2 check=$3 key
+	lint_key key "$part" "$kdir"
+	if cached "$part" "$key"; then
+		echo "lint: $part: inputs unchanged since its last clean run: not run again"
+		return 0
+	fi
+	if "$check"; then
+		remember "$part" "$key"
+	else
+		forget "$part"
+		return 1
+	fi
+}
+
+# shellcheck disable=SC2317 # called through checked
 run_checkpatch() {
 	local files=() f
 	for f in module/*.c module/*.h uapi/linux/*.h selftests/modules/*.c \
@@ -41,9 +118,12 @@ run_checkpatch() {
 }
 
 # Build a copy of the sources with W=1 and sparse; print our warnings.
+lint_kdir() { echo "${KDIR:-/lib/modules/$(KVER=${KVER:-} scripts/kver)/build}"; }
+
+# shellcheck disable=SC2317 # called through checked
 run_build_checks() {
 	local kdir out rc=0
-	kdir=${KDIR:-/lib/modules/$(KVER=${KVER:-} scripts/kver)/build}
+	kdir=$(lint_kdir)
 	rm -rf "$LINT"
 	mkdir -p "$LINT"
 	cp -a Kbuild dkms.conf module uapi "$LINT/"
@@ -77,11 +157,13 @@ run_build_checks() {
 if [[ ${1:-} == --build ]]; then
 	# Each kernel its own copy: check runs them side by side.
 	LINT=$ROOT/build/lint-$(KVER=${KVER:-} scripts/kver)
-	if run_build_checks; then echo "lint: sparse + W=1: clean"; else echo "lint: sparse + W=1: FAILED"; exit 1; fi
+	kdir=$(lint_kdir)
+	if checked "build-$(basename "$(realpath "$kdir")")" "$kdir" run_build_checks; then echo "lint: sparse + W=1: clean"; else echo "lint: sparse + W=1: FAILED"; exit 1; fi
 	exit 0
 fi
 
 status=0
-if run_checkpatch; then echo "lint: checkpatch: clean"; else echo "lint: checkpatch: FAILED"; status=1; fi
-if run_build_checks; then echo "lint: sparse + W=1: clean"; else echo "lint: sparse + W=1: FAILED"; status=1; fi
+kdir=$(lint_kdir)
+if checked checkpatch "" run_checkpatch; then echo "lint: checkpatch: clean"; else echo "lint: checkpatch: FAILED"; status=1; fi
+if checked "build-$(basename "$(realpath "$kdir")")" "$kdir" run_build_checks; then echo "lint: sparse + W=1: clean"; else echo "lint: sparse + W=1: FAILED"; status=1; fi
 exit "$status"

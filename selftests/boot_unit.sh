@@ -207,7 +207,7 @@ test_start_restores() {
 	fi
 	pass "ExecStart: module loaded, both addresses restored"
 	# Only now does any packet leave the sender.
-	ping_all "$S" "$NPINGS" 0.2 2 "${SRCS[@]}"
+	ping_all "$S" "$NPINGS" 0.2 0.1 "${SRCS[@]}"
 	settle_counters read_counters CTR ST
 	sent=$((2 * NPINGS))
 	for s in "${LISTED[@]}"; do

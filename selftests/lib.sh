@@ -510,7 +510,10 @@ counter_tables() {
 
 # ping_all NS COUNT INTERVAL DEADLINE SRC...: COUNT pings from each SRC
 # in namespace NS (INTERVAL apart, -W DEADLINE), all at once; returns when
-# every one is done.  Their output goes nowhere: counters decide.
+# every one is done.  Their output goes nowhere: counters decide, so
+# DEADLINE need not wait for replies (every request is sent whatever it
+# is, and a request still queued at the receiver is counted by
+# settle_counters): 0.1 s costs a round of 20 sources 1.3 s, 1 s 2.3 s.
 ping_all() {
 	local ns=$1 count=$2 interval=$3 deadline=$4 s argv pids=()
 	shift 4

@@ -78,7 +78,7 @@ send_all() {
 	PIDS=($!)
 	# Until nfq_verdict has bound the queue, the queue drops.
 	queue_bound || fail "nfq_verdict did not bind queue $QUEUE"
-	ping_all "$S" "$NPINGS" 0.05 1 "${SRCS[@]}"
+	ping_all "$S" "$NPINGS" 0.05 0.1 "${SRCS[@]}"
 	wait "${PIDS[@]}"
 	PIDS=()
 }

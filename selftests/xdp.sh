@@ -159,7 +159,7 @@ round() {
 	shift 3
 	snap "$ns" x0 c0 || { fail "$ns: counters not read"; return; }
 	for v; do srcs+=("${v#*:}"); done
-	ping_all "$S" "$NPINGS" 0.1 0.5 "${srcs[@]}"
+	ping_all "$S" "$NPINGS" 0.1 0.1 "${srcs[@]}"
 	# Until two readings agree: the receiver's queue drained.
 	reader() { snap "$ns" x1 c1; }
 	settle_counters reader x1 c1
@@ -233,7 +233,7 @@ test_native_drops_before_netfilter() {
 	status_is "$R" none
 	# Detached: the hook drops them again, and counts it.
 	ctl stats -j >"$TMP/before"
-	ping_all "$S" 1 0.1 0.5 "$A4"
+	ping_all "$S" 1 0.1 0.1 "$A4"
 	out=$(ctl stats -j)
 	[[ $out =~ \"ipv4\":\{[^}]*\"dropped\":([0-9]+) && ${BASH_REMATCH[1]} -ge 1 ]]
 	verdict $? "detached: the hook dropped ${BASH_REMATCH[1]:-none}"
@@ -376,7 +376,7 @@ hook_sees() {
 	fi
 	snap "$R" x0 c0 || { fail "counters not read"; return; }
 	DST4=10.0.1.2 DST6=fd01::2
-	ping_all "$S" "$NPINGS" 0.1 0.5 "$src"
+	ping_all "$S" "$NPINGS" 0.1 0.1 "$src"
 	reader() { snap "$R" x1 c1; }
 	settle_counters reader x1 c1
 	ip -n "$R" link set dev r1 xdpdrv off
