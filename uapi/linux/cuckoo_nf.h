@@ -320,7 +320,9 @@ struct cnf_expiry_stats {
  * @matched: of those, packets whose source is listed.
  * @dropped: of those, packets the kfunc told the program to drop (listed,
  *           in drop mode).  A packet XDP drops never reaches the netfilter
- *           hook, so it is not in &struct cnf_family_stats.
+ *           hook, and one it passed carries the kfuncs' mark there, which
+ *           spares it the hook's lookup when the driver keeps XDP
+ *           metadata: neither is then in &struct cnf_family_stats.
  */
 struct cnf_path_stats {
 	__u64	checked;
