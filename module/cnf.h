@@ -63,7 +63,8 @@ struct cnf_pcpu_stats {
  *          @hooks_on; their ->priv is this struct, so a packet finds it
  *          without net_generic() or an RCU dereference of its own.
  * @hooks_on: whether @ops are registered (enum cnf_hooks, CNF_IOC_SET_CONFIG);
- *          under cnf_net_lock().
+ *          written under cnf_net_lock(), read locklessly by the XDP kfuncs
+ *          (READ_ONCE), which leave no mark for hooks that are off.
  * @expiry: the work that removes entries whose timeout ran out, and its
  *          figures (expiry.h); under cnf_net_lock().
  */

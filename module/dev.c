@@ -1108,9 +1108,9 @@ static long cnf_ioc_set_config(struct cnf_file *cf, void __user *uarg,
 		err = cnf_budget_set_limit(&st->sets.budget, c.mem_limit);
 	if (!err && (c.set & CNF_CONFIG_HOOKS)) {
 		err = cnf_state_set_hooks(cf->net, st, c.hooks == CNF_HOOKS_ON);
-		/* All or nothing; the old limit held a moment ago. */
+		/* All or nothing: the old limit, which held a moment ago. */
 		if (err)
-			st->sets.budget.limit = old_limit;
+			cnf_budget_set_limit(&st->sets.budget, old_limit);
 	}
 	if (!err && (c.set & CNF_CONFIG_MODE))
 		WRITE_ONCE(st->mode, c.mode);

@@ -184,7 +184,7 @@ int cnf_state_set_hooks(struct net *net, struct cnf_state *st, bool on)
 	else
 		nf_unregister_net_hooks(net, st->ops, CNF_NHOOKS);
 	if (!err)
-		st->hooks_on = on;
+		WRITE_ONCE(st->hooks_on, on);
 	return err;
 }
 

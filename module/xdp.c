@@ -66,7 +66,9 @@ static __always_inline int cnf_xdp_verdict(struct xdp_md *ctx,
 		return 0;
 	if (cnf_verdict(cs, CNF_PATH_XDP, fam, saddr))
 		return 1;
-	cnf_xdp_mark(xdp, cs, fam, saddr);
+	/* Only the hooks read the mark. */
+	if (READ_ONCE(cs->hooks_on))
+		cnf_xdp_mark(xdp, cs, fam, saddr);
 	return 0;
 }
 

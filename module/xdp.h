@@ -5,7 +5,8 @@
  * look the same packet up again.
  *
  * The mark is the frame's XDP metadata, put there by the kfunc when the
- * frame has room for it and no metadata yet: the namespace state's
+ * namespace's hooks are on and the frame has room for it and no metadata
+ * yet: the namespace state's
  * cookie, a random secret no packet and no unprivileged user can read,
  * then the source the kfunc judged.  Drivers that support metadata (veth,
  * generic XDP and most drivers with native XDP) carry it into the skb;

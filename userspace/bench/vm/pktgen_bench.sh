@@ -558,7 +558,7 @@ bpf_hash_on() {
 bpf_hash_off() { xdp_prog_off; }
 
 cuckoo_xdp_on() {
-	CONTENDER=cuckoo_xdp cuckoo_on "$1"
+	CONTENDER=${CONTENDER:-cuckoo_xdp} cuckoo_on "$1"
 	innet cuckooctl xdp attach r0 native >/dev/null ||
 		die "cuckooctl xdp attach r0 native"
 }
@@ -569,9 +569,7 @@ cuckoo_xdp_off() {
 }
 
 cuckoo_xdp_nohooks_on() {
-	CONTENDER=cuckoo_xdp_nohooks cuckoo_on "$1"
-	innet cuckooctl xdp attach r0 native >/dev/null ||
-		die "cuckooctl xdp attach r0 native"
+	CONTENDER=cuckoo_xdp_nohooks cuckoo_xdp_on "$1"
 	inns cuckooctl hooks off || die "cuckooctl hooks off"
 }
 
