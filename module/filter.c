@@ -201,13 +201,13 @@ static bool cnf_fits(const struct cnf_filter *f, u64 bytes)
 }
 
 /*
- * Smallest log of @fam whose table holds @entries within the load limit,
- * at least @min_log; past the family's largest table, that one.
+ * Smallest log of @layout whose table holds @entries within the load limit,
+ * at least @min_log; past the layout's largest table, that one.
  */
-static unsigned int cnf_log_for(enum cnf_family fam, u64 entries,
+static unsigned int cnf_log_for(enum cnf_layout layout, u64 entries,
 				unsigned int min_log)
 {
-	unsigned int log = min_log, max = cnf_max_log(fam);
+	unsigned int log = min_log, max = cnf_max_log(layout);
 
 	while (log < max && cnf_table_limit(log) < entries)
 		log++;
@@ -227,14 +227,14 @@ static int cnf_rebuild_within(struct cnf_filter *f,
 			      u64 limit)
 {
 	struct cnf_table *old = cnf_deref(f, tp);
-	enum cnf_family fam = old->family;
+	enum cnf_layout layout = cnf_table_layout(old);
 	u64 in_use = cnf_budget_used(f->budget);
 	struct cnf_rebuild rb = { .path = f->path };
 
-	for (; log <= cnf_max_log(fam); log++) {
-		if (in_use + cnf_table_bytes(fam, log) > limit)
+	for (; log <= cnf_max_log(layout); log++) {
+		if (in_use + cnf_table_bytes(layout, log) > limit)
 			return -ENOSPC;
-		rb.t = cnf_table_alloc(fam, log);
+		rb.t = cnf_table_alloc(layout, log);
 		if (!rb.t)
 			return -ENOMEM;
 		if (!cnf_table_walk(old, cnf_rebuild_one, &rb))
@@ -285,7 +285,7 @@ static unsigned int cnf_grow_log(const struct cnf_filter *f,
 	u64 want = t->count + 1 + f->expect;
 
 	want = min_t(u64, want, 8 * t->limit);
-	return cnf_log_for(t->family, want, t->log + 1);
+	return cnf_log_for(cnf_table_layout(t), want, t->log + 1);
 }
 
 /* The address tiers (/32, /128) are always there; the others come and go. */
@@ -315,7 +315,7 @@ static void cnf_maybe_shrink(struct cnf_filter *f, struct cnf_table __rcu **tp)
 
 	if (t->log <= floor || t->count >= cnf_table_capacity(t->log) / 16)
 		return;
-	log = cnf_log_for(t->family, 2 * t->count, floor);
+	log = cnf_log_for(cnf_table_layout(t), 2 * t->count, floor);
 	if (log < t->log)
 		cnf_filter_rebuild(f, tp, log);
 }
@@ -324,21 +324,21 @@ static void cnf_maybe_shrink(struct cnf_filter *f, struct cnf_table __rcu **tp)
  * cnf_tab_ensure - make sure a filter has a table at a place
  * @f: the filter, under cnf_filter_lock()
  * @tp: where it goes
- * @fam: the layout of a table made now, empty and of its smallest size
+ * @layout: the layout of a table made now, empty and of its smallest size
  *
  * Return: 0; -ENOSPC past the memory limit; -ENOMEM.
  */
 int cnf_tab_ensure(struct cnf_filter *f, struct cnf_table __rcu **tp,
-		   enum cnf_family fam)
+		   enum cnf_layout layout)
 {
 	unsigned int log = cnf_floor_log(f, tp);
 	struct cnf_table *t;
 
 	if (cnf_deref(f, tp))
 		return 0;
-	if (!cnf_fits(f, cnf_table_bytes(fam, log)))
+	if (!cnf_fits(f, cnf_table_bytes(layout, log)))
 		return -ENOSPC;
-	t = cnf_table_alloc(fam, log);
+	t = cnf_table_alloc(layout, log);
 	if (!t)
 		return -ENOMEM;
 	rcu_assign_pointer(*tp, t);
@@ -498,10 +498,10 @@ int cnf_filter_reserve(struct cnf_filter *f, enum cnf_family fam, u64 entries)
 	if (fam >= CNF_NFAMILIES)
 		return -EINVAL;
 	t = cnf_tab(f, fam);
-	log = cnf_log_for(fam, entries, t->log);
+	log = cnf_log_for(cnf_family_layout(fam), entries, t->log);
 	if (log == t->log)
 		return 0;
-	if (cnf_table_limit(cnf_max_log(fam)) < entries)
+	if (cnf_table_limit(cnf_max_log(cnf_family_layout(fam))) < entries)
 		return -ENOSPC;
 	return cnf_filter_grow(f, &f->tier[fam][cnf_family_bits(fam)], log);
 }
@@ -605,7 +605,8 @@ int cnf_filter_flush(struct cnf_filter *f)
 
 	cnf_assert_held(&f->lock);
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
-		fresh[fam] = cnf_table_alloc(fam, f->initial_log);
+		fresh[fam] = cnf_table_alloc(cnf_family_layout(fam),
+					     f->initial_log);
 		if (!fresh[fam])
 			goto err_alloc;
 	}
@@ -748,7 +749,8 @@ void cnf_filter_unlock(struct cnf_filter *f)
  */
 u64 cnf_filter_max_capacity(void)
 {
-	return cnf_table_limit(min(cnf_max_log(CNF_V4), cnf_max_log(CNF_V6)));
+	return cnf_table_limit(min(cnf_max_log(CNF_LAYOUT32),
+				   cnf_max_log(CNF_LAYOUT128)));
 }
 
 /**
@@ -772,14 +774,15 @@ struct cnf_filter *cnf_filter_create_in(u64 initial_capacity,
 	if (!f)
 		return NULL;
 	cnf_mutex_init(&f->lock);
-	f->initial_log = cnf_log_for(CNF_V6, initial_capacity,
+	f->initial_log = cnf_log_for(CNF_LAYOUT128, initial_capacity,
 				     CNF_MIN_BUCKETS_LOG);
 	cnf_budget_init(&f->own_budget, U64_MAX);
 	f->budget = b ?: &f->own_budget;
 	f->budget_next = f->budget->filters;
 	f->budget->filters = f;
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
-		struct cnf_table *t = cnf_table_alloc(fam, f->initial_log);
+		struct cnf_table *t = cnf_table_alloc(cnf_family_layout(fam),
+						      f->initial_log);
 
 		if (!t)
 			goto err_alloc;

@@ -2,21 +2,22 @@
 /*
  * Where a key lives: its two buckets and its slot, and back.
  *
- * An address's low word x (host order) is split into r = x >> log and
- * l = x & mask.  With h = H(r), a hash keyed by a per-table random seed, its
+ * A key's last word x (host order: an IPv4 address, the second word of a
+ * CNF_LAYOUT64 key, the fourth of an IPv6 address) is split into
+ * r = x >> log and l = x & mask; the words before it join r.  With h = H(r), a hash keyed by a per-table random seed, its
  * home bucket is i1 = l ^ h and its alternate i2 = i1 ^ (rol32(h, 16) | 1):
  * odd, so the buckets always differ, and either bucket with the slot gives
  * the other (partial-key cuckoo hashing).  Outsiders cannot aim many
  * addresses at one bucket pair without the seed.  One hash per lookup: an
  * IPv4 r has at most 32 - log bits, so a second hash would add no pairs.
  *
- * A slot stores r (for IPv6 also the three upper words), the tag bits, and
- * nothing else: i1 follows from the bucket and the alternate bit,
- * l = i1 ^ H(r), x = r << log | l.  So the address comes back exactly from
+ * A slot stores r (the upper words as they are, and x >> log), the tag
+ * bits, and nothing else: i1 follows from the bucket and the alternate
+ * bit, l = i1 ^ H(r), x = (x >> log) << log | l.  So the address comes back exactly from
  * a slot and its bucket, a fingerprint hit is an exact match (no false
  * positives), and growth rebuilds a table from its own slots.
  *
- * For IPv6, H is multiply-add-shift of the slot's words (cnf_hash6()).
+ * For IPv6 keys, H is multiply-add-shift of r's words (cnf_hash6()).
  * For IPv4, H is simple
  * tabulation: r is cut into chunks of cnf_tab_bits() bits and H(r) is the
  * xor of one entry per chunk, out of a table of jhash values per chunk under
@@ -45,11 +46,12 @@ static inline unsigned int cnf_tab_chunks(unsigned int width)
 }
 
 /* Entries of the tabulation of a table of @fam, 2^@log buckets; 0: none. */
-static inline size_t cnf_hashes_entries(enum cnf_family fam, unsigned int log)
+static inline size_t cnf_hashes_entries(enum cnf_layout layout,
+					unsigned int log)
 {
-	unsigned int width = cnf_slot_bytes(fam, log);
+	unsigned int width = cnf_slot_bytes(layout, log);
 
-	if (fam != CNF_V4)
+	if (layout != CNF_LAYOUT32)
 		return 0;
 	return (size_t)cnf_tab_chunks(width) << cnf_tab_bits(width);
 }
@@ -72,34 +74,38 @@ static __always_inline u32 cnf_hash4(const struct cnf_table *t,
 }
 
 /*
- * H of an IPv6 table: the four words @k times their own multipliers, plus
- * the addend, modulo 2^64, the upper 32 bits.  Multiply-add-shift with
+ * H of an IPv6 table: the @n words @k (2 or 4) times their own multipliers,
+ * plus the addend, modulo 2^64, the upper 32 bits.  Multiply-add-shift with
  * random 64-bit multipliers and addend is strongly universal (Dietzfelbinger,
  * 1996): any two keys collide with probability 2^-32 whatever they are, so
- * outsiders who choose addresses (the low 64 bits of a network they hold)
- * cannot aim them at one bucket pair without the table's multipliers.  Four
- * independent multiplies instead of jhash2()'s forty dependent steps: the
- * lookup's cache misses start sooner, and more lookups are in flight at once.
+ * outsiders who choose addresses (the low 64 bits of a network they hold,
+ * or the networks of a /32 they hold) cannot aim them at one bucket pair
+ * without the table's multipliers.  Independent multiplies instead of
+ * jhash2()'s forty dependent steps: the lookup's cache misses start sooner,
+ * and more lookups are in flight at once.
  */
-static __always_inline u32 cnf_hash6(const struct cnf_table *t, const u32 *k)
+static __always_inline u32 cnf_hash6(const struct cnf_table *t, const u32 *k,
+				     unsigned int n)
 {
-	return (t->mul6[0] * k[0] + t->mul6[1] * k[1] + t->mul6[2] * k[2] +
-		t->mul6[3] * k[3] + t->mul6[4]) >> 32;
+	u64 h = t->mul6[CNF_MUL6_WORDS - 1] + t->mul6[0] * k[0] +
+		t->mul6[1] * k[1];
+
+	if (n == 4)
+		h += t->mul6[2] * k[2] + t->mul6[3] * k[3];
+	return h >> 32;
 }
 
 /* H(r), r being the part of the key slot words @w store; tags excluded. */
 static __always_inline u32 cnf_hash(const struct cnf_table *t,
 				    unsigned int width, const u32 *w)
 {
-	u32 r[4];
+	const unsigned int n = cnf_width_words(width);
+	u32 r[4] = { w[0], w[1], w[2], w[3] };
 
-	if (width != CNF_SLOT_V6)
+	if (n == 1)
 		return cnf_hash4(t, width, w[0] >> 2);
-	r[0] = w[0];
-	r[1] = w[1];
-	r[2] = w[2];
-	r[3] = w[3] >> 2;
-	return cnf_hash6(t, r);
+	r[n - 1] >>= 2;
+	return cnf_hash6(t, r, n);
 }
 
 static __always_inline u32 cnf_alt_offset(const struct cnf_table *t, u32 h)
@@ -108,29 +114,25 @@ static __always_inline u32 cnf_alt_offset(const struct cnf_table *t, u32 h)
 }
 
 /*
- * Encode @addr (a __be32 for IPv4 tables, a struct in6_addr for IPv6) for
- * @t: its slot words (home tag) and its two buckets.
+ * Encode @addr for @t, its cnf_width_words() words (a __be32 for IPv4
+ * tables, the first two words of a struct in6_addr for CNF_LAYOUT64, all
+ * four for CNF_LAYOUT128; no word past them is read): its slot words (home
+ * tag) and its two buckets.
  */
 static __always_inline void cnf_locate(const struct cnf_table *t,
 				       unsigned int width, const void *addr,
 				       struct cnf_pos *p)
 {
+	const unsigned int n = cnf_width_words(width);
 	const __be32 *a = addr;
 	u32 x, h, *w = p->w;
 
-	if (cnf_width_family(width) == CNF_V4) {
-		x = ntohl(a[0]);
-		w[0] = (x >> t->log) << 2 | CNF_TAG_VALID;
-		w[1] = 0;
-		w[2] = 0;
-		w[3] = 0;
-	} else {
-		x = ntohl(a[3]);
-		w[0] = (__force u32)a[0];
-		w[1] = (__force u32)a[1];
-		w[2] = (__force u32)a[2];
-		w[3] = (x >> t->log) << 2 | CNF_TAG_VALID;
-	}
+	w[0] = n > 1 ? (__force u32)a[0] : 0;
+	w[1] = n > 2 ? (__force u32)a[1] : 0;
+	w[2] = n > 2 ? (__force u32)a[2] : 0;
+	w[3] = 0;
+	x = ntohl(a[n - 1]);
+	w[n - 1] = (x >> t->log) << 2 | CNF_TAG_VALID;
 	h = cnf_hash(t, width, w);
 	p->b[0] = (x ^ h) & t->mask;
 	p->b[1] = p->b[0] ^ cnf_alt_offset(t, h);

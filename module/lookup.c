@@ -9,29 +9,27 @@
  * bucket to the other may be missed by a single pass (read i1, key moves
  * i2 -> i1, read i2), never by a validated one.  An IPv4 hit needs no
  * validation: its slots change in one store, so a slot holding the key's
- * tag means the key was stored at that moment.  An IPv6 slot takes four
- * stores, and a reader between them can see words of two keys that together
- * match a third, absent one: IPv6 hits are validated as misses are.  Write
- * sections are a few slot stores long.
+ * tag means the key was stored at that moment.  An IPv6 slot takes two
+ * stores (CNF_LAYOUT64) or four, and a reader between them can see words of
+ * two keys that together match a third, absent one: IPv6 hits are
+ * validated as misses are.  Write sections are a few slot stores long.
  */
 #include "hash.h"
 #include "prefix.h"
 
 /**
- * cnf_stash_has - is an address in a table's stash
+ * cnf_stash_has - is a key in a table's stash
  * @t: the table
- * @fam: @t's family
- * @addr: a __be32 or a struct in6_addr
+ * @addr: the key's words, as cnf_locate() takes them
  *
  * Lookups read stash entries while a writer may change them, inside read
  * sections that catch it: every word is a marked access.
  *
  * Return: true if the stash holds @addr.
  */
-bool cnf_stash_has(const struct cnf_table *t, enum cnf_family fam,
-		   const void *addr)
+bool cnf_stash_has(const struct cnf_table *t, const void *addr)
 {
-	unsigned int i, w, words = cnf_key_words(fam);
+	unsigned int i, w, words = cnf_width_words(cnf_width(t));
 	u32 n = READ_ONCE(t->stash_n);
 	const __be32 *a = addr;
 
@@ -62,7 +60,7 @@ static noinline bool cnf_table_has_slow(const struct cnf_table *t,
 	do {
 		seq = read_seqcount_begin(&t->seq);
 		hit = cnf_table_probe(t, cnf_width(t), &p) ||
-		      cnf_stash_has(t, t->family, addr);
+		      cnf_stash_has(t, addr);
 	} while (read_seqcount_retry(&t->seq, seq));
 	return hit;
 }
@@ -95,7 +93,7 @@ static __always_inline int cnf_table_has_width(const struct cnf_table *t,
 	cnf_locate(t, width, addr, &p);
 	seq = raw_seqcount_begin(&t->seq);
 	hit = cnf_table_probe(t, width, &p);
-	if (hit && width != CNF_SLOT_V6)
+	if (hit && cnf_width_words(width) == 1)
 		return 1;
 	slow = !hit && READ_ONCE(t->stash_n) != 0;
 	slow |= read_seqcount_retry(&t->seq, seq);
@@ -184,15 +182,29 @@ static __always_inline bool cnf_table_has6(const struct cnf_table *t,
 	return likely(ret >= 0) ? ret : cnf_table_has_slow(t, addr);
 }
 
-/* Is @addr, cut to the tier length @tl, a key of IPv6 tier table @t? */
+/*
+ * Is @addr, cut to the tier length @tl, a key of IPv6 tier table @t?  A
+ * CNF_LAYOUT64 table reads two words of the key: only those are cut.
+ */
 static bool cnf_tier_has6(const struct cnf_table *t, unsigned int tl,
 			  const struct in6_addr *addr)
 {
 	struct in6_addr cut;
+	__be32 key[2];
+	int ret;
 
-	if (tl <= 32)
+	switch (cnf_tier_layout(tl)) {
+	case CNF_LAYOUT32:
 		return cnf_table_has4(t, cnf_tier_key32(ntohl(addr->s6_addr32[0]),
 							tl));
+	case CNF_LAYOUT64:
+		key[0] = addr->s6_addr32[0];
+		key[1] = addr->s6_addr32[1] & htonl(~0U << (64 - tl));
+		ret = cnf_for_64_width(cnf_table_has, t, key);
+		return likely(ret >= 0) ? ret : cnf_table_has_slow(t, key);
+	default:
+		break;
+	}
 	if (tl < CNF_V6_BITS) {
 		cut = *addr;
 		cnf_mask6(&cut, tl);

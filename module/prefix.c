@@ -52,11 +52,15 @@ static u32 cnf_prefix_top(const struct cnf_key *p)
 	return ntohl(p->family == CNF_V4 ? p->v4 : p->v6.s6_addr32[0]);
 }
 
-/* The key a prefix of its tier length @p->len has in its tier's table. */
+/*
+ * The key a prefix of its tier length @p->len has in its tier's table.  An
+ * IPv6 key is the prefix's address, whatever its layout: a CNF_LAYOUT64
+ * table stores its first two words, the others being zero.
+ */
 static void cnf_table_key(const struct cnf_key *p, struct cnf_key *k)
 {
 	memset(k, 0, sizeof(*k));
-	if (cnf_tier_layout(p->len) == CNF_V4) {
+	if (cnf_tier_layout(p->len) == CNF_LAYOUT32) {
 		k->family = CNF_V4;
 		k->len = CNF_V4_BITS;
 		k->v4 = cnf_tier_key32(cnf_prefix_top(p), p->len);
@@ -76,7 +80,7 @@ static void cnf_table_key_prefix(enum cnf_family fam, unsigned int tl,
 	memset(p, 0, sizeof(*p));
 	p->family = fam;
 	p->len = tl;
-	if (cnf_tier_layout(tl) == CNF_V6) {
+	if (cnf_tier_layout(tl) != CNF_LAYOUT32) {
 		p->v6 = k->v6;
 		return;
 	}
@@ -142,7 +146,7 @@ static int cnf_store_add(struct cnf_filter *f, const struct cnf_key *p)
 	struct cnf_key k;
 	int err;
 
-	err = cnf_tab_ensure(f, tp, CNF_V6);
+	err = cnf_tab_ensure(f, tp, CNF_LAYOUT128);
 	if (err)
 		return err;
 	cnf_store_key(p, &k);

@@ -23,8 +23,11 @@
  *
  * Keys of tiers of at most 32 bits live in IPv4-layout tables (the first L
  * bits as a number), longer ones in IPv6-layout tables (the address with
- * the bits past L cleared).  The /32 and /128 tiers are the address tiers:
- * a set of addresses costs what it did before prefixes, one probe.
+ * the bits past L cleared): those of at most 64 bits in CNF_LAYOUT64
+ * tables, whose slots store two words (6 or 8 bytes, table.h), the others
+ * in CNF_LAYOUT128 tables (16-byte slots).  The /32 and /128 tiers are the
+ * address tiers: a set of addresses costs what it did before prefixes, one
+ * probe.
  *
  * Which prefixes a tier's keys came from is what prefix.c keeps.
  */
@@ -59,10 +62,11 @@ static inline unsigned int cnf_tier_of(enum cnf_family fam, unsigned int len)
 	return len;
 }
 
-/* Does the tier of length @tl keep its keys in an IPv4-layout table? */
-static inline enum cnf_family cnf_tier_layout(unsigned int tl)
+/* The layout of the table of the tier of length @tl. */
+static inline enum cnf_layout cnf_tier_layout(unsigned int tl)
 {
-	return tl <= 32 ? CNF_V4 : CNF_V6;
+	return tl <= 32 ? CNF_LAYOUT32 : tl <= 64 ? CNF_LAYOUT64 :
+						    CNF_LAYOUT128;
 }
 
 /* The key, in an IPv4-layout tier of length @tl, of an address whose first

@@ -14,34 +14,35 @@
 #include "hash.h"
 
 /**
- * cnf_max_log - the largest table of a family
- * @fam: the family
+ * cnf_max_log - the largest table of a layout
+ * @layout: the layout
  *
  * Its slots stay below INT_MAX bytes, which kvmalloc() refuses: 2^24
- * buckets for IPv6 (1 GiB), 2^27 for IPv4.
+ * buckets for CNF_LAYOUT128 (1 GiB), 2^26 for CNF_LAYOUT64 (1.5 GiB), 2^27
+ * for CNF_LAYOUT32 (1 GiB).
  *
  * Return: log2 of its buckets.
  */
-unsigned int cnf_max_log(enum cnf_family fam)
+unsigned int cnf_max_log(enum cnf_layout layout)
 {
 	unsigned int log = CNF_MIN_BUCKETS_LOG;
 
-	while (cnf_slots_bytes(fam, log + 1) < INT_MAX)
+	while (cnf_slots_bytes(layout, log + 1) < INT_MAX)
 		log++;
 	return log;
 }
 
 /**
  * cnf_table_bytes - memory of a table
- * @fam: its family
+ * @layout: its layout
  * @log: log2 of its buckets
  *
  * Return: the bytes cnf_table_alloc() takes for it.
  */
-size_t cnf_table_bytes(enum cnf_family fam, unsigned int log)
+size_t cnf_table_bytes(enum cnf_layout layout, unsigned int log)
 {
-	return sizeof(struct cnf_table) + cnf_slots_bytes(fam, log) +
-	       cnf_hashes_entries(fam, log) * sizeof(u32);
+	return sizeof(struct cnf_table) + cnf_slots_bytes(layout, log) +
+	       cnf_hashes_entries(layout, log) * sizeof(u32);
 }
 
 /*
@@ -63,27 +64,28 @@ static void cnf_hashes_fill(struct cnf_table *t, size_t entries)
 
 /**
  * cnf_table_alloc - a new, empty table with a new seed
- * @fam: its family
- * @log: log2 of its buckets, at most cnf_max_log(@fam)
+ * @layout: its layout
+ * @log: log2 of its buckets, at most cnf_max_log(@layout)
  *
  * Return: the table, not yet visible to readers; NULL when memory is short.
  */
-struct cnf_table *cnf_table_alloc(enum cnf_family fam, unsigned int log)
+struct cnf_table *cnf_table_alloc(enum cnf_layout layout, unsigned int log)
 {
+	enum cnf_family fam = layout == CNF_LAYOUT32 ? CNF_V4 : CNF_V6;
 	struct cnf_table *t = cnf_zalloc(sizeof(*t));
 	unsigned int i;
 	size_t entries;
 
 	if (!t)
 		return NULL;
-	t->slots = cnf_zalloc(cnf_slots_bytes(fam, log));
+	t->slots = cnf_zalloc(cnf_slots_bytes(layout, log));
 	if (!t->slots)
 		goto err_table;
 	t->seed = get_random_u32();
 	for (i = 0; fam == CNF_V6 && i < CNF_MUL6_WORDS; i++)
 		t->mul6[i] = (u64)get_random_u32() << 32 | get_random_u32();
-	t->slot_bytes = cnf_slot_bytes(fam, log);
-	entries = cnf_hashes_entries(fam, log);
+	t->slot_bytes = cnf_slot_bytes(layout, log);
+	entries = cnf_hashes_entries(layout, log);
 	if (entries) {
 		t->hashes = cnf_zalloc(entries * sizeof(u32));
 		if (!t->hashes)
@@ -95,7 +97,7 @@ struct cnf_table *cnf_table_alloc(enum cnf_family fam, unsigned int log)
 	t->log = log;
 	t->mask = (1U << log) - 1;
 	t->limit = cnf_table_limit(log);
-	t->bytes = cnf_table_bytes(fam, log);
+	t->bytes = cnf_table_bytes(layout, log);
 	return t;
 
 err_slots:
@@ -136,32 +138,31 @@ void cnf_table_retire(struct cnf_table *t)
 
 /* ---- finding a key ---- */
 
-/* Decode slot words @w found in bucket @bucket back into the address. */
-static void cnf_decode(const struct cnf_table *t, const u32 *w, u32 bucket,
+/*
+ * Decode slot words @w found in bucket @bucket back into the key: the
+ * words the slot holds as they are, then the last (an IPv4 key's only one,
+ * which @key->v4 shares with @key->v6's first), the rest zero.
+ */
+static void cnf_decode(const struct cnf_table *t, u32 *w, u32 bucket,
 		       struct cnf_key *key)
 {
-	u32 tag = t->family == CNF_V4 ? w[0] : w[3];
+	unsigned int i, n = cnf_width_words(cnf_width(t));
+	u32 tag = *cnf_tag_word(cnf_width(t), w);
 	u32 h = cnf_hash(t, cnf_width(t), w), home = bucket, x;
 
 	if (tag & CNF_TAG_ALT)
 		home ^= cnf_alt_offset(t, h);
 	x = (tag >> 2) << t->log | ((home ^ h) & t->mask);
+	memset(key, 0, sizeof(*key));
 	key->family = t->family;
-	if (t->family == CNF_V4) {
-		key->v4 = htonl(x);
-		return;
-	}
-	key->v6.s6_addr32[0] = (__force __be32)w[0];
-	key->v6.s6_addr32[1] = (__force __be32)w[1];
-	key->v6.s6_addr32[2] = (__force __be32)w[2];
-	key->v6.s6_addr32[3] = htonl(x);
+	for (i = 0; i + 1 < n; i++)
+		key->v6.s6_addr32[i] = (__force __be32)w[i];
+	key->v6.s6_addr32[n - 1] = htonl(x);
 }
 
-static bool cnf_slot_equal(const struct cnf_table *t, const u32 *a,
-			   const u32 *b)
+/* Slot words past a layout's own are zero: all four compare. */
+static bool cnf_slot_equal(const u32 *a, const u32 *b)
 {
-	if (t->family == CNF_V4)
-		return a[0] == b[0];
 	return a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3];
 }
 
@@ -173,7 +174,7 @@ static int cnf_bucket_find(const struct cnf_table *t, u32 bucket, const u32 *w)
 
 	for (s = 0; s < CNF_BUCKET_SLOTS; s++) {
 		cnf_slot_read(t, cnf_width(t), bucket, s, cur);
-		if (cnf_slot_equal(t, cur, w))
+		if (cnf_slot_equal(cur, w))
 			return s;
 	}
 	return -1;
@@ -392,7 +393,7 @@ static __always_inline int cnf_table_add_width(struct cnf_table *t,
 
 	cnf_locate(t, width, &key->v6, &p);
 	if (cnf_table_probe(t, width, &p) ||
-	    (t->stash_n && cnf_stash_has(t, key->family, &key->v6)))
+	    (t->stash_n && cnf_stash_has(t, &key->v6)))
 		return -EEXIST;
 	if (t->count + 1 > t->limit)
 		return -E2BIG;
@@ -404,7 +405,9 @@ static noinline int cnf_table_add6(struct cnf_table *t,
 				   struct cnf_path_node *path,
 				   const struct cnf_key *key)
 {
-	return cnf_table_add_width(t, CNF_SLOT_V6, path, key);
+	if (cnf_width(t) == CNF_SLOT_V6)
+		return cnf_table_add_width(t, CNF_SLOT_V6, path, key);
+	return cnf_for_64_width(cnf_table_add, t, path, key);
 }
 
 /**
@@ -419,7 +422,7 @@ static noinline int cnf_table_add6(struct cnf_table *t,
 int cnf_table_add(struct cnf_table *t, struct cnf_path_node *path,
 		  const struct cnf_key *key)
 {
-	if (cnf_width(t) == CNF_SLOT_V6)
+	if (cnf_width_family(cnf_width(t)) == CNF_V6)
 		return cnf_table_add6(t, path, key);
 	return cnf_for_v4_width(cnf_table_add, t, path, key);
 }
@@ -447,10 +450,11 @@ void cnf_table_prefetch(struct cnf_table *t, const struct cnf_key *key)
 
 /* ---- the stash ---- */
 
+/* Stash entries have the table's key words; the rest is zero. */
 static void cnf_stash_get(const struct cnf_table *t, unsigned int i,
 			  struct cnf_key *key)
 {
-	unsigned int w, words = cnf_key_words(t->family);
+	unsigned int w, words = cnf_width_words(cnf_width(t));
 
 	memset(key, 0, sizeof(*key));
 	key->family = t->family;
@@ -462,7 +466,7 @@ static void cnf_stash_get(const struct cnf_table *t, unsigned int i,
 static void cnf_stash_set(struct cnf_table *t, unsigned int i,
 			  const struct cnf_key *key)
 {
-	unsigned int w, words = cnf_key_words(key->family);
+	unsigned int w, words = cnf_width_words(cnf_width(t));
 
 	t->stash[i].family = key->family;
 	for (w = 0; w < words; w++)

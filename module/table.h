@@ -15,16 +15,33 @@
 #include "filter.h"
 
 /*
- * Slot widths in bytes, one layout each.  An IPv4 slot holds r = x >> log
- * (32 - log bits) and the tag bits: from log 18 on that fits 16 bits.  An
- * IPv6 slot holds the three upper words of the address and the encoded low
- * word.
+ * What a table holds, and so its slot layouts: IPv4 keys (also the keys of
+ * IPv6 tiers of at most 32 bits: their first bits as a number), IPv6 keys
+ * of which only the first 64 bits may be set (the tiers of 33 to 64 bits),
+ * and IPv6 keys.  The address tiers are CNF_LAYOUT32 and CNF_LAYOUT128.
+ */
+enum cnf_layout {
+	CNF_LAYOUT32,
+	CNF_LAYOUT64,
+	CNF_LAYOUT128,
+};
+
+/*
+ * Slot widths in bytes, one layout each.  A slot holds its key's words but
+ * the last as they are (the upper words: none for IPv4), and the last word
+ * x encoded: r = x >> log (32 - log bits) and the tag bits, its tag word.
+ * From log CNF_NARROW_LOG on a tag word fits 16 bits; 16-byte slots keep
+ * 32-bit tag words at every size.
  */
 enum cnf_slot_width {
 	CNF_SLOT_V4_NARROW = 2,
 	CNF_SLOT_V4_WIDE = 4,
+	CNF_SLOT_64_NARROW = 6,
+	CNF_SLOT_64_WIDE = 8,
 	CNF_SLOT_V6 = 16,
 };
+
+#define CNF_NARROW_LOG	18
 
 /*
  * Code that touches slots takes the width as a parameter and is inlined.
@@ -40,11 +57,21 @@ enum cnf_slot_width {
 			op##_width(__t4, CNF_SLOT_V4_WIDE, __VA_ARGS__);	\
 	})
 
+#define cnf_for_64_width(op, t, ...)					\
+	({								\
+		typeof(t) __t64 = (t);					\
+		cnf_width(__t64) == CNF_SLOT_64_NARROW ?		\
+			op##_width(__t64, CNF_SLOT_64_NARROW, __VA_ARGS__) :	\
+			op##_width(__t64, CNF_SLOT_64_WIDE, __VA_ARGS__);	\
+	})
+
 #define cnf_for_width(op, t, ...)					\
 	({								\
 		typeof(t) __t = (t);					\
 		cnf_width(__t) == CNF_SLOT_V6 ?				\
 			op##_width(__t, CNF_SLOT_V6, __VA_ARGS__) :	\
+		cnf_width(__t) > CNF_SLOT_V4_WIDE ?			\
+			cnf_for_64_width(op, __t, __VA_ARGS__) :	\
 			cnf_for_v4_width(op, __t, __VA_ARGS__);		\
 	})
 
@@ -54,18 +81,20 @@ enum cnf_slot_width {
 /* Most keys a table holds, in percent of its slots, before it grows. */
 #define CNF_LOAD_MAX_PCT	96
 
-/* H of IPv6 tables: one multiplier per word hashed, and the addend. */
+/*
+ * H of IPv6 tables (both layouts): one multiplier per word hashed, and the
+ * addend, the last.
+ */
 #define CNF_MUL6_WORDS	5
 
 /*
- * A bucket of IPv6 slots, one cache line: the slots' tag words (w[3]: r and
- * the tag bits) side by side, so that a lookup tests them 64 bits at a time
- * as an IPv4 lookup does, then their upper words (w[0..2]).
+ * A bucket, CNF_BUCKET_SLOTS * width bytes: the tag words of its slots side
+ * by side (2 or 4 bytes each, the first 8 or 16 bytes), so that every
+ * lookup tests them 64 bits at a time, then the upper words of each slot in
+ * turn (none for IPv4; one for CNF_LAYOUT64, three for CNF_LAYOUT128).  A
+ * 16-byte slot is one cache line's bucket; a 6-byte slot makes 24-byte
+ * buckets, which are not a power of two: see struct cnf_table's @slots.
  */
-struct cnf_bucket6 {
-	u32 tag[CNF_BUCKET_SLOTS];
-	u32 up[CNF_BUCKET_SLOTS][3];
-};
 
 /*
  * A table.  Readers: under RCU, fields fixed at creation plus slots and stash
@@ -81,14 +110,19 @@ struct cnf_table {
 	u32 seed;
 	u32 stash_n;
 	/*
-	 * The buckets, a power of two of bytes in an allocation of their own:
-	 * kmalloc would round a header plus slots up to the next power of two.
-	 * Aligned to at least a bucket, so a bucket never spans two lines.
+	 * The buckets, in an allocation of their own: kmalloc would round a
+	 * header plus slots up to the next power of two.  Buckets of a power
+	 * of two of bytes are aligned to at least a bucket, so they never span
+	 * two cache lines.  24-byte buckets (CNF_SLOT_64_NARROW, 6 MiB and up:
+	 * past kmalloc's largest size, so vmalloc'd, rounded to a page) are
+	 * aligned to 8 bytes: their tag words, read first, never span two
+	 * lines, but one bucket in four has its upper words partly on the next
+	 * line, which a hit (and a rare false flag) reads as well.
 	 */
 	u8 *slots;
 	/* IPv4 tables: the tabulation of H (see hash.h).  NULL for IPv6. */
 	u32 *hashes;
-	/* IPv6 tables: the multipliers and addend of H (see hash.h). */
+	/* IPv6 tables, both layouts: the multipliers and addend of H. */
 	u64 mul6[CNF_MUL6_WORDS];
 	struct cnf_key stash[CNF_STASH_SLOTS];
 	u64 count;		/* writer only: keys, stash included */
@@ -160,10 +194,14 @@ struct cnf_filter {
 	struct cnf_path_node path[CNF_PATH_NODES];
 };
 
-/* Where a key lives: its two buckets and its encoded slot (home tag). */
+/*
+ * Where a key lives: its two buckets and its encoded slot (home tag).  The
+ * slot words are the key's words, the last encoded (its tag word): w[0] of
+ * IPv4, w[1] of CNF_LAYOUT64, w[3] of CNF_LAYOUT128; the rest zero.
+ */
 struct cnf_pos {
 	u32 b[2];		/* [0] home, [1] alternate */
-	u32 w[4];		/* slot words; IPv4 uses w[0] */
+	u32 w[4];
 };
 
 static __always_inline unsigned int cnf_width(const struct cnf_table *t)
@@ -171,31 +209,59 @@ static __always_inline unsigned int cnf_width(const struct cnf_table *t)
 	return t->slot_bytes;
 }
 
+/* Words of a key, and of a slot, of @width-byte slots: 1, 2 or 4. */
+static __always_inline unsigned int cnf_width_words(unsigned int width)
+{
+	return width <= CNF_SLOT_V4_WIDE ? 1 : width <= CNF_SLOT_64_WIDE ? 2 : 4;
+}
+
+/* Bytes of a tag word of @width-byte slots: 2 or 4. */
+static __always_inline unsigned int cnf_tag_bytes(unsigned int width)
+{
+	return width == CNF_SLOT_V4_NARROW || width == CNF_SLOT_64_NARROW ? 2 : 4;
+}
+
+static __always_inline enum cnf_layout cnf_width_layout(unsigned int width)
+{
+	return width <= CNF_SLOT_V4_WIDE ? CNF_LAYOUT32 :
+	       width <= CNF_SLOT_64_WIDE ? CNF_LAYOUT64 : CNF_LAYOUT128;
+}
+
 /* The family of a table of @width-byte slots, a constant where @width is. */
 static __always_inline enum cnf_family cnf_width_family(unsigned int width)
 {
-	return width == CNF_SLOT_V6 ? CNF_V6 : CNF_V4;
+	return width <= CNF_SLOT_V4_WIDE ? CNF_V4 : CNF_V6;
 }
 
-/* Words of an address of family @fam, as the stash stores them. */
-static inline unsigned int cnf_key_words(enum cnf_family fam)
+static inline enum cnf_layout cnf_table_layout(const struct cnf_table *t)
 {
-	return fam == CNF_V4 ? 1 : 4;
+	return cnf_width_layout(cnf_width(t));
+}
+
+/* The layout of the address tier of @fam. */
+static inline enum cnf_layout cnf_family_layout(enum cnf_family fam)
+{
+	return fam == CNF_V4 ? CNF_LAYOUT32 : CNF_LAYOUT128;
 }
 
 /* ---- sizes ---- */
 
-static inline unsigned int cnf_slot_bytes(enum cnf_family fam,
+static inline unsigned int cnf_slot_bytes(enum cnf_layout layout,
 					  unsigned int log)
 {
-	if (fam == CNF_V6)
-		return CNF_SLOT_V6;
-	return 32 - log + 2 <= 16 ? CNF_SLOT_V4_NARROW : CNF_SLOT_V4_WIDE;
+	bool narrow = log >= CNF_NARROW_LOG;
+
+	BUILD_BUG_ON(32 - CNF_NARROW_LOG + 2 > 16);
+	if (layout == CNF_LAYOUT32)
+		return narrow ? CNF_SLOT_V4_NARROW : CNF_SLOT_V4_WIDE;
+	if (layout == CNF_LAYOUT64)
+		return narrow ? CNF_SLOT_64_NARROW : CNF_SLOT_64_WIDE;
+	return CNF_SLOT_V6;
 }
 
-static inline size_t cnf_slots_bytes(enum cnf_family fam, unsigned int log)
+static inline size_t cnf_slots_bytes(enum cnf_layout layout, unsigned int log)
 {
-	return ((size_t)CNF_BUCKET_SLOTS << log) * cnf_slot_bytes(fam, log);
+	return ((size_t)CNF_BUCKET_SLOTS << log) * cnf_slot_bytes(layout, log);
 }
 
 static inline u64 cnf_table_capacity(unsigned int log)
@@ -211,73 +277,78 @@ static inline u64 cnf_table_limit(unsigned int log)
 
 /* ---- slot access ---- */
 
-/* The tag word of @width-byte slots: w[0] for IPv4, w[3] for IPv6. */
+/* The tag word of slot words @w of @width-byte slots: their last. */
 static __always_inline u32 *cnf_tag_word(unsigned int width, u32 *w)
 {
-	return width == CNF_SLOT_V6 ? &w[3] : &w[0];
+	return &w[cnf_width_words(width) - 1];
 }
 
-static __always_inline const struct cnf_bucket6 *
-cnf_bucket6(const struct cnf_table *t, u32 bucket)
+static __always_inline u8 *cnf_bucket(const struct cnf_table *t,
+				      unsigned int width, u32 bucket)
 {
-	return (const struct cnf_bucket6 *)t->slots + bucket;
+	return t->slots + (size_t)bucket * CNF_BUCKET_SLOTS * width;
+}
+
+/* The upper words of slot @s of bucket @b (see the layout above). */
+static __always_inline u32 *cnf_slot_up(u8 *b, unsigned int width,
+					unsigned int s)
+{
+	return (u32 *)(b + CNF_BUCKET_SLOTS * cnf_tag_bytes(width)) +
+	       s * (cnf_width_words(width) - 1);
+}
+
+/* The tag word of slot @s of bucket @b. */
+static __always_inline u32 cnf_slot_tag(const u8 *b, unsigned int width,
+					unsigned int s)
+{
+	if (cnf_tag_bytes(width) == 2)
+		return READ_ONCE(((const u16 *)b)[s]);
+	return READ_ONCE(((const u32 *)b)[s]);
 }
 
 static __always_inline void cnf_slot_read(const struct cnf_table *t,
 					  unsigned int width, u32 bucket,
 					  unsigned int s, u32 *w)
 {
-	size_t i = (size_t)bucket * CNF_BUCKET_SLOTS + s;
-	const struct cnf_bucket6 *b6;
+	const unsigned int n = cnf_width_words(width);
+	u8 *b = cnf_bucket(t, width, bucket);
+	const u32 *up = cnf_slot_up(b, width, s);
 
-	w[1] = 0;
-	w[2] = 0;
+	w[0] = n > 1 ? READ_ONCE(up[0]) : 0;
+	w[1] = n > 2 ? READ_ONCE(up[1]) : 0;
+	w[2] = n > 2 ? READ_ONCE(up[2]) : 0;
 	w[3] = 0;
-	switch (width) {
-	case CNF_SLOT_V4_NARROW:
-		w[0] = READ_ONCE(((const u16 *)t->slots)[i]);
-		return;
-	case CNF_SLOT_V4_WIDE:
-		w[0] = READ_ONCE(((const u32 *)t->slots)[i]);
-		return;
-	}
-	b6 = cnf_bucket6(t, bucket);
-	w[0] = READ_ONCE(b6->up[s][0]);
-	w[1] = READ_ONCE(b6->up[s][1]);
-	w[2] = READ_ONCE(b6->up[s][2]);
-	w[3] = READ_ONCE(b6->tag[s]);
+	w[n - 1] = cnf_slot_tag(b, width, s);
 }
 
-/* Inside a write section: an IPv6 slot changes in four stores. */
+/*
+ * Inside a write section: a slot with upper words changes in two to four
+ * stores, its tag word last.
+ */
 static __always_inline void cnf_slot_write(struct cnf_table *t,
 					   unsigned int width, u32 bucket,
 					   unsigned int s, const u32 *w)
 {
-	size_t i = (size_t)bucket * CNF_BUCKET_SLOTS + s;
-	struct cnf_bucket6 *b6;
+	const unsigned int n = cnf_width_words(width);
+	u8 *b = cnf_bucket(t, width, bucket);
+	u32 *up = cnf_slot_up(b, width, s);
+	unsigned int i;
 
-	switch (width) {
-	case CNF_SLOT_V4_NARROW:
-		WRITE_ONCE(((u16 *)t->slots)[i], (u16)w[0]);
-		return;
-	case CNF_SLOT_V4_WIDE:
-		WRITE_ONCE(((u32 *)t->slots)[i], w[0]);
-		return;
-	}
-	b6 = (struct cnf_bucket6 *)t->slots + bucket;
-	WRITE_ONCE(b6->up[s][0], w[0]);
-	WRITE_ONCE(b6->up[s][1], w[1]);
-	WRITE_ONCE(b6->up[s][2], w[2]);
-	WRITE_ONCE(b6->tag[s], w[3]);
+	for (i = 0; i + 1 < n; i++)
+		WRITE_ONCE(up[i], w[i]);
+	if (cnf_tag_bytes(width) == 2)
+		WRITE_ONCE(((u16 *)b)[s], (u16)w[n - 1]);
+	else
+		WRITE_ONCE(((u32 *)b)[s], w[n - 1]);
 }
 
 /* ---- bucket tests ---- */
 
 /*
- * Buckets of IPv4 slots are tested 64 bits at a time.  These return the top
- * bit of every zero lane of @x: (x - 1) & ~x per lane.  A borrow can also
- * flag a lane above a zero lane, never one below: the lowest flag is exact,
- * and so is "some lane is zero".
+ * Tag words are tested 64 bits at a time.  These return the top bit of
+ * every zero lane of @x: (x - 1) & ~x per lane.  A borrow can also flag a
+ * lane above a zero lane, never one below: the lowest flag is exact, and so
+ * is "some lane is zero".
  */
 static __always_inline u64 cnf_zero_lanes16(u64 x)
 {
@@ -287,10 +358,10 @@ static __always_inline u64 cnf_zero_lanes16(u64 x)
 }
 
 /*
- * 4-byte slots hold at most 32 - CNF_MIN_BUCKETS_LOG + 2 bits, so no lane of
- * a bucket word, or of one xor a tag, has its top bit set: (x - 1) alone
- * sets it in a zero lane (or, through the borrow, in the lane above one),
- * and the ~x of 2-byte lanes can go.
+ * 4-byte tag words hold at most 32 - CNF_MIN_BUCKETS_LOG + 2 bits, so no
+ * lane of a bucket word, or of one xor a tag, has its top bit set: (x - 1)
+ * alone sets it in a zero lane (or, through the borrow, in the lane above
+ * one), and the ~x of 2-byte lanes can go.
  */
 static __always_inline u64 cnf_zero_lanes32(u64 x)
 {
@@ -301,14 +372,14 @@ static __always_inline u64 cnf_zero_lanes32(u64 x)
 }
 
 /*
- * @v in every lane of a 64-bit word of @width-byte slots.  A variable @v
- * takes one multiply: hidden from the compiler, the constant is not turned
- * into a chain of shifts and adds, a longer path for a lookup.
+ * @v in every lane of a 64-bit word of @width-byte slots' tag words.  A
+ * variable @v takes one multiply: hidden from the compiler, the constant is
+ * not turned into a chain of shifts and adds, a longer path for a lookup.
  */
 static __always_inline u64 cnf_lanes(unsigned int width, u32 v)
 {
-	u64 ones = width == CNF_SLOT_V4_NARROW ? 0x0001000100010001ULL :
-						 0x0000000100000001ULL;
+	u64 ones = cnf_tag_bytes(width) == 2 ? 0x0001000100010001ULL :
+					       0x0000000100000001ULL;
 
 	if (!__builtin_constant_p(v))
 		OPTIMIZER_HIDE_VAR(ones);
@@ -320,8 +391,7 @@ static __always_inline const u64 *cnf_bucket_words(const struct cnf_table *t,
 						   unsigned int width,
 						   u32 bucket)
 {
-	return (const u64 *)(t->slots +
-			     (size_t)bucket * CNF_BUCKET_SLOTS * width);
+	return (const u64 *)cnf_bucket(t, width, bucket);
 }
 
 /*
@@ -340,36 +410,44 @@ static __always_inline u64 cnf_bucket32_match(const u64 *b, u64 lanes)
 }
 
 /*
- * Is the IPv6 key of slot words @w (home tag) in bucket @i0 or, with
- * CNF_TAG_ALT, in @i1?  Both buckets' tag words are tested 64 bits at a
- * time, without branching, as for IPv4 (tag words hold 32 - log + 2 bits, as
- * 4-byte IPv4 slots do); only the slots flagged, the key's own and rarely
- * another, have their upper words compared.  A flag's bit p of the mask
- * says bucket p & 1, slot (p & 2) | (p >> 5 & 1); a borrow can flag a slot
- * whose tag differs, so the tag word is compared again.
+ * Is the key of slot words @w (home tag), of a layout with upper words, in
+ * bucket @i0 or, with CNF_TAG_ALT, in @i1?  Both buckets' tag words are
+ * tested 64 bits at a time, without branching, as for IPv4; only the slots
+ * flagged, the key's own and rarely another, have their upper words
+ * compared.  A flag's bit p of the mask says bucket p & 1, and slot p >> 4
+ * (2-byte tags) or (p & 2) | (p >> 5 & 1) (4-byte tags); a borrow can flag
+ * a slot whose tag differs, so the whole slot is compared.
  */
-static __always_inline bool cnf_probe6(const struct cnf_table *t, u32 i0,
-				       u32 i1, const u32 *w)
+static __always_inline bool cnf_probe_up(const struct cnf_table *t,
+					 unsigned int width, u32 i0, u32 i1,
+					 const u32 *w)
 {
-	const struct cnf_bucket6 *b[2] = { cnf_bucket6(t, i0),
-					   cnf_bucket6(t, i1) };
-	u64 home = cnf_lanes(CNF_SLOT_V4_WIDE, w[3]);
-	u64 alt = home | cnf_lanes(CNF_SLOT_V4_WIDE, CNF_TAG_ALT);
-	const u64 *t0 = (const u64 *)b[0]->tag, *t1 = (const u64 *)b[1]->tag;
+	const unsigned int n = cnf_width_words(width);
+	u8 *b[2] = { cnf_bucket(t, width, i0), cnf_bucket(t, width, i1) };
+	const u64 *t0 = (const u64 *)b[0], *t1 = (const u64 *)b[1];
+	u64 home = cnf_lanes(width, w[n - 1]);
+	u64 alt = home | cnf_lanes(width, CNF_TAG_ALT);
 	u64 m;
 
-	m = cnf_zero_lanes32(READ_ONCE(t0[0]) ^ home) >> 31 |
-	    cnf_zero_lanes32(READ_ONCE(t0[1]) ^ home) >> 29 |
-	    cnf_zero_lanes32(READ_ONCE(t1[0]) ^ alt) >> 30 |
-	    cnf_zero_lanes32(READ_ONCE(t1[1]) ^ alt) >> 28;
+	if (cnf_tag_bytes(width) == 2)
+		m = cnf_zero_lanes16(READ_ONCE(t0[0]) ^ home) >> 15 |
+		    cnf_zero_lanes16(READ_ONCE(t1[0]) ^ alt) >> 14;
+	else
+		m = cnf_zero_lanes32(READ_ONCE(t0[0]) ^ home) >> 31 |
+		    cnf_zero_lanes32(READ_ONCE(t0[1]) ^ home) >> 29 |
+		    cnf_zero_lanes32(READ_ONCE(t1[0]) ^ alt) >> 30 |
+		    cnf_zero_lanes32(READ_ONCE(t1[1]) ^ alt) >> 28;
 	for (; m; m &= m - 1) {
-		unsigned int p = __ffs64(m), s = (p & 2) | (p >> 5 & 1);
-		const struct cnf_bucket6 *bk = b[p & 1];
+		unsigned int p = __ffs64(m);
+		unsigned int s = cnf_tag_bytes(width) == 2 ? p >> 4 :
+				 (p & 2) | (p >> 5 & 1);
+		const u32 *up = cnf_slot_up(b[p & 1], width, s);
 
-		if (READ_ONCE(bk->tag[s]) == (w[3] | (p & 1 ? CNF_TAG_ALT : 0)) &&
-		    READ_ONCE(bk->up[s][0]) == w[0] &&
-		    READ_ONCE(bk->up[s][1]) == w[1] &&
-		    READ_ONCE(bk->up[s][2]) == w[2])
+		if (cnf_slot_tag(b[p & 1], width, s) ==
+		    (w[n - 1] | (p & 1 ? CNF_TAG_ALT : 0)) &&
+		    READ_ONCE(up[0]) == w[0] &&
+		    (n == 2 || (READ_ONCE(up[1]) == w[1] &&
+				READ_ONCE(up[2]) == w[2])))
 			return true;
 	}
 	return false;
@@ -398,38 +476,28 @@ static __always_inline bool cnf_table_probe(const struct cnf_table *t,
 					    unsigned int width,
 					    const struct cnf_pos *p)
 {
-	if (width == CNF_SLOT_V6)
-		return cnf_probe6(t, p->b[0], p->b[1], p->w);
+	if (cnf_width_words(width) > 1)
+		return cnf_probe_up(t, width, p->b[0], p->b[1], p->w);
 	return cnf_probe4(width, cnf_bucket_words(t, width, p->b[0]),
 			  cnf_bucket_words(t, width, p->b[1]), p->w[0]);
 }
 
-/* First empty slot of @bucket, or -1. */
+/* First empty slot of @bucket, or -1: the first zero tag word. */
 static __always_inline int cnf_bucket_free_slot(const struct cnf_table *t,
 						unsigned int width, u32 bucket)
 {
 	const u64 *word = cnf_bucket_words(t, width, bucket);
-	unsigned int s;
-	u32 w[4];
 	u64 m;
 
-	switch (width) {
-	case CNF_SLOT_V4_NARROW:
+	if (cnf_tag_bytes(width) == 2) {
 		m = cnf_zero_lanes16(word[0]);
 		return m ? (int)(__ffs64(m) / 16) : -1;
-	case CNF_SLOT_V4_WIDE:
-		m = cnf_zero_lanes32(word[0]);
-		if (m)
-			return __ffs64(m) / 32;
-		m = cnf_zero_lanes32(word[1]);
-		return m ? (int)(2 + __ffs64(m) / 32) : -1;
 	}
-	for (s = 0; s < CNF_BUCKET_SLOTS; s++) {
-		cnf_slot_read(t, width, bucket, s, w);
-		if (!(*cnf_tag_word(width, w) & CNF_TAG_VALID))
-			return s;
-	}
-	return -1;
+	m = cnf_zero_lanes32(word[0]);
+	if (m)
+		return __ffs64(m) / 32;
+	m = cnf_zero_lanes32(word[1]);
+	return m ? (int)(2 + __ffs64(m) / 32) : -1;
 }
 
 /* ---- write sections ---- */
@@ -457,9 +525,9 @@ static inline void cnf_write_end(struct cnf_table *t)
 
 /* ---- table.c: one table's writers (under the filter's lock) ---- */
 
-unsigned int cnf_max_log(enum cnf_family fam);
-size_t cnf_table_bytes(enum cnf_family fam, unsigned int log);
-struct cnf_table *cnf_table_alloc(enum cnf_family fam, unsigned int log);
+unsigned int cnf_max_log(enum cnf_layout layout);
+size_t cnf_table_bytes(enum cnf_layout layout, unsigned int log);
+struct cnf_table *cnf_table_alloc(enum cnf_layout layout, unsigned int log);
 void cnf_table_free(struct cnf_table *t);
 void cnf_table_retire(struct cnf_table *t);
 int cnf_table_add(struct cnf_table *t, struct cnf_path_node *path,
@@ -478,8 +546,7 @@ void cnf_table_prune(struct cnf_table *t, struct cnf_path_node *path,
 
 /* ---- lookup.c: readers, also used by writers ---- */
 
-bool cnf_stash_has(const struct cnf_table *t, enum cnf_family fam,
-		   const void *addr);
+bool cnf_stash_has(const struct cnf_table *t, const void *addr);
 bool cnf_table_contains(const struct cnf_table *t, const struct cnf_key *key);
 
 /* ---- filter.c: one table of a filter, grown and shrunk as it fills ---- */
@@ -487,7 +554,7 @@ bool cnf_table_contains(const struct cnf_table *t, const struct cnf_key *key);
 struct cnf_table *cnf_deref(const struct cnf_filter *f,
 			    struct cnf_table __rcu *const *tp);
 int cnf_tab_ensure(struct cnf_filter *f, struct cnf_table __rcu **tp,
-		   enum cnf_family fam);
+		   enum cnf_layout layout);
 void cnf_tab_release(struct cnf_filter *f, struct cnf_table __rcu **tp);
 bool cnf_tab_has(const struct cnf_filter *f, struct cnf_table __rcu *const *tp,
 		 const struct cnf_key *key);

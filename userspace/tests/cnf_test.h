@@ -137,8 +137,8 @@ static inline const char *cnf_key_str(const struct cnf_key *k, char *buf,
 
 /*
  * Key shapes that stress different parts of the core's encoding: the low
- * word feeds the bucket index and the stored remainder, the upper IPv6 words
- * only the hashes.  @idx selects the member of the shape's pool; distinct
+ * word (of a /64 prefix, the second) feeds the bucket index and the stored
+ * remainder, the upper IPv6 words only the hashes.  @idx selects the member of the shape's pool; distinct
  * idx (below 2^32) give distinct keys for every shape but CNF_SHAPE_RANDOM,
  * where collisions are merely unlikely.
  */
@@ -147,6 +147,7 @@ enum cnf_shape {
 	CNF_SHAPE_SEQ,		/* consecutive: base + idx in the low word */
 	CNF_SHAPE_HIGH,		/* IPv6: only the top word varies */
 	CNF_SHAPE_MAPPED,	/* IPv6: ::ffff:a.b.c.d, v4-mapped */
+	CNF_SHAPE_NET64,	/* IPv6: /64 prefixes, random first 64 bits */
 	CNF_NSHAPES,
 };
 
@@ -170,6 +171,12 @@ static inline struct cnf_key cnf_pool_key(enum cnf_family fam,
 		return cnf_key6(0x20000000u ^ (u32)idx, 0, 0, 1);
 	case CNF_SHAPE_MAPPED:
 		return cnf_key6(0, 0, 0xffff, (u32)(salt + idx));
+	case CNF_SHAPE_NET64: {
+		struct cnf_key k = cnf_key6((u32)(h >> 32), (u32)h, 0, 0);
+
+		k.len = 64;
+		return k;
+	}
 	default:
 		return cnf_key6((u32)(h >> 32), (u32)h, (u32)(g >> 32),
 				(u32)g);

@@ -856,12 +856,14 @@ TEST(ipv6_keys)
 
 /*
  * Pools of IPv6 keys that differ only in the top word, only in the low
- * word, v4-mapped, and random: thousands of each, across growth.
+ * word, v4-mapped, random, and /64 prefixes: thousands of each, across
+ * growth.
  */
 TEST(ipv6_shapes_grow)
 {
 	const enum cnf_shape shapes[] = { CNF_SHAPE_HIGH, CNF_SHAPE_SEQ,
-					  CNF_SHAPE_MAPPED, CNF_SHAPE_RANDOM };
+					  CNF_SHAPE_MAPPED, CNF_SHAPE_RANDOM,
+					  CNF_SHAPE_NET64 };
 	struct cnf_filter *f;
 	struct cnf_model m;
 	unsigned int s;
@@ -871,7 +873,7 @@ TEST(ipv6_shapes_grow)
 	f = cnf_filter_create(0, NO_LIMIT);
 	ASSERT_NE(NULL, f);
 	cnf_model_init(&m, 4);
-	for (s = 0; s < 4; s++) {
+	for (s = 0; s < ARRAY_SIZE(shapes); s++) {
 		for (i = 0; i < 5000; i++) {
 			struct cnf_key k = cnf_pool_key(CNF_V6, shapes[s], 77,
 							i);
@@ -881,7 +883,7 @@ TEST(ipv6_shapes_grow)
 		ASSERT_MATCHES(f, &m);
 	}
 	/* Neighbours of the pools, never added, are absent. */
-	for (s = 0; s < 4; s++)
+	for (s = 0; s < ARRAY_SIZE(shapes); s++)
 		for (i = 5000; i < 10000; i++) {
 			struct cnf_key k = cnf_pool_key(CNF_V6, shapes[s], 77,
 							i);
@@ -991,6 +993,183 @@ TEST(ipv4_million_16bit_slots)
 	free(hits);
 	free(a);
 	cnf_filter_destroy(f);
+}
+
+/* ---- the /64 tier: 6- and 8-byte slots (CNF_LAYOUT64) ---- */
+
+static struct cnf_key net64(u64 salt, u64 i)
+{
+	return cnf_pool_key(CNF_V6, CNF_SHAPE_NET64, salt, i);
+}
+
+/* The IPv6 figures of @f beyond those of @base: the /64 tier's. */
+static struct cnf_table_stats tier_stats(struct cnf_filter *f,
+					 const struct cnf_table_stats *base)
+{
+	struct cnf_table_stats t = cnf_t_stats(f).fam[CNF_V6];
+
+	t.bytes -= base->bytes;
+	t.capacity -= base->capacity;
+	t.keys -= base->keys;
+	return t;
+}
+
+/*
+ * /64 prefixes added one by one from the tier's smallest table until it
+ * grows past 2^18 buckets, where its slots narrow: just before each growth
+ * the table is near its load limit, and the bytes it takes per key then
+ * (its own byte count, header included) are logged; at 2^18 buckets they
+ * must be at most 8.  Every key is found, nothing else; then deletes
+ * shrink it back across the switch, to 8-byte slots.
+ */
+TEST(ipv6_net64_tier_bytes)
+{
+	struct cnf_rng r = seeded(_metadata, 20);
+	struct cnf_filter *f = cnf_filter_create(0, NO_LIMIT);
+	struct cnf_table_stats base, prev, now;
+	double narrow = 0, wide = 0;
+	struct cnf_model m;
+	u64 i;
+
+	ASSERT_NE(NULL, f);
+	cnf_model_init(&m, 10);
+	base = cnf_t_stats(f).fam[CNF_V6];
+	prev = tier_stats(f, &base);
+	for (i = 0; !narrow; i++) {
+		struct cnf_key k = net64(20, i);
+
+		add_ok(_metadata, f, &m, &k);
+		now = tier_stats(f, &base);
+		if (now.bytes != prev.bytes && prev.keys) {
+			double per_key = (double)prev.bytes / prev.keys;
+
+			TH_LOG("%8llu slots: %8llu keys before growth, load %.3f, %.2f bytes/key, %.2f bytes/slot",
+			       (unsigned long long)prev.capacity,
+			       (unsigned long long)prev.keys,
+			       (double)prev.keys / prev.capacity, per_key,
+			       (double)prev.bytes / prev.capacity);
+			ASSERT_LE(0.85, (double)prev.keys / prev.capacity);
+			if (prev.capacity == (u64)CNF_BUCKET_SLOTS << 18)
+				narrow = per_key;
+		}
+		prev = now;
+	}
+	ASSERT_EQ(i, now.keys);
+	ASSERT_GE(8.0, narrow);
+	ASSERT_MATCHES(f, &m);
+	/* Addresses inside stored /64s are covered; others are not. */
+	for (i = 0; i < 200000; i++) {
+		struct cnf_key in = *cnf_model_any(&m, &r);
+		struct cnf_key out = net64(20, now.keys + i);
+
+		in.len = CNF_V6_BITS;
+		in.v6.s6_addr32[2] = (u32)cnf_rng_next(&r);
+		in.v6.s6_addr32[3] = (u32)cnf_rng_next(&r);
+		ASSERT_HAS(f, &in);
+		ASSERT_HASNT(f, &out);
+	}
+	/* Deletes shrink the tier back below 2^18 buckets: 8-byte slots. */
+	for (i = 0; cnf_model_size(&m) > 3000; i++) {
+		struct cnf_key k = *cnf_model_any(&m, &r);
+
+		ASSERT_EQ(0, cnf_t_del(f, &k));
+		ASSERT_TRUE(cnf_model_del(&m, &k));
+		if (!(i % 200000))
+			ASSERT_MATCHES(f, &m);
+	}
+	ASSERT_MATCHES(f, &m);
+	now = tier_stats(f, &base);
+	wide = (double)now.bytes / now.capacity;
+	TH_LOG("%llu keys after deletes: %llu slots, %.2f bytes/slot",
+	       (unsigned long long)now.keys,
+	       (unsigned long long)now.capacity, wide);
+	ASSERT_LT((u64)CNF_BUCKET_SLOTS << 12, now.capacity);
+	ASSERT_GT((u64)CNF_BUCKET_SLOTS << 18, now.capacity);
+	ASSERT_LE(8.0, wide);
+	cnf_model_free(&m);
+	cnf_filter_destroy(f);
+}
+
+/*
+ * A /64 tier that may not grow (the limit is what the filter uses), with
+ * 8-byte slots (hundreds of keys) and with 6-byte ones (past 2^18
+ * buckets): adds go on past the load limit along ever longer cuckoo paths,
+ * then into the stash, then fail with -ENOSPC and change nothing.  Stashed
+ * keys are found, deleted and added back; deletes free slots the stash
+ * drains into.
+ */
+TEST(ipv6_net64_stash)
+{
+	const u64 sizes[] = { 200, 600000 };
+	struct cnf_rng r = seeded(_metadata, 21);
+	unsigned int z;
+
+	for (z = 0; z < ARRAY_SIZE(sizes); z++) {
+		struct cnf_filter *f = cnf_filter_create(0, NO_LIMIT);
+		struct cnf_key k, stashed[CNF_STASH_SLOTS];
+		struct cnf_table_stats base, st;
+		u64 i = 0, nstash = 0, bytes;
+		struct cnf_model m;
+		int err = 0;
+
+		ASSERT_NE(NULL, f);
+		cnf_model_init(&m, 10);
+		base = cnf_t_stats(f).fam[CNF_V6];
+		for (; i < sizes[z]; i++) {
+			k = net64(21 + z, i);
+			add_ok(_metadata, f, &m, &k);
+		}
+		bytes = cnf_t_bytes(f);
+		ASSERT_EQ(0, cnf_t_set_limit(f, bytes));
+		for (; err != -ENOSPC; i++) {
+			k = net64(21 + z, i);
+			err = cnf_t_add(f, &k);
+			if (err) {
+				ASSERT_EQ(-ENOSPC, err);
+				continue;
+			}
+			ASSERT_TRUE(cnf_model_add(&m, &k));
+			st = tier_stats(f, &base);
+			if (st.stashed > nstash) {
+				ASSERT_EQ(nstash + 1, st.stashed);
+				stashed[nstash++] = k;
+			}
+		}
+		st = tier_stats(f, &base);
+		TH_LOG("-ENOSPC at %llu keys (%llu stashed) of %llu slots, %.2f bytes/slot",
+		       (unsigned long long)st.keys,
+		       (unsigned long long)st.stashed,
+		       (unsigned long long)st.capacity,
+		       (double)st.bytes / st.capacity);
+		ASSERT_EQ(bytes, cnf_t_bytes(f));
+		ASSERT_EQ((u64)CNF_STASH_SLOTS, st.stashed);
+		ASSERT_LE((u64)CNF_STASH_SLOTS, nstash);
+		/* Past the load limit (96%, where a table would grow). */
+		ASSERT_LT(st.capacity * 96 / 100, st.keys - st.stashed);
+		ASSERT_HASNT(f, &k);
+		ASSERT_MATCHES(f, &m);
+		for (i = 0; i < CNF_STASH_SLOTS; i++) {
+			ASSERT_HAS(f, &stashed[i]);
+			ASSERT_EQ(-EEXIST, cnf_t_add(f, &stashed[i]));
+			ASSERT_EQ(0, cnf_t_del(f, &stashed[i]));
+			ASSERT_HASNT(f, &stashed[i]);
+			ASSERT_EQ(0, cnf_t_add(f, &stashed[i]));
+			ASSERT_HAS(f, &stashed[i]);
+		}
+		ASSERT_MATCHES(f, &m);
+		/* Freed slots take stashed keys back. */
+		for (i = 0; i < 100000 && tier_stats(f, &base).stashed; i++) {
+			k = *cnf_model_any(&m, &r);
+			ASSERT_EQ(0, cnf_t_del(f, &k));
+			ASSERT_TRUE(cnf_model_del(&m, &k));
+			ASSERT_HASNT(f, &k);
+		}
+		TH_LOG("stash empty after %llu deletes", (unsigned long long)i);
+		ASSERT_EQ((u64)0, tier_stats(f, &base).stashed);
+		ASSERT_MATCHES(f, &m);
+		cnf_model_free(&m);
+		cnf_filter_destroy(f);
+	}
 }
 
 /* Growth across many doublings, both families: nothing lost, no intruder. */
