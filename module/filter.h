@@ -43,7 +43,8 @@ struct cnf_key {
  * Limits of one filter; the memory limit (its budget's) covers both
  * families' tables, the old table while growth builds a new one, and
  * cnf_budget_charge()s.  A
- * family's largest table is 1 GiB (see cnf_filter_max_capacity()).
+ * family's largest address table is 1 GiB (see cnf_filter_max_capacity());
+ * an IPv6 tier of 33 to 64 bits can reach 1.5 GiB (cnf_max_log()).
  */
 #define CNF_MIN_BUCKETS_LOG	3
 #define CNF_BUCKET_SLOTS	4

@@ -24,17 +24,18 @@
  *
  * The keys asked are the keys present before or after, the keys that walk()
  * decodes from the table at every state, and, where a slot takes more than
- * one store (IPv6), the keys decoded with one stored word rolled back: the
- * torn slots a reader could see.  States that differ only in memory the
+ * one store (IPv6: four words, or two in the tiers of 33 to 64 bits), the
+ * keys decoded with one stored word rolled back: the torn slots a reader
+ * could see.  States that differ only in memory the
  * reader does not load are the same to it, and are tried once.
  *
  * Prefix changes (adds and deletes that expand into many keys, over and
  * under overlapping prefixes) are checked the same way, with addresses:
  * one covered before and after is matched at every state in between.
  *
- * Tables of 2-byte slots start at 2^18 buckets: their operations that
- * publish a whole new table (growth, reserve, flush) are left to smaller
- * tables, which publish the same way.
+ * Tables of 2-byte slots (and the 6-byte ones of /64 tiers) start at 2^18
+ * buckets: their operations that publish a whole new table (growth,
+ * reserve, flush) are left to smaller tables, which publish the same way.
  */
 #include <setjmp.h>
 
@@ -662,11 +663,24 @@ static struct shape run_op(struct __test_metadata *_metadata,
 	return sh;
 }
 
+/*
+ * The keys a fixture changes: addresses of a family (its address tier), or
+ * /64 prefixes (the /64 tier, a table of CNF_LAYOUT64 slots), of which
+ * @min_keys go in first so that the tier's table has grown to the size
+ * the test wants (it starts at the smallest).
+ */
+struct keyset {
+	enum cnf_family fam;
+	enum cnf_shape shape;	/* CNF_SHAPE_RANDOM or CNF_SHAPE_NET64 */
+	u64 min_keys;
+};
+
 FIXTURE(interleave) {
 	struct cnf_filter *f;
 	struct cnf_model m;
 	struct cnf_rng r;
 	struct tally total;
+	u64 other_slots;	/* slots of the tables the keys are not in */
 };
 
 /*
@@ -677,25 +691,37 @@ FIXTURE(interleave) {
 #define INTERLEAVE_TIMEOUT	300
 
 FIXTURE_VARIANT(interleave) {
-	enum cnf_family fam;
-	u64 initial_capacity;	/* picks the slot width */
+	struct keyset ks;
+	u64 initial_capacity;	/* picks the address tiers' slot width */
 	const char *width;
 	u64 salt;
 };
 
 /* Big enough for cuckoo paths without growth. */
 FIXTURE_VARIANT_ADD(interleave, v4_4byte) {
-	.fam = CNF_V4, .initial_capacity = 2000, .width = "4-byte", .salt = 1,
+	.ks = { .fam = CNF_V4 }, .initial_capacity = 2000, .width = "4-byte",
+	.salt = 1,
 };
 
 FIXTURE_VARIANT_ADD(interleave, v4_2byte) {
-	.fam = CNF_V4, .initial_capacity = 1000000, .width = "2-byte",
-	.salt = 2,
+	.ks = { .fam = CNF_V4 }, .initial_capacity = 1000000,
+	.width = "2-byte", .salt = 2,
 };
 
 FIXTURE_VARIANT_ADD(interleave, v6) {
-	.fam = CNF_V6, .initial_capacity = 2000, .width = "16-byte",
-	.salt = 3,
+	.ks = { .fam = CNF_V6 }, .initial_capacity = 2000,
+	.width = "16-byte", .salt = 3,
+};
+
+/* The /64 tier: 2^9 buckets, then 2^18 and more (6-byte slots). */
+FIXTURE_VARIANT_ADD(interleave, v6_64_8byte) {
+	.ks = { .fam = CNF_V6, .shape = CNF_SHAPE_NET64, .min_keys = 1000 },
+	.initial_capacity = 30, .width = "8-byte (/64 tier)", .salt = 9,
+};
+
+FIXTURE_VARIANT_ADD(interleave, v6_64_6byte) {
+	.ks = { .fam = CNF_V6, .shape = CNF_SHAPE_NET64, .min_keys = 600000 },
+	.initial_capacity = 30, .width = "6-byte (/64 tier)", .salt = 7,
 };
 
 
@@ -707,6 +733,8 @@ FIXTURE_SETUP(interleave)
 	ASSERT_NE(NULL, self->f);
 	cnf_model_init(&self->m, variant->initial_capacity > 100000 ? 22 : 4);
 	memset(&self->total, 0, sizeof(self->total));
+	self->other_slots = variant->ks.shape == CNF_SHAPE_NET64 ?
+			    cnf_t_stats(self->f).fam[CNF_V6].capacity : 0;
 	TH_LOG("%s slots, seeds: core %#llx, keys %#llx", variant->width,
 	       (unsigned long long)(SEED_CORE ^ variant->salt),
 	       (unsigned long long)(SEED_KEYS ^ variant->salt));
@@ -730,12 +758,12 @@ FIXTURE_TEARDOWN(interleave)
 }
 
 static struct cnf_key fresh_key(struct cnf_rng *r, const struct cnf_model *m,
-				enum cnf_family fam)
+				const struct keyset *ks)
 {
 	struct cnf_key k;
 
 	do
-		k = cnf_pool_key(fam, CNF_SHAPE_RANDOM, cnf_rng_next(r), 0);
+		k = cnf_pool_key(ks->fam, ks->shape, cnf_rng_next(r), 0);
 	while (cnf_model_has(m, &k));
 	return k;
 }
@@ -746,25 +774,28 @@ static struct cnf_table_stats fam_stats(struct cnf_filter *f,
 	return cnf_t_stats(f).fam[fam];
 }
 
-/* Unlogged adds up to @pct percent of the table's slots. */
+/*
+ * Unlogged adds: @ks->min_keys, and up to @pct percent of the slots of the
+ * table they are in (its family's, but @other's).
+ */
 static void fill(struct __test_metadata *_metadata, struct cnf_filter *f,
-		 struct cnf_model *m, struct cnf_rng *r, enum cnf_family fam,
-		 unsigned int pct)
+		 struct cnf_model *m, struct cnf_rng *r,
+		 const struct keyset *ks, u64 other, unsigned int pct)
 {
-	u64 n = fam_stats(f, fam).capacity * pct / 100;
-
-	while (m->n[fam] < n) {
-		struct cnf_key k = fresh_key(r, m, fam);
+	while (m->n[ks->fam] < ks->min_keys ||
+	       m->n[ks->fam] < (fam_stats(f, ks->fam).capacity - other) * pct /
+			       100) {
+		struct cnf_key k = fresh_key(r, m, ks);
 
 		ASSERT_EQ(0, cnf_t_add(f, &k));
 		cnf_model_add(m, &k);
 	}
 }
 
-/* Words a slot of the family takes: more stores than this moved keys. */
-static size_t slot_words(enum cnf_family fam)
+/* Words a slot of the keys takes: more stores than this moved keys. */
+static size_t slot_words(const struct keyset *ks)
 {
-	return fam == CNF_V6 ? 4 : 1;
+	return ks->fam == CNF_V4 ? 1 : ks->shape == CNF_SHAPE_NET64 ? 2 : 4;
 }
 
 TEST_F_TIMEOUT(interleave, add_free_slot, INTERLEAVE_TIMEOUT)
@@ -772,10 +803,11 @@ TEST_F_TIMEOUT(interleave, add_free_slot, INTERLEAVE_TIMEOUT)
 	struct op op = { .name = "add into a free slot", .kind = OP_ADD };
 	struct shape sh;
 
-	fill(_metadata, self->f, &self->m, &self->r, variant->fam, 40);
-	op.key = fresh_key(&self->r, &self->m, variant->fam);
+	fill(_metadata, self->f, &self->m, &self->r, &variant->ks,
+	     self->other_slots, 40);
+	op.key = fresh_key(&self->r, &self->m, &variant->ks);
 	sh = run_op(_metadata, self->f, &op, &self->m, &self->total);
-	ASSERT_EQ(slot_words(variant->fam), sh.slot_stores);
+	ASSERT_EQ(slot_words(&variant->ks), sh.slot_stores);
 }
 
 TEST_F_TIMEOUT(interleave, add_present, INTERLEAVE_TIMEOUT)
@@ -783,7 +815,8 @@ TEST_F_TIMEOUT(interleave, add_present, INTERLEAVE_TIMEOUT)
 	struct op op = { .name = "add of a present key", .kind = OP_ADD,
 			 .want = -EEXIST };
 
-	fill(_metadata, self->f, &self->m, &self->r, variant->fam, 40);
+	fill(_metadata, self->f, &self->m, &self->r, &variant->ks,
+	     self->other_slots, 40);
 	op.key = self->m.keys[0];
 	ASSERT_EQ(0U, run_op(_metadata, self->f, &op, &self->m, &self->total).slot_stores);
 }
@@ -798,16 +831,17 @@ TEST_F_TIMEOUT(interleave, add_cuckoo_path, INTERLEAVE_TIMEOUT)
 {
 	unsigned int paths = 0, tries;
 
-	fill(_metadata, self->f, &self->m, &self->r, variant->fam, 85);
+	fill(_metadata, self->f, &self->m, &self->r, &variant->ks,
+	     self->other_slots, 85);
 	for (tries = 0; paths < 40 && tries < 1000; tries++) {
 		struct op op = { .name = "add, maybe along a cuckoo path",
 				 .kind = OP_ADD };
 		struct shape sh;
 
-		op.key = fresh_key(&self->r, &self->m, variant->fam);
+		op.key = fresh_key(&self->r, &self->m, &variant->ks);
 		sh = run_op(_metadata, self->f, &op, &self->m, &self->total);
 		ASSERT_FALSE(sh.published);
-		paths += sh.slot_stores > slot_words(variant->fam);
+		paths += sh.slot_stores > slot_words(&variant->ks);
 	}
 	ASSERT_EQ(40U, paths);
 }
@@ -817,14 +851,15 @@ TEST_F_TIMEOUT(interleave, del, INTERLEAVE_TIMEOUT)
 	struct op op = { .name = "delete", .kind = OP_DEL };
 	unsigned int i;
 
-	fill(_metadata, self->f, &self->m, &self->r, variant->fam, 85);
+	fill(_metadata, self->f, &self->m, &self->r, &variant->ks,
+	     self->other_slots, 85);
 	for (i = 0; i < 3; i++) {
 		op.key = self->m.keys[i * 7];
 		run_op(_metadata, self->f, &op, &self->m, &self->total);
 	}
 	op.name = "delete of an absent key";
 	op.want = -ENOENT;
-	op.key = fresh_key(&self->r, &self->m, variant->fam);
+	op.key = fresh_key(&self->r, &self->m, &variant->ks);
 	run_op(_metadata, self->f, &op, &self->m, &self->total);
 }
 
@@ -841,19 +876,21 @@ TEST_F_TIMEOUT(interleave, stash, INTERLEAVE_TIMEOUT)
 	struct cnf_key last;
 	unsigned int i;
 
+	fill(_metadata, self->f, &self->m, &self->r, &variant->ks,
+	     self->other_slots, 0);
 	ASSERT_EQ(0, cnf_t_set_limit(self->f, cnf_t_bytes(self->f)));
 	do {
-		last = fresh_key(&self->r, &self->m, variant->fam);
+		last = fresh_key(&self->r, &self->m, &variant->ks);
 		ASSERT_EQ(0, cnf_t_add(self->f, &last));
 		cnf_model_add(&self->m, &last);
-	} while (!fam_stats(self->f, variant->fam).stashed);
+	} while (!fam_stats(self->f, variant->ks.fam).stashed);
 	ASSERT_EQ(0, cnf_t_del(self->f, &last));
 	cnf_model_del(&self->m, &last);
 	op.key = last;
 	run_op(_metadata, self->f, &op, &self->m, &self->total);
-	ASSERT_EQ(1ULL, fam_stats(self->f, variant->fam).stashed);
+	ASSERT_EQ(1ULL, fam_stats(self->f, variant->ks.fam).stashed);
 	for (i = 0; i < 2; i++) {
-		op.key = fresh_key(&self->r, &self->m, variant->fam);
+		op.key = fresh_key(&self->r, &self->m, &variant->ks);
 		run_op(_metadata, self->f, &op, &self->m, &self->total);
 	}
 
@@ -863,36 +900,43 @@ TEST_F_TIMEOUT(interleave, stash, INTERLEAVE_TIMEOUT)
 	run_op(_metadata, self->f, &op, &self->m, &self->total);
 
 	op.name = "delete that drains the stash";
-	for (i = 0; i < 20 && fam_stats(self->f, variant->fam).stashed; i++) {
+	for (i = 0; i < 20 && fam_stats(self->f, variant->ks.fam).stashed; i++) {
 		op.key = self->m.keys[i * 3];
 		run_op(_metadata, self->f, &op, &self->m, &self->total);
 	}
-	ASSERT_EQ(0ULL, fam_stats(self->f, variant->fam).stashed);
+	ASSERT_EQ(0ULL, fam_stats(self->f, variant->ks.fam).stashed);
 }
 
 /*
  * Operations that publish a new table: growth, reserve, flush.  On small
- * tables, so that every key can be asked: tables of 2-byte slots start at
- * 2^18 buckets, and publish as the 4-byte ones do.
+ * tables, so that every key can be asked: tables of 2- and 6-byte slots
+ * start at 2^18 buckets, and publish as the 4- and 8-byte ones do.
  */
 FIXTURE(publish) {
 	struct cnf_filter *f;
 	struct cnf_model m;
 	struct cnf_rng r;
 	struct tally total;
+	u64 other_slots;
 };
 
 FIXTURE_VARIANT(publish) {
-	enum cnf_family fam;
+	struct keyset ks;
 	u64 salt;
 };
 
 FIXTURE_VARIANT_ADD(publish, v4) {
-	.fam = CNF_V4, .salt = 4,
+	.ks = { .fam = CNF_V4 }, .salt = 4,
 };
 
 FIXTURE_VARIANT_ADD(publish, v6) {
-	.fam = CNF_V6, .salt = 5,
+	.ks = { .fam = CNF_V6 }, .salt = 5,
+};
+
+/* The /64 tier's table, from its first key on. */
+FIXTURE_VARIANT_ADD(publish, v6_64) {
+	.ks = { .fam = CNF_V6, .shape = CNF_SHAPE_NET64, .min_keys = 1 },
+	.salt = 8,
 };
 
 FIXTURE_SETUP(publish)
@@ -903,6 +947,8 @@ FIXTURE_SETUP(publish)
 	ASSERT_NE(NULL, self->f);
 	cnf_model_init(&self->m, 4);
 	memset(&self->total, 0, sizeof(self->total));
+	self->other_slots = variant->ks.shape == CNF_SHAPE_NET64 ?
+			    cnf_t_stats(self->f).fam[CNF_V6].capacity : 0;
 	TH_LOG("seeds: core %#llx, keys %#llx",
 	       (unsigned long long)(SEED_CORE ^ variant->salt),
 	       (unsigned long long)(SEED_KEYS ^ variant->salt));
@@ -931,23 +977,25 @@ TEST_F(publish, growth)
 	unsigned int tries;
 	struct shape sh;
 
-	fill(_metadata, self->f, &self->m, &self->r, variant->fam, 90);
+	fill(_metadata, self->f, &self->m, &self->r, &variant->ks,
+	     self->other_slots, 90);
 	for (tries = 0; tries < 64; tries++) {
-		op.key = fresh_key(&self->r, &self->m, variant->fam);
+		op.key = fresh_key(&self->r, &self->m, &variant->ks);
 		sh = run_op(_metadata, self->f, &op, &self->m, &self->total);
 		if (sh.published)
 			break;
 	}
 	ASSERT_TRUE(sh.published);
-	ASSERT_EQ(1ULL, fam_stats(self->f, variant->fam).grows);
+	ASSERT_EQ(1ULL, fam_stats(self->f, variant->ks.fam).grows);
 }
 
 TEST_F(publish, reserve)
 {
 	struct op op = { .name = "reserve", .kind = OP_RESERVE };
 
-	fill(_metadata, self->f, &self->m, &self->r, variant->fam, 50);
-	op.key.family = variant->fam;
+	fill(_metadata, self->f, &self->m, &self->r, &variant->ks,
+	     self->other_slots, 50);
+	op.key.family = variant->ks.fam;
 	ASSERT_TRUE(run_op(_metadata, self->f, &op, &self->m, &self->total).published);
 }
 
@@ -955,8 +1003,9 @@ TEST_F(publish, flush)
 {
 	struct op op = { .name = "flush", .kind = OP_FLUSH };
 
-	fill(_metadata, self->f, &self->m, &self->r, variant->fam, 50);
-	op.key.family = variant->fam;
+	fill(_metadata, self->f, &self->m, &self->r, &variant->ks,
+	     self->other_slots, 50);
+	op.key.family = variant->ks.fam;
 	ASSERT_TRUE(run_op(_metadata, self->f, &op, &self->m, &self->total).published);
 }
 

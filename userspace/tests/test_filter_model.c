@@ -32,6 +32,7 @@ struct run {
 	const struct pool *pools;
 	unsigned int npools;
 	unsigned int phase_ops;	/* ops per add-heavy or delete-heavy phase */
+	u64 min_peak;		/* entries the run must reach at least */
 };
 
 /* What happened, to show (and check) that every outcome was exercised. */
@@ -199,6 +200,7 @@ static void run_model(struct __test_metadata *_metadata, const struct run *run)
 		       (unsigned long long)cnf_t_count(s.f, fam),
 		       (unsigned long long)cnf_t_stats(s.f).fam[fam].grows);
 	TH_LOG("at most %llu entries", (unsigned long long)s.max_entries);
+	ASSERT_LE(run->min_peak, s.max_entries);
 	/* The run exercised what it claims to: every common outcome. */
 	for (i = ADD_NEW; i <= MISS; i++)
 		ASSERT_LT((u64)1000, s.n[i]);
@@ -220,8 +222,9 @@ TEST_F_TIMEOUT(model, small_pools, 300)
 		{ CNF_V6, CNF_SHAPE_HIGH, 100, 1 },
 		{ CNF_V6, CNF_SHAPE_SEQ, 100, 1 },
 		{ CNF_V6, CNF_SHAPE_MAPPED, 100, 1 },
+		{ CNF_V6, CNF_SHAPE_NET64, 100, 1 },
 	};
-	const struct run run = { 0xc0ffee01, 1500000, pools, 6, 20000 };
+	const struct run run = { 0xc0ffee01, 1500000, pools, 7, 20000 };
 
 	run_model(_metadata, &run);
 }
@@ -253,8 +256,28 @@ TEST_F_TIMEOUT(model, mixed_pools, 300)
 		{ CNF_V6, CNF_SHAPE_HIGH, 1 << 12, 1 },
 		{ CNF_V6, CNF_SHAPE_SEQ, 1 << 12, 1 },
 		{ CNF_V6, CNF_SHAPE_MAPPED, 1 << 12, 1 },
+		{ CNF_V6, CNF_SHAPE_NET64, 1 << 14, 2 },
 	};
-	const struct run run = { 0xc0ffee03, 2000000, pools, 8, 50000 };
+	const struct run run = { 0xc0ffee03, 2000000, pools, 9, 50000 };
+
+	run_model(_metadata, &run);
+}
+
+/*
+ * Mostly /64 prefixes, one table (the /64 tier, CNF_LAYOUT64): its first
+ * add-heavy phase grows it past 2^18 buckets, where its slots narrow from
+ * 8 bytes to 6, and the delete-heavy one shrinks it again.
+ */
+TEST_F_TIMEOUT(model, net64_pools, 300)
+{
+	static const struct pool pools[] = {
+		{ CNF_V6, CNF_SHAPE_NET64, 1 << 22, 30 },
+		{ CNF_V6, CNF_SHAPE_NET64, 200, 1 },
+		{ CNF_V4, CNF_SHAPE_RANDOM, 1 << 16, 1 },
+		{ CNF_V6, CNF_SHAPE_RANDOM, 1 << 16, 1 },
+	};
+	const struct run run = { 0xc0ffee04, 3000000, pools, 4, 1200000,
+				 650000 };
 
 	run_model(_metadata, &run);
 }
