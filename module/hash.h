@@ -4,18 +4,19 @@
  *
  * A key's last word x (host order: an IPv4 address, the second word of a
  * CNF_LAYOUT64 key, the fourth of an IPv6 address) is split into
- * r = x >> log and l = x & mask; the words before it join r.  With h = H(r), a hash keyed by a per-table random seed, its
- * home bucket is i1 = l ^ h and its alternate i2 = i1 ^ (rol32(h, 16) | 1):
- * odd, so the buckets always differ, and either bucket with the slot gives
- * the other (partial-key cuckoo hashing).  Outsiders cannot aim many
+ * r = x >> log and l = x & mask; the words before it join r.  With
+ * h = H(r), a hash keyed by a per-table random seed, its home bucket is
+ * i1 = l ^ h and its alternate i2 = i1 ^ (rol32(h, 16) | 1): odd, so the
+ * buckets always differ, and either bucket with the slot gives the other
+ * (partial-key cuckoo hashing).  Outsiders cannot aim many
  * addresses at one bucket pair without the seed.  One hash per lookup: an
  * IPv4 r has at most 32 - log bits, so a second hash would add no pairs.
  *
  * A slot stores r (the upper words as they are, and x >> log), the tag
  * bits, and nothing else: i1 follows from the bucket and the alternate
- * bit, l = i1 ^ H(r), x = (x >> log) << log | l.  So the address comes back exactly from
- * a slot and its bucket, a fingerprint hit is an exact match (no false
- * positives), and growth rebuilds a table from its own slots.
+ * bit, l = i1 ^ H(r), x = (x >> log) << log | l.  So the key comes back
+ * exactly from a slot and its bucket, a fingerprint hit is an exact match
+ * (no false positives), and growth rebuilds a table from its own slots.
  *
  * For IPv6 keys, H is multiply-add-shift of r's words (cnf_hash6()).
  * For IPv4, H is simple

@@ -70,8 +70,10 @@ enum cnf_slot_width {
 		typeof(t) __t = (t);					\
 		cnf_width(__t) == CNF_SLOT_V6 ?				\
 			op##_width(__t, CNF_SLOT_V6, __VA_ARGS__) :	\
-		cnf_width(__t) > CNF_SLOT_V4_WIDE ?			\
-			cnf_for_64_width(op, __t, __VA_ARGS__) :	\
+		cnf_width(__t) == CNF_SLOT_64_NARROW ?			\
+			op##_width(__t, CNF_SLOT_64_NARROW, __VA_ARGS__) :	\
+		cnf_width(__t) == CNF_SLOT_64_WIDE ?			\
+			op##_width(__t, CNF_SLOT_64_WIDE, __VA_ARGS__) :	\
 			cnf_for_v4_width(op, __t, __VA_ARGS__);		\
 	})
 
