@@ -16,10 +16,11 @@
  *          2 = one byte below use (must fail), 3 = use + 4 KiB * (c / 4)
  *     15   arm failure: the (1 byte % 4)-th allocation of the next op fails
  *   K = 16 bits v: family v >> 15, pool (v >> 10) & 31, index v & 1023.
- *   Pools 0-27 are addresses; 28-31 prefixes, where the index picks a
- *   length (i & 15, a table of the lengths around the tiers' edges) and
- *   a base (i >> 4) from a few regions of nested blocks, so that
- *   prefixes overlap.  A lookup of a prefix tests its first and last
+ *   Pools 0-27 are cnf_test.h's key shapes (addresses; for IPv6 also
+ *   random /64 prefixes, which fill the /64 tier's table); 28-31
+ *   prefixes, where the index picks a length (i & 15, a table of the
+ *   lengths around the tiers' edges) and a base (i >> 4) from a few
+ *   regions of nested blocks, so that prefixes overlap.  A lookup of a prefix tests its first and last
  *   address against every stored prefix covering them.
  *
  * Built three ways (fuzz/fuzz.mk): with clang -fsanitize=fuzzer,address,
