@@ -94,7 +94,7 @@ enum cnf_slot_width {
  * by side (2 or 4 bytes each, the first 8 or 16 bytes), so that every
  * lookup tests them 64 bits at a time, then the upper words of each slot in
  * turn (none for IPv4; one for CNF_LAYOUT64, three for CNF_LAYOUT128).  A
- * 16-byte slot is one cache line's bucket; a 6-byte slot makes 24-byte
+ * bucket of 16-byte slots is one cache line; 6-byte slots make 24-byte
  * buckets, which are not a power of two: see struct cnf_table's @slots.
  */
 
@@ -118,8 +118,8 @@ struct cnf_table {
 	 * two cache lines.  24-byte buckets (CNF_SLOT_64_NARROW, 6 MiB and up:
 	 * past kmalloc's largest size, so vmalloc'd, rounded to a page) are
 	 * aligned to 8 bytes: their tag words, read first, never span two
-	 * lines, but one bucket in four has its upper words partly on the next
-	 * line, which a hit (and a rare false flag) reads as well.
+	 * lines, but one bucket in four has its upper words (partly) on the
+	 * next line, which a hit (and a rare false flag) reads as well.
 	 */
 	u8 *slots;
 	/* IPv4 tables: the tabulation of H (see hash.h).  NULL for IPv6. */
