@@ -71,7 +71,7 @@ static void cnf_hashes_fill(struct cnf_table *t, size_t entries)
  */
 struct cnf_table *cnf_table_alloc(enum cnf_layout layout, unsigned int log)
 {
-	enum cnf_family fam = layout == CNF_LAYOUT32 ? CNF_V4 : CNF_V6;
+	enum cnf_family fam = cnf_width_family(cnf_slot_bytes(layout, log));
 	struct cnf_table *t = cnf_zalloc(sizeof(*t));
 	unsigned int i;
 	size_t entries;
