@@ -132,13 +132,17 @@ static double time_op(struct cnf_filter **f, unsigned int nf,
 /* Packed addresses, as the packet path has them: no struct cnf_key. */
 struct addrs {
 	u64 n;
+	u64 lookups;		/* per measurement, cycling them */
 	__be32 *v4;
 	struct in6_addr *v6;
 };
 
 static struct addrs pack(const struct cnf_key *k, u64 n)
 {
-	struct addrs a = { .n = n };
+	struct addrs a = {
+		.n = n,
+		.lookups = n > MIN_LOOKUPS ? n : MIN_LOOKUPS,
+	};
 	u64 i;
 
 	if (k[0].family == CNF_V4) {
@@ -225,7 +229,7 @@ static double time_pass(pass_fn pass, const void *obj, const struct addrs *a,
 {
 	double t0;
 
-	*total = a->n > MIN_LOOKUPS ? a->n : MIN_LOOKUPS;
+	*total = a->lookups;
 	*total = (*total + RCU_BATCH - 1) / RCU_BATCH * RCU_BATCH;
 	pass(obj, a, a->n < *total ? a->n : *total);	/* warm up */
 	t0 = now();
@@ -410,6 +414,7 @@ static void bench_size(enum cnf_family fam, u64 n, struct result *res)
  * answer of the filter is checked against the set.
  */
 #define PFX_SOURCES	(1u << 18)	/* hit sources, and as many misses */
+#define PFX_LOOKUPS	(1u << 22)	/* per measurement: 16 rounds */
 #define MIN_PFX_ADDS	(1u << 18)	/* per load measurement */
 
 struct pfx_result {
@@ -613,6 +618,7 @@ static void pfx_sources(enum cnf_family fam, const struct cnf_model *m,
 	}
 	*hit = pack(h, PFX_SOURCES);
 	*miss = pack(x, PFX_SOURCES);
+	hit->lookups = miss->lookups = PFX_LOOKUPS;
 	free(h);
 	free(x);
 }
