@@ -13,13 +13,12 @@
  *   IPv4  /16 (lengths 0-16), /24 (17-24), /32 (25-32).  At most three
  *         probes; a prefix expands into at most 128 keys, but for lengths
  *         below 16 (a /8: 256 keys, a /0: 65,536).
- *   IPv6  /32 (lengths 25-32), /40 (33-40), /48 (41-48), /56 (49-56), /64
- *         (57-64), /128 (128).  A prefix expands into at most 128 keys
- *         (CNF_V6_EXPAND_BITS): its keys cost 2 KB at most.  Lengths
- *         farther from a tier (below /25, /65 to /127) are tiers of their
- *         own, unexpanded: each such length present costs one more probe.
- *         Lists as published (allocations of /19 to /48, hosts, /64
- *         ranges) have few of them.
+ *   IPv6  every 8 bits, /8 to /120 (each for the 8 lengths up to it), /127
+ *         (121-127) and /128 (128); a /0 is a tier of its own (one key).
+ *         A prefix expands into at most 128 keys (CNF_V6_TIER_STEP): they
+ *         cost 2 KB at most.  So any list probes at most 18 tables, and
+ *         lists as published (allocations of /19 to /48, /56 and /64
+ *         assignments, hosts) probe about 7.
  *
  * Keys of tiers of at most 32 bits live in IPv4-layout tables (the first L
  * bits as a number), longer ones in IPv6-layout tables (the address with
@@ -36,8 +35,8 @@
 
 #include "table.h"
 
-/* Most keys of an IPv6 prefix, as log2; past it a length is its own tier. */
-#define CNF_V6_EXPAND_BITS	7
+/* Bits between IPv6 tier lengths: a prefix expands into 2^7 keys at most. */
+#define CNF_V6_TIER_STEP	8
 
 static inline unsigned int cnf_family_bits(enum cnf_family fam)
 {
@@ -51,15 +50,11 @@ static inline unsigned int cnf_family_bits(enum cnf_family fam)
  */
 static inline unsigned int cnf_tier_of(enum cnf_family fam, unsigned int len)
 {
-	static const u8 v6[] = { 32, 40, 48, 56, 64 };
-	unsigned int i;
-
 	if (fam == CNF_V4)
 		return len <= 16 ? 16 : len <= 24 ? 24 : 32;
-	for (i = 0; i < ARRAY_SIZE(v6); i++)
-		if (len <= v6[i])
-			return v6[i] - len <= CNF_V6_EXPAND_BITS ? v6[i] : len;
-	return len;
+	if (len > CNF_V6_BITS - CNF_V6_TIER_STEP)
+		return len == CNF_V6_BITS ? len : CNF_V6_BITS - 1;
+	return (len + CNF_V6_TIER_STEP - 1) / CNF_V6_TIER_STEP * CNF_V6_TIER_STEP;
 }
 
 /* The layout of the table of the tier of length @tl. */

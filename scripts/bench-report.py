@@ -86,6 +86,8 @@ def core_report():
         return ("No figures yet: `make bench` (a few minutes) writes "
                 "`build/bench/core.json` and this table.\n")
     res = data["results"]
+    if not res:
+        return None  # a run of the prefix sets only
     out = [f"Measured {when} on {data['machine']} by `make bench`: "
            f"{data['note']}; K = 10^3, M = 10^6.  Baseline: `ref12.c`, "
            "the paper's filter as its reference implementation runs it, "
@@ -135,6 +137,50 @@ def core_report():
             out.append("\n![IPv4 lookups/s of the filter core and the "
                        "baseline at each size]"
                        "(userspace/bench/plots/core-lookups.svg)")
+    return "\n".join(out) + "\n"
+
+
+def core_prefix_report():
+    data, when = load("core.json")
+    if data is None:
+        return ("No figures yet: `make bench` writes `build/bench/core.json` "
+                "and this table.\n")
+    res = data.get("prefix_results")
+    if not res:
+        return None  # a run of the address sets only
+    out = [f"Measured {when} on {data['machine']} by `make bench`: "
+           f"{data['note']}; {data['prefix_note']}.  Probes: lookup tables "
+           "a lookup reads; keys: what the prefixes expand into; bytes: "
+           "the filter's own count.\n",
+           "| prefix set | lengths | loaded prefixes/s | lookups/s hit / "
+           "miss | ns hit / miss | probes | lookup keys | bytes/prefix "
+           "| wrong answers |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for r in res:
+        out.append(
+            f"| {r['family'].replace('ipv', 'IPv')} "
+            f"{size_name(r['prefixes'])} | {r['lengths']} "
+            f"| {si(r['load_prefixes_per_s'])} "
+            f"| {si(r['hits_per_s'])} / {si(r['misses_per_s'])} "
+            f"| {r['ns_per_hit']:.1f} / {r['ns_per_miss']:.1f} "
+            f"| {r['tables']} | {si(r['keys'])} "
+            f"| {r['bytes_per_prefix']:.1f} | {r['wrong_answers']} |")
+    flat = []
+    for fam in ("ipv4", "ipv6"):
+        by = {r["prefixes"]: r for r in res if r["family"] == fam}
+        sizes = sorted(by)
+        if len(sizes) < 2:
+            continue
+        a, b = by[sizes[0]], by[sizes[-1]]
+        flat.append(f"{fam.replace('ipv', 'IPv')} hit "
+                    f"{b['ns_per_hit'] / a['ns_per_hit']:.2f}x, miss "
+                    f"{b['ns_per_miss'] / a['ns_per_miss']:.2f}x "
+                    f"({size_name(sizes[-1])} / {size_name(sizes[0])})")
+    if flat:
+        out.append("\nFlatness, lookup time at the largest set over the "
+                   "smallest (CPU time: a larger set's cache misses count, "
+                   "unlike in bench-vm's instruction counts): " +
+                   "; ".join(flat) + ".")
     return "\n".join(out) + "\n"
 
 
@@ -251,22 +297,10 @@ def goal_text(g):
     return f"{g['goal']}: {m}, {'met' if g['met'] else 'missed'}"
 
 
-def vm_prefix_report():
-    data, when = load("vm.json")
-    if data is None:
-        return ("No figures yet: `make bench-vm` (or, for these alone, "
-                "`CNF_TEST_BENCH_SKIP=addr make bench-vm`) writes "
-                "`build/bench/vm.json` and this table.\n")
-    pfx = data.get("prefix")
-    if not pfx or not (pfx["packet_path"] or pfx["load_memory"]):
-        return None  # a run of the address sets only
-    out = [vm_measured(data, when, " (prefix sets)") +
-           "\nIPv4 prefixes of 25 lengths, /8 to /32, mostly /16 to /24 as "
-           "in blocklists, none overlapping (`userspace/bench/vm/mkdata.py`)"
-           "; pass: sources in a /16 no prefix covers.  nftables: a set of "
-           "`ipv4_addr` with `flags interval`; ipset: `hash:net`.\n"]
-    names = {"cuckoo": "cuckoo_nf", "nft": "nftables interval set",
-             "ipset": "ipset hash:net"}
+def prefix_tables(pfx, names):
+    """The added-cost, load and memory tables and goals of one family's
+    prefix sets (vm.json's "prefix" or "prefix6")."""
+    out = []
     pp = [r for r in pfx["packet_path"] if r["case"] == "pass"]
     sizes = sorted({r["size"] for r in pp})
     if pp:
@@ -287,6 +321,40 @@ def vm_prefix_report():
     if pfx["goals"]:
         out.append("\nGoals, as ratios measured in this run: " +
                    "; ".join(goal_text(g) for g in pfx["goals"]) + ".")
+    return out
+
+
+def vm_prefix_report():
+    data, when = load("vm.json")
+    if data is None:
+        return ("No figures yet: `make bench-vm` (or, for these alone, "
+                "`CNF_TEST_BENCH_SKIP='addr sets xdp mod' make bench-vm`) "
+                "writes `build/bench/vm.json` and these tables.\n")
+    pfx, pfx6 = data.get("prefix"), data.get("prefix6")
+    have = [x for x in (pfx, pfx6)
+            if x and (x["packet_path"] or x["load_memory"])]
+    if not have:
+        return None  # a run without the prefix sets
+    out = [vm_measured(data, when, " (prefix sets)").rstrip("\n")]
+    if pfx in have:
+        out += ["\nIPv4 prefixes of 25 lengths, /8 to /32, mostly /16 to "
+                "/24 as in blocklists, none overlapping "
+                "(`userspace/bench/vm/mkdata.py`); pass: sources random in "
+                "a /16 no prefix covers.  nftables: a set of `ipv4_addr` "
+                "with `flags interval`; ipset: `hash:net`.\n"]
+        out += prefix_tables(pfx, {"cuckoo": "cuckoo_nf",
+                                   "nft": "nftables interval set",
+                                   "ipset": "ipset hash:net"})
+    if pfx6 in have:
+        out += ["\nIPv6 prefixes of 35 lengths, /19 to /128, mostly /29 "
+                "to /48 with some /56, /64 and /128 as in country lists, "
+                "none overlapping; pass: a quarter of a sample's packets "
+                "from each of 4 sources no prefix covers (pktgen draws no "
+                "random IPv6 source).  nftables: a set of `ipv6_addr` with "
+                "`flags interval`; ipset: `hash:net family inet6`.\n"]
+        out += prefix_tables(pfx6, {"cuckoo": "cuckoo_nf",
+                                    "nft": "nftables interval set",
+                                    "ipset": "ipset hash:net inet6"})
     return "\n".join(out) + "\n"
 
 
@@ -491,7 +559,8 @@ def replace_region(text, name, body):
     return pat.sub(lambda m: m.group(1) + body + m.group(2), text)
 
 
-REPORTS = {"core": core_report, "vm": vm_report,
+REPORTS = {"core": core_report, "core-prefix": core_prefix_report,
+           "vm": vm_report,
            "vm-prefix": vm_prefix_report, "vm-sets": vm_sets_report,
            "vm-xdp": vm_xdp_report,
            "reliability": reliability_report}

@@ -13,8 +13,8 @@
 # counters, which must grow by exactly the pings of the covered sources.
 # The sources sit inside, outside and at both edges of prefixes of every
 # tier (IPv4 /8 and /23 expanded into /16 and /24 keys, /26 and /31 into
-# /32 keys; IPv6 /56 into /64 keys, /120 and /112 and /8 tiers of their
-# own), before and after overlapping adds and deletes.  Then the set comes
+# /32 keys; IPv6 /56 into /64 keys, /125 into /127 keys, /120, /112 and
+# /8 keys of their own tiers), before and after overlapping adds and deletes.  Then the set comes
 # back identically from list, save and restore, and a load of NBIG
 # prefixes of mixed lengths (4,000: each of the 42 lengths about a hundred
 # times, the tables grown from their smallest; 100,000 with
@@ -30,8 +30,8 @@ DST4=10.0.1.2
 DST6=fd01::2
 SRCS=(10.0.1.1 10.0.1.63 10.0.1.64 10.0.1.127 10.0.1.128 10.0.1.129
       10.0.1.130 10.0.1.131 10.0.1.132 10.0.1.200 10.0.1.201 10.0.1.254
-      fd01::1 fd01::ff fd01::100 fd01::1ff fd01::200 fd01::1:0
-      fd01::1:ffff fd01::2:0)
+      fd01::1 fd01::ff fd01::100 fd01::1ff fd01::200 fd01::207 fd01::208
+      fd01::1:0 fd01::1:ffff fd01::2:0)
 TMP=
 # shellcheck source=lib.sh
 source "$(dirname "$(realpath "$0")")/lib.sh"
@@ -98,16 +98,19 @@ start_from() {
 
 test_edges() {
 	note "prefixes of several tiers, sources at their edges"
-	start_from 10.0.1.64/26 10.0.1.130/31 10.0.1.200 fd01::100/120 fd01::1:0/112
-	expect_dropped "/26 /31 /32 /120 /112" 10.0.1.64 10.0.1.127 10.0.1.130 \
-		10.0.1.131 10.0.1.200 fd01::100 fd01::1ff fd01::1:0 fd01::1:ffff
+	start_from 10.0.1.64/26 10.0.1.130/31 10.0.1.200 fd01::100/120 \
+		fd01::200/125 fd01::1:0/112
+	expect_dropped "/26 /31 /32 /120 /125 /112" 10.0.1.64 10.0.1.127 \
+		10.0.1.130 10.0.1.131 10.0.1.200 fd01::100 fd01::1ff fd01::200 \
+		fd01::207 fd01::1:0 fd01::1:ffff
 	ctl add 10.0.0.0/8 fd00::/8 >/dev/null
 	verdict $? "add 10.0.0.0/8 fd00::/8"
 	expect_dropped "a /8 over them" "${SRCS[@]}"
 	ctl del 10.0.0.0/8 fd00::/8 >/dev/null
 	verdict $? "del 10.0.0.0/8 fd00::/8"
 	expect_dropped "the /8s gone" 10.0.1.64 10.0.1.127 10.0.1.130 \
-		10.0.1.131 10.0.1.200 fd01::100 fd01::1ff fd01::1:0 fd01::1:ffff
+		10.0.1.131 10.0.1.200 fd01::100 fd01::1ff fd01::200 fd01::207 \
+		fd01::1:0 fd01::1:ffff
 }
 
 test_overlaps() {

@@ -1180,7 +1180,7 @@ static const struct pfx_case pfx_cases[] = {
 	  { "2001:db8::/41", "2001:db8::/48", "2001:db8:7f::/48",
 	    "2001:db8:80::/48" },
 	  "2001:db8::/41", false },
-	{ "add an IPv6 /70, a tier of its own",
+	{ "add an IPv6 /70 over a /72 it covers",
 	  { "2001:db8::/64", "2001:db8::/72" },
 	  "2001:db8::400:0:0:0/70", true },
 };

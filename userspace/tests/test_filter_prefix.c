@@ -404,7 +404,7 @@ TEST(overlaps_kept_as_given)
 	six.len = 129;
 	ASSERT_EQ(-EINVAL, cnf_filter_add(f, &six));
 	cnf_filter_unlock(f);
-	/* IPv6: a /20 (its own tier), a /36 (16 /40 keys), a /128. */
+	/* IPv6: a /20 (16 /24 keys), a /36 (16 /40 keys), a /128. */
 	six = cnf_key6(0x20010000, 0, 0, 0);
 	ASSERT_EQ(0, add_p(f, six, 20));
 	ASSERT_EQ(0, add_p(f, cnf_key6(0x20010db8, 0, 0, 0), 36));
@@ -439,6 +439,35 @@ TEST(addresses_probe_one_table)
 	ASSERT_EQ(2U, st.fam[CNF_V4].tables);
 	ASSERT_EQ(1U + 16, st.fam[CNF_V4].keys);
 	ASSERT_EQ(2U, st.fam[CNF_V4].lengths);
+	cnf_filter_destroy(f);
+}
+
+/*
+ * A prefix of every IPv6 length at once, /1 to /128, probes at most 18
+ * tables, and none expands into more than 128 keys: the bounds prefix.h
+ * states.  The /L is L - 1 zero bits and a one: no two overlap.
+ */
+TEST(ipv6_tiers_bounded)
+{
+	struct cnf_filter *f = cnf_filter_create(16, 1ULL << 30);
+	struct cnf_filter_stats st;
+	struct cnf_key p;
+	unsigned int len;
+	u64 keys = 0;
+
+	ASSERT_NE(NULL, f);
+	for (len = 1; len <= CNF_V6_BITS; len++) {
+		p = cnf_key6(0, 0, 0, 0);
+		p.v6.s6_addr32[(len - 1) / 32] = htonl(1U << (31 - (len - 1) % 32));
+		ASSERT_EQ(0, add_p(f, p, len));
+		cnf_filter_lock(f);
+		cnf_filter_stats(f, &st);
+		cnf_filter_unlock(f);
+		ASSERT_LE(st.fam[CNF_V6].keys - keys, 128U);
+		keys = st.fam[CNF_V6].keys;
+	}
+	ASSERT_EQ(128U, st.fam[CNF_V6].lengths);
+	ASSERT_LE(st.fam[CNF_V6].tables, 18U);
 	cnf_filter_destroy(f);
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# mkdata.py DIR SIZE... [--prefixes SIZE...] [--sets SIZE...]: the files
+# mkdata.py DIR SIZE... [--prefixes SIZE...] [--prefixes6 SIZE...]
+#           [--sets SIZE...]: the files
 # pktgen_bench.sh loads.  Written on the host because busybox awk takes
 # minutes for 1M lines under TCG.
 #
@@ -23,6 +24,17 @@
 # "pass" case), and BLOCK_NET (the sources of the "blocked" case) is
 # covered whole by prefixes of /17 to /32.  Deterministic: the same SIZE
 # always gives the same prefixes.
+#
+# IPv6 prefixes, for each SIZE after --prefixes6, in DIR/prefix6/SIZE/: the
+# same three files (nft: table ip6 bench; ipset: family inet6).  SIZE
+# prefixes shaped like country and allocation lists summarised from
+# ranges: 35 lengths, /19 to /128, mostly /29 to /48 (RIR allocations and
+# assignments), some /56, /64 (one network) and /128 (one host), random in
+# 2000::/3, none overlapping.  None covers 2001:db8::/32 (the benchmark's
+# own IPv6 networks) but for BLOCK6: prefixes of /48, /56, /64 and /128 in
+# it that cover pktgen_bench.sh's PFX6_BLOCK_SRCS (the "blocked" case);
+# its PFX6_PASS_SRCS are in 2001:db8:f::/48, which none covers.
+import ipaddress
 import os
 import random
 import sys
@@ -49,23 +61,41 @@ SHARE = {13: 4, 14: 8, 15: 14, 16: 60, 17: 40, 18: 50, 19: 70, 20: 85,
 FEW = {8: 0.1, 9: 0.15, 10: 0.3, 11: 0.5, 12: 1.0}
 
 
+# IPv6: share per mille of each length, 35 lengths.  /48 (an end site's
+# assignment) and /32 (an ISP's allocation) the most common, then /29 and
+# the /33 to /47 of summarised ranges, /64 and /128 entries of abuse
+# lists; a few shorter than /29 (large allocations), growing slower.
+SHARE6 = {29: 70, 30: 20, 31: 20, 32: 150, 33: 15, 34: 15, 35: 15, 36: 25,
+          37: 10, 38: 10, 39: 10, 40: 30, 41: 8, 42: 10, 43: 10, 44: 30,
+          45: 10, 46: 15, 47: 20, 48: 260, 52: 5, 56: 40, 60: 5, 64: 90,
+          128: 80}
+FEW6 = {19: 0.05, 20: 0.1, 21: 0.15, 22: 0.2, 23: 0.3, 24: 0.5, 25: 0.6,
+        26: 0.8, 27: 1.0, 28: 1.5}
+DOC6 = (0x20010db8 << 96, 32)          # 2001:db8::/32, never listed
+GLOBAL6 = (1 << 125, 3)                 # 2000::/3, where prefixes go
+BLOCK6 = [(0x20010db8000a << 80, 48), (0x20010db8000b << 80, 56),
+          (0x20010db8000c << 80, 64), (0x20010db8000d << 80 | 1, 128)]
+
+
 def dotted(x):
     return f"{x >> 24}.{x >> 16 & 255}.{x >> 8 & 255}.{x & 255}"
 
 
-def write_set(d, entries, own, set_type):
+def write_set(d, entries, own, set_type, v6=False):
     """ENTRIES as the three loaders read them: DIR/OWN for cuckooctl load,
     DIR/nft for nft -f (1000 elements per add element), DIR/ipset for
-    ipset restore (a set of SET_TYPE)."""
+    ipset restore (a set of SET_TYPE); in table ip6 and family inet6 if
+    V6."""
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, own), "w") as f:
         f.write("\n".join(entries) + "\n")
     with open(os.path.join(d, "nft"), "w") as f:
         for i in range(0, len(entries), 1000):
-            f.write("add element ip bench blocked { " +
+            f.write(f"add element {'ip6' if v6 else 'ip'} bench blocked {{ " +
                     ", ".join(entries[i:i + 1000]) + " }\n")
     with open(os.path.join(d, "ipset"), "w") as f:
-        f.write(f"create blocked {set_type} family inet maxelem "
+        f.write(f"create blocked {set_type} family "
+                f"{'inet6' if v6 else 'inet'} maxelem "
                 f"{max(len(entries), 65536)}\n")
         f.write("".join(f"add blocked {x}\n" for x in entries))
 
@@ -88,35 +118,45 @@ def set_files(top, n):
                                        ALLOW_BASE + max(n // 4, 1))))
 
 
-def counts(n, fixed):
-    """Prefixes wanted at each length, n in all with FIXED given already."""
-    c = {ln: max(1, round(k * (n / 1000) ** 0.5)) for ln, k in FEW.items()}
+def counts(n, fixed, few=None, share=None, top=24):
+    """Prefixes wanted at each length, n in all with FIXED given already:
+    FEW's grow with the square root of n, SHARE's are per mille of the
+    rest, TOP takes what rounding left."""
+    few, share = few or FEW, share or SHARE
+    c = {ln: max(1, round(k * (n / 1000) ** 0.5)) for ln, k in few.items()}
     rest = n - fixed - sum(c.values())
-    total = sum(SHARE.values())
-    for ln, k in SHARE.items():
+    total = sum(share.values())
+    for ln, k in share.items():
         c[ln] = max(1, rest * k // total)
-    c[24] += n - fixed - sum(c.values())
+    c[top] += n - fixed - sum(c.values())
     return c
 
 
 class Space:
-    """Non-overlapping prefixes: each one's (net, len), and the nets of
-    every length that some stored prefix lies inside (its ancestors)."""
+    """Non-overlapping prefixes of BITS-bit addresses: each one's (net,
+    len), the lengths stored, and the nets of every length that some
+    stored prefix lies inside (its ancestors)."""
 
-    def __init__(self):
+    def __init__(self, bits=32):
+        self.bits = bits
         self.stored = set()
+        self.lengths = set()
         self.inner = set()
+
+    def cut(self, net, a):
+        return net >> (self.bits - a) << (self.bits - a) if a else 0
 
     def free(self, net, ln):
         if (net, ln) in self.inner:
             return False
-        return not any((net >> (32 - a) << (32 - a) if a else 0, a)
-                       in self.stored for a in range(ln + 1))
+        return not any((self.cut(net, a), a) in self.stored
+                       for a in self.lengths if a <= ln)
 
     def add(self, net, ln):
         self.stored.add((net, ln))
+        self.lengths.add(ln)
         for a in range(ln):
-            self.inner.add((net >> (32 - a) << (32 - a) if a else 0, a))
+            self.inner.add((self.cut(net, a), a))
 
 
 def prefixes(n):
@@ -151,8 +191,35 @@ def prefix_files(top, n):
               "prefixes", "hash:net")
 
 
+def prefixes6(n):
+    rnd = random.Random(n + 6)
+    sp = Space(128)
+    sp.add(*DOC6)
+    out = list(BLOCK6)
+    want = counts(n, len(out), FEW6, SHARE6, 48)
+    gnet, glen = GLOBAL6
+    for ln in sorted(want):
+        got = 0
+        while got < want[ln]:
+            net = gnet | rnd.getrandbits(ln - glen) << (128 - ln)
+            if sp.free(net, ln):
+                sp.add(net, ln)
+                out.append((net, ln))
+                got += 1
+    rnd.shuffle(out)
+    return out
+
+
+def prefix6_files(top, n):
+    write_set(os.path.join(top, "prefix6", str(n)),
+              [f"{ipaddress.IPv6Address(net)}/{ln}"
+               for net, ln in prefixes6(n)],
+              "prefixes", "hash:net", v6=True)
+
+
 def main():
-    groups, kind = {"": [], "--prefixes": [], "--sets": []}, ""
+    groups, kind = {"": [], "--prefixes": [], "--prefixes6": [],
+                    "--sets": []}, ""
     for a in sys.argv[2:]:
         if a in groups:
             kind = a
@@ -162,6 +229,8 @@ def main():
         addresses(sys.argv[1], n)
     for n in groups["--prefixes"]:
         prefix_files(sys.argv[1], n)
+    for n in groups["--prefixes6"]:
+        prefix6_files(sys.argv[1], n)
     for n in groups["--sets"]:
         addresses(sys.argv[1], n)
         set_files(sys.argv[1], n)

@@ -38,8 +38,20 @@
 # flags interval; }, same rule) and ipset (hash:net, same rule).  Sources
 # are random in a /16: 100.64.0.0/16, which no prefix covers ("pass"), or
 # 10.0.0.0/16, covered whole by prefixes of /17 to /32 ("blocked").  Their
-# samples carry "set":"prefix".  IPv4 only: pktgen draws no random IPv6
-# sources.
+# samples carry "set":"prefix".
+#
+# Then IPv6 prefix sets (mkdata.py: 35 lengths, /19 to /128, shaped like
+# country lists) of PFX6_SIZES prefixes, the same contenders in IPv6 (nft:
+# table ip6, set { type ipv6_addr; flags interval; }, rule ip6 saddr;
+# ipset: hash:net family inet6, matched by ip6tables-legacy's raw table).
+# pktgen draws no random IPv6 source (it randomises IPv6 destinations
+# only, and its flows do not change the source): a sample sends its
+# packets in 4 runs of pktgen, a quarter from each of 4 sources,
+# PFX6_PASS_SRCS (in 2001:db8:f::/48, which no prefix covers: "pass") or
+# PFX6_BLOCK_SRCS (each covered by a prefix of /48, /56, /64 or /128 of
+# 2001:db8::/32, which no other prefix enters: "blocked").  Their samples
+# carry "set":"prefix6"; the receiver's IPv6 is turned on after the IPv4
+# parts (setup_ipv6).
 #
 # Then named sets, at SETS_SIZES addresses, the address sets' sources:
 # contenders none, cuckoo (all addresses in the default set, as above),
@@ -89,6 +101,8 @@
 # Environment (CNF_TEST_* reach the VM):
 #   CNF_TEST_BENCH_SIZES    set sizes (default "1000 100000 1000000")
 #   CNF_TEST_BENCH_PFX_SIZES  prefix set sizes (default "1000 10000 100000")
+#   CNF_TEST_BENCH_PFX6_SIZES  IPv6 prefix set sizes (default "1000 10000
+#                           100000"; empty: none)
 #   CNF_TEST_BENCH_SETS_SIZES  address counts of the sets part (default
 #                           "1000 100000")
 #   CNF_TEST_BENCH_XDP_SIZES  address counts of the XDP part (default
@@ -107,7 +121,8 @@
 #                           measured, but for the XDP part's, measured
 #                           with its packets: it is left out), "addr" its
 #                           address sets, "prefix"
-#                           its prefix sets, "sets" its named sets, "xdp"
+#                           its prefix sets (IPv4 and IPv6), "sets" its
+#                           named sets, "xdp"
 #                           its XDP part, "mod" the test module
 #   CNF_TEST_BENCH_ICOUNT   the VM's -icount shift, when bench-vm boots it
 #                           with one (selftests/vm/run CNF_VM_ICOUNT); only
@@ -120,6 +135,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")" || exit 1
 
 SIZES=${CNF_TEST_BENCH_SIZES:-1000 100000 1000000}
 PFX_SIZES=${CNF_TEST_BENCH_PFX_SIZES:-1000 10000 100000}
+PFX6_SIZES=${CNF_TEST_BENCH_PFX6_SIZES-1000 10000 100000}
 SETS_SIZES=${CNF_TEST_BENCH_SETS_SIZES:-1000 100000}
 XDP_SIZES=${CNF_TEST_BENCH_XDP_SIZES:-1000 100000 1000000}
 XDP6_SIZES=${CNF_TEST_BENCH_XDP6_SIZES-1000}
@@ -164,6 +180,9 @@ BASE_KO=$BENCH_DIR/base/cuckoo_nf.ko
 PFX_BLOCK_BASE=$((10 << 24))
 PFX_PASS_BASE=$((100 << 24 | 64 << 16))
 PFX_RANGE=65536
+# The IPv6 prefix sets' sources (mkdata.py's BLOCK6 covers the first four).
+PFX6_BLOCK_SRCS="2001:db8:a::1 2001:db8:b::1 2001:db8:c::1 2001:db8:d::1"
+PFX6_PASS_SRCS="2001:db8:f::1 2001:db8:f:1::1 2001:db8:f:2::1 2001:db8:f:3::1"
 
 # What bench_size measures: "addr" (address sets of SIZE addresses, random
 # sources in ranges of SIZE) or "prefix" (prefix sets of SIZE prefixes,
@@ -173,6 +192,10 @@ RANGE=0
 
 IPT=iptables-legacy
 command -v "$IPT" >/dev/null || IPT=iptables
+IPT6=ip6tables-legacy
+command -v "$IPT6" >/dev/null || IPT6=ip6tables
+# nft's table family and address match of what is sent (FAM): ip or ip6.
+NFT_FAM=ip
 
 die() {
 	echo "bench: FAIL: $*" >&2
@@ -192,6 +215,7 @@ cleanup() {
 	ip netns del "$NS" 2>/dev/null
 	ip link del s0 2>/dev/null
 	rmmod iptable_raw 2>/dev/null
+	rmmod ip6table_raw 2>/dev/null
 	true
 }
 
@@ -290,30 +314,40 @@ counters() {
 }
 
 # pkts N BASE: send N packets from random sources in BASE + [0, RANGE)
-# (FAM=ipv6: all from BASE, an IPv6 address).  Prints "usec received
-# forwarded".
+# (FAM=ipv6: BASE is a list of IPv6 addresses, each the source of an
+# equal share of the N, one pktgen run each).  Prints "usec received
+# forwarded", the runs' sums.
 pkts() {
-	local n=$1 base=$2 c0 c1 line usec=
-	echo "count $n" >"$PG/s0"
-	if [[ $FAM == ipv6 ]]; then
-		echo "src6 $base" >"$PG/s0"
-	else
-		echo "src_min $(ip4 "$base")" >"$PG/s0"
-		echo "src_max $(ip4 $((base + RANGE - 1)))" >"$PG/s0"
-	fi
+	local n=$1 base=$2 c0 c1 line usec=0 u i=0 k src srcs=("$2")
+	[[ $FAM == ipv6 ]] && read -ra srcs <<<"$base"
 	read -ra c0 <<<"$(counters)"
-	echo start >"$PG/pgctrl" || die "pktgen start"
+	for src in "${srcs[@]}"; do
+		k=$((n / ${#srcs[@]} + (i < n % ${#srcs[@]})))
+		i=$((i + 1))
+		echo "count $k" >"$PG/s0"
+		if [[ $FAM == ipv6 ]]; then
+			echo "src6 $src" >"$PG/s0"
+		else
+			echo "src_min $(ip4 "$src")" >"$PG/s0"
+			echo "src_max $(ip4 $((src + RANGE - 1)))" >"$PG/s0"
+		fi
+		echo start >"$PG/pgctrl" || die "pktgen start"
+		u=
+		while read -r line; do
+			[[ $line =~ ^Result:\ OK:\ ([0-9]+)\( ]] && u=${BASH_REMATCH[1]}
+		done <"$PG/s0"
+		[[ -n $u ]] || die "pktgen: $(grep -A1 '^Result:' "$PG/s0")"
+		usec=$((usec + u))
+	done
 	read -ra c1 <<<"$(counters)"
-	while read -r line; do
-		[[ $line =~ ^Result:\ OK:\ ([0-9]+)\( ]] && usec=${BASH_REMATCH[1]}
-	done <"$PG/s0"
-	[[ -n $usec ]] || die "pktgen: $(grep -A1 '^Result:' "$PG/s0")"
 	echo "$usec $((c1[0] - c0[0])) $((c1[1] - c0[1]))"
 }
 
 # IPv6 in the receiver (off until now: no neighbour discovery in the IPv4
-# samples), forwarding DST6's /64 to d0; pktgen sending IPv6 to it.
+# samples), forwarding DST6's /64 to d0; pktgen sending IPv6 to it.  Once.
 setup_ipv6() {
+	[[ -z ${IPV6_UP:-} ]] || return 0
+	IPV6_UP=1
 	# shellcheck disable=SC2016 # for the inner shell
 	inns sh -c 'for f in /proc/sys/net/ipv6/conf/*/disable_ipv6; do
 			echo 0 >$f; done
@@ -330,7 +364,8 @@ setup_ipv6() {
 # Files of a size: the list ($LIST: "addrs" or "prefixes", cuckooctl
 # load), "nft" (nft -f), "ipset" (ipset restore).  bench-vm writes them on
 # the host (awk takes minutes for 1M lines under TCG) and they arrive in
-# $DATA/SIZE (addresses) and $DATA/prefix/SIZE (prefixes); addresses are
+# $DATA/SIZE (addresses), $DATA/prefix/SIZE and $DATA/prefix6/SIZE
+# (prefixes); addresses are
 # made here when missing.
 DATA=$BENCH_DIR
 LIST=addrs
@@ -351,8 +386,8 @@ make_files() {
 			die "no set files in $S (bench-vm writes them)"
 		return
 	fi
-	if [[ $SET == prefix ]]; then
-		F=$DATA/prefix/$SIZE
+	if [[ $SET == prefix* ]]; then
+		F=$DATA/$SET/$SIZE
 		[[ -f $F/prefixes && -f $F/nft && -f $F/ipset ]] ||
 			die "no prefix files in $F (bench-vm writes them)"
 		return
@@ -457,10 +492,12 @@ unused_off() {
 cuckoo_dropped() { inns cuckooctl stats -j | jq ".$FAM.dropped"; }
 
 nft_load() {
-	local m0 m1 spec='{ type ipv4_addr; }'
-	[[ $SET == prefix ]] && spec='{ type ipv4_addr; flags interval; }'
-	inns nft add table ip bench || die "nft add table"
-	inns nft add set ip bench blocked "$spec" || die "nft add set"
+	local m0 m1 type=ipv4_addr spec
+	[[ $NFT_FAM == ip6 ]] && type=ipv6_addr
+	spec="{ type $type; }"
+	[[ $SET == prefix* ]] && spec="{ type $type; flags interval; }"
+	inns nft add table "$NFT_FAM" bench || die "nft add table"
+	inns nft add set "$NFT_FAM" bench blocked "$spec" || die "nft add set"
 	settle
 	m0=$(meminfo)
 	timed nft -f "$F/nft" || die "nft -f"
@@ -471,23 +508,23 @@ nft_load() {
 
 nft_on() {
 	inns nft -f - <<-EOF || die "nft chain"
-		add chain ip bench pre { type filter hook prerouting priority raw; }
-		add rule ip bench pre ip saddr @blocked drop
+		add chain $NFT_FAM bench pre { type filter hook prerouting priority raw; }
+		add rule $NFT_FAM bench pre $NFT_FAM saddr @blocked drop
 	EOF
 }
 
 nft_off() {
 	inns nft -f - <<-EOF || die "nft delete chain"
-		flush chain ip bench pre
-		delete chain ip bench pre
+		flush chain $NFT_FAM bench pre
+		delete chain $NFT_FAM bench pre
 	EOF
 }
 
-nft_unload() { inns nft delete table ip bench; }
+nft_unload() { inns nft delete table "$NFT_FAM" bench; }
 
 ipset_load() {
 	local m0 m1 bytes type=ip
-	[[ $SET == prefix ]] && type=net
+	[[ $SET == prefix* ]] && type=net
 	modprobe "ip_set_hash_$type" || die "modprobe ip_set_hash_$type"
 	settle
 	m0=$(meminfo)
@@ -498,14 +535,27 @@ ipset_load() {
 	load_sample ipset 0 "$m0" "$m1" "${bytes:-null}"
 }
 
+# iptables, or ip6tables for FAM=ipv6, and its raw table's module.
+ipt() {
+	if [[ $FAM == ipv6 ]]; then
+		echo "$IPT6 ip6table_raw"
+	else
+		echo "$IPT iptable_raw"
+	fi
+}
+
 ipset_on() {
-	inns "$IPT" -t raw -A PREROUTING -m set --match-set blocked src -j DROP ||
-		die "$IPT -m set"
+	local t
+	read -ra t <<<"$(ipt)"
+	inns "${t[0]}" -t raw -A PREROUTING -m set --match-set blocked src \
+		-j DROP || die "${t[0]} -m set"
 }
 
 ipset_off() {
-	inns "$IPT" -t raw -F PREROUTING || die "$IPT -F"
-	rmmod iptable_raw || die "rmmod iptable_raw"
+	local t
+	read -ra t <<<"$(ipt)"
+	inns "${t[0]}" -t raw -F PREROUTING || die "${t[0]} -F"
+	rmmod "${t[1]}" || die "rmmod ${t[1]}"
 }
 
 ipset_unload() { inns ipset destroy blocked; }
@@ -679,10 +729,12 @@ measure() {
 			base=$BLOCK_BASE
 			[[ $SET == prefix ]] && base=$PFX_BLOCK_BASE
 			[[ $FAM == ipv6 ]] && base=$SRC6_BLOCK
+			[[ $SET == prefix6 ]] && base=$PFX6_BLOCK_SRCS
 		else
 			base=$PASS_BASE
 			[[ $SET == prefix ]] && base=$PFX_PASS_BASE
 			[[ $FAM == ipv6 ]] && base=$SRC6_PASS
+			[[ $SET == prefix6 ]] && base=$PFX6_PASS_SRCS
 		fi
 		[[ $c == cuckoo || $c == sets ]] && d0=$(cuckoo_dropped)
 		read -ra r <<<"$(pkts "$PKTS" "$base")"
@@ -769,7 +821,7 @@ main() {
 	echo 1 >/proc/sys/kernel/printk
 	nproc=$(grep -c ^processor /proc/cpuinfo)
 	memmb=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
-	emit "{\"kind\":\"meta\",\"kernel\":\"$(uname -r)\",\"vcpus\":$nproc,\"mem_mb\":$memmb,\"pkts\":$PKTS,\"reps\":$REPS,\"pfx_sizes\":\"$PFX_SIZES\",\"sets_sizes\":\"$SETS_SIZES\",\"xdp_sizes\":\"$XDP_SIZES\",\"xdp6_sizes\":\"$XDP6_SIZES\",\"reps_big\":$REPS_BIG,\"icount\":\"${CNF_TEST_BENCH_ICOUNT:-}\",\"skip\":\"$SKIP\",\"iptables\":\"$IPT\",\"nft\":\"$(nft --version | head -n1)\",\"ipset\":\"$(ipset version | head -n1)\"}"
+	emit "{\"kind\":\"meta\",\"kernel\":\"$(uname -r)\",\"vcpus\":$nproc,\"mem_mb\":$memmb,\"pkts\":$PKTS,\"reps\":$REPS,\"pfx_sizes\":\"$PFX_SIZES\",\"pfx6_sizes\":\"$PFX6_SIZES\",\"sets_sizes\":\"$SETS_SIZES\",\"xdp_sizes\":\"$XDP_SIZES\",\"xdp6_sizes\":\"$XDP6_SIZES\",\"reps_big\":$REPS_BIG,\"icount\":\"${CNF_TEST_BENCH_ICOUNT:-}\",\"skip\":\"$SKIP\",\"iptables\":\"$IPT\",\"nft\":\"$(nft --version | head -n1)\",\"ipset\":\"$(ipset version | head -n1)\"}"
 	grep -q '^cuckoo_nf ' /proc/modules && rmmod cuckoo_nf
 	[[ " $SKIP " == *" mod "* ]] || run_module
 	if [[ " $SKIP " != *" pkt "* ]]; then
@@ -805,14 +857,24 @@ main() {
 				xdp_contenders
 				bench_size "${cs[@]}"
 			done
-			if [[ -n $XDP6_SIZES ]]; then
-				setup_ipv6
-				SET=xdp6 FAM=ipv6 XF_FEAT=ipv6 XF_MAP=filter_ipv6
-				for SIZE in $XDP6_SIZES; do
-					xdp_contenders nft bpf_hash
-					bench_size "${cs[@]}"
-				done
-			fi
+		fi
+		# IPv6 last: the IPv4 parts' receiver has it off.
+		if [[ " $SKIP " != *" prefix "* && -n $PFX6_SIZES ]]; then
+			setup_ipv6
+			SET=prefix6 LIST=prefixes FAM=ipv6 NFT_FAM=ip6
+			for SIZE in $PFX6_SIZES; do
+				bench_size "${PFX_CONTENDERS[@]}"
+			done
+			FAM=ipv4 NFT_FAM=ip
+		fi
+		if [[ " $SKIP " != *" xdp "* && " $SKIP " != *" pps "* &&
+			-n $XDP6_SIZES ]]; then
+			setup_ipv6
+			SET=xdp6 LIST=addrs FAM=ipv6 XF_FEAT=ipv6 XF_MAP=filter_ipv6
+			for SIZE in $XDP6_SIZES; do
+				xdp_contenders nft bpf_hash
+				bench_size "${cs[@]}"
+			done
 		fi
 		cleanup
 	fi

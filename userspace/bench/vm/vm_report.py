@@ -19,10 +19,10 @@
 #
 # Samples with "set":"prefix" (prefix sets: cuckoo_nf, an nftables interval
 # set, ipset hash:net) are reported apart, under "prefix" in the JSON, with
-# their own goals; so are "sets" (named sets), "xdp" and "xdp6" (the XDP
-# part, its derived figures paired per repetition, memory per address from
-# cuckooctl stats and bpf_xdp's and xdp-filter's "xdp_load" samples); the
-# others are the address sets.
+# their own goals; so are "prefix6" (the same in IPv6), "sets" (named
+# sets), "xdp" and "xdp6" (the XDP part, its derived figures paired per
+# repetition, memory per address from cuckooctl stats and bpf_xdp's and
+# xdp-filter's "xdp_load" samples); the others are the address sets.
 import json
 import statistics
 import sys
@@ -80,6 +80,13 @@ PFX_NOTE = ("Prefix sets (mkdata.py): IPv4 prefixes of 25 lengths (/8 to "
             "nft: set of ipv4_addr with flags interval; ipset: hash:net.  "
             "pass: sources random in a /16 no prefix covers; blocked: in a "
             "/16 covered by prefixes of /17 to /32.")
+PFX6_NOTE = ("IPv6 prefix sets (mkdata.py): prefixes of 35 lengths (/19 to "
+             "/128, mostly /29 to /48, some /56, /64 and /128, as in "
+             "country lists), none overlapping; nft: set of ipv6_addr with "
+             "flags interval; ipset: hash:net family inet6.  pktgen draws "
+             "no random IPv6 source: a sample's packets come from 4 "
+             "sources, a quarter each; pass: 4 sources no prefix covers; "
+             "blocked: 4 sources covered by a /48, /56, /64 and /128.")
 
 
 def median(v):
@@ -339,10 +346,11 @@ def goals(pp, ld, km, km_ic):
     return g
 
 
-def prefix_goals(pp, ld):
+def prefix_goals(pp, ld, fam=""):
     """The prefix sets' goals: added pass cost of cuckoo at most half of
     nft's and of ipset's at every size and flat within 15%; load at least
-    10x faster than nft -f; kernel memory at most 1/10 of nft's."""
+    10x faster than nft -f; kernel memory at most 1/10 of nft's.  FAM
+    ("IPv6 ") begins each goal's name."""
     g = []
     row = {(r["size"], r["contender"]): r for r in pp if r["case"] == "pass"}
     sizes = sorted({r["size"] for r in pp})
@@ -350,7 +358,8 @@ def prefix_goals(pp, ld):
         cu = row.get((size, "cuckoo"))
         for other in ("nft", "ipset"):
             r = cu and cu["ratio_to_" + other]
-            g.append({"goal": f"added pass cost {size} <= 1/2 of {other}'s",
+            g.append({"goal": f"{fam}added pass cost {size} <= 1/2 of "
+                              f"{other}'s",
                       "target": "ratio <= 0.500", "measured": r,
                       "measured_min": cu and cu["ratio_to_" + other +
                                                 "_min"],
@@ -362,7 +371,8 @@ def prefix_goals(pp, ld):
             if (s, "cuckoo") in row]
     if len(vals) > 1:
         flat = max(vals) / min(vals) - 1 if min(vals) > 0 else None
-        g.append({"goal": f"added pass cost flat {sizes[0]}..{sizes[-1]}",
+        g.append({"goal": f"{fam}added pass cost flat "
+                          f"{sizes[0]}..{sizes[-1]}",
                   "target": "max/min - 1 <= 0.15", "measured": flat,
                   "values": vals,
                   "met": flat is not None and flat <= 0.15})
@@ -370,11 +380,11 @@ def prefix_goals(pp, ld):
     for size in sorted({r["size"] for r in ld}):
         cu, nf = by.get((size, "cuckoo")), by.get((size, "nft"))
         r = ratio(nf and nf["load_sec"], cu and cu["load_sec"])
-        g.append({"goal": f"load {size}: >= 10x faster than nft -f",
+        g.append({"goal": f"{fam}load {size}: >= 10x faster than nft -f",
                   "target": "speedup >= 10", "measured": r,
                   "met": r is not None and r >= 10})
         r = ratio(cu and cu["kernel_bytes"], nf and nf["kernel_bytes"])
-        g.append({"goal": f"kernel memory {size} <= 1/10 of nft's "
+        g.append({"goal": f"{fam}kernel memory {size} <= 1/10 of nft's "
                           "(slab+vmalloc)",
                   "target": "ratio <= 0.100", "measured": r,
                   "met": r is not None and r <= 0.1})
@@ -640,7 +650,8 @@ def print_core(p, title, unit, km):
           f"{k['rht_ns']:>10.1f} {k['ratio']:>6.2f}")
 
 
-def print_table(meta, pp, ld, km, km_ic, kmem, gl, pfx, sets, xdp, xdp6):
+def print_table(meta, pp, ld, km, km_ic, kmem, gl, pfx, pfx6, sets, xdp,
+                xdp6):
     p = print
     p("=" * 78)
     p("cuckoo_nf benchmark in the VM (make bench-vm)")
@@ -655,7 +666,7 @@ def print_table(meta, pp, ld, km, km_ic, kmem, gl, pfx, sets, xdp, xdp6):
     if meta.get("icount") not in (None, ""):
         p("Load times ran under -icount too: guest seconds of "
           "instructions, not host time.")
-    if pp or pfx["packet_path"]:
+    if pp or pfx["packet_path"] or pfx6["packet_path"]:
         print_packet_path(p, meta, pp)
     if ld:
         p("")
@@ -671,9 +682,9 @@ def print_table(meta, pp, ld, km, km_ic, kmem, gl, pfx, sets, xdp, xdp6):
           f"{r['kernel_bytes_per_entry']:>10.1f} "
           f"{fmt(r['tool_bytes_per_entry'], '{:.1f}'):>10} "
           f"{r['samples']:>3}")
-    if pfx["packet_path"] or pfx["load_memory"]:
-        print_prefix(p, pfx["packet_path"], pfx["load_memory"],
-                     pfx["goals"])
+    for x, what in ((pfx, ""), (pfx6, "IPv6 ")):
+        if x["packet_path"] or x["load_memory"]:
+            print_prefix(p, x, what)
     if sets["packet_path"]:
         print_sets(p, sets)
     if xdp["packet_path"]:
@@ -711,10 +722,11 @@ def print_sets(p, sets):
     print_goals(p, "Named sets goals, printed not asserted:", sets["goals"])
 
 
-def print_prefix(p, pp, ld, gl):
+def print_prefix(p, pfx, what):
+    pp, ld, gl = pfx["packet_path"], pfx["load_memory"], pfx["goals"]
     p("")
-    p(PFX_NOTE)
-    for case, what in [("pass", "added = ns/pkt - same rep's 'none'; "
+    p(pfx["note"])
+    for case, how in [("pass", "added = ns/pkt - same rep's 'none'; "
                                 "/nft, /ipset = added / theirs, paired"),
                        ("blocked", "vs none; /nft, /ipset = ns/pkt / "
                                    "theirs, paired")]:
@@ -722,7 +734,7 @@ def print_prefix(p, pp, ld, gl):
         if not rows:
             continue
         p("")
-        p(f"prefixes, {case}: {what}")
+        p(f"{what}prefixes, {case}: {how}")
         added = "added ns" if case == "pass" else "vs none"
         p(f"{'size':>8} {'contender':<9} {'ns/pkt':>7} {added:>8} "
           f"{'(min..max)':<15} {'/nft':>5} {'/ipset':>6}")
@@ -736,7 +748,8 @@ def print_prefix(p, pp, ld, gl):
               f"{fmt(r['ratio_to_ipset'], '{:.2f}'):>6}".rstrip())
     if ld:
         p("")
-        p("Load N prefixes (cuckooctl load / nft -f / ipset restore), "
+        p(f"Load N {what}prefixes (cuckooctl load / nft -f / ipset "
+          "restore), "
           "kernel memory (slab+vmalloc delta)")
         p(f"{'size':>8} {'contender':<9} {'load s':>8} {'kern bytes':>11} "
           f"{'B/prefix':>9} {'keys':>8} {'n':>3}")
@@ -745,7 +758,8 @@ def print_prefix(p, pp, ld, gl):
               f"{r['kernel_bytes']:>11.0f} "
               f"{r['kernel_bytes_per_entry']:>9.1f} "
               f"{fmt(r.get('keys'), '{:.0f}'):>8} {r['samples']:>3}")
-    print_goals(p, "Prefix goals, printed not asserted:", gl)
+    print_goals(p, f"{what or 'IPv4 '}prefix goals, printed not asserted:",
+                gl)
 
 
 def print_goals(p, title, gl):
@@ -811,6 +825,11 @@ def main():
     pld = loads([s for s in samples if set_of(s) == "prefix"])
     pfx = {"note": PFX_NOTE, "packet_path": ppp, "load_memory": pld,
            "goals": prefix_goals(ppp, pld)}
+    ppp6 = packet_path([s for s in pps if set_of(s) == "prefix6"],
+                       PFX_CONTENDERS)
+    pld6 = loads([s for s in samples if set_of(s) == "prefix6"])
+    pfx6 = {"note": PFX6_NOTE, "packet_path": ppp6, "load_memory": pld6,
+            "goals": prefix_goals(ppp6, pld6, "IPv6 ")}
     spp = packet_path([s for s in pps if set_of(s) == "sets"],
                       SETS_CONTENDERS)
     sets = {"note": SETS_NOTE.format(base=meta.get("base", "-")),
@@ -829,7 +848,8 @@ def main():
                     "xdp6", " IPv6")
     xdp6["note"] = XDP6_NOTE
     gl = goals(pp, ld, km, km_ic)
-    print_table(meta, pp, ld, km, km_ic, kmem, gl, pfx, sets, xdp, xdp6)
+    print_table(meta, pp, ld, km, km_ic, kmem, gl, pfx, pfx6, sets, xdp,
+                xdp6)
     raw = pps + [s for s in samples if s["kind"] == "load"]
     if pkt_path:
         raw += [s for s in pkt_samples if s["kind"] == "load" and
@@ -839,7 +859,8 @@ def main():
         json.dump({"meta": meta, "packet_path": pp, "load_memory": ld,
                    "core_vs_rhashtable": km,
                    "core_vs_rhashtable_icount": km_ic, "core_memory": kmem,
-                   "goals": gl, "prefix": pfx, "sets": sets, "xdp": xdp,
+                   "goals": gl, "prefix": pfx, "prefix6": pfx6,
+                   "sets": sets, "xdp": xdp,
                    "xdp6": xdp6,
                    "samples": raw}, f,
                   indent=1)
