@@ -159,6 +159,19 @@ class Space:
             self.inner.add((self.cut(net, a), a))
 
 
+def fill(sp, want, draw, out):
+    """Append want[ln] prefixes of each length ln, drawn by draw(ln) and
+    kept only where sp has room: none overlaps another."""
+    for ln in sorted(want):
+        got = 0
+        while got < want[ln]:
+            net = draw(ln)
+            if sp.free(net, ln):
+                sp.add(net, ln)
+                out.append((net, ln))
+                got += 1
+
+
 def prefixes(n):
     rnd = random.Random(n)
     sp = Space()
@@ -172,15 +185,8 @@ def prefixes(n):
         out.append((net, t))
         net += 1 << (32 - t)
     out.append((net, 32))
-    want = counts(n, len(out))
-    for ln in sorted(want):
-        got = 0
-        while got < want[ln]:
-            net = rnd.getrandbits(ln) << (32 - ln)
-            if sp.free(net, ln):
-                sp.add(net, ln)
-                out.append((net, ln))
-                got += 1
+    fill(sp, counts(n, len(out)), lambda ln: rnd.getrandbits(ln) << (32 - ln),
+         out)
     rnd.shuffle(out)
     return out
 
@@ -196,16 +202,9 @@ def prefixes6(n):
     sp = Space(128)
     sp.add(*DOC6)
     out = list(BLOCK6)
-    want = counts(n, len(out), FEW6, SHARE6, 48)
     gnet, glen = GLOBAL6
-    for ln in sorted(want):
-        got = 0
-        while got < want[ln]:
-            net = gnet | rnd.getrandbits(ln - glen) << (128 - ln)
-            if sp.free(net, ln):
-                sp.add(net, ln)
-                out.append((net, ln))
-                got += 1
+    fill(sp, counts(n, len(out), FEW6, SHARE6, 48),
+         lambda ln: gnet | rnd.getrandbits(ln - glen) << (128 - ln), out)
     rnd.shuffle(out)
     return out
 
