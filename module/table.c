@@ -405,9 +405,7 @@ static noinline int cnf_table_add6(struct cnf_table *t,
 				   struct cnf_path_node *path,
 				   const struct cnf_key *key)
 {
-	if (cnf_width(t) == CNF_SLOT_V6)
-		return cnf_table_add_width(t, CNF_SLOT_V6, path, key);
-	return cnf_for_64_width(cnf_table_add, t, path, key);
+	return cnf_for_v6_width(cnf_table_add, t, path, key);
 }
 
 /**

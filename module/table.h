@@ -65,16 +65,23 @@ enum cnf_slot_width {
 			op##_width(__t64, CNF_SLOT_64_WIDE, __VA_ARGS__);	\
 	})
 
+/* The widths of IPv6 keys: CNF_LAYOUT64's and CNF_LAYOUT128's. */
+#define cnf_for_v6_width(op, t, ...)					\
+	({								\
+		typeof(t) __t6 = (t);					\
+		cnf_width(__t6) == CNF_SLOT_V6 ?			\
+			op##_width(__t6, CNF_SLOT_V6, __VA_ARGS__) :	\
+			cnf_for_64_width(op, __t6, __VA_ARGS__);	\
+	})
+
 #define cnf_for_width(op, t, ...)					\
 	({								\
 		typeof(t) __t = (t);					\
-		cnf_width(__t) == CNF_SLOT_V6 ?				\
-			op##_width(__t, CNF_SLOT_V6, __VA_ARGS__) :	\
-		cnf_width(__t) == CNF_SLOT_64_NARROW ?			\
-			op##_width(__t, CNF_SLOT_64_NARROW, __VA_ARGS__) :	\
-		cnf_width(__t) == CNF_SLOT_64_WIDE ?			\
-			op##_width(__t, CNF_SLOT_64_WIDE, __VA_ARGS__) :	\
-			cnf_for_v4_width(op, __t, __VA_ARGS__);		\
+		cnf_width(__t) == CNF_SLOT_V4_NARROW ?			\
+			op##_width(__t, CNF_SLOT_V4_NARROW, __VA_ARGS__) :	\
+		cnf_width(__t) == CNF_SLOT_V4_WIDE ?			\
+			op##_width(__t, CNF_SLOT_V4_WIDE, __VA_ARGS__) :	\
+			cnf_for_v6_width(op, __t, __VA_ARGS__);		\
 	})
 
 #define CNF_TAG_VALID	1U

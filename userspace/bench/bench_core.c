@@ -589,26 +589,14 @@ static void pfx_sources(enum cnf_family fam, const struct cnf_model *m,
 		abort();
 	for (i = 0; i < PFX_SOURCES; i++) {
 		const struct cnf_key *p = &m->keys[cnf_rng_below(&r, n)];
-		struct cnf_key a = pfx_random_addr(&r, fam);
+		struct cnf_key a = pfx_random_addr(&r, fam), net = a;
 		unsigned int w;
 
-		/* @p's bits, then @a's. */
-		if (fam == CNF_V4) {
-			u32 mask = p->len ? ~0U << (32 - p->len) : 0;
-
-			a.v4 = htonl((ntohl(p->v4) & mask) |
-				     (ntohl(a.v4) & ~mask));
-		} else {
-			for (w = 0; w < 4; w++) {
-				int left = p->len - 32 * w;
-				u32 mask = left >= 32 ? ~0U : left <= 0 ? 0 :
-					   ~0U << (32 - left);
-
-				a.v6.s6_addr32[w] =
-					htonl((ntohl(p->v6.s6_addr32[w]) & mask) |
-					      (ntohl(a.v6.s6_addr32[w]) & ~mask));
-			}
-		}
+		/* @a's bits past @p's length onto @p: a source inside it. */
+		cnf_key_cut(&net, p->len);
+		for (w = 0; w < 4; w++)
+			a.v6.s6_addr32[w] ^= net.v6.s6_addr32[w] ^
+					     p->v6.s6_addr32[w];
 		if (!cnf_key_covers(p, &a) || !pfx_covered(m, lens, nl, &a))
 			abort();
 		h[i] = a;
