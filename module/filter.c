@@ -157,17 +157,21 @@ static const struct cnf_table *cnf_budget_deref(struct cnf_table __rcu *const *t
  * cnf_filter_bytes - the memory a filter's tables use
  * @f: the filter, under cnf_filter_lock() or its budget's lock
  *
- * Return: bytes of its tables, the replaced ones an add keeps included.
+ * Return: bytes of its tables and maps, the replaced tables an add keeps
+ * included.
  */
 u64 cnf_filter_bytes(const struct cnf_filter *f)
 {
 	const struct cnf_table *t;
+	const struct cnf_map *m;
 	unsigned int fam, len, i;
 	u64 bytes = 0;
 
 	for (i = 0; i < f->undo_n; i++)
 		bytes += f->undo[i].old->bytes;
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
+		m = rcu_dereference_protected(f->map[fam], 1);
+		bytes += m ? m->bytes : 0;
 		t = cnf_budget_deref(&f->store[fam]);
 		bytes += t ? t->bytes : 0;
 		for (len = 0; len < CNF_TIERS; len++) {
@@ -461,6 +465,86 @@ int cnf_tab_del(struct cnf_filter *f, struct cnf_table __rcu **tp,
 	return err;
 }
 
+/* ---- the /16 maps ---- */
+
+/**
+ * cnf_map_deref - a family's /16 map, to its writers
+ * @f: the filter, under cnf_filter_lock()
+ * @fam: the family
+ *
+ * Return: the map, or NULL.
+ */
+struct cnf_map *cnf_map_deref(const struct cnf_filter *f, enum cnf_family fam)
+{
+	return rcu_dereference_protected(f->map[fam], lockdep_is_held(&f->lock));
+}
+
+static void cnf_map_free(struct cnf_map *m)
+{
+	if (!m)
+		return;
+	cnf_free(m->words);
+	cnf_free(m);
+}
+
+static void cnf_map_free_rcu(struct rcu_head *head)
+{
+	cnf_map_free(container_of(head, struct cnf_map, rcu));
+}
+
+/**
+ * cnf_map_ensure - make sure a family has a /16 map
+ * @f: the filter, under cnf_filter_lock()
+ * @fam: the family
+ *
+ * A map made now is empty.
+ *
+ * Return: 0; -ENOSPC past the memory limit; -ENOMEM.
+ */
+int cnf_map_ensure(struct cnf_filter *f, enum cnf_family fam)
+{
+	size_t bytes = sizeof(struct cnf_map) + CNF_MAP_WORDS * sizeof(u64);
+	struct cnf_map *m;
+
+	if (cnf_map_deref(f, fam))
+		return 0;
+	if (!cnf_fits(f, bytes))
+		return -ENOSPC;
+	m = cnf_zalloc(sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->words = cnf_zalloc(CNF_MAP_WORDS * sizeof(u64));
+	if (!m->words) {
+		cnf_free(m);
+		return -ENOMEM;
+	}
+	m->bytes = bytes;
+	rcu_assign_pointer(f->map[fam], m);
+	return 0;
+}
+
+/* Unpublish a family's map; readers that still see it keep it a while. */
+static void cnf_map_drop(struct cnf_filter *f, enum cnf_family fam)
+{
+	struct cnf_map *m = cnf_map_deref(f, fam);
+
+	RCU_INIT_POINTER(f->map[fam], NULL);
+	cnf_call_rcu(&m->rcu, cnf_map_free_rcu);
+}
+
+/**
+ * cnf_map_release - free a family's /16 map if it has no bit set
+ * @f: the filter, under cnf_filter_lock()
+ * @fam: the family; its map's @active bit already clear
+ */
+void cnf_map_release(struct cnf_filter *f, enum cnf_family fam)
+{
+	const struct cnf_map *m = cnf_map_deref(f, fam);
+
+	if (m && !m->bits)
+		cnf_map_drop(f, fam);
+}
+
 /* ---- filter ---- */
 
 /**
@@ -585,6 +669,8 @@ static void cnf_filter_empty(struct cnf_filter *f)
 			cnf_tab_drop(f, &f->store[fam]);
 		for (len = 0; len < CNF_ACTIVE_WORDS; len++)
 			WRITE_ONCE(f->active[fam][len], 0);
+		if (cnf_map_deref(f, fam))
+			cnf_map_drop(f, fam);
 		memset(f->nlen[fam], 0, sizeof(f->nlen[fam]));
 		f->prefixes[fam] = 0;
 	}
@@ -665,10 +751,17 @@ static void cnf_family_stats(struct cnf_filter *f, enum cnf_family fam,
 			     struct cnf_table_stats *ts)
 {
 	const struct cnf_table *t = cnf_deref(f, &f->store[fam]);
+	const struct cnf_map *m = cnf_map_deref(f, fam);
 	unsigned int len;
 
 	if (t)
 		cnf_table_stats_add(t, ts);
+	/* A map's bits are its keys and slots. */
+	if (m) {
+		ts->capacity += 1U << CNF_MAP_BITS;
+		ts->bytes += m->bytes;
+		ts->keys += m->bits;
+	}
 	for (len = 0; len < CNF_TIERS; len++) {
 		t = cnf_deref(f, &f->tier[fam][len]);
 		if (t) {
@@ -839,6 +932,7 @@ void cnf_filter_destroy(struct cnf_filter *f)
 	cnf_budget_leave(f);
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
 		cnf_table_free(rcu_dereference_protected(f->store[fam], 1));
+		cnf_map_free(rcu_dereference_protected(f->map[fam], 1));
 		for (len = 0; len < CNF_TIERS; len++)
 			cnf_table_free(rcu_dereference_protected(f->tier[fam][len],
 								 1));

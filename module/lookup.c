@@ -134,20 +134,44 @@ static __always_inline u64 cnf_active(const struct cnf_filter *f,
 	return smp_load_acquire(&f->active[fam][word]);
 }
 
+/*
+ * Is the /16 of an address whose first 32 bits are @top (host order) set
+ * in @fam's map?
+ */
+static __always_inline bool cnf_map_has(const struct cnf_filter *f,
+					enum cnf_family fam, u32 top)
+{
+	const struct cnf_map *m = rcu_dereference(f->map[fam]);
+	u32 i = top >> (32 - CNF_MAP_BITS);
+
+	/* NULL: emptied since the tiers were read. */
+	return m && (READ_ONCE(m->words[i / 64]) >> (i % 64) & 1);
+}
+
+/*
+ * Is the address whose first 32 bits are @top (host order) a key of @fam's
+ * tier @tl, of the IPv4 layout or the map?
+ */
+static __always_inline bool cnf_tier_has32(const struct cnf_filter *f,
+					   enum cnf_family fam,
+					   unsigned int tl, u32 top)
+{
+	const struct cnf_table *t;
+
+	if (tl == CNF_MAP_BITS)
+		return cnf_map_has(f, fam, top);
+	t = rcu_dereference(f->tier[fam][tl]);
+	/* NULL: emptied since the tiers were read. */
+	return t && cnf_table_has4(t, cnf_tier_key32(top, tl));
+}
+
 /* Every tier in @tiers, for a set with prefixes. */
 static noinline bool cnf_lookup4_tiers(const struct cnf_filter *f,
 				       __be32 addr, u64 tiers)
 {
-	const struct cnf_table *t;
-	unsigned int tl;
-
-	for (; tiers; tiers &= tiers - 1) {
-		tl = __ffs64(tiers);
-		t = rcu_dereference(f->tier[CNF_V4][tl]);
-		/* NULL: emptied since @tiers was read. */
-		if (t && cnf_table_has4(t, cnf_tier_key32(ntohl(addr), tl)))
+	for (; tiers; tiers &= tiers - 1)
+		if (cnf_tier_has32(f, CNF_V4, __ffs64(tiers), ntohl(addr)))
 			return true;
-	}
 	return false;
 }
 
@@ -158,7 +182,8 @@ static noinline bool cnf_lookup4_tiers(const struct cnf_filter *f,
  *
  * Under rcu_read_lock(), from any context; takes no lock.  Exact: true
  * only when a prefix added and not deleted covers @addr, whatever writers
- * do meanwhile.  One probe per tier that holds keys: at most three.
+ * do meanwhile.  One probe per tier that holds keys: at most three, and a
+ * read of the /16 map.
  *
  * Return: true if a prefix of @f covers @addr.
  */
@@ -194,9 +219,6 @@ static bool cnf_tier_has6(const struct cnf_table *t, unsigned int tl,
 	int ret;
 
 	switch (cnf_tier_layout(tl)) {
-	case CNF_LAYOUT32:
-		return cnf_table_has4(t, cnf_tier_key32(ntohl(addr->s6_addr32[0]),
-							tl));
 	case CNF_LAYOUT64:
 		key[0] = addr->s6_addr32[0];
 		key[1] = addr->s6_addr32[1] & htonl(~0U << (64 - tl));
@@ -225,6 +247,12 @@ static noinline bool cnf_lookup6_tiers(const struct cnf_filter *f,
 		for (tiers = cnf_active(f, CNF_V6, word); tiers;
 		     tiers &= tiers - 1) {
 			tl = word * 64 + __ffs64(tiers);
+			if (cnf_tier_layout(tl) == CNF_LAYOUT32) {
+				if (cnf_tier_has32(f, CNF_V6, tl,
+						   ntohl(addr->s6_addr32[0])))
+					return true;
+				continue;
+			}
 			t = rcu_dereference(f->tier[CNF_V6][tl]);
 			if (t && cnf_tier_has6(t, tl, addr))
 				return true;
@@ -370,10 +398,8 @@ void cnf_filter_lookup4_batch(const struct cnf_filter *f, const __be32 *addrs,
 	tiers &= ~(1ULL << CNF_V4_BITS);
 	for (; tiers; tiers &= tiers - 1) {
 		tl = __ffs64(tiers);
-		t = rcu_dereference(f->tier[CNF_V4][tl]);
-		for (i = 0; t && i < n; i++)
+		for (i = 0; i < n; i++)
 			hits[i] = hits[i] ||
-				  cnf_table_has4(t, cnf_tier_key32(ntohl(addrs[i]),
-								   tl));
+				  cnf_tier_has32(f, CNF_V4, tl, ntohl(addrs[i]));
 	}
 }

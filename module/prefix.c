@@ -11,7 +11,10 @@
  * The store, one exact table per family, holds what the tiers cannot tell:
  *  - every prefix shorter than its tier (each also expanded into its tier);
  *  - a native key that is also derived (else deleting the shorter prefix
- *    would not know to keep it).
+ *    would not know to keep it);
+ *  - every prefix of the /16 map: a bit does not say which prefixes set
+ *    it, so deleting one clears only the bits no stored prefix of up to 16
+ *    bits still covers.
  * A key of tier L is derived when the store holds a prefix of a length
  * that maps to L and covers it; it is native when it is not derived, or
  * when the store holds it too.  A set of addresses never touches the
@@ -165,8 +168,6 @@ static void cnf_store_del(struct cnf_filter *f, const struct cnf_key *p)
 	cnf_tab_release(f, tp);
 }
 
-/* ---- the tiers ---- */
-
 static void cnf_active_set(struct cnf_filter *f, enum cnf_family fam,
 			   unsigned int tl, bool on)
 {
@@ -175,6 +176,107 @@ static void cnf_active_set(struct cnf_filter *f, enum cnf_family fam,
 	/* Pairs with cnf_active(): a reader that sees the bit sees the table. */
 	smp_store_release(word, on ? *word | bit : *word & ~bit);
 }
+
+/* ---- the /16 map ---- */
+
+/* The first /16 of @p, a prefix of at most CNF_MAP_BITS bits. */
+static u32 cnf_map_first(const struct cnf_key *p)
+{
+	return cnf_prefix_top(p) >> (32 - CNF_MAP_BITS);
+}
+
+/* The /16s of @p: [first, first + n). */
+static u32 cnf_map_span(const struct cnf_key *p)
+{
+	return 1U << (CNF_MAP_BITS - p->len);
+}
+
+/* Bits [@i, @end) of the word of bit @i, @end at most the word's end. */
+static u64 cnf_map_mask(u32 i, u32 end)
+{
+	u32 n = end - i;
+
+	return (n == 64 ? ~0ULL : (1ULL << n) - 1) << (i % 64);
+}
+
+/* Does a stored prefix of at most CNF_MAP_BITS bits cover the /16 @i? */
+static bool cnf_map_covered(struct cnf_filter *f, enum cnf_family fam, u32 i)
+{
+	struct cnf_key b = { .family = fam, .len = CNF_MAP_BITS }, q;
+	unsigned int len;
+
+	if (fam == CNF_V4)
+		b.v4 = htonl(i << (32 - CNF_MAP_BITS));
+	else
+		b.v6.s6_addr32[0] = htonl(i << (32 - CNF_MAP_BITS));
+	for (len = 0; len <= CNF_MAP_BITS; len++) {
+		if (!f->nlen[fam][len])
+			continue;
+		cnf_prefix_cut(&b, len, &q);
+		if (cnf_store_has(f, &q))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Set the bits of @p's /16s (@set), or clear those of them no stored
+ * prefix covers any more: a word at a time, each store changing only bits
+ * whose answer changes.
+ */
+static void cnf_map_change(struct cnf_filter *f, const struct cnf_key *p,
+			   bool set)
+{
+	struct cnf_map *m = cnf_map_deref(f, p->family);
+	u32 i = cnf_map_first(p), end = i + cnf_map_span(p), next, b;
+	u64 w, mask, flip;
+
+	for (; i < end; i = next) {
+		next = min(end, (i | 63) + 1);
+		w = m->words[i / 64];
+		mask = cnf_map_mask(i, next);
+		flip = set ? mask & ~w : 0;
+		for (b = i; !set && b < next; b++)
+			if ((w >> (b % 64) & 1) &&
+			    !cnf_map_covered(f, p->family, b))
+				flip |= 1ULL << (b % 64);
+		WRITE_ONCE(m->words[i / 64], w ^ flip);
+		m->bits = set ? m->bits + hweight64(flip) :
+				m->bits - hweight64(flip);
+		if (!(next & 0xfff))
+			cond_resched();
+	}
+}
+
+static int cnf_map_add(struct cnf_filter *f, const struct cnf_key *p)
+{
+	int err;
+
+	err = cnf_map_ensure(f, p->family);
+	if (err)
+		return err;
+	err = cnf_store_add(f, p);
+	if (err) {
+		cnf_map_release(f, p->family);
+		return err;
+	}
+	if (!cnf_map_deref(f, p->family)->bits)
+		cnf_active_set(f, p->family, CNF_MAP_BITS, true);
+	cnf_map_change(f, p, true);
+	return 0;
+}
+
+static void cnf_map_del(struct cnf_filter *f, const struct cnf_key *p)
+{
+	cnf_store_del(f, p);
+	cnf_map_change(f, p, false);
+	if (cnf_map_deref(f, p->family)->bits)
+		return;
+	cnf_active_set(f, p->family, CNF_MAP_BITS, false);
+	cnf_map_release(f, p->family);
+}
+
+/* ---- the tiers ---- */
 
 /* Is @p (a prefix of its tier's length) a key of its tier? */
 static bool cnf_tier_has(struct cnf_filter *f, const struct cnf_key *p)
@@ -305,7 +407,7 @@ static void cnf_expand(const struct cnf_key *p, unsigned int tl, u32 i,
 
 static bool cnf_stored(struct cnf_filter *f, const struct cnf_key *p)
 {
-	if (cnf_tier_of(p->family, p->len) != p->len)
+	if (cnf_tier_of(p->family, p->len) != p->len || p->len == CNF_MAP_BITS)
 		return cnf_store_has(f, p);
 	return cnf_tier_has(f, p) &&
 	       (!cnf_derived(f, p, CNF_TIERS) || cnf_store_has(f, p));
@@ -402,7 +504,9 @@ int cnf_filter_add(struct cnf_filter *f, const struct cnf_key *key)
 		return err;
 	tl = cnf_tier_of(key->family, key->len);
 	cnf_undo_begin(f);
-	if (tl != key->len)
+	if (tl == CNF_MAP_BITS)
+		err = cnf_store_has(f, key) ? -EEXIST : cnf_map_add(f, key);
+	else if (tl != key->len)
 		err = cnf_stored(f, key) ? -EEXIST : cnf_add_expanded(f, key);
 	else if (cnf_tier_plain(f, key))
 		err = cnf_tier_add(f, key);	/* -EEXIST from the table */
@@ -440,7 +544,11 @@ int cnf_filter_del(struct cnf_filter *f, const struct cnf_key *key)
 	if (err)
 		return err;
 	tl = cnf_tier_of(key->family, key->len);
-	if (tl == key->len && cnf_tier_plain(f, key)) {
+	if (tl == CNF_MAP_BITS) {
+		if (!cnf_store_has(f, key))
+			return -ENOENT;
+		cnf_map_del(f, key);
+	} else if (tl == key->len && cnf_tier_plain(f, key)) {
 		err = cnf_tier_del(f, key);
 		if (err)
 			return err;

@@ -8,17 +8,22 @@
  * length L it covers: its keys.  A lookup takes the address's first L bits
  * for each tier that holds keys, and probes that tier's exact cuckoo table
  * once: a packet costs one probe per non-empty tier, whatever lengths the
- * prefixes have.
+ * prefixes have.  The /16 tier of both families is no table but a map, a
+ * bit per /16 (8 KB, made when a prefix of up to 16 bits first comes): a
+ * prefix of up to 16 bits sets the bits of the /16s it covers, and a
+ * lookup reads one bit there instead of probing.
  *
- *   IPv4  /16 (lengths 0-16), /24 (17-24), /32 (25-32).  At most three
- *         probes; a prefix expands into at most 128 keys, but for lengths
- *         below 16 (a /8: 256 keys, a /0: 65,536).
- *   IPv6  every 8 bits, /8 to /120 (each for the 8 lengths up to it), /127
- *         (121-127) and /128 (128); a /0 is a tier of its own (one key).
- *         A prefix expands into at most 128 keys (CNF_V6_TIER_STEP): they
- *         cost 2 KB at most.  So any list probes at most 18 tables, and
- *         lists as published (allocations of /19 to /48, /56 and /64
- *         assignments, hosts) probe about 7.
+ *   IPv4  the /16 map (lengths 0-16), /20 (17-20), /24 (21-24), /32
+ *         (25-32).  At most three probes and a map read; a prefix expands
+ *         into at most 128 keys (a /25), or sets up to 65,536 bits (a /0).
+ *         Blocklists are mostly /16 to /24: the /20 tier keeps a /17 to 8
+ *         keys, where a /24 tier alone would take 128.
+ *   IPv6  the /16 map (lengths 0-16), then every 8 bits, /24 to /120 (each
+ *         for the 8 lengths up to it), /127 (121-127) and /128 (128).  A
+ *         prefix expands into at most 128 keys (CNF_V6_TIER_STEP): they
+ *         cost 2 KB at most.  So any list probes at most 15 tables and the
+ *         map, and lists as published (allocations of /19 to /48, /56 and
+ *         /64 assignments, hosts) probe about 7.
  *
  * Keys of tiers of at most 32 bits live in IPv4-layout tables (the first L
  * bits as a number), longer ones in IPv6-layout tables (the address with
@@ -44,14 +49,16 @@ static inline unsigned int cnf_family_bits(enum cnf_family fam)
 }
 
 /*
- * The tier length of the tier that holds prefixes of length @len.  The /128
- * tier holds only addresses: the store (prefix.c) cannot tell a /128 key
- * from a /128 address.
+ * The tier length of the tier that holds prefixes of length @len:
+ * CNF_MAP_BITS for the /16 map.  The /128 tier holds only addresses: the
+ * store (prefix.c) cannot tell a /128 key from a /128 address.
  */
 static inline unsigned int cnf_tier_of(enum cnf_family fam, unsigned int len)
 {
+	if (len <= CNF_MAP_BITS)
+		return CNF_MAP_BITS;
 	if (fam == CNF_V4)
-		return len <= 16 ? 16 : len <= 24 ? 24 : 32;
+		return len <= 20 ? 20 : len <= 24 ? 24 : 32;
 	if (len > CNF_V6_BITS - CNF_V6_TIER_STEP)
 		return len == CNF_V6_BITS ? len : CNF_V6_BITS - 1;
 	return (len + CNF_V6_TIER_STEP - 1) / CNF_V6_TIER_STEP * CNF_V6_TIER_STEP;

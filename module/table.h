@@ -161,8 +161,25 @@ struct cnf_path_node {
 /* The tables one add changes: its tier's and its family's store. */
 #define CNF_UNDO_TABLES		2
 
+/* The /16 map (prefix.h): a bit per /16 of a family's addresses. */
+#define CNF_MAP_BITS		16
+#define CNF_MAP_WORDS		((1U << CNF_MAP_BITS) / 64)
+
 /*
- * A filter.  Readers, under RCU: @active, then the tables it names.
+ * A /16 map.  Readers: under RCU, one word, READ_ONCE().  Writers: under
+ * the filter's lock, a word at a time (WRITE_ONCE()), each store changing
+ * only bits whose answer changes: a /16 covered before and after a change
+ * reads as covered throughout it.
+ */
+struct cnf_map {
+	u64 *words;		/* CNF_MAP_WORDS, an allocation of their own */
+	u64 bits;		/* writer only: bits set */
+	size_t bytes;
+	struct rcu_head rcu;
+};
+
+/*
+ * A filter.  Readers, under RCU: @active, then the tables and maps it names.
  * Everything else, and every change, under @lock.
  *
  * @tier:   per family, the lookup table of each tier length (prefix.h);
@@ -173,6 +190,9 @@ struct cnf_path_node {
  *          cleared after its last went; read with acquire.
  * @store:  per family, the prefixes the lookup tables cannot tell back
  *          (prefix.c); writer only; NULL while empty.
+ * @map:    per family, the /16 map of prefixes of up to CNF_MAP_BITS bits
+ *          (prefix.h); NULL while there are none.  Published before its
+ *          @active bit is set, unpublished after it is cleared.
  * @nlen:   per family, prefixes stored of each length.
  * @budget: the memory limit @f counts against, shared or @own_budget;
  *          read and changed under the lock that serialises its filters.
@@ -185,6 +205,7 @@ struct cnf_filter {
 	struct cnf_table __rcu *tier[CNF_NFAMILIES][CNF_TIERS];
 	u64 active[CNF_NFAMILIES][CNF_ACTIVE_WORDS];
 	struct cnf_table __rcu *store[CNF_NFAMILIES];
+	struct cnf_map __rcu *map[CNF_NFAMILIES];
 	u32 nlen[CNF_NFAMILIES][CNF_TIERS];
 	u64 prefixes[CNF_NFAMILIES];
 	struct cnf_mutex lock;
@@ -574,5 +595,9 @@ int cnf_tab_add(struct cnf_filter *f, struct cnf_table __rcu **tp,
 		const struct cnf_key *key);
 int cnf_tab_del(struct cnf_filter *f, struct cnf_table __rcu **tp,
 		const struct cnf_key *key);
+struct cnf_map *cnf_map_deref(const struct cnf_filter *f,
+			      enum cnf_family fam);
+int cnf_map_ensure(struct cnf_filter *f, enum cnf_family fam);
+void cnf_map_release(struct cnf_filter *f, enum cnf_family fam);
 
 #endif /* _CNF_TABLE_H */

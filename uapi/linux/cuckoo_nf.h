@@ -282,9 +282,13 @@ struct cnf_family_stats {
  * struct cnf_lookup_stats - per address family, how prefixes are looked up
  * @prefixes: prefixes stored (an address counts as one; also in
  *            &struct cnf_family_stats.entries).
- * @keys:     keys in the lookup tables the prefixes expand into.
+ * @keys:     keys in the lookup tables the prefixes expand into; a
+ *            prefix of up to 16 bits sets a bit per /16 it covers in the
+ *            family's /16 map instead, each counted as a key (and the
+ *            map's 65,536 bits in &struct cnf_family_stats.capacity).
  * @lengths:  distinct prefix lengths stored.
- * @tables:   lookup tables a packet of the family is checked against.
+ * @tables:   lookup tables a packet of the family is checked against, the
+ *            /16 map included.
  */
 struct cnf_lookup_stats {
 	__u64	prefixes;

@@ -22,6 +22,9 @@ static unsigned int cnf_family_bits(enum cnf_family fam)
 	return fam == CNF_V4 ? CNF_V4_BITS : CNF_V6_BITS;
 }
 
+/* Prefixes of up to this many bits set bits of the /16 map (prefix.h). */
+#define MAP_BITS	16
+
 static bool has6(struct cnf_filter *f, u32 w0, u32 w1, u32 w2, u32 w3)
 {
 	struct cnf_key k = cnf_key6(w0, w1, w2, w3);
@@ -432,20 +435,88 @@ TEST(addresses_probe_one_table)
 	ASSERT_EQ(1U, st.fam[CNF_V4].tables);
 	ASSERT_EQ(1U, st.fam[CNF_V6].tables);
 	ASSERT_EQ(1U, st.fam[CNF_V4].keys);
-	ASSERT_EQ(0, add_p(f, cnf_key4(0x0a000000), 20));
+	/* A /17: 8 keys of the /20 tier. */
+	ASSERT_EQ(0, add_p(f, cnf_key4(0x0a000000), 17));
 	cnf_filter_lock(f);
 	cnf_filter_stats(f, &st);
 	cnf_filter_unlock(f);
 	ASSERT_EQ(2U, st.fam[CNF_V4].tables);
-	ASSERT_EQ(1U + 16, st.fam[CNF_V4].keys);
+	ASSERT_EQ(1U + 8, st.fam[CNF_V4].keys);
 	ASSERT_EQ(2U, st.fam[CNF_V4].lengths);
+	/* A /8: 256 bits of the /16 map, read as one more table. */
+	ASSERT_EQ(0, add_p(f, cnf_key4(0x0b000000), 8));
+	cnf_filter_lock(f);
+	cnf_filter_stats(f, &st);
+	cnf_filter_unlock(f);
+	ASSERT_EQ(3U, st.fam[CNF_V4].tables);
+	ASSERT_EQ(1U + 8 + 256, st.fam[CNF_V4].keys);
+	cnf_filter_destroy(f);
+}
+
+static u64 v4_bytes(struct cnf_filter *f)
+{
+	struct cnf_filter_stats st;
+
+	cnf_filter_lock(f);
+	cnf_filter_stats(f, &st);
+	cnf_filter_unlock(f);
+	return st.fam[CNF_V4].bytes;
+}
+
+/*
+ * Prefixes of up to 16 bits share the /16 map: deleting one clears only
+ * the /16s no other covers, and the map goes with the last of them.
+ */
+TEST(map_overlaps)
+{
+	struct cnf_filter *f = cnf_filter_create(16, 1ULL << 30);
+	struct cnf_key net = cnf_key4(0x0a000000), all = cnf_key4(0);
+	u64 empty = v4_bytes(f);
+
+	ASSERT_EQ(0, add_p(f, net, 8));			/* 10.0.0.0/8 */
+	ASSERT_EQ(0, add_p(f, net, 12));		/* 10.0.0.0/12 */
+	ASSERT_EQ(0, add_p(f, cnf_key4(0x0a100000), 16)); /* 10.16.0.0/16 */
+	ASSERT_EQ(-EEXIST, add_p(f, net, 12));
+	ASSERT_LT(empty, v4_bytes(f));
+	ASSERT_TRUE(cnf_filter_lookup4(f, htonl(0x0affffff)));
+	ASSERT_FALSE(cnf_filter_lookup4(f, htonl(0x0b000000)));
+	ASSERT_FALSE(cnf_filter_lookup4(f, htonl(0x09ffffff)));
+	ASSERT_EQ(0, del_p(f, net, 8));
+	ASSERT_EQ(-ENOENT, del_p(f, net, 8));
+	ASSERT_TRUE(cnf_filter_lookup4(f, htonl(0x0a0fffff)));	/* the /12 */
+	ASSERT_TRUE(cnf_filter_lookup4(f, htonl(0x0a10ffff)));	/* the /16 */
+	ASSERT_FALSE(cnf_filter_lookup4(f, htonl(0x0a110000)));
+	ASSERT_FALSE(cnf_filter_lookup4(f, htonl(0x0aff0000)));
+	ASSERT_EQ(0, del_p(f, net, 12));
+	ASSERT_FALSE(cnf_filter_lookup4(f, htonl(0x0a0fffff)));
+	ASSERT_TRUE(cnf_filter_lookup4(f, htonl(0x0a100000)));
+	/* /0 covers everything; deleting it leaves the /16 alone. */
+	ASSERT_EQ(0, add_p(f, all, 0));
+	ASSERT_TRUE(cnf_filter_lookup4(f, htonl(0xffffffff)));
+	ASSERT_EQ(0, del_p(f, all, 0));
+	ASSERT_FALSE(cnf_filter_lookup4(f, htonl(0xffffffff)));
+	ASSERT_FALSE(cnf_filter_lookup4(f, htonl(0)));
+	ASSERT_TRUE(cnf_filter_lookup4(f, htonl(0x0a10abcd)));
+	ASSERT_EQ(0, del_p(f, cnf_key4(0x0a100000), 16));
+	ASSERT_FALSE(cnf_filter_lookup4(f, htonl(0x0a10abcd)));
+	ASSERT_EQ(empty, v4_bytes(f));
+	/* IPv6 has a map too: 2000::/3, then a /16 inside it. */
+	ASSERT_EQ(0, add_p(f, cnf_key6(0x20000000, 0, 0, 0), 3));
+	ASSERT_EQ(0, add_p(f, cnf_key6(0x2a000000, 0, 0, 0), 16));
+	ASSERT_TRUE(has6(f, 0x3fffffff, ~0U, ~0U, ~0U));
+	ASSERT_FALSE(has6(f, 0x40000000, 0, 0, 0));
+	ASSERT_EQ(0, del_p(f, cnf_key6(0x20000000, 0, 0, 0), 3));
+	ASSERT_FALSE(has6(f, 0x3fffffff, ~0U, ~0U, ~0U));
+	ASSERT_TRUE(has6(f, 0x2a00ffff, ~0U, ~0U, ~0U));
+	ASSERT_FALSE(has6(f, 0x2a010000, 0, 0, 0));
 	cnf_filter_destroy(f);
 }
 
 /*
- * A prefix of every IPv6 length at once, /1 to /128, probes at most 18
- * tables, and none expands into more than 128 keys: the bounds prefix.h
- * states.  The /L is L - 1 zero bits and a one: no two overlap.
+ * A prefix of every IPv6 length at once, /1 to /128, probes at most 15
+ * tables and the /16 map, and none expands into more than 128 keys, but
+ * those of the map, one bit per /16: the bounds prefix.h states.  The /L
+ * is L - 1 zero bits and a one: no two overlap.
  */
 TEST(ipv6_tiers_bounded)
 {
@@ -463,11 +534,16 @@ TEST(ipv6_tiers_bounded)
 		cnf_filter_lock(f);
 		cnf_filter_stats(f, &st);
 		cnf_filter_unlock(f);
-		ASSERT_LE(st.fam[CNF_V6].keys - keys, 128U);
+		if (len <= MAP_BITS) {
+			ASSERT_EQ(1U << (MAP_BITS - len),
+				  st.fam[CNF_V6].keys - keys);
+		} else {
+			ASSERT_LE(st.fam[CNF_V6].keys - keys, 128U);
+		}
 		keys = st.fam[CNF_V6].keys;
 	}
 	ASSERT_EQ(128U, st.fam[CNF_V6].lengths);
-	ASSERT_LE(st.fam[CNF_V6].tables, 18U);
+	ASSERT_LE(st.fam[CNF_V6].tables, 16U);
 	cnf_filter_destroy(f);
 }
 
