@@ -12,9 +12,10 @@
 # the receiver's input (echo requests delivered) and the module's dropped
 # counters, which must grow by exactly the pings of the covered sources.
 # The sources sit inside, outside and at both edges of prefixes of every
-# tier (IPv4 /8 and /23 expanded into /16 and /24 keys, /26 and /31 into
-# /32 keys; IPv6 /56 into /64 keys, /125 into /127 keys, /120, /112 and
-# /8 keys of their own tiers), before and after overlapping adds and deletes.  Then the set comes
+# tier (IPv4 /8 in the /16 map, /18 and /23 expanded into /20 and /24
+# keys, /26 and /31 into /32 keys; IPv6 /8 in its /16 map, /20 into /24
+# keys, /56 into /64 keys, /125 into /127 keys, /120 and /112 keys of
+# their own tiers), before and after overlapping adds and deletes.  Then the set comes
 # back identically from list, save and restore, and a load of NBIG
 # prefixes of mixed lengths (4,000: each of the 42 lengths about a hundred
 # times, the tables grown from their smallest; 100,000 with
@@ -111,6 +112,14 @@ test_edges() {
 	expect_dropped "the /8s gone" 10.0.1.64 10.0.1.127 10.0.1.130 \
 		10.0.1.131 10.0.1.200 fd01::100 fd01::1ff fd01::200 fd01::207 \
 		fd01::1:0 fd01::1:ffff
+	ctl add 10.0.0.0/18 fd01::/20 >/dev/null
+	verdict $? "add 10.0.0.0/18 fd01::/20"
+	expect_dropped "a /18 and a /20 over them" "${SRCS[@]}"
+	ctl del 10.0.0.0/18 fd01::/20 >/dev/null
+	verdict $? "del 10.0.0.0/18 fd01::/20"
+	expect_dropped "the /18 and the /20 gone" 10.0.1.64 10.0.1.127 \
+		10.0.1.130 10.0.1.131 10.0.1.200 fd01::100 fd01::1ff fd01::200 \
+		fd01::207 fd01::1:0 fd01::1:ffff
 }
 
 test_overlaps() {
