@@ -362,8 +362,10 @@ static bool cnf_derived(struct cnf_filter *f, const struct cnf_key *k,
 static int cnf_cover(struct cnf_filter *f, const struct cnf_key *k,
 		     unsigned int len)
 {
-	if (!cnf_tier_has(f, k))
-		return cnf_tier_add(f, k);
+	int err = cnf_tier_add(f, k);
+
+	if (err != -EEXIST)
+		return err;
 	/* A native key, not derived until now: the store must say native. */
 	if (!cnf_derived(f, k, len) && !cnf_store_has(f, k))
 		return cnf_store_add(f, k);
@@ -504,10 +506,11 @@ int cnf_filter_add(struct cnf_filter *f, const struct cnf_key *key)
 		return err;
 	tl = cnf_tier_of(key->family, key->len);
 	cnf_undo_begin(f);
+	/* Both start with the store's add, which refuses a stored prefix. */
 	if (tl == CNF_MAP_BITS)
-		err = cnf_store_has(f, key) ? -EEXIST : cnf_map_add(f, key);
+		err = cnf_map_add(f, key);
 	else if (tl != key->len)
-		err = cnf_stored(f, key) ? -EEXIST : cnf_add_expanded(f, key);
+		err = cnf_add_expanded(f, key);
 	else if (cnf_tier_plain(f, key))
 		err = cnf_tier_add(f, key);	/* -EEXIST from the table */
 	else
