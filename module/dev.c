@@ -431,14 +431,55 @@ static void cnf_batch_prefetch(struct cnf_change *c, const struct cnf_addr *a)
 		cnf_change_prefetch(c, &key);
 }
 
+static void cnf_tally_addrs(struct cnf_tally *tally, const struct cnf_addr *a,
+			    u32 n)
+{
+	struct cnf_key key;
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		if (!cnf_addr_to_key(&a[i], &key))
+			cnf_tally_add(tally, &key);
+}
+
+/*
+ * The keys an add batch brings to each lookup table, read ahead of its
+ * adds a chunk at a time, without the locks.  NULL when memory is short:
+ * the tables then grow as the adds need, as they do for a batch whose
+ * entries cannot be read now (it fails when they are copied in again).
+ */
+static struct cnf_tally *cnf_batch_tally(const struct cnf_batch *b,
+					 struct cnf_addr *buf)
+{
+	const struct cnf_addr __user *ua = u64_to_user_ptr(b->addrs);
+	struct cnf_tally *tally;
+	u32 from, got;
+
+	tally = kzalloc(sizeof(*tally), GFP_KERNEL);
+	if (!tally)
+		return NULL;
+	for (from = 0; from < b->count; from += got) {
+		got = cnf_copy_in(buf, ua + from,
+				  min_t(u32, b->count - from, CNF_CHUNK),
+				  sizeof(*buf));
+		cnf_tally_addrs(tally, buf, got);
+		if (!got || fatal_signal_pending(current))
+			break;
+		cond_resched();
+	}
+	return tally;
+}
+
 /*
  * The next chunk of a batch: copied in without the locks, applied under
  * them.  The state is looked up again for every chunk: a reset between two
  * chunks is seen, and an add then makes a new one.  Adds announce how many
- * entries are left, so that growth sizes for them.
+ * entries are left, so that growth sizes for them, and size the tables
+ * for the keys of the whole batch (@tally, if not NULL).
  */
 static int cnf_batch_chunk(struct cnf_file *cf, struct cnf_batch *b,
-			   struct cnf_addr *buf, u32 *secs, bool add)
+			   struct cnf_addr *buf, u32 *secs, bool add,
+			   const struct cnf_tally *tally)
 {
 	u32 want = min_t(u32, b->count - b->done, CNF_CHUNK);
 	struct cnf_change change, *c = NULL;
@@ -460,6 +501,8 @@ static int cnf_batch_chunk(struct cnf_file *cf, struct cnf_batch *b,
 		err = cnf_change_begin(&change, &st->sets, set,
 				       add ? b->count - b->done : 0);
 		c = err ? NULL : &change;
+		if (c && add && tally)
+			cnf_change_reserve(c, tally);
 	}
 	for (i = 0; i < got && !err; i++) {
 		if (i + CNF_PREFETCH_AHEAD < got)
@@ -488,11 +531,18 @@ static int cnf_replace_build(struct cnf_state *st, struct cnf_set *set,
 			     struct cnf_batch *b, const struct cnf_addr *all,
 			     const u32 *secs)
 {
+	struct cnf_tally *tally = kzalloc(sizeof(*tally), GFP_KERNEL);
 	struct cnf_key key;
 	int err = 0;
 
+	/* Without memory for it, the tables grow as the adds need. */
+	if (tally)
+		cnf_tally_addrs(tally, all, b->count);
 	cnf_filter_lock(n);
 	cnf_filter_expect(n, b->count);
+	if (tally)
+		cnf_filter_reserve_tally(n, tally);
+	kfree(tally);
 	for (b->done = 0; b->done < b->count; b->done++) {
 		if (!(b->done % CNF_CHUNK) && fatal_signal_pending(current)) {
 			err = -EINTR;
@@ -562,6 +612,7 @@ out:
 static long cnf_ioc_batch(struct cnf_file *cf, void __user *uarg,
 			  size_t usize, bool add)
 {
+	struct cnf_tally *tally = NULL;
 	struct cnf_addr *buf;
 	struct cnf_batch b;
 	u32 *secs;
@@ -591,10 +642,13 @@ static long cnf_ioc_batch(struct cnf_file *cf, void __user *uarg,
 	secs = kmalloc_array(CNF_CHUNK, sizeof(*secs), GFP_KERNEL);
 	if (!buf || !secs)
 		b.error = -ENOMEM;
+	else if (add)
+		tally = cnf_batch_tally(&b, buf);
 	while (b.done < b.count && !b.error) {
-		b.error = cnf_batch_chunk(cf, &b, buf, secs, add);
+		b.error = cnf_batch_chunk(cf, &b, buf, secs, add, tally);
 		cond_resched();
 	}
+	kfree(tally);
 	kfree(secs);
 	kfree(buf);
 out:

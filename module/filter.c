@@ -590,18 +590,72 @@ int cnf_filter_reserve(struct cnf_filter *f, enum cnf_family fam, u64 entries)
 	return cnf_filter_grow(f, &f->tier[fam][cnf_family_bits(fam)], log);
 }
 
+/* Grow the table at @tp, made if missing, to hold @want keys; best effort. */
+static void cnf_reserve_table(struct cnf_filter *f, struct cnf_table __rcu **tp,
+			      enum cnf_layout layout, u64 want)
+{
+	struct cnf_table *t;
+	unsigned int log;
+
+	if (!want || cnf_tab_ensure(f, tp, layout))
+		return;
+	t = cnf_deref(f, tp);
+	log = cnf_log_for(layout, max_t(u64, want, t->count), t->log);
+	if (log > t->log)
+		cnf_filter_grow(f, tp, log);
+}
+
+/**
+ * cnf_filter_reserve_tally - size the tables for a batch's keys
+ * @f: the filter, under cnf_filter_lock()
+ * @tally: the keys the batch brings to each table
+ *
+ * Each table grows now, once, to hold as many keys as the batch brings,
+ * or as it holds if that is more: adding a list again, as a reload does,
+ * grows nothing.  Best effort: a table that cannot grow now grows as its
+ * adds need.  A table made now for keys that never come goes at the
+ * batch's end (cnf_filter_expect(@f, 0)).
+ */
+void cnf_filter_reserve_tally(struct cnf_filter *f,
+			      const struct cnf_tally *tally)
+{
+	unsigned int fam, tl;
+
+	BUILD_BUG_ON(ARRAY_SIZE(tally->keys[0]) != CNF_TIERS);
+	cnf_assert_held(&f->lock);
+	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
+		for (tl = 0; tl < CNF_TIERS; tl++)
+			cnf_reserve_table(f, &f->tier[fam][tl],
+					  cnf_tier_layout(tl),
+					  tally->keys[fam][tl]);
+		cnf_reserve_table(f, &f->store[fam], CNF_LAYOUT128,
+				  tally->stored[fam]);
+	}
+}
+
 /**
  * cnf_filter_expect - about this many adds follow
  * @f: the filter, under cnf_filter_lock()
  * @adds: how many; 0 when the batch is done
  *
  * Growth then sizes for them, within 8 times the table's size per step:
- * a batch's entries may be duplicates, or fail.
+ * a batch's entries may be duplicates, or fail.  At the batch's end, the
+ * tables cnf_filter_reserve_tally() made that got no key go.
  */
 void cnf_filter_expect(struct cnf_filter *f, u64 adds)
 {
+	unsigned int fam, tl;
+
 	cnf_assert_held(&f->lock);
 	f->expect = adds;
+	if (adds)
+		return;
+	/* Tables reserved for a batch's keys that none of them reached. */
+	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
+		for (tl = 0; tl < CNF_TIERS; tl++)
+			cnf_tab_release(f, &f->tier[fam][tl]);
+		cnf_tab_release(f, &f->store[fam]);
+	}
 }
 
 /**

@@ -109,6 +109,20 @@ int cnf_filter_del(struct cnf_filter *f, const struct cnf_key *key);
 bool cnf_filter_has(struct cnf_filter *f, const struct cnf_key *key);
 int cnf_filter_match(struct cnf_filter *f, const struct cnf_key *key,
 		     struct cnf_key *match);
+/*
+ * The keys a batch of adds brings to each lookup table, counted before the
+ * adds (cnf_tally_add() for each prefix), so that the tables are sized
+ * once (cnf_filter_reserve_tally()) instead of growing step by step: a
+ * list of 100K IPv6 prefixes as published expands into some 800K keys.
+ */
+struct cnf_tally {
+	u64 keys[CNF_NFAMILIES][CNF_V6_BITS + 1];
+	u64 stored[CNF_NFAMILIES];	/* prefixes the store keeps */
+};
+
+void cnf_tally_add(struct cnf_tally *tally, const struct cnf_key *key);
+void cnf_filter_reserve_tally(struct cnf_filter *f,
+			      const struct cnf_tally *tally);
 /* How many keys ahead of its changes a batch should prefetch. */
 #define CNF_PREFETCH_AHEAD	8
 void cnf_filter_prefetch(struct cnf_filter *f, const struct cnf_key *key);

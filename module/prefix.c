@@ -483,6 +483,27 @@ static int cnf_prefix_check(const struct cnf_key *p)
 }
 
 /**
+ * cnf_tally_add - count the keys a prefix will bring to its tables
+ * @tally: the batch's tally
+ * @key: a prefix the batch adds; an invalid one counts nothing
+ *
+ * A prefix of the /16 map brings no key (the map does not grow), but an
+ * entry of the store, as a prefix shorter than its tier does.
+ */
+void cnf_tally_add(struct cnf_tally *tally, const struct cnf_key *key)
+{
+	unsigned int tl;
+
+	if (cnf_prefix_check(key))
+		return;
+	tl = cnf_tier_of(key->family, key->len);
+	if (tl != CNF_MAP_BITS)
+		tally->keys[key->family][tl] += 1ULL << (tl - key->len);
+	if (tl != key->len || tl == CNF_MAP_BITS)
+		tally->stored[key->family]++;
+}
+
+/**
  * cnf_filter_add - add a prefix
  * @f: the filter, under cnf_filter_lock()
  * @key: the prefix; bits past @key->len must be zero

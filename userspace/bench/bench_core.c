@@ -613,13 +613,15 @@ static void pfx_sources(enum cnf_family fam, const struct cnf_model *m,
 
 /*
  * Load @k into each of @nf new filters as the module's batches do
- * (dev.c, sets.c): under the writer lock, the count announced with
- * cnf_filter_expect(), each add prefetched CNF_PREFETCH_AHEAD ahead.
- * Prefixes per second; the filters in @f.
+ * (dev.c, sets.c): the batch's keys tallied first, then under the writer
+ * lock the count announced with cnf_filter_expect(), the tables sized for
+ * the tally, each add prefetched CNF_PREFETCH_AHEAD ahead.  Prefixes per
+ * second; the filters in @f.
  */
 static double pfx_load(struct cnf_filter **f, unsigned int nf,
 		       const struct cnf_key *k, u64 n)
 {
+	struct cnf_tally tally;
 	unsigned int j;
 	double t0;
 	u64 i;
@@ -631,8 +633,12 @@ static double pfx_load(struct cnf_filter **f, unsigned int nf,
 	}
 	t0 = now();
 	for (j = 0; j < nf; j++) {
+		memset(&tally, 0, sizeof(tally));
+		for (i = 0; i < n; i++)
+			cnf_tally_add(&tally, &k[i]);
 		cnf_filter_lock(f[j]);
 		cnf_filter_expect(f[j], n);
+		cnf_filter_reserve_tally(f[j], &tally);
 		for (i = 0; i < n; i++) {
 			if (i + CNF_PREFETCH_AHEAD < n)
 				cnf_filter_prefetch(f[j],

@@ -513,6 +513,75 @@ TEST(map_overlaps)
 }
 
 /*
+ * A batch's tally sizes its tables once: its adds grow nothing, a reload
+ * of the same list grows nothing and takes no more memory, and a table
+ * sized for keys that never came goes at the batch's end.
+ */
+TEST(tally_sizes_once)
+{
+	struct cnf_filter *f = cnf_filter_create(16, 1ULL << 30);
+	struct cnf_tally *tally = calloc(1, sizeof(*tally));
+	struct cnf_key k[3000];
+	struct cnf_filter_stats st;
+	u64 grows, bytes, empty, empty6;
+	unsigned int i, pass;
+
+	ASSERT_NE(NULL, tally);
+	cnf_filter_lock(f);
+	cnf_filter_stats(f, &st);
+	cnf_filter_unlock(f);
+	empty6 = st.fam[CNF_V6].bytes;
+	/* /17s: 8 /20 keys; /23s: 2 /24 keys; /27s: 32 /32 keys. */
+	for (i = 0; i < 3000; i++) {
+		k[i] = cnf_key4(0x0a000000 + (i << 15));
+		cnf_key_cut(&k[i], i % 3 == 0 ? 17 : i % 3 == 1 ? 23 : 27);
+		cnf_tally_add(tally, &k[i]);
+	}
+	cnf_tally_add(tally, &(struct cnf_key){ .family = CNF_V4, .len = 8 });
+	ASSERT_EQ(1000U * 8, tally->keys[CNF_V4][20]);
+	ASSERT_EQ(1000U * 2, tally->keys[CNF_V4][24]);
+	ASSERT_EQ(1000U * 32, tally->keys[CNF_V4][32]);
+	ASSERT_EQ(0U, tally->keys[CNF_V4][16]);	/* the map does not grow */
+	empty = v4_bytes(f);
+	for (pass = 0; pass < 2; pass++) {
+		cnf_filter_lock(f);
+		cnf_filter_expect(f, 3000);
+		cnf_filter_reserve_tally(f, tally);
+		cnf_filter_stats(f, &st);
+		grows = st.fam[CNF_V4].grows;
+		bytes = st.fam[CNF_V4].bytes;
+		for (i = 0; i < 3000; i++)
+			ASSERT_EQ(pass ? -EEXIST : 0, cnf_filter_add(f, &k[i]));
+		cnf_filter_expect(f, 0);
+		cnf_filter_stats(f, &st);
+		cnf_filter_unlock(f);
+		ASSERT_EQ(grows, st.fam[CNF_V4].grows);
+		ASSERT_EQ(1000U * (8 + 2 + 32), st.fam[CNF_V4].keys);
+		/* Sized for the keys: not past twice them, the store aside. */
+		ASSERT_LT(st.fam[CNF_V4].capacity, 3 * st.fam[CNF_V4].keys);
+		if (pass)
+			ASSERT_EQ(bytes, st.fam[CNF_V4].bytes);
+	}
+	/* Tables for a batch none of whose adds went in. */
+	ASSERT_EQ(0, cnf_t_flush(f));
+	memset(tally, 0, sizeof(*tally));
+	tally->keys[CNF_V4][20] = 100000;
+	tally->keys[CNF_V6][40] = 100000;
+	cnf_filter_lock(f);
+	cnf_filter_expect(f, 100000);
+	cnf_filter_reserve_tally(f, tally);
+	cnf_filter_stats(f, &st);
+	ASSERT_LT(empty + 100000, st.fam[CNF_V4].bytes);
+	cnf_filter_expect(f, 0);
+	cnf_filter_stats(f, &st);
+	cnf_filter_unlock(f);
+	ASSERT_EQ(empty, st.fam[CNF_V4].bytes);
+	ASSERT_EQ(empty6, st.fam[CNF_V6].bytes);
+	free(tally);
+	cnf_filter_destroy(f);
+}
+
+/*
  * A prefix of every IPv6 length at once, /1 to /128, probes at most 15
  * tables and the /16 map, and none expands into more than 128 keys, but
  * those of the map, one bit per /16: the bounds prefix.h states.  The /L
