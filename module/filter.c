@@ -168,8 +168,10 @@ u64 cnf_filter_bytes(const struct cnf_filter *f)
 	for (i = 0; i < f->undo_n; i++)
 		bytes += f->undo[i].old->bytes;
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
-		t = cnf_budget_deref(&f->store[fam]);
-		bytes += t ? t->bytes : 0;
+		for (i = 0; i < CNF_STORE_TABLES; i++) {
+			t = cnf_budget_deref(&f->store[fam][i]);
+			bytes += t ? t->bytes : 0;
+		}
 		for (len = 0; len < CNF_TIERS; len++) {
 			t = cnf_budget_deref(&f->tier[fam][len]);
 			bytes += t ? t->bytes : 0;
@@ -259,8 +261,12 @@ static int cnf_filter_rebuild(struct cnf_filter *f,
 static enum cnf_family cnf_tab_family(const struct cnf_filter *f,
 				      struct cnf_table __rcu *const *tp)
 {
-	if (tp == &f->store[CNF_V4] || tp == &f->store[CNF_V6])
-		return tp - f->store;
+	unsigned int fam, i;
+
+	for (fam = 0; fam < CNF_NFAMILIES; fam++)
+		for (i = 0; i < CNF_STORE_TABLES; i++)
+			if (tp == &f->store[fam][i])
+				return fam;
 	return (tp - &f->tier[0][0]) / CNF_TIERS;
 }
 
@@ -574,15 +580,16 @@ void cnf_budget_init(struct cnf_budget *b, u64 limit)
 /* Every table but the address tiers goes; nothing is stored any more. */
 static void cnf_filter_empty(struct cnf_filter *f)
 {
-	unsigned int fam, len;
+	unsigned int fam, len, i;
 
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
 		for (len = 0; len < CNF_TIERS; len++)
 			if (len != cnf_family_bits(fam) &&
 			    cnf_deref(f, &f->tier[fam][len]))
 				cnf_tab_drop(f, &f->tier[fam][len]);
-		if (cnf_deref(f, &f->store[fam]))
-			cnf_tab_drop(f, &f->store[fam]);
+		for (i = 0; i < CNF_STORE_TABLES; i++)
+			if (cnf_deref(f, &f->store[fam][i]))
+				cnf_tab_drop(f, &f->store[fam][i]);
 		for (len = 0; len < CNF_ACTIVE_WORDS; len++)
 			WRITE_ONCE(f->active[fam][len], 0);
 		memset(f->nlen[fam], 0, sizeof(f->nlen[fam]));
@@ -664,11 +671,14 @@ static void cnf_table_stats_add(const struct cnf_table *t,
 static void cnf_family_stats(struct cnf_filter *f, enum cnf_family fam,
 			     struct cnf_table_stats *ts)
 {
-	const struct cnf_table *t = cnf_deref(f, &f->store[fam]);
-	unsigned int len;
+	const struct cnf_table *t;
+	unsigned int len, i;
 
-	if (t)
-		cnf_table_stats_add(t, ts);
+	for (i = 0; i < CNF_STORE_TABLES; i++) {
+		t = cnf_deref(f, &f->store[fam][i]);
+		if (t)
+			cnf_table_stats_add(t, ts);
+	}
 	for (len = 0; len < CNF_TIERS; len++) {
 		t = cnf_deref(f, &f->tier[fam][len]);
 		if (t) {
@@ -832,13 +842,15 @@ static void cnf_budget_leave(struct cnf_filter *f)
  */
 void cnf_filter_destroy(struct cnf_filter *f)
 {
-	unsigned int fam, len;
+	unsigned int fam, len, i;
 
 	if (!f)
 		return;
 	cnf_budget_leave(f);
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
-		cnf_table_free(rcu_dereference_protected(f->store[fam], 1));
+		for (i = 0; i < CNF_STORE_TABLES; i++)
+			cnf_table_free(rcu_dereference_protected(f->store[fam][i],
+								 1));
 		for (len = 0; len < CNF_TIERS; len++)
 			cnf_table_free(rcu_dereference_protected(f->tier[fam][len],
 								 1));

@@ -17,8 +17,9 @@
 /*
  * What a table holds, and so its slot layouts: IPv4 keys (also the keys of
  * IPv6 tiers of at most 32 bits: their first bits as a number), IPv6 keys
- * of which only the first 64 bits may be set (the tiers of 33 to 64 bits),
- * and IPv6 keys.  The address tiers are CNF_LAYOUT32 and CNF_LAYOUT128.
+ * of which only the first 64 bits may be set (the tiers of 33 to 64 bits,
+ * and the prefix store's keys of two words), and IPv6 keys.  The address
+ * tiers are CNF_LAYOUT32 and CNF_LAYOUT128.
  */
 enum cnf_layout {
 	CNF_LAYOUT32,
@@ -158,8 +159,17 @@ struct cnf_path_node {
 /* One lookup table per prefix length a family can have: see prefix.h. */
 #define CNF_TIERS		(CNF_V6_BITS + 1)
 #define CNF_ACTIVE_WORDS	((CNF_TIERS + 63) / 64)
-/* The tables one add changes: its tier's and its family's store. */
-#define CNF_UNDO_TABLES		2
+/*
+ * A family's store tables (prefix.c): keys of two words (CNF_LAYOUT64), and
+ * of four (CNF_LAYOUT128, IPv6 only).
+ */
+#define CNF_STORE_TABLES	2
+/*
+ * The tables one add changes: its tier's and its family's stores (an IPv6
+ * prefix of 57 to 63 bits is a two-word key, the /64 keys it covers that
+ * the store must keep are four-word ones).
+ */
+#define CNF_UNDO_TABLES		(1 + CNF_STORE_TABLES)
 
 /*
  * A filter.  Readers, under RCU: @active, then the tables it names.
@@ -172,7 +182,8 @@ struct cnf_path_node {
  *          only those.  Set (release) before a tier's first key goes in,
  *          cleared after its last went; read with acquire.
  * @store:  per family, the prefixes the lookup tables cannot tell back
- *          (prefix.c); writer only; NULL while empty.
+ *          (prefix.c), in a table of two-word keys and one of four-word
+ *          keys (CNF_STORE_TABLES); writer only; NULL while empty.
  * @nlen:   per family, prefixes stored of each length.
  * @budget: the memory limit @f counts against, shared or @own_budget;
  *          read and changed under the lock that serialises its filters.
@@ -184,7 +195,7 @@ struct cnf_path_node {
 struct cnf_filter {
 	struct cnf_table __rcu *tier[CNF_NFAMILIES][CNF_TIERS];
 	u64 active[CNF_NFAMILIES][CNF_ACTIVE_WORDS];
-	struct cnf_table __rcu *store[CNF_NFAMILIES];
+	struct cnf_table __rcu *store[CNF_NFAMILIES][CNF_STORE_TABLES];
 	u32 nlen[CNF_NFAMILIES][CNF_TIERS];
 	u64 prefixes[CNF_NFAMILIES];
 	struct cnf_mutex lock;
