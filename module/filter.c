@@ -172,8 +172,10 @@ u64 cnf_filter_bytes(const struct cnf_filter *f)
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
 		m = rcu_dereference_protected(f->map[fam], 1);
 		bytes += m ? m->bytes : 0;
-		t = cnf_budget_deref(&f->store[fam]);
-		bytes += t ? t->bytes : 0;
+		for (i = 0; i < CNF_STORE_TABLES; i++) {
+			t = cnf_budget_deref(&f->store[fam][i]);
+			bytes += t ? t->bytes : 0;
+		}
 		for (len = 0; len < CNF_TIERS; len++) {
 			t = cnf_budget_deref(&f->tier[fam][len]);
 			bytes += t ? t->bytes : 0;
@@ -263,8 +265,12 @@ static int cnf_filter_rebuild(struct cnf_filter *f,
 static enum cnf_family cnf_tab_family(const struct cnf_filter *f,
 				      struct cnf_table __rcu *const *tp)
 {
-	if (tp == &f->store[CNF_V4] || tp == &f->store[CNF_V6])
-		return tp - f->store;
+	unsigned int fam, i;
+
+	for (fam = 0; fam < CNF_NFAMILIES; fam++)
+		for (i = 0; i < CNF_STORE_TABLES; i++)
+			if (tp == &f->store[fam][i])
+				return fam;
 	return (tp - &f->tier[0][0]) / CNF_TIERS;
 }
 
@@ -278,26 +284,31 @@ static int cnf_filter_grow(struct cnf_filter *f, struct cnf_table __rcu **tp,
 	return err;
 }
 
-/*
- * The size to grow @t to: twice as large, or large enough for the adds a
- * batch announced (cnf_filter_expect()), but never more than 8 times its
- * size in one step: announced adds may be duplicates, or fail.
- */
-static unsigned int cnf_grow_log(const struct cnf_filter *f,
-				 const struct cnf_table *t)
-{
-	u64 want = t->count + 1 + f->expect;
-
-	want = min_t(u64, want, 8 * t->limit);
-	return cnf_log_for(cnf_table_layout(t), want, t->log + 1);
-}
-
 /* The address tiers (/32, /128) are always there; the others come and go. */
 static bool cnf_tab_is_address(const struct cnf_filter *f,
 			       struct cnf_table __rcu *const *tp)
 {
 	return tp == &f->tier[CNF_V4][CNF_V4_BITS] ||
 	       tp == &f->tier[CNF_V6][CNF_V6_BITS];
+}
+
+/*
+ * The size to grow the table at @tp to: twice as large, or for an address
+ * tier large enough for the adds a batch announced (cnf_filter_expect()),
+ * but never more than 8 times its size in one step: announced adds may be
+ * duplicates, or fail.  A count of prefixes says little of the keys other
+ * tables get: a batch sizes them by its tally (cnf_filter_reserve_tally()).
+ */
+static unsigned int cnf_grow_log(const struct cnf_filter *f,
+				 struct cnf_table __rcu *const *tp)
+{
+	const struct cnf_table *t = cnf_deref(f, tp);
+	u64 want = t->count + 1;
+
+	if (cnf_tab_is_address(f, tp))
+		want += f->expect;
+	want = min_t(u64, want, 8 * t->limit);
+	return cnf_log_for(cnf_table_layout(t), want, t->log + 1);
 }
 
 /* The address tiers start at, and shrink back to, the initial size. */
@@ -405,7 +416,7 @@ static noinline int cnf_add_slow(struct cnf_filter *f,
 
 	/* Past the load limit, grow first; if that fails, any room will do. */
 	if (grow_first) {
-		if (!cnf_filter_grow(f, tp, cnf_grow_log(f, t)))
+		if (!cnf_filter_grow(f, tp, cnf_grow_log(f, tp)))
 			t = cnf_deref(f, tp);
 		if (!cnf_table_insert(t, f->path, key))
 			return 0;
@@ -619,17 +630,20 @@ static void cnf_reserve_table(struct cnf_filter *f, struct cnf_table __rcu **tp,
 void cnf_filter_reserve_tally(struct cnf_filter *f,
 			      const struct cnf_tally *tally)
 {
-	unsigned int fam, tl;
+	unsigned int fam, tl, i;
 
 	BUILD_BUG_ON(ARRAY_SIZE(tally->keys[0]) != CNF_TIERS);
+	BUILD_BUG_ON(ARRAY_SIZE(tally->stored[0]) != CNF_STORE_TABLES);
 	cnf_assert_held(&f->lock);
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
 		for (tl = 0; tl < CNF_TIERS; tl++)
 			cnf_reserve_table(f, &f->tier[fam][tl],
 					  cnf_tier_layout(tl),
 					  tally->keys[fam][tl]);
-		cnf_reserve_table(f, &f->store[fam], CNF_LAYOUT128,
-				  tally->stored[fam]);
+		for (i = 0; i < CNF_STORE_TABLES; i++)
+			cnf_reserve_table(f, &f->store[fam][i],
+					  cnf_store_layout(i),
+					  tally->stored[fam][i]);
 	}
 }
 
@@ -654,7 +668,8 @@ void cnf_filter_expect(struct cnf_filter *f, u64 adds)
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
 		for (tl = 0; tl < CNF_TIERS; tl++)
 			cnf_tab_release(f, &f->tier[fam][tl]);
-		cnf_tab_release(f, &f->store[fam]);
+		for (tl = 0; tl < CNF_STORE_TABLES; tl++)
+			cnf_tab_release(f, &f->store[fam][tl]);
 	}
 }
 
@@ -712,15 +727,16 @@ void cnf_budget_init(struct cnf_budget *b, u64 limit)
 /* Every table but the address tiers goes; nothing is stored any more. */
 static void cnf_filter_empty(struct cnf_filter *f)
 {
-	unsigned int fam, len;
+	unsigned int fam, len, i;
 
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
 		for (len = 0; len < CNF_TIERS; len++)
 			if (len != cnf_family_bits(fam) &&
 			    cnf_deref(f, &f->tier[fam][len]))
 				cnf_tab_drop(f, &f->tier[fam][len]);
-		if (cnf_deref(f, &f->store[fam]))
-			cnf_tab_drop(f, &f->store[fam]);
+		for (i = 0; i < CNF_STORE_TABLES; i++)
+			if (cnf_deref(f, &f->store[fam][i]))
+				cnf_tab_drop(f, &f->store[fam][i]);
 		for (len = 0; len < CNF_ACTIVE_WORDS; len++)
 			WRITE_ONCE(f->active[fam][len], 0);
 		if (cnf_map_deref(f, fam))
@@ -804,12 +820,15 @@ static void cnf_table_stats_add(const struct cnf_table *t,
 static void cnf_family_stats(struct cnf_filter *f, enum cnf_family fam,
 			     struct cnf_table_stats *ts)
 {
-	const struct cnf_table *t = cnf_deref(f, &f->store[fam]);
 	const struct cnf_map *m = cnf_map_deref(f, fam);
-	unsigned int len;
+	const struct cnf_table *t;
+	unsigned int len, i;
 
-	if (t)
-		cnf_table_stats_add(t, ts);
+	for (i = 0; i < CNF_STORE_TABLES; i++) {
+		t = cnf_deref(f, &f->store[fam][i]);
+		if (t)
+			cnf_table_stats_add(t, ts);
+	}
 	/* A map's bits are its keys and slots. */
 	if (m) {
 		ts->capacity += 1U << CNF_MAP_BITS;
@@ -979,13 +998,15 @@ static void cnf_budget_leave(struct cnf_filter *f)
  */
 void cnf_filter_destroy(struct cnf_filter *f)
 {
-	unsigned int fam, len;
+	unsigned int fam, len, i;
 
 	if (!f)
 		return;
 	cnf_budget_leave(f);
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
-		cnf_table_free(rcu_dereference_protected(f->store[fam], 1));
+		for (i = 0; i < CNF_STORE_TABLES; i++)
+			cnf_table_free(rcu_dereference_protected(f->store[fam][i],
+								 1));
 		cnf_map_free(rcu_dereference_protected(f->map[fam], 1));
 		for (len = 0; len < CNF_TIERS; len++)
 			cnf_table_free(rcu_dereference_protected(f->tier[fam][len],

@@ -44,7 +44,8 @@ struct cnf_key {
  * families' tables, the old table while growth builds a new one, and
  * cnf_budget_charge()s.  A
  * family's largest address table is 1 GiB (see cnf_filter_max_capacity());
- * an IPv6 tier of 33 to 64 bits can reach 1.5 GiB (cnf_max_log()).
+ * an IPv6 tier of 33 to 64 bits, or a prefix store of two-word keys, can
+ * reach 1.5 GiB (cnf_max_log()).
  */
 #define CNF_MIN_BUCKETS_LOG	3
 #define CNF_BUCKET_SLOTS	4
@@ -117,7 +118,7 @@ int cnf_filter_match(struct cnf_filter *f, const struct cnf_key *key,
  */
 struct cnf_tally {
 	u64 keys[CNF_NFAMILIES][CNF_V6_BITS + 1];
-	u64 stored[CNF_NFAMILIES];	/* prefixes the store keeps */
+	u64 stored[CNF_NFAMILIES][2];	/* prefixes each store table keeps */
 };
 
 void cnf_tally_add(struct cnf_tally *tally, const struct cnf_key *key);

@@ -8,7 +8,7 @@
  * Prefixes are kept as given, so deleting one must not remove a key that
  * another prefix still needs, and listing must give each prefix back once.
  *
- * The store, one exact table per family, holds what the tiers cannot tell:
+ * The store holds what the tiers cannot tell:
  *  - every prefix shorter than its tier (each also expanded into its tier);
  *  - a native key that is also derived (else deleting the shorter prefix
  *    would not know to keep it);
@@ -19,6 +19,12 @@
  * that maps to L and covers it; it is native when it is not derived, or
  * when the store holds it too.  A set of addresses never touches the
  * store, and costs what it did before prefixes.
+ *
+ * The store is exact tables, one per width of its keys (cnf_store_key()):
+ * two words, in 6- or 8-byte slots, for every IPv4 prefix and IPv6 ones
+ * shorter than /64; four, in 16-byte slots, for IPv6 ones from /64 on.
+ * What lists put there is mostly of the first kind (their /64s and
+ * addresses are tier lengths), at 6 or 8 bytes a slot rather than 16.
  *
  * Changes add keys before they remove any, so a source that prefixes cover
  * before and after a change is matched throughout it.  A failed add
@@ -95,18 +101,25 @@ static void cnf_table_key_prefix(enum cnf_family fam, unsigned int tl,
 }
 
 /*
- * The store's key of @p: for IPv4, its length and address; for IPv6 (never
- * /128: see cnf_tier_of()), the address with bit @len set, which marks
- * where the prefix ends.
+ * The store's key of @p.  For IPv4, two words: its length, and its @len
+ * bits as a number (as IPv4 tiers have their keys), so that what varies
+ * between prefixes fills the low bits of the second word, those that pick
+ * a CNF_LAYOUT64 key's bucket (hash.h).  For IPv6 (never /128: see
+ * cnf_tier_of()), the address with bit @len set, which marks where the
+ * prefix ends: below /64 its last two words are zero, and the key fits in
+ * two words too.
  */
 static void cnf_store_key(const struct cnf_key *p, struct cnf_key *k)
 {
+	u32 bits;
+
 	memset(k, 0, sizeof(*k));
 	k->family = CNF_V6;
 	k->len = CNF_V6_BITS;
 	if (p->family == CNF_V4) {
+		bits = p->len ? ntohl(p->v4) >> (32 - p->len) : 0;
 		k->v6.s6_addr32[0] = htonl(p->len);
-		k->v6.s6_addr32[3] = p->v4;
+		k->v6.s6_addr32[1] = htonl(bits);
 		return;
 	}
 	k->v6 = p->v6;
@@ -116,13 +129,15 @@ static void cnf_store_key(const struct cnf_key *p, struct cnf_key *k)
 static void cnf_store_key_prefix(enum cnf_family fam, const struct cnf_key *k,
 				 struct cnf_key *p)
 {
+	u32 bits;
 	int w;
 
 	memset(p, 0, sizeof(*p));
 	p->family = fam;
 	if (fam == CNF_V4) {
 		p->len = ntohl(k->v6.s6_addr32[0]);
-		p->v4 = k->v6.s6_addr32[3];
+		bits = ntohl(k->v6.s6_addr32[1]);
+		p->v4 = htonl(p->len ? bits << (32 - p->len) : 0);
 		return;
 	}
 	p->v6 = k->v6;
@@ -135,21 +150,42 @@ static void cnf_store_key_prefix(enum cnf_family fam, const struct cnf_key *k,
 
 /* ---- the store ---- */
 
+/*
+ * The store table that holds @p, and the layout of its keys: two words
+ * (6- or 8-byte slots) for IPv4 and for IPv6 below /64, four (16 bytes)
+ * for IPv6 from /64 on, whose marker bit is past the first 64.
+ */
+/* Which store table of its family keeps @p: four-word keys from /64 on. */
+static unsigned int cnf_store_index(const struct cnf_key *p)
+{
+	return p->family == CNF_V6 && p->len >= 64;
+}
+
+static struct cnf_table __rcu **cnf_store_of(struct cnf_filter *f,
+					     const struct cnf_key *p,
+					     enum cnf_layout *layout)
+{
+	*layout = cnf_store_layout(cnf_store_index(p));
+	return &f->store[p->family][cnf_store_index(p)];
+}
+
 static bool cnf_store_has(struct cnf_filter *f, const struct cnf_key *p)
 {
+	enum cnf_layout layout;
 	struct cnf_key k;
 
 	cnf_store_key(p, &k);
-	return cnf_tab_has(f, &f->store[p->family], &k);
+	return cnf_tab_has(f, cnf_store_of(f, p, &layout), &k);
 }
 
 static int cnf_store_add(struct cnf_filter *f, const struct cnf_key *p)
 {
-	struct cnf_table __rcu **tp = &f->store[p->family];
+	enum cnf_layout layout;
+	struct cnf_table __rcu **tp = cnf_store_of(f, p, &layout);
 	struct cnf_key k;
 	int err;
 
-	err = cnf_tab_ensure(f, tp, CNF_LAYOUT128);
+	err = cnf_tab_ensure(f, tp, layout);
 	if (err)
 		return err;
 	cnf_store_key(p, &k);
@@ -160,7 +196,8 @@ static int cnf_store_add(struct cnf_filter *f, const struct cnf_key *p)
 
 static void cnf_store_del(struct cnf_filter *f, const struct cnf_key *p)
 {
-	struct cnf_table __rcu **tp = &f->store[p->family];
+	enum cnf_layout layout;
+	struct cnf_table __rcu **tp = cnf_store_of(f, p, &layout);
 	struct cnf_key k;
 
 	cnf_store_key(p, &k);
@@ -500,7 +537,7 @@ void cnf_tally_add(struct cnf_tally *tally, const struct cnf_key *key)
 	if (tl != CNF_MAP_BITS)
 		tally->keys[key->family][tl] += 1ULL << (tl - key->len);
 	if (tl != key->len || tl == CNF_MAP_BITS)
-		tally->stored[key->family]++;
+		tally->stored[key->family][cnf_store_index(key)]++;
 }
 
 /**
@@ -675,6 +712,7 @@ int cnf_filter_walk(struct cnf_filter *f,
 {
 	struct cnf_prefix_walk w = { .f = f, .fn = fn, .ctx = ctx };
 	const struct cnf_table *t;
+	unsigned int i;
 	int err;
 
 	cnf_assert_held(&f->lock);
@@ -687,8 +725,10 @@ int cnf_filter_walk(struct cnf_filter *f,
 			if (err)
 				return err;
 		}
-		t = cnf_deref(f, &f->store[w.fam]);
-		if (t) {
+		for (i = 0; i < CNF_STORE_TABLES; i++) {
+			t = cnf_deref(f, &f->store[w.fam][i]);
+			if (!t)
+				continue;
 			err = cnf_table_walk(t, cnf_walk_store_key, &w);
 			if (err)
 				return err;

@@ -17,8 +17,9 @@
 /*
  * What a table holds, and so its slot layouts: IPv4 keys (also the keys of
  * IPv6 tiers of at most 32 bits: their first bits as a number), IPv6 keys
- * of which only the first 64 bits may be set (the tiers of 33 to 64 bits),
- * and IPv6 keys.  The address tiers are CNF_LAYOUT32 and CNF_LAYOUT128.
+ * of which only the first 64 bits may be set (the tiers of 33 to 64 bits,
+ * and the prefix store's keys of two words), and IPv6 keys.  The address
+ * tiers are CNF_LAYOUT32 and CNF_LAYOUT128.
  */
 enum cnf_layout {
 	CNF_LAYOUT32,
@@ -158,8 +159,24 @@ struct cnf_path_node {
 /* One lookup table per prefix length a family can have: see prefix.h. */
 #define CNF_TIERS		(CNF_V6_BITS + 1)
 #define CNF_ACTIVE_WORDS	((CNF_TIERS + 63) / 64)
-/* The tables one add changes: its tier's and its family's store. */
-#define CNF_UNDO_TABLES		2
+/*
+ * A family's store tables (prefix.c): keys of two words (CNF_LAYOUT64), and
+ * of four (CNF_LAYOUT128, IPv6 only).
+ */
+#define CNF_STORE_TABLES	2
+
+/* The layout of store table @i of a family. */
+static inline enum cnf_layout cnf_store_layout(unsigned int i)
+{
+	return i ? CNF_LAYOUT128 : CNF_LAYOUT64;
+}
+
+/*
+ * The tables one add changes: its tier's and its family's stores (an IPv6
+ * prefix of 57 to 63 bits is a two-word key, the /64 keys it covers that
+ * the store must keep are four-word ones).
+ */
+#define CNF_UNDO_TABLES		(1 + CNF_STORE_TABLES)
 
 /* The /16 map (prefix.h): a bit per /16 of a family's addresses. */
 #define CNF_MAP_BITS		16
@@ -189,7 +206,8 @@ struct cnf_map {
  *          only those.  Set (release) before a tier's first key goes in,
  *          cleared after its last went; read with acquire.
  * @store:  per family, the prefixes the lookup tables cannot tell back
- *          (prefix.c); writer only; NULL while empty.
+ *          (prefix.c), in a table of two-word keys and one of four-word
+ *          keys (CNF_STORE_TABLES); writer only; NULL while empty.
  * @map:    per family, the /16 map of prefixes of up to CNF_MAP_BITS bits
  *          (prefix.h); NULL while there are none.  Published before its
  *          @active bit is set, unpublished after it is cleared.
@@ -204,7 +222,7 @@ struct cnf_map {
 struct cnf_filter {
 	struct cnf_table __rcu *tier[CNF_NFAMILIES][CNF_TIERS];
 	u64 active[CNF_NFAMILIES][CNF_ACTIVE_WORDS];
-	struct cnf_table __rcu *store[CNF_NFAMILIES];
+	struct cnf_table __rcu *store[CNF_NFAMILIES][CNF_STORE_TABLES];
 	struct cnf_map __rcu *map[CNF_NFAMILIES];
 	u32 nlen[CNF_NFAMILIES][CNF_TIERS];
 	u64 prefixes[CNF_NFAMILIES];

@@ -16,6 +16,7 @@
 #include "kselftest_harness.h"
 
 #define MODEL_MAX	4096
+#define NO_LIMIT	(1ULL << 40)
 
 static unsigned int cnf_family_bits(enum cnf_family fam)
 {
@@ -614,6 +615,277 @@ TEST(ipv6_tiers_bounded)
 	ASSERT_EQ(128U, st.fam[CNF_V6].lengths);
 	ASSERT_LE(st.fam[CNF_V6].tables, 16U);
 	cnf_filter_destroy(f);
+}
+
+#define ASSERT_MATCHES(f, m) do { \
+	char why_[256]; \
+	bool ok_ = cnf_check_full(f, m, why_, sizeof(why_)); \
+	if (!ok_) \
+		TH_LOG("filter differs from model: %s", why_); \
+	ASSERT_TRUE(ok_); \
+} while (0)
+
+/*
+ * Every length of both families, IPv4 /0 to /32 and IPv6 /0 to /128, a
+ * few prefixes each from a few narrow regions: short ones cover longer
+ * ones, so the store holds prefixes shorter than their tier and tier keys
+ * that shorter prefixes also cover, of every length.  The walk gives each
+ * back once and each is found; deleting them one by one in random order
+ * (checked as it goes) leaves the filter as it was created.
+ */
+TEST(store_round_trip_every_length)
+{
+	struct cnf_filter *f = cnf_filter_create(16, 1ULL << 34);
+	struct cnf_rng r = { 0x726f756eULL };
+	struct cnf_model m;
+	unsigned int len, i;
+	enum cnf_family fam;
+	u64 bytes0, dels = 0;
+
+	ASSERT_NE(NULL, f);
+	cnf_user_seed_random(0x726f756fULL);
+	cnf_model_init(&m, 10);
+	bytes0 = cnf_t_bytes(f);
+	for (fam = CNF_V4; fam <= CNF_V6; fam++) {
+		for (len = 0; len <= cnf_family_bits(fam); len++) {
+			for (i = 0; i < 24; i++) {
+				struct cnf_key p = region_addr(&r, fam);
+				int err;
+
+				cnf_key_cut(&p, len);
+				err = cnf_t_add(f, &p);
+				ASSERT_EQ(cnf_model_has(&m, &p) ? -EEXIST : 0,
+					  err);
+				cnf_model_add(&m, &p);
+			}
+		}
+	}
+	TH_LOG("%llu IPv4 and %llu IPv6 prefixes",
+	       (unsigned long long)m.n[CNF_V4],
+	       (unsigned long long)m.n[CNF_V6]);
+	ASSERT_MATCHES(f, &m);
+	while (cnf_model_size(&m)) {
+		struct cnf_key p = *cnf_model_any(&m, &r);
+
+		ASSERT_EQ(0, cnf_t_del(f, &p));
+		ASSERT_EQ(-ENOENT, cnf_t_del(f, &p));
+		cnf_model_del(&m, &p);
+		cnf_filter_lock(f);
+		ASSERT_FALSE(cnf_filter_has(f, &p));
+		cnf_filter_unlock(f);
+		if (!(++dels % 256))
+			ASSERT_MATCHES(f, &m);
+	}
+	ASSERT_MATCHES(f, &m);
+	ASSERT_EQ(bytes0, cnf_t_bytes(f));
+	cnf_model_free(&m);
+	cnf_filter_destroy(f);
+}
+
+/*
+ * Adds @want prefixes of @fam from @next, which change the store alone
+ * (prefixes already there made the tier keys they need).  At each growth
+ * of the store past 1000 of them, the bytes it took on per slot it gained
+ * must be at most 8, and the bytes the filter took on for them until
+ * then, per prefix, are logged: returns the fewest.
+ */
+static double store_fill(struct __test_metadata *_metadata,
+			 struct cnf_filter *f, struct cnf_model *m,
+			 struct cnf_rng *r, enum cnf_family fam,
+			 struct cnf_key (*next)(struct cnf_rng *r),
+			 unsigned int want)
+{
+	struct cnf_table_stats st0 = cnf_t_stats(f).fam[fam], prev = st0, st;
+	double per, best = 0;
+	u64 n = 0;
+
+	while (n < want) {
+		struct cnf_key p = next(r);
+
+		if (cnf_model_has(m, &p))
+			continue;
+		ASSERT_EQ(0, cnf_t_add(f, &p)) return 0;
+		cnf_model_add(m, &p);
+		st = cnf_t_stats(f).fam[fam];
+		ASSERT_EQ(st0.keys, st.keys) return 0;
+		if (st.bytes != prev.bytes && n >= 1000) {
+			per = (double)(prev.bytes - st0.bytes) / n;
+			TH_LOG("%s: %llu prefixes, %llu slots more, %.2f bytes each",
+			       fam == CNF_V4 ? "IPv4" : "IPv6",
+			       (unsigned long long)n,
+			       (unsigned long long)(prev.capacity - st0.capacity),
+			       per);
+			ASSERT_GE(8 * (st.capacity - prev.capacity),
+				  st.bytes - prev.bytes) return 0;
+			if (!best || per < best)
+				best = per;
+		}
+		prev = st;
+		n++;
+	}
+	return best;
+}
+
+/* IPv4 /1 to /15: under 0.0.0.0/0, their /16 keys are there. */
+static struct cnf_key short4(struct cnf_rng *r)
+{
+	struct cnf_key p = cnf_key4((u32)cnf_rng_next(r));
+
+	cnf_key_cut(&p, 1 + cnf_rng_below(r, 15));
+	return p;
+}
+
+/*
+ * IPv6 /42 to /48 in 2001:db8::/36, under its 32 /41s, which make the /48
+ * keys: /48s are tier keys there that the store keeps as native too.
+ */
+static struct cnf_key short6(struct cnf_rng *r)
+{
+	struct cnf_key p = cnf_key6(0x20010db8, (u32)cnf_rng_next(r) >> 4, 0,
+				    0);
+
+	cnf_key_cut(&p, 42 + cnf_rng_below(r, 7));
+	return p;
+}
+
+/*
+ * The store's bytes per prefix: IPv4 prefixes and IPv6 ones shorter than
+ * /64 are keys of two words, in 8-byte slots (6-byte ones from 2^18
+ * buckets on), 8.33 bytes a prefix at the 96% load limit.  Prefixes that
+ * change the store alone are added under covering ones, and the filter's
+ * bytes counted: one growth at least must find the store about 90% full.
+ */
+TEST(store_two_word_bytes)
+{
+	struct cnf_filter *f = cnf_filter_create(16, 1ULL << 34);
+	struct cnf_rng r = { 0x73746f72ULL };
+	struct cnf_key cover;
+	struct cnf_model m;
+	double per;
+	unsigned int i;
+
+	ASSERT_NE(NULL, f);
+	cnf_user_seed_random(0x73746f73ULL);
+	cnf_model_init(&m, 14);
+	cover = cnf_key4(0);
+	cnf_key_cut(&cover, 0);
+	ASSERT_EQ(0, cnf_t_add(f, &cover));
+	cnf_model_add(&m, &cover);
+	per = store_fill(_metadata, f, &m, &r, CNF_V4, short4, 8000);
+	ASSERT_LT(0, per);
+	ASSERT_GE(9.0, per);
+	for (i = 0; i < 32; i++) {
+		cover = cnf_key6(0x20010db8, i << 23, 0, 0);
+		cnf_key_cut(&cover, 41);
+		ASSERT_EQ(0, cnf_t_add(f, &cover));
+		cnf_model_add(&m, &cover);
+	}
+	per = store_fill(_metadata, f, &m, &r, CNF_V6, short6, 8000);
+	ASSERT_LT(0, per);
+	ASSERT_GE(9.0, per);
+	ASSERT_MATCHES(f, &m);
+	cnf_model_free(&m);
+	cnf_filter_destroy(f);
+}
+
+static void add6_ok(struct __test_metadata *_metadata, struct cnf_filter *f,
+		    struct cnf_model *m, u32 w0, u32 w1, unsigned int len)
+{
+	struct cnf_key p = cnf_key6(w0, w1, 0, 0);
+
+	cnf_key_cut(&p, len);
+	ASSERT_EQ(0, cnf_t_add(f, &p));
+	cnf_model_add(m, &p);
+}
+
+/*
+ * Three tables of IPv6 at their load limit (30 keys in their first 32
+ * slots, unless a cuckoo path failed earlier): the two-word store (/55s),
+ * the four-word store (/65s) and the /64 tier (/64s).  Then one add
+ * changes all three: 2001:db8:0:10::/60 is a two-word store key, it covers
+ * a native /64 that the store must now keep (a four-word key), and /64s
+ * the tier lacks.  The core's random numbers come from @seed.
+ */
+static struct cnf_filter *three_at_limit(struct __test_metadata *_metadata,
+					 struct cnf_model *m, u64 seed)
+{
+	struct cnf_filter *f;
+	unsigned int i;
+
+	cnf_user_seed_random(seed);
+	f = cnf_filter_create(16, NO_LIMIT);
+	if (!f)
+		return NULL;
+	cnf_model_clear(m);
+	add6_ok(_metadata, f, m, 0x20010db8, 0x10, 64);
+	for (i = 0; i < 29; i++)
+		add6_ok(_metadata, f, m, 0x20010db8, 0x10000 + i, 64);
+	for (i = 0; i < 30; i++) {
+		add6_ok(_metadata, f, m, 0x20010db9, i << 9, 55);
+		add6_ok(_metadata, f, m, 0x20010db8, 0xffff0000 + i, 65);
+	}
+	return f;
+}
+
+/*
+ * Under memory limits from none to spare to enough, that add either
+ * succeeds (past the limit, keys go to the stashes) or leaves the filter
+ * exactly as it was, its memory included: the tables it replaced go back.
+ * First a seed is found with which the add, without a limit, doubles each
+ * of the three.
+ */
+TEST(one_add_three_tables)
+{
+	struct cnf_key p60 = cnf_key6(0x20010db8, 0x10, 0, 0);
+	struct cnf_table_stats before, after;
+	u64 seed, extra, bytes, grown = 0;
+	unsigned int refused = 0, stashed = 0;
+	struct cnf_filter *f;
+	struct cnf_model m;
+	int err;
+
+	cnf_key_cut(&p60, 60);
+	cnf_model_init(&m, 8);
+	for (seed = 0x74687265ULL; grown != 3 * 32; seed++) {
+		ASSERT_GT(0x74687265ULL + 20, seed);
+		f = three_at_limit(_metadata, &m, seed);
+		ASSERT_NE(NULL, f);
+		before = cnf_t_stats(f).fam[CNF_V6];
+		ASSERT_EQ(0, cnf_t_add(f, &p60));
+		grown = cnf_t_stats(f).fam[CNF_V6].capacity - before.capacity;
+		cnf_filter_destroy(f);
+	}
+	seed--;
+	for (extra = 0; extra < 1 << 16; extra += 16) {
+		f = three_at_limit(_metadata, &m, seed);
+		ASSERT_NE(NULL, f);
+		before = cnf_t_stats(f).fam[CNF_V6];
+		bytes = cnf_t_bytes(f);
+		ASSERT_EQ(0, cnf_t_set_limit(f, bytes + extra));
+		err = cnf_t_add(f, &p60);
+		after = cnf_t_stats(f).fam[CNF_V6];
+		if (!err) {
+			cnf_model_add(&m, &p60);
+			ASSERT_MATCHES(f, &m);
+			cnf_filter_destroy(f);
+			if (after.capacity == before.capacity + 3 * 32)
+				break;
+			stashed++;
+			continue;
+		}
+		ASSERT_EQ(-ENOSPC, err);
+		ASSERT_EQ(bytes, cnf_t_bytes(f));
+		ASSERT_EQ(before.capacity, after.capacity);
+		ASSERT_MATCHES(f, &m);
+		refused++;
+		cnf_filter_destroy(f);
+	}
+	TH_LOG("seed %#llx: refused under %u limits, stashed under %u, all three grown with %llu bytes to spare",
+	       (unsigned long long)seed, refused, stashed,
+	       (unsigned long long)extra);
+	ASSERT_GT(1U << 16, extra);
+	ASSERT_LT(100U, refused);
+	cnf_model_free(&m);
 }
 
 TEST_HARNESS_MAIN
