@@ -515,4 +515,16 @@ static inline bool cnf_check_full(struct cnf_filter *f,
 	return true;
 }
 
+/*
+ * In a kselftest_harness test: the filter agrees with the model in every
+ * respect cnf_check_full sees.
+ */
+#define ASSERT_MATCHES(f, m) do { \
+	char why_[256]; \
+	bool ok_ = cnf_check_full(f, m, why_, sizeof(why_)); \
+	if (!ok_) \
+		TH_LOG("filter differs from model: %s", why_); \
+	ASSERT_TRUE(ok_); \
+} while (0)
+
 #endif /* _CNF_TEST_H */

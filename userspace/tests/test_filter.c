@@ -35,15 +35,6 @@ static struct cnf_key random_key(struct cnf_rng *r, enum cnf_family fam)
 	return cnf_pool_key(fam, CNF_SHAPE_RANDOM, cnf_rng_next(r), 0);
 }
 
-/* The filter agrees with the model in every respect cnf_check_full sees. */
-#define ASSERT_MATCHES(f, m) do { \
-	char why_[256]; \
-	bool ok_ = cnf_check_full(f, m, why_, sizeof(why_)); \
-	if (!ok_) \
-		TH_LOG("filter differs from model: %s", why_); \
-	ASSERT_TRUE(ok_); \
-} while (0)
-
 #define ASSERT_HAS(f, k)	ASSERT_EQ(1, cnf_t_has(f, k))
 #define ASSERT_HASNT(f, k)	ASSERT_EQ(0, cnf_t_has(f, k))
 

@@ -69,12 +69,13 @@ static struct cnf_key pick(struct state *s)
 			    cnf_rng_below(&s->r, p->size));
 }
 
-#define ASSERT_MATCHES(f, m) do { \
+/* ASSERT_MATCHES(), naming the operation @op it failed after. */
+#define ASSERT_MATCHES_AT(f, m, op) do { \
 	char why_[256]; \
 	bool ok_ = cnf_check_full(f, m, why_, sizeof(why_)); \
 	if (!ok_) \
 		TH_LOG("op %llu: filter differs from model: %s", \
-		       (unsigned long long)op, why_); \
+		       (unsigned long long)(op), why_); \
 	ASSERT_TRUE(ok_); \
 } while (0)
 
@@ -140,7 +141,7 @@ static void op_rare(struct __test_metadata *_metadata, struct state *s, u64 op)
 		cnf_model_clear(&s->m);
 		s->n[FLUSH]++;
 	}
-	ASSERT_MATCHES(s->f, &s->m);
+	ASSERT_MATCHES_AT(s->f, &s->m, op);
 }
 
 /*
@@ -190,9 +191,9 @@ static void run_model(struct __test_metadata *_metadata, const struct run *run)
 		if (cnf_model_size(&s.m) > s.max_entries)
 			s.max_entries = cnf_model_size(&s.m);
 		if (op % CHECK_EVERY == CHECK_EVERY - 1)
-			ASSERT_MATCHES(s.f, &s.m);
+			ASSERT_MATCHES_AT(s.f, &s.m, op);
 	}
-	ASSERT_MATCHES(s.f, &s.m);
+	ASSERT_MATCHES_AT(s.f, &s.m, op);
 	for (i = 0; i < NOUTCOMES; i++)
 		TH_LOG("%-10s %llu", outcome_name[i], (unsigned long long)s.n[i]);
 	for (fam = 0; fam < CNF_NFAMILIES; fam++)

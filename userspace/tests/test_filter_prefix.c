@@ -617,14 +617,6 @@ TEST(ipv6_tiers_bounded)
 	cnf_filter_destroy(f);
 }
 
-#define ASSERT_MATCHES(f, m) do { \
-	char why_[256]; \
-	bool ok_ = cnf_check_full(f, m, why_, sizeof(why_)); \
-	if (!ok_) \
-		TH_LOG("filter differs from model: %s", why_); \
-	ASSERT_TRUE(ok_); \
-} while (0)
-
 /*
  * Every length of both families, IPv4 /0 to /32 and IPv6 /0 to /128, a
  * few prefixes each from a few narrow regions: short ones cover longer
