@@ -601,7 +601,10 @@ int cnf_filter_reserve(struct cnf_filter *f, enum cnf_family fam, u64 entries)
 	return cnf_filter_grow(f, &f->tier[fam][cnf_family_bits(fam)], log);
 }
 
-/* Grow the table at @tp, made if missing, to hold @want keys; best effort. */
+/*
+ * Grow the table at @tp, made if missing, to hold @want keys, or those it
+ * holds if more; best effort.
+ */
 static void cnf_reserve_table(struct cnf_filter *f, struct cnf_table __rcu **tp,
 			      enum cnf_layout layout, u64 want)
 {

@@ -151,16 +151,16 @@ static void cnf_store_key_prefix(enum cnf_family fam, const struct cnf_key *k,
 /* ---- the store ---- */
 
 /*
- * The store table that holds @p, and the layout of its keys: two words
- * (6- or 8-byte slots) for IPv4 and for IPv6 below /64, four (16 bytes)
- * for IPv6 from /64 on, whose marker bit is past the first 64.
+ * Which store table of its family keeps @p: that of two-word keys (6- or
+ * 8-byte slots) for IPv4 and for IPv6 below /64, that of four-word keys
+ * (16 bytes) for IPv6 from /64 on, whose marker bit is past the first 64.
  */
-/* Which store table of its family keeps @p: four-word keys from /64 on. */
 static unsigned int cnf_store_index(const struct cnf_key *p)
 {
 	return p->family == CNF_V6 && p->len >= 64;
 }
 
+/* The store table that keeps @p, and the layout of its keys. */
 static struct cnf_table __rcu **cnf_store_of(struct cnf_filter *f,
 					     const struct cnf_key *p,
 					     enum cnf_layout *layout)
