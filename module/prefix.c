@@ -421,27 +421,25 @@ static void cnf_uncover(struct cnf_filter *f, const struct cnf_key *k,
 		WARN_ON_ONCE(cnf_tier_del(f, k));
 }
 
-/* Key @i of the 2^(@tl - @p->len) keys @p expands into in tier @tl. */
-static void cnf_expand(const struct cnf_key *p, unsigned int tl, u32 i,
-		       struct cnf_key *k)
+/*
+ * The first of the keys @p expands into in tier @tl, and from one to the
+ * next.  Their bits that vary, from @p->len to @tl, never cross a word:
+ * tiers past 16 bits are multiples of 8, and hold lengths from 7 below.
+ */
+static void cnf_expand_first(const struct cnf_key *p, unsigned int tl,
+			     struct cnf_key *k)
 {
-	unsigned int shift = CNF_V6_BITS - tl, w;
-	u64 add;
-
 	*k = *p;
 	k->len = tl;
-	if (p->family == CNF_V4) {
-		k->v4 = htonl(ntohl(p->v4) + (i << (32 - tl)));
-		return;
-	}
-	/* Add i << shift to the 128-bit address, word by word. */
-	for (w = 4; w-- > 0 && i; shift = shift >= 32 ? shift - 32 : 0) {
-		if (shift >= 32)
-			continue;
-		add = (u64)ntohl(k->v6.s6_addr32[w]) + ((u64)i << shift);
-		k->v6.s6_addr32[w] = htonl((u32)add);
-		i = add >> 32;
-	}
+}
+
+static void cnf_expand_next(struct cnf_key *k)
+{
+	unsigned int tl = k->len;
+	__be32 *w = k->family == CNF_V4 ? &k->v4 :
+					   &k->v6.s6_addr32[(tl - 1) / 32];
+
+	*w = htonl(ntohl(*w) + (1U << (31 - (tl - 1) % 32)));
 }
 
 static bool cnf_stored(struct cnf_filter *f, const struct cnf_key *p)
@@ -474,10 +472,9 @@ static void cnf_uncover_all(struct cnf_filter *f, const struct cnf_key *p,
 	struct cnf_key k;
 	u32 i;
 
-	for (i = 0; i < n; i++) {
-		cnf_expand(p, tl, i, &k);
+	cnf_expand_first(p, tl, &k);
+	for (i = 0; i < n; i++, cnf_expand_next(&k))
 		cnf_uncover(f, &k, p->len);
-	}
 }
 
 static int cnf_add_expanded(struct cnf_filter *f, const struct cnf_key *p)
@@ -490,8 +487,8 @@ static int cnf_add_expanded(struct cnf_filter *f, const struct cnf_key *p)
 	err = cnf_store_add(f, p);
 	if (err)
 		return err;
-	for (i = 0; i < 1U << (tl - p->len); i++) {
-		cnf_expand(p, tl, i, &k);
+	cnf_expand_first(p, tl, &k);
+	for (i = 0; i < 1U << (tl - p->len); i++, cnf_expand_next(&k)) {
 		err = cnf_cover(f, &k, p->len);
 		if (err)
 			goto err_cover;
