@@ -858,8 +858,9 @@ static void print_prefix_table(const struct pfx_result *p, unsigned int np)
 	unsigned int i;
 	char sz[16];
 
-	printf("\nprefix sets (bench_core.c, \"prefix sets\"): load through cnf_filter_add() in one\n"
-	       "batch as the module's; lookups one by one, sources covered (hit) and not (miss)\n");
+	printf("\nprefix sets (bench_core.c, \"prefix sets\"): loaded as the module loads a batch,\n"
+	       "the tables sized for its tally; lookups one by one, sources covered (hit) and\n"
+	       "not (miss)\n");
 	printf("%-5s %4s %4s %10s %9s %7s %9s %7s %9s %6s %8s %6s\n",
 	       "set", "N", "lens", "load pfx/s", "hit/s", "ns/hit", "miss/s",
 	       "ns/miss", "keys", "probes", "bytes", "B/pfx");
@@ -935,7 +936,7 @@ static int write_json(const char *path, const char *cpu,
 			(unsigned long long)r[i].wrong, r[i].ref_ins,
 			r[i].ref_hit, r[i].ref_miss, r[i].ref_fpr,
 			(unsigned long long)r[i].ref_lost, i + 1 < nr ? "," : "");
-	fprintf(fp, " ],\n \"prefix_note\":\"prefix sets of the length mix of published lists (bench_core.c), none overlapping; load through cnf_filter_add() in one batch; lookups one by one, %u sources covered (hit) and %u not (miss)\",\n \"prefix_results\":[\n",
+	fprintf(fp, " ],\n \"prefix_note\":\"prefix sets of the length mix of published lists (bench_core.c), none overlapping; loaded as the module loads a batch (tallied, the tables sized for the tally, then cnf_filter_add() under one lock); lookups one by one, %u sources covered (hit) and %u not (miss)\",\n \"prefix_results\":[\n",
 		PFX_SOURCES, PFX_SOURCES);
 	for (i = 0; i < np; i++)
 		fprintf(fp, "  {\"family\":\"%s\",\"prefixes\":%llu,\"lengths\":%u,\"load_prefixes_per_s\":%.0f,\"hits_per_s\":%.0f,\"ns_per_hit\":%.3f,\"misses_per_s\":%.0f,\"ns_per_miss\":%.3f,\"keys\":%llu,\"tables\":%u,\"bytes\":%llu,\"bytes_per_prefix\":%.2f,\"wrong_answers\":%llu}%s\n",
