@@ -583,6 +583,63 @@ TEST(tally_sizes_once)
 }
 
 /*
+ * An allocation that fails while a prefix goes to the /16 map (the map,
+ * its words, the store's table) fails the add with -ENOMEM and leaves the
+ * filter as it was; one that fails while a batch's tables are sized
+ * changes nothing of what the filter holds.  Every allocation in turn.
+ */
+TEST(map_and_tally_enomem)
+{
+	struct cnf_filter *f = cnf_filter_create(16, 1ULL << 30);
+	struct cnf_filter_stats before, after;
+	struct cnf_key p = cnf_key4(0x0a000000);
+	struct cnf_tally tally = { 0 };
+	unsigned int failed = 0;
+	long n;
+	int err;
+
+	ASSERT_NE(NULL, f);
+	cnf_key_cut(&p, 8);
+	for (n = 0;; n++) {
+		before = cnf_t_stats(f);
+		cnf_user_fail_alloc_in = n;
+		err = cnf_t_add(f, &p);
+		if (cnf_user_fail_alloc_in >= 0) {
+			cnf_user_fail_alloc_in = -1;
+			ASSERT_EQ(0, err);	/* every allocation went through */
+			break;
+		}
+		ASSERT_EQ(-ENOMEM, err);
+		after = cnf_t_stats(f);
+		ASSERT_EQ(0, memcmp(&before, &after, sizeof(before)));
+		ASSERT_FALSE(cnf_filter_lookup4(f, htonl(0x0a123456)));
+		failed++;
+	}
+	ASSERT_LE(3U, failed);
+	ASSERT_TRUE(cnf_filter_lookup4(f, htonl(0x0a123456)));
+	tally.keys[CNF_V4][20] = 50000;
+	tally.keys[CNF_V6][48] = 50000;
+	tally.stored[CNF_V4][0] = 1000;
+	for (n = 0; n < 12; n++) {
+		cnf_filter_lock(f);
+		cnf_user_fail_alloc_in = n;
+		cnf_filter_reserve_tally(f, &tally);
+		cnf_user_fail_alloc_in = -1;
+		cnf_filter_expect(f, 0);
+		cnf_filter_stats(f, &after);
+		cnf_filter_unlock(f);
+		ASSERT_EQ(1U, after.fam[CNF_V4].entries);
+		ASSERT_EQ(256U, after.fam[CNF_V4].keys);
+		ASSERT_EQ(0U, after.fam[CNF_V6].entries);
+		ASSERT_TRUE(cnf_filter_lookup4(f, htonl(0x0affffff)));
+		ASSERT_FALSE(cnf_filter_lookup4(f, htonl(0x0b000000)));
+	}
+	ASSERT_EQ(0, del_p(f, p, 8));
+	ASSERT_FALSE(cnf_filter_lookup4(f, htonl(0x0a123456)));
+	cnf_filter_destroy(f);
+}
+
+/*
  * A prefix of every IPv6 length at once, /1 to /128, probes at most 15
  * tables and the /16 map, and none expands into more than 128 keys, but
  * those of the map, one bit per /16: the bounds prefix.h states.  The /L
