@@ -4,8 +4,8 @@
 # Allocation failures: failslab and fail_page_alloc aimed at cuckooctl's
 # calls into the module (task-filter + /proc/self/make-it-fail, set only
 # inside ioctl() and the device's open() by the failioctl.so shim),
-# while it adds single addresses, batch-loads files that force the tables
-# to grow, and flushes.  After every operation, checked against a model
+# while it adds single addresses and prefixes, batch-loads files of both
+# that force the tables to grow, and flushes.  After every operation, checked against a model
 # with an unfaulted `cuckooctl list`:
 #   - success: the set is exactly what the operation makes of it;
 #   - failure: a clean error (out of memory / memory limit reached), and
@@ -98,13 +98,22 @@ entries() {
 	stats_read st "$TMP/stats" cuckooctl && _n=$((${st[ipv4.entries]} + ${st[ipv6.entries]}))
 }
 
-# Unique addresses: v4 in 10.64.0.0/10, v6 in 2001:db8:f::/48.
+# Unique entries: v4 addresses in 10.64.0.0/10, v6 in 2001:db8:f::/48,
+# and among them v4 prefixes, each once while SEQ stays below 2^16: a /12
+# (in the /16 map) every 256, in 32.0.0.0/3, and a /22 (4 keys of the /24
+# tier) every 16, in 100.64.0.0/10.
 SEQ=0
 new_addrs() {
-	local n=$1 i
+	local n=$1 i k
 	for ((i = 0; i < n; i++)); do
 		SEQ=$((SEQ + 1))
-		if ((SEQ % 3)); then
+		if ((SEQ % 256 == 1)); then
+			k=$((SEQ >> 8))
+			echo "$((32 + (k >> 4) % 32)).$(((k & 15) << 4)).0.0/12"
+		elif ((SEQ % 16 == 1)); then
+			k=$((SEQ >> 4))
+			echo "100.$((64 + (k >> 6) % 64)).$(((k & 63) << 2)).0/22"
+		elif ((SEQ % 3)); then
 			echo "10.$((64 + (SEQ >> 16) % 64)).$(((SEQ >> 8) & 255)).$((SEQ & 255))"
 		else
 			# as cuckooctl list prints it (never a 0 group before the last)
@@ -158,8 +167,8 @@ check_traffic() {
 	local set=$1 what=$2 a n4 n6 d4 d6 e4 e6 pids=()
 	local -a s4 s6
 	# (No process substitution: the VM has no /dev/fd.)
-	s4=($(grep -v : "$set" | shuf -n 8))
-	s6=($(grep : "$set" | shuf -n 8))
+	s4=($(grep -v -e : -e / "$set" | shuf -n 8))
+	s6=($(grep : "$set" | grep -v / | shuf -n 8))
 	for a in "${s4[@]}"; do ip -n "$NS" addr add "$a/32" dev "$VB"; done
 	for a in "${s6[@]}"; do ip -n "$NS" addr add "$a/128" dev "$VB" nodad; done
 	dropped d4 d6
