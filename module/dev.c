@@ -502,7 +502,7 @@ static int cnf_batch_chunk(struct cnf_file *cf, struct cnf_batch *b,
 				       add ? b->count - b->done : 0);
 		c = err ? NULL : &change;
 		if (c && add && tally)
-			cnf_change_reserve(c, tally);
+			cnf_change_expect_tally(c, tally);
 	}
 	for (i = 0; i < got && !err; i++) {
 		if (i + CNF_PREFETCH_AHEAD < got)
@@ -541,8 +541,7 @@ static int cnf_replace_build(struct cnf_state *st, struct cnf_set *set,
 	cnf_filter_lock(n);
 	cnf_filter_expect(n, b->count);
 	if (tally)
-		cnf_filter_reserve_tally(n, tally);
-	kfree(tally);
+		cnf_filter_expect_tally(n, tally);
 	for (b->done = 0; b->done < b->count; b->done++) {
 		if (!(b->done % CNF_CHUNK) && fatal_signal_pending(current)) {
 			err = -EINTR;
@@ -561,6 +560,7 @@ static int cnf_replace_build(struct cnf_state *st, struct cnf_set *set,
 	}
 	cnf_filter_expect(n, 0);
 	cnf_filter_unlock(n);
+	kfree(tally);
 	return err;
 }
 

@@ -293,11 +293,31 @@ static bool cnf_tab_is_address(const struct cnf_filter *f,
 }
 
 /*
+ * The keys the batch under way brings to the table at @tp, by its tally
+ * (cnf_filter_expect_tally()); 0 without one.
+ */
+static u64 cnf_tally_want(const struct cnf_filter *f,
+			  struct cnf_table __rcu *const *tp)
+{
+	const struct cnf_tally *tally = f->tally;
+	unsigned int fam, i, tiers;
+
+	if (!tally)
+		return 0;
+	for (fam = 0; fam < CNF_NFAMILIES; fam++)
+		for (i = 0; i < CNF_STORE_TABLES; i++)
+			if (tp == &f->store[fam][i])
+				return tally->stored[fam][i];
+	tiers = tp - &f->tier[0][0];
+	return tally->keys[tiers / CNF_TIERS][tiers % CNF_TIERS];
+}
+
+/*
  * The size to grow the table at @tp to: twice as large, or for an address
  * tier large enough for the adds a batch announced (cnf_filter_expect()),
  * but never more than 8 times its size in one step: announced adds may be
  * duplicates, or fail.  A count of prefixes says little of the keys other
- * tables get: a batch sizes them by its tally (cnf_filter_reserve_tally()).
+ * tables get; a batch's tally does, for every table: at least that large.
  */
 static unsigned int cnf_grow_log(const struct cnf_filter *f,
 				 struct cnf_table __rcu *const *tp)
@@ -308,6 +328,7 @@ static unsigned int cnf_grow_log(const struct cnf_filter *f,
 	if (cnf_tab_is_address(f, tp))
 		want += f->expect;
 	want = min_t(u64, want, 8 * t->limit);
+	want = max_t(u64, want, cnf_tally_want(f, tp));
 	return cnf_log_for(cnf_table_layout(t), want, t->log + 1);
 }
 
@@ -339,18 +360,23 @@ static void cnf_maybe_shrink(struct cnf_filter *f, struct cnf_table __rcu **tp)
  * cnf_tab_ensure - make sure a filter has a table at a place
  * @f: the filter, under cnf_filter_lock()
  * @tp: where it goes
- * @layout: the layout of a table made now, empty and of its smallest size
+ * @layout: the layout of a table made now, empty and of its smallest size,
+ *	or of the size a batch's tally asks for (cnf_filter_expect_tally())
  *
  * Return: 0; -ENOSPC past the memory limit; -ENOMEM.
  */
 int cnf_tab_ensure(struct cnf_filter *f, struct cnf_table __rcu **tp,
 		   enum cnf_layout layout)
 {
-	unsigned int log = cnf_floor_log(f, tp);
+	unsigned int floor = cnf_floor_log(f, tp), log;
 	struct cnf_table *t;
 
 	if (cnf_deref(f, tp))
 		return 0;
+	/* Large enough for a batch's keys, unless that passes the limit. */
+	log = cnf_log_for(layout, cnf_tally_want(f, tp), floor);
+	if (!cnf_fits(f, cnf_table_bytes(layout, log)))
+		log = floor;
 	if (!cnf_fits(f, cnf_table_bytes(layout, log)))
 		return -ENOSPC;
 	t = cnf_table_alloc(layout, log);
@@ -601,52 +627,41 @@ int cnf_filter_reserve(struct cnf_filter *f, enum cnf_family fam, u64 entries)
 	return cnf_filter_grow(f, &f->tier[fam][cnf_family_bits(fam)], log);
 }
 
-/*
- * Grow the table at @tp, made if missing, to hold @want keys, or those it
- * holds if more; best effort.
- */
-static void cnf_reserve_table(struct cnf_filter *f, struct cnf_table __rcu **tp,
-			      enum cnf_layout layout, u64 want)
+/* Grow the table at @tp, if there is one, for a batch's keys; best effort. */
+static void cnf_grow_for_tally(struct cnf_filter *f, struct cnf_table __rcu **tp)
 {
-	struct cnf_table *t;
-	unsigned int log;
+	const struct cnf_table *t = cnf_deref(f, tp);
+	u64 want = cnf_tally_want(f, tp);
 
-	if (!want || cnf_tab_ensure(f, tp, layout))
-		return;
-	t = cnf_deref(f, tp);
-	log = cnf_log_for(layout, max_t(u64, want, t->count), t->log);
-	if (log > t->log)
-		cnf_filter_grow(f, tp, log);
+	if (t && want > t->limit)
+		cnf_filter_grow(f, tp, cnf_log_for(cnf_table_layout(t), want,
+						   t->log));
 }
 
 /**
- * cnf_filter_reserve_tally - size the tables for a batch's keys
+ * cnf_filter_expect_tally - the keys a batch brings to each table
  * @f: the filter, under cnf_filter_lock()
- * @tally: the keys the batch brings to each table
+ * @tally: the batch's tally, kept until cnf_filter_expect(@f, 0)
  *
- * Each table grows now, once, to hold as many keys as the batch brings,
- * or as it holds if that is more: adding a list again, as a reload does,
- * grows nothing.  Best effort: a table that cannot grow now grows as its
- * adds need.  A table made now for keys that never come goes at the
- * batch's end (cnf_filter_expect(@f, 0)).
+ * A table the batch's adds make is made large enough for its keys, and
+ * one there already grows now, once, to hold them (or keeps its size if it
+ * holds as many: adding a list again, as a reload does, grows nothing).
+ * Best effort: a table that cannot be as large grows as its adds need.
  */
-void cnf_filter_reserve_tally(struct cnf_filter *f,
-			      const struct cnf_tally *tally)
+void cnf_filter_expect_tally(struct cnf_filter *f,
+			     const struct cnf_tally *tally)
 {
-	unsigned int fam, tl, i;
+	unsigned int fam, i;
 
 	BUILD_BUG_ON(ARRAY_SIZE(tally->keys[0]) != CNF_TIERS);
 	BUILD_BUG_ON(ARRAY_SIZE(tally->stored[0]) != CNF_STORE_TABLES);
 	cnf_assert_held(&f->lock);
+	f->tally = tally;
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
-		for (tl = 0; tl < CNF_TIERS; tl++)
-			cnf_reserve_table(f, &f->tier[fam][tl],
-					  cnf_tier_layout(tl),
-					  tally->keys[fam][tl]);
+		for (i = 0; i < CNF_TIERS; i++)
+			cnf_grow_for_tally(f, &f->tier[fam][i]);
 		for (i = 0; i < CNF_STORE_TABLES; i++)
-			cnf_reserve_table(f, &f->store[fam][i],
-					  cnf_store_layout(i),
-					  tally->stored[fam][i]);
+			cnf_grow_for_tally(f, &f->store[fam][i]);
 	}
 }
 
@@ -656,24 +671,15 @@ void cnf_filter_reserve_tally(struct cnf_filter *f,
  * @adds: how many; 0 when the batch is done
  *
  * Growth then sizes for them, within 8 times the table's size per step:
- * a batch's entries may be duplicates, or fail.  At the batch's end, the
- * tables cnf_filter_reserve_tally() made that got no key go.
+ * a batch's entries may be duplicates, or fail.  At the batch's end (0),
+ * its tally (cnf_filter_expect_tally()) goes too.
  */
 void cnf_filter_expect(struct cnf_filter *f, u64 adds)
 {
-	unsigned int fam, tl;
-
 	cnf_assert_held(&f->lock);
 	f->expect = adds;
-	if (adds)
-		return;
-	/* Tables reserved for a batch's keys that none of them reached. */
-	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
-		for (tl = 0; tl < CNF_TIERS; tl++)
-			cnf_tab_release(f, &f->tier[fam][tl]);
-		for (tl = 0; tl < CNF_STORE_TABLES; tl++)
-			cnf_tab_release(f, &f->store[fam][tl]);
-	}
+	if (!adds)
+		f->tally = NULL;
 }
 
 /**

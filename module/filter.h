@@ -113,7 +113,7 @@ int cnf_filter_match(struct cnf_filter *f, const struct cnf_key *key,
 /*
  * The keys a batch of adds brings to each lookup table, counted before the
  * adds (cnf_tally_add() for each prefix), so that the tables are sized
- * once (cnf_filter_reserve_tally()) instead of growing step by step: a
+ * once (cnf_filter_expect_tally()) instead of growing step by step: a
  * list of 100K IPv6 prefixes as published expands into some 800K keys.
  */
 struct cnf_tally {
@@ -122,8 +122,8 @@ struct cnf_tally {
 };
 
 void cnf_tally_add(struct cnf_tally *tally, const struct cnf_key *key);
-void cnf_filter_reserve_tally(struct cnf_filter *f,
-			      const struct cnf_tally *tally);
+void cnf_filter_expect_tally(struct cnf_filter *f,
+			     const struct cnf_tally *tally);
 /* How many keys ahead of its changes a batch should prefetch. */
 #define CNF_PREFETCH_AHEAD	8
 void cnf_filter_prefetch(struct cnf_filter *f, const struct cnf_key *key);

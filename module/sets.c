@@ -598,17 +598,19 @@ void cnf_change_prefetch(struct cnf_change *c, const struct cnf_key *key)
 }
 
 /**
- * cnf_change_reserve - size a change's tables for a batch's keys
+ * cnf_change_expect_tally - size a change's tables for a batch's keys
  * @c: the change, begun for the batch's adds
- * @tally: the keys the batch brings (cnf_filter_reserve_tally())
+ * @tally: the keys the batch brings (cnf_filter_expect_tally()), until
+ *	cnf_change_end()
  *
  * Only a set that serves its kind alone is sized ahead; a set beside
  * others of its kind, and their union, grow as their adds need.
  */
-void cnf_change_reserve(struct cnf_change *c, const struct cnf_tally *tally)
+void cnf_change_expect_tally(struct cnf_change *c,
+			     const struct cnf_tally *tally)
 {
 	if (c->locked)
-		cnf_filter_reserve_tally(c->set->filter, tally);
+		cnf_filter_expect_tally(c->set->filter, tally);
 }
 
 /**

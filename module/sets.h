@@ -122,7 +122,8 @@ int cnf_change_begin(struct cnf_change *c, struct cnf_sets *ss,
 int cnf_change_add(struct cnf_change *c, const struct cnf_key *key);
 int cnf_change_del(struct cnf_change *c, const struct cnf_key *key);
 void cnf_change_prefetch(struct cnf_change *c, const struct cnf_key *key);
-void cnf_change_reserve(struct cnf_change *c, const struct cnf_tally *tally);
+void cnf_change_expect_tally(struct cnf_change *c,
+			     const struct cnf_tally *tally);
 void cnf_change_end(struct cnf_change *c);
 
 #endif /* _CNF_SETS_H */

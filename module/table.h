@@ -231,6 +231,7 @@ struct cnf_filter {
 	struct cnf_filter *budget_next;
 	struct cnf_budget own_budget;	/* cnf_filter_create()'s */
 	u64 expect;		/* adds announced by cnf_filter_expect() */
+	const struct cnf_tally *tally;	/* cnf_filter_expect_tally()'s */
 	u64 grows[CNF_NFAMILIES];
 	struct cnf_undo {
 		struct cnf_table __rcu **tp;

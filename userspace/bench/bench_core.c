@@ -638,7 +638,7 @@ static double pfx_load(struct cnf_filter **f, unsigned int nf,
 			cnf_tally_add(&tally, &k[i]);
 		cnf_filter_lock(f[j]);
 		cnf_filter_expect(f[j], n);
-		cnf_filter_reserve_tally(f[j], &tally);
+		cnf_filter_expect_tally(f[j], &tally);
 		for (i = 0; i < n; i++) {
 			if (i + CNF_PREFETCH_AHEAD < n)
 				cnf_filter_prefetch(f[j],

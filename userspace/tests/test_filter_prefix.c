@@ -515,8 +515,8 @@ TEST(map_overlaps)
 
 /*
  * A batch's tally sizes its tables once: its adds grow nothing, a reload
- * of the same list grows nothing and takes no more memory, and a table
- * sized for keys that never came goes at the batch's end.
+ * of the same list grows nothing and takes no more memory, and no table
+ * is made for keys that never come.
  */
 TEST(tally_sizes_once)
 {
@@ -547,7 +547,7 @@ TEST(tally_sizes_once)
 	for (pass = 0; pass < 2; pass++) {
 		cnf_filter_lock(f);
 		cnf_filter_expect(f, 3000);
-		cnf_filter_reserve_tally(f, tally);
+		cnf_filter_expect_tally(f, tally);
 		cnf_filter_stats(f, &st);
 		grows = st.fam[CNF_V4].grows;
 		bytes = st.fam[CNF_V4].bytes;
@@ -563,16 +563,19 @@ TEST(tally_sizes_once)
 		if (pass)
 			ASSERT_EQ(bytes, st.fam[CNF_V4].bytes);
 	}
-	/* Tables for a batch none of whose adds went in. */
+	/*
+	 * A batch none of whose adds went in: a table comes with its first
+	 * key, never for keys announced alone.
+	 */
 	ASSERT_EQ(0, cnf_t_flush(f));
 	memset(tally, 0, sizeof(*tally));
 	tally->keys[CNF_V4][20] = 100000;
 	tally->keys[CNF_V6][40] = 100000;
 	cnf_filter_lock(f);
 	cnf_filter_expect(f, 100000);
-	cnf_filter_reserve_tally(f, tally);
+	cnf_filter_expect_tally(f, tally);
 	cnf_filter_stats(f, &st);
-	ASSERT_LT(empty + 100000, st.fam[CNF_V4].bytes);
+	ASSERT_EQ(empty, st.fam[CNF_V4].bytes);
 	cnf_filter_expect(f, 0);
 	cnf_filter_stats(f, &st);
 	cnf_filter_unlock(f);
@@ -584,17 +587,19 @@ TEST(tally_sizes_once)
 
 /*
  * An allocation that fails while a prefix goes to the /16 map (the map,
- * its words, the store's table) fails the add with -ENOMEM and leaves the
- * filter as it was; one that fails while a batch's tables are sized
- * changes nothing of what the filter holds.  Every allocation in turn.
+ * its words, the store's table), or while a table is made at a batch's
+ * size, fails the add with -ENOMEM and leaves the filter as it was; one
+ * that fails while a batch's tables are grown changes nothing of what the
+ * filter holds.  Every allocation in turn.
  */
 TEST(map_and_tally_enomem)
 {
 	struct cnf_filter *f = cnf_filter_create(16, 1ULL << 30);
 	struct cnf_filter_stats before, after;
-	struct cnf_key p = cnf_key4(0x0a000000);
+	struct cnf_key p = cnf_key4(0x0a000000), q;
 	struct cnf_tally tally = { 0 };
 	unsigned int failed = 0;
+	bool hit;
 	long n;
 	int err;
 
@@ -623,7 +628,7 @@ TEST(map_and_tally_enomem)
 	for (n = 0; n < 12; n++) {
 		cnf_filter_lock(f);
 		cnf_user_fail_alloc_in = n;
-		cnf_filter_reserve_tally(f, &tally);
+		cnf_filter_expect_tally(f, &tally);
 		cnf_user_fail_alloc_in = -1;
 		cnf_filter_expect(f, 0);
 		cnf_filter_stats(f, &after);
@@ -634,6 +639,31 @@ TEST(map_and_tally_enomem)
 		ASSERT_TRUE(cnf_filter_lookup4(f, htonl(0x0affffff)));
 		ASSERT_FALSE(cnf_filter_lookup4(f, htonl(0x0b000000)));
 	}
+	/* A /17's tier table, made at the tally's size, under failures. */
+	q = cnf_key4(0x0b000000);
+	cnf_key_cut(&q, 17);
+	for (n = 0;; n++) {
+		cnf_filter_lock(f);
+		cnf_filter_expect_tally(f, &tally);
+		cnf_filter_stats(f, &before);
+		cnf_user_fail_alloc_in = n;
+		err = cnf_filter_add(f, &q);
+		hit = cnf_user_fail_alloc_in < 0;
+		cnf_user_fail_alloc_in = -1;
+		cnf_filter_expect(f, 0);
+		cnf_filter_stats(f, &after);
+		cnf_filter_unlock(f);
+		if (!hit) {
+			ASSERT_EQ(0, err);
+			break;
+		}
+		ASSERT_EQ(-ENOMEM, err);
+		ASSERT_EQ(0, memcmp(&before, &after, sizeof(before)));
+	}
+	ASSERT_LE(1, n);
+	ASSERT_LE(50000U, after.fam[CNF_V4].capacity);
+	ASSERT_TRUE(cnf_filter_lookup4(f, htonl(0x0b007fff)));
+	ASSERT_EQ(0, del_p(f, q, 17));
 	ASSERT_EQ(0, del_p(f, p, 8));
 	ASSERT_FALSE(cnf_filter_lookup4(f, htonl(0x0a123456)));
 	cnf_filter_destroy(f);
