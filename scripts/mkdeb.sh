@@ -172,6 +172,7 @@ install -d "$D/DEBIAN"
 echo /etc/fail2ban/action.d/cuckoo_nf.conf >"$D/DEBIAN/conffiles"
 doc $P
 LIBC=$(dpkg-query -W -f='${Version}' libc6 | sed 's/-.*//')
+# libbpf1 by hand: cuckooctl opens it at run time (dlopen), for xdp.
 LIBBPF=$(dpkg-query -W -f='${Version}' libbpf1 | sed 's/-.*//')
 control $P "$ARCH" \
 	"Depends: libc6 (>= $LIBC), libbpf1 (>= $LIBBPF), kmod" \

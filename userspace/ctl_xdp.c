@@ -11,7 +11,13 @@
  * name the program they expect to find (XDP_FLAGS_UPDATE_IF_NOEXIST or
  * XDP_FLAGS_REPLACE), so a program attached meanwhile by someone else is
  * refused by the kernel rather than overwritten.
+ *
+ * libbpf is opened here, by the xdp commands alone: every other command (a
+ * blocklist load from cron, a ban from fail2ban) starts without it and the
+ * libraries it brings (libelf, libz), whose loading was half of what a
+ * load of a thousand prefixes took.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <net/if.h>
 #include <stdarg.h>
@@ -30,6 +36,45 @@ extern const char ctl_xdp_obj[], ctl_xdp_obj_end[];
 
 /* The program's name in the kernel: cuckooctl's, whoever loaded it. */
 #define XDP_PROG_NAME	"cuckoo_xdp"
+
+/* The libbpf functions cuckooctl calls, each as a pointer of its own type. */
+#define CTL_BPF_FUNCS(X)						\
+	X(libbpf_set_print) X(bpf_prog_get_fd_by_id)			\
+	X(bpf_obj_get_info_by_fd) X(bpf_xdp_query) X(bpf_xdp_attach)	\
+	X(bpf_xdp_detach) X(bpf_object__open_mem) X(bpf_object__load)	\
+	X(bpf_object__find_program_by_name) X(bpf_program__fd)		\
+	X(bpf_object__close)
+
+static struct {
+#define CTL_BPF_POINTER(f) __typeof__(f) *f;
+	CTL_BPF_FUNCS(CTL_BPF_POINTER)
+#undef CTL_BPF_POINTER
+} lib;
+
+/* libbpf's soname: the ABI of the functions above. */
+#define CTL_LIBBPF	"libbpf.so.1"
+
+/* Fill @lib: 0, or an exit code after saying what is missing. */
+static int open_libbpf(void)
+{
+	void *h = dlopen(CTL_LIBBPF, RTLD_NOW | RTLD_LOCAL);
+
+	if (!h) {
+		ctl_err("xdp: cannot load %s: %s (install libbpf1)",
+			CTL_LIBBPF, dlerror());
+		return CTL_EXIT_FAIL;
+	}
+#define CTL_BPF_RESOLVE(f)						\
+	lib.f = (__typeof__(f) *)dlsym(h, #f);				\
+	if (!lib.f) {							\
+		ctl_err("xdp: %s has no %s: libbpf 0.8 or later needed",	\
+			CTL_LIBBPF, #f);				\
+		return CTL_EXIT_FAIL;					\
+	}
+	CTL_BPF_FUNCS(CTL_BPF_RESOLVE)
+#undef CTL_BPF_RESOLVE
+	return 0;
+}
 
 /* libbpf's messages, kept to explain a failure (and shown with it). */
 static char bpf_log[8192];
@@ -101,11 +146,11 @@ static int prog_name(__u32 id, char *name, size_t len)
 	__u32 size = sizeof(info);
 	int fd, err = 0;
 
-	fd = bpf_prog_get_fd_by_id(id);
+	fd = lib.bpf_prog_get_fd_by_id(id);
 	if (fd < 0)
 		return errno;
 	memset(&info, 0, sizeof(info));
-	if (bpf_obj_get_info_by_fd(fd, &info, &size))
+	if (lib.bpf_obj_get_info_by_fd(fd, &info, &size))
 		err = errno;
 	else
 		snprintf(name, len, "%s", info.name);
@@ -122,7 +167,7 @@ static int query_dev(struct xdp_dev *d)
 	d->ifindex = if_nametoindex(d->name);
 	if (!d->ifindex)
 		return errno == ENXIO ? ENODEV : errno;
-	err = bpf_xdp_query((int)d->ifindex, 0, &q);
+	err = lib.bpf_xdp_query((int)d->ifindex, 0, &q);
 	if (err)
 		return -err;
 	d->id[0] = q.drv_prog_id;
@@ -150,7 +195,7 @@ static int load_prog(const char *dev, struct bpf_object **obj, int *fd)
 	struct bpf_program *prog;
 	int err;
 
-	*obj = bpf_object__open_mem(ctl_xdp_obj,
+	*obj = lib.bpf_object__open_mem(ctl_xdp_obj,
 				    (size_t)(ctl_xdp_obj_end - ctl_xdp_obj),
 				    &oo);
 	if (!*obj) {
@@ -158,15 +203,15 @@ static int load_prog(const char *dev, struct bpf_object **obj, int *fd)
 			dev, strerror(errno));
 		return CTL_EXIT_FAIL;
 	}
-	prog = bpf_object__find_program_by_name(*obj, XDP_PROG_NAME);
+	prog = lib.bpf_object__find_program_by_name(*obj, XDP_PROG_NAME);
 	if (!prog) {
 		ctl_err("xdp attach %s: no program %s in the embedded object",
 			dev, XDP_PROG_NAME);
 		return CTL_EXIT_FAIL;
 	}
-	err = bpf_object__load(*obj);
+	err = lib.bpf_object__load(*obj);
 	if (!err) {
-		*fd = bpf_program__fd(prog);
+		*fd = lib.bpf_program__fd(prog);
 		return CTL_EXIT_OK;
 	}
 	err = -err;
@@ -235,7 +280,7 @@ static int xdp_attach(int argc, char **argv)
 	flags = want < 0 ? 0 : mode_flag[want];
 	if (want >= 0 && d.id[want]) {
 		/* A newer cuckooctl's program replaces the one in place. */
-		old = bpf_prog_get_fd_by_id(d.id[want]);
+		old = lib.bpf_prog_get_fd_by_id(d.id[want]);
 		if (old < 0) {
 			rc = xdp_fail("attach", d.name, errno);
 			goto out;
@@ -245,7 +290,7 @@ static int xdp_attach(int argc, char **argv)
 	} else {
 		flags |= XDP_FLAGS_UPDATE_IF_NOEXIST;
 	}
-	err = -bpf_xdp_attach((int)d.ifindex, fd, flags, &ao);
+	err = -lib.bpf_xdp_attach((int)d.ifindex, fd, flags, &ao);
 	if (err == EBUSY || err == EEXIST) {
 		ctl_err("xdp attach %s: another XDP program was attached meanwhile: not replaced",
 			d.name);
@@ -265,7 +310,7 @@ static int xdp_attach(int argc, char **argv)
 out:
 	if (old >= 0)
 		close(old);
-	bpf_object__close(obj);
+	lib.bpf_object__close(obj);
 	return rc;
 }
 
@@ -292,10 +337,10 @@ static int xdp_detach(int argc, char **argv)
 			continue;
 		}
 		found++;
-		ao.old_prog_fd = bpf_prog_get_fd_by_id(d.id[m]);
+		ao.old_prog_fd = lib.bpf_prog_get_fd_by_id(d.id[m]);
 		if (ao.old_prog_fd < 0)
 			return xdp_fail("detach", d.name, errno);
-		err = -bpf_xdp_detach((int)d.ifindex,
+		err = -lib.bpf_xdp_detach((int)d.ifindex,
 				      mode_flag[m] | XDP_FLAGS_REPLACE, &ao);
 		close(ao.old_prog_fd);
 		if (err == EEXIST || err == EBUSY) {
@@ -363,15 +408,21 @@ static int xdp_status(const struct ctl_opts *o, int argc, char **argv)
 
 int ctl_cmd_xdp(const struct ctl_opts *o, int argc, char **argv)
 {
+	int rc;
+
 	if (!argc)
 		return ctl_usage_error("xdp", NULL,
 				       "attach, detach or status needed");
-	libbpf_set_print(keep_bpf_log);
-	if (!strcmp(argv[0], "status"))
-		return xdp_status(o, argc - 1, argv + 1);
-	if (strcmp(argv[0], "attach") && strcmp(argv[0], "detach"))
+	if (strcmp(argv[0], "status") && strcmp(argv[0], "attach") &&
+	    strcmp(argv[0], "detach"))
 		return xdp_usage(argv[0], NULL, NULL,
 				 "not a subcommand: attach, detach or status");
+	rc = open_libbpf();
+	if (rc)
+		return rc;
+	lib.libbpf_set_print(keep_bpf_log);
+	if (!strcmp(argv[0], "status"))
+		return xdp_status(o, argc - 1, argv + 1);
 	if (argc < 2)
 		return xdp_usage(argv[0], NULL, NULL, "a device needed");
 	if (o->json)

@@ -198,6 +198,23 @@ TEST(stats_xdp_counters)
 }
 
 /*
+ * Only the xdp commands open libbpf: cuckooctl starts without it and the
+ * libraries it brings.  ld.so lists what it loads, and stops there.
+ */
+TEST(starts_without_libbpf)
+{
+	struct run r;
+
+	setenv("LD_TRACE_LOADED_OBJECTS", "1", 1);
+	RUN(&r, "new", "", "load");
+	unsetenv("LD_TRACE_LOADED_OBJECTS");
+	EXPECT_EQ(0, r.status);
+	EXPECT_NE(NULL, strstr(r.out, "libc.so")) TH_LOG("%s", r.out);
+	EXPECT_EQ(NULL, strstr(r.out, "libbpf")) TH_LOG("%s", r.out);
+	EXPECT_EQ(NULL, strstr(r.out, "libelf")) TH_LOG("%s", r.out);
+}
+
+/*
  * xdp: usage errors and devices that are not there, each named, before
  * anything is loaded; no device call to the module.
  */
