@@ -73,7 +73,9 @@ static enum ctl_parse_err parse_len(const char *s, int family,
 		return CTL_PARSE_BAD_LEN;
 	if (n > 3)
 		return CTL_PARSE_LEN_RANGE;
-	*len = (unsigned int)strtoul(s, NULL, 10);
+	/* At most three digits, checked above: no strtoul() on every line. */
+	for (*len = 0; n--; s++)
+		*len = *len * 10 + (unsigned int)(*s - '0');
 	return *len > width ? CTL_PARSE_LEN_RANGE : CTL_PARSE_OK;
 }
 
@@ -100,11 +102,9 @@ static enum ctl_parse_err parse_prefix(const char *s, unsigned int flags,
 		return CTL_PARSE_NOT_ADDR;
 	memcpy(text, s, alen);
 	text[alen] = '\0';
-	if (inet_pton(AF_INET, text, a->addr) == 1)
-		a->family = AF_INET;
-	else if (inet_pton(AF_INET6, text, a->addr) == 1)
-		a->family = AF_INET6;
-	else
+	/* IPv6 text has a colon, IPv4 text never: one parse for either. */
+	a->family = memchr(text, ':', alen) ? AF_INET6 : AF_INET;
+	if (inet_pton(a->family, text, a->addr) != 1)
 		return CTL_PARSE_NOT_ADDR;
 	width = family_width(a->family);
 	len = width;
