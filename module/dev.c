@@ -33,6 +33,25 @@
 #define CNF_CHUNK	256
 
 /*
+ * A batch's step: CNF_CHUNK entries as copied in, each then replaced by
+ * its key, and their timeouts.  One buffer for entries and keys: a second
+ * would be one more 8 KB slab object, which the slab keeps after the
+ * batch, and which a small load's memory figure would count.
+ */
+union cnf_chunk_entry {
+	struct cnf_addr addr;	/* as copied in: an array of them */
+	struct cnf_key key;	/* once converted */
+};
+
+struct cnf_chunk {
+	union cnf_chunk_entry *e;
+	u32 *secs;
+};
+
+/* The entries are copied in as the array of struct cnf_addr they are. */
+static_assert(sizeof(union cnf_chunk_entry) == sizeof(struct cnf_addr));
+
+/*
  * An open file.  @net is fixed at open.  The dump snapshot (@dump_*) is
  * used under @dump_lock: a cursor is only valid on the file that made it.
  * Its memory is charged to the filter of the state whose cnf_state.gen is
@@ -145,6 +164,16 @@ static struct cnf_state *cnf_lock_set(struct cnf_file *cf, const char *name,
 
 /* ---- addresses ---- */
 
+/* Are bytes 4 to 15 of an IPv4 entry's address zero, as they must be? */
+static bool cnf_v4_tail_zero(const struct cnf_addr *a)
+{
+	u32 w[3];
+
+	/* Words, not memchr_inv(): this is once per entry of every batch. */
+	memcpy(w, a->addr + 4, sizeof(w));
+	return !(w[0] | w[1] | w[2]);
+}
+
 /*
  * A prefix from userspace.  Its bits past @prefixlen are left to the filter
  * to check (-EINVAL).
@@ -160,7 +189,7 @@ static int cnf_addr_to_key(const struct cnf_addr *a, struct cnf_key *key)
 	key->len = a->prefixlen;
 	switch (a->family) {
 	case AF_INET:
-		if (a->prefixlen > 32 || memchr_inv(a->addr + 4, 0, 12))
+		if (a->prefixlen > 32 || !cnf_v4_tail_zero(a))
 			return -EINVAL;
 		key->family = CNF_V4;
 		memcpy(&key->v4, a->addr, sizeof(key->v4));
@@ -403,32 +432,37 @@ static u32 cnf_batch_copy_in(const struct cnf_batch *b, u32 from, u32 n,
  * state) finds nothing.
  */
 static int cnf_batch_one(struct cnf_state *st, struct cnf_change *c,
-			 struct cnf_batch *b, const struct cnf_addr *a,
+			 struct cnf_batch *b, const struct cnf_key *key,
 			 const u32 *seconds, bool add)
 {
-	struct cnf_key key;
 	int err;
 
-	err = cnf_addr_to_key(a, &key);
-	if (err)
-		return err;
 	if (!c)
 		err = -ENOENT;
 	else if (add)
-		err = cnf_entry_add(st, c, &key,
+		err = cnf_entry_add(st, c, key,
 				    seconds ? *seconds : c->set->timeout,
 				    b->flags & CNF_BATCH_F_EXIST_OK);
 	else
-		err = cnf_entry_del(st, c, &key);
+		err = cnf_entry_del(st, c, key);
 	return cnf_batch_count(b, err, add);
 }
 
-static void cnf_batch_prefetch(struct cnf_change *c, const struct cnf_addr *a)
+/*
+ * Replace each of @n entries by its key, once for their prefetch and their
+ * change; returns how many lead valid (the next one, if any, is not).
+ */
+static u32 cnf_chunk_keys(struct cnf_chunk *ck, u32 n)
 {
-	struct cnf_key key;
+	struct cnf_addr a;
+	u32 i;
 
-	if (c && !cnf_addr_to_key(a, &key))
-		cnf_change_prefetch(c, &key);
+	for (i = 0; i < n; i++) {
+		a = ck->e[i].addr;
+		if (cnf_addr_to_key(&a, &ck->e[i].key))
+			break;
+	}
+	return i;
 }
 
 static void cnf_tally_addrs(struct cnf_tally *tally, const struct cnf_addr *a,
@@ -478,7 +512,7 @@ static struct cnf_tally *cnf_batch_tally(const struct cnf_batch *b,
  * for the keys of the whole batch (@tally, if not NULL).
  */
 static int cnf_batch_chunk(struct cnf_file *cf, struct cnf_batch *b,
-			   struct cnf_addr *buf, u32 *secs, bool add,
+			   struct cnf_chunk *ck, bool add,
 			   const struct cnf_tally *tally)
 {
 	u32 want = min_t(u32, b->count - b->done, CNF_CHUNK);
@@ -486,13 +520,14 @@ static int cnf_batch_chunk(struct cnf_file *cf, struct cnf_batch *b,
 	u32 applied = b->applied;
 	struct cnf_state *st;
 	struct cnf_set *set;
+	u32 got, valid, i;
 	bool created;
-	u32 got, i;
 	int err = 0;
 
 	if (fatal_signal_pending(current))
 		return -EINTR;
-	got = cnf_batch_copy_in(b, b->done, want, buf, secs);
+	got = cnf_batch_copy_in(b, b->done, want, &ck->e->addr, ck->secs);
+	valid = cnf_chunk_keys(ck, got);
 	/* Nothing to add in this chunk: no reason to make a state for it. */
 	st = cnf_lock_set(cf, b->set, add && got, &created, &set);
 	if (IS_ERR(st))
@@ -504,14 +539,17 @@ static int cnf_batch_chunk(struct cnf_file *cf, struct cnf_batch *b,
 		if (c && add && tally)
 			cnf_change_expect_tally(c, tally);
 	}
-	for (i = 0; i < got && !err; i++) {
-		if (i + CNF_PREFETCH_AHEAD < got)
-			cnf_batch_prefetch(c, &buf[i + CNF_PREFETCH_AHEAD]);
-		err = cnf_batch_one(st, c, b, &buf[i],
-				    b->timeouts ? &secs[i] : NULL, add);
+	for (i = 0; i < valid && !err; i++) {
+		if (c && i + CNF_PREFETCH_AHEAD < valid)
+			cnf_change_prefetch(c,
+					    &ck->e[i + CNF_PREFETCH_AHEAD].key);
+		err = cnf_batch_one(st, c, b, &ck->e[i].key,
+				    b->timeouts ? &ck->secs[i] : NULL, add);
 		if (!err)
 			b->done++;
 	}
+	if (!err && valid < got)
+		err = -EINVAL;
 	if (c)
 		cnf_change_end(c);
 	cnf_unlock_state(cf, st, created, b->applied == applied);
@@ -613,9 +651,8 @@ static long cnf_ioc_batch(struct cnf_file *cf, void __user *uarg,
 			  size_t usize, bool add)
 {
 	struct cnf_tally *tally = NULL;
-	struct cnf_addr *buf;
+	struct cnf_chunk ck;
 	struct cnf_batch b;
-	u32 *secs;
 	int err;
 
 	err = copy_struct_from_user(&b, sizeof(b), uarg, usize);
@@ -638,19 +675,19 @@ static long cnf_ioc_batch(struct cnf_file *cf, void __user *uarg,
 		b.error = cnf_replace(cf, &b);
 		goto out;
 	}
-	buf = kmalloc_array(CNF_CHUNK, sizeof(*buf), GFP_KERNEL);
-	secs = kmalloc_array(CNF_CHUNK, sizeof(*secs), GFP_KERNEL);
-	if (!buf || !secs)
+	ck.e = kmalloc_array(CNF_CHUNK, sizeof(*ck.e), GFP_KERNEL);
+	ck.secs = kmalloc_array(CNF_CHUNK, sizeof(*ck.secs), GFP_KERNEL);
+	if (!ck.e || !ck.secs)
 		b.error = -ENOMEM;
 	else if (add)
-		tally = cnf_batch_tally(&b, buf);
+		tally = cnf_batch_tally(&b, &ck.e->addr);
 	while (b.done < b.count && !b.error) {
-		b.error = cnf_batch_chunk(cf, &b, buf, secs, add, tally);
+		b.error = cnf_batch_chunk(cf, &b, &ck, add, tally);
 		cond_resched();
 	}
 	kfree(tally);
-	kfree(secs);
-	kfree(buf);
+	kfree(ck.secs);
+	kfree(ck.e);
 out:
 	if (copy_to_user(uarg, &b, min(usize, sizeof(b))))
 		return -EFAULT;
