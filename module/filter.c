@@ -368,11 +368,12 @@ static void cnf_maybe_shrink(struct cnf_filter *f, struct cnf_table __rcu **tp)
 int cnf_tab_ensure(struct cnf_filter *f, struct cnf_table __rcu **tp,
 		   enum cnf_layout layout)
 {
-	unsigned int floor = cnf_floor_log(f, tp), log;
+	unsigned int floor, log;
 	struct cnf_table *t;
 
 	if (cnf_deref(f, tp))
 		return 0;
+	floor = cnf_floor_log(f, tp);
 	/* Large enough for a batch's keys, unless that passes the limit. */
 	log = cnf_log_for(layout, cnf_tally_want(f, tp), floor);
 	if (!cnf_fits(f, cnf_table_bytes(layout, log)))

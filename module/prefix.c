@@ -324,23 +324,54 @@ static bool cnf_tier_has(struct cnf_filter *f, const struct cnf_key *p)
 	return cnf_tab_has(f, &f->tier[p->family][p->len], &k);
 }
 
-static int cnf_tier_add(struct cnf_filter *f, const struct cnf_key *p)
+/*
+ * The table of tier @tl, made if need be, and marked active before a key
+ * goes in: 0, or an errno (nothing changed).
+ */
+static int cnf_tier_open(struct cnf_filter *f, enum cnf_family fam,
+			 unsigned int tl)
 {
-	struct cnf_table __rcu **tp = &f->tier[p->family][p->len];
-	struct cnf_key k;
+	struct cnf_table __rcu **tp = &f->tier[fam][tl];
 	int err;
 
-	err = cnf_tab_ensure(f, tp, cnf_tier_layout(p->len));
-	if (err)
-		return err;
-	if (!cnf_deref(f, tp)->count)
-		cnf_active_set(f, p->family, p->len, true);
-	cnf_table_key(p, &k);
-	err = cnf_tab_add(f, tp, &k);
-	if (err && !cnf_deref(f, tp)->count) {
-		cnf_active_set(f, p->family, p->len, false);
+	err = cnf_tab_ensure(f, tp, cnf_tier_layout(tl));
+	if (!err && !cnf_deref(f, tp)->count)
+		cnf_active_set(f, fam, tl, true);
+	return err;
+}
+
+/* After adds to tier @tl that may all have failed: an empty one goes. */
+static void cnf_tier_close(struct cnf_filter *f, enum cnf_family fam,
+			   unsigned int tl)
+{
+	struct cnf_table __rcu **tp = &f->tier[fam][tl];
+	const struct cnf_table *t = cnf_deref(f, tp);
+
+	if (t && !t->count) {
+		cnf_active_set(f, fam, tl, false);
 		cnf_tab_release(f, tp);
 	}
+}
+
+/* @p, of its tier's length, into the tier's table, which is open. */
+static int cnf_tier_put(struct cnf_filter *f, const struct cnf_key *p)
+{
+	struct cnf_key k;
+
+	cnf_table_key(p, &k);
+	return cnf_tab_add(f, &f->tier[p->family][p->len], &k);
+}
+
+static int cnf_tier_add(struct cnf_filter *f, const struct cnf_key *p)
+{
+	int err;
+
+	err = cnf_tier_open(f, p->family, p->len);
+	if (err)
+		return err;
+	err = cnf_tier_put(f, p);
+	if (err)
+		cnf_tier_close(f, p->family, p->len);
 	return err;
 }
 
@@ -395,11 +426,14 @@ static bool cnf_derived(struct cnf_filter *f, const struct cnf_key *k,
 	return false;
 }
 
-/* A shorter prefix, of length @len, now covers the key @k of its tier. */
+/*
+ * A shorter prefix, of length @len, now covers the key @k of its tier,
+ * whose table is open.
+ */
 static int cnf_cover(struct cnf_filter *f, const struct cnf_key *k,
 		     unsigned int len)
 {
-	int err = cnf_tier_add(f, k);
+	int err = cnf_tier_put(f, k);
 
 	if (err != -EEXIST)
 		return err;
@@ -477,6 +511,7 @@ static void cnf_uncover_all(struct cnf_filter *f, const struct cnf_key *p,
 		cnf_uncover(f, &k, p->len);
 }
 
+/* The tier's table is opened once for the keys, not per key. */
 static int cnf_add_expanded(struct cnf_filter *f, const struct cnf_key *p)
 {
 	unsigned int tl = cnf_tier_of(p->family, p->len);
@@ -487,6 +522,9 @@ static int cnf_add_expanded(struct cnf_filter *f, const struct cnf_key *p)
 	err = cnf_store_add(f, p);
 	if (err)
 		return err;
+	err = cnf_tier_open(f, p->family, tl);
+	if (err)
+		goto err_store;
 	cnf_expand_first(p, tl, &k);
 	for (i = 0; i < 1U << (tl - p->len); i++, cnf_expand_next(&k)) {
 		err = cnf_cover(f, &k, p->len);
@@ -499,6 +537,8 @@ static int cnf_add_expanded(struct cnf_filter *f, const struct cnf_key *p)
 
 err_cover:
 	cnf_uncover_all(f, p, tl, i);
+	cnf_tier_close(f, p->family, tl);
+err_store:
 	cnf_store_del(f, p);
 	return err;
 }
