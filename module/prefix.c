@@ -428,12 +428,12 @@ static bool cnf_derived(struct cnf_filter *f, const struct cnf_key *k,
 
 /*
  * A shorter prefix, of length @len, now covers the key @k of its tier,
- * whose table is open.
+ * whose table is open; @tk is @k's key in that table.
  */
 static int cnf_cover(struct cnf_filter *f, const struct cnf_key *k,
-		     unsigned int len)
+		     const struct cnf_key *tk, unsigned int len)
 {
-	int err = cnf_tier_put(f, k);
+	int err = cnf_tab_add(f, &f->tier[k->family][k->len], tk);
 
 	if (err != -EEXIST)
 		return err;
@@ -457,23 +457,33 @@ static void cnf_uncover(struct cnf_filter *f, const struct cnf_key *k,
 
 /*
  * The first of the keys @p expands into in tier @tl, and from one to the
- * next.  Their bits that vary, from @p->len to @tl, never cross a word:
- * tiers past 16 bits are multiples of 8, and hold lengths from 7 below.
+ * next, both as prefixes and as their tier's table keys.  Their bits that
+ * vary, from @p->len to @tl, never cross a word: tiers past 16 bits are
+ * multiples of 8, and hold lengths from 7 below.
  */
 static void cnf_expand_first(const struct cnf_key *p, unsigned int tl,
-			     struct cnf_key *k)
+			     struct cnf_key *k, struct cnf_key *tk)
 {
 	*k = *p;
 	k->len = tl;
+	cnf_table_key(k, tk);
 }
 
-static void cnf_expand_next(struct cnf_key *k)
+/* Add one to @k's last bit of @bits (of its only word, for IPv4). */
+static void cnf_key_step(struct cnf_key *k, unsigned int bits)
 {
-	unsigned int tl = k->len;
 	__be32 *w = k->family == CNF_V4 ? &k->v4 :
-					   &k->v6.s6_addr32[(tl - 1) / 32];
+					   &k->v6.s6_addr32[(bits - 1) / 32];
 
-	*w = htonl(ntohl(*w) + (1U << (31 - (tl - 1) % 32)));
+	*w = htonl(ntohl(*w) + (1U << (31 - (bits - 1) % 32)));
+}
+
+static void cnf_expand_next(struct cnf_key *k, struct cnf_key *tk)
+{
+	cnf_key_step(k, k->len);
+	/* An IPv4 table key is the prefix's bits, right-aligned. */
+	cnf_key_step(tk, cnf_tier_layout(k->len) == CNF_LAYOUT32 ?
+		     CNF_V4_BITS : k->len);
 }
 
 static bool cnf_stored(struct cnf_filter *f, const struct cnf_key *p)
@@ -484,12 +494,15 @@ static bool cnf_stored(struct cnf_filter *f, const struct cnf_key *p)
 	       (!cnf_derived(f, p, CNF_TIERS) || cnf_store_has(f, p));
 }
 
+/* A prefix of its tier's length, in a tier that others expand into. */
 static int cnf_add_native(struct cnf_filter *f, const struct cnf_key *p)
 {
+	if (!cnf_tier_has(f, p))
+		return cnf_tier_add(f, p);
+	if (!cnf_derived(f, p, CNF_TIERS))
+		return -EEXIST;
 	/* Derived already: only the store can say it was added too. */
-	if (cnf_tier_has(f, p))
-		return cnf_store_add(f, p);
-	return cnf_tier_add(f, p);
+	return cnf_store_add(f, p);
 }
 
 static void cnf_del_native(struct cnf_filter *f, const struct cnf_key *p)
@@ -503,11 +516,11 @@ static void cnf_del_native(struct cnf_filter *f, const struct cnf_key *p)
 static void cnf_uncover_all(struct cnf_filter *f, const struct cnf_key *p,
 			    unsigned int tl, u32 n)
 {
-	struct cnf_key k;
+	struct cnf_key k, tk;
 	u32 i;
 
-	cnf_expand_first(p, tl, &k);
-	for (i = 0; i < n; i++, cnf_expand_next(&k))
+	cnf_expand_first(p, tl, &k, &tk);
+	for (i = 0; i < n; i++, cnf_expand_next(&k, &tk))
 		cnf_uncover(f, &k, p->len);
 }
 
@@ -515,7 +528,7 @@ static void cnf_uncover_all(struct cnf_filter *f, const struct cnf_key *p,
 static int cnf_add_expanded(struct cnf_filter *f, const struct cnf_key *p)
 {
 	unsigned int tl = cnf_tier_of(p->family, p->len);
-	struct cnf_key k;
+	struct cnf_key k, tk;
 	int err;
 	u32 i;
 
@@ -525,9 +538,9 @@ static int cnf_add_expanded(struct cnf_filter *f, const struct cnf_key *p)
 	err = cnf_tier_open(f, p->family, tl);
 	if (err)
 		goto err_store;
-	cnf_expand_first(p, tl, &k);
-	for (i = 0; i < 1U << (tl - p->len); i++, cnf_expand_next(&k)) {
-		err = cnf_cover(f, &k, p->len);
+	cnf_expand_first(p, tl, &k, &tk);
+	for (i = 0; i < 1U << (tl - p->len); i++, cnf_expand_next(&k, &tk)) {
+		err = cnf_cover(f, &k, &tk, p->len);
 		if (err)
 			goto err_cover;
 		if (!(i & 0xfff))
@@ -609,7 +622,7 @@ int cnf_filter_add(struct cnf_filter *f, const struct cnf_key *key)
 	else if (cnf_tier_plain(f, key))
 		err = cnf_tier_add(f, key);	/* -EEXIST from the table */
 	else
-		err = cnf_stored(f, key) ? -EEXIST : cnf_add_native(f, key);
+		err = cnf_add_native(f, key);
 	if (err) {
 		/* Its keys are out again; its tables go back as they were. */
 		cnf_undo_rollback(f);
