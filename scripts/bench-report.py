@@ -314,7 +314,7 @@ def prefix_tables(pfx, names):
         out.append("|---|---|---|---|---|---|")
         for r in ld:
             out.append(f"| {names[r['contender']]} "
-                       f"| {size_name(r['size'])} | {r['load_sec']:.3f} "
+                       f"| {size_name(r['size'])} | {r['load_sec']:.4f} "
                        f"| {si(r['kernel_bytes'])} "
                        f"| {r['kernel_bytes_per_entry']:.1f} "
                        f"| {si(r.get('keys'))} |")

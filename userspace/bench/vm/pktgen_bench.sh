@@ -408,13 +408,20 @@ make_files() {
 }
 
 # timed CMD...: run CMD quietly in the receiver's namespace, timed from
-# there (not counting `ip netns exec`); T="real user sys" seconds.  Its
-# status.
+# there (not counting `ip netns exec`); T="real user sys" seconds, real to
+# the microsecond (a small load takes a few milliseconds).
+# Its status.
 timed() {
 	local rc
 	# shellcheck disable=SC2016 # for the inner shell
-	T=$(inns bash -c 'TIMEFORMAT="%3R %3U %3S"
-		{ time "$@" >/dev/null 2>"$0"; } 2>&1' "$D/cmd.err" "$@")
+	T=$(inns bash -c 'TIMEFORMAT="%3U %3S"
+		s=$EPOCHREALTIME
+		{ time "$@" >/dev/null 2>"$0"; } 2>"$0.t"
+		rc=$?
+		e=$EPOCHREALTIME
+		us=$((${e/./} - ${s/./}))
+		printf "%d.%06d %s\n" $((us / 1000000)) $((us % 1000000)) "$(<"$0.t")"
+		exit $rc' "$D/cmd.err" "$@")
 	rc=$?
 	((rc == 0)) || cat "$D/cmd.err" >&2
 	return $rc

@@ -754,7 +754,7 @@ def print_prefix(p, pfx, what):
         p(f"{'size':>8} {'contender':<9} {'load s':>8} {'kern bytes':>11} "
           f"{'B/prefix':>9} {'keys':>8} {'n':>3}")
         for r in ld:
-            p(f"{r['size']:>8} {r['contender']:<9} {r['load_sec']:>8.3f} "
+            p(f"{r['size']:>8} {r['contender']:<9} {r['load_sec']:>8.4f} "
               f"{r['kernel_bytes']:>11.0f} "
               f"{r['kernel_bytes_per_entry']:>9.1f} "
               f"{fmt(r.get('keys'), '{:.0f}'):>8} {r['samples']:>3}")
