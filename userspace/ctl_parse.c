@@ -25,16 +25,19 @@ static unsigned int family_width(int family)
 static bool clear_host_bits(uint8_t *addr, unsigned int len,
 			    unsigned int width)
 {
-	bool set = false;
-	unsigned int i;
+	unsigned int i = len / 8;
+	uint8_t set = 0;
 
-	for (i = len / 8; i < width / 8; i++) {
-		/* In the byte holding the boundary, keep its first len % 8 bits. */
-		uint8_t keep = i == len / 8 ? (uint8_t)(0xff00 >> (len % 8)) : 0;
+	/* The byte holding the boundary keeps its first len % 8 bits. */
+	if (len % 8) {
+		uint8_t keep = (uint8_t)(0xff00 >> (len % 8));
 
-		if (addr[i] & (uint8_t)~keep)
-			set = true;
-		addr[i] &= keep;
+		set = addr[i] & (uint8_t)~keep;
+		addr[i++] &= keep;
+	}
+	for (; i < width / 8; i++) {
+		set |= addr[i];
+		addr[i] = 0;
 	}
 	return set;
 }
