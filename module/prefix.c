@@ -556,15 +556,24 @@ err_store:
 	return err;
 }
 
+/* Is a bit of @p past its length set?  Read in place: once per add. */
+static bool cnf_host_bits(const struct cnf_key *p)
+{
+	unsigned int w;
+
+	if (p->family == CNF_V4)
+		return p->len < 32 && ntohl(p->v4) & (~0U >> p->len);
+	for (w = p->len / 32; w < 4; w++)
+		if (ntohl(p->v6.s6_addr32[w]) &
+		    (w == p->len / 32 ? ~0U >> p->len % 32 : ~0U))
+			return true;
+	return false;
+}
+
 static int cnf_prefix_check(const struct cnf_key *p)
 {
-	struct cnf_key q;
-
-	if (p->family >= CNF_NFAMILIES || p->len > cnf_family_bits(p->family))
-		return -EINVAL;
-	cnf_prefix_cut(p, p->len, &q);
-	if (p->family == CNF_V4 ? q.v4 != p->v4 :
-	    memcmp(&q.v6, &p->v6, sizeof(q.v6)))
+	if (p->family >= CNF_NFAMILIES || p->len > cnf_family_bits(p->family) ||
+	    cnf_host_bits(p))
 		return -EINVAL;
 	return 0;
 }

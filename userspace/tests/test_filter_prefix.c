@@ -422,6 +422,47 @@ TEST(overlaps_kept_as_given)
 	cnf_filter_destroy(f);
 }
 
+/*
+ * A prefix with one bit set, at every position and every length of both
+ * families: refused (-EINVAL, nothing stored) when the bit is past the
+ * length, stored and deleted again when not.
+ */
+TEST(host_bits_every_length)
+{
+	struct cnf_filter *f = cnf_filter_create(16, 1ULL << 30);
+	struct cnf_filter_stats st;
+	unsigned int fam, len, bit, width;
+	struct cnf_key k;
+
+	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
+		width = fam == CNF_V4 ? 32 : 128;
+		for (len = 1; len <= width; len++) {
+			for (bit = 0; bit < width; bit++) {
+				memset(&k, 0, sizeof(k));
+				k.family = fam;
+				k.len = len;
+				if (fam == CNF_V4)
+					k.v4 = htonl(0x80000000U >> bit);
+				else
+					k.v6.s6_addr32[bit / 32] =
+						htonl(0x80000000U >> bit % 32);
+				cnf_filter_lock(f);
+				ASSERT_EQ(bit < len ? 0 : -EINVAL,
+					  cnf_filter_add(f, &k))
+					TH_LOG("family %u /%u, bit %u", fam, len, bit);
+				if (bit < len)
+					ASSERT_EQ(0, cnf_filter_del(f, &k));
+				cnf_filter_unlock(f);
+			}
+		}
+	}
+	cnf_filter_lock(f);
+	cnf_filter_stats(f, &st);
+	cnf_filter_unlock(f);
+	ASSERT_EQ(0U, st.fam[CNF_V4].entries + st.fam[CNF_V6].entries);
+	cnf_filter_destroy(f);
+}
+
 /* A set of addresses probes one table per family, as before prefixes. */
 TEST(addresses_probe_one_table)
 {
