@@ -42,6 +42,119 @@ static bool clear_host_bits(uint8_t *addr, unsigned int len,
 	return set;
 }
 
+/* A dotted quad: four numbers of 0 to 255, none with a leading zero. */
+static bool parse_ipv4(const char *s, const char *end, uint8_t out[4])
+{
+	const char *start;
+	unsigned int i, v;
+	uint8_t q[4];
+
+	for (i = 0; i < 4; i++) {
+		if (i && (s == end || *s++ != '.'))
+			return false;
+		start = s;
+		for (v = 0; s < end && (unsigned int)(*s - '0') < 10; s++)
+			v = v * 10 + (unsigned int)(*s - '0');
+		if (s == start || s - start > 3 || v > 255 ||
+		    (s - start > 1 && *start == '0'))
+			return false;
+		q[i] = (uint8_t)v;
+	}
+	if (s != end)
+		return false;
+	memcpy(out, q, sizeof(q));
+	return true;
+}
+
+/* A hex digit's value plus one; zero for any other character. */
+static const uint8_t hex_digit[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
+	['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
+/*
+ * One group of an IPv6 address at *@s, its value into *@v: false unless 1
+ * to 4 hex digits are there.  A dotted quad's first number reads as one
+ * too; the caller sees the '.' after it.
+ */
+static bool parse_group(const char **s, const char *end, unsigned int *v)
+{
+	const char *p = *s;
+
+	for (*v = 0; p < end && hex_digit[(unsigned char)*p]; p++)
+		*v = *v << 4 | (hex_digit[(unsigned char)*p] - 1U);
+	if (p == *s || p - *s > 4)
+		return false;
+	*s = p;
+	return true;
+}
+
+/*
+ * Groups into @a as they come, two bytes each, or four for a dotted quad
+ * at the end; "::" at byte *@gap (-1: none).  Returns the bytes, or -1.
+ */
+static int parse_groups(const char *s, const char *end, uint8_t a[16],
+			int *gap)
+{
+	const char *start;
+	unsigned int v;
+	int n = 0;
+
+	*gap = -1;
+	if (end - s >= 2 && s[0] == ':' && s[1] == ':') {
+		*gap = 0;
+		s += 2;
+	}
+	while (s < end) {
+		start = s;
+		if (!parse_group(&s, end, &v))
+			return -1;
+		if (s < end && *s == '.')
+			return n <= 12 && parse_ipv4(start, end, a + n) ? n + 4 : -1;
+		if (n == 16)
+			return -1;
+		a[n++] = (uint8_t)(v >> 8);
+		a[n++] = (uint8_t)v;
+		if (s == end)
+			break;
+		if (*s++ != ':' || s == end)
+			return -1;
+		if (*s == ':') {
+			if (*gap >= 0)
+				return -1;
+			*gap = n;
+			s++;
+		}
+	}
+	return n;
+}
+
+static bool parse_ipv6(const char *s, const char *end, uint8_t out[16])
+{
+	uint8_t a[16];
+	int n, gap;
+
+	n = parse_groups(s, end, a, &gap);
+	/* "::" stands for one zero group at least. */
+	if (n < 0 || (gap < 0 ? n != 16 : n > 14))
+		return false;
+	if (gap >= 0) {
+		memmove(a + 16 - (n - gap), a + gap, n - gap);
+		memset(a + gap, 0, 16 - n);
+	}
+	memcpy(out, a, sizeof(a));
+	return true;
+}
+
+bool ctl_parse_addr(int family, const char *s, size_t n, uint8_t *out)
+{
+	if (family == AF_INET)
+		return parse_ipv4(s, s + n, out);
+	return family == AF_INET6 && parse_ipv6(s, s + n, out);
+}
+
 /* The prefix length netmask @m stands for, 0xff when not contiguous. */
 static unsigned int netmask_len(const uint8_t *m, unsigned int width)
 {
@@ -65,13 +178,13 @@ static enum ctl_parse_err parse_len(const char *s, int family,
 	hint->family = family;
 	if (!n || s[n]) {
 		/* 10.0.0.0/255.255.255.0 is a common way of saying /24. */
-		if (inet_pton(family, s, mask) == 1) {
+		if (ctl_parse_addr(family, s, strlen(s), mask)) {
 			hint->prefixlen = netmask_len(mask, width);
 			return CTL_PARSE_NETMASK;
 		}
 		return CTL_PARSE_BAD_LEN;
 	}
-	/* As inet_pton() refuses 010.0.0.1: one way to write a number. */
+	/* As an address's 010.0.0.1 is refused: one way to write a number. */
 	if (n > 1 && s[0] == '0')
 		return CTL_PARSE_BAD_LEN;
 	if (n > 3)
@@ -97,17 +210,12 @@ static enum ctl_parse_err parse_prefix(const char *s, unsigned int flags,
 {
 	const char *slash = strchr(s, '/');
 	size_t alen = slash ? (size_t)(slash - s) : strlen(s);
-	char text[INET6_ADDRSTRLEN + 1];
 	unsigned int width, len;
 	enum ctl_parse_err err;
 
-	if (alen >= sizeof(text))
-		return CTL_PARSE_NOT_ADDR;
-	memcpy(text, s, alen);
-	text[alen] = '\0';
 	/* IPv6 text has a colon, IPv4 text never: one parse for either. */
-	a->family = memchr(text, ':', alen) ? AF_INET6 : AF_INET;
-	if (inet_pton(a->family, text, a->addr) != 1)
+	a->family = memchr(s, ':', alen) ? AF_INET6 : AF_INET;
+	if (!ctl_parse_addr(a->family, s, alen, a->addr))
 		return CTL_PARSE_NOT_ADDR;
 	width = family_width(a->family);
 	len = width;

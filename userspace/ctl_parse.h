@@ -79,6 +79,16 @@ enum ctl_parse_err ctl_parse_prefix(const char *s, unsigned int flags,
 				    struct cnf_addr *a, struct cnf_addr *hint);
 
 /*
+ * The @n bytes at @s as an address of @family (AF_INET: 4 bytes into @out,
+ * AF_INET6: 16): true when they are one.  It takes what inet_pton() takes
+ * (dotted quads without leading zeros; IPv6 groups of 1 to 4 hex digits,
+ * one "::", a dotted quad in place of the last two groups), in a single
+ * pass over text that need not end with a NUL.  @out is written only
+ * when they are.
+ */
+bool ctl_parse_addr(int family, const char *s, size_t n, uint8_t *out);
+
+/*
  * Text for @err with the @hint ctl_parse_prefix() gave, as it follows
  * "cuckooctl: add VALUE: ", into @buf; returns @buf.
  */

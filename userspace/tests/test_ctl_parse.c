@@ -405,6 +405,8 @@ TEST(addr_rejects)
 		"fe80::1%eth0", "2001:db8:::1", "1:2:3:4:5:6:7:8:9",
 		"example.com", "0x0a000001", "10.0.0.1.", "-1", "10.0.0.1#x",
 		"::g", "010.0.0.1", "1.2.3.4-1.2.3.9", "10.0.0.1,",
+		"1:2:3:4:5:6:7:1.2.3.4", "1:2:3:4:5:6::1.2.3.4", "1::2:",
+		"4294967297.0.0.1", "10.0.0.0001", "::1:00000",
 		"2001:db8::1:2:3:4:5:6:7:8:9:10:11:12:13:14:15:16:17:18:19:20/64",
 	};
 	struct cnf_addr a;
@@ -417,6 +419,129 @@ TEST(addr_rejects)
 		/* A failed parse leaves nothing a caller could send by mistake. */
 		EXPECT_TRUE(all_zero(&a, sizeof(a)));
 	}
+}
+
+static uint64_t rng_state = 0x6164647273ULL;
+
+static uint32_t rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return (uint32_t)(rng_state >> 16);
+}
+
+/* An address of @family, in one of the ways it can be written, into @s. */
+static void random_addr_text(int family, char *s, size_t len)
+{
+	uint8_t a[16];
+	unsigned int i, from, to;
+	char *p = s;
+
+	for (i = 0; i < 16; i++)
+		/* Zero bytes often: runs of zero groups to compress. */
+		a[i] = rng() % 3 ? 0 : (uint8_t)rng();
+	if (family == AF_INET || rng() % 4 == 0) {
+		inet_ntop(family, a, s, len);
+		return;
+	}
+	/* Groups as they come, some with leading zeros, some upper case. */
+	from = rng() % 9;
+	to = from + rng() % (9 - from);
+	for (i = 0; i < 8; i++) {
+		if (i >= from && i < to) {
+			if (i == from)
+				p += sprintf(p, "%s", i ? ":" : "::");
+			continue;
+		}
+		if (i == 6 && rng() % 4 == 0) {
+			p += sprintf(p, "%u.%u.%u.%u", a[12], a[13], a[14], a[15]);
+			break;
+		}
+		p += sprintf(p, rng() % 2 ? "%x" : rng() % 2 ? "%04X" : "%02x",
+			     a[2 * i] << 8 | a[2 * i + 1]);
+		if (i < 7 && !(i + 1 == from && from < to))
+			*p++ = ':';
+	}
+	*p = '\0';
+}
+
+/* A change to @s: a character in, out or replaced, or the text cut. */
+static void mutate(char *s, size_t room)
+{
+	static const char alphabet[] = "0123456789abcdefABCDEFx:.:.%/ g";
+	size_t n = strlen(s), at = n ? rng() % (n + 1) : 0;
+	char c = alphabet[rng() % (sizeof(alphabet) - 1)];
+
+	switch (rng() % 4) {
+	case 0:
+		if (n + 1 < room) {
+			memmove(s + at + 1, s + at, n - at + 1);
+			s[at] = c;
+		}
+		break;
+	case 1:
+		if (at < n)
+			memmove(s + at, s + at + 1, n - at);
+		break;
+	case 2:
+		if (at < n)
+			s[at] = c;
+		break;
+	default:
+		s[at] = '\0';
+	}
+}
+
+/*
+ * ctl_parse_addr() takes exactly what inet_pton() takes, with the same
+ * bytes: addresses written every way, changed a character at a time, and
+ * short strings of their characters.
+ */
+TEST(addr_parse_as_inet_pton)
+{
+	static const char chars[] = "0123456789abcdefF:.";
+	unsigned int round, i, n, took = 0, same = 0, gaps = 0, quads = 0;
+	uint8_t want[16], got[16];
+	char text[64];
+	int fam, family;
+
+	for (round = 0; round < 600000; round++) {
+		family = rng() % 2 ? AF_INET6 : AF_INET;
+		if (round % 3 == 2) {
+			n = rng() % 24;
+			for (i = 0; i < n; i++)
+				text[i] = chars[rng() % (sizeof(chars) - 1)];
+			text[n] = '\0';
+		} else {
+			random_addr_text(family, text, sizeof(text));
+			for (n = rng() % 3; round % 3 == 1 && n; n--)
+				mutate(text, sizeof(text));
+		}
+		for (fam = 0; fam < 2; fam++) {
+			family = fam ? AF_INET6 : AF_INET;
+			memset(want, 0, sizeof(want));
+			memset(got, 0, sizeof(got));
+			i = inet_pton(family, text, want) == 1;
+			ASSERT_EQ(i, ctl_parse_addr(family, text, strlen(text), got))
+				TH_LOG("'%s' as %s", text, fam ? "IPv6" : "IPv4");
+			/* A refused text leaves @got as it was. */
+			if (!i)
+				memset(want, 0, sizeof(want));
+			ASSERT_EQ(0, memcmp(want, got, sizeof(want)))
+				TH_LOG("'%s': other bytes", text);
+			took += i;
+			same++;
+			gaps += i && fam && strstr(text, "::");
+			quads += i && fam && strchr(text, '.');
+		}
+	}
+	/* Both answers, many times, and IPv6's every form among them. */
+	EXPECT_GT(took, same / 10);
+	EXPECT_GT(gaps, same / 100);
+	EXPECT_GT(quads, same / 1000);
+	TH_LOG("%u texts, %u addresses (IPv6: %u with \"::\", %u with a dotted quad)",
+	       same, took, gaps, quads);
 }
 
 /* ctl_parse_line() of @text, with its timeout in @e. */
