@@ -15,8 +15,9 @@
 # left out (`make bench-vm` with CNF_TEST_BENCH_SKIP=addr or =prefix) is
 # kept as it is.  `make bench-report` runs this; so do the
 # bench targets.  `bench-report.py NAME...` rewrites only those regions
-# (`bench-report.py reliability` after the tests).
-import datetime
+# (`bench-report.py reliability` after the tests).  When a run was made
+# stays in its JSON and in the commit that brings its figures: the README
+# says what was measured, how and on what, as the manual it is.
 import json
 import os
 import re
@@ -51,12 +52,9 @@ def size_name(n):
 def load(name):
     path = os.path.join(BENCH, name)
     if not os.path.exists(path):
-        return None, None
+        return None
     with open(path) as f:
-        data = json.load(f)
-    when = datetime.datetime.fromtimestamp(os.path.getmtime(path),
-                                           datetime.timezone.utc)
-    return data, when.strftime("%Y-%m-%d %H:%M UTC")
+        return json.load(f)
 
 
 def gnuplot(script, out):
@@ -81,14 +79,14 @@ def datafile(rows):
 
 
 def core_report():
-    data, when = load("core.json")
+    data = load("core.json")
     if data is None:
         return ("No figures yet: `make bench` (a few minutes) writes "
                 "`build/bench/core.json` and this table.\n")
     res = data["results"]
     if not res:
         return None  # a run of the prefix sets only
-    out = [f"Measured {when} on {data['machine']} by `make bench`: "
+    out = [f"Measured on {data['machine']} by `make bench`: "
            f"{data['note']}; K = 10^3, M = 10^6.  Baseline: `ref12.c`, "
            "the paper's filter as its reference implementation runs it, "
            "timed in the same run on the same keys.\n",
@@ -141,14 +139,14 @@ def core_report():
 
 
 def core_prefix_report():
-    data, when = load("core.json")
+    data = load("core.json")
     if data is None:
         return ("No figures yet: `make bench` writes `build/bench/core.json` "
                 "and this table.\n")
     res = data.get("prefix_results")
     if not res:
         return None  # a run of the address sets only
-    out = [f"Measured {when} on {data['machine']} by `make bench`: "
+    out = [f"Measured on {data['machine']} by `make bench`: "
            f"{data['note']}; {data['prefix_note']}.  Probes: lookup tables "
            "a lookup reads; keys: what the prefixes expand into; bytes: "
            "the filter's own count.\n",
@@ -184,10 +182,9 @@ def core_prefix_report():
     return "\n".join(out) + "\n"
 
 
-def vm_measured(data, when, what=""):
+def vm_measured(data, what=""):
     """The "Measured ..." line of a vm.json."""
     meta = data["meta"]
-    when = meta.get("date", when)
     how = ("under QEMU -icount (ns are guest instructions)"
            if meta.get("pkt_icount") not in (None, "") else "under plain TCG")
     reps = meta.get("pkt_reps", meta.get("reps", "?"))
@@ -195,7 +192,7 @@ def vm_measured(data, when, what=""):
     loads = ("load times under -icount too (guest instructions)"
              if "load" in (meta.get("skip") or "").split() else
              "load times under plain TCG (host time)")
-    return (f"Measured {when} on {meta.get('host', '?')} by `make bench-vm`"
+    return (f"Measured on {meta.get('host', '?')} by `make bench-vm`"
             f"{what}, kernel {meta.get('kernel', '?')}: packet path {how}, "
             f"{pkts} packets a sample, median of {reps} repetitions with "
             f"min..max; {loads}.\n")
@@ -227,14 +224,14 @@ def added_cost_table(pp, sizes, names, ratios):
 
 
 def vm_report():
-    data, when = load("vm.json")
+    data = load("vm.json")
     if data is None:
         return ("No figures yet: `make bench-vm` (two VM boots, over 20 "
                 "minutes on an idle 2-core machine) writes "
                 "`build/bench/vm.json` and these tables.\n")
     if not (data["packet_path"] or data["load_memory"]):
         return None  # a run of the prefix sets only
-    out = [vm_measured(data, when)]
+    out = [vm_measured(data)]
     pp = [r for r in data["packet_path"] if r["case"] == "pass"]
     sizes = sorted({r["size"] for r in pp})
     names = {"cuckoo": "cuckoo_nf", "nft": "nftables set",
@@ -325,7 +322,7 @@ def prefix_tables(pfx, names):
 
 
 def vm_prefix_report():
-    data, when = load("vm.json")
+    data = load("vm.json")
     if data is None:
         return ("No figures yet: `make bench-vm` (or, for these alone, "
                 "`CNF_TEST_BENCH_SKIP='addr sets xdp mod' make bench-vm`) "
@@ -335,7 +332,7 @@ def vm_prefix_report():
             if x and (x["packet_path"] or x["load_memory"])]
     if not have:
         return None  # a run without the prefix sets
-    out = [vm_measured(data, when, " (prefix sets)").rstrip("\n")]
+    out = [vm_measured(data, " (prefix sets)").rstrip("\n")]
     if pfx in have:
         out += ["\nIPv4 prefixes of 25 lengths, /8 to /32, mostly /16 to "
                 "/24 as in blocklists, none overlapping "
@@ -359,14 +356,14 @@ def vm_prefix_report():
 
 
 def vm_sets_report():
-    data, when = load("vm.json")
+    data = load("vm.json")
     if data is None:
         return ("No figures yet: `CNF_TEST_BENCH_SKIP='addr prefix' make "
                 "bench-vm` writes `build/bench/vm.json` and this table.\n")
     sets = data.get("sets")
     if not sets or not sets["packet_path"]:
         return None  # a run without the named sets
-    out = [vm_measured(data, when, " (named sets)") + "\n" +
+    out = [vm_measured(data, " (named sets)") + "\n" +
            sets["note"] + "\n",
            "| contender | entries | pass: added ns/packet | blocked: "
            "ns/packet |", "|---|---|---|---|"]
@@ -395,7 +392,7 @@ def vm_sets_report():
 
 
 def vm_xdp_report():
-    data, when = load("vm.json")
+    data = load("vm.json")
     if data is None:
         return ("No figures yet: `CNF_TEST_BENCH_SKIP='addr prefix sets mod "
                 "load' make bench-vm` writes `build/bench/vm.json` and this "
@@ -476,7 +473,7 @@ def vm_xdp_report():
     shift = data["meta"].get("pkt_icount")
     unit = ("ns" if shift in (None, "") else "instructions" if shift == "0"
             else f"ns, {2 ** int(shift)} per instruction")
-    out = [vm_measured(data, when, " (XDP)"),
+    out = [vm_measured(data, " (XDP)"),
            f"| per packet ({unit}), median (min..max) | " +
            " | ".join(c[0] for c in cols) + " |",
            "|---" * (len(cols) + 1) + "|"]
@@ -525,15 +522,11 @@ RELIABILITY = [
 
 
 def reliability_report():
-    data, _ = load("reliability.json")
+    data = load("reliability.json")
     data = data or {}
-    dates = sorted(e["date"] for e in data.values())
     out = []
-    if dates:
-        span = dates[0] if dates[0] == dates[-1] else \
-            f"between {dates[0]} and {dates[-1]}"
-        out.append(f"Measured {span} by the tests named, on the kernels "
-                   "named.\n")
+    if data:
+        out.append("Measured by the tests named, on the kernels named.\n")
     out += ["| figure | value | lost | checked against | measured by "
             "| where |", "|---|---|---|---|---|---|"]
     for fig, what, test, against, run in RELIABILITY:
