@@ -136,15 +136,12 @@ static __always_inline u64 cnf_active(const struct cnf_filter *f,
 
 /*
  * Is the /16 of an address whose first 32 bits are @top (host order) set
- * in @fam's map?
+ * in map @m?  NULL: emptied since the tiers were read.
  */
-static __always_inline bool cnf_map_has(const struct cnf_filter *f,
-					enum cnf_family fam, u32 top)
+static __always_inline bool cnf_map_has(const struct cnf_map *m, u32 top)
 {
-	const struct cnf_map *m = rcu_dereference(f->map[fam]);
 	u32 i = top >> (32 - CNF_MAP_BITS);
 
-	/* NULL: emptied since the tiers were read. */
 	return m && (READ_ONCE(m->words[i / 64]) >> (i % 64) & 1);
 }
 
@@ -159,7 +156,7 @@ static __always_inline bool cnf_tier_has32(const struct cnf_filter *f,
 	const struct cnf_table *t;
 
 	if (tl == CNF_MAP_BITS)
-		return cnf_map_has(f, fam, top);
+		return cnf_map_has(rcu_dereference(f->map[fam]), top);
 	t = rcu_dereference(f->tier[fam][tl]);
 	/* NULL: emptied since the tiers were read. */
 	return t && cnf_table_has4(t, cnf_tier_key32(top, tl));
@@ -372,6 +369,31 @@ cnf_table_has4_batch_width(const struct cnf_table *t, unsigned int width,
 	}
 }
 
+/*
+ * cnf_tier_has32() of IPv4 tier @tl for @n addresses, or-ed into @hits:
+ * the tier's map or table is looked up once for them all.
+ */
+static void cnf_tier_has32_batch(const struct cnf_filter *f, unsigned int tl,
+				 const __be32 *addrs, unsigned int n,
+				 bool *hits)
+{
+	const struct cnf_table *t;
+	const struct cnf_map *m;
+	unsigned int i;
+
+	if (tl == CNF_MAP_BITS) {
+		m = rcu_dereference(f->map[CNF_V4]);
+		for (i = 0; i < n; i++)
+			hits[i] = hits[i] || cnf_map_has(m, ntohl(addrs[i]));
+		return;
+	}
+	t = rcu_dereference(f->tier[CNF_V4][tl]);
+	/* NULL: emptied since the tiers were read. */
+	for (i = 0; t && i < n; i++)
+		hits[i] = hits[i] ||
+			  cnf_table_has4(t, cnf_tier_key32(ntohl(addrs[i]), tl));
+}
+
 /**
  * cnf_filter_lookup4_batch - many IPv4 lookups at once
  * @f: the filter
@@ -389,17 +411,12 @@ void cnf_filter_lookup4_batch(const struct cnf_filter *f, const __be32 *addrs,
 {
 	u64 tiers = cnf_active(f, CNF_V4, 0);
 	const struct cnf_table *t;
-	unsigned int i, tl;
 
 	memset(hits, 0, n * sizeof(*hits));
 	t = rcu_dereference(f->tier[CNF_V4][CNF_V4_BITS]);
 	if (t && (tiers & (1ULL << CNF_V4_BITS)))
 		cnf_for_v4_width(cnf_table_has4_batch, t, addrs, n, hits);
 	tiers &= ~(1ULL << CNF_V4_BITS);
-	for (; tiers; tiers &= tiers - 1) {
-		tl = __ffs64(tiers);
-		for (i = 0; i < n; i++)
-			hits[i] = hits[i] ||
-				  cnf_tier_has32(f, CNF_V4, tl, ntohl(addrs[i]));
-	}
+	for (; tiers; tiers &= tiers - 1)
+		cnf_tier_has32_batch(f, __ffs64(tiers), addrs, n, hits);
 }
