@@ -261,17 +261,31 @@ static int cnf_filter_rebuild(struct cnf_filter *f,
 	return cnf_rebuild_within(f, tp, log, f->budget->limit);
 }
 
+/*
+ * Is @tp a store table of @f?  Then store table *@i of family *@fam, else
+ * tier *@i of family *@fam.
+ */
+static bool cnf_tab_where(const struct cnf_filter *f,
+			  struct cnf_table __rcu *const *tp,
+			  unsigned int *fam, unsigned int *i)
+{
+	for (*fam = 0; *fam < CNF_NFAMILIES; (*fam)++)
+		for (*i = 0; *i < CNF_STORE_TABLES; (*i)++)
+			if (tp == &f->store[*fam][*i])
+				return true;
+	*fam = (tp - &f->tier[0][0]) / CNF_TIERS;
+	*i = (tp - &f->tier[0][0]) % CNF_TIERS;
+	return false;
+}
+
 /* The family whose figures a table of @f counts in. */
 static enum cnf_family cnf_tab_family(const struct cnf_filter *f,
 				      struct cnf_table __rcu *const *tp)
 {
 	unsigned int fam, i;
 
-	for (fam = 0; fam < CNF_NFAMILIES; fam++)
-		for (i = 0; i < CNF_STORE_TABLES; i++)
-			if (tp == &f->store[fam][i])
-				return fam;
-	return (tp - &f->tier[0][0]) / CNF_TIERS;
+	cnf_tab_where(f, tp, &fam, &i);
+	return fam;
 }
 
 static int cnf_filter_grow(struct cnf_filter *f, struct cnf_table __rcu **tp,
@@ -300,16 +314,13 @@ static u64 cnf_tally_want(const struct cnf_filter *f,
 			  struct cnf_table __rcu *const *tp)
 {
 	const struct cnf_tally *tally = f->tally;
-	unsigned int fam, i, tiers;
+	unsigned int fam, i;
 
 	if (!tally)
 		return 0;
-	for (fam = 0; fam < CNF_NFAMILIES; fam++)
-		for (i = 0; i < CNF_STORE_TABLES; i++)
-			if (tp == &f->store[fam][i])
-				return tally->stored[fam][i];
-	tiers = tp - &f->tier[0][0];
-	return tally->keys[tiers / CNF_TIERS][tiers % CNF_TIERS];
+	if (cnf_tab_where(f, tp, &fam, &i))
+		return tally->stored[fam][i];
+	return tally->keys[fam][i];
 }
 
 /*

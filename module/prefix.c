@@ -160,32 +160,28 @@ static unsigned int cnf_store_index(const struct cnf_key *p)
 	return p->family == CNF_V6 && p->len >= 64;
 }
 
-/* The store table that keeps @p, and the layout of its keys. */
+/* The store table that keeps @p. */
 static struct cnf_table __rcu **cnf_store_of(struct cnf_filter *f,
-					     const struct cnf_key *p,
-					     enum cnf_layout *layout)
+					     const struct cnf_key *p)
 {
-	*layout = cnf_store_layout(cnf_store_index(p));
 	return &f->store[p->family][cnf_store_index(p)];
 }
 
 static bool cnf_store_has(struct cnf_filter *f, const struct cnf_key *p)
 {
-	enum cnf_layout layout;
 	struct cnf_key k;
 
 	cnf_store_key(p, &k);
-	return cnf_tab_has(f, cnf_store_of(f, p, &layout), &k);
+	return cnf_tab_has(f, cnf_store_of(f, p), &k);
 }
 
 static int cnf_store_add(struct cnf_filter *f, const struct cnf_key *p)
 {
-	enum cnf_layout layout;
-	struct cnf_table __rcu **tp = cnf_store_of(f, p, &layout);
+	struct cnf_table __rcu **tp = cnf_store_of(f, p);
 	struct cnf_key k;
 	int err;
 
-	err = cnf_tab_ensure(f, tp, layout);
+	err = cnf_tab_ensure(f, tp, cnf_store_layout(cnf_store_index(p)));
 	if (err)
 		return err;
 	cnf_store_key(p, &k);
@@ -196,8 +192,7 @@ static int cnf_store_add(struct cnf_filter *f, const struct cnf_key *p)
 
 static void cnf_store_del(struct cnf_filter *f, const struct cnf_key *p)
 {
-	enum cnf_layout layout;
-	struct cnf_table __rcu **tp = cnf_store_of(f, p, &layout);
+	struct cnf_table __rcu **tp = cnf_store_of(f, p);
 	struct cnf_key k;
 
 	cnf_store_key(p, &k);
@@ -353,23 +348,26 @@ static void cnf_tier_close(struct cnf_filter *f, enum cnf_family fam,
 	}
 }
 
-/* @p, of its tier's length, into the tier's table, which is open. */
-static int cnf_tier_put(struct cnf_filter *f, const struct cnf_key *p)
+/*
+ * @p, of its tier's length, into the tier's table, which is open; @tk is
+ * its key there (cnf_table_key()).
+ */
+static int cnf_tier_put(struct cnf_filter *f, const struct cnf_key *p,
+			const struct cnf_key *tk)
 {
-	struct cnf_key k;
-
-	cnf_table_key(p, &k);
-	return cnf_tab_add(f, &f->tier[p->family][p->len], &k);
+	return cnf_tab_add(f, &f->tier[p->family][p->len], tk);
 }
 
 static int cnf_tier_add(struct cnf_filter *f, const struct cnf_key *p)
 {
+	struct cnf_key k;
 	int err;
 
 	err = cnf_tier_open(f, p->family, p->len);
 	if (err)
 		return err;
-	err = cnf_tier_put(f, p);
+	cnf_table_key(p, &k);
+	err = cnf_tier_put(f, p, &k);
 	if (err)
 		cnf_tier_close(f, p->family, p->len);
 	return err;
@@ -433,7 +431,7 @@ static bool cnf_derived(struct cnf_filter *f, const struct cnf_key *k,
 static int cnf_cover(struct cnf_filter *f, const struct cnf_key *k,
 		     const struct cnf_key *tk, unsigned int len)
 {
-	int err = cnf_tab_add(f, &f->tier[k->family][k->len], tk);
+	int err = cnf_tier_put(f, k, tk);
 
 	if (err != -EEXIST)
 		return err;
