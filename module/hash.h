@@ -18,7 +18,7 @@
  * exactly from a slot and its bucket, a fingerprint hit is an exact match
  * (no false positives), and growth rebuilds a table from its own slots.
  *
- * For IPv6 keys, H is multiply-add-shift of r's words (cnf_hash6()).
+ * For IPv6 keys, H is multiply-add-shift of r's words, mixed (cnf_hash6()).
  * For IPv4, H is simple
  * tabulation: r is cut into chunks of cnf_tab_bits() bits and H(r) is the
  * xor of one entry per chunk, out of a table of jhash values per chunk under
@@ -76,14 +76,22 @@ static __always_inline u32 cnf_hash4(const struct cnf_table *t,
 
 /*
  * H of an IPv6 table: the @n words @k (2 or 4) times their own multipliers,
- * plus the addend, modulo 2^64, the upper 32 bits.  Multiply-add-shift with
- * random 64-bit multipliers and addend is strongly universal (Dietzfelbinger,
+ * plus the addend, modulo 2^64, then mixed.  Multiply-add-shift with random
+ * 64-bit multipliers and addend is strongly universal (Dietzfelbinger,
  * 1996): any two keys collide with probability 2^-32 whatever they are, so
  * outsiders who choose addresses (the low 64 bits of a network they hold,
  * or the networks of a /32 they hold) cannot aim them at one bucket pair
  * without the table's multipliers.  Independent multiplies instead of
  * jhash2()'s forty dependent steps: the lookup's cache misses start sooner,
  * and more lookups are in flight at once.
+ *
+ * Universal is not enough for cuckoo hashing, though: on keys in arithmetic
+ * progression, the keys an expanded prefix brings to its tier, the sum's
+ * upper bits are a progression too, both buckets of every key move in step,
+ * and a table fails to place a key at half its load (Dietzfelbinger and
+ * Schellbach, "On risks of using cuckoo hashing with simple universal hash
+ * classes", 2009).  A fixed bijection of the sum, an xor-shift and a
+ * multiply, breaks that step and keeps distinct sums distinct.
  */
 static __always_inline u32 cnf_hash6(const struct cnf_table *t, const u32 *k,
 				     unsigned int n)
@@ -93,7 +101,8 @@ static __always_inline u32 cnf_hash6(const struct cnf_table *t, const u32 *k,
 
 	if (n == 4)
 		h += t->mul6[2] * k[2] + t->mul6[3] * k[3];
-	return h >> 32;
+	h ^= h >> 32;
+	return (h * 0x9e3779b97f4a7c15ULL) >> 32;
 }
 
 /* H(r), r being the part of the key slot words @w store; tags excluded. */
