@@ -459,10 +459,15 @@ static noinline int cnf_add_slow(struct cnf_filter *f,
 		if (!cnf_table_insert(t, f->path, key))
 			return 0;
 	}
-	err = cnf_filter_grow(f, tp, t->log + 1);
-	if (!err)
-		return cnf_place(cnf_deref(f, tp), f->path, key);
-	return cnf_stash_put(t, key) ? 0 : err;
+	/* A table grown may have filled its stash with keys of its own. */
+	for (;;) {
+		err = cnf_filter_grow(f, tp, t->log + 1);
+		if (err)
+			return cnf_stash_put(t, key) ? 0 : err;
+		t = cnf_deref(f, tp);
+		if (!cnf_place(t, f->path, key))
+			return 0;
+	}
 }
 
 /**
