@@ -236,11 +236,12 @@ static int cnf_rebuild_within(struct cnf_filter *f,
 	enum cnf_layout layout = cnf_table_layout(old);
 	u64 in_use = cnf_budget_used(f->budget);
 	struct cnf_rebuild rb = { .path = f->path };
+	bool summary = old->summary;
 
 	for (; log <= cnf_max_log(layout); log++) {
-		if (in_use + cnf_table_bytes(layout, log) > limit)
+		if (in_use + cnf_table_bytes(layout, log, summary) > limit)
 			return -ENOSPC;
-		rb.t = cnf_table_alloc(layout, log);
+		rb.t = cnf_table_alloc(layout, log, summary);
 		if (!rb.t)
 			return -ENOMEM;
 		if (!cnf_table_walk(old, cnf_rebuild_one, &rb))
@@ -367,6 +368,20 @@ static void cnf_maybe_shrink(struct cnf_filter *f, struct cnf_table __rcu **tp)
 		cnf_filter_rebuild(f, tp, log);
 }
 
+/*
+ * Deletes left more bits in the summary of @t than it has keys, and more
+ * than it has buckets: more than twice as many absent keys as need be
+ * pass it.  A new summary costs the deletes that made it so a hash each.
+ * Best effort: a failure keeps the stale one.
+ */
+static void cnf_maybe_refresh(struct cnf_filter *f, struct cnf_table *t)
+{
+	if (!t->summary || t->stale <= max_t(u64, t->count, t->mask + 1))
+		return;
+	if (cnf_fits(f, cnf_summary_bytes(cnf_table_layout(t), t->log, true)))
+		cnf_summary_refresh(t);
+}
+
 /**
  * cnf_tab_ensure - make sure a filter has a table at a place
  * @f: the filter, under cnf_filter_lock()
@@ -379,19 +394,22 @@ static void cnf_maybe_shrink(struct cnf_filter *f, struct cnf_table __rcu **tp)
 int cnf_tab_ensure(struct cnf_filter *f, struct cnf_table __rcu **tp,
 		   enum cnf_layout layout)
 {
-	unsigned int floor, log;
+	unsigned int floor, log, fam, i;
 	struct cnf_table *t;
+	bool summary;
 
 	if (cnf_deref(f, tp))
 		return 0;
+	/* The stores are for writers only. */
+	summary = !cnf_tab_where(f, tp, &fam, &i);
 	floor = cnf_floor_log(f, tp);
 	/* Large enough for a batch's keys, unless that passes the limit. */
 	log = cnf_log_for(layout, cnf_tally_want(f, tp), floor);
-	if (!cnf_fits(f, cnf_table_bytes(layout, log)))
+	if (!cnf_fits(f, cnf_table_bytes(layout, log, summary)))
 		log = floor;
-	if (!cnf_fits(f, cnf_table_bytes(layout, log)))
+	if (!cnf_fits(f, cnf_table_bytes(layout, log, summary)))
 		return -ENOSPC;
-	t = cnf_table_alloc(layout, log);
+	t = cnf_table_alloc(layout, log, summary);
 	if (!t)
 		return -ENOMEM;
 	rcu_assign_pointer(*tp, t);
@@ -514,8 +532,10 @@ int cnf_tab_del(struct cnf_filter *f, struct cnf_table __rcu **tp,
 	stashing = t->stash_n;
 	err = cnf_table_del(t, f->path, key);
 
-	if (!err && !stashing)
+	if (!err && !stashing) {
 		cnf_maybe_shrink(f, tp);
+		cnf_maybe_refresh(f, cnf_deref(f, tp));
+	}
 	return err;
 }
 
@@ -788,7 +808,7 @@ int cnf_filter_flush(struct cnf_filter *f)
 	cnf_assert_held(&f->lock);
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
 		fresh[fam] = cnf_table_alloc(cnf_family_layout(fam),
-					     f->initial_log);
+					     f->initial_log, true);
 		if (!fresh[fam])
 			goto err_alloc;
 	}
@@ -974,7 +994,7 @@ struct cnf_filter *cnf_filter_create_in(u64 initial_capacity,
 	f->budget->filters = f;
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
 		struct cnf_table *t = cnf_table_alloc(cnf_family_layout(fam),
-						      f->initial_log);
+						      f->initial_log, true);
 
 		if (!t)
 			goto err_alloc;

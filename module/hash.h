@@ -144,6 +144,7 @@ static __always_inline void cnf_locate(const struct cnf_table *t,
 	x = ntohl(a[n - 1]);
 	w[n - 1] = (x >> t->log) << 2 | CNF_TAG_VALID;
 	h = cnf_hash(t, width, w);
+	p->h = h;
 	p->b[0] = (x ^ h) & t->mask;
 	p->b[1] = p->b[0] ^ cnf_alt_offset(t, h);
 }

@@ -76,11 +76,12 @@ static noinline bool cnf_table_has4_slow(const struct cnf_table *t,
 }
 
 /*
- * The fast path.  The read section does not wait for a writer
- * (raw_seqcount_begin()): a write that overlapped it, like a key in the
- * stash, sends the lookup to the slow path, unless the answer is an IPv4
- * hit, which stands.  Returns 1 (present), 0 (absent) or -EAGAIN (ask the
- * slow path).
+ * The fast path.  An IPv6 key whose bit its home bucket's summary lacks is
+ * absent, buckets and stash alike.  The read section does not wait for a
+ * writer (raw_seqcount_begin()): a write that overlapped it, like a key in
+ * the stash, sends the lookup to the slow path, unless the answer is an
+ * IPv4 hit, which stands.  Returns 1 (present), 0 (absent) or -EAGAIN (ask
+ * the slow path).
  */
 static __always_inline int cnf_table_has_width(const struct cnf_table *t,
 					       unsigned int width,
@@ -91,6 +92,8 @@ static __always_inline int cnf_table_has_width(const struct cnf_table *t,
 	bool hit, slow;
 
 	cnf_locate(t, width, addr, &p);
+	if (cnf_width_words(width) > 1 && !cnf_summary_has(t, &p))
+		return 0;
 	seq = raw_seqcount_begin(&t->seq);
 	hit = cnf_table_probe(t, width, &p);
 	if (hit && cnf_width_words(width) == 1)

@@ -33,16 +33,35 @@ unsigned int cnf_max_log(enum cnf_layout layout)
 }
 
 /**
+ * cnf_summary_bytes - memory of a table's summary
+ * @layout: the table's layout
+ * @log: log2 of its buckets
+ * @summary: as cnf_table_alloc() takes it
+ *
+ * Return: the bytes of a word per bucket, for IPv6 only; else 0.
+ */
+size_t cnf_summary_bytes(enum cnf_layout layout, unsigned int log,
+			 bool summary)
+{
+	if (!summary || layout == CNF_LAYOUT32)
+		return 0;
+	return sizeof(struct cnf_summary) + (sizeof(u32) << log);
+}
+
+/**
  * cnf_table_bytes - memory of a table
  * @layout: its layout
  * @log: log2 of its buckets
+ * @summary: as cnf_table_alloc() takes it
  *
  * Return: the bytes cnf_table_alloc() takes for it.
  */
-size_t cnf_table_bytes(enum cnf_layout layout, unsigned int log)
+size_t cnf_table_bytes(enum cnf_layout layout, unsigned int log,
+		       bool summary)
 {
 	return sizeof(struct cnf_table) + cnf_slots_bytes(layout, log) +
-	       cnf_hashes_entries(layout, log) * sizeof(u32);
+	       cnf_hashes_entries(layout, log) * sizeof(u32) +
+	       cnf_summary_bytes(layout, log, summary);
 }
 
 /*
@@ -66,10 +85,12 @@ static void cnf_hashes_fill(struct cnf_table *t, size_t entries)
  * cnf_table_alloc - a new, empty table with a new seed
  * @layout: its layout
  * @log: log2 of its buckets, at most cnf_max_log(@layout)
+ * @summary: lookups will read it: an IPv6 table gets a summary (table.h)
  *
  * Return: the table, not yet visible to readers; NULL when memory is short.
  */
-struct cnf_table *cnf_table_alloc(enum cnf_layout layout, unsigned int log)
+struct cnf_table *cnf_table_alloc(enum cnf_layout layout, unsigned int log,
+				  bool summary)
 {
 	enum cnf_family fam = cnf_width_family(cnf_slot_bytes(layout, log));
 	struct cnf_table *t = cnf_zalloc(sizeof(*t));
@@ -92,14 +113,21 @@ struct cnf_table *cnf_table_alloc(enum cnf_layout layout, unsigned int log)
 			goto err_slots;
 		cnf_hashes_fill(t, entries);
 	}
+	if (cnf_summary_bytes(layout, log, summary)) {
+		t->summary = cnf_zalloc(cnf_summary_bytes(layout, log, summary));
+		if (!t->summary)
+			goto err_hashes;
+	}
 	seqcount_init(&t->seq);
 	t->family = fam;
 	t->log = log;
 	t->mask = (1U << log) - 1;
 	t->limit = cnf_table_limit(log);
-	t->bytes = cnf_table_bytes(layout, log);
+	t->bytes = cnf_table_bytes(layout, log, summary);
 	return t;
 
+err_hashes:
+	cnf_free(t->hashes);
 err_slots:
 	cnf_free(t->slots);
 err_table:
@@ -115,6 +143,7 @@ void cnf_table_free(struct cnf_table *t)
 {
 	if (!t)
 		return;
+	cnf_free(t->summary);	/* no reader sees @t, nor its summary */
 	cnf_free(t->hashes);
 	cnf_free(t->slots);
 	cnf_free(t);
@@ -134,6 +163,53 @@ static void cnf_table_free_rcu(struct rcu_head *head)
 void cnf_table_retire(struct cnf_table *t)
 {
 	cnf_call_rcu(&t->rcu, cnf_table_free_rcu);
+}
+
+/* ---- the summary ---- */
+
+static void cnf_summary_free_rcu(struct rcu_head *head)
+{
+	cnf_free(container_of(head, struct cnf_summary, rcu));
+}
+
+struct cnf_summary_fill {
+	const struct cnf_table *t;
+	struct cnf_summary *s;
+};
+
+static int cnf_summary_fill_one(void *ctx, const struct cnf_key *key)
+{
+	struct cnf_summary_fill *sf = ctx;
+	struct cnf_pos p;
+
+	cnf_locate(sf->t, cnf_width(sf->t), &key->v6, &p);
+	sf->s->words[p.b[0]] |= cnf_summary_bit(&p);
+	return 0;
+}
+
+/**
+ * cnf_summary_refresh - replace a table's summary by one of its keys alone
+ * @t: a table with a summary, under the lock of its filter
+ *
+ * The bits deletes left go.  The old summary is freed after a grace
+ * period; the new one takes as much memory.
+ *
+ * Return: 0, or -ENOMEM (the old summary stays).
+ */
+int cnf_summary_refresh(struct cnf_table *t)
+{
+	struct cnf_summary_fill sf = { .t = t };
+	struct cnf_summary *old = t->summary;
+
+	sf.s = cnf_zalloc(cnf_summary_bytes(cnf_table_layout(t), t->log, true));
+	if (!sf.s)
+		return -ENOMEM;
+	cnf_table_walk(t, cnf_summary_fill_one, &sf);
+	/* Release: readers that see the new summary see its bits. */
+	smp_store_release(&t->summary, sf.s);
+	t->stale = 0;
+	cnf_call_rcu(&old->rcu, cnf_summary_free_rcu);
+	return 0;
 }
 
 /* ---- finding a key ---- */
@@ -355,6 +431,8 @@ static __always_inline int cnf_table_insert_at(struct cnf_table *t,
 	u32 bucket = p->b[0];
 	int s = cnf_bucket_free_slot(t, width, bucket);
 
+	if (cnf_width_words(width) > 1)
+		cnf_summary_mark(t, p);
 	if (s < 0) {
 		bucket = p->b[1];
 		s = cnf_bucket_free_slot(t, width, bucket);
@@ -480,8 +558,14 @@ static void cnf_stash_set(struct cnf_table *t, unsigned int i,
  */
 bool cnf_stash_put(struct cnf_table *t, const struct cnf_key *key)
 {
+	struct cnf_pos p;
+
 	if (t->stash_n == CNF_STASH_SLOTS)
 		return false;
+	if (t->summary) {
+		cnf_locate(t, cnf_width(t), &key->v6, &p);
+		cnf_summary_mark(t, &p);
+	}
 	cnf_write_begin(t);
 	cnf_stash_set(t, t->stash_n, key);
 	WRITE_ONCE(t->stash_n, t->stash_n + 1);
@@ -544,6 +628,7 @@ int cnf_table_del(struct cnf_table *t, struct cnf_path_node *path,
 
 	if (!cnf_table_find(t, key, &at))
 		return -ENOENT;
+	t->stale++;
 	if (at.in_stash) {
 		cnf_stash_remove(t, at.slot);
 		return 0;

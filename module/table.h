@@ -106,6 +106,12 @@ enum cnf_slot_width {
  * buckets, which are not a power of two: see struct cnf_table's @slots.
  */
 
+/* A summary (struct cnf_table), freed a grace period after it is replaced. */
+struct cnf_summary {
+	struct rcu_head rcu;
+	u32 words[];
+};
+
 /*
  * A table.  Readers: under RCU, fields fixed at creation plus slots and stash
  * inside seqcount read sections.  Writers: under the filter's lock, slot and
@@ -134,9 +140,22 @@ struct cnf_table {
 	u32 *hashes;
 	/* IPv6 tables, both layouts: the multipliers and addend of H. */
 	u64 mul6[CNF_MUL6_WORDS];
+	/*
+	 * IPv6 tables that lookups read: a word per bucket, with the bit
+	 * cnf_summary_bit() of every key whose home bucket it is, so that
+	 * most absent keys cost a lookup one word and no bucket.  A bit is
+	 * set (WRITE_ONCE()) before its key goes in; deletes leave theirs,
+	 * until a new summary of the keys replaces the whole
+	 * (cnf_summary_refresh()): a clear bit means no such key.  Readers
+	 * take the pointer with READ_ONCE() and a word with acquire, as a
+	 * bucket's read section orders what follows it.  NULL for IPv4,
+	 * whose buckets are a word or two already, and for the stores.
+	 */
+	struct cnf_summary *summary;
 	struct cnf_key stash[CNF_STASH_SLOTS];
 	u64 count;		/* writer only: keys, stash included */
 	u64 limit;		/* writer only: cnf_table_limit(log) */
+	u64 stale;		/* writer only: deletes since the summary */
 	size_t bytes;
 	struct rcu_head rcu;
 };
@@ -251,6 +270,7 @@ struct cnf_filter {
 struct cnf_pos {
 	u32 b[2];		/* [0] home, [1] alternate */
 	u32 w[4];
+	u32 h;			/* H of the key's upper part (hash.h) */
 };
 
 static __always_inline unsigned int cnf_width(const struct cnf_table *t)
@@ -531,6 +551,48 @@ static __always_inline bool cnf_table_probe(const struct cnf_table *t,
 			  cnf_bucket_words(t, width, p->b[1]), p->w[0]);
 }
 
+/* ---- the summary of an IPv6 table ---- */
+
+/*
+ * A key's bit in its home bucket's summary word: the top five bits of H,
+ * which the home bucket never comes from (the largest table has 2^26
+ * buckets).  Keys of one home bucket differ in H (the bucket and H give
+ * the key back), so at the load limit the bits of a bucket's 3.8 keys flag
+ * about an eighth of the absent keys that bucket is home to.
+ */
+static __always_inline u32 cnf_summary_bit(const struct cnf_pos *p)
+{
+	return 1U << (p->h >> 27);
+}
+
+/*
+ * May @t, an IPv6 table, hold the key located at @p?  False: it does not.
+ * A table without a summary (a store) may hold any.
+ */
+static __always_inline bool cnf_summary_has(const struct cnf_table *t,
+					    const struct cnf_pos *p)
+{
+	const struct cnf_summary *s = READ_ONCE(t->summary);
+
+	if (!s)
+		return true;
+	/* Acquire: the next tier's reads come after, as after a probe. */
+	return smp_load_acquire(&s->words[p->b[0]]) & cnf_summary_bit(p);
+}
+
+/* Before the key located at @p goes into @t, an IPv6 table. */
+static __always_inline void cnf_summary_mark(struct cnf_table *t,
+					     const struct cnf_pos *p)
+{
+	u32 *word;
+
+	if (!t->summary)
+		return;
+	word = &t->summary->words[p->b[0]];
+	if (!(*word & cnf_summary_bit(p)))
+		WRITE_ONCE(*word, *word | cnf_summary_bit(p));
+}
+
 /* First empty slot of @bucket, or -1: the first zero tag word. */
 static __always_inline int cnf_bucket_free_slot(const struct cnf_table *t,
 						unsigned int width, u32 bucket)
@@ -575,8 +637,13 @@ static inline void cnf_write_end(struct cnf_table *t)
 /* ---- table.c: one table's writers (under the filter's lock) ---- */
 
 unsigned int cnf_max_log(enum cnf_layout layout);
-size_t cnf_table_bytes(enum cnf_layout layout, unsigned int log);
-struct cnf_table *cnf_table_alloc(enum cnf_layout layout, unsigned int log);
+size_t cnf_table_bytes(enum cnf_layout layout, unsigned int log,
+		       bool summary);
+size_t cnf_summary_bytes(enum cnf_layout layout, unsigned int log,
+			 bool summary);
+int cnf_summary_refresh(struct cnf_table *t);
+struct cnf_table *cnf_table_alloc(enum cnf_layout layout, unsigned int log,
+				  bool summary);
 void cnf_table_free(struct cnf_table *t);
 void cnf_table_retire(struct cnf_table *t);
 int cnf_table_add(struct cnf_table *t, struct cnf_path_node *path,

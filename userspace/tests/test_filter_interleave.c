@@ -40,6 +40,7 @@
 #include <setjmp.h>
 
 #include "cnf_test.h"
+#include "table.h"
 #include "kselftest_harness.h"
 
 #define NO_LIMIT	(1ULL << 40)
@@ -560,11 +561,29 @@ static void collect_touched(struct ctx *c, struct keys *ks)
 
 /* What an operation did, from its log. */
 struct shape {
-	size_t slot_stores;	/* marked stores but seqcounts' and pointers' */
+	size_t slot_stores;	/* marked stores but seqcounts', pointers' */
+	size_t summary_stores;	/* and summary words' (table.h) */
 	bool published;		/* replaced a table */
 };
 
-static struct shape shape_of_log(void)
+/* Is @addr in the summary of a lookup table of @f? */
+static bool in_summary(const struct cnf_filter *f, const void *addr)
+{
+	const struct cnf_table *t;
+	unsigned int fam, i;
+
+	for (fam = 0; fam < CNF_NFAMILIES; fam++)
+		for (i = 0; i < CNF_TIERS; i++) {
+			t = f->tier[fam][i];
+			if (t && t->summary &&
+			    (const u32 *)addr >= t->summary->words &&
+			    (const u32 *)addr <= t->summary->words + t->mask)
+				return true;
+		}
+	return false;
+}
+
+static struct shape shape_of_log(const struct cnf_filter *f)
 {
 	struct shape sh = { 0 };
 	size_t i;
@@ -574,6 +593,8 @@ static struct shape shape_of_log(void)
 			continue;
 		if (lg.s[i].size == sizeof(void *))
 			sh.published = true;
+		else if (in_summary(f, lg.s[i].addr))
+			sh.summary_stores++;
 		else
 			sh.slot_stores++;
 	}
@@ -620,7 +641,7 @@ static struct shape run_op(struct __test_metadata *_metadata,
 	EXPECT_EQ(op->want, err);
 
 	changed_build();
-	sh = shape_of_log();
+	sh = shape_of_log(f);
 	collect_touched(&c, &asked);
 	if (sh.published)
 		keys_walk(f, &asked);	/* every key reads the new pointer */
@@ -808,6 +829,8 @@ TEST_F_TIMEOUT(interleave, add_free_slot, INTERLEAVE_TIMEOUT)
 	op.key = fresh_key(&self->r, &self->m, &variant->ks);
 	sh = run_op(_metadata, self->f, &op, &self->m, &self->total);
 	ASSERT_EQ(slot_words(&variant->ks), sh.slot_stores);
+	/* An IPv6 key's summary bit, set before its slot, unless set already. */
+	ASSERT_GE((size_t)(variant->ks.fam == CNF_V6), sh.summary_stores);
 }
 
 TEST_F_TIMEOUT(interleave, add_present, INTERLEAVE_TIMEOUT)
