@@ -127,11 +127,12 @@ static __always_inline u32 cnf_alt_offset(const struct cnf_table *t, u32 h)
  * Encode @addr for @t, its cnf_width_words() words (a __be32 for IPv4
  * tables, the first two words of a struct in6_addr for CNF_LAYOUT64, all
  * four for CNF_LAYOUT128; no word past them is read): its slot words (home
- * tag) and its two buckets.
+ * tag) and its two buckets.  Returns H, which an IPv6 table's summary
+ * takes (table.h).
  */
-static __always_inline void cnf_locate(const struct cnf_table *t,
-				       unsigned int width, const void *addr,
-				       struct cnf_pos *p)
+static __always_inline u32 cnf_locate(const struct cnf_table *t,
+				      unsigned int width, const void *addr,
+				      struct cnf_pos *p)
 {
 	const unsigned int n = cnf_width_words(width);
 	const __be32 *a = addr;
@@ -144,9 +145,9 @@ static __always_inline void cnf_locate(const struct cnf_table *t,
 	x = ntohl(a[n - 1]);
 	w[n - 1] = (x >> t->log) << 2 | CNF_TAG_VALID;
 	h = cnf_hash(t, width, w);
-	p->h = h;
 	p->b[0] = (x ^ h) & t->mask;
 	p->b[1] = p->b[0] ^ cnf_alt_offset(t, h);
+	return h;
 }
 
 /* The bucket the key in (bucket, slot) would move to; @w: its new slot. */

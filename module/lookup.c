@@ -90,9 +90,10 @@ static __always_inline int cnf_table_has_width(const struct cnf_table *t,
 	struct cnf_pos p;
 	unsigned int seq;
 	bool hit, slow;
+	u32 h;
 
-	cnf_locate(t, width, addr, &p);
-	if (cnf_width_words(width) > 1 && !cnf_summary_has(t, &p))
+	h = cnf_locate(t, width, addr, &p);
+	if (cnf_width_words(width) > 1 && !cnf_summary_has(t, p.b[0], h))
 		return 0;
 	seq = raw_seqcount_begin(&t->seq);
 	hit = cnf_table_probe(t, width, &p);

@@ -45,7 +45,7 @@ size_t cnf_summary_bytes(enum cnf_layout layout, unsigned int log,
 {
 	if (!summary || layout == CNF_LAYOUT32)
 		return 0;
-	return sizeof(struct cnf_summary) + (sizeof(u32) << log);
+	return sizeof(u32) << log;
 }
 
 /**
@@ -143,7 +143,7 @@ void cnf_table_free(struct cnf_table *t)
 {
 	if (!t)
 		return;
-	cnf_free(t->summary);	/* no reader sees @t, nor its summary */
+	cnf_free(t->summary);
 	cnf_free(t->hashes);
 	cnf_free(t->slots);
 	cnf_free(t);
@@ -167,23 +167,32 @@ void cnf_table_retire(struct cnf_table *t)
 
 /* ---- the summary ---- */
 
-static void cnf_summary_free_rcu(struct rcu_head *head)
+/* A replaced summary, until no reader can see it. */
+struct cnf_summary_old {
+	struct rcu_head rcu;
+	u32 *words;
+};
+
+static void cnf_summary_old_free_rcu(struct rcu_head *head)
 {
-	cnf_free(container_of(head, struct cnf_summary, rcu));
+	struct cnf_summary_old *old = container_of(head, typeof(*old), rcu);
+
+	cnf_free(old->words);
+	cnf_free(old);
 }
 
 struct cnf_summary_fill {
 	const struct cnf_table *t;
-	struct cnf_summary *s;
+	u32 *words;
 };
 
 static int cnf_summary_fill_one(void *ctx, const struct cnf_key *key)
 {
 	struct cnf_summary_fill *sf = ctx;
 	struct cnf_pos p;
+	u32 h = cnf_locate(sf->t, cnf_width(sf->t), &key->v6, &p);
 
-	cnf_locate(sf->t, cnf_width(sf->t), &key->v6, &p);
-	sf->s->words[p.b[0]] |= cnf_summary_bit(&p);
+	sf->words[p.b[0]] |= cnf_summary_bit(h);
 	return 0;
 }
 
@@ -199,17 +208,24 @@ static int cnf_summary_fill_one(void *ctx, const struct cnf_key *key)
 int cnf_summary_refresh(struct cnf_table *t)
 {
 	struct cnf_summary_fill sf = { .t = t };
-	struct cnf_summary *old = t->summary;
+	struct cnf_summary_old *old = cnf_zalloc(sizeof(*old));
 
-	sf.s = cnf_zalloc(cnf_summary_bytes(cnf_table_layout(t), t->log, true));
-	if (!sf.s)
-		return -ENOMEM;
+	sf.words = cnf_zalloc(cnf_summary_bytes(cnf_table_layout(t), t->log,
+						true));
+	if (!old || !sf.words)
+		goto err_alloc;
 	cnf_table_walk(t, cnf_summary_fill_one, &sf);
+	old->words = t->summary;
 	/* Release: readers that see the new summary see its bits. */
-	smp_store_release(&t->summary, sf.s);
+	smp_store_release(&t->summary, sf.words);
 	t->stale = 0;
-	cnf_call_rcu(&old->rcu, cnf_summary_free_rcu);
+	cnf_call_rcu(&old->rcu, cnf_summary_old_free_rcu);
 	return 0;
+
+err_alloc:
+	cnf_free(sf.words);
+	cnf_free(old);
+	return -ENOMEM;
 }
 
 /* ---- finding a key ---- */
@@ -431,8 +447,6 @@ static __always_inline int cnf_table_insert_at(struct cnf_table *t,
 	u32 bucket = p->b[0];
 	int s = cnf_bucket_free_slot(t, width, bucket);
 
-	if (cnf_width_words(width) > 1)
-		cnf_summary_mark(t, p);
 	if (s < 0) {
 		bucket = p->b[1];
 		s = cnf_bucket_free_slot(t, width, bucket);
@@ -457,8 +471,9 @@ int cnf_table_insert(struct cnf_table *t, struct cnf_path_node *path,
 		     const struct cnf_key *key)
 {
 	struct cnf_pos p;
+	u32 h = cnf_locate(t, cnf_width(t), &key->v6, &p);
 
-	cnf_locate(t, cnf_width(t), &key->v6, &p);
+	cnf_summary_mark(t, p.b[0], h);
 	return cnf_table_insert_at(t, cnf_width(t), path, &p);
 }
 
@@ -468,13 +483,15 @@ static __always_inline int cnf_table_add_width(struct cnf_table *t,
 					       const struct cnf_key *key)
 {
 	struct cnf_pos p;
+	u32 h = cnf_locate(t, width, &key->v6, &p);
 
-	cnf_locate(t, width, &key->v6, &p);
 	if (cnf_table_probe(t, width, &p) ||
 	    (t->stash_n && cnf_stash_has(t, &key->v6)))
 		return -EEXIST;
 	if (t->count + 1 > t->limit)
 		return -E2BIG;
+	if (cnf_width_words(width) > 1)
+		cnf_summary_mark(t, p.b[0], h);
 	return cnf_table_insert_at(t, width, path, &p);
 }
 
@@ -559,13 +576,12 @@ static void cnf_stash_set(struct cnf_table *t, unsigned int i,
 bool cnf_stash_put(struct cnf_table *t, const struct cnf_key *key)
 {
 	struct cnf_pos p;
+	u32 h;
 
 	if (t->stash_n == CNF_STASH_SLOTS)
 		return false;
-	if (t->summary) {
-		cnf_locate(t, cnf_width(t), &key->v6, &p);
-		cnf_summary_mark(t, &p);
-	}
+	h = cnf_locate(t, cnf_width(t), &key->v6, &p);
+	cnf_summary_mark(t, p.b[0], h);
 	cnf_write_begin(t);
 	cnf_stash_set(t, t->stash_n, key);
 	WRITE_ONCE(t->stash_n, t->stash_n + 1);

@@ -106,12 +106,6 @@ enum cnf_slot_width {
  * buckets, which are not a power of two: see struct cnf_table's @slots.
  */
 
-/* A summary (struct cnf_table), freed a grace period after it is replaced. */
-struct cnf_summary {
-	struct rcu_head rcu;
-	u32 words[];
-};
-
 /*
  * A table.  Readers: under RCU, fields fixed at creation plus slots and stash
  * inside seqcount read sections.  Writers: under the filter's lock, slot and
@@ -146,12 +140,14 @@ struct cnf_table {
 	 * most absent keys cost a lookup one word and no bucket.  A bit is
 	 * set (WRITE_ONCE()) before its key goes in; deletes leave theirs,
 	 * until a new summary of the keys replaces the whole
-	 * (cnf_summary_refresh()): a clear bit means no such key.  Readers
+	 * (cnf_summary_refresh(), smp_store_release(); the old one is freed
+	 * after a grace period): a clear bit means no such key.  Readers
 	 * take the pointer with READ_ONCE() and a word with acquire, as a
 	 * bucket's read section orders what follows it.  NULL for IPv4,
-	 * whose buckets are a word or two already, and for the stores.
+	 * whose buckets are a word or two already, and for the stores.  An
+	 * allocation of its own, a power of two of bytes, as @slots.
 	 */
-	struct cnf_summary *summary;
+	u32 *summary;
 	struct cnf_key stash[CNF_STASH_SLOTS];
 	u64 count;		/* writer only: keys, stash included */
 	u64 limit;		/* writer only: cnf_table_limit(log) */
@@ -270,7 +266,6 @@ struct cnf_filter {
 struct cnf_pos {
 	u32 b[2];		/* [0] home, [1] alternate */
 	u32 w[4];
-	u32 h;			/* H of the key's upper part (hash.h) */
 };
 
 static __always_inline unsigned int cnf_width(const struct cnf_table *t)
@@ -558,39 +553,40 @@ static __always_inline bool cnf_table_probe(const struct cnf_table *t,
  * which the home bucket never comes from (the largest table has 2^26
  * buckets).  Keys of one home bucket differ in H (the bucket and H give
  * the key back), so at the load limit the bits of a bucket's 3.8 keys flag
- * about an eighth of the absent keys that bucket is home to.
+ * about an eighth of the absent keys that bucket is home to.  @h: H, as
+ * cnf_locate() returns it.
  */
-static __always_inline u32 cnf_summary_bit(const struct cnf_pos *p)
+static __always_inline u32 cnf_summary_bit(u32 h)
 {
-	return 1U << (p->h >> 27);
+	return 1U << (h >> 27);
 }
 
 /*
- * May @t, an IPv6 table, hold the key located at @p?  False: it does not.
- * A table without a summary (a store) may hold any.
+ * May @t, an IPv6 table, hold the key of home bucket @home and hash @h?
+ * False: it does not.  A table without a summary (a store) may hold any.
  */
 static __always_inline bool cnf_summary_has(const struct cnf_table *t,
-					    const struct cnf_pos *p)
+					    u32 home, u32 h)
 {
-	const struct cnf_summary *s = READ_ONCE(t->summary);
+	const u32 *s = READ_ONCE(t->summary);
 
 	if (!s)
 		return true;
 	/* Acquire: the next tier's reads come after, as after a probe. */
-	return smp_load_acquire(&s->words[p->b[0]]) & cnf_summary_bit(p);
+	return smp_load_acquire(&s[home]) & cnf_summary_bit(h);
 }
 
-/* Before the key located at @p goes into @t, an IPv6 table. */
-static __always_inline void cnf_summary_mark(struct cnf_table *t,
-					     const struct cnf_pos *p)
+/* Before the key of home bucket @home and hash @h goes into @t. */
+static __always_inline void cnf_summary_mark(struct cnf_table *t, u32 home,
+					     u32 h)
 {
 	u32 *word;
 
 	if (!t->summary)
 		return;
-	word = &t->summary->words[p->b[0]];
-	if (!(*word & cnf_summary_bit(p)))
-		WRITE_ONCE(*word, *word | cnf_summary_bit(p));
+	word = &t->summary[home];
+	if (!(*word & cnf_summary_bit(h)))
+		WRITE_ONCE(*word, *word | cnf_summary_bit(h));
 }
 
 /* First empty slot of @bucket, or -1: the first zero tag word. */

@@ -1011,12 +1011,13 @@ static double summary_passes(struct cnf_filter *f, struct cnf_rng *r,
 	const struct cnf_table *t = f->tier[CNF_V6][CNF_V6_BITS];
 	unsigned int i, passed = 0;
 	struct cnf_pos p;
+	u32 h;
 
 	for (i = 0; i < 100000; i++) {
 		struct cnf_key k = absent_key(r, m, CNF_V6);
 
-		cnf_locate(t, cnf_width(t), &k.v6, &p);
-		passed += cnf_summary_has(t, &p);
+		h = cnf_locate(t, cnf_width(t), &k.v6, &p);
+		passed += cnf_summary_has(t, p.b[0], h);
 	}
 	return passed / 100000.0;
 }

@@ -576,8 +576,8 @@ static bool in_summary(const struct cnf_filter *f, const void *addr)
 		for (i = 0; i < CNF_TIERS; i++) {
 			t = f->tier[fam][i];
 			if (t && t->summary &&
-			    (const u32 *)addr >= t->summary->words &&
-			    (const u32 *)addr <= t->summary->words + t->mask)
+			    (const u32 *)addr >= t->summary &&
+			    (const u32 *)addr <= t->summary + t->mask)
 				return true;
 		}
 	return false;
