@@ -492,15 +492,18 @@ static bool cnf_stored(struct cnf_filter *f, const struct cnf_key *p)
 	       (!cnf_derived(f, p, CNF_TIERS) || cnf_store_has(f, p));
 }
 
-/* A prefix of its tier's length, in a tier that others expand into. */
+/*
+ * A prefix of its tier's length: one probe of the tier, whose -EEXIST
+ * stands unless a shorter prefix put the key there.
+ */
 static int cnf_add_native(struct cnf_filter *f, const struct cnf_key *p)
 {
-	if (!cnf_tier_has(f, p))
-		return cnf_tier_add(f, p);
-	if (!cnf_derived(f, p, CNF_TIERS))
-		return -EEXIST;
+	int err = cnf_tier_add(f, p);
+
 	/* Derived already: only the store can say it was added too. */
-	return cnf_store_add(f, p);
+	if (err == -EEXIST && cnf_derived(f, p, CNF_TIERS))
+		return cnf_store_add(f, p);
+	return err;
 }
 
 static void cnf_del_native(struct cnf_filter *f, const struct cnf_key *p)
@@ -626,8 +629,6 @@ int cnf_filter_add(struct cnf_filter *f, const struct cnf_key *key)
 		err = cnf_map_add(f, key);
 	else if (tl != key->len)
 		err = cnf_add_expanded(f, key);
-	else if (cnf_tier_plain(f, key))
-		err = cnf_tier_add(f, key);	/* -EEXIST from the table */
 	else
 		err = cnf_add_native(f, key);
 	if (err) {

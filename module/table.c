@@ -436,17 +436,19 @@ static noinline int cnf_table_insert_far(struct cnf_table *t,
 }
 
 /*
- * Put an absent key, located at @p, into @t; -ENOSPC when no path frees a
- * slot.
+ * Put an absent key, located at @p with hash @h, into @t; -ENOSPC when no
+ * path frees a slot.
  */
 static __always_inline int cnf_table_insert_at(struct cnf_table *t,
 					       unsigned int width,
 					       struct cnf_path_node *path,
-					       struct cnf_pos *p)
+					       struct cnf_pos *p, u32 h)
 {
 	u32 bucket = p->b[0];
 	int s = cnf_bucket_free_slot(t, width, bucket);
 
+	if (cnf_width_words(width) > 1)
+		cnf_summary_mark(t, p->b[0], h);
 	if (s < 0) {
 		bucket = p->b[1];
 		s = cnf_bucket_free_slot(t, width, bucket);
@@ -473,8 +475,7 @@ int cnf_table_insert(struct cnf_table *t, struct cnf_path_node *path,
 	struct cnf_pos p;
 	u32 h = cnf_locate(t, cnf_width(t), &key->v6, &p);
 
-	cnf_summary_mark(t, p.b[0], h);
-	return cnf_table_insert_at(t, cnf_width(t), path, &p);
+	return cnf_table_insert_at(t, cnf_width(t), path, &p, h);
 }
 
 static __always_inline int cnf_table_add_width(struct cnf_table *t,
@@ -490,9 +491,7 @@ static __always_inline int cnf_table_add_width(struct cnf_table *t,
 		return -EEXIST;
 	if (t->count + 1 > t->limit)
 		return -E2BIG;
-	if (cnf_width_words(width) > 1)
-		cnf_summary_mark(t, p.b[0], h);
-	return cnf_table_insert_at(t, width, path, &p);
+	return cnf_table_insert_at(t, width, path, &p, h);
 }
 
 /* Out of line, so that IPv6's hashing does not weigh on IPv4's registers. */
@@ -580,8 +579,10 @@ bool cnf_stash_put(struct cnf_table *t, const struct cnf_key *key)
 
 	if (t->stash_n == CNF_STASH_SLOTS)
 		return false;
-	h = cnf_locate(t, cnf_width(t), &key->v6, &p);
-	cnf_summary_mark(t, p.b[0], h);
+	if (t->summary) {
+		h = cnf_locate(t, cnf_width(t), &key->v6, &p);
+		cnf_summary_mark(t, p.b[0], h);
+	}
 	cnf_write_begin(t);
 	cnf_stash_set(t, t->stash_n, key);
 	WRITE_ONCE(t->stash_n, t->stash_n + 1);
