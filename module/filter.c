@@ -41,6 +41,48 @@ static struct cnf_table *cnf_tab(const struct cnf_filter *f,
 	return cnf_deref(f, &f->tier[fam][cnf_family_bits(fam)]);
 }
 
+/* ---- the directory of the long tiers (table.h) ---- */
+
+/**
+ * cnf_dir_deref - the directory of a filter's long tiers, to its writers
+ * @f: the filter, under cnf_filter_lock()
+ *
+ * Return: the directory, or NULL.
+ */
+struct cnf_dir *cnf_dir_deref(const struct cnf_filter *f)
+{
+	return rcu_dereference_protected(f->dir, lockdep_is_held(&f->lock));
+}
+
+static size_t cnf_dir_bytes(unsigned int log)
+{
+	return sizeof(struct cnf_dir) + (sizeof(u16) << log);
+}
+
+/**
+ * cnf_dir_free - free a directory no reader sees
+ * @d: the directory, or NULL
+ */
+void cnf_dir_free(struct cnf_dir *d)
+{
+	if (!d)
+		return;
+	cnf_free(d->words);
+	cnf_free(d);
+}
+
+static void cnf_dir_free_rcu(struct rcu_head *head)
+{
+	cnf_dir_free(container_of(head, struct cnf_dir, rcu));
+}
+
+/* Free @d, or NULL, once no reader can see it. */
+static void cnf_dir_retire(struct cnf_dir *d)
+{
+	if (d)
+		cnf_call_rcu(&d->rcu, cnf_dir_free_rcu);
+}
+
 /* ---- undoing an add ---- */
 
 /*
@@ -157,15 +199,16 @@ static const struct cnf_table *cnf_budget_deref(struct cnf_table __rcu *const *t
  * cnf_filter_bytes - the memory a filter's tables use
  * @f: the filter, under cnf_filter_lock() or its budget's lock
  *
- * Return: bytes of its tables and maps, the replaced tables an add keeps
- * included.
+ * Return: bytes of its tables, maps and directory, the replaced tables an
+ * add keeps included.
  */
 u64 cnf_filter_bytes(const struct cnf_filter *f)
 {
+	const struct cnf_dir *d = rcu_dereference_protected(f->dir, 1);
 	const struct cnf_table *t;
 	const struct cnf_map *m;
 	unsigned int fam, len, i;
-	u64 bytes = 0;
+	u64 bytes = d ? d->bytes : 0;
 
 	for (i = 0; i < f->undo_n; i++)
 		bytes += f->undo[i].old->bytes;
@@ -619,6 +662,55 @@ void cnf_map_release(struct cnf_filter *f, enum cnf_family fam)
 		cnf_map_drop(f, fam);
 }
 
+/* ---- a new directory ---- */
+
+/**
+ * cnf_dir_alloc - an empty directory
+ * @f: the filter it is for, under cnf_filter_lock()
+ * @log: its size: 2^@log words, @log at least 1
+ * @dp: the directory, on success
+ *
+ * Return: 0; -ENOSPC past the memory limit; -ENOMEM.
+ */
+int cnf_dir_alloc(const struct cnf_filter *f, unsigned int log,
+		  struct cnf_dir **dp)
+{
+	struct cnf_dir *d;
+
+	if (!cnf_fits(f, cnf_dir_bytes(log)))
+		return -ENOSPC;
+	d = cnf_zalloc(sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	d->words = cnf_zalloc(sizeof(u16) << log);
+	if (!d->words) {
+		cnf_free(d);
+		return -ENOMEM;
+	}
+	d->mul = ((u64)get_random_u32() << 32 | get_random_u32()) | 1;
+	d->log = log;
+	d->grow_at = 1ULL << (log - 1);
+	d->bytes = cnf_dir_bytes(log);
+	*dp = d;
+	return 0;
+}
+
+/**
+ * cnf_dir_publish - make a directory the one lookups read
+ * @f: the filter, under cnf_filter_lock()
+ * @d: the directory, with the bits of every key of the long tiers; NULL
+ *	once they hold none
+ *
+ * The one it replaces is freed after a grace period.
+ */
+void cnf_dir_publish(struct cnf_filter *f, struct cnf_dir *d)
+{
+	struct cnf_dir *old = cnf_dir_deref(f);
+
+	rcu_assign_pointer(f->dir, d);
+	cnf_dir_retire(old);
+}
+
 /* ---- filter ---- */
 
 /**
@@ -785,11 +877,14 @@ static void cnf_filter_empty(struct cnf_filter *f)
 				cnf_tab_drop(f, &f->store[fam][i]);
 		for (len = 0; len < CNF_ACTIVE_WORDS; len++)
 			WRITE_ONCE(f->active[fam][len], 0);
+		if (fam == CNF_V6)
+			WRITE_ONCE(f->long_tiers, 0);
 		if (cnf_map_deref(f, fam))
 			cnf_map_drop(f, fam);
 		memset(f->nlen[fam], 0, sizeof(f->nlen[fam]));
 		f->prefixes[fam] = 0;
 	}
+	cnf_dir_publish(f, NULL);
 }
 
 /**
@@ -891,6 +986,8 @@ static void cnf_family_stats(struct cnf_filter *f, enum cnf_family fam,
 	}
 	for (len = 0; len < CNF_ACTIVE_WORDS; len++)
 		ts->tables += hweight64(f->active[fam][len]);
+	if (fam == CNF_V6 && cnf_dir_deref(f))
+		ts->bytes += cnf_dir_deref(f)->bytes;
 	ts->entries = f->prefixes[fam];
 	ts->grows = f->grows[fam];
 }
@@ -1049,6 +1146,7 @@ void cnf_filter_destroy(struct cnf_filter *f)
 	if (!f)
 		return;
 	cnf_budget_leave(f);
+	cnf_dir_free(rcu_dereference_protected(f->dir, 1));
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
 		for (i = 0; i < CNF_STORE_TABLES; i++)
 			cnf_table_free(rcu_dereference_protected(f->store[fam][i],

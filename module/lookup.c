@@ -3,16 +3,17 @@
  * Lookups: the packet path.  Readers take no lock and never wait.
  *
  * A lookup probes each tier that holds keys (prefix.h) for the address cut
- * to the tier's length.  Tables are published with RCU and freed after a
- * grace period.  Within a table every slot change happens in a seqcount write section (table.h),
- * and a miss that overlaps one is looked up again: a key moving from one
- * bucket to the other may be missed by a single pass (read i1, key moves
- * i2 -> i1, read i2), never by a validated one.  An IPv4 hit needs no
- * validation: its slots change in one store, so a slot holding the key's
- * tag means the key was stored at that moment.  An IPv6 slot takes two
- * stores (CNF_LAYOUT64) or four, and a reader between them can see words of
- * two keys that together match a third, absent one: IPv6 hits are
- * validated as misses are.  Write sections are a few slot stores long.
+ * to the tier's length, but the long IPv6 tiers that the directory (table.h)
+ * rules out.  Tables are published with RCU and freed after a grace period.
+ * Within a table every slot change happens in a seqcount write section
+ * (table.h), and a miss that overlaps one is looked up again: a key moving
+ * from one bucket to the other may be missed by a single pass (read i1,
+ * key moves i2 -> i1, read i2), never by a validated one.  An IPv4 hit
+ * needs no validation: its slots change in one store, so a slot holding
+ * the key's tag means the key was stored at that moment.  An IPv6 slot
+ * takes two stores (CNF_LAYOUT64) or four, and a reader between them can
+ * see words of two keys that together match a third, absent one: IPv6 hits
+ * are validated as misses are.  Write sections are a few slot stores long.
  */
 #include "hash.h"
 #include "prefix.h"
@@ -236,30 +237,53 @@ static bool cnf_tier_has6(const struct cnf_table *t, unsigned int tl,
 	return cnf_table_has6(t, addr);
 }
 
-/* Every tier in use, for a set with prefixes. */
+/* Is @addr, cut to the tier length @tl, in IPv6 tier @tl, if it has keys? */
+static bool cnf_tier_probe6(const struct cnf_filter *f, unsigned int tl,
+			    const struct in6_addr *addr)
+{
+	const struct cnf_table *t = rcu_dereference(f->tier[CNF_V6][tl]);
+
+	return t && cnf_tier_has6(t, tl, addr);
+}
+
+/*
+ * The long tiers that may hold keys under an address whose first 32 bits
+ * are @top, as directory bits: those its word in the directory names, or
+ * without one, every long tier with keys.
+ */
+static __always_inline u32 cnf_long_tiers(const struct cnf_filter *f,
+					  u32 top)
+{
+	const struct cnf_dir *d = rcu_dereference(f->dir);
+
+	if (d) {
+		/* Acquire: the tiers' reads come after, as after a probe. */
+		return smp_load_acquire(&d->words[cnf_dir_index(d, top)]);
+	}
+	/* Pairs with cnf_active_set(), as cnf_active()'s read does. */
+	return smp_load_acquire(&f->long_tiers);
+}
+
+/*
+ * The tiers of up to 32 bits that hold keys, the long tiers that
+ * cnf_long_tiers() names for @addr, and the /128 tier, for a set with
+ * prefixes.
+ */
 static noinline bool cnf_lookup6_tiers(const struct cnf_filter *f,
 				       const struct in6_addr *addr)
 {
-	const struct cnf_table *t;
-	unsigned int word, tl;
+	u32 top = ntohl(addr->s6_addr32[0]), dir;
 	u64 tiers;
 
-	for (word = 0; word < CNF_ACTIVE_WORDS; word++) {
-		for (tiers = cnf_active(f, CNF_V6, word); tiers;
-		     tiers &= tiers - 1) {
-			tl = word * 64 + __ffs64(tiers);
-			if (cnf_tier_layout(tl) == CNF_LAYOUT32) {
-				if (cnf_tier_has32(f, CNF_V6, tl,
-						   ntohl(addr->s6_addr32[0])))
-					return true;
-				continue;
-			}
-			t = rcu_dereference(f->tier[CNF_V6][tl]);
-			if (t && cnf_tier_has6(t, tl, addr))
-				return true;
-		}
-	}
-	return false;
+	tiers = cnf_active(f, CNF_V6, 0) & (BIT_ULL(33) - 1);
+	for (; tiers; tiers &= tiers - 1)
+		if (cnf_tier_has32(f, CNF_V6, __ffs64(tiers), top))
+			return true;
+	for (dir = cnf_long_tiers(f, top); dir; dir &= dir - 1)
+		if (cnf_tier_probe6(f, cnf_dir_tier(__ffs(dir)), addr))
+			return true;
+	return cnf_active(f, CNF_V6, 2) &&
+	       cnf_tier_probe6(f, CNF_V6_BITS, addr);
 }
 
 /**
@@ -267,7 +291,8 @@ static noinline bool cnf_lookup6_tiers(const struct cnf_filter *f,
  * @f: the filter
  * @addr: the address
  *
- * As cnf_filter_lookup4(); one probe per tier that holds keys (prefix.h).
+ * As cnf_filter_lookup4(); one probe per tier that holds keys, but the
+ * long tiers the directory rules out for @addr (prefix.h).
  *
  * Return: true if a prefix of @f covers @addr.
  */

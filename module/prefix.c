@@ -204,9 +204,16 @@ static void cnf_active_set(struct cnf_filter *f, enum cnf_family fam,
 			   unsigned int tl, bool on)
 {
 	u64 *word = &f->active[fam][tl / 64], bit = 1ULL << (tl % 64);
+	u16 dir_bit;
 
 	/* Pairs with cnf_active(): a reader that sees the bit sees the table. */
 	smp_store_release(word, on ? *word | bit : *word & ~bit);
+	if (!cnf_tier_is_long(fam, tl))
+		return;
+	dir_bit = cnf_dir_bit(tl);
+	/* Pairs with cnf_long_tiers(), as the store of @word does. */
+	smp_store_release(&f->long_tiers, on ? f->long_tiers | dir_bit :
+					       f->long_tiers & ~dir_bit);
 }
 
 /* ---- the /16 map ---- */
@@ -308,6 +315,125 @@ static void cnf_map_del(struct cnf_filter *f, const struct cnf_key *p)
 	cnf_map_release(f, p->family);
 }
 
+/* ---- the directory of the long tiers (table.h) ---- */
+
+/* The smallest directory: 64 words. */
+#define CNF_DIR_MIN_LOG		6
+
+struct cnf_dir_fill {
+	struct cnf_dir *d;
+	u16 bit;
+};
+
+static int cnf_dir_fill_one(void *ctx, const struct cnf_key *key)
+{
+	struct cnf_dir_fill *df = ctx;
+	u32 i = cnf_dir_index(df->d, ntohl(key->v6.s6_addr32[0]));
+
+	df->d->bits += !(df->d->words[i] & df->bit);
+	df->d->words[i] |= df->bit;
+	return 0;
+}
+
+/* A directory of 2^@log words with the bits of the long tiers' keys. */
+static int cnf_dir_fill(struct cnf_filter *f, unsigned int log,
+			struct cnf_dir **dp)
+{
+	struct cnf_dir_fill df;
+	const struct cnf_table *t;
+	unsigned int tl;
+	int err;
+
+	err = cnf_dir_alloc(f, log, &df.d);
+	if (err)
+		return err;
+	for (tl = 33; tl < CNF_V6_BITS; tl++) {
+		t = cnf_deref(f, &f->tier[CNF_V6][tl]);
+		if (!t)
+			continue;
+		df.bit = cnf_dir_bit(tl);
+		cnf_table_walk(t, cnf_dir_fill_one, &df);
+	}
+	*dp = df.d;
+	return 0;
+}
+
+/* The smallest size at which @bits set fill at most a quarter of the words. */
+static unsigned int cnf_dir_log_for(u64 bits)
+{
+	unsigned int log = CNF_DIR_MIN_LOG;
+
+	while ((1ULL << log) < 4 * bits)
+		log++;
+	return log;
+}
+
+/*
+ * A new directory, for @bits set and @more to come.  Those set may be
+ * mostly stale, left by deletes: a directory four times larger than its
+ * keys and @more need is made anew at their size, so that churn does not
+ * grow it.
+ */
+static int cnf_dir_remake(struct cnf_filter *f, u64 bits, u64 more,
+			  struct cnf_dir **dp)
+{
+	struct cnf_dir *fit;
+	int err;
+
+	err = cnf_dir_fill(f, cnf_dir_log_for(bits + more), dp);
+	if (err || cnf_dir_log_for((*dp)->bits + more) + 2 > (*dp)->log)
+		return err;
+	/* Best effort: the larger one does if no smaller can be made. */
+	if (!cnf_dir_fill(f, cnf_dir_log_for((*dp)->bits + more), &fit)) {
+		cnf_dir_free(*dp);
+		*dp = fit;
+	}
+	return 0;
+}
+
+/*
+ * After an add that stands: a directory for the long tiers once they are
+ * CNF_DIR_MIN_TIERS with keys, a larger one once the adds have set its
+ * grow_at bits; during a batch, large enough for the long prefixes it
+ * brings (each sets at most a bit), so that it is made once.  Best effort:
+ * without one, lookups probe every long tier with keys, and a full one is
+ * as exact, only slower.  Its allocation fails before it walks a key, so
+ * the next add tries again at no cost.
+ */
+static void cnf_dir_maintain(struct cnf_filter *f)
+{
+	struct cnf_dir *d = cnf_dir_deref(f), *n;
+
+	if (d ? d->bits < d->grow_at :
+		hweight16(f->long_tiers) < CNF_DIR_MIN_TIERS)
+		return;
+	if (!cnf_dir_remake(f, d ? d->bits : 1,
+			    f->tally ? f->tally->long_prefixes : 0, &n))
+		cnf_dir_publish(f, n);
+}
+
+/* Before the key @k of a long tier goes in: its bit in the directory. */
+static void cnf_dir_mark(struct cnf_filter *f, const struct cnf_key *k)
+{
+	struct cnf_dir *d = cnf_dir_deref(f);
+	u16 bit = cnf_dir_bit(k->len), *w;
+
+	if (!d)
+		return;
+	w = &d->words[cnf_dir_index(d, ntohl(k->v6.s6_addr32[0]))];
+	if (!(*w & bit)) {
+		WRITE_ONCE(*w, *w | bit);
+		d->bits++;
+	}
+}
+
+/* After a long tier's last key went: the directory goes with the last. */
+static void cnf_dir_release(struct cnf_filter *f)
+{
+	if (!f->long_tiers && cnf_dir_deref(f))
+		cnf_dir_publish(f, NULL);
+}
+
 /* ---- the tiers ---- */
 
 /* Is @p (a prefix of its tier's length) a key of its tier? */
@@ -345,6 +471,8 @@ static void cnf_tier_close(struct cnf_filter *f, enum cnf_family fam,
 	if (t && !t->count) {
 		cnf_active_set(f, fam, tl, false);
 		cnf_tab_release(f, tp);
+		if (cnf_tier_is_long(fam, tl))
+			cnf_dir_release(f);
 	}
 }
 
@@ -355,6 +483,8 @@ static void cnf_tier_close(struct cnf_filter *f, enum cnf_family fam,
 static int cnf_tier_put(struct cnf_filter *f, const struct cnf_key *p,
 			const struct cnf_key *tk)
 {
+	if (cnf_tier_is_long(p->family, p->len))
+		cnf_dir_mark(f, p);
 	return cnf_tab_add(f, &f->tier[p->family][p->len], tk);
 }
 
@@ -386,6 +516,8 @@ static int cnf_tier_del(struct cnf_filter *f, const struct cnf_key *p)
 		return err;
 	cnf_active_set(f, p->family, p->len, false);
 	cnf_tab_release(f, tp);
+	if (cnf_tier_is_long(p->family, p->len))
+		cnf_dir_release(f);
 	return 0;
 }
 
@@ -598,6 +730,7 @@ void cnf_tally_add(struct cnf_tally *tally, const struct cnf_key *key)
 		tally->keys[key->family][tl] += 1ULL << (tl - key->len);
 	if (tl != key->len || tl == CNF_MAP_BITS)
 		tally->stored[key->family][cnf_store_index(key)]++;
+	tally->long_prefixes += cnf_tier_is_long(key->family, tl);
 }
 
 /**
@@ -639,6 +772,8 @@ int cnf_filter_add(struct cnf_filter *f, const struct cnf_key *key)
 	cnf_undo_commit(f);
 	f->nlen[key->family][key->len]++;
 	f->prefixes[key->family]++;
+	if (key->family == CNF_V6)
+		cnf_dir_maintain(f);
 	return 0;
 }
 

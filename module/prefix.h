@@ -21,9 +21,16 @@
  *   IPv6  the /16 map (lengths 0-16), then every 8 bits, /24 to /120 (each
  *         for the 8 lengths up to it), /127 (121-127) and /128 (128).  A
  *         prefix expands into at most 128 keys (CNF_V6_TIER_STEP): they
- *         cost 2 KB at most.  So any list probes at most 15 tables and the
- *         map, and lists as published (allocations of /19 to /48, /56 and
- *         /64 assignments, hosts) probe about 7.
+ *         cost 2 KB at most.  The tiers past 32 bits but /128, the long
+ *         ones, are probed only where the directory (table.h) says they
+ *         may hold keys under the address's first 32 bits, once three of
+ *         them hold keys.  So an address probes the /24 and /32 tiers, the
+ *         map, the /128 tier, and the long tiers that hold keys in its
+ *         /32, plus at most half a tier on average that a directory word
+ *         names in vain: a list of /19 to /48 allocations, /56 and /64
+ *         assignments and hosts costs an address outside the /32s of its
+ *         long prefixes three probes and the map.  Any list probes at most
+ *         15 tables and the map.
  *
  * Keys of tiers of at most 32 bits live in IPv4-layout tables (the first L
  * bits as a number), longer ones in IPv6-layout tables (the address with
@@ -77,6 +84,24 @@ static inline enum cnf_layout cnf_tier_layout(unsigned int tl)
 static __always_inline __be32 cnf_tier_key32(u32 top, unsigned int tl)
 {
 	return htonl(tl ? top >> (32 - tl) : 0);
+}
+
+/* Is tier @tl of @fam a long tier, one that the directory covers? */
+static inline bool cnf_tier_is_long(enum cnf_family fam, unsigned int tl)
+{
+	return fam == CNF_V6 && tl > 32 && tl < CNF_V6_BITS;
+}
+
+/* The bit of long tier @tl in a directory word: /40 is bit 0, /127 bit 11. */
+static __always_inline u16 cnf_dir_bit(unsigned int tl)
+{
+	return 1U << (tl - 33) / CNF_V6_TIER_STEP;
+}
+
+/* The long tier of directory bit @b. */
+static __always_inline unsigned int cnf_dir_tier(unsigned int b)
+{
+	return min_t(unsigned int, 40 + b * CNF_V6_TIER_STEP, CNF_V6_BITS - 1);
 }
 
 /* @a with every bit past the first @len cleared. */

@@ -211,6 +211,41 @@ struct cnf_map {
 };
 
 /*
+ * The directory of a filter's long tiers, the IPv6 tiers past 32 bits but
+ * the address tier (prefix.h): a word per hash of an address's first 32
+ * bits, in which bit cnf_dir_bit(L) is set while tier L may hold a key
+ * that starts with such 32 bits.  A filter has one once a few long tiers
+ * hold keys (CNF_DIR_MIN_TIERS): with fewer, probing them costs about what
+ * reading it does, and its bytes would be spent in vain.  A lookup probes only the long tiers its
+ * word names, so an address outside the /32s that long prefixes fall in
+ * probes none of them.  Readers: under RCU, a word with acquire.  Writers:
+ * under the filter's lock, a bit set (WRITE_ONCE()) before its first key
+ * goes in; deletes leave theirs.  Once an add has set @grow_at bits, a new
+ * directory of the keys replaces the whole (rcu_assign_pointer(); the old
+ * one is freed after a grace period), so that a word has about half a bit
+ * set at most: a lookup's long probes cost about one bucket's summary word
+ * per two addresses.  Only an add that stands makes one: a failed add
+ * leaves the filter's memory as it was.
+ */
+#define CNF_DIR_MIN_TIERS	3
+
+struct cnf_dir {
+	u16 *words;		/* 1 << @log, an allocation of their own */
+	u64 mul;		/* odd: cnf_dir_index()'s multiplier */
+	unsigned int log;
+	u64 bits;		/* writer only: bits set, stale ones included */
+	u64 grow_at;		/* writer only: bits that call for a new one */
+	size_t bytes;
+	struct rcu_head rcu;
+};
+
+/* The word of @d for an address whose first 32 bits are @top. */
+static __always_inline u32 cnf_dir_index(const struct cnf_dir *d, u32 top)
+{
+	return (top * d->mul) >> (64 - d->log);
+}
+
+/*
  * A filter.  Readers, under RCU: @active, then the tables and maps it names.
  * Everything else, and every change, under @lock.
  *
@@ -226,6 +261,13 @@ struct cnf_map {
  * @map:    per family, the /16 map of prefixes of up to CNF_MAP_BITS bits
  *          (prefix.h); NULL while there are none.  Published before its
  *          @active bit is set, unpublished after it is cleared.
+ * @dir:    the directory of the long tiers, once an add leaves
+ *          CNF_DIR_MIN_TIERS of them with keys; NULL before, and after the
+ *          last long key went.  Made of the keys there, published
+ *          (rcu_assign_pointer()), and so replaced.
+ * @long_tiers: the directory bits of the long tiers that @active names:
+ *          what lookups probe while there is no directory.  Changed
+ *          (release) with @active, read with acquire.
  * @nlen:   per family, prefixes stored of each length.
  * @budget: the memory limit @f counts against, shared or @own_budget;
  *          read and changed under the lock that serialises its filters.
@@ -239,6 +281,8 @@ struct cnf_filter {
 	u64 active[CNF_NFAMILIES][CNF_ACTIVE_WORDS];
 	struct cnf_table __rcu *store[CNF_NFAMILIES][CNF_STORE_TABLES];
 	struct cnf_map __rcu *map[CNF_NFAMILIES];
+	struct cnf_dir __rcu *dir;
+	u16 long_tiers;
 	u32 nlen[CNF_NFAMILIES][CNF_TIERS];
 	u64 prefixes[CNF_NFAMILIES];
 	struct cnf_mutex lock;
@@ -681,5 +725,10 @@ struct cnf_map *cnf_map_deref(const struct cnf_filter *f,
 			      enum cnf_family fam);
 int cnf_map_ensure(struct cnf_filter *f, enum cnf_family fam);
 void cnf_map_release(struct cnf_filter *f, enum cnf_family fam);
+struct cnf_dir *cnf_dir_deref(const struct cnf_filter *f);
+int cnf_dir_alloc(const struct cnf_filter *f, unsigned int log,
+		  struct cnf_dir **dp);
+void cnf_dir_publish(struct cnf_filter *f, struct cnf_dir *d);
+void cnf_dir_free(struct cnf_dir *d);
 
 #endif /* _CNF_TABLE_H */

@@ -118,6 +118,7 @@ static inline void cnf_user_store(void *addr, size_t size, const void *val,
 	} while (0)
 #define BIT_ULL(n)	(1ULL << (n))
 #define hweight64(x)	((unsigned int)__builtin_popcountll(x))
+#define hweight16(x)	((unsigned int)__builtin_popcount((u16)(x)))
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define BUILD_BUG_ON(c)	_Static_assert(!(c), #c)
 #define min_t(t, a, b)	((t)(a) < (t)(b) ? (t)(a) : (t)(b))

@@ -1215,6 +1215,14 @@ static const struct pfx_case pfx_cases[] = {
 	{ "add an IPv6 /70 over a /72 it covers",
 	  { "2001:db8::/64", "2001:db8::/72" },
 	  "2001:db8::400:0:0:0/70", true },
+	{ "add an IPv6 /56, the third long tier: the directory is made",
+	  { "2001:db8::/48", "2001:db8:1::/64", "2001:db8::1/128",
+	    "2001:db9::/32" },
+	  "2001:db8:0:100::/56", true },
+	{ "add an IPv6 /47 under the directory, over a /48",
+	  { "2001:db8::/48", "2001:db8:1::/64", "2001:db8:2::/72",
+	    "2001:db8:1:2::/120" },
+	  "2001:db8::/47", true },
 };
 
 FIXTURE(prefix) {

@@ -13,6 +13,7 @@
  * Fixed seeds (printed): a failure replays exactly.
  */
 #include "cnf_test.h"
+#include "table.h"
 #include "kselftest_harness.h"
 
 #define MODEL_MAX	4096
@@ -1004,6 +1005,239 @@ TEST(one_add_three_tables)
 	ASSERT_GT(1U << 16, extra);
 	ASSERT_LT(100U, refused);
 	cnf_model_free(&m);
+}
+
+/* ---- the directory of the long tiers ---- */
+
+/* A long IPv6 prefix, /33 to /127, in a /32 of its own or in @near's. */
+static struct cnf_key long_prefix(struct cnf_rng *r, const struct pmodel *m)
+{
+	struct cnf_key k = cnf_key6((u32)cnf_rng_next(r), (u32)cnf_rng_next(r),
+				    (u32)cnf_rng_next(r), (u32)cnf_rng_next(r));
+
+	if (m->n && cnf_rng_below(r, 2))
+		k.v6.s6_addr32[0] =
+			m->p[cnf_rng_below(r, m->n)].v6.s6_addr32[0];
+	cnf_key_cut(&k, 33 + cnf_rng_below(r, 95));
+	return k;
+}
+
+/* The tier of a long prefix of @len bits: as prefix.h places it. */
+static unsigned int long_tier(unsigned int len)
+{
+	return len > 120 ? 127 : (len + 7) / 8 * 8;
+}
+
+/* Distinct (first 32 bits, tier) of the model: the bits a directory needs. */
+static u64 long_pairs(const struct pmodel *m)
+{
+	static u64 pair[MODEL_MAX];
+	unsigned int i, j, n = 0;
+
+	for (i = 0; i < m->n; i++) {
+		u64 x = (u64)ntohl(m->p[i].v6.s6_addr32[0]) << 8 |
+			long_tier(m->p[i].len);
+
+		for (j = 0; j < n && pair[j] != x; j++)
+			;
+		if (j == n)
+			pair[n++] = x;
+	}
+	return n;
+}
+
+/* A directory is there, at most half full, and not much larger than need be. */
+static void dir_sized(struct __test_metadata *_metadata, struct prefix_run *s)
+{
+	const struct cnf_dir *d = s->f->dir;
+	u64 pairs = long_pairs(&s->m);
+
+	ASSERT_NE(NULL, d);
+	ASSERT_LE(d->bits, d->grow_at);
+	ASSERT_LE(d->grow_at, 1ULL << (d->log - 1));
+	ASSERT_LE(1ULL << d->log, 32 * pairs + 64)
+		TH_LOG("%llu words for %llu pairs", 1ULL << d->log,
+		       (unsigned long long)pairs);
+}
+
+/* Addresses in /32s of their own: those of no long prefix, mostly. */
+static void far_queries(struct __test_metadata *_metadata,
+			struct prefix_run *s, unsigned int n)
+{
+	struct cnf_key a;
+
+	while (n--) {
+		a = cnf_key6((u32)cnf_rng_next(&s->r), (u32)cnf_rng_next(&s->r),
+			     (u32)cnf_rng_next(&s->r), (u32)cnf_rng_next(&s->r));
+		ASSERT_TRUE(query_ok(s, &a));
+	}
+}
+
+/*
+ * Long IPv6 prefixes of every long tier, in thousands of /32s, half of
+ * them shared: the directory (table.h) must name the tier of every key
+ * from its add on, through the directory's growth, deletes and churn.  An
+ * address inside each prefix is covered the moment it is added, and one
+ * inside each prefix deleted is not (unless another covers it); the whole
+ * filter is checked as it grows.  The directory stays at most half full
+ * and within 32 words per (/32, tier) pair, churn included, and goes with
+ * the last long prefix.
+ */
+TEST(long_tiers_directory)
+{
+	static struct prefix_run s;
+	unsigned int round, i;
+	struct cnf_key p, a;
+
+	memset(&s, 0, sizeof(s));
+	s.r.s = 0x64697230ULL;
+	s.f = cnf_filter_create(16, NO_LIMIT);
+	ASSERT_NE(NULL, s.f);
+	for (round = 0; round < 4; round++) {
+		while (s.m.n < MODEL_MAX - 96) {
+			p = long_prefix(&s.r, &s.m);
+			if (model_find(&s.m, &p) >= 0)
+				continue;
+			ASSERT_EQ(0, cnf_t_add(s.f, &p));
+			s.m.p[s.m.n++] = p;
+			a = addr_in(&s.r, &p);
+			ASSERT_TRUE(query_ok(&s, &a));
+			if (s.m.n % 512 == 0) {
+				check_all(_metadata, &s, 256);
+				far_queries(_metadata, &s, 256);
+				dir_sized(_metadata, &s);
+			}
+		}
+		/* Two thirds go, in random order. */
+		while (s.m.n > MODEL_MAX / 3) {
+			i = cnf_rng_below(&s.r, s.m.n);
+			p = s.m.p[i];
+			ASSERT_EQ(0, cnf_t_del(s.f, &p));
+			s.m.p[i] = s.m.p[--s.m.n];
+			a = addr_in(&s.r, &p);
+			ASSERT_TRUE(query_ok(&s, &a));
+		}
+		check_all(_metadata, &s, 2000);
+		far_queries(_metadata, &s, 2000);
+		dir_sized(_metadata, &s);
+	}
+	TH_LOG("%llu queries, %llu covered; directory of %llu words, %llu bits set, for %llu pairs",
+	       (unsigned long long)s.queries, (unsigned long long)s.hits,
+	       1ULL << s.f->dir->log, (unsigned long long)s.f->dir->bits,
+	       (unsigned long long)long_pairs(&s.m));
+	while (s.m.n) {
+		ASSERT_EQ(0, cnf_t_del(s.f, &s.m.p[--s.m.n]));
+	}
+	ASSERT_EQ(NULL, s.f->dir);
+	ASSERT_EQ(0, s.f->long_tiers);
+	cnf_filter_destroy(s.f);
+}
+
+/*
+ * An add that makes a directory, with each of its allocations failing in
+ * turn: an add that fails leaves the filter as it was, memory included;
+ * one that goes through without a directory (its allocation failed) is as
+ * exact, and the next long add makes one.
+ */
+TEST(long_tiers_directory_enomem)
+{
+	struct cnf_filter *f = cnf_filter_create(16, 1ULL << 30);
+	struct cnf_filter_stats before, after;
+	struct cnf_key p40 = cnf_key6(0x20010db8, 0x11000000, 0, 0);
+	struct cnf_key p48 = cnf_key6(0x20010db9, 0x22220000, 0, 0);
+	struct cnf_key p60 = cnf_key6(0x20010dba, 0x33333330, 0, 0);
+	struct cnf_key p96 = cnf_key6(0x20010dbb, 1, 2, 0);
+	bool went;
+	long n;
+	int err;
+
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, add_p(f, p40, 40));
+	ASSERT_EQ(0, add_p(f, p48, 48));
+	ASSERT_EQ(NULL, f->dir);	/* two long tiers: none yet */
+	for (n = 0;; n++) {
+		before = cnf_t_stats(f);
+		cnf_user_fail_alloc_in = n;
+		err = add_p(f, p60, 60);
+		went = cnf_user_fail_alloc_in < 0;
+		cnf_user_fail_alloc_in = -1;
+		if (!err)
+			break;
+		ASSERT_TRUE(went);
+		ASSERT_EQ(-ENOMEM, err);
+		after = cnf_t_stats(f);
+		ASSERT_EQ(0, memcmp(&before, &after, sizeof(before)));
+		ASSERT_EQ(NULL, f->dir);
+		ASSERT_FALSE(has6(f, 0x20010dba, 0x3333333f, 0, 0));
+	}
+	ASSERT_LE(1, n);
+	/* The add went through, with or without its directory. */
+	ASSERT_TRUE(has6(f, 0x20010dba, 0x3333333f, 9, 9));
+	ASSERT_TRUE(has6(f, 0x20010db8, 0x11ffffff, 9, 9));
+	ASSERT_TRUE(has6(f, 0x20010db9, 0x2222ffff, 9, 9));
+	ASSERT_FALSE(has6(f, 0x20010dbb, 1, 2, 3));
+	ASSERT_EQ(0, add_p(f, p96, 96));
+	ASSERT_NE(NULL, f->dir);
+	ASSERT_TRUE(has6(f, 0x20010dbb, 1, 2, 3));
+	ASSERT_TRUE(has6(f, 0x20010dba, 0x3333333f, 9, 9));
+	ASSERT_TRUE(has6(f, 0x20010db8, 0x11ffffff, 9, 9));
+	ASSERT_FALSE(has6(f, 0x20010dbb, 1, 3, 3));
+	ASSERT_FALSE(has6(f, 0x20010dbc, 1, 2, 3));
+	cnf_filter_destroy(f);
+}
+
+/*
+ * A directory that the next new bit makes anew, and an add that would set
+ * it, into a tier of its own, with each allocation failing in turn: a
+ * failed add leaves the directory as it was, memory included.  The add
+ * that stands makes it anew, larger, or the next add does if that failed.
+ */
+TEST(long_tiers_directory_full)
+{
+	struct cnf_filter *f = cnf_filter_create(16, 1ULL << 30);
+	struct cnf_filter_stats before, after;
+	struct cnf_rng r = { .s = 0x66756c6cULL };
+	struct cnf_key p41 = cnf_key6(0x30000000, 0x12800000, 0, 0), p;
+	unsigned int failed = 0, log;
+	const struct cnf_dir *d;
+	long n;
+	int err;
+
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, add_p(f, cnf_key6(0x20010db8, 0x11000000, 0, 0), 40));
+	ASSERT_EQ(0, add_p(f, cnf_key6(0x20010db8, 0x22000000, 0, 0), 56));
+	ASSERT_EQ(0, add_p(f, cnf_key6(0x20010db8, 0x22000000, 0, 0), 64));
+	for (d = f->dir; d->bits < d->grow_at - 1; d = f->dir) {
+		p = cnf_key6((u32)cnf_rng_next(&r), 0, 0, 0);
+		ASSERT_EQ(0, add_p(f, p, 56));
+	}
+	log = d->log;
+	for (n = 0;; n++) {
+		before = cnf_t_stats(f);
+		cnf_user_fail_alloc_in = n;
+		err = add_p(f, p41, 41);
+		cnf_user_fail_alloc_in = -1;
+		if (!err)
+			break;
+		ASSERT_EQ(-ENOMEM, err);
+		after = cnf_t_stats(f);
+		ASSERT_EQ(0, memcmp(&before, &after, sizeof(before)));
+		ASSERT_EQ(d, f->dir);
+		ASSERT_FALSE(has6(f, 0x30000000, 0x12812345, 0, 0));
+		failed++;
+	}
+	ASSERT_LE(2U, failed);
+	ASSERT_TRUE(has6(f, 0x30000000, 0x12812345, 0, 0));
+	if (f->dir == d)	/* its allocation was the one that failed */
+		ASSERT_EQ(0, add_p(f, cnf_key6(0x30000001, 0, 0, 0), 56));
+	/* d is freed: its figures were read before. */
+	ASSERT_NE(d, f->dir);
+	ASSERT_EQ(log + 1, f->dir->log);
+	ASSERT_GE(f->dir->grow_at / 2 + 1, f->dir->bits);
+	ASSERT_TRUE(has6(f, 0x30000000, 0x12812345, 0, 0));
+	ASSERT_TRUE(has6(f, 0x20010db8, 0x22000000, 1, 2));
+	ASSERT_FALSE(has6(f, 0x30000000, 0x13000000, 0, 0));
+	cnf_filter_destroy(f);
 }
 
 TEST_HARNESS_MAIN
