@@ -91,6 +91,15 @@ struct cbn_stream {
  */
 int cbn_stream_parse(const char *json, size_t len, bool no_ipv6,
 		     struct cbn_stream *s, char *err, size_t errlen);
+/*
+ * The prefix of a decision's @value in scope Range (@range) or Ip, as the
+ * device takes it: 0, or -1 with @why (@len bytes) saying why it is none.
+ * A range with host bits set stands for its network, an IPv4-mapped IPv6
+ * address for the IPv4 one (the filter matches IPv4 packets with IPv4
+ * entries); a /0 is refused.
+ */
+int cbn_decision_value(const char *value, bool range, struct cnf_addr *a,
+		       char *why, size_t len);
 void cbn_stream_free(struct cbn_stream *s);
 
 /*

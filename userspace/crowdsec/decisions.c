@@ -73,31 +73,30 @@ static int push(struct cbn_stream *s, const struct cbn_decision *d)
 	return 0;
 }
 
-/*
- * The prefix of @value in scope @range (Range) or not (Ip), as the
- * device takes it: 0, or -1 when it is none.  A range with host bits
- * set stands for its network, an IPv4-mapped IPv6 address for the IPv4
- * one (the filter matches IPv4 packets with IPv4 entries).
- */
-static int value_prefix(const char *value, bool range, struct cnf_addr *a)
+int cbn_decision_value(const char *value, bool range, struct cnf_addr *a,
+		       char *why, size_t len)
 {
 	struct cnf_addr hint;
 	enum ctl_parse_err e;
 
 	e = ctl_parse_prefix(value, 0, a, &hint);
-	if (e == CTL_PARSE_HOST_BITS && range) {
+	if ((e == CTL_PARSE_HOST_BITS && range) || e == CTL_PARSE_V4MAPPED) {
 		*a = hint;
 		return 0;
 	}
-	if (e == CTL_PARSE_V4MAPPED) {
-		*a = hint;
-		return 0;
+	if (e == CTL_PARSE_ALL) {
+		snprintf(why, len, "/0 would block every %s address",
+			 hint.family == AF_INET ? "IPv4" : "IPv6");
+		return -1;
 	}
-	if (e != CTL_PARSE_OK)
+	if (e != CTL_PARSE_OK) {
+		ctl_parse_reason(e, &hint, why, len);
 		return -1;
-	/* An Ip decision names one address. */
-	if (!range && a->prefixlen != (a->family == AF_INET ? 32 : 128))
+	}
+	if (!range && a->prefixlen != (a->family == AF_INET ? 32 : 128)) {
+		snprintf(why, len, "a prefix, where an Ip decision names one address");
 		return -1;
+	}
 	return 0;
 }
 
@@ -136,12 +135,10 @@ static int one(struct json_object *o, bool deleted, bool no_ipv6,
 		return 0;
 	}
 	range = !strcasecmp(scope, "range");
-	if (value_prefix(value, range, &d.addr)) {
+	if (cbn_decision_value(value, range, &d.addr, err, sizeof(err))) {
 		s->skips.value++;
-		cbn_log(CBN_WARNING, "decision %lld: %s '%s': not %s: skipped",
-			(long long)d.id, scope, value,
-			range ? "an IPv4 or IPv6 prefix (a /0 is refused)" :
-				"an IPv4 or IPv6 address");
+		cbn_log(CBN_WARNING, "decision %lld: %s '%s': %s: skipped",
+			(long long)d.id, scope, value, err);
 		return 0;
 	}
 	if (no_ipv6 && d.addr.family != AF_INET) {

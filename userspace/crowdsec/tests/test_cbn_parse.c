@@ -357,6 +357,36 @@ TEST(stream_values)
 	cbn_stream_free(&s);
 }
 
+/* A value that is no decision's prefix is skipped with a reason naming it. */
+TEST(decision_value_reasons)
+{
+	static const struct {
+		const char *value, *why;
+		bool range;
+	} cases[] = {
+		{ "192.0.2.0/33", "prefix length past 32, the length of an IPv4 address", true },
+		{ "2001:db8::/129", "prefix length past 128, the length of an IPv6 address", true },
+		{ "0.0.0.0/0", "/0 would block every IPv4 address", true },
+		{ "::/0", "/0 would block every IPv6 address", true },
+		{ "192.0.2.0/24", "a prefix, where an Ip decision names one address", false },
+		{ "192.0.2.256", "not an IPv4 or IPv6 address or prefix", false },
+		{ "192.0.2.1/24", "host bits set; did you mean 192.0.2.0/24?", false },
+	};
+	char why[CBN_ERRLEN];
+	struct cnf_addr a;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		why[0] = 0;
+		EXPECT_EQ(-1, cbn_decision_value(cases[i].value, cases[i].range,
+						 &a, why, sizeof(why)));
+		EXPECT_STREQ(cases[i].why, why) TH_LOG("%s", cases[i].value);
+	}
+	EXPECT_EQ(0, cbn_decision_value("192.0.2.1/24", true, &a, why,
+					sizeof(why)));
+	EXPECT_EQ(24, a.prefixlen);
+}
+
 TEST(stream_malformed_decisions)
 {
 	static const char *const bad[] = {
