@@ -346,8 +346,8 @@ def vm_prefix_report():
         out += ["\nIPv6 prefixes of 35 lengths, /19 to /128, mostly /29 "
                 "to /48 with some /56, /64 and /128 as in country lists, "
                 "none overlapping; pass: a quarter of a sample's packets "
-                "from each of 4 sources no prefix covers (pktgen draws no "
-                "random IPv6 source).  nftables: a set of `ipv6_addr` with "
+                "from each of 4 sources in /32s no prefix enters (pktgen "
+                "draws no random IPv6 source).  nftables: a set of `ipv6_addr` with "
                 "`flags interval`; ipset: `hash:net family inet6`.\n"]
         out += prefix_tables(pfx6, {"cuckoo": "cuckoo_nf",
                                     "nft": "nftables interval set",

@@ -33,7 +33,9 @@
 # 2000::/3, none overlapping.  None covers 2001:db8::/32 (the benchmark's
 # own IPv6 networks) but for BLOCK6: prefixes of /48, /56, /64 and /128 in
 # it that cover pktgen_bench.sh's PFX6_BLOCK_SRCS (the "blocked" case);
-# its PFX6_PASS_SRCS are in 2001:db8:f::/48, which none covers.
+# its PFX6_PASS_SRCS are in PASS6, four /32s of 3fff::/20 (documentation,
+# RFC 9637), which none covers or enters, as none enters the IPv4
+# PASS_NET.
 import ipaddress
 import os
 import random
@@ -72,6 +74,7 @@ SHARE6 = {29: 70, 30: 20, 31: 20, 32: 150, 33: 15, 34: 15, 35: 15, 36: 25,
 FEW6 = {19: 0.05, 20: 0.1, 21: 0.15, 22: 0.2, 23: 0.3, 24: 0.5, 25: 0.6,
         26: 0.8, 27: 1.0, 28: 1.5}
 DOC6 = (0x20010db8 << 96, 32)          # 2001:db8::/32, never listed
+PASS6 = (0x3fff << 112, 30)             # 3fff::/30, never listed
 GLOBAL6 = (1 << 125, 3)                 # 2000::/3, where prefixes go
 BLOCK6 = [(0x20010db8000a << 80, 48), (0x20010db8000b << 80, 56),
           (0x20010db8000c << 80, 64), (0x20010db8000d << 80 | 1, 128)]
@@ -201,6 +204,7 @@ def prefixes6(n):
     rnd = random.Random(n + 6)
     sp = Space(128)
     sp.add(*DOC6)
+    sp.add(*PASS6)
     out = list(BLOCK6)
     gnet, glen = GLOBAL6
     fill(sp, counts(n, len(out), FEW6, SHARE6, 48),

@@ -47,9 +47,10 @@
 # pktgen draws no random IPv6 source (it randomises IPv6 destinations
 # only, and its flows do not change the source): a sample sends its
 # packets in 4 runs of pktgen, a quarter from each of 4 sources,
-# PFX6_PASS_SRCS (in 2001:db8:f::/48, which no prefix covers: "pass") or
-# PFX6_BLOCK_SRCS (each covered by a prefix of /48, /56, /64 or /128 of
-# 2001:db8::/32, which no other prefix enters: "blocked").  Their samples
+# PFX6_PASS_SRCS (in four /32s of 3fff::/30, which no prefix enters, as
+# no prefix enters the IPv4 pass case's /16: "pass") or PFX6_BLOCK_SRCS
+# (each covered by a prefix of /48, /56, /64 or /128 of 2001:db8::/32,
+# which no other prefix enters: "blocked").  Their samples
 # carry "set":"prefix6"; the receiver's IPv6 is turned on after the IPv4
 # parts (setup_ipv6).
 #
@@ -180,9 +181,10 @@ BASE_KO=$BENCH_DIR/base/cuckoo_nf.ko
 PFX_BLOCK_BASE=$((10 << 24))
 PFX_PASS_BASE=$((100 << 24 | 64 << 16))
 PFX_RANGE=65536
-# The IPv6 prefix sets' sources (mkdata.py's BLOCK6 covers the first four).
+# The IPv6 prefix sets' sources (mkdata.py's BLOCK6 covers the first four,
+# and no prefix enters its PASS6, where the others are).
 PFX6_BLOCK_SRCS="2001:db8:a::1 2001:db8:b::1 2001:db8:c::1 2001:db8:d::1"
-PFX6_PASS_SRCS="2001:db8:f::1 2001:db8:f:1::1 2001:db8:f:2::1 2001:db8:f:3::1"
+PFX6_PASS_SRCS="3fff:0:f::1 3fff:1:f::1 3fff:2:f::1 3fff:3:f::1"
 
 # What bench_size measures: "addr" (address sets of SIZE addresses, random
 # sources in ranges of SIZE) or "prefix" (prefix sets of SIZE prefixes,

@@ -85,7 +85,8 @@ PFX6_NOTE = ("IPv6 prefix sets (mkdata.py): prefixes of 35 lengths (/19 to "
              "country lists), none overlapping; nft: set of ipv6_addr with "
              "flags interval; ipset: hash:net family inet6.  pktgen draws "
              "no random IPv6 source: a sample's packets come from 4 "
-             "sources, a quarter each; pass: 4 sources no prefix covers; "
+             "sources, a quarter each; pass: 4 sources in /32s no prefix "
+             "enters; "
              "blocked: 4 sources covered by a /48, /56, /64 and /128.")
 
 
