@@ -786,6 +786,7 @@ void cnf_filter_expect_tally(struct cnf_filter *f,
 	BUILD_BUG_ON(ARRAY_SIZE(tally->stored[0]) != CNF_STORE_TABLES);
 	cnf_assert_held(&f->lock);
 	f->tally = tally;
+	cnf_dir_expect(f, tally);
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
 		for (i = 0; i < CNF_TIERS; i++)
 			cnf_grow_for_tally(f, &f->tier[fam][i]);

@@ -412,19 +412,50 @@ static void cnf_dir_maintain(struct cnf_filter *f)
 		cnf_dir_publish(f, n);
 }
 
-/* Before the key @k of a long tier goes in: its bit in the directory. */
-static void cnf_dir_mark(struct cnf_filter *f, const struct cnf_key *k)
+/*
+ * Before the keys of prefix @p go into tier @tl: their bit in the
+ * directory, if @tl is a long tier.  Keys of a long tier, expanded or not,
+ * share their prefix's first 32 bits: one bit for them all.
+ */
+static void cnf_dir_mark(struct cnf_filter *f, const struct cnf_key *p,
+			 unsigned int tl)
 {
 	struct cnf_dir *d = cnf_dir_deref(f);
-	u16 bit = cnf_dir_bit(k->len), *w;
+	u16 bit, *w;
 
-	if (!d)
+	if (!d || !cnf_tier_is_long(p->family, tl))
 		return;
-	w = &d->words[cnf_dir_index(d, ntohl(k->v6.s6_addr32[0]))];
+	bit = cnf_dir_bit(tl);
+	w = &d->words[cnf_dir_index(d, ntohl(p->v6.s6_addr32[0]))];
 	if (!(*w & bit)) {
 		WRITE_ONCE(*w, *w | bit);
 		d->bits++;
 	}
+}
+
+/**
+ * cnf_dir_expect - a batch's long prefixes are coming
+ * @f: the filter, under cnf_filter_lock()
+ * @tally: the batch's tally
+ *
+ * When the batch makes (or keeps) CNF_DIR_MIN_TIERS long tiers with keys,
+ * the directory is made now, large enough for its long prefixes: before
+ * its tables grow, and before they fill, when walking them costs least.
+ */
+void cnf_dir_expect(struct cnf_filter *f, const struct cnf_tally *tally)
+{
+	struct cnf_dir *d = cnf_dir_deref(f), *n;
+	u16 tiers = f->long_tiers;
+	unsigned int tl;
+
+	for (tl = 33; tl < CNF_V6_BITS; tl++)
+		if (tally->keys[CNF_V6][tl])
+			tiers |= cnf_dir_bit(tl);
+	if (hweight16(tiers) < CNF_DIR_MIN_TIERS ||
+	    (d && d->bits + tally->long_prefixes <= d->grow_at))
+		return;
+	if (!cnf_dir_remake(f, d ? d->bits : 0, tally->long_prefixes, &n))
+		cnf_dir_publish(f, n);
 }
 
 /* After a long tier's last key went: the directory goes with the last. */
@@ -483,8 +514,6 @@ static void cnf_tier_close(struct cnf_filter *f, enum cnf_family fam,
 static int cnf_tier_put(struct cnf_filter *f, const struct cnf_key *p,
 			const struct cnf_key *tk)
 {
-	if (cnf_tier_is_long(p->family, p->len))
-		cnf_dir_mark(f, p);
 	return cnf_tab_add(f, &f->tier[p->family][p->len], tk);
 }
 
@@ -496,6 +525,7 @@ static int cnf_tier_add(struct cnf_filter *f, const struct cnf_key *p)
 	err = cnf_tier_open(f, p->family, p->len);
 	if (err)
 		return err;
+	cnf_dir_mark(f, p, p->len);
 	cnf_table_key(p, &k);
 	err = cnf_tier_put(f, p, &k);
 	if (err)
@@ -671,6 +701,7 @@ static int cnf_add_expanded(struct cnf_filter *f, const struct cnf_key *p)
 	err = cnf_tier_open(f, p->family, tl);
 	if (err)
 		goto err_store;
+	cnf_dir_mark(f, p, tl);
 	cnf_expand_first(p, tl, &k, &tk);
 	for (i = 0; i < 1U << (tl - p->len); i++, cnf_expand_next(&k, &tk)) {
 		err = cnf_cover(f, &k, &tk, p->len);

@@ -730,5 +730,6 @@ int cnf_dir_alloc(const struct cnf_filter *f, unsigned int log,
 		  struct cnf_dir **dp);
 void cnf_dir_publish(struct cnf_filter *f, struct cnf_dir *d);
 void cnf_dir_free(struct cnf_dir *d);
+void cnf_dir_expect(struct cnf_filter *f, const struct cnf_tally *tally);
 
 #endif /* _CNF_TABLE_H */

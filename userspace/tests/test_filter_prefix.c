@@ -1240,4 +1240,48 @@ TEST(long_tiers_directory_full)
 	cnf_filter_destroy(f);
 }
 
+/*
+ * A batch's tally makes the directory before its first add, large enough
+ * for its long prefixes: the adds neither make it anew nor fill it past
+ * half, and every prefix is found.
+ */
+TEST(long_tiers_directory_batch)
+{
+	struct cnf_filter *f = cnf_filter_create(16, 1ULL << 30);
+	static struct cnf_key p[3000];
+	struct cnf_rng r = { .s = 0x62617463ULL };
+	struct cnf_tally tally = { 0 };
+	const struct cnf_dir *d;
+	unsigned int i;
+
+	ASSERT_NE(NULL, f);
+	for (i = 0; i < ARRAY_SIZE(p); i++) {
+		p[i] = cnf_key6((u32)cnf_rng_next(&r), (u32)cnf_rng_next(&r),
+				0, 0);
+		cnf_key_cut(&p[i], 33 + cnf_rng_below(&r, 31));
+		cnf_tally_add(&tally, &p[i]);
+	}
+	cnf_filter_lock(f);
+	cnf_filter_expect(f, ARRAY_SIZE(p));
+	cnf_filter_expect_tally(f, &tally);
+	d = f->dir;
+	ASSERT_NE(NULL, d);
+	for (i = 0; i < ARRAY_SIZE(p); i++) {
+		int err = cnf_filter_add(f, &p[i]);
+
+		ASSERT_TRUE(!err || err == -EEXIST);
+		ASSERT_EQ(d, f->dir);
+	}
+	cnf_filter_expect(f, 0);
+	ASSERT_LE(d->bits, d->grow_at);
+	cnf_filter_unlock(f);
+	for (i = 0; i < ARRAY_SIZE(p); i++) {
+		struct cnf_key a = p[i];
+
+		a.v6.s6_addr32[3] = htonl(i);
+		ASSERT_TRUE(cnf_filter_lookup6(f, &a.v6));
+	}
+	cnf_filter_destroy(f);
+}
+
 TEST_HARNESS_MAIN
