@@ -224,7 +224,8 @@ struct cnf_map {
  * directory of the keys replaces the whole (rcu_assign_pointer(); the old
  * one is freed after a grace period), so that a word has about half a bit
  * set at most: a lookup's long probes cost about one bucket's summary word
- * per two addresses.  Only an add that stands makes one: a failed add
+ * per two addresses.  Only an add that stands makes one, or the start of
+ * a batch, sized for its long prefixes (cnf_dir_expect()): a failed add
  * leaves the filter's memory as it was.
  */
 #define CNF_DIR_MIN_TIERS	3
@@ -261,10 +262,10 @@ static __always_inline u32 cnf_dir_index(const struct cnf_dir *d, u32 top)
  * @map:    per family, the /16 map of prefixes of up to CNF_MAP_BITS bits
  *          (prefix.h); NULL while there are none.  Published before its
  *          @active bit is set, unpublished after it is cleared.
- * @dir:    the directory of the long tiers, once an add leaves
- *          CNF_DIR_MIN_TIERS of them with keys; NULL before, and after the
- *          last long key went.  Made of the keys there, published
- *          (rcu_assign_pointer()), and so replaced.
+ * @dir:    the directory of the long tiers, once CNF_DIR_MIN_TIERS of
+ *          them hold keys (or a batch's tally says they will); NULL
+ *          before, and after the last long key went.  Made of the keys
+ *          there, published (rcu_assign_pointer()), and so replaced.
  * @long_tiers: the directory bits of the long tiers that @active names:
  *          what lookups probe while there is no directory.  Changed
  *          (release) with @active, read with acquire.
