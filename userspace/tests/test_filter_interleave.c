@@ -1245,4 +1245,76 @@ TEST_F_TIMEOUT(prefix, changes, INTERLEAVE_TIMEOUT)
 		pfx_run(_metadata, &pfx_cases[i]);
 }
 
+/* ---- the long tiers' directory: what a lookup reads ---- */
+
+static const struct cnf_filter *dir_f;
+static unsigned int dir_long_loads;
+
+/* A marked load in a long tier's summary: that tier was probed. */
+static void dir_count_load(const void *addr, size_t size)
+{
+	const struct cnf_table *t;
+	unsigned int tl;
+
+	for (tl = 33; tl < CNF_V6_BITS; tl++) {
+		t = dir_f->tier[CNF_V6][tl];
+		if (t && t->summary && (const u32 *)addr >= t->summary &&
+		    (const u32 *)addr <= t->summary + t->mask)
+			dir_long_loads++;
+	}
+}
+
+static unsigned int long_loads(const char *addr, bool *hit)
+{
+	struct in6_addr a;
+
+	inet_pton(AF_INET6, addr, &a);
+	dir_long_loads = 0;
+	cnf_user_hooks.load = dir_count_load;
+	*hit = cnf_filter_lookup6(dir_f, &a);
+	cnf_user_hooks.load = NULL;
+	return dir_long_loads;
+}
+
+/*
+ * With four long tiers holding keys in one /32, an address of another /32
+ * reads none of their summaries (the directory rules them out), and one of
+ * that /32 reads each of them once; without the directory, both read all.
+ */
+TEST(directory_rules_out_long_tiers)
+{
+	static const char *const pfx[] = { "2001:db8::/40", "2001:db8:1::/48",
+					   "2001:db8:2::/56", "2001:db8:3::/64",
+					   "2001:db9::/32" };
+	struct cnf_filter *f;
+	struct cnf_key k;
+	unsigned int i;
+	bool hit;
+
+	cnf_user_seed_random(SEED_CORE);
+	f = cnf_filter_create(64, NO_LIMIT);
+	ASSERT_NE(NULL, f);
+	dir_f = f;
+	for (i = 0; i < ARRAY_SIZE(pfx); i++) {
+		k = pfx_parse(pfx[i]);
+		ASSERT_EQ(0, cnf_t_add(f, &k));
+	}
+	ASSERT_NE(NULL, f->dir);
+	ASSERT_EQ(0U, long_loads("3fff::1", &hit));
+	ASSERT_FALSE(hit);
+	ASSERT_EQ(0U, long_loads("2001:db9:5::1", &hit));
+	ASSERT_TRUE(hit);
+	ASSERT_EQ(4U, long_loads("2001:db8:100::1", &hit));
+	ASSERT_FALSE(hit);
+	ASSERT_LE(1U, long_loads("2001:db8:3:0:1::1", &hit));
+	ASSERT_TRUE(hit);
+	/* Without it, as with fewer than CNF_DIR_MIN_TIERS long tiers. */
+	cnf_filter_lock(f);
+	cnf_dir_publish(f, NULL);
+	cnf_filter_unlock(f);
+	ASSERT_EQ(4U, long_loads("3fff::1", &hit));
+	ASSERT_FALSE(hit);
+	cnf_filter_destroy(f);
+}
+
 TEST_HARNESS_MAIN
