@@ -369,26 +369,24 @@ static unsigned int cnf_dir_log_for(u64 bits)
 }
 
 /*
- * A new directory, for @bits set and @more to come.  Those set may be
- * mostly stale, left by deletes: a directory four times larger than its
+ * Publish a new directory, for @bits set and @more to come.  Those set may
+ * be mostly stale, left by deletes: a directory four times larger than its
  * keys and @more need is made anew at their size, so that churn does not
- * grow it.
+ * grow it.  Best effort: when none can be made, the one there stays.
  */
-static int cnf_dir_remake(struct cnf_filter *f, u64 bits, u64 more,
-			  struct cnf_dir **dp)
+static void cnf_dir_remake(struct cnf_filter *f, u64 bits, u64 more)
 {
-	struct cnf_dir *fit;
-	int err;
+	struct cnf_dir *d, *fit;
 
-	err = cnf_dir_fill(f, cnf_dir_log_for(bits + more), dp);
-	if (err || cnf_dir_log_for((*dp)->bits + more) + 2 > (*dp)->log)
-		return err;
-	/* Best effort: the larger one does if no smaller can be made. */
-	if (!cnf_dir_fill(f, cnf_dir_log_for((*dp)->bits + more), &fit)) {
-		cnf_dir_free(*dp);
-		*dp = fit;
+	if (cnf_dir_fill(f, cnf_dir_log_for(bits + more), &d))
+		return;
+	/* The larger one does if no smaller can be made. */
+	if (cnf_dir_log_for(d->bits + more) + 2 <= d->log &&
+	    !cnf_dir_fill(f, cnf_dir_log_for(d->bits + more), &fit)) {
+		cnf_dir_free(d);
+		d = fit;
 	}
-	return 0;
+	cnf_dir_publish(f, d);
 }
 
 /*
@@ -402,14 +400,13 @@ static int cnf_dir_remake(struct cnf_filter *f, u64 bits, u64 more,
  */
 static void cnf_dir_maintain(struct cnf_filter *f)
 {
-	struct cnf_dir *d = cnf_dir_deref(f), *n;
+	struct cnf_dir *d = cnf_dir_deref(f);
 
 	if (d ? d->bits < d->grow_at :
 		hweight16(f->long_tiers) < CNF_DIR_MIN_TIERS)
 		return;
-	if (!cnf_dir_remake(f, d ? d->bits : 1,
-			    f->tally ? f->tally->long_prefixes : 0, &n))
-		cnf_dir_publish(f, n);
+	cnf_dir_remake(f, d ? d->bits : 1,
+		       f->tally ? f->tally->long_prefixes : 0);
 }
 
 /*
@@ -444,7 +441,7 @@ static void cnf_dir_mark(struct cnf_filter *f, const struct cnf_key *p,
  */
 void cnf_dir_expect(struct cnf_filter *f, const struct cnf_tally *tally)
 {
-	struct cnf_dir *d = cnf_dir_deref(f), *n;
+	struct cnf_dir *d = cnf_dir_deref(f);
 	u16 tiers = f->long_tiers;
 	unsigned int tl;
 
@@ -454,8 +451,7 @@ void cnf_dir_expect(struct cnf_filter *f, const struct cnf_tally *tally)
 	if (hweight16(tiers) < CNF_DIR_MIN_TIERS ||
 	    (d && d->bits + tally->long_prefixes <= d->grow_at))
 		return;
-	if (!cnf_dir_remake(f, d ? d->bits : 0, tally->long_prefixes, &n))
-		cnf_dir_publish(f, n);
+	cnf_dir_remake(f, d ? d->bits : 0, tally->long_prefixes);
 }
 
 /* After a long tier's last key went: the directory goes with the last. */
