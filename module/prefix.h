@@ -18,19 +18,21 @@
  *         into at most 128 keys (a /25), or sets up to 65,536 bits (a /0).
  *         Blocklists are mostly /16 to /24: the /20 tier keeps a /17 to 8
  *         keys, where a /24 tier alone would take 128.
- *   IPv6  the /16 map (lengths 0-16), then every 8 bits, /24 to /120 (each
- *         for the 8 lengths up to it), /127 (121-127) and /128 (128).  A
- *         prefix expands into at most 128 keys (CNF_V6_TIER_STEP): they
- *         cost 2 KB at most.  The tiers past 32 bits but /128, the long
- *         ones, are probed only where the directory (table.h) says they
- *         may hold keys under the address's first 32 bits, once three of
- *         them hold keys.  So an address probes the /24 and /32 tiers, the
- *         map, the /128 tier, and the long tiers that hold keys in its
- *         /32, plus at most half a tier on average that a directory word
- *         names in vain: a list of /19 to /48 allocations, /56 and /64
- *         assignments and hosts costs an address outside the /32s of its
- *         long prefixes three probes and the map.  Any list probes at most
- *         15 tables and the map.
+ *   IPv6  the /16 map (lengths 0-16), /24 and /32, then every 4 bits,
+ *         /36 to /64, where lists have most of their lengths (RIR
+ *         allocations and assignments: /29 to /48, /56, /64), then every 8
+ *         bits, /72 to /120, /127 (121-127) and /128 (128).  A prefix
+ *         expands into at most 128 keys (a /25, a /65): they cost 2 KB at
+ *         most; one of /33 to /64, into 8 at most.  The tiers past 32 bits
+ *         but /128, the long ones (16), are probed only where the directory
+ *         (table.h) says they may hold keys under the address's first 32
+ *         bits, once three of them hold keys.  So an address probes the
+ *         /24 and /32 tiers, the map, the /128 tier, and the long tiers
+ *         that hold keys in its /32, plus at most half a tier on average
+ *         that a directory word names in vain: a list of /19 to /48
+ *         allocations, /56 and /64 assignments and hosts costs an address
+ *         outside the /32s of its long prefixes three probes and the map.
+ *         Any list probes at most 19 tables and the map.
  *
  * Keys of tiers of at most 32 bits live in IPv4-layout tables (the first L
  * bits as a number), longer ones in IPv6-layout tables (the address with
@@ -47,8 +49,15 @@
 
 #include "table.h"
 
-/* Bits between IPv6 tier lengths: a prefix expands into 2^7 keys at most. */
+/*
+ * Bits between IPv6 tier lengths: 8, but 4 from /32 to /64, where lists
+ * have most of their lengths.  A prefix expands into 2^7 keys at most.
+ */
 #define CNF_V6_TIER_STEP	8
+#define CNF_V6_FINE_STEP	4
+#define CNF_V6_FINE_END		64
+/* Directory bits of the fine tiers, /36 to /64: the tiers after them follow. */
+#define CNF_DIR_FINE_BITS	((CNF_V6_FINE_END - 32) / CNF_V6_FINE_STEP)
 
 static inline unsigned int cnf_family_bits(enum cnf_family fam)
 {
@@ -62,13 +71,17 @@ static inline unsigned int cnf_family_bits(enum cnf_family fam)
  */
 static inline unsigned int cnf_tier_of(enum cnf_family fam, unsigned int len)
 {
+	unsigned int step;
+
 	if (len <= CNF_MAP_BITS)
 		return CNF_MAP_BITS;
 	if (fam == CNF_V4)
 		return len <= 20 ? 20 : len <= 24 ? 24 : 32;
 	if (len > CNF_V6_BITS - CNF_V6_TIER_STEP)
 		return len == CNF_V6_BITS ? len : CNF_V6_BITS - 1;
-	return (len + CNF_V6_TIER_STEP - 1) / CNF_V6_TIER_STEP * CNF_V6_TIER_STEP;
+	step = len > 32 && len <= CNF_V6_FINE_END ? CNF_V6_FINE_STEP :
+						     CNF_V6_TIER_STEP;
+	return (len + step - 1) / step * step;
 }
 
 /* The layout of the table of the tier of length @tl. */
@@ -92,16 +105,26 @@ static inline bool cnf_tier_is_long(enum cnf_family fam, unsigned int tl)
 	return fam == CNF_V6 && tl > 32 && tl < CNF_V6_BITS;
 }
 
-/* The bit of long tier @tl in a directory word: /40 is bit 0, /127 bit 11. */
+/*
+ * The bit of long tier @tl in a directory word: /36 is bit 0, /64 bit 7,
+ * /72 bit 8, /120 bit 14, /127 bit 15.
+ */
 static __always_inline u16 cnf_dir_bit(unsigned int tl)
 {
-	return 1U << (tl - 33) / CNF_V6_TIER_STEP;
+	if (tl <= CNF_V6_FINE_END)
+		return 1U << (tl - 33) / CNF_V6_FINE_STEP;
+	return 1U << (CNF_DIR_FINE_BITS +
+		      (tl - CNF_V6_FINE_END - 1) / CNF_V6_TIER_STEP);
 }
 
 /* The long tier of directory bit @b. */
 static __always_inline unsigned int cnf_dir_tier(unsigned int b)
 {
-	return min_t(unsigned int, 40 + b * CNF_V6_TIER_STEP, CNF_V6_BITS - 1);
+	if (b < CNF_DIR_FINE_BITS)
+		return 32 + (b + 1) * CNF_V6_FINE_STEP;
+	return min_t(unsigned int, CNF_V6_FINE_END +
+		     (b - CNF_DIR_FINE_BITS + 1) * CNF_V6_TIER_STEP,
+		     CNF_V6_BITS - 1);
 }
 
 /* @a with every bit past the first @len cleared. */

@@ -14,7 +14,7 @@
 # The sources sit inside, outside and at both edges of prefixes of every
 # tier (IPv4 /8 in the /16 map, /18 and /23 expanded into /20 and /24
 # keys, /26 and /31 into /32 keys; IPv6 /8 in its /16 map, /20 into /24
-# keys, /56 into /64 keys, /125 into /127 keys, /120 and /112 keys of
+# keys, /62 into /64 keys, /125 into /127 keys, /120 and /112 keys of
 # their own tiers), before and after overlapping adds and deletes.  Then the set comes
 # back identically from list, save and restore, and a load of NBIG
 # prefixes of mixed lengths (4,000: each of the 42 lengths about a hundred
@@ -125,17 +125,17 @@ test_edges() {
 test_overlaps() {
 	note "overlapping prefixes are kept as given"
 	start_from 10.0.1.64/26 10.0.1.200 fd01::100/120 fd01::1:0/112
-	ctl add 10.0.0.0/23 fd01::/56 >/dev/null
-	verdict $? "add 10.0.0.0/23 fd01::/56 over them"
-	expect_dropped "/23 and /56 cover every source" "${SRCS[@]}"
+	ctl add 10.0.0.0/23 fd01::/62 >/dev/null
+	verdict $? "add 10.0.0.0/23 fd01::/62 over them"
+	expect_dropped "/23 and /62 cover every source" "${SRCS[@]}"
 	ctl del 10.0.1.64/26 fd01::100/120 >/dev/null
 	verdict $? "del 10.0.1.64/26 fd01::100/120 under them"
 	expect_dropped "still covered" "${SRCS[@]}"
 	ctl del 10.0.1.0/24 >/dev/null 2>&1
 	[[ $? != 0 ]]
 	verdict $? "del 10.0.1.0/24, covered but not stored, fails"
-	ctl del 10.0.0.0/23 fd01::/56 >/dev/null
-	verdict $? "del 10.0.0.0/23 fd01::/56"
+	ctl del 10.0.0.0/23 fd01::/62 >/dev/null
+	verdict $? "del 10.0.0.0/23 fd01::/62"
 	expect_dropped "back to the /32 and the /112" 10.0.1.200 fd01::1:0 fd01::1:ffff
 	listed "after the deletes" 10.0.1.200 fd01::1:0/112
 }

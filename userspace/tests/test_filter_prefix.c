@@ -418,13 +418,13 @@ TEST(overlaps_kept_as_given)
 	six.len = 129;
 	ASSERT_EQ(-EINVAL, cnf_filter_add(f, &six));
 	cnf_filter_unlock(f);
-	/* IPv6: a /20 (16 /24 keys), a /36 (16 /40 keys), a /128. */
+	/* IPv6: a /20 (16 /24 keys), a /33 (8 /36 keys), a /128. */
 	six = cnf_key6(0x20010000, 0, 0, 0);
 	ASSERT_EQ(0, add_p(f, six, 20));
-	ASSERT_EQ(0, add_p(f, cnf_key6(0x20010db8, 0, 0, 0), 36));
+	ASSERT_EQ(0, add_p(f, cnf_key6(0x20010db8, 0, 0, 0), 33));
 	ASSERT_EQ(0, add_p(f, cnf_key6(0x20010db8, 0x0fff0000, 0, 5), 128));
 	ASSERT_TRUE(has6(f, 0x20010db8, 0x0fffffff, ~0U, ~0U));
-	ASSERT_EQ(0, del_p(f, cnf_key6(0x20010db8, 0, 0, 0), 36));
+	ASSERT_EQ(0, del_p(f, cnf_key6(0x20010db8, 0, 0, 0), 33));
 	ASSERT_TRUE(has6(f, 0x20010db8, 0x0fffffff, ~0U, ~0U));
 	ASSERT_EQ(0, del_p(f, six, 20));
 	ASSERT_FALSE(has6(f, 0x20010db8, 0x0fffffff, ~0U, ~0U));
@@ -721,7 +721,7 @@ TEST(map_and_tally_enomem)
 }
 
 /*
- * A prefix of every IPv6 length at once, /1 to /128, probes at most 15
+ * A prefix of every IPv6 length at once, /1 to /128, probes at most 19
  * tables and the /16 map, and none expands into more than 128 keys, but
  * those of the map, one bit per /16: the bounds prefix.h states.  The /L
  * is L - 1 zero bits and a one: no two overlap.
@@ -751,7 +751,7 @@ TEST(ipv6_tiers_bounded)
 		keys = st.fam[CNF_V6].keys;
 	}
 	ASSERT_EQ(128U, st.fam[CNF_V6].lengths);
-	ASSERT_LE(st.fam[CNF_V6].tables, 16U);
+	ASSERT_LE(st.fam[CNF_V6].tables, 20U);
 	cnf_filter_destroy(f);
 }
 
@@ -867,15 +867,15 @@ static struct cnf_key short4(struct cnf_rng *r)
 }
 
 /*
- * IPv6 /42 to /48 in 2001:db8::/36, under its 32 /41s, which make the /48
- * keys: /48s are tier keys there that the store keeps as native too.
+ * IPv6 /46 to /48 in 2001:db8::/35, under its 1024 /45s, which make the
+ * /48 keys: /48s are tier keys there that the store keeps as native too.
  */
 static struct cnf_key short6(struct cnf_rng *r)
 {
-	struct cnf_key p = cnf_key6(0x20010db8, (u32)cnf_rng_next(r) >> 4, 0,
+	struct cnf_key p = cnf_key6(0x20010db8, (u32)cnf_rng_next(r) >> 3, 0,
 				    0);
 
-	cnf_key_cut(&p, 42 + cnf_rng_below(r, 7));
+	cnf_key_cut(&p, 46 + cnf_rng_below(r, 3));
 	return p;
 }
 
@@ -907,8 +907,8 @@ TEST(store_two_word_bytes)
 	cnf_model_init(&m, 14);
 	add_ok(_metadata, f, &m, cnf_key4(0), 0);
 	store_fill(_metadata, f, &m, &r, CNF_V4, short4, 8000);
-	for (i = 0; i < 32; i++)
-		add_ok(_metadata, f, &m, cnf_key6(0x20010db8, i << 23, 0, 0), 41);
+	for (i = 0; i < 1024; i++)
+		add_ok(_metadata, f, &m, cnf_key6(0x20010db8, i << 19, 0, 0), 45);
 	store_fill(_metadata, f, &m, &r, CNF_V6, short6, 8000);
 	ASSERT_MATCHES(f, &m);
 	cnf_model_free(&m);
@@ -919,7 +919,7 @@ TEST(store_two_word_bytes)
  * Three tables of IPv6 at their load limit (30 keys in their first 32
  * slots, unless a cuckoo path failed earlier): the two-word store (/55s),
  * the four-word store (/65s) and the /64 tier (/64s).  Then one add
- * changes all three: 2001:db8:0:10::/60 is a two-word store key, it covers
+ * changes all three: 2001:db8:0:10::/61 is a two-word store key, it covers
  * a native /64 that the store must now keep (a four-word key), and /64s
  * the tier lacks.  The core's random numbers come from @seed.
  */
@@ -955,7 +955,7 @@ static struct cnf_filter *three_at_limit(struct __test_metadata *_metadata,
  */
 TEST(one_add_three_tables)
 {
-	struct cnf_key p60 = cnf_key6(0x20010db8, 0x10, 0, 0);
+	struct cnf_key p61 = cnf_key6(0x20010db8, 0x10, 0, 0);
 	struct cnf_table_stats before, after;
 	u64 seed, extra, bytes, grown = 0;
 	unsigned int refused = 0, stashed = 0;
@@ -963,14 +963,14 @@ TEST(one_add_three_tables)
 	struct cnf_model m;
 	int err;
 
-	cnf_key_cut(&p60, 60);
+	cnf_key_cut(&p61, 61);
 	cnf_model_init(&m, 8);
 	for (seed = 0x74687265ULL; grown != 3 * 32; seed++) {
 		ASSERT_GT(0x74687265ULL + 20, seed);
 		f = three_at_limit(_metadata, &m, seed);
 		ASSERT_NE(NULL, f);
 		before = cnf_t_stats(f).fam[CNF_V6];
-		ASSERT_EQ(0, cnf_t_add(f, &p60));
+		ASSERT_EQ(0, cnf_t_add(f, &p61));
 		grown = cnf_t_stats(f).fam[CNF_V6].capacity - before.capacity;
 		cnf_filter_destroy(f);
 	}
@@ -981,10 +981,10 @@ TEST(one_add_three_tables)
 		before = cnf_t_stats(f).fam[CNF_V6];
 		bytes = cnf_t_bytes(f);
 		ASSERT_EQ(0, cnf_t_set_limit(f, bytes + extra));
-		err = cnf_t_add(f, &p60);
+		err = cnf_t_add(f, &p61);
 		after = cnf_t_stats(f).fam[CNF_V6];
 		if (!err) {
-			cnf_model_add(&m, &p60);
+			cnf_model_add(&m, &p61);
 			ASSERT_MATCHES(f, &m);
 			cnf_filter_destroy(f);
 			if (after.capacity == before.capacity + 3 * 32)
@@ -1190,7 +1190,8 @@ TEST(long_tiers_directory_enomem)
  * A directory that the next new bit makes anew, and an add that would set
  * it, into a tier of its own, with each allocation failing in turn: a
  * failed add leaves the directory as it was, memory included.  The add
- * that stands makes it anew, larger, or the next add does if that failed.
+ * that stands makes it anew, one size larger, or the next add does if that
+ * failed.
  */
 TEST(long_tiers_directory_full)
 {
@@ -1228,8 +1229,10 @@ TEST(long_tiers_directory_full)
 	}
 	ASSERT_LE(2U, failed);
 	ASSERT_TRUE(has6(f, 0x30000000, 0x12812345, 0, 0));
-	if (f->dir == d)	/* its allocation was the one that failed */
-		ASSERT_EQ(0, add_p(f, cnf_key6(0x30000001, 0, 0, 0), 56));
+	/* Its allocation was the one that failed: an add that sets no bit. */
+	if (f->dir == d)
+		ASSERT_EQ(0, add_p(f, cnf_key6(0x30000000, 0x14000000, 0, 0),
+				   44));
 	/* d is freed: its figures were read before. */
 	ASSERT_NE(d, f->dir);
 	ASSERT_EQ(log + 1, f->dir->log);
