@@ -148,7 +148,8 @@ def core_prefix_report():
         return None  # a run of the address sets only
     out = [f"Measured on {data['machine']} by `make bench`: "
            f"{data['note']}; {data['prefix_note']}.  Probes: lookup tables "
-           "a lookup reads; keys: what the prefixes expand into; bytes: "
+           "holding keys, the most a lookup reads (an IPv6 lookup reads "
+           "only the long tiers that the directory names for its /32); keys: what the prefixes expand into; bytes: "
            "the filter's own count.\n",
            "| prefix set | lengths | loaded prefixes/s | lookups/s hit / "
            "miss | ns hit / miss | probes | lookup keys | bytes/prefix "

@@ -112,7 +112,7 @@ static void print_family_text(FILE *out, const char *name,
 		fprintf(out, "  lengths:      %u distinct\n", ls->lengths);
 		fprintf(out, "  keys:         %llu in the lookup tables\n",
 			ULL(ls->keys));
-		fprintf(out, "  tables:       %u per packet\n", ls->tables);
+		fprintf(out, "  tables:       %u per packet at most\n", ls->tables);
 	} else {
 		fprintf(out, "  lookup:       not reported by the loaded module\n");
 	}

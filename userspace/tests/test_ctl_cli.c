@@ -161,7 +161,7 @@ TEST(stats_new_and_old_module)
 	EXPECT_NE(NULL, strstr(r.out, "ipv4:\n  prefixes:     3\n"
 				       "  lengths:      3 distinct\n"
 				       "  keys:         256 in the lookup tables\n"
-				       "  tables:       3 per packet\n"
+				       "  tables:       3 per packet at most\n"
 				       "  capacity:     1024\n"
 				       "  load factor:  25.00%\n")) TH_LOG("%s", r.out);
 	RUN(&r, "old", "", "stats");
