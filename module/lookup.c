@@ -267,23 +267,23 @@ static __always_inline u32 cnf_long_tiers(const struct cnf_filter *f,
 /*
  * The tiers of up to 32 bits that hold keys, the long tiers that
  * cnf_long_tiers() names for @addr, and the /128 tier, for a set with
- * prefixes.
+ * prefixes.  @low and @high: the first and last words of @active, as
+ * cnf_filter_lookup6() read them.
  */
 static noinline bool cnf_lookup6_tiers(const struct cnf_filter *f,
-				       const struct in6_addr *addr)
+				       const struct in6_addr *addr,
+				       u64 low, u64 high)
 {
 	u32 top = ntohl(addr->s6_addr32[0]), dir;
 	u64 tiers;
 
-	tiers = cnf_active(f, CNF_V6, 0) & (BIT_ULL(33) - 1);
-	for (; tiers; tiers &= tiers - 1)
+	for (tiers = low & (BIT_ULL(33) - 1); tiers; tiers &= tiers - 1)
 		if (cnf_tier_has32(f, CNF_V6, __ffs64(tiers), top))
 			return true;
 	for (dir = cnf_long_tiers(f, top); dir; dir &= dir - 1)
 		if (cnf_tier_probe6(f, cnf_dir_tier(__ffs(dir)), addr))
 			return true;
-	return cnf_active(f, CNF_V6, 2) &&
-	       cnf_tier_probe6(f, CNF_V6_BITS, addr);
+	return high && cnf_tier_probe6(f, CNF_V6_BITS, addr);
 }
 
 /**
@@ -298,13 +298,15 @@ static noinline bool cnf_lookup6_tiers(const struct cnf_filter *f,
  */
 bool cnf_filter_lookup6(const struct cnf_filter *f, const struct in6_addr *addr)
 {
+	u64 low = cnf_active(f, CNF_V6, 0), high = cnf_active(f, CNF_V6, 2);
+
 	BUILD_BUG_ON(CNF_V6_BITS / 64 != 2 || CNF_ACTIVE_WORDS != 3);
 	/* Addresses only: the address tier alone, as for IPv4. */
-	if (likely(!cnf_active(f, CNF_V6, 0) && !cnf_active(f, CNF_V6, 1) &&
-		   cnf_active(f, CNF_V6, 2) == BIT_ULL(CNF_V6_BITS % 64)))
+	if (likely(!low && !cnf_active(f, CNF_V6, 1) &&
+		   high == BIT_ULL(CNF_V6_BITS % 64)))
 		return cnf_table_has6(rcu_dereference(f->tier[CNF_V6][CNF_V6_BITS]),
 				      addr);
-	return cnf_lookup6_tiers(f, addr);
+	return cnf_lookup6_tiers(f, addr, low, high);
 }
 
 /**

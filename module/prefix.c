@@ -488,7 +488,10 @@ static int cnf_tier_open(struct cnf_filter *f, enum cnf_family fam,
 	return err;
 }
 
-/* After adds to tier @tl that may all have failed: an empty one goes. */
+/*
+ * After adds to tier @tl that may all have failed, or a delete: an empty
+ * one goes.
+ */
 static void cnf_tier_close(struct cnf_filter *f, enum cnf_family fam,
 			   unsigned int tl)
 {
@@ -538,13 +541,9 @@ static int cnf_tier_del(struct cnf_filter *f, const struct cnf_key *p)
 
 	cnf_table_key(p, &k);
 	err = cnf_tab_del(f, tp, &k);
-	if (err || cnf_deref(f, tp)->count)
-		return err;
-	cnf_active_set(f, p->family, p->len, false);
-	cnf_tab_release(f, tp);
-	if (cnf_tier_is_long(p->family, p->len))
-		cnf_dir_release(f);
-	return 0;
+	if (!err)
+		cnf_tier_close(f, p->family, p->len);
+	return err;
 }
 
 /*

@@ -1009,6 +1009,32 @@ TEST(one_add_three_tables)
 
 /* ---- the directory of the long tiers ---- */
 
+/*
+ * Add @p cut to @len with the @n'th allocation from now on failing.  An add
+ * that fails must have failed there, with -ENOMEM, and left the filter's
+ * stats as they were.  Returns the add's result.
+ */
+static int add_failing_at(struct __test_metadata *_metadata,
+			  struct cnf_filter *f, struct cnf_key p,
+			  unsigned int len, long n)
+{
+	struct cnf_filter_stats before = cnf_t_stats(f), after;
+	bool hit;
+	int err;
+
+	cnf_user_fail_alloc_in = n;
+	err = add_p(f, p, len);
+	hit = cnf_user_fail_alloc_in < 0;
+	cnf_user_fail_alloc_in = -1;
+	if (err) {
+		EXPECT_TRUE(hit);
+		EXPECT_EQ(-ENOMEM, err);
+		after = cnf_t_stats(f);
+		EXPECT_EQ(0, memcmp(&before, &after, sizeof(before)));
+	}
+	return err;
+}
+
 /* A long IPv6 prefix, /33 to /127, in a /32 of its own or in @near's. */
 static struct cnf_key long_prefix(struct cnf_rng *r, const struct pmodel *m)
 {
@@ -1142,31 +1168,17 @@ TEST(long_tiers_directory)
 TEST(long_tiers_directory_enomem)
 {
 	struct cnf_filter *f = cnf_filter_create(16, 1ULL << 30);
-	struct cnf_filter_stats before, after;
 	struct cnf_key p40 = cnf_key6(0x20010db8, 0x11000000, 0, 0);
 	struct cnf_key p48 = cnf_key6(0x20010db9, 0x22220000, 0, 0);
 	struct cnf_key p60 = cnf_key6(0x20010dba, 0x33333330, 0, 0);
 	struct cnf_key p96 = cnf_key6(0x20010dbb, 1, 2, 0);
-	bool went;
 	long n;
-	int err;
 
 	ASSERT_NE(NULL, f);
 	ASSERT_EQ(0, add_p(f, p40, 40));
 	ASSERT_EQ(0, add_p(f, p48, 48));
 	ASSERT_EQ(NULL, f->dir);	/* two long tiers: none yet */
-	for (n = 0;; n++) {
-		before = cnf_t_stats(f);
-		cnf_user_fail_alloc_in = n;
-		err = add_p(f, p60, 60);
-		went = cnf_user_fail_alloc_in < 0;
-		cnf_user_fail_alloc_in = -1;
-		if (!err)
-			break;
-		ASSERT_TRUE(went);
-		ASSERT_EQ(-ENOMEM, err);
-		after = cnf_t_stats(f);
-		ASSERT_EQ(0, memcmp(&before, &after, sizeof(before)));
+	for (n = 0; add_failing_at(_metadata, f, p60, 60, n); n++) {
 		ASSERT_EQ(NULL, f->dir);
 		ASSERT_FALSE(has6(f, 0x20010dba, 0x3333333f, 0, 0));
 	}
@@ -1196,13 +1208,11 @@ TEST(long_tiers_directory_enomem)
 TEST(long_tiers_directory_full)
 {
 	struct cnf_filter *f = cnf_filter_create(16, 1ULL << 30);
-	struct cnf_filter_stats before, after;
 	struct cnf_rng r = { .s = 0x66756c6cULL };
 	struct cnf_key p41 = cnf_key6(0x30000000, 0x12800000, 0, 0), p;
 	unsigned int failed = 0, log;
 	const struct cnf_dir *d;
 	long n;
-	int err;
 
 	ASSERT_NE(NULL, f);
 	ASSERT_EQ(0, add_p(f, cnf_key6(0x20010db8, 0x11000000, 0, 0), 40));
@@ -1213,16 +1223,7 @@ TEST(long_tiers_directory_full)
 		ASSERT_EQ(0, add_p(f, p, 56));
 	}
 	log = d->log;
-	for (n = 0;; n++) {
-		before = cnf_t_stats(f);
-		cnf_user_fail_alloc_in = n;
-		err = add_p(f, p41, 41);
-		cnf_user_fail_alloc_in = -1;
-		if (!err)
-			break;
-		ASSERT_EQ(-ENOMEM, err);
-		after = cnf_t_stats(f);
-		ASSERT_EQ(0, memcmp(&before, &after, sizeof(before)));
+	for (n = 0; add_failing_at(_metadata, f, p41, 41, n); n++) {
 		ASSERT_EQ(d, f->dir);
 		ASSERT_FALSE(has6(f, 0x30000000, 0x12812345, 0, 0));
 		failed++;
