@@ -42,25 +42,48 @@ static bool clear_host_bits(uint8_t *addr, unsigned int len,
 	return set;
 }
 
-/* A dotted quad: four numbers of 0 to 255, none with a leading zero. */
-static bool parse_ipv4(const char *s, const char *end, uint8_t out[4])
+/*
+ * A dotted quad at @s, four numbers of 0 to 255, none with a leading zero,
+ * into @out: where it ends, or NULL.  Number by number, each digit read
+ * once: this runs on every line of a load.
+ */
+static const char *scan_ipv4(const char *s, const char *end, uint8_t out[4])
 {
-	const char *start;
-	unsigned int i, v;
+	unsigned int i, v, d;
 	uint8_t q[4];
 
 	for (i = 0; i < 4; i++) {
 		if (i && (s == end || *s++ != '.'))
-			return false;
-		start = s;
-		for (v = 0; s < end && (unsigned int)(*s - '0') < 10; s++)
-			v = v * 10 + (unsigned int)(*s - '0');
-		if (s == start || s - start > 3 || v > 255 ||
-		    (s - start > 1 && *start == '0'))
-			return false;
+			return NULL;
+		if (s == end || (v = (unsigned int)(*s++ - '0')) > 9)
+			return NULL;
+		/* Two more digits at most, and none after a leading zero. */
+		if (s < end && (d = (unsigned int)(*s - '0')) < 10) {
+			if (!v)
+				return NULL;
+			v = v * 10 + d;
+			if (++s < end && (d = (unsigned int)(*s - '0')) < 10) {
+				v = v * 10 + d;
+				s++;
+			}
+		}
+		if (v > 255)
+			return NULL;
 		q[i] = (uint8_t)v;
 	}
-	if (s != end)
+	/* A fourth digit ends no quad. */
+	if (s < end && (unsigned int)(*s - '0') < 10)
+		return NULL;
+	memcpy(out, q, sizeof(q));
+	return s;
+}
+
+/* Only a quad that is all of [@s, @end) is written to @out. */
+static bool parse_ipv4(const char *s, const char *end, uint8_t out[4])
+{
+	uint8_t q[4];
+
+	if (scan_ipv4(s, end, q) != end)
 		return false;
 	memcpy(out, q, sizeof(q));
 	return true;
@@ -167,31 +190,47 @@ static unsigned int netmask_len(const uint8_t *m, unsigned int width)
 	return clear_host_bits(copy, n, width) ? 0xff : n;
 }
 
-/* The length after the '/' of a @family prefix. */
-static enum ctl_parse_err parse_len(const char *s, int family,
-				    unsigned int *len, struct cnf_addr *hint)
+/* The length after a '/': digits only, at most three, no leading zero. */
+static enum ctl_parse_err parse_len_digits(const char *s, const char *end,
+					   unsigned int *len)
 {
+	const char *p = s;
+
+	while (p < end && (unsigned int)(*p - '0') < 10)
+		p++;
+	if (p == s || p != end)
+		return CTL_PARSE_BAD_LEN;
+	/* As an address's 010.0.0.1 is refused: one way to write a number. */
+	if (end - s > 1 && *s == '0')
+		return CTL_PARSE_BAD_LEN;
+	if (end - s > 3)
+		return CTL_PARSE_LEN_RANGE;
+	/* At most three digits, checked above: no strtoul() on every line. */
+	for (*len = 0; s < end; s++)
+		*len = *len * 10 + (unsigned int)(*s - '0');
+	return CTL_PARSE_OK;
+}
+
+/* The length after the '/' of a @family prefix, [@s, @end). */
+static enum ctl_parse_err parse_len(const char *s, const char *end,
+				    int family, unsigned int *len,
+				    struct cnf_addr *hint)
+{
+	enum ctl_parse_err err = parse_len_digits(s, end, len);
 	unsigned int width = family_width(family);
-	size_t n = strspn(s, "0123456789");
 	uint8_t mask[16];
 
 	hint->family = family;
-	if (!n || s[n]) {
+	if (err == CTL_PARSE_BAD_LEN) {
 		/* 10.0.0.0/255.255.255.0 is a common way of saying /24. */
-		if (ctl_parse_addr(family, s, strlen(s), mask)) {
+		if (ctl_parse_addr(family, s, end - s, mask)) {
 			hint->prefixlen = netmask_len(mask, width);
 			return CTL_PARSE_NETMASK;
 		}
-		return CTL_PARSE_BAD_LEN;
+		return err;
 	}
-	/* As an address's 010.0.0.1 is refused: one way to write a number. */
-	if (n > 1 && s[0] == '0')
-		return CTL_PARSE_BAD_LEN;
-	if (n > 3)
-		return CTL_PARSE_LEN_RANGE;
-	/* At most three digits, checked above: no strtoul() on every line. */
-	for (*len = 0; n--; s++)
-		*len = *len * 10 + (unsigned int)(*s - '0');
+	if (err)
+		return err;
 	return *len > width ? CTL_PARSE_LEN_RANGE : CTL_PARSE_OK;
 }
 
@@ -205,22 +244,49 @@ static bool v4mapped(const struct cnf_addr *a)
 	       !memcmp(a->addr, mapped, sizeof(mapped));
 }
 
-static enum ctl_parse_err parse_prefix(const char *s, unsigned int flags,
-				       struct cnf_addr *a, struct cnf_addr *hint)
+/* Is any bit of @addr past @len (of @width) set? */
+static bool has_host_bits(const uint8_t *addr, unsigned int len,
+			  unsigned int width)
 {
-	const char *slash = strchr(s, '/');
-	size_t alen = slash ? (size_t)(slash - s) : strlen(s);
+	unsigned int i = len / 8;
+	uint8_t set = 0;
+
+	if (len % 8)
+		set = addr[i++] & (uint8_t)(0xff >> (len % 8));
+	for (; i < width / 8; i++)
+		set |= addr[i];
+	return set;
+}
+
+/* The prefix [@s, @end) into @a, zeroed before, or @hint says why not. */
+static enum ctl_parse_err parse_prefix(const char *s, const char *end,
+				       unsigned int flags, struct cnf_addr *a,
+				       struct cnf_addr *hint)
+{
+	const char *slash = scan_ipv4(s, end, a->addr);
 	unsigned int width, len;
 	enum ctl_parse_err err;
 
-	/* IPv6 text has a colon, IPv4 text never: one parse for either. */
-	a->family = memchr(s, ':', alen) ? AF_INET6 : AF_INET;
-	if (!ctl_parse_addr(a->family, s, alen, a->addr))
-		return CTL_PARSE_NOT_ADDR;
+	/*
+	 * A dotted quad up to the '/' or the end is IPv4.  Other text is
+	 * IPv6 if it has a colon before any '/', as IPv4 text never does,
+	 * and no address at all if it has none.
+	 */
+	if (slash && (slash == end || *slash == '/')) {
+		a->family = AF_INET;
+	} else {
+		slash = memchr(s, '/', end - s);
+		a->family = AF_INET6;
+		if (!memchr(s, ':', (slash ?: end) - s) ||
+		    !parse_ipv6(s, slash ?: end, a->addr))
+			return CTL_PARSE_NOT_ADDR;
+	}
+	if (slash == end)
+		slash = NULL;
 	width = family_width(a->family);
 	len = width;
 	if (slash) {
-		err = parse_len(slash + 1, a->family, &len, hint);
+		err = parse_len(slash + 1, end, a->family, &len, hint);
 		if (err)
 			return err;
 	}
@@ -235,30 +301,41 @@ static enum ctl_parse_err parse_prefix(const char *s, unsigned int flags,
 		memcpy(hint->addr, a->addr + 12, 4);
 		return CTL_PARSE_V4MAPPED;
 	}
-	*hint = *a;
-	if (clear_host_bits(hint->addr, len, width))
+	if (has_host_bits(a->addr, len, width)) {
+		/* The network it probably meant. */
+		*hint = *a;
+		clear_host_bits(hint->addr, len, width);
 		return CTL_PARSE_HOST_BITS;
+	}
 	memset(hint, 0, sizeof(*hint));
 	if (!len)
 		a->flags = CNF_ADDR_F_ALL;
 	return CTL_PARSE_OK;
 }
 
+/* ctl_parse_prefix() of the text [@s, @end). */
+static enum ctl_parse_err parse_prefix_text(const char *s, const char *end,
+					    unsigned int flags,
+					    struct cnf_addr *a,
+					    struct cnf_addr *hint)
+{
+	enum ctl_parse_err err;
+
+	/* The kernel rejects unknown flags and stray address bytes. */
+	memset(a, 0, sizeof(*a));
+	memset(hint, 0, sizeof(*hint));
+	err = parse_prefix(s, end, flags, a, hint);
+	if (err)
+		memset(a, 0, sizeof(*a));
+	return err;
+}
+
 enum ctl_parse_err ctl_parse_prefix(const char *s, unsigned int flags,
 				    struct cnf_addr *a, struct cnf_addr *hint)
 {
 	struct cnf_addr unused;
-	enum ctl_parse_err err;
 
-	if (!hint)
-		hint = &unused;
-	/* The kernel rejects unknown flags and stray address bytes. */
-	memset(a, 0, sizeof(*a));
-	memset(hint, 0, sizeof(*hint));
-	err = parse_prefix(s, flags, a, hint);
-	if (err)
-		memset(a, 0, sizeof(*a));
-	return err;
+	return parse_prefix_text(s, s + strlen(s), flags, a, hint ?: &unused);
 }
 
 static const char *family_name(int family)
@@ -422,9 +499,27 @@ size_t ctl_parse_entry_args(int argc, char *const *argv, unsigned int flags,
 	return nbad;
 }
 
+/* How ctl_parse_line() sees a byte. */
+enum {
+	CTL_CH_WORD,		/* part of a word */
+	CTL_CH_SPACE,		/* what isspace() takes in the C locale */
+	CTL_CH_END,		/* the end of the entry: a comment, or NUL */
+};
+
+static const uint8_t ctl_char_class[256] = {
+	['\0'] = CTL_CH_END, ['#'] = CTL_CH_END, [';'] = CTL_CH_END,
+	[' '] = CTL_CH_SPACE, ['\t'] = CTL_CH_SPACE, ['\n'] = CTL_CH_SPACE,
+	['\v'] = CTL_CH_SPACE, ['\f'] = CTL_CH_SPACE, ['\r'] = CTL_CH_SPACE,
+};
+
+static unsigned int char_class(char c)
+{
+	return ctl_char_class[(unsigned char)c];
+}
+
 static char *skip_space(char *p)
 {
-	while (*p && isspace((unsigned char)*p))
+	while (char_class(*p) == CTL_CH_SPACE)
 		p++;
 	return p;
 }
@@ -464,7 +559,7 @@ enum ctl_line_kind ctl_parse_line(char *line, size_t len, unsigned int flags,
 				  struct cnf_addr *hint, const char **value,
 				  size_t *value_len)
 {
-	char *p, *end, *rest;
+	char *p, *word_end, *end;
 
 	memset(hint, 0, sizeof(*hint));
 	/* An embedded NUL would hide the rest of the line from the parser. */
@@ -474,37 +569,41 @@ enum ctl_line_kind ctl_parse_line(char *line, size_t len, unsigned int flags,
 		*value_len = len;
 		return CTL_LINE_BAD;
 	}
+	/*
+	 * The first word, and then, in most lines, only the line's end.  A
+	 * comment starts at '#' (FireHOL, hosts files) or ';' (Spamhaus DROP).
+	 */
 	p = skip_space(line);
-	/* A comment: '#' (FireHOL, hosts files) or ';' (Spamhaus DROP). */
-	end = p + strcspn(p, "#;");
-	while (end > p && isspace((unsigned char)end[-1]))
-		end--;
-	if (end == p)
+	word_end = p + strcspn(p, CTL_SPACE "#;");
+	if (word_end == p)
 		return CTL_LINE_EMPTY;
+	end = skip_space(word_end);
+	if (char_class(*end) == CTL_CH_END) {
+		end = word_end;
+	} else {
+		end += strcspn(end, "#;");
+		while (char_class(end[-1]) == CTL_CH_SPACE)
+			end--;
+	}
 	*end = '\0';
 	*value = p;
 	*value_len = end - p;
 	memset(e, 0, sizeof(*e));
-	rest = p + strcspn(p, CTL_SPACE);
-	if (*rest) {
-		/* The entry's text stays whole for the report. */
+	if (word_end < end) {
+		/* Words after the prefix; the entry's text stays whole. */
 		char words[CTL_BADLINE_TEXT + 1];
-		size_t n = strlen(rest);
+		size_t n = end - word_end;
 
 		if (n >= sizeof(words)) {
 			*err = CTL_PARSE_EXTRA;
 			return CTL_LINE_BAD;
 		}
-		memcpy(words, rest, n + 1);
+		memcpy(words, word_end, n + 1);
 		*err = parse_line_timeout(words, e);
 		if (*err)
 			return CTL_LINE_BAD;
-		*rest = '\0';
-		*err = ctl_parse_prefix(p, flags, &e->a, hint);
-		*rest = ' ';
-	} else {
-		*err = ctl_parse_prefix(p, flags, &e->a, hint);
 	}
+	*err = parse_prefix_text(p, word_end, flags, &e->a, hint);
 	if (*err)
 		memset(e, 0, sizeof(*e));
 	return *err ? CTL_LINE_BAD : CTL_LINE_ADDR;
@@ -658,36 +757,100 @@ static int input_take_line(struct ctl_input *in, char *line, size_t len,
 	}
 }
 
+/*
+ * Lines of a file, read a block at a time: getline() takes a lock and
+ * copies every line, which costs more than parsing its address.  A line is
+ * handed out in place, its '\n' replaced by the NUL that ends it.
+ */
+struct line_reader {
+	FILE *f;
+	char *buf;
+	size_t cap;		/* bytes of @buf, one kept for a last NUL */
+	size_t start, end;	/* the bytes read and not handed out yet */
+	bool eof;
+};
+
+#define CTL_READ_BLOCK	(64 * 1024)
+
+/*
+ * Read more after the unread bytes, moved to the front; a line longer
+ * than the buffer doubles it.  0 or -errno.
+ */
+static int reader_fill(struct line_reader *r)
+{
+	size_t got, cap;
+	char *buf;
+
+	if (r->start) {
+		memmove(r->buf, r->buf + r->start, r->end - r->start);
+		r->end -= r->start;
+		r->start = 0;
+	}
+	if (r->cap - r->end < CTL_READ_BLOCK + 1) {
+		cap = r->cap ? 2 * r->cap : CTL_READ_BLOCK + 1;
+		buf = realloc(r->buf, cap);
+		if (!buf)
+			return -ENOMEM;
+		r->buf = buf;
+		r->cap = cap;
+	}
+	errno = 0;
+	got = fread(r->buf + r->end, 1, r->cap - r->end - 1, r->f);
+	r->end += got;
+	if (got)
+		return 0;
+	if (ferror(r->f))
+		return errno ? -errno : -EIO;
+	r->eof = true;
+	return 0;
+}
+
+/* The next line and its length without the '\n', or -1 at the end. */
+static ssize_t reader_next(struct line_reader *r, char **line, int *err)
+{
+	char *nl;
+	size_t len;
+
+	for (;;) {
+		/* Before the first read there is no buffer to search. */
+		nl = r->start < r->end ?
+		     memchr(r->buf + r->start, '\n', r->end - r->start) : NULL;
+		if (nl || r->eof)
+			break;
+		*err = reader_fill(r);
+		if (*err)
+			return -1;
+	}
+	if (!nl && r->start == r->end)
+		return -1;
+	*line = r->buf + r->start;
+	len = (nl ?: r->buf + r->end) - *line;
+	(*line)[len] = '\0';
+	r->start += len + !!nl;
+	return len;
+}
+
 int ctl_input_read(struct ctl_input *in, FILE *f)
 {
 	static const char bom[] = "\xef\xbb\xbf";
-	char *line = NULL, *p;
+	struct line_reader r = { .f = f };
 	unsigned long lineno = 0;
-	size_t cap = 0;
+	char *line;
 	ssize_t len;
 	int err = 0;
 
-	for (;;) {
-		errno = 0;
-		len = getline(&line, &cap, f);
-		if (len < 0) {
-			/* getline() says -1 for both end of file and errors. */
-			if (ferror(f))
-				err = errno ? -errno : -EIO;
-			break;
-		}
+	while ((len = reader_next(&r, &line, &err)) >= 0) {
 		lineno++;
-		p = line;
 		/* Files saved by some Windows editors start with a UTF-8 BOM. */
 		if (lineno == 1 && len >= 3 && !memcmp(line, bom, 3)) {
-			p += 3;
+			line += 3;
 			len -= 3;
 		}
-		err = input_take_line(in, p, len, lineno);
+		err = input_take_line(in, line, len, lineno);
 		if (err)
 			break;
 	}
-	free(line);
+	free(r.buf);
 	return err;
 }
 

@@ -576,6 +576,85 @@ static enum ctl_line_kind parse_line(const char *text, unsigned int flags,
 	return k == CTL_LINE_ADDR && e.timed ? CTL_LINE_BAD : k;
 }
 
+/*
+ * The outcome of a prefix, by the rules as the header states them, the
+ * address read by inet_pton(): the model ctl_parse_prefix() must match.
+ */
+static enum ctl_parse_err model_prefix(const char *text, struct cnf_addr *a)
+{
+	const char *slash = strchr(text, '/'), *l;
+	size_t alen = slash ? (size_t)(slash - text) : strlen(text);
+	unsigned int width, len = 0, i;
+	char part[64];
+	uint8_t mask[16];
+
+	memset(a, 0, sizeof(*a));
+	if (alen >= sizeof(part))
+		return CTL_PARSE_NOT_ADDR;
+	memcpy(part, text, alen);
+	part[alen] = '\0';
+	a->family = strchr(part, ':') ? AF_INET6 : AF_INET;
+	width = a->family == AF_INET ? 32 : 128;
+	if (inet_pton(a->family, part, a->addr) != 1)
+		return CTL_PARSE_NOT_ADDR;
+	len = width;
+	if (slash) {
+		l = slash + 1;
+		if (!*l || strspn(l, "0123456789") != strlen(l))
+			return inet_pton(a->family, l, mask) == 1 ?
+			       CTL_PARSE_NETMASK : CTL_PARSE_BAD_LEN;
+		if (strlen(l) > 1 && l[0] == '0')
+			return CTL_PARSE_BAD_LEN;
+		if (strlen(l) > 3 || (len = atoi(l)) > width)
+			return CTL_PARSE_LEN_RANGE;
+	}
+	a->prefixlen = len;
+	if (!len)
+		return CTL_PARSE_ALL;
+	if (a->family == AF_INET6 && len >= 96 &&
+	    !memcmp(a->addr, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12))
+		return CTL_PARSE_V4MAPPED;
+	for (i = len; i < width; i++)
+		if (a->addr[i / 8] & (0x80 >> (i % 8)))
+			return CTL_PARSE_HOST_BITS;
+	return CTL_PARSE_OK;
+}
+
+/* Random and mutated prefixes: the outcome the model says, every time. */
+TEST(prefix_parse_as_model)
+{
+	unsigned int round, n, ok = 0, kinds = 0, i;
+	enum ctl_parse_err got, want;
+	struct cnf_addr a, m, hint;
+	char text[64];
+
+	for (round = 0; round < 300000; round++) {
+		random_addr_text(rng() % 2 ? AF_INET6 : AF_INET, text,
+				 sizeof(text) - 8);
+		n = strlen(text);
+		if (rng() % 4)
+			snprintf(text + n, sizeof(text) - n, "/%u",
+				 rng() % 140);
+		for (i = rng() % 3; round % 2 && i; i--)
+			mutate(text, sizeof(text));
+		got = ctl_parse_prefix(text, 0, &a, &hint);
+		want = model_prefix(text, &m);
+		ASSERT_EQ(want, got)
+			TH_LOG("'%s'", text);
+		if (!got)
+			ASSERT_EQ(0, memcmp(&m, &a, sizeof(a)))
+				TH_LOG("'%s': other bytes", text);
+		ok += !got;
+		kinds |= 1U << got;
+	}
+	/* Good prefixes, and the errors of the address and the length. */
+	EXPECT_GT(ok, round / 10);
+	EXPECT_EQ(0, ~kinds & (1U << CTL_PARSE_NOT_ADDR |
+			       1U << CTL_PARSE_BAD_LEN |
+			       1U << CTL_PARSE_LEN_RANGE |
+			       1U << CTL_PARSE_HOST_BITS));
+}
+
 TEST(line_kinds)
 {
 	static const char *const empty[] = {
@@ -893,6 +972,37 @@ TEST(input_many_lines)
 	EXPECT_EQ(0, in.addrs[n - 1].addr[3]);
 	EXPECT_EQ(24, in.addrs[n - 1].prefixlen);
 	EXPECT_EQ(32, in.addrs[n - 2].prefixlen);
+	ctl_input_free(&in);
+	free(text);
+}
+
+/* Lines longer than a read block, and an empty input. */
+TEST(input_long_lines)
+{
+	const size_t pad = 200000;
+	char buf[CTL_PREFIXSTRLEN], *text;
+	struct ctl_input in;
+	size_t len;
+
+	text = malloc(pad + 70100);
+	ASSERT_NE(NULL, text);
+	len = sprintf(text, "10.1.2.0/24");
+	memset(text + len, ' ', pad);
+	len += pad;
+	len += sprintf(text + len, "# padded\n%*s\n192.0.2.7", 70000, "#");
+	ctl_input_init(&in, 0);
+	ASSERT_EQ(0, read_text(&in, text, len));
+	ASSERT_EQ(2, in.n);
+	EXPECT_EQ(0, in.nbad);
+	EXPECT_STREQ("10.1.2.0/24", entry(&in, 0, buf));
+	EXPECT_EQ(1, in.lineno[0]);
+	EXPECT_STREQ("192.0.2.7", entry(&in, 1, buf));
+	EXPECT_EQ(3, in.lineno[1]);
+	ctl_input_free(&in);
+	ctl_input_init(&in, 0);
+	ASSERT_EQ(0, read_text(&in, text, 0));
+	EXPECT_EQ(0, in.n);
+	EXPECT_EQ(0, in.nbad);
 	ctl_input_free(&in);
 	free(text);
 }
