@@ -208,7 +208,7 @@ u64 cnf_filter_bytes(const struct cnf_filter *f)
 	const struct cnf_table *t;
 	const struct cnf_map *m;
 	unsigned int fam, len, i;
-	u64 bytes = d ? d->bytes : 0;
+	u64 bytes = (d ? d->bytes : 0) + (f->tab4 ? cnf_tab4_bytes() : 0);
 
 	for (i = 0; i < f->undo_n; i++)
 		bytes += f->undo[i].old->bytes;
@@ -265,8 +265,9 @@ static unsigned int cnf_log_for(enum cnf_layout layout, u64 entries,
 
 /*
  * Replace the table at @tp by one of at least 2^@log buckets holding the
- * same keys; a size whose rebuild does not fit is retried one size up.  New
- * seeds each time: an unlucky (or crafted) key set does not stay unlucky.
+ * same keys; a size whose rebuild does not fit is retried one size up.  The
+ * first try shares the filter's tabulation (wide IPv4 slots), every retry
+ * takes new seeds: an unlucky (or crafted) key set does not stay unlucky.
  * The old table stays in use until the new one is complete, and is freed
  * after a grace period: both count against the memory limit.  Fails with
  * -ENOSPC beyond the memory limit or the family's largest table, -ENOMEM.
@@ -280,11 +281,12 @@ static int cnf_rebuild_within(struct cnf_filter *f,
 	u64 in_use = cnf_budget_used(f->budget);
 	struct cnf_rebuild rb = { .path = f->path };
 	bool summary = old->summary;
+	u32 **tab4 = &f->tab4;
 
-	for (; log <= cnf_max_log(layout); log++) {
+	for (; log <= cnf_max_log(layout); log++, tab4 = NULL) {
 		if (in_use + cnf_table_bytes(layout, log, summary) > limit)
 			return -ENOSPC;
-		rb.t = cnf_table_alloc(layout, log, summary);
+		rb.t = cnf_table_alloc(layout, log, summary, tab4);
 		if (!rb.t)
 			return -ENOMEM;
 		if (!cnf_table_walk(old, cnf_rebuild_one, &rb))
@@ -452,7 +454,7 @@ int cnf_tab_ensure(struct cnf_filter *f, struct cnf_table __rcu **tp,
 		log = floor;
 	if (!cnf_fits(f, cnf_table_bytes(layout, log, summary)))
 		return -ENOSPC;
-	t = cnf_table_alloc(layout, log, summary);
+	t = cnf_table_alloc(layout, log, summary, &f->tab4);
 	if (!t)
 		return -ENOMEM;
 	rcu_assign_pointer(*tp, t);
@@ -504,7 +506,8 @@ bool cnf_tab_has(const struct cnf_filter *f, struct cnf_table __rcu *const *tp,
 
 /*
  * An absent key that the table at @tp has no room for: past its load limit
- * (@grow_first), or without a cuckoo path.
+ * (@grow_first), or without a cuckoo path.  Either way the table grows to
+ * cnf_grow_log()'s size: the adds a batch announced come all the same.
  */
 static noinline int cnf_add_slow(struct cnf_filter *f,
 				 struct cnf_table __rcu **tp,
@@ -522,7 +525,7 @@ static noinline int cnf_add_slow(struct cnf_filter *f,
 	}
 	/* A table grown may have filled its stash with keys of its own. */
 	for (;;) {
-		err = cnf_filter_grow(f, tp, t->log + 1);
+		err = cnf_filter_grow(f, tp, cnf_grow_log(f, tp));
 		if (err)
 			return cnf_stash_put(t, key) ? 0 : err;
 		t = cnf_deref(f, tp);
@@ -904,7 +907,7 @@ int cnf_filter_flush(struct cnf_filter *f)
 	cnf_assert_held(&f->lock);
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
 		fresh[fam] = cnf_table_alloc(cnf_family_layout(fam),
-					     f->initial_log, true);
+					     f->initial_log, true, &f->tab4);
 		if (!fresh[fam])
 			goto err_alloc;
 	}
@@ -989,6 +992,8 @@ static void cnf_family_stats(struct cnf_filter *f, enum cnf_family fam,
 		ts->tables += hweight64(f->active[fam][len]);
 	if (fam == CNF_V6 && cnf_dir_deref(f))
 		ts->bytes += cnf_dir_deref(f)->bytes;
+	if (fam == CNF_V4 && f->tab4)
+		ts->bytes += cnf_tab4_bytes();
 	ts->entries = f->prefixes[fam];
 	ts->grows = f->grows[fam];
 }
@@ -1092,7 +1097,8 @@ struct cnf_filter *cnf_filter_create_in(u64 initial_capacity,
 	f->budget->filters = f;
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
 		struct cnf_table *t = cnf_table_alloc(cnf_family_layout(fam),
-						      f->initial_log, true);
+						      f->initial_log, true,
+						      &f->tab4);
 
 		if (!t)
 			goto err_alloc;
@@ -1157,6 +1163,8 @@ void cnf_filter_destroy(struct cnf_filter *f)
 			cnf_table_free(rcu_dereference_protected(f->tier[fam][len],
 								 1));
 	}
+	/* After every table that shares it, retired ones included. */
+	cnf_free(f->tab4);
 	cnf_mutex_destroy(&f->lock);
 	cnf_free(f);
 }

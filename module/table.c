@@ -54,7 +54,8 @@ size_t cnf_summary_bytes(enum cnf_layout layout, unsigned int log,
  * @log: log2 of its buckets
  * @summary: as cnf_table_alloc() takes it
  *
- * Return: the bytes cnf_table_alloc() takes for it.
+ * Return: the bytes cnf_table_alloc() takes for it with a tabulation of
+ * its own (a shared one counts with its filter).
  */
 size_t cnf_table_bytes(enum cnf_layout layout, unsigned int log,
 		       bool summary)
@@ -65,32 +66,47 @@ size_t cnf_table_bytes(enum cnf_layout layout, unsigned int log,
 }
 
 /*
- * The tabulation of an IPv4 table: entry i is jhash(chunk value, chunk
- * index).  Inputs are distinct: equal entries in two chunks' tables would
- * cancel out of H.
+ * A tabulation for IPv4 tables of @width-byte slots: entry i is
+ * jhash(chunk value, chunk index) under @seed.  Inputs are distinct: equal
+ * entries in two chunks' tables would cancel out of H.
  */
-static void cnf_hashes_fill(struct cnf_table *t, size_t entries)
+static u32 *cnf_hashes_alloc(unsigned int width, u32 seed)
 {
-	unsigned int bits = cnf_tab_bits(cnf_width(t));
-	u32 i;
+	unsigned int bits = cnf_tab_bits(width);
+	size_t i, entries = (size_t)cnf_tab_chunks(width) << bits;
+	u32 *e = cnf_zalloc(entries * sizeof(u32));
 
 	BUILD_BUG_ON(2 * CNF_TAB16_BITS < 16 - 2);
 	BUILD_BUG_ON(3 * CNF_TAB32_BITS < 32 - CNF_MIN_BUCKETS_LOG);
-	for (i = 0; i < entries; i++)
-		t->hashes[i] = jhash_2words(i & ((1U << bits) - 1), i >> bits,
-					    t->seed);
+	for (i = 0; e && i < entries; i++)
+		e[i] = jhash_2words(i & ((1U << bits) - 1), i >> bits, seed);
+	return e;
+}
+
+/* Memory of a tabulation that wide IPv4 tables share (cnf_table_alloc()). */
+size_t cnf_tab4_bytes(void)
+{
+	return cnf_hashes_entries(CNF_LAYOUT32, CNF_MIN_BUCKETS_LOG) *
+	       sizeof(u32);
 }
 
 /**
- * cnf_table_alloc - a new, empty table with a new seed
+ * cnf_table_alloc - a new, empty table
  * @layout: its layout
  * @log: log2 of its buckets, at most cnf_max_log(@layout)
  * @summary: lookups will read it: an IPv6 table gets a summary (table.h)
+ * @tab4: where a tabulation for wide IPv4 slots is shared, made of this
+ *	table's seed if there is none yet; it must outlive the tables that
+ *	share it.  NULL: new seeds of its own.
+ *
+ * A tabulation of its own costs a small table more to make than its slots
+ * (3,072 jhashes) and takes 12 KB: a filter's tables share one
+ * (cnf_filter.tab4).
  *
  * Return: the table, not yet visible to readers; NULL when memory is short.
  */
 struct cnf_table *cnf_table_alloc(enum cnf_layout layout, unsigned int log,
-				  bool summary)
+				  bool summary, u32 **tab4)
 {
 	enum cnf_family fam = cnf_width_family(cnf_slot_bytes(layout, log));
 	struct cnf_table *t = cnf_zalloc(sizeof(*t));
@@ -106,12 +122,20 @@ struct cnf_table *cnf_table_alloc(enum cnf_layout layout, unsigned int log,
 	for (i = 0; fam == CNF_V6 && i < CNF_MUL6_WORDS; i++)
 		t->mul6[i] = (u64)get_random_u32() << 32 | get_random_u32();
 	t->slot_bytes = cnf_slot_bytes(layout, log);
+	t->bytes = cnf_table_bytes(layout, log, summary);
 	entries = cnf_hashes_entries(layout, log);
-	if (entries) {
-		t->hashes = cnf_zalloc(entries * sizeof(u32));
+	if (entries && tab4 && t->slot_bytes == CNF_SLOT_V4_WIDE) {
+		if (!*tab4)
+			*tab4 = cnf_hashes_alloc(t->slot_bytes, t->seed);
+		if (!*tab4)
+			goto err_slots;
+		t->hashes = *tab4;
+		t->shared_hashes = true;
+		t->bytes -= entries * sizeof(u32);
+	} else if (entries) {
+		t->hashes = cnf_hashes_alloc(t->slot_bytes, t->seed);
 		if (!t->hashes)
 			goto err_slots;
-		cnf_hashes_fill(t, entries);
 	}
 	if (cnf_summary_bytes(layout, log, summary)) {
 		t->summary = cnf_zalloc(cnf_summary_bytes(layout, log, summary));
@@ -123,11 +147,11 @@ struct cnf_table *cnf_table_alloc(enum cnf_layout layout, unsigned int log,
 	t->log = log;
 	t->mask = (1U << log) - 1;
 	t->limit = cnf_table_limit(log);
-	t->bytes = cnf_table_bytes(layout, log, summary);
 	return t;
 
 err_hashes:
-	cnf_free(t->hashes);
+	if (!t->shared_hashes)
+		cnf_free(t->hashes);
 err_slots:
 	cnf_free(t->slots);
 err_table:
@@ -144,7 +168,8 @@ void cnf_table_free(struct cnf_table *t)
 	if (!t)
 		return;
 	cnf_free(t->summary);
-	cnf_free(t->hashes);
+	if (!t->shared_hashes)
+		cnf_free(t->hashes);
 	cnf_free(t->slots);
 	cnf_free(t);
 }

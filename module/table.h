@@ -116,8 +116,9 @@ struct cnf_table {
 	u8 family;
 	u8 log;			/* 2^log buckets */
 	u8 slot_bytes;		/* enum cnf_slot_width */
+	bool shared_hashes;	/* @hashes are its filter's @tab4 */
 	u32 mask;		/* buckets - 1 */
-	u32 seed;
+	u32 seed;		/* of a tabulation, its own or a shared one */
 	u32 stash_n;
 	/*
 	 * The buckets, in an allocation of their own: kmalloc would round a
@@ -130,7 +131,10 @@ struct cnf_table {
 	 * next line, which a hit (and a rare false flag) reads as well.
 	 */
 	u8 *slots;
-	/* IPv4 tables: the tabulation of H (see hash.h).  NULL for IPv6. */
+	/*
+	 * IPv4 tables: the tabulation of H (see hash.h), the table's own or
+	 * its filter's (@shared_hashes).  NULL for IPv6.
+	 */
 	u32 *hashes;
 	/* IPv6 tables, both layouts: the multipliers and addend of H. */
 	u64 mul6[CNF_MUL6_WORDS];
@@ -269,6 +273,9 @@ static __always_inline u32 cnf_dir_index(const struct cnf_dir *d, u32 top)
  * @long_tiers: the directory bits of the long tiers that @active names:
  *          what lookups probe while there is no directory.  Changed
  *          (release) with @active, read with acquire.
+ * @tab4:   the tabulation the IPv4 tables of wide slots share (hash.h),
+ *          made of the first one's seed (cnf_table_alloc()) and freed with
+ *          the filter; a rebuild retried gives its table one of its own.
  * @nlen:   per family, prefixes stored of each length.
  * @budget: the memory limit @f counts against, shared or @own_budget;
  *          read and changed under the lock that serialises its filters.
@@ -283,6 +290,7 @@ struct cnf_filter {
 	struct cnf_table __rcu *store[CNF_NFAMILIES][CNF_STORE_TABLES];
 	struct cnf_map __rcu *map[CNF_NFAMILIES];
 	struct cnf_dir __rcu *dir;
+	u32 *tab4;
 	u16 long_tiers;
 	u32 nlen[CNF_NFAMILIES][CNF_TIERS];
 	u64 prefixes[CNF_NFAMILIES];
@@ -683,8 +691,9 @@ size_t cnf_table_bytes(enum cnf_layout layout, unsigned int log,
 size_t cnf_summary_bytes(enum cnf_layout layout, unsigned int log,
 			 bool summary);
 int cnf_summary_refresh(struct cnf_table *t);
+size_t cnf_tab4_bytes(void);
 struct cnf_table *cnf_table_alloc(enum cnf_layout layout, unsigned int log,
-				  bool summary);
+				  bool summary, u32 **tab4);
 void cnf_table_free(struct cnf_table *t);
 void cnf_table_retire(struct cnf_table *t);
 int cnf_table_add(struct cnf_table *t, struct cnf_path_node *path,

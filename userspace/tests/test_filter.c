@@ -950,7 +950,7 @@ static double fill_at_first_failure(enum cnf_layout layout, unsigned int log,
 				    u32 step)
 {
 	static struct cnf_path_node path[CNF_PATH_NODES];
-	struct cnf_table *t = cnf_table_alloc(layout, log, true);
+	struct cnf_table *t = cnf_table_alloc(layout, log, true, NULL);
 	u32 slots = CNF_BUCKET_SLOTS << log, i, w;
 	struct cnf_key k = first;
 

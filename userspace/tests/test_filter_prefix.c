@@ -516,6 +516,59 @@ static u64 v4_bytes(struct cnf_filter *f)
 }
 
 /*
+ * The IPv4 tables of wide slots share their filter's tabulation: a tier
+ * opened, or grown, adds its slots to the filter's memory and no 12 KB of
+ * hashes; the shared one counts once.  A filter of its own has its own.
+ */
+TEST(tiers_share_tabulation)
+{
+	struct cnf_filter *f = cnf_filter_create(0, NO_LIMIT);
+	struct cnf_filter *g = cnf_filter_create(0, NO_LIMIT);
+	const struct cnf_table *t20, *t24, *t32;
+	u64 slots = 0;
+	unsigned int i;
+
+	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, g);
+	ASSERT_NE(NULL, f->tab4);
+	ASSERT_NE(f->tab4, g->tab4);
+	ASSERT_EQ(0, add_p(f, cnf_key4(0x0a000000), 19));	/* /20 keys */
+	ASSERT_EQ(0, add_p(f, cnf_key4(0x0b000000), 23));	/* /24 keys */
+	for (i = 0; i < 5000; i++)	/* the /32 tier grows */
+		ASSERT_EQ(0, add_p(f, cnf_key4(0x0c000000 + 7 * i), 32));
+	t20 = rcu_dereference_protected(f->tier[CNF_V4][20], 1);
+	t24 = rcu_dereference_protected(f->tier[CNF_V4][24], 1);
+	t32 = rcu_dereference_protected(f->tier[CNF_V4][32], 1);
+	ASSERT_NE(NULL, t20);
+	ASSERT_NE(NULL, t24);
+	ASSERT_EQ((unsigned int)CNF_SLOT_V4_WIDE, cnf_width(t32));
+	ASSERT_EQ(f->tab4, t20->hashes);
+	ASSERT_EQ(f->tab4, t24->hashes);
+	ASSERT_EQ(f->tab4, t32->hashes);
+	ASSERT_TRUE(t32->shared_hashes);
+	for (i = 0; i < CNF_TIERS; i++) {
+		const struct cnf_table *t =
+			rcu_dereference_protected(f->tier[CNF_V4][i], 1);
+
+		slots += t ? t->bytes : 0;
+	}
+	for (i = 0; i < CNF_STORE_TABLES; i++) {
+		const struct cnf_table *t =
+			rcu_dereference_protected(f->store[CNF_V4][i], 1);
+
+		slots += t ? t->bytes : 0;
+	}
+	ASSERT_EQ(slots + cnf_tab4_bytes(), v4_bytes(f));
+	ASSERT_EQ(0, add_p(f, cnf_key4(0x0a000000), 20));
+	ASSERT_TRUE(cnf_t_has(f, &(struct cnf_key){ .family = CNF_V4,
+		.len = 32, .v4 = htonl(0x0a000fff) }));
+	ASSERT_FALSE(cnf_t_has(f, &(struct cnf_key){ .family = CNF_V4,
+		.len = 32, .v4 = htonl(0x0a002000) }));
+	cnf_filter_destroy(g);
+	cnf_filter_destroy(f);
+}
+
+/*
  * Prefixes of up to 16 bits share the /16 map: deleting one clears only
  * the /16s no other covers, and the map goes with the last of them.
  */
