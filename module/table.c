@@ -83,6 +83,19 @@ static u32 *cnf_hashes_alloc(unsigned int width, u32 seed)
 	return e;
 }
 
+/**
+ * cnf_tab4_alloc - a tabulation for wide IPv4 tables to share
+ *
+ * For a filter whose first table made none (its slots are narrow): the
+ * wide tables it makes later share this one.  Free with cnf_free().
+ *
+ * Return: the tabulation, NULL when memory is short.
+ */
+u32 *cnf_tab4_alloc(void)
+{
+	return cnf_hashes_alloc(CNF_SLOT_V4_WIDE, get_random_u32());
+}
+
 /* Memory of a tabulation that wide IPv4 tables share (cnf_table_alloc()). */
 size_t cnf_tab4_bytes(void)
 {

@@ -1252,6 +1252,35 @@ TEST(long_tiers_directory_enomem)
 }
 
 /*
+ * A filter that starts with narrow IPv4 slots has its tabulation all the
+ * same: its first wide table (a tier) shares it, and an add whose
+ * allocations fail leaves the memory as it was.
+ */
+TEST(narrow_start_shares_tabulation)
+{
+	struct cnf_filter *f = cnf_filter_create(1U << 21, NO_LIMIT);
+	struct cnf_key net = cnf_key4(0x0a000000);
+	const struct cnf_table *t32, *t24;
+	long n;
+
+	ASSERT_NE(NULL, f);
+	t32 = rcu_dereference_protected(f->tier[CNF_V4][32], 1);
+	ASSERT_EQ((unsigned int)CNF_SLOT_V4_NARROW, cnf_width(t32));
+	ASSERT_FALSE(t32->shared_hashes);
+	ASSERT_NE(NULL, f->tab4);
+	for (n = 0; add_failing_at(_metadata, f, net, 23, n); n++)
+		ASSERT_EQ(NULL, rcu_dereference_protected(f->tier[CNF_V4][24],
+							  1));
+	ASSERT_LE(1, n);
+	t24 = rcu_dereference_protected(f->tier[CNF_V4][24], 1);
+	ASSERT_NE(NULL, t24);
+	ASSERT_EQ(f->tab4, t24->hashes);
+	ASSERT_TRUE(cnf_t_has(f, &(struct cnf_key){ .family = CNF_V4,
+		.len = 32, .v4 = htonl(0x0a0001ff) }));
+	cnf_filter_destroy(f);
+}
+
+/*
  * A directory that the next new bit makes anew, and an add that would set
  * it, into a tier of its own, with each allocation failing in turn: a
  * failed add leaves the directory as it was, memory included.  The add
