@@ -406,28 +406,47 @@ static int xdp_status(const struct ctl_opts *o, int argc, char **argv)
 	return rc;
 }
 
+/* The subcommands, named once: refused before libbpf opens, then run. */
+enum xdp_sub { XDP_ATTACH, XDP_DETACH, XDP_STATUS, XDP_NSUBS };
+
+static const char *const xdp_sub_names[XDP_NSUBS] = {
+	[XDP_ATTACH] = "attach",
+	[XDP_DETACH] = "detach",
+	[XDP_STATUS] = "status",
+};
+
+static int xdp_sub_of(const char *name)
+{
+	int i;
+
+	for (i = 0; i < XDP_NSUBS; i++)
+		if (!strcmp(name, xdp_sub_names[i]))
+			return i;
+	return -1;
+}
+
 int ctl_cmd_xdp(const struct ctl_opts *o, int argc, char **argv)
 {
-	int rc;
+	int rc, sub;
 
 	if (!argc)
 		return ctl_usage_error("xdp", NULL,
 				       "attach, detach or status needed");
-	if (strcmp(argv[0], "status") && strcmp(argv[0], "attach") &&
-	    strcmp(argv[0], "detach"))
+	sub = xdp_sub_of(argv[0]);
+	if (sub < 0)
 		return xdp_usage(argv[0], NULL, NULL,
 				 "not a subcommand: attach, detach or status");
 	rc = open_libbpf();
 	if (rc)
 		return rc;
 	lib.libbpf_set_print(keep_bpf_log);
-	if (!strcmp(argv[0], "status"))
+	if (sub == XDP_STATUS)
 		return xdp_status(o, argc - 1, argv + 1);
 	if (argc < 2)
 		return xdp_usage(argv[0], NULL, NULL, "a device needed");
 	if (o->json)
 		return xdp_usage(argv[0], NULL, NULL, "-j is for status only");
-	if (!strcmp(argv[0], "attach"))
+	if (sub == XDP_ATTACH)
 		return xdp_attach(argc - 1, argv + 1);
 	return xdp_detach(argc - 1, argv + 1);
 }
