@@ -149,7 +149,8 @@ def core_prefix_report():
     out = [f"Measured on {data['machine']} by `make bench`: "
            f"{data['note']}; {data['prefix_note']}.  Probes: lookup tables "
            "holding keys, the most a lookup reads (an IPv6 lookup reads "
-           "only the long tiers that the directory names for its /32); keys: what the prefixes expand into; bytes: "
+           "only the long tiers that the directory names for its /32); "
+           "keys: what the prefixes expand into; bytes: "
            "the filter's own count.\n",
            "| prefix set | lengths | loaded prefixes/s | lookups/s hit / "
            "miss | ns hit / miss | probes | lookup keys | bytes/prefix "

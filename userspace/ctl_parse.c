@@ -244,20 +244,6 @@ static bool v4mapped(const struct cnf_addr *a)
 	       !memcmp(a->addr, mapped, sizeof(mapped));
 }
 
-/* Is any bit of @addr past @len (of @width) set? */
-static bool has_host_bits(const uint8_t *addr, unsigned int len,
-			  unsigned int width)
-{
-	unsigned int i = len / 8;
-	uint8_t set = 0;
-
-	if (len % 8)
-		set = addr[i++] & (uint8_t)(0xff >> (len % 8));
-	for (; i < width / 8; i++)
-		set |= addr[i];
-	return set;
-}
-
 /* The prefix [@s, @end) into @a, zeroed before, or @hint says why not. */
 static enum ctl_parse_err parse_prefix(const char *s, const char *end,
 				       unsigned int flags, struct cnf_addr *a,
@@ -301,12 +287,9 @@ static enum ctl_parse_err parse_prefix(const char *s, const char *end,
 		memcpy(hint->addr, a->addr + 12, 4);
 		return CTL_PARSE_V4MAPPED;
 	}
-	if (has_host_bits(a->addr, len, width)) {
-		/* The network it probably meant. */
-		*hint = *a;
-		clear_host_bits(hint->addr, len, width);
+	*hint = *a;
+	if (clear_host_bits(hint->addr, len, width))
 		return CTL_PARSE_HOST_BITS;
-	}
 	memset(hint, 0, sizeof(*hint));
 	if (!len)
 		a->flags = CNF_ADDR_F_ALL;
@@ -499,29 +482,17 @@ size_t ctl_parse_entry_args(int argc, char *const *argv, unsigned int flags,
 	return nbad;
 }
 
-/* How ctl_parse_line() sees a byte. */
-enum {
-	CTL_CH_WORD,		/* part of a word */
-	CTL_CH_SPACE,		/* what isspace() takes in the C locale */
-	CTL_CH_END,		/* the end of the entry: a comment, or NUL */
-};
-
-static const uint8_t ctl_char_class[256] = {
-	['\0'] = CTL_CH_END, ['#'] = CTL_CH_END, [';'] = CTL_CH_END,
-	[' '] = CTL_CH_SPACE, ['\t'] = CTL_CH_SPACE, ['\n'] = CTL_CH_SPACE,
-	['\v'] = CTL_CH_SPACE, ['\f'] = CTL_CH_SPACE, ['\r'] = CTL_CH_SPACE,
-};
-
-static unsigned int char_class(char c)
-{
-	return ctl_char_class[(unsigned char)c];
-}
-
 static char *skip_space(char *p)
 {
-	while (char_class(*p) == CTL_CH_SPACE)
+	while (*p && isspace((unsigned char)*p))
 		p++;
 	return p;
+}
+
+/* The end of an entry: the line's, or a comment's start. */
+static bool entry_end(char c)
+{
+	return !c || c == '#' || c == ';';
 }
 
 /*
@@ -578,11 +549,11 @@ enum ctl_line_kind ctl_parse_line(char *line, size_t len, unsigned int flags,
 	if (word_end == p)
 		return CTL_LINE_EMPTY;
 	end = skip_space(word_end);
-	if (char_class(*end) == CTL_CH_END) {
+	if (entry_end(*end)) {
 		end = word_end;
 	} else {
 		end += strcspn(end, "#;");
-		while (char_class(end[-1]) == CTL_CH_SPACE)
+		while (isspace((unsigned char)end[-1]))
 			end--;
 	}
 	*end = '\0';
