@@ -1104,14 +1104,6 @@ struct cnf_filter *cnf_filter_create_in(u64 initial_capacity,
 			goto err_alloc;
 		RCU_INIT_POINTER(f->tier[fam][cnf_family_bits(fam)], t);
 	}
-	/*
-	 * Made now, if the tables above did not: an add never makes it, so
-	 * that a failed one leaves the filter's memory as it was.
-	 */
-	if (!f->tab4)
-		f->tab4 = cnf_tab4_alloc();
-	if (!f->tab4)
-		goto err_alloc;
 	return f;
 
 err_alloc:

@@ -24,9 +24,11 @@
  * xor of one entry per chunk, out of a table of jhash values per chunk under
  * the seed; cuckoo hashing works with it as with a random function
  * (Patrascu and Thorup, "The Power of Simple Tabulation Hashing", 2012).
- * Narrow slots (r of at most 14 bits) take two chunks of 7 bits (1 KB),
- * wide ones three chunks of 10 bits (12 KB).  Two or three loads replace a
- * jhash, so the packet path costs about the same at every table size.
+ * Narrow slots (r of at most 14 bits) take two chunks of 7 bits, wide ones
+ * three chunks of 10 bits: 3,072 entries (12 KB), which a filter's IPv4
+ * tables share (cnf_filter.tab4), the narrow ones reading the first 256 as
+ * their two chunks' tables.  Two or three loads replace a jhash, so the
+ * packet path costs about the same at every table size.
  */
 #ifndef _CNF_HASH_H
 #define _CNF_HASH_H

@@ -83,20 +83,7 @@ static u32 *cnf_hashes_alloc(unsigned int width, u32 seed)
 	return e;
 }
 
-/**
- * cnf_tab4_alloc - a tabulation for wide IPv4 tables to share
- *
- * For a filter whose first table made none (its slots are narrow): the
- * wide tables it makes later share this one.  Free with cnf_free().
- *
- * Return: the tabulation, NULL when memory is short.
- */
-u32 *cnf_tab4_alloc(void)
-{
-	return cnf_hashes_alloc(CNF_SLOT_V4_WIDE, get_random_u32());
-}
-
-/* Memory of a tabulation that wide IPv4 tables share (cnf_table_alloc()). */
+/* Memory of the tabulation a filter's IPv4 tables share (cnf_table_alloc()). */
 size_t cnf_tab4_bytes(void)
 {
 	return cnf_hashes_entries(CNF_LAYOUT32, CNF_MIN_BUCKETS_LOG) *
@@ -108,13 +95,13 @@ size_t cnf_tab4_bytes(void)
  * @layout: its layout
  * @log: log2 of its buckets, at most cnf_max_log(@layout)
  * @summary: lookups will read it: an IPv6 table gets a summary (table.h)
- * @tab4: where a tabulation for wide IPv4 slots is shared, made of this
- *	table's seed if there is none yet; it must outlive the tables that
- *	share it.  NULL: new seeds of its own.
+ * @tab4: where the tabulation IPv4 tables share is, made of this table's
+ *	seed if there is none yet; it must outlive the tables that share it.
+ *	NULL: new seeds of its own.
  *
  * A tabulation of its own costs a small table more to make than its slots
  * (3,072 jhashes) and takes 12 KB: a filter's tables share one
- * (cnf_filter.tab4).
+ * (cnf_filter.tab4).  Narrow slots read only its first 256 entries.
  *
  * Return: the table, not yet visible to readers; NULL when memory is short.
  */
@@ -137,9 +124,9 @@ struct cnf_table *cnf_table_alloc(enum cnf_layout layout, unsigned int log,
 	t->slot_bytes = cnf_slot_bytes(layout, log);
 	t->bytes = cnf_table_bytes(layout, log, summary);
 	entries = cnf_hashes_entries(layout, log);
-	if (entries && tab4 && t->slot_bytes == CNF_SLOT_V4_WIDE) {
+	if (entries && tab4) {
 		if (!*tab4)
-			*tab4 = cnf_hashes_alloc(t->slot_bytes, t->seed);
+			*tab4 = cnf_hashes_alloc(CNF_SLOT_V4_WIDE, t->seed);
 		if (!*tab4)
 			goto err_slots;
 		t->hashes = *tab4;

@@ -273,11 +273,10 @@ static __always_inline u32 cnf_dir_index(const struct cnf_dir *d, u32 top)
  * @long_tiers: the directory bits of the long tiers that @active names:
  *          what lookups probe while there is no directory.  Changed
  *          (release) with @active, read with acquire.
- * @tab4:   the tabulation the IPv4 tables of wide slots share (hash.h),
- *          made of the first one's seed (cnf_table_alloc()), or of its own
- *          when the filter starts with narrow slots, never by an add; freed
- *          with the filter.  A rebuild retried gives its table one of its
- *          own.
+ * @tab4:   the tabulation the IPv4 tables share (hash.h), made of the
+ *          seed of the first, the IPv4 address tier, when the filter is
+ *          made (never by an add); freed with the filter.  A rebuild
+ *          retried gives its table one of its own.
  * @nlen:   per family, prefixes stored of each length.
  * @budget: the memory limit @f counts against, shared or @own_budget;
  *          read and changed under the lock that serialises its filters.
@@ -693,7 +692,6 @@ size_t cnf_table_bytes(enum cnf_layout layout, unsigned int log,
 size_t cnf_summary_bytes(enum cnf_layout layout, unsigned int log,
 			 bool summary);
 int cnf_summary_refresh(struct cnf_table *t);
-u32 *cnf_tab4_alloc(void);
 size_t cnf_tab4_bytes(void);
 struct cnf_table *cnf_table_alloc(enum cnf_layout layout, unsigned int log,
 				  bool summary, u32 **tab4);

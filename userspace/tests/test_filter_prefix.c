@@ -1252,9 +1252,9 @@ TEST(long_tiers_directory_enomem)
 }
 
 /*
- * A filter that starts with narrow IPv4 slots has its tabulation all the
- * same: its first wide table (a tier) shares it, and an add whose
- * allocations fail leaves the memory as it was.
+ * A filter that starts with narrow IPv4 slots shares its tabulation all the
+ * same: its address tier made it, its first wide table (a tier) shares it,
+ * and an add whose allocations fail leaves the memory as it was.
  */
 TEST(narrow_start_shares_tabulation)
 {
@@ -1266,8 +1266,8 @@ TEST(narrow_start_shares_tabulation)
 	ASSERT_NE(NULL, f);
 	t32 = rcu_dereference_protected(f->tier[CNF_V4][32], 1);
 	ASSERT_EQ((unsigned int)CNF_SLOT_V4_NARROW, cnf_width(t32));
-	ASSERT_FALSE(t32->shared_hashes);
-	ASSERT_NE(NULL, f->tab4);
+	ASSERT_TRUE(t32->shared_hashes);
+	ASSERT_EQ(f->tab4, t32->hashes);
 	for (n = 0; add_failing_at(_metadata, f, net, 23, n); n++)
 		ASSERT_EQ(NULL, rcu_dereference_protected(f->tier[CNF_V4][24],
 							  1));
