@@ -54,7 +54,7 @@ static inline size_t cnf_hashes_entries(enum cnf_layout layout,
 {
 	unsigned int width = cnf_slot_bytes(layout, log);
 
-	if (layout != CNF_LAYOUT32)
+	if (cnf_layout_words(layout) != 1)
 		return 0;
 	return (size_t)cnf_tab_chunks(width) << cnf_tab_bits(width);
 }

@@ -69,7 +69,7 @@ static u32 cnf_prefix_top(const struct cnf_key *p)
 static void cnf_table_key(const struct cnf_key *p, struct cnf_key *k)
 {
 	memset(k, 0, sizeof(*k));
-	if (cnf_tier_layout(p->len) == CNF_LAYOUT32) {
+	if (cnf_layout_words(cnf_tier_layout(p->len)) == 1) {
 		k->family = CNF_V4;
 		k->len = CNF_V4_BITS;
 		k->v4 = cnf_tier_key32(cnf_prefix_top(p), p->len);
@@ -89,7 +89,7 @@ static void cnf_table_key_prefix(enum cnf_family fam, unsigned int tl,
 	memset(p, 0, sizeof(*p));
 	p->family = fam;
 	p->len = tl;
-	if (cnf_tier_layout(tl) != CNF_LAYOUT32) {
+	if (cnf_layout_words(cnf_tier_layout(tl)) != 1) {
 		p->v6 = k->v6;
 		return;
 	}
@@ -637,7 +637,7 @@ static void cnf_expand_next(struct cnf_key *k, struct cnf_key *tk)
 {
 	cnf_key_step(k, k->len);
 	/* An IPv4 table key is the prefix's bits, right-aligned. */
-	cnf_key_step(tk, cnf_tier_layout(k->len) == CNF_LAYOUT32 ?
+	cnf_key_step(tk, cnf_layout_words(cnf_tier_layout(k->len)) == 1 ?
 		     CNF_V4_BITS : k->len);
 }
 

@@ -35,12 +35,13 @@
  *         Any list probes at most 19 tables and the map.
  *
  * Keys of tiers of at most 32 bits live in IPv4-layout tables (the first L
- * bits as a number), longer ones in IPv6-layout tables (the address with
- * the bits past L cleared): those of at most 64 bits in CNF_LAYOUT64
- * tables, whose slots store two words (6 or 8 bytes, table.h), the others
- * in CNF_LAYOUT128 tables (16-byte slots).  The /32 and /128 tiers are the
- * address tiers: a set of addresses costs what it did before prefixes, one
- * probe.
+ * bits as a number, below 2^L: the /20 and /24 tiers' tables take 2-byte
+ * slots from 2^6 and 2^10 buckets on, table.h), longer ones in IPv6-layout
+ * tables (the address with the bits past L cleared): those of at most 64
+ * bits in CNF_LAYOUT64 tables, whose slots store two words (6 or 8 bytes,
+ * table.h), the others in CNF_LAYOUT128 tables (16-byte slots).  The /32
+ * and /128 tiers are the address tiers: a set of addresses costs what it
+ * did before prefixes, one probe.
  *
  * Which prefixes a tier's keys came from is what prefix.c keeps.
  */
@@ -87,8 +88,10 @@ static inline unsigned int cnf_tier_of(enum cnf_family fam, unsigned int len)
 /* The layout of the table of the tier of length @tl. */
 static inline enum cnf_layout cnf_tier_layout(unsigned int tl)
 {
-	return tl <= 32 ? CNF_LAYOUT32 : tl <= 64 ? CNF_LAYOUT64 :
-						    CNF_LAYOUT128;
+	if (tl <= 32)
+		return tl <= 20 ? CNF_LAYOUT20 : tl <= 24 ? CNF_LAYOUT24 :
+							    CNF_LAYOUT32;
+	return tl <= 64 ? CNF_LAYOUT64 : CNF_LAYOUT128;
 }
 
 /* The key, in an IPv4-layout tier of length @tl, of an address whose first

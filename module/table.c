@@ -19,7 +19,7 @@
  *
  * Its slots stay below INT_MAX bytes, which kvmalloc() refuses: 2^24
  * buckets for CNF_LAYOUT128 (1 GiB), 2^26 for CNF_LAYOUT64 (1.5 GiB), 2^27
- * for CNF_LAYOUT32 (1 GiB).
+ * for the one-word layouts (1 GiB).
  *
  * Return: log2 of its buckets.
  */
@@ -43,7 +43,7 @@ unsigned int cnf_max_log(enum cnf_layout layout)
 size_t cnf_summary_bytes(enum cnf_layout layout, unsigned int log,
 			 bool summary)
 {
-	if (!summary || layout == CNF_LAYOUT32)
+	if (!summary || cnf_layout_words(layout) == 1)
 		return 0;
 	return sizeof(u32) << log;
 }
@@ -122,6 +122,7 @@ struct cnf_table *cnf_table_alloc(enum cnf_layout layout, unsigned int log,
 	for (i = 0; fam == CNF_V6 && i < CNF_MUL6_WORDS; i++)
 		t->mul6[i] = (u64)get_random_u32() << 32 | get_random_u32();
 	t->slot_bytes = cnf_slot_bytes(layout, log);
+	t->layout = layout;
 	t->bytes = cnf_table_bytes(layout, log, summary);
 	entries = cnf_hashes_entries(layout, log);
 	if (entries && tab4) {

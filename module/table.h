@@ -15,24 +15,28 @@
 #include "filter.h"
 
 /*
- * What a table holds, and so its slot layouts: IPv4 keys (also the keys of
- * IPv6 tiers of at most 32 bits: their first bits as a number), IPv6 keys
- * of which only the first 64 bits may be set (the tiers of 33 to 64 bits,
- * and the prefix store's keys of two words), and IPv6 keys.  The address
- * tiers are CNF_LAYOUT32 and CNF_LAYOUT128.
+ * What a table holds, and so its slot layouts: keys of one word, IPv4
+ * addresses and the keys of tiers of at most 32 bits (their first bits as
+ * a number, so below 2^20 in the /20 tier and below 2^24 in the /24
+ * tiers), IPv6 keys of which only the first 64 bits may be set (the tiers
+ * of 33 to 64 bits, and the prefix store's keys of two words), and IPv6
+ * keys.  The address tiers are CNF_LAYOUT32 and CNF_LAYOUT128.
  */
 enum cnf_layout {
+	CNF_LAYOUT20,
+	CNF_LAYOUT24,
 	CNF_LAYOUT32,
 	CNF_LAYOUT64,
 	CNF_LAYOUT128,
 };
 
 /*
- * Slot widths in bytes, one layout each.  A slot holds its key's words but
- * the last as they are (the upper words: none for IPv4), and the last word
- * x encoded: r = x >> log (32 - log bits) and the tag bits, its tag word.
- * From log CNF_NARROW_LOG on a tag word fits 16 bits; 16-byte slots keep
- * 32-bit tag words at every size.
+ * Slot widths in bytes.  A slot holds its key's words but the last as they
+ * are (the upper words: none for IPv4), and the last word x encoded:
+ * r = x >> log and the tag bits, its tag word.  Once r has at most
+ * CNF_NARROW_R_BITS bits (32 - log, or fewer where the layout's keys are
+ * smaller numbers) a tag word fits 16 bits; 16-byte slots keep 32-bit tag
+ * words at every size.
  */
 enum cnf_slot_width {
 	CNF_SLOT_V4_NARROW = 2,
@@ -42,7 +46,7 @@ enum cnf_slot_width {
 	CNF_SLOT_V6 = 16,
 };
 
-#define CNF_NARROW_LOG	18
+#define CNF_NARROW_R_BITS	14
 
 /*
  * Code that touches slots takes the width as a parameter and is inlined.
@@ -116,6 +120,7 @@ struct cnf_table {
 	u8 family;
 	u8 log;			/* 2^log buckets */
 	u8 slot_bytes;		/* enum cnf_slot_width */
+	u8 layout;		/* enum cnf_layout */
 	bool shared_hashes;	/* @hashes are its filter's @tab4 */
 	u32 mask;		/* buckets - 1 */
 	u32 seed;		/* of a tabulation, its own or a shared one */
@@ -339,12 +344,6 @@ static __always_inline unsigned int cnf_tag_bytes(unsigned int width)
 	return width == CNF_SLOT_V4_NARROW || width == CNF_SLOT_64_NARROW ? 2 : 4;
 }
 
-static __always_inline enum cnf_layout cnf_width_layout(unsigned int width)
-{
-	return width <= CNF_SLOT_V4_WIDE ? CNF_LAYOUT32 :
-	       width <= CNF_SLOT_64_WIDE ? CNF_LAYOUT64 : CNF_LAYOUT128;
-}
-
 /* The family of a table of @width-byte slots, a constant where @width is. */
 static __always_inline enum cnf_family cnf_width_family(unsigned int width)
 {
@@ -353,7 +352,19 @@ static __always_inline enum cnf_family cnf_width_family(unsigned int width)
 
 static inline enum cnf_layout cnf_table_layout(const struct cnf_table *t)
 {
-	return cnf_width_layout(cnf_width(t));
+	return t->layout;
+}
+
+/* Words of a key of @layout: 1, 2 or 4. */
+static inline unsigned int cnf_layout_words(enum cnf_layout layout)
+{
+	return layout <= CNF_LAYOUT32 ? 1 : layout == CNF_LAYOUT64 ? 2 : 4;
+}
+
+/* The bits a key's last word of @layout has, as cnf_locate() reads it. */
+static inline unsigned int cnf_layout_last_bits(enum cnf_layout layout)
+{
+	return layout == CNF_LAYOUT20 ? 20 : layout == CNF_LAYOUT24 ? 24 : 32;
 }
 
 /* The layout of the address tier of @fam. */
@@ -367,10 +378,10 @@ static inline enum cnf_layout cnf_family_layout(enum cnf_family fam)
 static inline unsigned int cnf_slot_bytes(enum cnf_layout layout,
 					  unsigned int log)
 {
-	bool narrow = log >= CNF_NARROW_LOG;
+	bool narrow = log + CNF_NARROW_R_BITS >= cnf_layout_last_bits(layout);
 
-	BUILD_BUG_ON(32 - CNF_NARROW_LOG + 2 > 16);
-	if (layout == CNF_LAYOUT32)
+	BUILD_BUG_ON(CNF_NARROW_R_BITS + 2 > 16);
+	if (cnf_layout_words(layout) == 1)
 		return narrow ? CNF_SLOT_V4_NARROW : CNF_SLOT_V4_WIDE;
 	if (layout == CNF_LAYOUT64)
 		return narrow ? CNF_SLOT_64_NARROW : CNF_SLOT_64_WIDE;

@@ -43,6 +43,11 @@ static bool has6(struct cnf_filter *f, u32 w0, u32 w1, u32 w2, u32 w3)
 	return cnf_filter_lookup6(f, &k.v6);
 }
 
+static bool has4(struct cnf_filter *f, u32 a)
+{
+	return cnf_filter_lookup4(f, htonl(a));
+}
+
 struct pmodel {
 	struct cnf_key p[MODEL_MAX];
 	unsigned int n;
@@ -1248,6 +1253,61 @@ TEST(long_tiers_directory_enomem)
 	ASSERT_TRUE(has6(f, 0x20010db8, 0x11ffffff, 9, 9));
 	ASSERT_FALSE(has6(f, 0x20010dbb, 1, 3, 3));
 	ASSERT_FALSE(has6(f, 0x20010dbc, 1, 2, 3));
+	cnf_filter_destroy(f);
+}
+
+/*
+ * The /20 and /24 tiers' keys are numbers below 2^20 and 2^24: their r
+ * fits narrow slots from 2^6 and 2^10 buckets on, where the /32 tier's
+ * needs 2^18.  Tiers grown past those sizes, in both families, have
+ * narrow slots, and every key grown across the change is found.
+ */
+TEST(short_tiers_narrow)
+{
+	struct cnf_filter *f = cnf_filter_create(0, NO_LIMIT);
+	const struct cnf_table *t20, *t24, *t32, *t24_6;
+	unsigned int i;
+
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ((unsigned int)CNF_SLOT_V4_WIDE, cnf_slot_bytes(CNF_LAYOUT20, 5));
+	ASSERT_EQ((unsigned int)CNF_SLOT_V4_NARROW,
+		  cnf_slot_bytes(CNF_LAYOUT20, 6));
+	ASSERT_EQ((unsigned int)CNF_SLOT_V4_WIDE, cnf_slot_bytes(CNF_LAYOUT24, 9));
+	ASSERT_EQ((unsigned int)CNF_SLOT_V4_NARROW,
+		  cnf_slot_bytes(CNF_LAYOUT24, 10));
+	ASSERT_EQ((unsigned int)CNF_SLOT_V4_WIDE,
+		  cnf_slot_bytes(CNF_LAYOUT32, 17));
+	for (i = 0; i < 300; i++)
+		ASSERT_EQ(0, add_p(f, cnf_key4(0x20000000 + (i << 12)), 20));
+	for (i = 0; i < 3000; i++) {
+		ASSERT_EQ(0, add_p(f, cnf_key4(0x0b000000 + (i << 8)), 24));
+		ASSERT_EQ(0, add_p(f, cnf_key4(0x0c000000 + 7 * i), 32));
+		ASSERT_EQ(0, add_p(f, cnf_key6(0x30000000 + (i << 8), 0, 0, 0),
+				   24));
+	}
+	t20 = rcu_dereference_protected(f->tier[CNF_V4][20], 1);
+	t24 = rcu_dereference_protected(f->tier[CNF_V4][24], 1);
+	t32 = rcu_dereference_protected(f->tier[CNF_V4][32], 1);
+	t24_6 = rcu_dereference_protected(f->tier[CNF_V6][24], 1);
+	ASSERT_LE(6U, t20->log);
+	ASSERT_EQ((unsigned int)CNF_SLOT_V4_NARROW, cnf_width(t20));
+	ASSERT_LE(10U, t24->log);
+	ASSERT_EQ((unsigned int)CNF_SLOT_V4_NARROW, cnf_width(t24));
+	ASSERT_EQ((unsigned int)CNF_SLOT_V4_NARROW, cnf_width(t24_6));
+	ASSERT_EQ(t24->log, t32->log);
+	ASSERT_EQ((unsigned int)CNF_SLOT_V4_WIDE, cnf_width(t32));
+	for (i = 0; i < 300; i++) {
+		ASSERT_TRUE(has4(f, 0x20000000 + (i << 12) + 0xfff));
+		ASSERT_FALSE(has4(f, 0x21000000 + (i << 12)));
+	}
+	for (i = 0; i < 3000; i++) {
+		ASSERT_TRUE(has4(f, 0x0b000000 + (i << 8) + 0xff));
+		ASSERT_TRUE(has6(f, 0x30000000 + (i << 8) + 0xff, 1, 2, 3));
+		ASSERT_TRUE(has4(f, 0x0c000000 + 7 * i));
+		ASSERT_FALSE(has4(f, 0x0c000000 + 7 * i + 1));
+	}
+	ASSERT_FALSE(has4(f, 0x0b000000 + (3000 << 8)));
+	ASSERT_FALSE(has6(f, 0x30000000 + (3000 << 8), 0, 0, 0));
 	cnf_filter_destroy(f);
 }
 
