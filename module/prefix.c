@@ -21,10 +21,11 @@
  * store, and costs what it did before prefixes.
  *
  * The store is exact tables, one per width of its keys (cnf_store_key()):
- * two words, in 6- or 8-byte slots, for every IPv4 prefix and IPv6 ones
- * shorter than /64; four, in 16-byte slots, for IPv6 ones from /64 on.
- * What lists put there is mostly of the first kind (their /64s and
- * addresses are tier lengths), at 6 or 8 bytes a slot rather than 16.
+ * one word, in 2- or 4-byte slots, for prefixes of either family shorter
+ * than 32 bits; two, in 6- or 8-byte slots, for IPv4 /32s and IPv6
+ * prefixes shorter than /64; four, in 16-byte slots, for IPv6 ones from
+ * /64 on.  What lists put there is mostly of the first two kinds (their
+ * /64s and addresses are tier lengths).
  *
  * Changes add keys before they remove any, so a source that prefixes cover
  * before and after a change is matched throughout it.  A failed add
@@ -101,43 +102,60 @@ static void cnf_table_key_prefix(enum cnf_family fam, unsigned int tl,
 }
 
 /*
- * The store's key of @p.  For IPv4, two words: its length, and its @len
- * bits as a number (as IPv4 tiers have their keys), so that what varies
- * between prefixes fills the low bits of the second word, those that pick
- * a CNF_LAYOUT64 key's bucket (hash.h).  For IPv6 (never /128: see
- * cnf_tier_of()), the address with bit @len set, which marks where the
+ * The store's key of @p.  A prefix of either family shorter than 32 bits
+ * is one word: its @len bits as a number (as IPv4 tiers have their keys)
+ * with bit @len set above them, which marks its length.  An IPv4 /32 is
+ * two: 32, and the address, so that what varies between them fills the
+ * low bits of the second word, those that pick a CNF_LAYOUT64 key's
+ * bucket (hash.h).  An IPv6 prefix of 32 bits or more (never /128: see
+ * cnf_tier_of()) is the address with bit @len set, which marks where the
  * prefix ends: below /64 its last two words are zero, and the key fits in
  * two words too.
  */
 static void cnf_store_key(const struct cnf_key *p, struct cnf_key *k)
 {
-	u32 bits;
-
 	memset(k, 0, sizeof(*k));
+	if (p->len < 32) {
+		k->family = CNF_V4;
+		k->len = CNF_V4_BITS;
+		k->v4 = htonl(1U << p->len |
+			      (p->len ? cnf_prefix_top(p) >> (32 - p->len) : 0));
+		return;
+	}
 	k->family = CNF_V6;
 	k->len = CNF_V6_BITS;
 	if (p->family == CNF_V4) {
-		bits = p->len ? ntohl(p->v4) >> (32 - p->len) : 0;
 		k->v6.s6_addr32[0] = htonl(p->len);
-		k->v6.s6_addr32[1] = htonl(bits);
+		k->v6.s6_addr32[1] = p->v4;
 		return;
 	}
 	k->v6 = p->v6;
 	k->v6.s6_addr32[p->len / 32] |= htonl(0x80000000U >> (p->len % 32));
 }
 
+/* Back from store key @k (of a table of one, two or four words) to its prefix. */
 static void cnf_store_key_prefix(enum cnf_family fam, const struct cnf_key *k,
 				 struct cnf_key *p)
 {
-	u32 bits;
+	u32 x, top;
 	int w;
 
 	memset(p, 0, sizeof(*p));
 	p->family = fam;
+	if (k->family == CNF_V4) {
+		x = ntohl(k->v4);
+		p->len = __fls(x);
+		/* The marker, bit @len, shifts out. */
+		top = p->len ? x << (32 - p->len) : 0;
+		if (fam == CNF_V4)
+			p->v4 = htonl(top);
+		else
+			p->v6.s6_addr32[0] = htonl(top);
+		return;
+	}
 	if (fam == CNF_V4) {
 		p->len = ntohl(k->v6.s6_addr32[0]);
-		bits = ntohl(k->v6.s6_addr32[1]);
-		p->v4 = htonl(p->len ? bits << (32 - p->len) : 0);
+		p->v4 = k->v6.s6_addr32[1];
 		return;
 	}
 	p->v6 = k->v6;
@@ -151,13 +169,16 @@ static void cnf_store_key_prefix(enum cnf_family fam, const struct cnf_key *k,
 /* ---- the store ---- */
 
 /*
- * Which store table of its family keeps @p: that of two-word keys (6- or
- * 8-byte slots) for IPv4 and for IPv6 below /64, that of four-word keys
- * (16 bytes) for IPv6 from /64 on, whose marker bit is past the first 64.
+ * Which store table of its family keeps @p (cnf_store_layout()): that of
+ * one-word keys (2- or 4-byte slots) below 32 bits, of two-word keys (6 or
+ * 8 bytes) for IPv4 /32s and IPv6 below /64, of four-word keys (16 bytes)
+ * for IPv6 from /64 on, whose marker bit is past the first 64.
  */
 static unsigned int cnf_store_index(const struct cnf_key *p)
 {
-	return p->family == CNF_V6 && p->len >= 64;
+	if (p->len < 32)
+		return 0;
+	return p->family == CNF_V6 && p->len >= 64 ? 2 : 1;
 }
 
 /* The store table that keeps @p. */

@@ -184,21 +184,22 @@ struct cnf_path_node {
 #define CNF_TIERS		(CNF_V6_BITS + 1)
 #define CNF_ACTIVE_WORDS	((CNF_TIERS + 63) / 64)
 /*
- * A family's store tables (prefix.c): keys of two words (CNF_LAYOUT64), and
- * of four (CNF_LAYOUT128, IPv6 only).
+ * A family's store tables (prefix.c), one per width of their keys: one
+ * word (CNF_LAYOUT32), two (CNF_LAYOUT64) and four (CNF_LAYOUT128, IPv6
+ * only).
  */
-#define CNF_STORE_TABLES	2
+#define CNF_STORE_TABLES	3
 
 /* The layout of store table @i of a family. */
 static inline enum cnf_layout cnf_store_layout(unsigned int i)
 {
-	return i ? CNF_LAYOUT128 : CNF_LAYOUT64;
+	return i == 0 ? CNF_LAYOUT32 : i == 1 ? CNF_LAYOUT64 : CNF_LAYOUT128;
 }
 
 /*
- * The tables one add changes: its tier's and its family's stores (an IPv6
- * prefix of 57 to 63 bits is a two-word key, the /64 keys it covers that
- * the store must keep are four-word ones).
+ * The tables one add changes: its tier's and its family's stores (an IPv4
+ * /31 is a one-word key, the /32 keys it covers that the store must keep
+ * are two-word ones).
  */
 #define CNF_UNDO_TABLES		(1 + CNF_STORE_TABLES)
 

@@ -41,6 +41,7 @@ typedef uint32_t __be32;
 #define noinline	__attribute__((noinline))
 #define __ffs64(x)	((unsigned int)__builtin_ctzll(x))
 #define __ffs(x)	((unsigned int)__builtin_ctzl(x))
+#define __fls(x)	((unsigned int)(8 * sizeof(long) - 1 - __builtin_clzl(x)))
 #define prefetch(x)	__builtin_prefetch(x)
 #define prefetchw(x)	__builtin_prefetch(x, 1)
 #ifndef __always_inline
