@@ -12,8 +12,9 @@
  * addresses at one bucket pair without the seed.  One hash per lookup: an
  * IPv4 r has at most 32 - log bits, so a second hash would add no pairs.
  *
- * A slot stores r (the upper words as they are, and x >> log), the tag
- * bits, and nothing else: i1 follows from the bucket and the alternate
+ * A slot stores r (the upper words as they are, and x >> log, for two-word
+ * keys xored with bits of the upper word: cnf_tag_mix()), the tag bits,
+ * and nothing else: i1 follows from the bucket and the alternate
  * bit, l = i1 ^ H(r), x = (x >> log) << log | l.  So the key comes back
  * exactly from a slot and its bucket, a fingerprint hit is an exact match
  * (no false positives), and growth rebuilds a table from its own slots.
@@ -107,6 +108,27 @@ static __always_inline u32 cnf_hash6(const struct cnf_table *t, const u32 *k,
 	return (h * 0x9e3779b97f4a7c15ULL) >> 32;
 }
 
+/*
+ * What a two-word key's tag word holds is r xor bits of the upper word, of
+ * the slot words @w: the keys of a tier of 33 to 64 bits are numbers below
+ * 2^(L - 32) after their /32 (prefix.h), whose r has few bits or none, and
+ * keys sharing a bucket would share a tag.  Mixed, their tags differ with
+ * their /32s, and a probe's tag test flags little but the key's own slot.
+ * The upper word is in the slot: r comes back.  Fits a narrow tag word.
+ */
+static __always_inline u32 cnf_tag_mix(unsigned int width, const u32 *w)
+{
+	if (cnf_width_words(width) != 2)
+		return 0;
+	return (w[0] ^ w[0] >> 16) & ((1U << CNF_NARROW_R_BITS) - 1);
+}
+
+/* r of slot words @w: their tag word without the tag bits, unmixed. */
+static __always_inline u32 cnf_slot_r(unsigned int width, const u32 *w)
+{
+	return (w[cnf_width_words(width) - 1] >> 2) ^ cnf_tag_mix(width, w);
+}
+
 /* H(r), r being the part of the key slot words @w store; tags excluded. */
 static __always_inline u32 cnf_hash(const struct cnf_table *t,
 				    unsigned int width, const u32 *w)
@@ -116,7 +138,7 @@ static __always_inline u32 cnf_hash(const struct cnf_table *t,
 
 	if (n == 1)
 		return cnf_hash4(t, width, w[0] >> 2);
-	r[n - 1] >>= 2;
+	r[n - 1] = cnf_slot_r(width, w);
 	return cnf_hash6(t, r, n);
 }
 
@@ -145,7 +167,7 @@ static __always_inline u32 cnf_locate(const struct cnf_table *t,
 	w[2] = n > 2 ? (__force u32)a[2] : 0;
 	w[3] = 0;
 	x = ntohl(a[n - 1]);
-	w[n - 1] = (x >> t->log) << 2 | CNF_TAG_VALID;
+	w[n - 1] = ((x >> t->log) ^ cnf_tag_mix(width, w)) << 2 | CNF_TAG_VALID;
 	h = cnf_hash(t, width, w);
 	p->b[0] = (x ^ h) & t->mask;
 	p->b[1] = p->b[0] ^ cnf_alt_offset(t, h);

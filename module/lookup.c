@@ -210,8 +210,8 @@ static __always_inline bool cnf_table_has6(const struct cnf_table *t,
 }
 
 /*
- * Is @addr, cut to the tier length @tl, a key of IPv6 tier table @t?  A
- * CNF_LAYOUT64 table reads two words of the key: only those are cut.
+ * Is @addr, cut to the tier length @tl, a key of IPv6 tier table @t, of a
+ * tier past 32 bits?  A table of two-word keys reads only those (prefix.h).
  */
 static bool cnf_tier_has6(const struct cnf_table *t, unsigned int tl,
 			  const struct in6_addr *addr)
@@ -220,14 +220,11 @@ static bool cnf_tier_has6(const struct cnf_table *t, unsigned int tl,
 	__be32 key[2];
 	int ret;
 
-	switch (cnf_tier_layout(tl)) {
-	case CNF_LAYOUT64:
+	if (cnf_layout_words(cnf_tier_layout(tl)) == 2) {
 		key[0] = addr->s6_addr32[0];
-		key[1] = addr->s6_addr32[1] & htonl(~0U << (64 - tl));
+		key[1] = cnf_tier_key64(addr->s6_addr32[1], tl);
 		ret = cnf_for_64_width(cnf_table_has, t, key);
 		return likely(ret >= 0) ? ret : cnf_table_has_slow(t, key);
-	default:
-		break;
 	}
 	if (tl < CNF_V6_BITS) {
 		cut = *addr;

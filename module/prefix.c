@@ -63,9 +63,9 @@ static u32 cnf_prefix_top(const struct cnf_key *p)
 }
 
 /*
- * The key a prefix of its tier length @p->len has in its tier's table.  An
- * IPv6 key is the prefix's address, whatever its layout: a CNF_LAYOUT64
- * table stores its first two words, the others being zero.
+ * The key a prefix of its tier length @p->len has in its tier's table (see
+ * prefix.h): its bits as a number, of one word or two, or the prefix's
+ * address for tiers past 64 bits.
  */
 static void cnf_table_key(const struct cnf_key *p, struct cnf_key *k)
 {
@@ -79,6 +79,8 @@ static void cnf_table_key(const struct cnf_key *p, struct cnf_key *k)
 	k->family = CNF_V6;
 	k->len = CNF_V6_BITS;
 	k->v6 = p->v6;
+	if (cnf_layout_words(cnf_tier_layout(p->len)) == 2)
+		k->v6.s6_addr32[1] = cnf_tier_key64(p->v6.s6_addr32[1], p->len);
 }
 
 /* Back from a key of the tier of length @tl to the prefix of family @fam. */
@@ -90,7 +92,13 @@ static void cnf_table_key_prefix(enum cnf_family fam, unsigned int tl,
 	memset(p, 0, sizeof(*p));
 	p->family = fam;
 	p->len = tl;
-	if (cnf_layout_words(cnf_tier_layout(tl)) != 1) {
+	if (cnf_layout_words(cnf_tier_layout(tl)) == 2) {
+		p->v6 = k->v6;
+		p->v6.s6_addr32[1] = htonl(ntohl(k->v6.s6_addr32[1]) <<
+					   (64 - tl));
+		return;
+	}
+	if (cnf_layout_words(cnf_tier_layout(tl)) == 4) {
 		p->v6 = k->v6;
 		return;
 	}
@@ -656,10 +664,11 @@ static void cnf_key_step(struct cnf_key *k, unsigned int bits)
 
 static void cnf_expand_next(struct cnf_key *k, struct cnf_key *tk)
 {
+	unsigned int words = cnf_layout_words(cnf_tier_layout(k->len));
+
 	cnf_key_step(k, k->len);
-	/* An IPv4 table key is the prefix's bits, right-aligned. */
-	cnf_key_step(tk, cnf_layout_words(cnf_tier_layout(k->len)) == 1 ?
-		     CNF_V4_BITS : k->len);
+	/* Table keys of one or two words end in the prefix's bits, right-aligned. */
+	cnf_key_step(tk, words < 4 ? 32 * words : k->len);
 }
 
 static bool cnf_stored(struct cnf_filter *f, const struct cnf_key *p)

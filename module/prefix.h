@@ -37,11 +37,13 @@
  * Keys of tiers of at most 32 bits live in IPv4-layout tables (the first L
  * bits as a number, below 2^L: the /20 and /24 tiers' tables take 2-byte
  * slots from 2^6 and 2^10 buckets on, table.h), longer ones in IPv6-layout
- * tables (the address with the bits past L cleared): those of at most 64
- * bits in CNF_LAYOUT64 tables, whose slots store two words (6 or 8 bytes,
- * table.h), the others in CNF_LAYOUT128 tables (16-byte slots).  The /32
- * and /128 tiers are the address tiers: a set of addresses costs what it
- * did before prefixes, one probe.
+ * tables: those of at most 64 bits in tables of two-word keys (the first
+ * 32 bits, then the next L - 32 as a number), whose slots are 6 bytes once
+ * r = that number >> log fits 14 bits (from 2^2 buckets on for /48, 2^10
+ * for /56), 8 bytes before; the others in CNF_LAYOUT128 tables (the
+ * address with the bits past L cleared, 16-byte slots).  The /32 and /128
+ * tiers are the address tiers: a set of addresses costs what it did before
+ * prefixes, one probe.
  *
  * Which prefixes a tier's keys came from is what prefix.c keeps.
  */
@@ -85,13 +87,19 @@ static inline unsigned int cnf_tier_of(enum cnf_family fam, unsigned int len)
 	return (len + step - 1) / step * step;
 }
 
-/* The layout of the table of the tier of length @tl. */
+/* The layout of the table of the tier of length @tl: see table.h. */
 static inline enum cnf_layout cnf_tier_layout(unsigned int tl)
 {
-	if (tl <= 32)
-		return tl <= 20 ? CNF_LAYOUT20 : tl <= 24 ? CNF_LAYOUT24 :
-							    CNF_LAYOUT32;
-	return tl <= 64 ? CNF_LAYOUT64 : CNF_LAYOUT128;
+	return tl <= CNF_LAYOUT64 ? (enum cnf_layout)tl : CNF_LAYOUT128;
+}
+
+/*
+ * The second word of the key, in a tier of length @tl of 33 to 64 bits, of
+ * an address whose second word is @w1: its bits 32 to @tl - 1 as a number.
+ */
+static __always_inline __be32 cnf_tier_key64(__be32 w1, unsigned int tl)
+{
+	return htonl(ntohl(w1) >> (64 - tl));
 }
 
 /* The key, in an IPv4-layout tier of length @tl, of an address whose first

@@ -270,7 +270,7 @@ static void cnf_decode(const struct cnf_table *t, u32 *w, u32 bucket,
 
 	if (tag & CNF_TAG_ALT)
 		home ^= cnf_alt_offset(t, h);
-	x = (tag >> 2) << t->log | ((home ^ h) & t->mask);
+	x = cnf_slot_r(cnf_width(t), w) << t->log | ((home ^ h) & t->mask);
 	memset(key, 0, sizeof(*key));
 	key->family = t->family;
 	for (i = 0; i + 1 < n; i++)

@@ -15,19 +15,19 @@
 #include "filter.h"
 
 /*
- * What a table holds, and so its slot layouts: keys of one word, IPv4
- * addresses and the keys of tiers of at most 32 bits (their first bits as
- * a number, so below 2^20 in the /20 tier and below 2^24 in the /24
- * tiers), IPv6 keys of which only the first 64 bits may be set (the tiers
- * of 33 to 64 bits, and the prefix store's keys of two words), and IPv6
- * keys.  The address tiers are CNF_LAYOUT32 and CNF_LAYOUT128.
+ * What a table holds, and so its slot layouts, named by the bits its keys
+ * have: up to 32, keys of one word (IPv4 addresses, and the keys of tiers
+ * of L <= 32 bits: their first L bits as a number, below 2^L); 33 to 64,
+ * keys of two words (the tiers of L bits, 33 to 64: the first 32 bits,
+ * then the next L - 32 as a number; and the prefix store's keys of two
+ * words, CNF_LAYOUT64); CNF_LAYOUT128, IPv6 keys.  A tier's table has its
+ * tier length as its layout (cnf_tier_layout()).  The address tiers are
+ * CNF_LAYOUT32 and CNF_LAYOUT128.
  */
 enum cnf_layout {
-	CNF_LAYOUT20,
-	CNF_LAYOUT24,
-	CNF_LAYOUT32,
-	CNF_LAYOUT64,
-	CNF_LAYOUT128,
+	CNF_LAYOUT32 = 32,
+	CNF_LAYOUT64 = 64,
+	CNF_LAYOUT128 = 128,
 };
 
 /*
@@ -359,13 +359,15 @@ static inline enum cnf_layout cnf_table_layout(const struct cnf_table *t)
 /* Words of a key of @layout: 1, 2 or 4. */
 static inline unsigned int cnf_layout_words(enum cnf_layout layout)
 {
-	return layout <= CNF_LAYOUT32 ? 1 : layout == CNF_LAYOUT64 ? 2 : 4;
+	return layout <= CNF_LAYOUT32 ? 1 : layout <= CNF_LAYOUT64 ? 2 : 4;
 }
 
 /* The bits a key's last word of @layout has, as cnf_locate() reads it. */
 static inline unsigned int cnf_layout_last_bits(enum cnf_layout layout)
 {
-	return layout == CNF_LAYOUT20 ? 20 : layout == CNF_LAYOUT24 ? 24 : 32;
+	if (layout <= CNF_LAYOUT32)
+		return layout;
+	return layout <= CNF_LAYOUT64 ? layout - 32 : 32;
 }
 
 /* The layout of the address tier of @fam. */
@@ -384,7 +386,7 @@ static inline unsigned int cnf_slot_bytes(enum cnf_layout layout,
 	BUILD_BUG_ON(CNF_NARROW_R_BITS + 2 > 16);
 	if (cnf_layout_words(layout) == 1)
 		return narrow ? CNF_SLOT_V4_NARROW : CNF_SLOT_V4_WIDE;
-	if (layout == CNF_LAYOUT64)
+	if (cnf_layout_words(layout) == 2)
 		return narrow ? CNF_SLOT_64_NARROW : CNF_SLOT_64_WIDE;
 	return CNF_SLOT_V6;
 }

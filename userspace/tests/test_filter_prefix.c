@@ -1259,27 +1259,38 @@ TEST(long_tiers_directory_enomem)
 	cnf_filter_destroy(f);
 }
 
+/* Slot width of the tables of tier @tl (at most 64) at 2^@log buckets. */
+static int width_of(unsigned int tl, unsigned int log)
+{
+	/* A tier's layout is its length (table.h). */
+	return cnf_slot_bytes((enum cnf_layout)tl, log);
+}
+
 /*
- * The /20 and /24 tiers' keys are numbers below 2^20 and 2^24: their r
- * fits narrow slots from 2^6 and 2^10 buckets on, where the /32 tier's
- * needs 2^18.  Tiers grown past those sizes, in both families, have
- * narrow slots, and every key grown across the change is found.
+ * Tier keys are numbers of as many bits as the tier has: the /20 and /24
+ * tiers' below 2^20 and 2^24, whose r fits narrow slots from 2^6 and 2^10
+ * buckets on, where the /32 tier's needs 2^18; the second word of the /48
+ * and /56 tiers' below 2^16 and 2^24, narrow from 2^2 and 2^10 buckets on.
+ * Tiers grown past those sizes, in both families, have narrow slots, and
+ * every key grown across the change is found.
  */
 TEST(short_tiers_narrow)
 {
 	struct cnf_filter *f = cnf_filter_create(0, NO_LIMIT);
-	const struct cnf_table *t20, *t24, *t32, *t24_6;
+	const struct cnf_table *t20, *t24, *t32, *t24_6, *t48, *t56;
 	unsigned int i;
 
 	ASSERT_NE(NULL, f);
-	ASSERT_EQ((unsigned int)CNF_SLOT_V4_WIDE, cnf_slot_bytes(CNF_LAYOUT20, 5));
-	ASSERT_EQ((unsigned int)CNF_SLOT_V4_NARROW,
-		  cnf_slot_bytes(CNF_LAYOUT20, 6));
-	ASSERT_EQ((unsigned int)CNF_SLOT_V4_WIDE, cnf_slot_bytes(CNF_LAYOUT24, 9));
-	ASSERT_EQ((unsigned int)CNF_SLOT_V4_NARROW,
-		  cnf_slot_bytes(CNF_LAYOUT24, 10));
-	ASSERT_EQ((unsigned int)CNF_SLOT_V4_WIDE,
-		  cnf_slot_bytes(CNF_LAYOUT32, 17));
+	ASSERT_EQ(CNF_SLOT_V4_WIDE, width_of(20, 5));
+	ASSERT_EQ(CNF_SLOT_V4_NARROW, width_of(20, 6));
+	ASSERT_EQ(CNF_SLOT_V4_WIDE, width_of(24, 9));
+	ASSERT_EQ(CNF_SLOT_V4_NARROW, width_of(24, 10));
+	ASSERT_EQ(CNF_SLOT_V4_WIDE, width_of(32, 17));
+	ASSERT_EQ(CNF_SLOT_64_WIDE, width_of(48, 1));
+	ASSERT_EQ(CNF_SLOT_64_NARROW, width_of(48, 2));
+	ASSERT_EQ(CNF_SLOT_64_WIDE, width_of(56, 9));
+	ASSERT_EQ(CNF_SLOT_64_NARROW, width_of(56, 10));
+	ASSERT_EQ(CNF_SLOT_64_WIDE, width_of(64, 17));
 	for (i = 0; i < 300; i++)
 		ASSERT_EQ(0, add_p(f, cnf_key4(0x20000000 + (i << 12)), 20));
 	for (i = 0; i < 3000; i++) {
@@ -1287,11 +1298,15 @@ TEST(short_tiers_narrow)
 		ASSERT_EQ(0, add_p(f, cnf_key4(0x0c000000 + 7 * i), 32));
 		ASSERT_EQ(0, add_p(f, cnf_key6(0x30000000 + (i << 8), 0, 0, 0),
 				   24));
+		ASSERT_EQ(0, add_p(f, cnf_key6(0x20010db8, i << 16, 0, 0), 48));
+		ASSERT_EQ(0, add_p(f, cnf_key6(0x20010db9, i << 8, 0, 0), 56));
 	}
 	t20 = rcu_dereference_protected(f->tier[CNF_V4][20], 1);
 	t24 = rcu_dereference_protected(f->tier[CNF_V4][24], 1);
 	t32 = rcu_dereference_protected(f->tier[CNF_V4][32], 1);
 	t24_6 = rcu_dereference_protected(f->tier[CNF_V6][24], 1);
+	t48 = rcu_dereference_protected(f->tier[CNF_V6][48], 1);
+	t56 = rcu_dereference_protected(f->tier[CNF_V6][56], 1);
 	ASSERT_LE(6U, t20->log);
 	ASSERT_EQ((unsigned int)CNF_SLOT_V4_NARROW, cnf_width(t20));
 	ASSERT_LE(10U, t24->log);
@@ -1299,6 +1314,9 @@ TEST(short_tiers_narrow)
 	ASSERT_EQ((unsigned int)CNF_SLOT_V4_NARROW, cnf_width(t24_6));
 	ASSERT_EQ(t24->log, t32->log);
 	ASSERT_EQ((unsigned int)CNF_SLOT_V4_WIDE, cnf_width(t32));
+	ASSERT_EQ((unsigned int)CNF_SLOT_64_NARROW, cnf_width(t48));
+	ASSERT_LE(10U, t56->log);
+	ASSERT_EQ((unsigned int)CNF_SLOT_64_NARROW, cnf_width(t56));
 	for (i = 0; i < 300; i++) {
 		ASSERT_TRUE(has4(f, 0x20000000 + (i << 12) + 0xfff));
 		ASSERT_FALSE(has4(f, 0x21000000 + (i << 12)));
@@ -1308,9 +1326,61 @@ TEST(short_tiers_narrow)
 		ASSERT_TRUE(has6(f, 0x30000000 + (i << 8) + 0xff, 1, 2, 3));
 		ASSERT_TRUE(has4(f, 0x0c000000 + 7 * i));
 		ASSERT_FALSE(has4(f, 0x0c000000 + 7 * i + 1));
+		ASSERT_TRUE(has6(f, 0x20010db8, i << 16 | 0xffff, 5, 6));
+		ASSERT_TRUE(has6(f, 0x20010db9, i << 8 | 0xff, 5, 6));
+		ASSERT_FALSE(has6(f, 0x20010dba, i << 16, 0, 0));
 	}
 	ASSERT_FALSE(has4(f, 0x0b000000 + (3000 << 8)));
 	ASSERT_FALSE(has6(f, 0x30000000 + (3000 << 8), 0, 0, 0));
+	ASSERT_FALSE(has6(f, 0x20010db8, 3000 << 16, 0, 0));
+	ASSERT_FALSE(has6(f, 0x20010db9, 3000 << 8, 0, 0));
+	cnf_filter_destroy(f);
+}
+
+/*
+ * A /36 tier's keys are their /32 and a number below 16, so r is 0 from
+ * 2^4 buckets on: its tag words hold it mixed with bits of the /32, and
+ * keys of different /32s sharing a bucket have different tags, which a
+ * probe's tag test tells apart (hash.h).  Few of a bucket's pairs of keys
+ * have equal tags; every key is found.
+ */
+TEST(two_word_tags_differ)
+{
+	struct cnf_filter *f = cnf_filter_create(0, NO_LIMIT);
+	struct cnf_rng r = { 0x74616773ULL };
+	unsigned int i, s, u, pairs = 0, same = 0;
+	const struct cnf_table *t;
+	u32 w0[2000];
+
+	ASSERT_NE(NULL, f);
+	for (i = 0; i < 2000; i++) {
+		w0[i] = (u32)cnf_rng_next(&r);
+		ASSERT_EQ(0, add_p(f, cnf_key6(w0[i], 0x70000000, 0, 0), 36));
+	}
+	t = rcu_dereference_protected(f->tier[CNF_V6][36], 1);
+	ASSERT_LE(4U, t->log);
+	for (i = 0; i <= t->mask; i++) {
+		const u8 *b = cnf_bucket(t, cnf_width(t), i);
+
+		for (s = 0; s < CNF_BUCKET_SLOTS; s++)
+			for (u = s + 1; u < CNF_BUCKET_SLOTS; u++) {
+				u32 ts = cnf_slot_tag(b, cnf_width(t), s);
+				u32 tu = cnf_slot_tag(b, cnf_width(t), u);
+
+				if (!(ts & CNF_TAG_VALID) ||
+				    !(tu & CNF_TAG_VALID))
+					continue;
+				pairs++;
+				same += ts >> 2 == tu >> 2;
+			}
+	}
+	TH_LOG("%u pairs of keys in a bucket, %u with equal tags", pairs, same);
+	ASSERT_LT(1000U, pairs);
+	ASSERT_GE(pairs / 100, same);
+	for (i = 0; i < 2000; i++) {
+		ASSERT_TRUE(has6(f, w0[i], 0x7fffffff, 1, 2));
+		ASSERT_FALSE(has6(f, w0[i], 0x80000000, 1, 2));
+	}
 	cnf_filter_destroy(f);
 }
 
