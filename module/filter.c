@@ -266,7 +266,7 @@ static unsigned int cnf_log_for(enum cnf_layout layout, u64 entries,
 /*
  * Replace the table at @tp by one of at least 2^@log buckets holding the
  * same keys; a size whose rebuild does not fit is retried one size up.  The
- * first try shares the filter's tabulation (wide IPv4 slots), every retry
+ * first try shares the filter's tabulation (IPv4 layouts), every retry
  * takes new seeds: an unlucky (or crafted) key set does not stay unlucky.
  * The old table stays in use until the new one is complete, and is freed
  * after a grace period: both count against the memory limit.  Fails with

@@ -521,9 +521,9 @@ static u64 v4_bytes(struct cnf_filter *f)
 }
 
 /*
- * The IPv4 tables of wide slots share their filter's tabulation: a tier
- * opened, or grown, adds its slots to the filter's memory and no 12 KB of
- * hashes; the shared one counts once.  A filter of its own has its own.
+ * A filter's IPv4-layout tables share its tabulation, narrow slots or
+ * wide: a tier opened, or grown, adds its slots to the filter's memory and
+ * no hashes; the shared one counts once.  A filter of its own has its own.
  */
 TEST(tiers_share_tabulation)
 {
