@@ -28,6 +28,7 @@
 #include <linux/seqlock.h>
 #include <linux/slab.h>
 #include <linux/types.h>
+#include <linux/vmalloc.h>
 
 #define cnf_mutex		mutex
 #define cnf_mutex_init(m)	mutex_init(m)
@@ -39,12 +40,23 @@
 #define cnf_assert_held(m)	lockdep_assert_held(m)
 
 /*
- * Memory for tables: kvmalloc, charged to the caller's memory cgroup.  A
- * table that does not fit fails the change that wanted it (-ENOMEM), with
- * no warning and no OOM kill on its behalf.
+ * Memory for tables, charged to the caller's memory cgroup.  A table that
+ * does not fit fails the change that wanted it (-ENOMEM), with no warning
+ * and no OOM kill on its behalf.  kvmalloc() serves what kmalloc() can, up
+ * to 4 MB, in a power of two of pages: sizes it would round up by a page
+ * or more (tables of 24-byte buckets, the 12 KB tabulation) go to
+ * vmalloc(), which takes whole pages instead.
  */
-#define cnf_zalloc(size)	kvzalloc(size, GFP_KERNEL_ACCOUNT | \
-					 __GFP_NOWARN | __GFP_RETRY_MAYFAIL)
+#define CNF_GFP		(GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL)
+
+static inline void *cnf_zalloc(size_t size)
+{
+	/* What kmalloc() would round up by a page or more. */
+	if (PAGE_ALIGN(size) < roundup_pow_of_two(size))
+		return __vmalloc(size, CNF_GFP | __GFP_ZERO);
+	return kvzalloc(size, CNF_GFP);
+}
+
 #define cnf_free(p)		kvfree(p)
 #define cnf_call_rcu(head, fn)	call_rcu(head, fn)
 #else
