@@ -5,15 +5,18 @@
  * A lookup probes each tier that holds keys (prefix.h) for the address cut
  * to the tier's length, but the long IPv6 tiers that the directory (table.h)
  * rules out.  Tables are published with RCU and freed after a grace period.
- * Within a table every slot change happens in a seqcount write section
+ * Within a table every key that moves, and every change of the stash or
+ * of a slot of more than one word, does so in a seqcount write section
  * (table.h), and a miss that overlaps one is looked up again: a key moving
  * from one bucket to the other may be missed by a single pass (read i1,
  * key moves i2 -> i1, read i2), never by a validated one.  An IPv4 hit
  * needs no validation: its slots change in one store, so a slot holding
- * the key's tag means the key was stored at that moment.  An IPv6 slot
- * takes two stores (CNF_LAYOUT64) or four, and a reader between them can
- * see words of two keys that together match a third, absent one: IPv6 hits
- * are validated as misses are.  Write sections are a few slot stores long.
+ * the key's tag means the key was stored at that moment; a key added to a
+ * free slot, or deleted, in one store needs no write section either (the
+ * lookup it overlaps may answer either way).  An IPv6 slot takes two
+ * stores (CNF_LAYOUT64) or four, and a reader between them can see words
+ * of two keys that together match a third, absent one: IPv6 hits are
+ * validated as misses are.  Write sections are a few slot stores long.
  */
 #include "hash.h"
 #include "prefix.h"

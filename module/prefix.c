@@ -141,7 +141,7 @@ static void cnf_store_key(const struct cnf_key *p, struct cnf_key *k)
 	k->v6.s6_addr32[p->len / 32] |= htonl(0x80000000U >> (p->len % 32));
 }
 
-/* Back from store key @k (of a table of one, two or four words) to its prefix. */
+/* Back from store key @k, of a table of one, two or four words, to @p. */
 static void cnf_store_key_prefix(enum cnf_family fam, const struct cnf_key *k,
 				 struct cnf_key *p)
 {
@@ -667,7 +667,7 @@ static void cnf_expand_next(struct cnf_key *k, struct cnf_key *tk)
 	unsigned int words = cnf_layout_words(cnf_tier_layout(k->len));
 
 	cnf_key_step(k, k->len);
-	/* Table keys of one or two words end in the prefix's bits, right-aligned. */
+	/* Keys of one or two words end in the prefix's bits, right-aligned. */
 	cnf_key_step(tk, words < 4 ? 32 * words : k->len);
 }
 

@@ -481,9 +481,9 @@ static __always_inline int cnf_table_insert_at(struct cnf_table *t,
 		if (s < 0)
 			return cnf_table_insert_far(t, path, p);
 	}
-	cnf_write_begin(t);
+	cnf_slot_begin(t, width);
 	cnf_table_put(t, width, bucket, s, p);
-	cnf_write_end(t);
+	cnf_slot_end(t, width);
 	return 0;
 }
 
@@ -648,9 +648,9 @@ static void cnf_slot_clear(struct cnf_table *t, u32 bucket, unsigned int s)
 {
 	static const u32 zero[4];
 
-	cnf_write_begin(t);
+	cnf_slot_begin(t, cnf_width(t));
 	cnf_slot_write(t, cnf_width(t), bucket, s, zero);
-	cnf_write_end(t);
+	cnf_slot_end(t, cnf_width(t));
 	t->count--;
 }
 

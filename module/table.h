@@ -113,7 +113,8 @@ enum cnf_slot_width {
 /*
  * A table.  Readers: under RCU, fields fixed at creation plus slots and stash
  * inside seqcount read sections.  Writers: under the filter's lock, slot and
- * stash changes inside write sections of @seq (cnf_write_begin()).
+ * stash changes inside write sections of @seq (cnf_write_begin()), but a
+ * one-word slot filled or emptied in place (cnf_slot_begin()).
  */
 struct cnf_table {
 	seqcount_t seq;
@@ -696,6 +697,26 @@ static inline void cnf_write_end(struct cnf_table *t)
 	write_seqcount_end(&t->seq);
 	preempt_enable();
 	local_bh_enable();
+}
+
+/*
+ * Around a slot filled or emptied in place, no key moving: a write section
+ * for slots of more than one word.  A one-word slot changes in one store,
+ * which a reader sees whole or not at all, the key there or not, both
+ * right for a lookup that overlaps the change (lookup.c).
+ */
+static __always_inline void cnf_slot_begin(struct cnf_table *t,
+					   unsigned int width)
+{
+	if (cnf_width_words(width) > 1)
+		cnf_write_begin(t);
+}
+
+static __always_inline void cnf_slot_end(struct cnf_table *t,
+					 unsigned int width)
+{
+	if (cnf_width_words(width) > 1)
+		cnf_write_end(t);
 }
 
 /* ---- table.c: one table's writers (under the filter's lock) ---- */
