@@ -129,17 +129,24 @@ static __always_inline u32 cnf_slot_r(unsigned int width, const u32 *w)
 	return (w[cnf_width_words(width) - 1] >> 2) ^ cnf_tag_mix(width, w);
 }
 
+/* H of slot words @w: their upper words, and @r, the last word's part. */
+static __always_inline u32 cnf_hash_r(const struct cnf_table *t,
+				      unsigned int width, const u32 *w, u32 r)
+{
+	const unsigned int n = cnf_width_words(width);
+	u32 k[4] = { w[0], w[1], w[2], w[3] };
+
+	if (n == 1)
+		return cnf_hash4(t, width, r);
+	k[n - 1] = r;
+	return cnf_hash6(t, k, n);
+}
+
 /* H(r), r being the part of the key slot words @w store; tags excluded. */
 static __always_inline u32 cnf_hash(const struct cnf_table *t,
 				    unsigned int width, const u32 *w)
 {
-	const unsigned int n = cnf_width_words(width);
-	u32 r[4] = { w[0], w[1], w[2], w[3] };
-
-	if (n == 1)
-		return cnf_hash4(t, width, w[0] >> 2);
-	r[n - 1] = cnf_slot_r(width, w);
-	return cnf_hash6(t, r, n);
+	return cnf_hash_r(t, width, w, cnf_slot_r(width, w));
 }
 
 static __always_inline u32 cnf_alt_offset(const struct cnf_table *t, u32 h)
@@ -168,7 +175,7 @@ static __always_inline u32 cnf_locate(const struct cnf_table *t,
 	w[3] = 0;
 	x = ntohl(a[n - 1]);
 	w[n - 1] = ((x >> t->log) ^ cnf_tag_mix(width, w)) << 2 | CNF_TAG_VALID;
-	h = cnf_hash(t, width, w);
+	h = cnf_hash_r(t, width, w, x >> t->log);
 	p->b[0] = (x ^ h) & t->mask;
 	p->b[1] = p->b[0] ^ cnf_alt_offset(t, h);
 	return h;

@@ -266,11 +266,12 @@ static void cnf_decode(const struct cnf_table *t, u32 *w, u32 bucket,
 {
 	unsigned int i, n = cnf_width_words(cnf_width(t));
 	u32 tag = *cnf_tag_word(cnf_width(t), w);
-	u32 h = cnf_hash(t, cnf_width(t), w), home = bucket, x;
+	u32 r = cnf_slot_r(cnf_width(t), w);
+	u32 h = cnf_hash_r(t, cnf_width(t), w, r), home = bucket, x;
 
 	if (tag & CNF_TAG_ALT)
 		home ^= cnf_alt_offset(t, h);
-	x = cnf_slot_r(cnf_width(t), w) << t->log | ((home ^ h) & t->mask);
+	x = r << t->log | ((home ^ h) & t->mask);
 	memset(key, 0, sizeof(*key));
 	key->family = t->family;
 	for (i = 0; i + 1 < n; i++)
