@@ -15,6 +15,8 @@
 
 /* What isspace() takes in the C locale, for strcspn(). */
 #define CTL_SPACE	" \t\n\v\f\r"
+/* A comment starts at '#' (FireHOL, hosts files) or ';' (Spamhaus DROP). */
+#define CTL_COMMENT	"#;"
 
 static unsigned int family_width(int family)
 {
@@ -492,7 +494,7 @@ static char *skip_space(char *p)
 /* The end of an entry: the line's, or a comment's start. */
 static bool entry_end(char c)
 {
-	return !c || c == '#' || c == ';';
+	return !c || strchr(CTL_COMMENT, c);
 }
 
 /*
@@ -540,19 +542,16 @@ enum ctl_line_kind ctl_parse_line(char *line, size_t len, unsigned int flags,
 		*value_len = len;
 		return CTL_LINE_BAD;
 	}
-	/*
-	 * The first word, and then, in most lines, only the line's end.  A
-	 * comment starts at '#' (FireHOL, hosts files) or ';' (Spamhaus DROP).
-	 */
+	/* The first word, and then, in most lines, only the line's end. */
 	p = skip_space(line);
-	word_end = p + strcspn(p, CTL_SPACE "#;");
+	word_end = p + strcspn(p, CTL_SPACE CTL_COMMENT);
 	if (word_end == p)
 		return CTL_LINE_EMPTY;
 	end = skip_space(word_end);
 	if (entry_end(*end)) {
 		end = word_end;
 	} else {
-		end += strcspn(end, "#;");
+		end += strcspn(end, CTL_COMMENT);
 		while (isspace((unsigned char)end[-1]))
 			end--;
 	}
