@@ -187,7 +187,7 @@ static noinline bool cnf_lookup4_tiers(const struct cnf_filter *f,
  *
  * Under rcu_read_lock(), from any context; takes no lock.  Exact: true
  * only when a prefix added and not deleted covers @addr, whatever writers
- * do meanwhile.  One probe per tier that holds keys: at most three, and a
+ * do meanwhile.  One probe per tier that holds keys: at most four, and a
  * read of the /16 map.
  *
  * Return: true if a prefix of @f covers @addr.

@@ -12,8 +12,8 @@
 # the receiver's input (echo requests delivered) and the module's dropped
 # counters, which must grow by exactly the pings of the covered sources.
 # The sources sit inside, outside and at both edges of prefixes of every
-# tier (IPv4 /8 in the /16 map, /18 and /23 expanded into /20 and /24
-# keys, /26 and /31 into /32 keys; IPv6 /8 in its /16 map, /20 into /24
+# tier (IPv4 /8 in the /16 map, /18, /23 and /26 expanded into /20, /24
+# and /28 keys, /31 into /32 keys; IPv6 /8 in its /16 map, /20 into /24
 # keys, /62 into /64 keys, /125 into /127 keys, /120 and /112 keys of
 # their own tiers), before and after overlapping adds and deletes.  Then the set comes
 # back identically from list, save and restore, and a load of NBIG

@@ -641,16 +641,16 @@ TEST(tally_sizes_once)
 	cnf_filter_stats(f, &st);
 	cnf_filter_unlock(f);
 	empty6 = st.fam[CNF_V6].bytes;
-	/* /17s: 8 /20 keys; /23s: 2 /24 keys; /27s: 32 /32 keys. */
+	/* /17s: 8 /20 keys; /23s: 2 /24 keys; /29s: 8 /32 keys. */
 	for (i = 0; i < 3000; i++) {
 		k[i] = cnf_key4(0x0a000000 + (i << 15));
-		cnf_key_cut(&k[i], i % 3 == 0 ? 17 : i % 3 == 1 ? 23 : 27);
+		cnf_key_cut(&k[i], i % 3 == 0 ? 17 : i % 3 == 1 ? 23 : 29);
 		cnf_tally_add(tally, &k[i]);
 	}
 	cnf_tally_add(tally, &(struct cnf_key){ .family = CNF_V4, .len = 8 });
 	ASSERT_EQ(1000U * 8, tally->keys[CNF_V4][20]);
 	ASSERT_EQ(1000U * 2, tally->keys[CNF_V4][24]);
-	ASSERT_EQ(1000U * 32, tally->keys[CNF_V4][32]);
+	ASSERT_EQ(1000U * 8, tally->keys[CNF_V4][32]);
 	ASSERT_EQ(0U, tally->keys[CNF_V4][16]);	/* the map does not grow */
 	empty = v4_bytes(f);
 	for (pass = 0; pass < 2; pass++) {
@@ -666,7 +666,7 @@ TEST(tally_sizes_once)
 		cnf_filter_stats(f, &st);
 		cnf_filter_unlock(f);
 		ASSERT_EQ(grows, st.fam[CNF_V4].grows);
-		ASSERT_EQ(1000U * (8 + 2 + 32), st.fam[CNF_V4].keys);
+		ASSERT_EQ(1000U * (8 + 2 + 8), st.fam[CNF_V4].keys);
 		/* Sized for the keys: not past twice them, the store aside. */
 		ASSERT_LT(st.fam[CNF_V4].capacity, 3 * st.fam[CNF_V4].keys);
 		if (pass)
@@ -779,38 +779,55 @@ TEST(map_and_tally_enomem)
 }
 
 /*
- * A prefix of every IPv6 length at once, /1 to /128, probes at most 19
- * tables and the /16 map, and none expands into more than 128 keys, but
- * those of the map, one bit per /16: the bounds prefix.h states.  The /L
- * is L - 1 zero bits and a one: no two overlap.
+ * A prefix of every length of @fam at once, /1 to its width, probes at
+ * most @tables tables and the /16 map, and none expands into more than
+ * @most keys, but those of the map, one bit per /16: the bounds prefix.h
+ * states.  The /L is L - 1 zero bits and a one: no two overlap.
  */
-TEST(ipv6_tiers_bounded)
+static void check_tiers_bounded(struct __test_metadata *_metadata,
+				enum cnf_family fam, unsigned int tables,
+				unsigned int most)
 {
 	struct cnf_filter *f = cnf_filter_create(16, 1ULL << 30);
+	unsigned int len, bits = fam == CNF_V4 ? 32 : CNF_V6_BITS;
 	struct cnf_filter_stats st;
 	struct cnf_key p;
-	unsigned int len;
 	u64 keys = 0;
 
 	ASSERT_NE(NULL, f);
-	for (len = 1; len <= CNF_V6_BITS; len++) {
-		p = cnf_key6(0, 0, 0, 0);
-		p.v6.s6_addr32[(len - 1) / 32] = htonl(1U << (31 - (len - 1) % 32));
+	for (len = 1; len <= bits; len++) {
+		p = fam == CNF_V4 ? cnf_key4(0) : cnf_key6(0, 0, 0, 0);
+		if (fam == CNF_V4)
+			p.v4 = htonl(1U << (32 - len));
+		else
+			p.v6.s6_addr32[(len - 1) / 32] =
+				htonl(1U << (31 - (len - 1) % 32));
 		ASSERT_EQ(0, add_p(f, p, len));
 		cnf_filter_lock(f);
 		cnf_filter_stats(f, &st);
 		cnf_filter_unlock(f);
 		if (len <= MAP_BITS) {
 			ASSERT_EQ(1U << (MAP_BITS - len),
-				  st.fam[CNF_V6].keys - keys);
+				  st.fam[fam].keys - keys);
 		} else {
-			ASSERT_LE(st.fam[CNF_V6].keys - keys, 128U);
+			ASSERT_LE(st.fam[fam].keys - keys, most);
 		}
-		keys = st.fam[CNF_V6].keys;
+		keys = st.fam[fam].keys;
 	}
-	ASSERT_EQ(128U, st.fam[CNF_V6].lengths);
-	ASSERT_LE(st.fam[CNF_V6].tables, 20U);
+	ASSERT_EQ(bits, st.fam[fam].lengths);
+	ASSERT_EQ(tables + 1, st.fam[fam].tables);
 	cnf_filter_destroy(f);
+}
+
+/* IPv4: the /20, /24, /28 and /32 tiers; a /17, /21, /25 or /29, 8 keys. */
+TEST(ipv4_tiers_bounded)
+{
+	check_tiers_bounded(_metadata, CNF_V4, 4, 8);
+}
+
+TEST(ipv6_tiers_bounded)
+{
+	check_tiers_bounded(_metadata, CNF_V6, 19, 128);
 }
 
 /*
