@@ -284,7 +284,7 @@ static int cnf_rebuild_within(struct cnf_filter *f,
 	u32 **tab4 = &f->tab4;
 
 	for (; log <= cnf_max_log(layout); log++, tab4 = NULL) {
-		if (in_use + cnf_table_bytes(layout, log, summary) > limit)
+		if (in_use + cnf_table_bytes(layout, log, summary, tab4) > limit)
 			return -ENOSPC;
 		rb.t = cnf_table_alloc(layout, log, summary, tab4);
 		if (!rb.t)
@@ -450,9 +450,9 @@ int cnf_tab_ensure(struct cnf_filter *f, struct cnf_table __rcu **tp,
 	floor = cnf_floor_log(f, tp);
 	/* Large enough for a batch's keys, unless that passes the limit. */
 	log = cnf_log_for(layout, cnf_tally_want(f, tp), floor);
-	if (!cnf_fits(f, cnf_table_bytes(layout, log, summary)))
+	if (!cnf_fits(f, cnf_table_bytes(layout, log, summary, true)))
 		log = floor;
-	if (!cnf_fits(f, cnf_table_bytes(layout, log, summary)))
+	if (!cnf_fits(f, cnf_table_bytes(layout, log, summary, true)))
 		return -ENOSPC;
 	t = cnf_table_alloc(layout, log, summary, &f->tab4);
 	if (!t)

@@ -53,16 +53,18 @@ size_t cnf_summary_bytes(enum cnf_layout layout, unsigned int log,
  * @layout: its layout
  * @log: log2 of its buckets
  * @summary: as cnf_table_alloc() takes it
+ * @shared: it will share its filter's tabulation, which counts with the
+ *	filter (cnf_table_alloc() with @tab4)
  *
- * Return: the bytes cnf_table_alloc() takes for it with a tabulation of
- * its own (a shared one counts with its filter).
+ * Return: the bytes cnf_table_alloc() takes for it.
  */
 size_t cnf_table_bytes(enum cnf_layout layout, unsigned int log,
-		       bool summary)
+		       bool summary, bool shared)
 {
+	size_t own = shared ? 0 : cnf_hashes_entries(layout, log);
+
 	return sizeof(struct cnf_table) + cnf_slots_bytes(layout, log) +
-	       cnf_hashes_entries(layout, log) * sizeof(u32) +
-	       cnf_summary_bytes(layout, log, summary);
+	       own * sizeof(u32) + cnf_summary_bytes(layout, log, summary);
 }
 
 /*
@@ -123,7 +125,7 @@ struct cnf_table *cnf_table_alloc(enum cnf_layout layout, unsigned int log,
 		t->mul6[i] = (u64)get_random_u32() << 32 | get_random_u32();
 	t->slot_bytes = cnf_slot_bytes(layout, log);
 	t->layout = layout;
-	t->bytes = cnf_table_bytes(layout, log, summary);
+	t->bytes = cnf_table_bytes(layout, log, summary, tab4);
 	entries = cnf_hashes_entries(layout, log);
 	if (entries && tab4) {
 		if (!*tab4)
@@ -132,7 +134,6 @@ struct cnf_table *cnf_table_alloc(enum cnf_layout layout, unsigned int log,
 			goto err_slots;
 		t->hashes = *tab4;
 		t->shared_hashes = true;
-		t->bytes -= entries * sizeof(u32);
 	} else if (entries) {
 		t->hashes = cnf_hashes_alloc(t->slot_bytes, t->seed);
 		if (!t->hashes)

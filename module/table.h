@@ -723,7 +723,7 @@ static __always_inline void cnf_slot_end(struct cnf_table *t,
 
 unsigned int cnf_max_log(enum cnf_layout layout);
 size_t cnf_table_bytes(enum cnf_layout layout, unsigned int log,
-		       bool summary);
+		       bool summary, bool shared);
 size_t cnf_summary_bytes(enum cnf_layout layout, unsigned int log,
 			 bool summary);
 int cnf_summary_refresh(struct cnf_table *t);

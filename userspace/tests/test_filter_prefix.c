@@ -1025,6 +1025,35 @@ static struct cnf_filter *three_at_limit(struct __test_metadata *_metadata,
 }
 
 /*
+ * A new tier's table shares its filter's tabulation, and the memory limit
+ * counts it so: a limit of exactly what the filter will hold lets it in,
+ * a byte less refuses it and changes nothing.
+ */
+TEST(new_tier_fits_exactly)
+{
+	struct cnf_key p = cnf_key4(0x0a000000);
+	struct cnf_filter *f = cnf_filter_create(16, NO_LIMIT);
+	u64 before, grown;
+	unsigned int fits;
+
+	ASSERT_NE(NULL, f);
+	before = cnf_t_bytes(f);
+	ASSERT_EQ(0, add_p(f, p, 20));
+	grown = cnf_t_bytes(f) - before;
+	cnf_filter_destroy(f);
+	for (fits = 0; fits < 2; fits++) {
+		f = cnf_filter_create(16, NO_LIMIT);
+		ASSERT_NE(NULL, f);
+		ASSERT_EQ(before, cnf_t_bytes(f));
+		ASSERT_EQ(0, cnf_t_set_limit(f, before + grown - 1 + fits));
+		ASSERT_EQ(fits ? 0 : -ENOSPC, add_p(f, p, 20));
+		ASSERT_EQ(before + (fits ? grown : 0), cnf_t_bytes(f));
+		ASSERT_EQ(fits, cnf_filter_lookup4(f, htonl(0x0a000fff)));
+		cnf_filter_destroy(f);
+	}
+}
+
+/*
  * Under memory limits from none to spare to enough, that add either
  * succeeds (past the limit, keys go to the stashes) or leaves the filter
  * exactly as it was, its memory included: the tables it replaced go back.
