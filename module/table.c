@@ -120,7 +120,6 @@ struct cnf_table *cnf_table_alloc(enum cnf_layout layout, unsigned int log,
 	t->slots = cnf_zalloc(cnf_slots_bytes(layout, log));
 	if (!t->slots)
 		goto err_table;
-	t->seed = get_random_u32();
 	for (i = 0; fam == CNF_V6 && i < CNF_MUL6_WORDS; i++)
 		t->mul6[i] = (u64)get_random_u32() << 32 | get_random_u32();
 	t->slot_bytes = cnf_slot_bytes(layout, log);
@@ -129,13 +128,14 @@ struct cnf_table *cnf_table_alloc(enum cnf_layout layout, unsigned int log,
 	entries = cnf_hashes_entries(layout, log);
 	if (entries && tab4) {
 		if (!*tab4)
-			*tab4 = cnf_hashes_alloc(CNF_SLOT_V4_WIDE, t->seed);
+			*tab4 = cnf_hashes_alloc(CNF_SLOT_V4_WIDE,
+						 get_random_u32());
 		if (!*tab4)
 			goto err_slots;
 		t->hashes = *tab4;
 		t->shared_hashes = true;
 	} else if (entries) {
-		t->hashes = cnf_hashes_alloc(t->slot_bytes, t->seed);
+		t->hashes = cnf_hashes_alloc(t->slot_bytes, get_random_u32());
 		if (!t->hashes)
 			goto err_slots;
 	}

@@ -124,7 +124,6 @@ struct cnf_table {
 	u8 layout;		/* enum cnf_layout */
 	bool shared_hashes;	/* @hashes are its filter's @tab4 */
 	u32 mask;		/* buckets - 1 */
-	u32 seed;		/* of a tabulation, its own or a shared one */
 	u32 stash_n;
 	/*
 	 * The buckets, in an allocation of their own: kmalloc would round a

@@ -40,7 +40,7 @@
 #include <setjmp.h>
 
 #include "cnf_test.h"
-#include "table.h"
+#include "hash.h"
 #include "kselftest_harness.h"
 
 #define NO_LIMIT	(1ULL << 40)
@@ -813,6 +813,21 @@ static void fill(struct __test_metadata *_metadata, struct cnf_filter *f,
 	}
 }
 
+/*
+ * Does the bucket of @k's home or alternate have a free slot?  The keys of
+ * these tests are their tier's table keys as they are: addresses, /64s.
+ */
+static bool has_room(const struct cnf_filter *f, const struct cnf_key *k)
+{
+	const struct cnf_table *t = f->tier[k->family][k->len];
+	unsigned int width = cnf_width(t);
+	struct cnf_pos p;
+
+	cnf_locate(t, width, &k->v6, &p);
+	return cnf_bucket_free_slot(t, width, p.b[0]) >= 0 ||
+	       cnf_bucket_free_slot(t, width, p.b[1]) >= 0;
+}
+
 /* Words a slot of the keys takes: more stores than this moved keys. */
 static size_t slot_words(const struct keyset *ks)
 {
@@ -826,7 +841,9 @@ TEST_F_TIMEOUT(interleave, add_free_slot, INTERLEAVE_TIMEOUT)
 
 	fill(_metadata, self->f, &self->m, &self->r, &variant->ks,
 	     self->other_slots, 40);
-	op.key = fresh_key(&self->r, &self->m, &variant->ks);
+	do
+		op.key = fresh_key(&self->r, &self->m, &variant->ks);
+	while (!has_room(self->f, &op.key));
 	sh = run_op(_metadata, self->f, &op, &self->m, &self->total);
 	ASSERT_EQ(slot_words(&variant->ks), sh.slot_stores);
 	/* An IPv6 key's summary bit, set before its slot, unless set already. */
