@@ -154,30 +154,35 @@ static __always_inline bool cnf_map_has(const struct cnf_map *m, u32 top)
 }
 
 /*
- * Is the address whose first 32 bits are @top (host order) a key of @fam's
- * tier @tl, of the IPv4 layout or the map?
+ * Is the address whose first 32 bits are @top (host order) covered by
+ * @fam's map or a key of its tiers of the IPv4 layout, those of @tiers?
+ * The map first, then the tables: the loop tests no tier for the map.
  */
-static __always_inline bool cnf_tier_has32(const struct cnf_filter *f,
-					   enum cnf_family fam,
-					   unsigned int tl, u32 top)
+static __always_inline bool cnf_tiers32_have(const struct cnf_filter *f,
+					     enum cnf_family fam, u64 tiers,
+					     u32 top)
 {
 	const struct cnf_table *t;
+	unsigned int tl;
 
-	if (tl == CNF_MAP_BITS)
-		return cnf_map_has(rcu_dereference(f->map[fam]), top);
-	t = rcu_dereference(f->tier[fam][tl]);
-	/* NULL: emptied since the tiers were read. */
-	return t && cnf_table_has4(t, cnf_tier_key32(top, tl));
+	if ((tiers & BIT_ULL(CNF_MAP_BITS)) &&
+	    cnf_map_has(rcu_dereference(f->map[fam]), top))
+		return true;
+	for (tiers &= ~BIT_ULL(CNF_MAP_BITS); tiers; tiers &= tiers - 1) {
+		tl = __ffs64(tiers);
+		t = rcu_dereference(f->tier[fam][tl]);
+		/* NULL: emptied since the tiers were read. */
+		if (t && cnf_table_has4(t, cnf_tier_key32(top, tl)))
+			return true;
+	}
+	return false;
 }
 
 /* Every tier in @tiers, for a set with prefixes. */
 static noinline bool cnf_lookup4_tiers(const struct cnf_filter *f,
 				       __be32 addr, u64 tiers)
 {
-	for (; tiers; tiers &= tiers - 1)
-		if (cnf_tier_has32(f, CNF_V4, __ffs64(tiers), ntohl(addr)))
-			return true;
-	return false;
+	return cnf_tiers32_have(f, CNF_V4, tiers, ntohl(addr));
 }
 
 /**
@@ -275,11 +280,9 @@ static noinline bool cnf_lookup6_tiers(const struct cnf_filter *f,
 				       u64 low, u64 high)
 {
 	u32 top = ntohl(addr->s6_addr32[0]), dir;
-	u64 tiers;
 
-	for (tiers = low & (BIT_ULL(33) - 1); tiers; tiers &= tiers - 1)
-		if (cnf_tier_has32(f, CNF_V6, __ffs64(tiers), top))
-			return true;
+	if (cnf_tiers32_have(f, CNF_V6, low & (BIT_ULL(33) - 1), top))
+		return true;
 	for (dir = cnf_long_tiers(f, top); dir; dir &= dir - 1)
 		if (cnf_tier_probe6(f, cnf_dir_tier(__ffs(dir)), addr))
 			return true;
@@ -401,7 +404,7 @@ cnf_table_has4_batch_width(const struct cnf_table *t, unsigned int width,
 }
 
 /*
- * cnf_tier_has32() of IPv4 tier @tl for @n addresses, or-ed into @hits:
+ * IPv4 tier @tl (the map, or a table) for @n addresses, or-ed into @hits:
  * the tier's map or table is looked up once for them all.
  */
 static void cnf_tier_has32_batch(const struct cnf_filter *f, unsigned int tl,

@@ -104,12 +104,13 @@ static __always_inline __be32 cnf_tier_key64(__be32 w1, unsigned int tl)
 	return htonl(ntohl(w1) >> (64 - tl));
 }
 
-/* The key, in an IPv4-layout tier of length @tl, of an address whose first
- * 32 bits are @top (host order).
+/*
+ * The key, in an IPv4-layout tier of length @tl (past the map's 16 bits),
+ * of an address whose first 32 bits are @top (host order).
  */
 static __always_inline __be32 cnf_tier_key32(u32 top, unsigned int tl)
 {
-	return htonl(tl ? top >> (32 - tl) : 0);
+	return htonl(top >> (32 - tl));
 }
 
 /* Is tier @tl of @fam a long tier, one that the directory covers? */
