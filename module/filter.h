@@ -118,7 +118,7 @@ int cnf_filter_match(struct cnf_filter *f, const struct cnf_key *key,
  */
 struct cnf_tally {
 	u64 keys[CNF_NFAMILIES][CNF_V6_BITS + 1];
-	u64 stored[CNF_NFAMILIES][3];	/* prefixes each store table keeps */
+	u64 stored[CNF_NFAMILIES][7];	/* prefixes each store table keeps */
 	u64 long_prefixes;	/* of the IPv6 tiers a directory covers */
 };
 

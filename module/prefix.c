@@ -20,12 +20,14 @@
  * when the store holds it too.  A set of addresses never touches the
  * store, and costs what it did before prefixes.
  *
- * The store is exact tables, one per width of its keys (cnf_store_key()):
+ * The store is exact tables, by the width of their keys (cnf_store_key()):
  * one word, in 2- or 4-byte slots, for prefixes of either family shorter
- * than 32 bits; two, in 6- or 8-byte slots, for IPv4 /32s and IPv6
- * prefixes shorter than /64; four, in 16-byte slots, for IPv6 ones from
- * /64 on.  What lists put there is mostly of the first two kinds (their
- * /64s and addresses are tier lengths).
+ * than 32 bits, a table for each range of lengths of the IPv4 tiers (so
+ * that their keys are small numbers, which take 2-byte slots at the sizes
+ * lists give them); two words, in 6- or 8-byte slots, for IPv4 /32s and
+ * IPv6 prefixes shorter than /64; four, in 16-byte slots, for IPv6 ones
+ * from /64 on.  What lists put there is mostly of the first two kinds
+ * (their /64s and addresses are tier lengths).
  *
  * Changes add keys before they remove any, so a source that prefixes cover
  * before and after a change is matched throughout it.  A failed add
@@ -177,16 +179,17 @@ static void cnf_store_key_prefix(enum cnf_family fam, const struct cnf_key *k,
 /* ---- the store ---- */
 
 /*
- * Which store table of its family keeps @p (cnf_store_layout()): that of
- * one-word keys (2- or 4-byte slots) below 32 bits, of two-word keys (6 or
- * 8 bytes) for IPv4 /32s and IPv6 below /64, of four-word keys (16 bytes)
- * for IPv6 from /64 on, whose marker bit is past the first 64.
+ * Which store table of its family keeps @p (cnf_store_layout()): below 32
+ * bits, that of one-word keys of its range of lengths (up to 16, 17 to 20,
+ * 21 to 24, 25 to 28, 29 to 31); that of two-word keys for IPv4 /32s and
+ * IPv6 below /64; that of four-word keys for IPv6 from /64 on, whose
+ * marker bit is past the first 64.
  */
 static unsigned int cnf_store_index(const struct cnf_key *p)
 {
 	if (p->len < 32)
-		return 0;
-	return p->family == CNF_V6 && p->len >= 64 ? 2 : 1;
+		return p->len <= CNF_MAP_BITS ? 0 : (p->len - CNF_MAP_BITS + 3) / 4;
+	return CNF_STORE_ONE_WORD + (p->family == CNF_V6 && p->len >= 64);
 }
 
 /* The store table that keeps @p. */

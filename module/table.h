@@ -183,17 +183,28 @@ struct cnf_path_node {
 /* One lookup table per prefix length a family can have: see prefix.h. */
 #define CNF_TIERS		(CNF_V6_BITS + 1)
 #define CNF_ACTIVE_WORDS	((CNF_TIERS + 63) / 64)
+
+/* The /16 map (prefix.h): a bit per /16 of a family's addresses. */
+#define CNF_MAP_BITS		16
+#define CNF_MAP_WORDS		((1U << CNF_MAP_BITS) / 64)
+
 /*
- * A family's store tables (prefix.c), one per width of their keys: one
- * word (CNF_LAYOUT32), two (CNF_LAYOUT64) and four (CNF_LAYOUT128, IPv6
- * only).
+ * A family's store tables (prefix.c), by the bits of their keys: one-word
+ * keys of prefixes of up to 16 bits, then of 17 to 20, 21 to 24, 25 to 28
+ * and 29 to 31 (the IPv4 tiers' lengths: each table's keys are numbers
+ * of at most 17, 21, 25, 29 and 32 bits, which take narrow slots as the
+ * tiers' do), two-word keys (CNF_LAYOUT64) and four-word ones
+ * (CNF_LAYOUT128, IPv6 only).
  */
-#define CNF_STORE_TABLES	3
+#define CNF_STORE_ONE_WORD	5
+#define CNF_STORE_TABLES	(CNF_STORE_ONE_WORD + 2)
 
 /* The layout of store table @i of a family. */
 static inline enum cnf_layout cnf_store_layout(unsigned int i)
 {
-	return i == 0 ? CNF_LAYOUT32 : i == 1 ? CNF_LAYOUT64 : CNF_LAYOUT128;
+	if (i < CNF_STORE_ONE_WORD)
+		return (enum cnf_layout)min(CNF_MAP_BITS + 1 + 4 * i, 32U);
+	return i == CNF_STORE_ONE_WORD ? CNF_LAYOUT64 : CNF_LAYOUT128;
 }
 
 /*
@@ -202,10 +213,6 @@ static inline enum cnf_layout cnf_store_layout(unsigned int i)
  * are two-word ones).
  */
 #define CNF_UNDO_TABLES		(1 + CNF_STORE_TABLES)
-
-/* The /16 map (prefix.h): a bit per /16 of a family's addresses. */
-#define CNF_MAP_BITS		16
-#define CNF_MAP_WORDS		((1U << CNF_MAP_BITS) / 64)
 
 /*
  * A /16 map.  Readers: under RCU, one word, READ_ONCE().  Writers: under

@@ -965,9 +965,10 @@ static void add_ok(struct __test_metadata *_metadata, struct cnf_filter *f,
 
 /*
  * The store's bytes per prefix: prefixes shorter than 32 bits are keys of
- * one word, in 4-byte slots, 4.17 bytes a prefix at the 96% load limit;
- * IPv6 ones shorter than /64 of two, in 8-byte slots (6-byte ones from
- * 2^18 buckets on), 8.33 bytes.  Prefixes that change the store alone are
+ * one word, numbers of 17 bits at most for those of up to 16 bits, in
+ * 2-byte slots, 2.08 bytes a prefix at the 96% load limit; IPv6 ones
+ * shorter than /64 of two, in 8-byte slots (6-byte ones from 2^18 buckets
+ * on), 8.33 bytes.  Prefixes that change the store alone are
  * added under covering ones, and the filter's bytes counted: one growth at
  * least must find the store about 90% full.
  */
@@ -983,7 +984,7 @@ TEST(store_key_bytes)
 	cnf_model_init(&m, 14);
 	add_ok(_metadata, f, &m, cnf_key4(0), 0);
 	store_fill(_metadata, f, &m, &r, CNF_V4, short4, 8000,
-		   CNF_SLOT_V4_WIDE);
+		   CNF_SLOT_V4_NARROW);
 	for (i = 0; i < 1024; i++)
 		add_ok(_metadata, f, &m, cnf_key6(0x20010db8, i << 19, 0, 0), 45);
 	store_fill(_metadata, f, &m, &r, CNF_V6, short6, 8000,
