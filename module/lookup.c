@@ -404,8 +404,8 @@ cnf_table_has4_batch_width(const struct cnf_table *t, unsigned int width,
 }
 
 /*
- * IPv4 tier @tl (the map, or a table) for @n addresses, or-ed into @hits:
- * the tier's map or table is looked up once for them all.
+ * Does IPv4 tier @tl (the map, or a table) cover each of @n addresses?
+ * Or-ed into @hits: the tier is looked up once for them all.
  */
 static void cnf_tier_has32_batch(const struct cnf_filter *f, unsigned int tl,
 				 const __be32 *addrs, unsigned int n,
