@@ -179,17 +179,33 @@ static void cnf_store_key_prefix(enum cnf_family fam, const struct cnf_key *k,
 /* ---- the store ---- */
 
 /*
- * Which store table of its family keeps @p (cnf_store_layout()): below 32
- * bits, that of one-word keys of its range of lengths (up to 16, 17 to 20,
- * 21 to 24, 25 to 28, 29 to 31); that of two-word keys for IPv4 /32s and
- * IPv6 below /64; that of four-word keys for IPv6 from /64 on, whose
- * marker bit is past the first 64.
+ * Which store table of its family keeps @p: below 32 bits, that of the
+ * one-word keys of its IPv4 tier (cnf_tier_of(), the map's for up to 16
+ * bits); that of two-word keys for IPv4 /32s and IPv6 below /64; that of
+ * four-word keys for IPv6 from /64 on, whose marker bit is past the first
+ * 64.
  */
 static unsigned int cnf_store_index(const struct cnf_key *p)
 {
 	if (p->len < 32)
-		return p->len <= CNF_MAP_BITS ? 0 : (p->len - CNF_MAP_BITS + 3) / 4;
+		return (cnf_tier_of(CNF_V4, p->len) - CNF_MAP_BITS) /
+		       CNF_V4_TIER_STEP;
 	return CNF_STORE_ONE_WORD + (p->family == CNF_V6 && p->len >= 64);
+}
+
+/*
+ * The layout of that table: one-word keys are numbers below 2^(L + 1), L
+ * their IPv4 tier's length (their bits and the marker above them), or
+ * below 2^32.
+ */
+static enum cnf_layout cnf_store_layout(const struct cnf_key *p)
+{
+	if (p->len < 32)
+		return (enum cnf_layout)min_t(unsigned int, CNF_V4_BITS,
+					      cnf_tier_of(CNF_V4, p->len) + 1);
+	if (cnf_store_index(p) == CNF_STORE_ONE_WORD)
+		return CNF_LAYOUT64;
+	return CNF_LAYOUT128;
 }
 
 /* The store table that keeps @p. */
@@ -213,7 +229,7 @@ static int cnf_store_add(struct cnf_filter *f, const struct cnf_key *p)
 	struct cnf_key k;
 	int err;
 
-	err = cnf_tab_ensure(f, tp, cnf_store_layout(cnf_store_index(p)));
+	err = cnf_tab_ensure(f, tp, cnf_store_layout(p));
 	if (err)
 		return err;
 	cnf_store_key(p, &k);

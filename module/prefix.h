@@ -80,12 +80,14 @@ static inline unsigned int cnf_tier_of(enum cnf_family fam, unsigned int len)
 
 	if (len <= CNF_MAP_BITS)
 		return CNF_MAP_BITS;
-	if (fam == CNF_V4)
-		return len <= 20 ? 20 : len <= 24 ? 24 : len <= 28 ? 28 : 32;
-	if (len > CNF_V6_BITS - CNF_V6_TIER_STEP)
+	if (fam == CNF_V6 && len > CNF_V6_BITS - CNF_V6_TIER_STEP)
 		return len == CNF_V6_BITS ? len : CNF_V6_BITS - 1;
-	step = len > 32 && len <= CNF_V6_FINE_END ? CNF_V6_FINE_STEP :
-						     CNF_V6_TIER_STEP;
+	if (fam == CNF_V4)
+		step = CNF_V4_TIER_STEP;
+	else if (len > 32 && len <= CNF_V6_FINE_END)
+		step = CNF_V6_FINE_STEP;
+	else
+		step = CNF_V6_TIER_STEP;
 	return (len + step - 1) / step * step;
 }
 

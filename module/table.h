@@ -187,25 +187,18 @@ struct cnf_path_node {
 /* The /16 map (prefix.h): a bit per /16 of a family's addresses. */
 #define CNF_MAP_BITS		16
 #define CNF_MAP_WORDS		((1U << CNF_MAP_BITS) / 64)
+/* Bits between IPv4 tier lengths past the map: /20, /24, /28, /32. */
+#define CNF_V4_TIER_STEP	4
 
 /*
  * A family's store tables (prefix.c), by the bits of their keys: one-word
- * keys of prefixes of up to 16 bits, then of 17 to 20, 21 to 24, 25 to 28
- * and 29 to 31 (the IPv4 tiers' lengths: each table's keys are numbers
- * of at most 17, 21, 25, 29 and 32 bits, which take narrow slots as the
- * tiers' do), two-word keys (CNF_LAYOUT64) and four-word ones
- * (CNF_LAYOUT128, IPv6 only).
+ * keys, a table per IPv4 tier (the map's prefixes, then those of 17 to 20,
+ * 21 to 24, 25 to 28 and 29 to 31 bits: cnf_store_index()), two-word keys
+ * and four-word ones (IPv6 only).
  */
-#define CNF_STORE_ONE_WORD	5
+#define CNF_STORE_ONE_WORD \
+	((CNF_V4_BITS - CNF_MAP_BITS) / CNF_V4_TIER_STEP + 1)
 #define CNF_STORE_TABLES	(CNF_STORE_ONE_WORD + 2)
-
-/* The layout of store table @i of a family. */
-static inline enum cnf_layout cnf_store_layout(unsigned int i)
-{
-	if (i < CNF_STORE_ONE_WORD)
-		return (enum cnf_layout)min(CNF_MAP_BITS + 1 + 4 * i, 32U);
-	return i == CNF_STORE_ONE_WORD ? CNF_LAYOUT64 : CNF_LAYOUT128;
-}
 
 /*
  * The tables one add changes: its tier's and its family's stores (an IPv4
