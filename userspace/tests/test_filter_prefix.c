@@ -13,7 +13,7 @@
  * Fixed seeds (printed): a failure replays exactly.
  */
 #include "cnf_test.h"
-#include "table.h"
+#include "prefix.h"
 #include "kselftest_harness.h"
 
 #define MODEL_MAX	4096
@@ -27,14 +27,6 @@ static void __attribute__((constructor)) seed_core(void)
 {
 	cnf_user_seed_random(0x636f7265ULL);
 }
-
-static unsigned int cnf_family_bits(enum cnf_family fam)
-{
-	return fam == CNF_V4 ? CNF_V4_BITS : CNF_V6_BITS;
-}
-
-/* Prefixes of up to this many bits set bits of the /16 map (prefix.h). */
-#define MAP_BITS	16
 
 static bool has6(struct cnf_filter *f, u32 w0, u32 w1, u32 w2, u32 w3)
 {
@@ -789,7 +781,7 @@ static void check_tiers_bounded(struct __test_metadata *_metadata,
 				unsigned int most)
 {
 	struct cnf_filter *f = cnf_filter_create(16, 1ULL << 30);
-	unsigned int len, bits = fam == CNF_V4 ? 32 : CNF_V6_BITS;
+	unsigned int len, bits = cnf_family_bits(fam);
 	struct cnf_filter_stats st;
 	struct cnf_key p;
 	u64 keys = 0;
@@ -806,8 +798,8 @@ static void check_tiers_bounded(struct __test_metadata *_metadata,
 		cnf_filter_lock(f);
 		cnf_filter_stats(f, &st);
 		cnf_filter_unlock(f);
-		if (len <= MAP_BITS) {
-			ASSERT_EQ(1U << (MAP_BITS - len),
+		if (len <= CNF_MAP_BITS) {
+			ASSERT_EQ(1U << (CNF_MAP_BITS - len),
 				  st.fam[fam].keys - keys);
 		} else {
 			ASSERT_LE(st.fam[fam].keys - keys, most);
@@ -1306,11 +1298,10 @@ TEST(long_tiers_directory_enomem)
 	cnf_filter_destroy(f);
 }
 
-/* Slot width of the tables of tier @tl (at most 64) at 2^@log buckets. */
+/* Slot width of the tables of tier @tl at 2^@log buckets. */
 static int width_of(unsigned int tl, unsigned int log)
 {
-	/* A tier's layout is its length (table.h). */
-	return cnf_slot_bytes((enum cnf_layout)tl, log);
+	return cnf_slot_bytes(cnf_tier_layout(tl), log);
 }
 
 /*
