@@ -22,9 +22,9 @@
  *
  * The store is exact tables, by the width of their keys (cnf_store_key()):
  * one word, in 2- or 4-byte slots, for prefixes of either family shorter
- * than 32 bits, a table for each range of lengths of the IPv4 tiers (so
- * that its keys are numbers of fewer bits, which take 2-byte slots from a
- * smaller size on: table.h); two words, in 6- or 8-byte slots, for IPv4
+ * than 32 bits, a table for each range of four lengths (so that its keys
+ * are numbers of fewer bits, which take 2-byte slots from a smaller size
+ * on: table.h); two words, in 6- or 8-byte slots, for IPv4
  * /32s and IPv6 prefixes shorter than /64; four, in 16-byte slots, for
  * IPv6 ones from /64 on.  What lists put there is mostly of the first two
  * kinds (their /64s and addresses are tier lengths).
@@ -179,30 +179,37 @@ static void cnf_store_key_prefix(enum cnf_family fam, const struct cnf_key *k,
 /* ---- the store ---- */
 
 /*
+ * The bits of @p's one-word store key (@p shorter than 32 bits): its @len
+ * bits and the marker above them, rounded up to an IPv4 tier length or
+ * the map's (cnf_tier_of()).  A store table takes the keys of one such
+ * width: numbers below 2^16, 2^20, 2^24, 2^28 or 2^32, in 2-byte slots
+ * from 2^2, 2^6, 2^10, 2^14 and 2^18 buckets on, where keys of one bit
+ * more would need twice the buckets.
+ */
+static unsigned int cnf_store_key_bits(const struct cnf_key *p)
+{
+	return cnf_tier_of(CNF_V4, p->len + 1);
+}
+
+/*
  * Which store table of its family keeps @p: below 32 bits, that of the
- * one-word keys of its IPv4 tier (cnf_tier_of(), the map's for up to 16
- * bits); that of two-word keys for IPv4 /32s and IPv6 below /64; that of
- * four-word keys for IPv6 from /64 on, whose marker bit is past the first
- * 64.
+ * one-word keys of its width; that of two-word keys for IPv4 /32s and
+ * IPv6 below /64; that of four-word keys for IPv6 from /64 on, whose
+ * marker bit is past the first 64.
  */
 static unsigned int cnf_store_index(const struct cnf_key *p)
 {
 	if (p->len < 32)
-		return (cnf_tier_of(CNF_V4, p->len) - CNF_MAP_BITS) /
+		return (cnf_store_key_bits(p) - CNF_MAP_BITS) /
 		       CNF_V4_TIER_STEP;
 	return CNF_STORE_ONE_WORD + (p->family == CNF_V6 && p->len >= 64);
 }
 
-/*
- * The layout of that table: one-word keys are numbers below 2^(L + 1), L
- * their IPv4 tier's length (their bits and the marker above them), or
- * below 2^32.
- */
+/* The layout of that table. */
 static enum cnf_layout cnf_store_layout(const struct cnf_key *p)
 {
 	if (p->len < 32)
-		return (enum cnf_layout)min_t(unsigned int, CNF_V4_BITS,
-					      cnf_tier_of(CNF_V4, p->len) + 1);
+		return (enum cnf_layout)cnf_store_key_bits(p);
 	if (cnf_store_index(p) == CNF_STORE_ONE_WORD)
 		return CNF_LAYOUT64;
 	return CNF_LAYOUT128;

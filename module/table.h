@@ -192,9 +192,10 @@ struct cnf_path_node {
 
 /*
  * A family's store tables (prefix.c), by the bits of their keys: one-word
- * keys, a table per IPv4 tier (the map's prefixes, then those of 17 to 20,
- * 21 to 24, 25 to 28 and 29 to 31 bits: cnf_store_index()), two-word keys
- * and four-word ones (IPv6 only).
+ * keys, a table per IPv4 tier length that bounds them (16 to 32 bits: the
+ * prefixes of up to 15 bits, then those of 16 to 19, 20 to 23, 24 to 27
+ * and 28 to 31 bits: cnf_store_index()), two-word keys and four-word ones
+ * (IPv6 only).
  */
 #define CNF_STORE_ONE_WORD \
 	((CNF_V4_BITS - CNF_MAP_BITS) / CNF_V4_TIER_STEP + 1)

@@ -957,7 +957,7 @@ static void add_ok(struct __test_metadata *_metadata, struct cnf_filter *f,
 
 /*
  * The store's bytes per prefix: prefixes shorter than 32 bits are keys of
- * one word, numbers of 17 bits at most for those of up to 16 bits, in
+ * one word, numbers of 16 bits at most for those of up to 15 bits, in
  * 2-byte slots, 2.08 bytes a prefix at the 96% load limit; IPv6 ones
  * shorter than /64 of two, in 8-byte slots (6-byte ones from 2^18 buckets
  * on), 8.33 bytes.  Prefixes that change the store alone are
@@ -984,6 +984,48 @@ TEST(store_key_bytes)
 	ASSERT_MATCHES(f, &m);
 	cnf_model_free(&m);
 	cnf_filter_destroy(f);
+}
+
+/*
+ * A store table keeps the one-word keys of one width: those of /16 to /19
+ * are numbers below 2^20, of /20 to /23 below 2^24, of /24 to /27 below
+ * 2^28, so their tables take 2-byte slots from 2^6, 2^10 and 2^14 buckets
+ * on.  Enough prefixes of the longest length of each range grow its table
+ * to that size: it has 2-byte slots there, and every prefix is found.
+ */
+TEST(store_narrow_by_width)
+{
+	static const struct { unsigned int len, n; } range[] = {
+		{ 19, 200 }, { 23, 3000 }, { 27, 40000 },
+	};
+	unsigned int i, j, s, bits;
+
+	for (j = 0; j < ARRAY_SIZE(range); j++) {
+		struct cnf_filter *f = cnf_filter_create(0, NO_LIMIT);
+		unsigned int len = range[j].len, step = 1U << (32 - len);
+		const struct cnf_table *t = NULL;
+
+		ASSERT_NE(NULL, f);
+		for (i = 0; i < range[j].n; i++)
+			ASSERT_EQ(0, add_p(f, cnf_key4(0x0a000000 + i * step),
+					   len));
+		for (s = 0; s < CNF_STORE_ONE_WORD && !t; s++) {
+			t = rcu_dereference_protected(f->store[CNF_V4][s], 1);
+			if (t && t->count != range[j].n)
+				t = NULL;
+		}
+		ASSERT_NE(NULL, t);
+		bits = cnf_layout_last_bits(cnf_table_layout(t));
+		TH_LOG("/%u: keys below 2^%u, 2^%u buckets, %u-byte slots",
+		       len, bits, t->log, cnf_width(t));
+		ASSERT_EQ(len + 1, bits);
+		ASSERT_EQ(bits - CNF_NARROW_R_BITS, t->log);
+		ASSERT_EQ((unsigned int)CNF_SLOT_V4_NARROW, cnf_width(t));
+		for (i = 0; i < range[j].n; i++)
+			ASSERT_TRUE(has4(f, 0x0a000000 + i * step + step - 1));
+		ASSERT_FALSE(has4(f, 0x0a000000 + range[j].n * step));
+		cnf_filter_destroy(f);
+	}
 }
 
 /*
