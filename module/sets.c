@@ -162,6 +162,20 @@ static struct cnf_filter *cnf_union_build(struct cnf_sets *ss, u32 kind,
 	return u;
 }
 
+/*
+ * The union @set's kind needs once @set is emptied or gone: made anew of
+ * the others while two or more of them hold prefixes and the kind keeps
+ * one, else NULL.  An ERR_PTR() when it cannot be made.
+ */
+static struct cnf_filter *cnf_union_without(struct cnf_sets *ss,
+					    const struct cnf_set *set)
+{
+	if (!ss->union_of[set->kind] ||
+	    cnf_kind_nonempty(ss, set->kind, set) < 2)
+		return NULL;
+	return cnf_union_build(ss, set->kind, set, NULL);
+}
+
 /* ---- the plan ---- */
 
 /* Room for a plan of @ss as it is, or with fewer sets. */
@@ -350,7 +364,7 @@ err_free:
 int cnf_set_destroy(struct cnf_sets *ss, struct cnf_set *set)
 {
 	struct cnf_retired r = { .set = set };
-	struct cnf_filter *u = NULL;
+	struct cnf_filter *u;
 	struct cnf_plan *spare;
 	unsigned int i;
 
@@ -359,13 +373,10 @@ int cnf_set_destroy(struct cnf_sets *ss, struct cnf_set *set)
 	spare = cnf_plan_alloc(ss);
 	if (!spare)
 		return -ENOMEM;
-	if (ss->union_of[set->kind] &&
-	    cnf_kind_nonempty(ss, set->kind, set) >= 2) {
-		u = cnf_union_build(ss, set->kind, set, NULL);
-		if (IS_ERR(u)) {
-			kfree(spare);
-			return PTR_ERR(u);
-		}
+	u = cnf_union_without(ss, set);
+	if (IS_ERR(u)) {
+		kfree(spare);
+		return PTR_ERR(u);
 	}
 	for (i = 0; ss->set[i] != set; i++)
 		;
@@ -413,21 +424,18 @@ int cnf_set_swap(struct cnf_sets *ss, struct cnf_set *a, struct cnf_set *b)
  */
 int cnf_set_flush(struct cnf_sets *ss, struct cnf_set *set)
 {
-	struct cnf_filter *u = NULL;
 	struct cnf_retired r = { };
+	struct cnf_filter *u;
 	struct cnf_plan *spare;
 	int err;
 
 	spare = cnf_plan_alloc(ss);
 	if (!spare)
 		return -ENOMEM;
-	if (ss->union_of[set->kind] &&
-	    cnf_kind_nonempty(ss, set->kind, set) >= 2) {
-		u = cnf_union_build(ss, set->kind, set, NULL);
-		if (IS_ERR(u)) {
-			kfree(spare);
-			return PTR_ERR(u);
-		}
+	u = cnf_union_without(ss, set);
+	if (IS_ERR(u)) {
+		kfree(spare);
+		return PTR_ERR(u);
 	}
 	cnf_filter_lock(set->filter);
 	err = cnf_filter_flush(set->filter);
