@@ -43,9 +43,10 @@ SETS_CONTENDERS = ["none", "base", "cuckoo", "sets"]
 SETS_NOTE = ("Named sets (mkdata.py): cuckoo, all N addresses in the "
              "default set; sets, the same N addresses dealt into 4 block "
              "sets, and an allow set of N/4 other addresses, checked for "
-             "every blocked packet; base, the module of revision {base} "
-             "with the N addresses in its one list.  Sources as for the "
-             "address sets.")
+             "every blocked packet{base}.  Sources as for the address "
+             "sets.")
+SETS_BASE = ("; base, the module of revision {rev} with the N addresses in "
+             "its one list")
 XDP_CONTENDERS = ["none", "xdp_drop", "xdp_pass", "cuckoo", "nft",
                   "cuckoo_xdp", "cuckoo_xdp_nohooks", "bpf_hash",
                   "xdp_filter"]
@@ -833,7 +834,8 @@ def main():
             "goals": prefix_goals(ppp6, pld6, "IPv6 ")}
     spp = packet_path([s for s in pps if set_of(s) == "sets"],
                       SETS_CONTENDERS)
-    sets = {"note": SETS_NOTE.format(base=meta.get("base", "-")),
+    base = SETS_BASE.format(rev=meta["base"]) if meta.get("base") else ""
+    sets = {"note": SETS_NOTE.format(base=base),
             "packet_path": spp, "goals": sets_goals(spp)}
     # cnf_bench.ko ran under plain TCG (LOG) and, with --pkt-log, under
     # -icount (PKTLOG); a single boot under -icount counts instructions.
