@@ -309,13 +309,14 @@ def prefix_tables(pfx, names):
     if ld:
         out.append("")
         out.append("| load and memory | prefixes | load, s | kernel bytes "
-                   "| per prefix | lookup keys |")
-        out.append("|---|---|---|---|---|---|")
+                   "| per prefix | reported | lookup keys |")
+        out.append("|---|---|---|---|---|---|---|")
         for r in ld:
             out.append(f"| {names[r['contender']]} "
                        f"| {size_name(r['size'])} | {r['load_sec']:.4f} "
                        f"| {si(r['kernel_bytes'])} "
                        f"| {r['kernel_bytes_per_entry']:.1f} "
+                       f"| {si(r.get('tool_bytes'))} "
                        f"| {si(r.get('keys'))} |")
     if pfx["goals"]:
         out.append("\nGoals, as ratios measured in this run: " +
@@ -340,7 +341,13 @@ def vm_prefix_report():
                 "/24 as in blocklists, none overlapping "
                 "(`userspace/bench/vm/mkdata.py`); pass: sources random in "
                 "a /16 no prefix covers.  nftables: a set of `ipv4_addr` "
-                "with `flags interval`; ipset: `hash:net`.\n"]
+                "with `flags interval`; ipset: `hash:net`.  Kernel bytes: "
+                "what slab and vmalloc grew by over the load, which the "
+                "goals take (coarse at 1K: slabs with room take small "
+                "allocations without growing); reported: what the tool "
+                "says the set takes (`cuckooctl stats`: the whole filter, "
+                "with what it had before the load; ipset's `Size in "
+                "memory`; nft reports none).\n"]
         out += prefix_tables(pfx, {"cuckoo": "cuckoo_nf",
                                    "nft": "nftables interval set",
                                    "ipset": "ipset hash:net"})
