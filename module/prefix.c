@@ -24,10 +24,10 @@
  * one word, in 2- or 4-byte slots, for prefixes of either family shorter
  * than 32 bits, a table for each range of four lengths (so that its keys
  * are numbers of fewer bits, which take 2-byte slots from a smaller size
- * on: table.h); two words, in 6- or 8-byte slots, for IPv4
- * /32s and IPv6 prefixes shorter than /64; four, in 16-byte slots, for
- * IPv6 ones from /64 on.  What lists put there is mostly of the first two
- * kinds (their /64s and addresses are tier lengths).
+ * on: table.h); two words, in 6- or 8-byte slots, for IPv4 /32s and IPv6
+ * prefixes shorter than /64; four, in 16-byte slots, for IPv6 ones from
+ * /64 on.  What lists put there is mostly of the first two kinds (their
+ * /64s and addresses are tier lengths).
  *
  * Changes add keys before they remove any, so a source that prefixes cover
  * before and after a change is matched throughout it.  A failed add
