@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "cnf_test.h"
+#include "table.h"
 #include "ref12.h"
 
 #define NO_LIMIT	(1ULL << 40)
@@ -74,6 +75,7 @@ static int cmp_double(const void *a, const void *b)
 
 /* Runs of each size: 5, or -r N. */
 static unsigned int runs = 5;
+static bool show_tables;	/* -t */
 
 static double median(double *v)
 {
@@ -652,6 +654,60 @@ static double pfx_load(struct cnf_filter **f, unsigned int nf,
 	return nf * n / (now() - t0);
 }
 
+/* One line of -t: a table of a prefix set, as its load left it. */
+static void print_table_line(const char *name, const struct cnf_table *t)
+{
+	u64 slots = (u64)CNF_BUCKET_SLOTS << t->log;
+
+	printf("  %-14s 2^%-2u %8u %10llu %10zu %5.2f\n", name, t->log,
+	       cnf_width(t), (unsigned long long)t->count, t->bytes,
+	       (double)t->count / slots);
+}
+
+/*
+ * -t: every table of family @fam's tiers, store, map and directory in @f,
+ * loaded with @n prefixes: what the filter's bytes are made of.
+ */
+static void print_tables(const struct cnf_filter *f, enum cnf_family fam,
+			 u64 n)
+{
+	const struct cnf_table *t;
+	const struct cnf_map *m = rcu_dereference_protected(f->map[fam], 1);
+	const struct cnf_dir *d = rcu_dereference_protected(f->dir, 1);
+	unsigned int i;
+	char name[32];
+
+	printf("%s %llu prefixes, the tables their load made:\n",
+	       fam == CNF_V4 ? "IPv4" : "IPv6", (unsigned long long)n);
+	printf("  %-14s %-4s %8s %10s %10s %5s\n", "table", "buckets",
+	       "slot B", "keys", "bytes", "load");
+	for (i = 0; i < CNF_TIERS; i++) {
+		t = rcu_dereference_protected(f->tier[fam][i], 1);
+		if (!t)
+			continue;
+		snprintf(name, sizeof(name), "tier /%u", i);
+		print_table_line(name, t);
+	}
+	for (i = 0; i < CNF_STORE_TABLES; i++) {
+		t = rcu_dereference_protected(f->store[fam][i], 1);
+		if (!t)
+			continue;
+		if (i < CNF_STORE_ONE_WORD)
+			snprintf(name, sizeof(name), "store <2^%u",
+				 cnf_layout_last_bits(cnf_table_layout(t)));
+		else
+			snprintf(name, sizeof(name), "store %u words",
+				 cnf_layout_words(cnf_table_layout(t)));
+		print_table_line(name, t);
+	}
+	if (m)
+		printf("  %-14s %-4s %8s %10s %10zu\n", "map /16", "-", "-",
+		       "-", (size_t)m->bytes);
+	if (fam == CNF_V6 && d)
+		printf("  %-14s 2^%-2u %8s %10s %10zu\n", "directory", d->log,
+		       "-", "-", (size_t)d->bytes);
+}
+
 static void bench_prefix(enum cnf_family fam, u64 n, struct pfx_result *res)
 {
 	unsigned int lens[CNF_V6_BITS + 1], nl, run, j;
@@ -683,6 +739,8 @@ static void bench_prefix(enum cnf_family fam, u64 n, struct pfx_result *res)
 		st = cnf_t_stats(f[0]);
 		if (st.fam[fam].entries != n)
 			abort();
+		if (show_tables && run == 0)
+			print_tables(f[0], fam, n);
 		res->keys = st.fam[fam].keys;
 		res->tables = st.fam[fam].tables;
 		res->bytes = st.fam[fam].bytes;
@@ -969,12 +1027,14 @@ static const struct size {
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: bench_core [-r RUNS] [-s SIZE[,SIZE...]] [JSON]\n"
+		"usage: bench_core [-r RUNS] [-s SIZE[,SIZE...]] [-t] [JSON]\n"
 		"  -r RUNS   runs of each size, the median kept (1 to %d, default 5)\n"
 		"  -s SIZES  only these of the sizes, e.g. ipv4:1K,ipv6:1M,pfx4:10K\n"
 		"            (default: all of ipv4:1K,ipv4:64K,ipv4:1M,ipv4:16M,ipv6:1M,\n"
 		"            and of the prefix sets pfx4:1K,pfx4:10K,pfx4:100K,\n"
-		"            pfx6:1K,pfx6:10K,pfx6:100K)\n",
+		"            pfx6:1K,pfx6:10K,pfx6:100K)\n"
+		"  -t        print the tables each prefix set's load made: buckets,\n"
+		"            slot bytes, keys, bytes and load\n",
 		RUNS_MAX);
 	exit(2);
 }
@@ -1017,7 +1077,7 @@ int main(int argc, char **argv)
 	char cpu[256], *end;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "r:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "r:s:t")) != -1) {
 		switch (opt) {
 		case 'r':
 			runs = strtoul(optarg, &end, 10);
@@ -1030,6 +1090,9 @@ int main(int argc, char **argv)
 		case 's':
 			pick_sizes(optarg, on);
 			any = true;
+			break;
+		case 't':
+			show_tables = true;
 			break;
 		default:
 			usage();
