@@ -657,11 +657,9 @@ static double pfx_load(struct cnf_filter **f, unsigned int nf,
 /* One line of -t: a table of a prefix set, as its load left it. */
 static void print_table_line(const char *name, const struct cnf_table *t)
 {
-	u64 slots = (u64)CNF_BUCKET_SLOTS << t->log;
-
 	printf("  %-14s 2^%-2u %8u %10llu %10zu %5.2f\n", name, t->log,
 	       cnf_width(t), (unsigned long long)t->count, t->bytes,
-	       (double)t->count / slots);
+	       (double)t->count / cnf_table_capacity(t->log));
 }
 
 /*
@@ -674,6 +672,7 @@ static void print_tables(const struct cnf_filter *f, enum cnf_family fam,
 	const struct cnf_table *t;
 	const struct cnf_map *m = rcu_dereference_protected(f->map[fam], 1);
 	const struct cnf_dir *d = rcu_dereference_protected(f->dir, 1);
+	enum cnf_layout layout;
 	unsigned int i;
 	char name[32];
 
@@ -692,12 +691,13 @@ static void print_tables(const struct cnf_filter *f, enum cnf_family fam,
 		t = rcu_dereference_protected(f->store[fam][i], 1);
 		if (!t)
 			continue;
-		if (i < CNF_STORE_ONE_WORD)
+		layout = cnf_table_layout(t);
+		if (cnf_layout_words(layout) == 1)
 			snprintf(name, sizeof(name), "store <2^%u",
-				 cnf_layout_last_bits(cnf_table_layout(t)));
+				 cnf_layout_last_bits(layout));
 		else
 			snprintf(name, sizeof(name), "store %u words",
-				 cnf_layout_words(cnf_table_layout(t)));
+				 cnf_layout_words(layout));
 		print_table_line(name, t);
 	}
 	if (m)
