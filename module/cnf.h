@@ -20,10 +20,11 @@
 #include "filter.h"
 #include "sets.h"
 
-/* Where a packet is looked up: the netfilter hooks or an XDP program. */
+/* Where a packet is looked up: the netfilter hooks, an XDP or a tc program. */
 enum cnf_path {
 	CNF_PATH_HOOK,
 	CNF_PATH_XDP,
+	CNF_PATH_TC,
 	CNF_NPATHS,
 };
 

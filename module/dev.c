@@ -1022,23 +1022,27 @@ static void cnf_add_cpu_counters(const struct cnf_pcpu_stats *p,
 static void cnf_sum_counters(struct cnf_state *cs, struct cnf_stats *st)
 {
 	struct cnf_family_stats *fs[CNF_NFAMILIES] = { &st->v4, &st->v6 };
-	struct cnf_path_stats *xs[CNF_NFAMILIES] = { &st->xdp_v4, &st->xdp_v6 };
+	struct cnf_path_stats *ps[CNF_NPATHS][CNF_NFAMILIES] = {
+		[CNF_PATH_XDP] = { &st->xdp_v4, &st->xdp_v6 },
+		[CNF_PATH_TC] = { &st->tc_v4, &st->tc_v6 },
+	};
 	struct cnf_counts sum[CNF_NPATHS][CNF_NFAMILIES] = {};
-	unsigned int fam;
+	unsigned int path, fam;
 	int cpu;
 
 	for_each_possible_cpu(cpu)
 		cnf_add_cpu_counters(per_cpu_ptr(cs->stats, cpu), sum);
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
 		const struct cnf_counts *hook = &sum[CNF_PATH_HOOK][fam];
-		const struct cnf_counts *xdp = &sum[CNF_PATH_XDP][fam];
 
 		fs[fam]->checked = hook->checked;
 		fs[fam]->matched = hook->matched;
 		fs[fam]->dropped = hook->dropped;
-		xs[fam]->checked = xdp->checked;
-		xs[fam]->matched = xdp->matched;
-		xs[fam]->dropped = xdp->dropped;
+		for (path = CNF_PATH_XDP; path < CNF_NPATHS; path++) {
+			ps[path][fam]->checked = sum[path][fam].checked;
+			ps[path][fam]->matched = sum[path][fam].matched;
+			ps[path][fam]->dropped = sum[path][fam].dropped;
+		}
 	}
 }
 

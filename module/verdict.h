@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The packet path's decision, shared by the netfilter hooks (hooks.c) and
- * the XDP kfuncs (xdp.c): one lookup of the block sets, and of the allow
+ * the kfuncs of XDP and tc programs (xdp.c): one lookup of the block sets, and of the allow
  * sets when those matched (lockless, under the RCU read lock the caller
  * holds; see sets.h), and the per-CPU counters of the caller's path.
  */
@@ -23,8 +23,8 @@ static __always_inline bool cnf_probe(const struct cnf_filter *f,
  * nft_counter's are: then nothing else on the CPU writes them.  Packets
  * are looked up in softirq context mostly, where they already are off;
  * nf_reinject() (an nfqueue verdict) runs the remaining hooks from
- * process context with them on, and BPF_PROG_TEST_RUN runs XDP programs
- * there too: only those pay for turning them off.  Returns whether
+ * process context with them on, and BPF_PROG_TEST_RUN runs XDP and tc
+ * programs there too: only those pay for turning them off.  Returns whether
  * cnf_stats_end() must turn them on again.
  */
 static __always_inline bool cnf_stats_begin(void)

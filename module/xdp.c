@@ -1,18 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The filter at XDP: kfuncs an XDP program calls with a packet's source,
- * answering from the filter of the namespace the receiving device is in
- * (which follows the device when it moves), with the same sets, allow
+ * The filter for BPF programs: kfuncs that XDP and tc programs call with
+ * a packet's source, answering from the filter of the namespace of the
+ * device the packet is on (the receiving device at XDP, skb->dev at tc;
+ * either follows the device when it moves), with the same sets, allow
  * sets, mode and decision as the netfilter hooks (verdict.h), counted as
- * the XDP path's.  A packet they pass carries a mark to the hooks, which
- * then let it through without a second lookup (xdp.h).  The program and
- * its loader are cuckooctl's (userspace/xdp/).
+ * the XDP or the tc path's.  A frame the XDP kfuncs pass carries a mark
+ * to the hooks, which then let it through without a second lookup
+ * (xdp.h); a packet a tc program passed is an skb already, with no room
+ * for one, and the hooks, when on, look it up again.  cuckooctl's
+ * programs and the XDP loader are in userspace/xdp/ and ctl_xdp.c.
  *
  * A namespace never configured has no state: the kfuncs say pass and
  * count nothing.  The state they read is freed only after an RCU grace
- * period (see &struct cnf_net), and every XDP program runs under the RCU
- * read lock.  A loaded program holds a reference on the module through
- * its BTF, so the module cannot go while one may call in.
+ * period (see &struct cnf_net); XDP programs run under the RCU read lock,
+ * and the tc kfuncs take it, as tc may hold the bottom-half flavour only.
+ * A loaded program holds a reference on the module through its BTF, so
+ * the module cannot go while one may call in.
  */
 #include "cnf.h"
 #include "verdict.h"
@@ -104,6 +108,58 @@ __bpf_kfunc int bpf_cnf_lookup6(struct xdp_md *ctx, const void *saddr,
 	return cnf_xdp_verdict(ctx, CNF_V6, saddr);
 }
 
+/* As cnf_xdp_verdict(), for the skb a tc program runs on. */
+static __always_inline int cnf_skb_verdict(struct __sk_buff *ctx,
+					   enum cnf_family fam,
+					   const void *saddr)
+{
+	struct sk_buff *skb = (struct sk_buff *)ctx;
+	struct cnf_state *cs;
+	int drop = 0;
+
+	/* No device, no namespace to answer from: pass. */
+	if (unlikely(!skb->dev))
+		return 0;
+	rcu_read_lock();
+	cs = rcu_dereference(cnf_pernet_rcu(dev_net(skb->dev))->state);
+	if (cs)
+		drop = cnf_verdict(cs, CNF_PATH_TC, fam, saddr);
+	rcu_read_unlock();
+	return drop;
+}
+
+/**
+ * bpf_cnf_skb_lookup4 - whether to drop an IPv4 packet, at tc
+ * @ctx:   the program's context.
+ * @saddr: the packet's source address.
+ *
+ * Return: as bpf_cnf_lookup4(), for the filter of the namespace of the
+ * device the packet is on; counted as the tc path's.  No mark: the
+ * netfilter hooks, when on, look a packet it passed up again.
+ */
+__bpf_kfunc int bpf_cnf_skb_lookup4(struct __sk_buff *ctx, __be32 saddr)
+{
+	return cnf_skb_verdict(ctx, CNF_V4, &saddr);
+}
+
+/**
+ * bpf_cnf_skb_lookup6 - whether to drop an IPv6 packet, at tc
+ * @ctx:       the program's context.
+ * @saddr:     the packet's source address (in the packet or on the
+ *             program's stack).
+ * @saddr__sz: its size, 16.
+ *
+ * Return: as bpf_cnf_skb_lookup4(); -EINVAL when @saddr__sz is not 16.
+ */
+__bpf_kfunc int bpf_cnf_skb_lookup6(struct __sk_buff *ctx, const void *saddr,
+				    u32 saddr__sz)
+{
+	if (saddr__sz != sizeof(struct in6_addr))
+		return -EINVAL;
+	return cnf_skb_verdict(ctx, CNF_V6, saddr);
+}
+
+/* Each hook its own set: a kfunc takes the context of its program type. */
 BTF_KFUNCS_START(cnf_xdp_kfunc_ids)
 BTF_ID_FLAGS(func, bpf_cnf_lookup4)
 BTF_ID_FLAGS(func, bpf_cnf_lookup6)
@@ -114,6 +170,16 @@ static const struct btf_kfunc_id_set cnf_xdp_kfunc_set = {
 	.set	= &cnf_xdp_kfunc_ids,
 };
 
+BTF_KFUNCS_START(cnf_tc_kfunc_ids)
+BTF_ID_FLAGS(func, bpf_cnf_skb_lookup4)
+BTF_ID_FLAGS(func, bpf_cnf_skb_lookup6)
+BTF_KFUNCS_END(cnf_tc_kfunc_ids)
+
+static const struct btf_kfunc_id_set cnf_tc_kfunc_set = {
+	.owner	= THIS_MODULE,
+	.set	= &cnf_tc_kfunc_ids,
+};
+
 /*
  * A module built without BTF registers nothing (the kernel logs "missing
  * module BTF") and still filters at netfilter; only an error is fatal.
@@ -122,5 +188,7 @@ static const struct btf_kfunc_id_set cnf_xdp_kfunc_set = {
 int cnf_xdp_init(void)
 {
 	return register_btf_kfunc_id_set(BPF_PROG_TYPE_XDP,
-					 &cnf_xdp_kfunc_set);
+					 &cnf_xdp_kfunc_set) ?:
+	       register_btf_kfunc_id_set(BPF_PROG_TYPE_SCHED_CLS,
+					 &cnf_tc_kfunc_set);
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The filter at XDP (xdp.c): the kfuncs XDP programs call, and the mark
- * they leave on a frame they passed, so that the netfilter hooks do not
- * look the same packet up again.
+ * The filter for BPF programs (xdp.c): the kfuncs XDP and tc programs
+ * call, and the mark the XDP ones leave on a frame they passed, so that
+ * the netfilter hooks do not look the same packet up again.
  *
  * The mark is the frame's XDP metadata, put there by the kfunc when the
  * namespace's hooks are on and the frame has room for it and no metadata
@@ -26,6 +26,7 @@
 #include <linux/string.h>
 
 struct xdp_md;
+struct __sk_buff;
 
 static __always_inline unsigned int cnf_saddr_len(enum cnf_family fam)
 {
@@ -63,5 +64,8 @@ static __always_inline bool cnf_xdp_passed(const struct cnf_state *cs,
  */
 int bpf_cnf_lookup4(struct xdp_md *ctx, __be32 saddr);
 int bpf_cnf_lookup6(struct xdp_md *ctx, const void *saddr, u32 saddr__sz);
+int bpf_cnf_skb_lookup4(struct __sk_buff *ctx, __be32 saddr);
+int bpf_cnf_skb_lookup6(struct __sk_buff *ctx, const void *saddr,
+			u32 saddr__sz);
 
 #endif /* _CNF_XDP_H */

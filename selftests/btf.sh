@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The module's BTF, which BPF programs find its XDP kfuncs through: the
+# The module's BTF, which BPF programs find its kfuncs through: the
 # kernel accepted it (/sys/kernel/btf/cuckoo_nf, with the module's own
 # types and its kfuncs in it) and registered the kfuncs by the BTF IDs of
-# its kfunc set (an XDP program calling them loads), had nothing to say
+# its kfunc sets (an XDP program calling them loads), had nothing to say
 # against it in its log ("failed to validate module [cuckoo_nf] BTF":
 # split from another kernel's BTF; "missing module BTF": built without),
 # and it comes and goes with the module.  Skipped on a kernel without BTF
@@ -20,7 +20,7 @@ CNF_KO=${CNF_KO:-/cnf/cuckoo_nf.ko}
 # A type of the module's own (module/cnf.h) and its kfuncs (module/xdp.c),
 # in its BTF's strings.
 OWN_TYPE=cnf_net
-KFUNCS="bpf_cnf_lookup4 bpf_cnf_lookup6"
+KFUNCS="bpf_cnf_lookup4 bpf_cnf_lookup6 bpf_cnf_skb_lookup4 bpf_cnf_skb_lookup6"
 # An XDP program calling them: cuckooctl's (userspace/xdp/cuckoo_xdp.bpf.c).
 PROG=./cuckoo_xdp.o
 
@@ -65,14 +65,14 @@ xdp_off() {
 test_btf_kfunc_call() {
 	local out
 	if ! out=$(ip link set dev lo xdpgeneric obj "$PROG" sec xdp 2>&1); then
-		fail "XDP program calling $KFUNCS refused: $(tail -n 5 <<<"$out" | tr '\n' ' ')"
+		fail "XDP program calling bpf_cnf_lookup4/6 refused: $(tail -n 5 <<<"$out" | tr '\n' ' ')"
 		return
 	fi
 	out=$(ip link show dev lo)
 	if [[ $out != *"prog/xdp id"* ]]; then
 		fail "ip link set dev lo xdpgeneric obj $PROG: no program on lo: $out"
 	else
-		pass "an XDP program calling $KFUNCS loaded and attached to lo"
+		pass "an XDP program calling bpf_cnf_lookup4/6 loaded and attached to lo"
 	fi
 	xdp_off || fail "ip link set dev lo xdpgeneric off"
 }

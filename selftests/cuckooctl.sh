@@ -186,8 +186,8 @@ test_stats() {
 			([.ipv4, .ipv6] | all(keys == ["bytes", "capacity", "checked",
 				"dropped", "entries", "grows", "keys", "lengths",
 				"load_factor", "matched", "prefixes", "stashed",
-				"tables", "xdp_checked", "xdp_dropped",
-				"xdp_matched"]))),
+				"tables", "tc_checked", "tc_dropped", "tc_matched",
+				"xdp_checked", "xdp_dropped", "xdp_matched"]))),
 		 ($s | .ipv4.entries == 4 and .ipv6.entries == 1 and
 			.ipv4.prefixes == 4 and .ipv6.prefixes == 1),
 		 ($s | [.ipv4, .ipv6] | all(.load_factor |
@@ -217,6 +217,7 @@ test_stats() {
 	check "text: memory with units" grep -q "memory: *[0-9]* bytes (.*B)" "$OUT"
 	check "text: packets" grep -q "packets: *checked [0-9]* matched [0-9]* dropped [0-9]*" "$OUT"
 	check "text: xdp packets" grep -q "xdp packets: *checked [0-9]* matched [0-9]* dropped [0-9]*" "$OUT"
+	check "text: tc packets" grep -q "tc packets: *checked [0-9]* matched [0-9]* dropped [0-9]*" "$OUT"
 	"$CTL" flush
 }
 

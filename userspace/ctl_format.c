@@ -100,7 +100,8 @@ double ctl_load_factor(const struct cnf_family_stats *fs,
 static void print_family_text(FILE *out, const char *name,
 			      const struct cnf_family_stats *fs,
 			      const struct cnf_lookup_stats *ls,
-			      const struct cnf_path_stats *xdp)
+			      const struct cnf_path_stats *xdp,
+			      const struct cnf_path_stats *tc)
 {
 	bool lookup = ctl_lookup_reported(fs, ls);
 	char human[32];
@@ -131,6 +132,8 @@ static void print_family_text(FILE *out, const char *name,
 		ULL(fs->checked), ULL(fs->matched), ULL(fs->dropped));
 	fprintf(out, "  xdp packets:  checked %llu matched %llu dropped %llu\n",
 		ULL(xdp->checked), ULL(xdp->matched), ULL(xdp->dropped));
+	fprintf(out, "  tc packets:   checked %llu matched %llu dropped %llu\n",
+		ULL(tc->checked), ULL(tc->matched), ULL(tc->dropped));
 }
 
 void ctl_print_stats_text(FILE *out, const struct cnf_stats *st)
@@ -152,19 +155,23 @@ void ctl_print_stats_text(FILE *out, const struct cnf_stats *st)
 		ctl_format_bytes(st->mem_limit, h1, sizeof(h1)));
 	fprintf(out, "memory used:  %llu bytes (%s)\n", ULL(used),
 		ctl_format_bytes(used, h2, sizeof(h2)));
-	print_family_text(out, "ipv4", &st->v4, &st->v4_lookup, &st->xdp_v4);
-	print_family_text(out, "ipv6", &st->v6, &st->v6_lookup, &st->xdp_v6);
+	print_family_text(out, "ipv4", &st->v4, &st->v4_lookup, &st->xdp_v4,
+			  &st->tc_v4);
+	print_family_text(out, "ipv6", &st->v6, &st->v6_lookup, &st->xdp_v6,
+			  &st->tc_v6);
 }
 
 /*
  * A flat object of numbers (selftests/lib.sh reads it without jq).  The
  * lookup figures of a kernel that does not report them are left out; the
- * XDP path's are "xdp_" + the hook's names (0 from a kernel before XDP).
+ * XDP and tc paths' are "xdp_" and "tc_" + the hook's names (0 from a
+ * kernel before them).
  */
 static void print_family_json(FILE *out, const char *name,
 			      const struct cnf_family_stats *fs,
 			      const struct cnf_lookup_stats *ls,
-			      const struct cnf_path_stats *xdp)
+			      const struct cnf_path_stats *xdp,
+			      const struct cnf_path_stats *tc)
 {
 	bool lookup = ctl_lookup_reported(fs, ls);
 
@@ -180,8 +187,11 @@ static void print_family_json(FILE *out, const char *name,
 		fprintf(out, ",\"lengths\":%u,\"keys\":%llu,\"tables\":%u",
 			ls->lengths, ULL(ls->keys), ls->tables);
 	fprintf(out, ",\"xdp_checked\":%llu,\"xdp_matched\":%llu,"
-		"\"xdp_dropped\":%llu}", ULL(xdp->checked), ULL(xdp->matched),
+		"\"xdp_dropped\":%llu", ULL(xdp->checked), ULL(xdp->matched),
 		ULL(xdp->dropped));
+	fprintf(out, ",\"tc_checked\":%llu,\"tc_matched\":%llu,"
+		"\"tc_dropped\":%llu}", ULL(tc->checked), ULL(tc->matched),
+		ULL(tc->dropped));
 }
 
 double ctl_bytes_per_timed(const struct cnf_expiry_stats *ex)
@@ -221,9 +231,11 @@ void ctl_print_stats_json(FILE *out, const struct cnf_stats *st,
 		"\"active\":%s,", mode ? mode : "unknown", ctl_hooks_name(st),
 		ULL(st->mem_limit),
 		st->flags & CNF_STATS_F_INACTIVE ? "false" : "true");
-	print_family_json(out, "ipv4", &st->v4, &st->v4_lookup, &st->xdp_v4);
+	print_family_json(out, "ipv4", &st->v4, &st->v4_lookup, &st->xdp_v4,
+			  &st->tc_v4);
 	fputc(',', out);
-	print_family_json(out, "ipv6", &st->v6, &st->v6_lookup, &st->xdp_v6);
+	print_family_json(out, "ipv6", &st->v6, &st->v6_lookup, &st->xdp_v6,
+			  &st->tc_v6);
 	if (ex)
 		fprintf(out, ",\"expiry\":{\"entries\":%llu,\"bytes\":%llu,"
 			"\"bytes_per_entry\":%.2f,\"expired\":%llu,"

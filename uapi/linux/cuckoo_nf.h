@@ -317,16 +317,20 @@ struct cnf_expiry_stats {
 };
 
 /**
- * struct cnf_path_stats - per address family, the packets XDP programs
- *                         looked up with bpf_cnf_lookup4() or
- *                         bpf_cnf_lookup6()
+ * struct cnf_path_stats - per address family, the packets BPF programs
+ *                         looked up through the kfuncs of one hook: at
+ *                         XDP bpf_cnf_lookup4() and bpf_cnf_lookup6(), at
+ *                         tc bpf_cnf_skb_lookup4() and
+ *                         bpf_cnf_skb_lookup6()
  * @checked: packets looked up.
  * @matched: of those, packets whose source is listed.
  * @dropped: of those, packets the kfunc told the program to drop (listed,
- *           in drop mode).  A packet XDP drops never reaches the netfilter
- *           hook, and one it passed carries the kfuncs' mark there, which
- *           spares it the hook's lookup when the driver keeps XDP
- *           metadata: neither is then in &struct cnf_family_stats.
+ *           in drop mode).  A packet XDP or tc drops never reaches the
+ *           netfilter hook.  One XDP passed carries the kfuncs' mark
+ *           there, which spares it the hook's lookup when the driver
+ *           keeps XDP metadata: it is then not in &struct
+ *           cnf_family_stats.  One tc passed is looked up by the hook
+ *           again (when the hooks are on), and counted there too.
  */
 struct cnf_path_stats {
 	__u64	checked;
@@ -356,6 +360,8 @@ struct cnf_path_stats {
  *             timeouts.
  * @xdp_v4, @xdp_v6: per family, the XDP path's counters, see &struct
  *             cnf_path_stats.  Absent from kernels before XDP.
+ * @tc_v4, @tc_v6: per family, the tc path's counters, likewise.  Absent
+ *             from kernels before the tc kfuncs.
  */
 struct cnf_stats {
 	struct cnf_family_stats v4;
@@ -368,6 +374,8 @@ struct cnf_stats {
 	struct cnf_expiry_stats expiry;
 	struct cnf_path_stats xdp_v4;
 	struct cnf_path_stats xdp_v6;
+	struct cnf_path_stats tc_v4;
+	struct cnf_path_stats tc_v6;
 };
 
 #define CNF_STATS_F_INACTIVE	_BITUL(0)

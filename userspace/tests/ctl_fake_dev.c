@@ -16,7 +16,7 @@
  *   entries expired (FAKE_EXPIRED, FAKE_LATE late, FAKE_MAX_LATE_MS).
  *   Its XDP path counted FAKE_XDP_CHECKED IPv4 packets (FAKE_XDP_MATCHED
  *   matched, FAKE_XDP_DROPPED dropped) and one more IPv6 packet, none
- *   matched.
+ *   matched; its tc path likewise, with FAKE_TC_*.
  * CNF_FAKE_KERNEL=sets: the same module before timeouts: a timeout or an
  *   entry flag in a grown struct is refused with -E2BIG, as a module with
  *   a shorter struct refuses a nonzero tail; sets report no timeouts, the
@@ -53,6 +53,9 @@
 #define FAKE_XDP_CHECKED 90
 #define FAKE_XDP_MATCHED 5
 #define FAKE_XDP_DROPPED 4
+#define FAKE_TC_CHECKED 70
+#define FAKE_TC_MATCHED 3
+#define FAKE_TC_DROPPED 2
 
 /* The first version's requests: the struct ends before the set's name. */
 #define V1(dir, nr, size)	_IOC(dir, CNF_IOC_TYPE, nr, size)
@@ -399,6 +402,10 @@ static int stats_call(struct cnf_stats *out)
 	s.xdp_v4.matched = FAKE_XDP_MATCHED;
 	s.xdp_v4.dropped = FAKE_XDP_DROPPED;
 	s.xdp_v6.checked = FAKE_XDP_CHECKED + 1;
+	s.tc_v4.checked = FAKE_TC_CHECKED;
+	s.tc_v4.matched = FAKE_TC_MATCHED;
+	s.tc_v4.dropped = FAKE_TC_DROPPED;
+	s.tc_v6.checked = FAKE_TC_CHECKED + 1;
 	/* An older module writes its own, shorter struct, and zeroes the rest. */
 	if (no_timeouts())
 		memset(&s.expiry, 0, sizeof(s.expiry));

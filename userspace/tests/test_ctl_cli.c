@@ -170,7 +170,8 @@ TEST(stats_new_and_old_module)
 				       "  lookup:       not reported by the loaded module\n"
 				       "  capacity:     1024\n")) TH_LOG("%s", r.out);
 	/* A module before XDP: its struct ends early, the rest is zero. */
-	EXPECT_NE(NULL, strstr(r.out, "  xdp packets:  checked 0 matched 0 dropped 0\n"));
+	EXPECT_NE(NULL, strstr(r.out, "  xdp packets:  checked 0 matched 0 dropped 0\n"
+				       "  tc packets:   checked 0 matched 0 dropped 0\n"));
 	RUN(&r, "old", "", "stats", "-j");
 	EXPECT_EQ(0, r.status);
 	EXPECT_NE(NULL, strstr(r.out, "\"dropped\":0,\"prefixes\":3,\"xdp_checked\":0,"));
@@ -178,13 +179,17 @@ TEST(stats_new_and_old_module)
 	RUN(&r, "new", "", "stats", "-j");
 	EXPECT_NE(NULL, strstr(r.out, "\"prefixes\":3,\"lengths\":3,\"keys\":256,"
 				       "\"tables\":3,\"xdp_checked\":90,"
-				       "\"xdp_matched\":5,\"xdp_dropped\":4}"));
+				       "\"xdp_matched\":5,\"xdp_dropped\":4,"
+				       "\"tc_checked\":70,\"tc_matched\":3,"
+				       "\"tc_dropped\":2}"));
 	EXPECT_NE(NULL, strstr(r.out, "\"tables\":1,\"xdp_checked\":91,"
-				       "\"xdp_matched\":0,\"xdp_dropped\":0}"));
+				       "\"xdp_matched\":0,\"xdp_dropped\":0,"
+				       "\"tc_checked\":71,\"tc_matched\":0,"
+				       "\"tc_dropped\":0}"));
 }
 
-/* The hook's counters and the XDP path's, each family. */
-TEST(stats_xdp_counters)
+/* The hook's counters, the XDP path's and the tc path's, each family. */
+TEST(stats_path_counters)
 {
 	struct run r;
 
@@ -192,8 +197,10 @@ TEST(stats_xdp_counters)
 	EXPECT_EQ(0, r.status);
 	EXPECT_NE(NULL, strstr(r.out, "  packets:      checked 0 matched 0 dropped 0\n"
 				       "  xdp packets:  checked 90 matched 5 dropped 4\n"
+				       "  tc packets:   checked 70 matched 3 dropped 2\n"
 				       "ipv6:\n")) TH_LOG("%s", r.out);
 	EXPECT_NE(NULL, strstr(r.out, "  xdp packets:  checked 91 matched 0 dropped 0\n"
+				       "  tc packets:   checked 71 matched 0 dropped 0\n"
 				       "expiry:\n")) TH_LOG("%s", r.out);
 }
 
@@ -648,7 +655,7 @@ TEST(json_of_sets_and_stats)
 		     r.out);
 	RUN(&r, "new", "", "-j", "stats");
 	EXPECT_EQ(0, r.status);
-	EXPECT_NE(NULL, strstr(r.out, "\"xdp_dropped\":0},\"expiry\":{\"entries\":0,"
+	EXPECT_NE(NULL, strstr(r.out, "\"tc_dropped\":0},\"expiry\":{\"entries\":0,"
 			       "\"bytes\":0,\"bytes_per_entry\":0.00,\"expired\":7,"
 			       "\"late\":2,\"max_late_ms\":1250},"
 			       "\"sets\":[{\"name\":\"default\","));

@@ -302,6 +302,10 @@ static struct cnf_stats sample_stats(void)
 	st.xdp_v4.matched = 40;
 	st.xdp_v4.dropped = 39;
 	st.xdp_v6.checked = 7;
+	st.tc_v4.checked = 300;
+	st.tc_v4.matched = 20;
+	st.tc_v4.dropped = 19;
+	st.tc_v6.checked = 5;
 	st.v6.capacity = 16;
 	st.v6.bytes = 512;
 	return st;
@@ -367,7 +371,7 @@ TEST(sets_json_and_text)
 
 	ASSERT_NE(NULL, text);
 	/* The sets close the object, after the families. */
-	EXPECT_NE(NULL, strstr(text, "\"xdp_dropped\":0},\"sets\":["
+	EXPECT_NE(NULL, strstr(text, "\"tc_dropped\":0},\"sets\":["
 		  "{\"name\":\"default\",\"kind\":\"block\",\"entries\":4,"
 		  "\"v4_entries\":3,\"v6_entries\":1,\"bytes\":8192,\"matched\":42,"
 		  "\"timeout\":0,\"timed\":1},"
@@ -402,7 +406,7 @@ TEST(expiry_json_and_text)
 	st.expiry.max_late_ms = 1500;
 	text = capture(expiry_json, &st);
 	ASSERT_NE(NULL, text);
-	EXPECT_NE(NULL, strstr(text, "\"xdp_dropped\":0},\"expiry\":{\"entries\":3,"
+	EXPECT_NE(NULL, strstr(text, "\"tc_dropped\":0},\"expiry\":{\"entries\":3,"
 		  "\"bytes\":200,\"bytes_per_entry\":66.67,\"expired\":1000,"
 		  "\"late\":4,\"max_late_ms\":1500},\"sets\":[{\"name\":\"default\""))
 		TH_LOG("%s", text);
@@ -458,7 +462,8 @@ TEST(stats_text)
 				      "  bytes/prefix: 512.00\n"
 				      "  grows:        2\n  stashed:      1\n"
 				      "  packets:      checked 1000 matched 10 dropped 0\n"
-				      "  xdp packets:  checked 500 matched 40 dropped 39\n"));
+				      "  xdp packets:  checked 500 matched 40 dropped 39\n"
+				      "  tc packets:   checked 300 matched 20 dropped 19\n"));
 	/* No entry: no division by zero, a dash. */
 	EXPECT_NE(NULL, strstr(text, "ipv6:\n  prefixes:     0\n"
 				      "  lengths:      0 distinct\n"
@@ -469,7 +474,8 @@ TEST(stats_text)
 				      "  memory:       512 bytes (512 B)\n"
 				      "  bytes/prefix: -\n"));
 	EXPECT_NE(NULL, strstr(text, "  packets:      checked 0 matched 0 dropped 0\n"
-				      "  xdp packets:  checked 7 matched 0 dropped 0\n"));
+				      "  xdp packets:  checked 7 matched 0 dropped 0\n"
+				      "  tc packets:   checked 5 matched 0 dropped 0\n"));
 	free(text);
 }
 
@@ -506,12 +512,14 @@ TEST(stats_json_exact)
 		     "\"bytes\":1536,\"grows\":2,\"stashed\":1,\"checked\":1000,"
 		     "\"matched\":10,\"dropped\":0,\"prefixes\":3,\"lengths\":2,"
 		     "\"keys\":258,\"tables\":2,\"xdp_checked\":500,"
-		     "\"xdp_matched\":40,\"xdp_dropped\":39},"
+		     "\"xdp_matched\":40,\"xdp_dropped\":39,\"tc_checked\":300,"
+		     "\"tc_matched\":20,\"tc_dropped\":19},"
 		     "\"ipv6\":{\"entries\":0,\"capacity\":16,\"load_factor\":0.000000,"
 		     "\"bytes\":512,\"grows\":0,\"stashed\":0,\"checked\":0,"
 		     "\"matched\":0,\"dropped\":0,\"prefixes\":0,\"lengths\":0,"
 		     "\"keys\":0,\"tables\":0,\"xdp_checked\":7,\"xdp_matched\":0,"
-		     "\"xdp_dropped\":0}}\n", text);
+		     "\"xdp_dropped\":0,\"tc_checked\":5,\"tc_matched\":0,"
+		     "\"tc_dropped\":0}}\n", text);
 	free(text);
 }
 
@@ -548,6 +556,7 @@ TEST(stats_json_extremes)
 	EXPECT_NE(NULL, strstr(text, "\"capacity\":0,\"load_factor\":0.000000"));
 	EXPECT_NE(NULL, strstr(text, "\"lengths\":4294967295,\"keys\":18446744073709551615,"
 				      "\"tables\":4294967295,\"xdp_checked\":18446744073709551615,"));
+	EXPECT_NE(NULL, strstr(text, "\"tc_dropped\":18446744073709551615}"));
 	EXPECT_EQ(NULL, strstr(text, "nan"));
 	EXPECT_EQ(NULL, strstr(text, "inf"));
 	free(text);
