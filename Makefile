@@ -223,6 +223,7 @@ install: all
 	$(if $(DESTDIR),,depmod -a $(KVER))
 	install -D -m 755 build/cuckooctl $(DESTDIR)$(PREFIX)/sbin/cuckooctl
 	install -D -m 644 build/cuckoo_xdp.o $(DESTDIR)$(XDPDIR)/cuckoo_xdp.o
+	install -D -m 644 build/cuckoo_tc.o $(DESTDIR)$(XDPDIR)/cuckoo_tc.o
 	install -D -m 644 userspace/cuckooctl.8 $(DESTDIR)$(MANDIR)/man8/cuckooctl.8
 	install -D -m 644 userspace/cuckooctl.bash-completion \
 		$(DESTDIR)$(COMPLETIONDIR)/cuckooctl

@@ -15,7 +15,8 @@
 #       completion, /lib/systemd/system/cuckoo_nf.service (not enabled:
 #       `systemctl enable --now cuckoo_nf`), fail2ban's action
 #       /etc/fail2ban/action.d/cuckoo_nf.conf (a conffile), the XDP program
-#       /usr/lib/cuckoo_nf/cuckoo_xdp.o (for ip-link; cuckooctl embeds it).
+#       /usr/lib/cuckoo_nf/cuckoo_xdp.o (for ip-link; cuckooctl embeds it)
+#       and the tc program /usr/lib/cuckoo_nf/cuckoo_tc.o (for tc).
 #
 # VERSION is dkms.conf's PACKAGE_VERSION.  The maintainer is $DEBFULLNAME
 # <$DEBEMAIL> when set, else the author of the last commit; every date is
@@ -145,19 +146,24 @@ D=$STAGE/$P
 export DEB_BUILD_MAINT_OPTIONS=hardening=+all
 CFLAGS="$(dpkg-buildflags --get CFLAGS) $(dpkg-buildflags --get CPPFLAGS)" \
 LDFLAGS=$(dpkg-buildflags --get LDFLAGS) \
-	make -s --no-print-directory -C userspace B="$OUT/build" "$OUT/build/cuckooctl"
+	make -s --no-print-directory -C userspace B="$OUT/build" "$OUT/build/cuckooctl" \
+	"$OUT/build/cuckoo_tc.o"
 install -D -m 755 "$OUT/build/cuckooctl" "$D/usr/sbin/cuckooctl"
 # As dh_strip does.
 strip --remove-section=.comment --remove-section=.note --strip-unneeded \
 	"$D/usr/sbin/cuckooctl"
-# The XDP program for ip-link(8) (cuckooctl has its own copy): its BTF
-# stays, the DWARF goes, as dh_strip does for objects.
-install -D -m 644 "$OUT/build/cuckoo_xdp.o" "$D/usr/lib/cuckoo_nf/cuckoo_xdp.o"
-llvm-strip --strip-debug "$D/usr/lib/cuckoo_nf/cuckoo_xdp.o"
-# An ELF of the BPF machine in an amd64 package: what it is meant to be.
+# The XDP program for ip-link(8) (cuckooctl has its own copy) and the tc
+# program for tc(8): their BTF stays, the DWARF goes, as dh_strip does for
+# objects.
+for o in cuckoo_xdp.o cuckoo_tc.o; do
+	install -D -m 644 "$OUT/build/$o" "$D/usr/lib/cuckoo_nf/$o"
+	llvm-strip --strip-debug "$D/usr/lib/cuckoo_nf/$o"
+done
+# ELFs of the BPF machine in an amd64 package: what they are meant to be.
 install -d "$D/usr/share/lintian/overrides"
-printf '%s\n' "# a BPF program, loaded into the kernel (cuckooctl xdp, ip link ... xdp obj)" \
+printf '%s\n' "# BPF programs, loaded into the kernel (cuckooctl xdp, ip link ... xdp obj, tc ... bpf obj)" \
 	"$P: binary-from-other-architecture [usr/lib/cuckoo_nf/cuckoo_xdp.o]" \
+	"$P: binary-from-other-architecture [usr/lib/cuckoo_nf/cuckoo_tc.o]" \
 	>"$D/usr/share/lintian/overrides/$P"
 install -d "$D/usr/share/man/man8"
 gzip -9n <userspace/cuckooctl.8 >"$D/usr/share/man/man8/cuckooctl.8.gz"

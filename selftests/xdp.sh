@@ -4,6 +4,8 @@
 # cuckoo_nf at XDP: cuckooctl's program (userspace/xdp/cuckoo_xdp.bpf.c),
 # attached with `cuckooctl xdp attach` to the receiving end of a veth pair,
 # drops listed sources before netfilter sees them and lets the others on.
+# So does its tc twin (userspace/xdp/cuckoo_tc.bpf.c), attached by tc(8)
+# to the same device's ingress.
 #
 #            10.0.1.1 (A), .11 (B) / fd01::1, ::11        10.0.1.2 / fd01::2
 #   ns-s:  s1 --------------------------------------------- r1  :ns-r
@@ -17,15 +19,15 @@
 # hook), sees every echo request that reached netfilter, so a source
 # dropped at XDP adds nothing to it and a delivered one adds each ping;
 # `cuckooctl stats -j` gives the XDP path's counters (xdp_checked,
-# xdp_matched, xdp_dropped) beside the hook's, which must not see the
-# dropped ones.  The sender's VLAN tags are put in the frame (ethtool -K
+# xdp_matched, xdp_dropped), and the tc path's (tc_*), beside the hook's,
+# which must not see the dropped ones.  The sender's VLAN tags are put in the frame (ethtool -K
 # txvlan off), not beside it, so the program parses them.
 set -uo pipefail
 
 ALL_TESTS="test_native_drops_before_netfilter test_vlan test_prefix_and_allow
 	test_monitor test_netns_move test_generic test_ip_link test_other_program
 	test_no_privileges test_mark_not_trusted test_hooks_off
-	test_rmmod_while_attached"
+	test_rmmod_while_attached test_tc test_tc_rmmod_while_attached"
 NPINGS=3
 S=ns-xs-$$
 R=ns-xr-$$
@@ -44,6 +46,9 @@ XDP_OBJ=$(dirname "$(realpath "$0")")/cuckoo_xdp.o
 OTHER_OBJ=$(dirname "$(realpath "$0")")/xdp_other.bpf.o
 FORGE_OBJ=$(dirname "$(realpath "$0")")/xdp_forge.bpf.o
 REWRITE_OBJ=$(dirname "$(realpath "$0")")/xdp_rewrite.bpf.o
+TC_OBJ=$(dirname "$(realpath "$0")")/cuckoo_tc.o
+# The path whose counters round() reads: xdp, or tc for the tc program.
+KF=xdp
 
 # The receiving ends: r1's addresses and static neighbours in namespace NS
 # (again after a move: a device leaves its addresses behind).
@@ -122,6 +127,7 @@ setup() {
 	# Before the namespaces go: rmmod right after the script must work.
 	defer nsx "$R" cuckooctl xdp detach r1
 	defer nsx "$R2" cuckooctl xdp detach r1
+	defer tc -n "$R" qdisc del dev r1 clsact
 }
 
 ctl() { nsx "$R" cuckooctl "$@"; }
@@ -148,10 +154,11 @@ snap() {
 #   pass     reached netfilter with every ping, not dropped at XDP;
 #   monitor  reached netfilter with every ping, counted matched at XDP
 #            and never dropped.
-# And per family: XDP checked every ping (IPv6 at least: the link's own
-# router solicitations count too), matched and dropped exactly those
-# above; the hook checked none, since every packet XDP passed carries the
-# kfuncs' mark (module/xdp.h).
+# And per family: the program's path ($KF) checked every ping (IPv6 at
+# least: the link's own router solicitations count too), matched and
+# dropped exactly those above; the hook checked none at XDP, since every
+# packet XDP passed carries the kfuncs' mark (module/xdp.h), and at tc
+# every ping tc passed (IPv6 at least), since nothing marks them.
 round() {
 	local ns=$1 v s i fam n srcs=() want
 	local -A x0 x1 c0 c1 drop=() match=() seen=()
@@ -180,22 +187,32 @@ round() {
 	done
 	for fam in ipv4 ipv6; do
 		[[ -n ${seen[$fam]:-} ]] || continue
-		n=$((${x1[$fam.xdp_checked]} - ${x0[$fam.xdp_checked]}))
+		n=$((${x1[$fam.${KF}_checked]} - ${x0[$fam.${KF}_checked]}))
 		if [[ $fam == ipv4 ]]; then
 			((n == seen[$fam]))
 		else
 			((n >= seen[$fam]))
 		fi
-		verdict $? "$ns: $fam: XDP checked $n (pings: ${seen[$fam]})"
-		n=$((${x1[$fam.xdp_dropped]} - ${x0[$fam.xdp_dropped]}))
+		verdict $? "$ns: $fam: $KF checked $n (pings: ${seen[$fam]})"
+		n=$((${x1[$fam.${KF}_dropped]} - ${x0[$fam.${KF}_dropped]}))
 		((n == ${drop[$fam]:-0}))
-		verdict $? "$ns: $fam: XDP dropped $n (want ${drop[$fam]:-0})"
-		n=$((${x1[$fam.xdp_matched]} - ${x0[$fam.xdp_matched]}))
+		verdict $? "$ns: $fam: $KF dropped $n (want ${drop[$fam]:-0})"
+		n=$((${x1[$fam.${KF}_matched]} - ${x0[$fam.${KF}_matched]}))
 		((n == ${match[$fam]:-0}))
-		verdict $? "$ns: $fam: XDP matched $n (want ${match[$fam]:-0})"
+		verdict $? "$ns: $fam: $KF matched $n (want ${match[$fam]:-0})"
 		n=$((${x1[$fam.checked]} - ${x0[$fam.checked]}))
-		((n == 0))
-		verdict $? "$ns: $fam: the hook checked $n (XDP passed them)"
+		if [[ $KF == xdp ]]; then
+			((n == 0))
+			verdict $? "$ns: $fam: the hook checked $n (XDP passed them)"
+			continue
+		fi
+		want=$((seen[$fam] - ${drop[$fam]:-0}))
+		if [[ $fam == ipv4 ]]; then
+			((n == want))
+		else
+			((n >= want))
+		fi
+		verdict $? "$ns: $fam: the hook checked $n (tc passed $want pings)"
 	done
 }
 
@@ -462,6 +479,74 @@ test_rmmod_while_attached() {
 	rc=$?
 	[[ $rc == 6 && $out == "cuckooctl: xdp attach r1: the kfuncs bpf_cnf_lookup4/6 are not in the kernel: the module is not loaded (modprobe cuckoo_nf)" ]]
 	verdict $? "attach without the module: exit $rc: $out"
+	mod_loaded || insmod "$CNF_KO"
+	[[ -c /dev/cuckoo_nf ]]
+	verdict $? "insmod again"
+}
+
+# tc_attach: cuckoo_tc.o on r1's ingress in R, as README says; 1 when
+# the test cannot run (skipped), 2 when the attach failed.
+tc_attach() {
+	local out
+	command -v tc >/dev/null || { skip_test "tc missing"; return 1; }
+	[[ -r $TC_OBJ ]] || { skip_test "$TC_OBJ missing"; return 1; }
+	tc -n "$R" qdisc replace dev r1 clsact || { fail "tc qdisc add dev r1 clsact"; return 2; }
+	if ! out=$(tc -n "$R" filter add dev r1 ingress bpf direct-action \
+		   obj "$TC_OBJ" sec tc 2>&1); then
+		if [[ $out == *"ELF"*"support"* || $out == *"BPF"*"support"* ]]; then
+			skip_test "tc without libbpf: $out"
+			return 1
+		fi
+		fail "tc filter add dev r1 ingress bpf obj $TC_OBJ: $out"
+		return 2
+	fi
+	[[ $(tc -n "$R" filter show dev r1 ingress) == *cuckoo_tc* ]]
+	verdict $? "tc: cuckoo_tc on r1's ingress"
+}
+
+# The tc program drops listed sources before netfilter, tagged or not, and
+# counts as the tc path; the hook looks up again what it passed.
+test_tc() {
+	fresh || { fail "reset"; return; }
+	ctl add "$A4" "$A6" "$V4A" "$V6A" "$Q4A" || fail "add"
+	tc_attach || return
+	KF=tc
+	round "$R" 10.0.1.2 fd01::2 drop:"$A4" pass:"$B4" drop:"$A6" pass:"$B6"
+	if command -v ethtool >/dev/null; then
+		round "$R" 10.0.10.2 fd10::2 drop:"$V4A" pass:"$V4B" drop:"$V6A" pass:"$V6B"
+		round "$R" 10.0.23.2 fd10::2 drop:"$Q4A" pass:"$Q4B"
+	fi
+	ctl mode monitor || fail "mode monitor"
+	round "$R" 10.0.1.2 fd01::2 monitor:"$A4" pass:"$B4"
+	ctl mode drop || fail "mode drop"
+	KF=xdp
+	# A move deletes the device's qdiscs, the program with them.
+	ip -n "$R" link set r1 netns "$R2" && r1_up "$R2"
+	verdict $? "r1 moved to $R2"
+	[[ $(tc -n "$R2" qdisc show dev r1) != *clsact* ]]
+	verdict $? "$R2: r1 has no clsact qdisc after the move"
+	ip -n "$R2" link set r1 netns "$R" && r1_up "$R"
+	verdict $? "r1 back in $R"
+}
+
+test_tc_rmmod_while_attached() {
+	local out rc
+	fresh || { fail "reset"; return; }
+	tc_attach || return
+	out=$(rmmod cuckoo_nf 2>&1)
+	rc=$?
+	((rc != 0)) && mod_loaded
+	verdict $? "rmmod refused while the tc program is attached: $out"
+	tc -n "$R" qdisc del dev r1 clsact || fail "tc qdisc del dev r1 clsact"
+	wait_for 10 rmmod cuckoo_nf 2>/dev/null
+	verdict $? "rmmod after the tc program went"
+	out=$(tc -n "$R" qdisc add dev r1 clsact 2>&1 &&
+	      tc -n "$R" filter add dev r1 ingress bpf direct-action \
+		 obj "$TC_OBJ" sec tc 2>&1)
+	rc=$?
+	((rc != 0)) && [[ $out == *bpf_cnf_skb_lookup* ]]
+	verdict $? "tc attach without the module refused: ${out%%$'\n'*}"
+	tc -n "$R" qdisc del dev r1 clsact 2>/dev/null
 	mod_loaded || insmod "$CNF_KO"
 	[[ -c /dev/cuckoo_nf ]]
 	verdict $? "insmod again"

@@ -11,12 +11,13 @@ CTL_LIBS := -ldl
 CTL_XDP_OBJ := $(B)/cuckoo_xdp.o
 CTL_XDP_FLAGS = -DCTL_XDP_OBJ='"$(CTL_XDP_OBJ)"'
 
-# The XDP program, for BPF: libbpf's headers, the uapi headers of the host's
-# multiarch directory (asm/types.h).  `make install` installs it too.
+# The XDP program, and its twin for tc, for BPF: libbpf's headers, the uapi
+# headers of the host's multiarch directory (asm/types.h).  `make install`
+# installs both.
 BPF_CLANG ?= clang
 BPF_CFLAGS := -O2 -g -target bpf -std=gnu11 -Wall -Wextra \
 	-I/usr/include/$(shell $(CC) -print-multiarch 2>/dev/null || gcc -print-multiarch)
-$(CTL_XDP_OBJ): xdp/cuckoo_xdp.bpf.c
+$(B)/cuckoo_xdp.o $(B)/cuckoo_tc.o: $(B)/%.o: xdp/%.bpf.c xdp/cuckoo_parse.h
 	@mkdir -p $(dir $@)
 	$(BPF_CLANG) $(BPF_CFLAGS) -c -o $@ $<
 
