@@ -10,8 +10,8 @@
  * cnf_state as ->priv: a packet finds its namespace's state without a
  * net_generic() lookup.  A namespace never configured registers none: its
  * packets cost nothing here.  Nor does one whose hooks were turned off
- * (CNF_HOOKS_OFF), which only XDP programs filter: in NAPI's batched
- * receive, a namespace's PRE_ROUTING hooks cost a packet some 200
+ * (CNF_HOOKS_OFF), which only XDP and tc programs filter: in NAPI's
+ * batched receive, a namespace's PRE_ROUTING hooks cost a packet some 200
  * instructions even when they have nothing to do.
  *
  * Order of creation (cnf_state_activate()): allocate, register the hooks,

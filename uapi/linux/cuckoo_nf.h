@@ -223,12 +223,12 @@ enum cnf_mode {
 
 /*
  * Where the namespace's packets are looked up.  With its netfilter hooks
- * off, only XDP programs calling the kfuncs filter it: every device a
- * listed source could come in by must run one.
+ * off, only XDP and tc programs calling the kfuncs filter it: every
+ * device a listed source could come in by must run one.
  */
 enum cnf_hooks {
-	CNF_HOOKS_ON = 0,	/* the netfilter hooks, and XDP where attached */
-	CNF_HOOKS_OFF = 1,	/* XDP only: no netfilter hooks */
+	CNF_HOOKS_ON = 0,	/* netfilter's hooks, and XDP or tc programs */
+	CNF_HOOKS_OFF = 1,	/* XDP or tc programs only: no hooks */
 };
 
 /**
