@@ -17,7 +17,7 @@ CTL_XDP_FLAGS = -DCTL_XDP_OBJ='"$(CTL_XDP_OBJ)"'
 BPF_CLANG ?= clang
 BPF_CFLAGS := -O2 -g -target bpf -std=gnu11 -Wall -Wextra \
 	-I/usr/include/$(shell $(CC) -print-multiarch 2>/dev/null || gcc -print-multiarch)
-$(B)/cuckoo_xdp.o $(B)/cuckoo_tc.o: $(B)/%.o: xdp/%.bpf.c xdp/cuckoo_parse.h
+$(B)/cuckoo_xdp.o $(B)/cuckoo_tc.o: $(B)/%.o: xdp/%.bpf.c xdp/cuckoo_frame.h
 	@mkdir -p $(dir $@)
 	$(BPF_CLANG) $(BPF_CFLAGS) -c -o $@ $<
 

@@ -10,32 +10,24 @@
  *   tc qdisc add dev DEV clsact
  *   tc filter add dev DEV ingress bpf direct-action obj cuckoo_tc.o sec tc
  */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
 #include <linux/pkt_cls.h>
-
-#include "cuckoo_parse.h"
 
 /* cuckoo_nf.ko's kfuncs (module/xdp.c): 1 drop, 0 pass. */
 extern int bpf_cnf_skb_lookup4(struct __sk_buff *ctx, __be32 saddr) __ksym;
 extern int bpf_cnf_skb_lookup6(struct __sk_buff *ctx, const void *saddr,
 			       __u32 saddr__sz) __ksym;
 
+#define CNF_CTX		struct __sk_buff
+#define CNF_LOOKUP4	bpf_cnf_skb_lookup4
+#define CNF_LOOKUP6	bpf_cnf_skb_lookup6
+#define CNF_DROP	TC_ACT_SHOT
+#define CNF_PASS	TC_ACT_OK
+#include "cuckoo_frame.h"
+
 SEC("tc")
 int cuckoo_tc(struct __sk_buff *ctx)
 {
-	void *l3;
-
-	switch (cnf_parse_ip((void *)(long)ctx->data,
-			     (void *)(long)ctx->data_end, &l3)) {
-	case ETH_P_IP:
-		return bpf_cnf_skb_lookup4(ctx, ((struct iphdr *)l3)->saddr) == 1 ?
-		       TC_ACT_SHOT : TC_ACT_OK;
-	case ETH_P_IPV6:
-		return bpf_cnf_skb_lookup6(ctx, &((struct ipv6hdr *)l3)->saddr,
-					   sizeof(struct in6_addr)) == 1 ?
-		       TC_ACT_SHOT : TC_ACT_OK;
-	}
-	return TC_ACT_OK;	/* not IP, truncated, or a third tag */
+	return cnf_frame_verdict(ctx);
 }
-
-/* The kfuncs are for GPL programs only. */
-char LICENSE[] SEC("license") = "GPL";

@@ -11,31 +11,23 @@
  * Built with clang -target bpf; cuckooctl embeds the object (cuckooctl
  * xdp attach), and `make install` installs it for ip-link(8).
  */
-#include "cuckoo_parse.h"
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
 
 /* cuckoo_nf.ko's kfuncs (module/xdp.c): 1 drop, 0 pass. */
 extern int bpf_cnf_lookup4(struct xdp_md *ctx, __be32 saddr) __ksym;
 extern int bpf_cnf_lookup6(struct xdp_md *ctx, const void *saddr,
 			   __u32 saddr__sz) __ksym;
 
+#define CNF_CTX		struct xdp_md
+#define CNF_LOOKUP4	bpf_cnf_lookup4
+#define CNF_LOOKUP6	bpf_cnf_lookup6
+#define CNF_DROP	XDP_DROP
+#define CNF_PASS	XDP_PASS
+#include "cuckoo_frame.h"
+
 SEC("xdp")
 int cuckoo_xdp(struct xdp_md *ctx)
 {
-	void *l3;
-
-	switch (cnf_parse_ip((void *)(long)ctx->data,
-			     (void *)(long)ctx->data_end, &l3)) {
-	case ETH_P_IP:
-		return bpf_cnf_lookup4(ctx, ((struct iphdr *)l3)->saddr) == 1 ?
-		       XDP_DROP : XDP_PASS;
-	case ETH_P_IPV6:
-		/* The source is read in place: the kfunc takes a packet pointer. */
-		return bpf_cnf_lookup6(ctx, &((struct ipv6hdr *)l3)->saddr,
-				       sizeof(struct in6_addr)) == 1 ?
-		       XDP_DROP : XDP_PASS;
-	}
-	return XDP_PASS;	/* not IP, truncated, or a third tag */
+	return cnf_frame_verdict(ctx);
 }
-
-/* The kfuncs are for GPL programs only. */
-char LICENSE[] SEC("license") = "GPL";
