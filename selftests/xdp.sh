@@ -20,8 +20,9 @@
 # dropped at XDP adds nothing to it and a delivered one adds each ping;
 # `cuckooctl stats -j` gives the XDP path's counters (xdp_checked,
 # xdp_matched, xdp_dropped), and the tc path's (tc_*), beside the hook's,
-# which must not see the dropped ones.  The sender's VLAN tags are put in the frame (ethtool -K
-# txvlan off), not beside it, so the program parses them.
+# which must not see the dropped ones.  The sender's VLAN tags are put in
+# the frame (ethtool -K txvlan off), not beside it, so the program parses
+# them.
 set -uo pipefail
 
 ALL_TESTS="test_native_drops_before_netfilter test_vlan test_prefix_and_allow
@@ -138,6 +139,7 @@ fresh() {
 	local ns
 	for ns in "$R" "$R2"; do
 		nsx "$ns" cuckooctl xdp detach r1 >/dev/null 2>&1
+		tc -n "$ns" qdisc del dev r1 clsact >/dev/null 2>&1
 		nsx "$ns" cuckooctl reset || return 1
 	done
 }

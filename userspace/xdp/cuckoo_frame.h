@@ -77,7 +77,4 @@ static __always_inline int cnf_frame_verdict(CNF_CTX *ctx)
 	return CNF_PASS;	/* not IP, or a third tag */
 }
 
-/* The kfuncs are for GPL programs only. */
-char LICENSE[] SEC("license") = "GPL";
-
 #endif /* _CUCKOO_FRAME_H */

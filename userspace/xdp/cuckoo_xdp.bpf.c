@@ -31,3 +31,6 @@ int cuckoo_xdp(struct xdp_md *ctx)
 {
 	return cnf_frame_verdict(ctx);
 }
+
+/* The kfuncs are for GPL programs only. */
+char LICENSE[] SEC("license") = "GPL";
