@@ -28,7 +28,8 @@ set -uo pipefail
 ALL_TESTS="test_native_drops_before_netfilter test_vlan test_prefix_and_allow
 	test_monitor test_netns_move test_generic test_ip_link test_other_program
 	test_no_privileges test_mark_not_trusted test_hooks_off
-	test_rmmod_while_attached test_tc test_tc_rmmod_while_attached"
+	test_rmmod_while_attached test_tc test_tc_egress
+	test_tc_rmmod_while_attached"
 NPINGS=3
 S=ns-xs-$$
 R=ns-xr-$$
@@ -529,6 +530,50 @@ test_tc() {
 	verdict $? "$R2: r1 has no clsact qdisc after the move"
 	ip -n "$R2" link set r1 netns "$R" && r1_up "$R"
 	verdict $? "r1 back in $R"
+}
+
+# On the sender's egress, in the sender's namespace: its listed source
+# never leaves, the other does, and the sender's tc counters say so.
+test_tc_egress() {
+	local out n drop
+	local -A x0 x1 c0 c1
+	fresh || { fail "reset"; return; }
+	command -v tc >/dev/null || { skip_test "tc missing"; return; }
+	defer nsx "$S" cuckooctl reset
+	defer tc -n "$S" qdisc del dev s1 clsact
+	nsx "$S" cuckooctl add "$A4" || fail "add in $S"
+	tc -n "$S" qdisc replace dev s1 clsact || { fail "tc qdisc add dev s1 clsact"; return; }
+	if ! out=$(tc -n "$S" filter add dev s1 egress bpf direct-action \
+		   obj "$TC_OBJ" sec tc 2>&1); then
+		fail "tc filter add dev s1 egress bpf obj $TC_OBJ: $out"
+		return
+	fi
+	ns_stats x0 "$S" "$TMP/stats" && nft_read c0 "$R" "$TMP/nft" table inet cnf_xdp ||
+		{ fail "counters not read"; return; }
+	DST4=10.0.1.2 DST6=fd01::2
+	ping_all "$S" "$NPINGS" 0.1 0.5 "$A4" "$B4"
+	reader() { ns_stats x1 "$S" "$TMP/stats"; nft_read c1 "$R" "$TMP/nft" table inet cnf_xdp; }
+	settle_counters reader c1
+	n=$((${c1[cnf_xdp/c${SIDX[$A4]}]:-0} - ${c0[cnf_xdp/c${SIDX[$A4]}]:-0}))
+	((n == 0))
+	verdict $? "egress: $n of $NPINGS echo requests from $A4 left $S"
+	n=$((${c1[cnf_xdp/c${SIDX[$B4]}]:-0} - ${c0[cnf_xdp/c${SIDX[$B4]}]:-0}))
+	((n == NPINGS))
+	verdict $? "egress: $n of $NPINGS echo requests from $B4 left $S"
+	# A request shot at egress fails ping's send (ENOBUFS), and ping sends
+	# it again until its wait runs out: each is dropped at least once.
+	drop=$((${x1[ipv4.tc_dropped]} - ${x0[ipv4.tc_dropped]}))
+	((drop >= NPINGS))
+	verdict $? "egress: $S's tc path dropped $drop (at least $NPINGS)"
+	n=$((${x1[ipv4.tc_matched]} - ${x0[ipv4.tc_matched]}))
+	((n == drop))
+	verdict $? "egress: $S's tc path matched $n (dropped $drop)"
+	n=$((${x1[ipv4.tc_checked]} - ${x0[ipv4.tc_checked]} - drop))
+	((n == NPINGS))
+	verdict $? "egress: $S's tc path passed $n (want $NPINGS)"
+	tc -n "$S" qdisc del dev s1 clsact
+	verdict $? "tc qdisc del dev s1 clsact"
+	nsx "$S" cuckooctl reset || fail "reset $S"
 }
 
 test_tc_rmmod_while_attached() {
