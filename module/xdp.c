@@ -58,6 +58,13 @@ static __always_inline void cnf_xdp_mark(struct xdp_buff *xdp,
 	xdp->data_meta = meta;
 }
 
+/* The state of the namespace @dev is in, NULL if never configured. */
+static __always_inline struct cnf_state *
+cnf_dev_state(const struct net_device *dev)
+{
+	return rcu_dereference(cnf_pernet_rcu(dev_net(dev))->state);
+}
+
 static __always_inline int cnf_xdp_verdict(struct xdp_md *ctx,
 					   enum cnf_family fam,
 					   const void *saddr)
@@ -65,7 +72,7 @@ static __always_inline int cnf_xdp_verdict(struct xdp_md *ctx,
 	struct xdp_buff *xdp = (struct xdp_buff *)ctx;
 	struct cnf_state *cs;
 
-	cs = rcu_dereference(cnf_pernet_rcu(dev_net(xdp->rxq->dev))->state);
+	cs = cnf_dev_state(xdp->rxq->dev);
 	if (!cs)
 		return 0;
 	if (cnf_verdict(cs, CNF_PATH_XDP, fam, saddr))
@@ -121,7 +128,7 @@ static __always_inline int cnf_skb_verdict(struct __sk_buff *ctx,
 	if (unlikely(!skb->dev))
 		return 0;
 	rcu_read_lock();
-	cs = rcu_dereference(cnf_pernet_rcu(dev_net(skb->dev))->state);
+	cs = cnf_dev_state(skb->dev);
 	if (cs)
 		drop = cnf_verdict(cs, CNF_PATH_TC, fam, saddr);
 	rcu_read_unlock();
