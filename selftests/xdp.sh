@@ -49,7 +49,8 @@ OTHER_OBJ=$(dirname "$(realpath "$0")")/xdp_other.bpf.o
 FORGE_OBJ=$(dirname "$(realpath "$0")")/xdp_forge.bpf.o
 REWRITE_OBJ=$(dirname "$(realpath "$0")")/xdp_rewrite.bpf.o
 TC_OBJ=$(dirname "$(realpath "$0")")/cuckoo_tc.o
-# The path whose counters round() reads: xdp, or tc for the tc program.
+# The path whose counters round() reads: xdp, or tc for the tc program
+# (KF=tc round ...).
 KF=xdp
 
 # The receiving ends: r1's addresses and static neighbours in namespace NS
@@ -487,24 +488,26 @@ test_rmmod_while_attached() {
 	verdict $? "insmod again"
 }
 
-# tc_attach: cuckoo_tc.o on r1's ingress in R, as README says; 1 when
-# the test cannot run (skipped), 2 when the attach failed.
+# tc_attach NS DEV DIR: cuckoo_tc.o on DEV's DIR (ingress or egress) in
+# namespace NS, as README says; 1 when the test cannot run (skipped), 2
+# when the attach failed.
 tc_attach() {
-	local out
+	local ns=$1 dev=$2 dir=$3 out
 	command -v tc >/dev/null || { skip_test "tc missing"; return 1; }
 	[[ -r $TC_OBJ ]] || { skip_test "$TC_OBJ missing"; return 1; }
-	tc -n "$R" qdisc replace dev r1 clsact || { fail "tc qdisc add dev r1 clsact"; return 2; }
-	if ! out=$(tc -n "$R" filter add dev r1 ingress bpf direct-action \
+	tc -n "$ns" qdisc replace dev "$dev" clsact ||
+		{ fail "tc qdisc add dev $dev clsact"; return 2; }
+	if ! out=$(tc -n "$ns" filter add dev "$dev" "$dir" bpf direct-action \
 		   obj "$TC_OBJ" sec tc 2>&1); then
 		if [[ $out == *"ELF"*"support"* || $out == *"BPF"*"support"* ]]; then
 			skip_test "tc without libbpf: $out"
 			return 1
 		fi
-		fail "tc filter add dev r1 ingress bpf obj $TC_OBJ: $out"
+		fail "tc filter add dev $dev $dir bpf obj $TC_OBJ: $out"
 		return 2
 	fi
-	[[ $(tc -n "$R" filter show dev r1 ingress) == *cuckoo_tc* ]]
-	verdict $? "tc: cuckoo_tc on r1's ingress"
+	[[ $(tc -n "$ns" filter show dev "$dev" "$dir") == *cuckoo_tc* ]]
+	verdict $? "tc: cuckoo_tc on $dev's $dir"
 }
 
 # The tc program drops listed sources before netfilter, tagged or not, and
@@ -512,17 +515,15 @@ tc_attach() {
 test_tc() {
 	fresh || { fail "reset"; return; }
 	ctl add "$A4" "$A6" "$V4A" "$V6A" "$Q4A" || fail "add"
-	tc_attach || return
-	KF=tc
-	round "$R" 10.0.1.2 fd01::2 drop:"$A4" pass:"$B4" drop:"$A6" pass:"$B6"
+	tc_attach "$R" r1 ingress || return
+	KF=tc round "$R" 10.0.1.2 fd01::2 drop:"$A4" pass:"$B4" drop:"$A6" pass:"$B6"
 	if command -v ethtool >/dev/null; then
-		round "$R" 10.0.10.2 fd10::2 drop:"$V4A" pass:"$V4B" drop:"$V6A" pass:"$V6B"
-		round "$R" 10.0.23.2 fd10::2 drop:"$Q4A" pass:"$Q4B"
+		KF=tc round "$R" 10.0.10.2 fd10::2 drop:"$V4A" pass:"$V4B" drop:"$V6A" pass:"$V6B"
+		KF=tc round "$R" 10.0.23.2 fd10::2 drop:"$Q4A" pass:"$Q4B"
 	fi
 	ctl mode monitor || fail "mode monitor"
-	round "$R" 10.0.1.2 fd01::2 monitor:"$A4" pass:"$B4"
+	KF=tc round "$R" 10.0.1.2 fd01::2 monitor:"$A4" pass:"$B4"
 	ctl mode drop || fail "mode drop"
-	KF=xdp
 	# A move deletes the device's qdiscs, the program with them.
 	ip -n "$R" link set r1 netns "$R2" && r1_up "$R2"
 	verdict $? "r1 moved to $R2"
@@ -535,21 +536,18 @@ test_tc() {
 # On the sender's egress, in the sender's namespace: its listed source
 # never leaves, the other does, and the sender's tc counters say so.
 test_tc_egress() {
-	local out n drop
+	local n drop
 	local -A x0 x1 c0 c1
 	fresh || { fail "reset"; return; }
-	command -v tc >/dev/null || { skip_test "tc missing"; return; }
 	defer nsx "$S" cuckooctl reset
 	defer tc -n "$S" qdisc del dev s1 clsact
 	nsx "$S" cuckooctl add "$A4" || fail "add in $S"
-	tc -n "$S" qdisc replace dev s1 clsact || { fail "tc qdisc add dev s1 clsact"; return; }
-	if ! out=$(tc -n "$S" filter add dev s1 egress bpf direct-action \
-		   obj "$TC_OBJ" sec tc 2>&1); then
-		fail "tc filter add dev s1 egress bpf obj $TC_OBJ: $out"
+	tc_attach "$S" s1 egress || return
+	if ! { ns_stats x0 "$S" "$TMP/stats" &&
+	       nft_read c0 "$R" "$TMP/nft" table inet cnf_xdp; }; then
+		fail "counters not read"
 		return
 	fi
-	ns_stats x0 "$S" "$TMP/stats" && nft_read c0 "$R" "$TMP/nft" table inet cnf_xdp ||
-		{ fail "counters not read"; return; }
 	DST4=10.0.1.2 DST6=fd01::2
 	ping_all "$S" "$NPINGS" 0.1 0.5 "$A4" "$B4"
 	reader() { ns_stats x1 "$S" "$TMP/stats"; nft_read c1 "$R" "$TMP/nft" table inet cnf_xdp; }
@@ -579,7 +577,7 @@ test_tc_egress() {
 test_tc_rmmod_while_attached() {
 	local out rc
 	fresh || { fail "reset"; return; }
-	tc_attach || return
+	tc_attach "$R" r1 ingress || return
 	out=$(rmmod cuckoo_nf 2>&1)
 	rc=$?
 	((rc != 0)) && mod_loaded
