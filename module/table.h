@@ -490,18 +490,26 @@ static __always_inline u64 cnf_zero_lanes16(u64 x)
 	return (x - ones) & ~x & (ones << 15);
 }
 
+#define CNF_LANES32_ONES	0x0000000100000001ULL
+#define CNF_LANES32_TOP		(CNF_LANES32_ONES << 31)
+
 /*
  * 4-byte tag words hold at most 32 - CNF_MIN_BUCKETS_LOG + 2 bits, so no
  * lane of a bucket word, or of one xor a tag, has its top bit set: (x - 1)
  * alone sets it in a zero lane (or, through the borrow, in the lane above
- * one), and the ~x of 2-byte lanes can go.
+ * one), and the ~x of 2-byte lanes can go.  Masked with CNF_LANES32_TOP,
+ * these borrows are the zero lanes; the borrows of several words can be
+ * ored and masked once.
  */
+static __always_inline u64 cnf_borrow_lanes32(u64 x)
+{
+	BUILD_BUG_ON(32 - CNF_MIN_BUCKETS_LOG + 2 > 31);
+	return x - CNF_LANES32_ONES;
+}
+
 static __always_inline u64 cnf_zero_lanes32(u64 x)
 {
-	const u64 ones = 0x0000000100000001ULL;
-
-	BUILD_BUG_ON(32 - CNF_MIN_BUCKETS_LOG + 2 > 31);
-	return (x - ones) & (ones << 31);
+	return cnf_borrow_lanes32(x) & CNF_LANES32_TOP;
 }
 
 /*
@@ -534,12 +542,6 @@ static __always_inline const u64 *cnf_bucket_words(const struct cnf_table *t,
 static __always_inline u64 cnf_bucket16_match(const u64 *b, u64 lanes)
 {
 	return cnf_zero_lanes16(READ_ONCE(b[0]) ^ lanes);
-}
-
-static __always_inline u64 cnf_bucket32_match(const u64 *b, u64 lanes)
-{
-	return cnf_zero_lanes32(READ_ONCE(b[0]) ^ lanes) |
-	       cnf_zero_lanes32(READ_ONCE(b[1]) ^ lanes);
 }
 
 /*
@@ -589,19 +591,25 @@ static __always_inline bool cnf_probe_up(const struct cnf_table *t,
 /*
  * Is IPv4 home tag @tag in bucket @b0 or, with CNF_TAG_ALT, in @b1?  Both
  * are tested without branching: whether a key sits in its home or alternate
- * bucket is a coin flip that the branch predictor would lose.
+ * bucket is a coin flip that the branch predictor would lose.  The four
+ * words of wide buckets are ored one at a time and masked once: so few
+ * values are live that the packet path saves and restores no register.
  */
 static __always_inline bool cnf_probe4(unsigned int width, const u64 *b0,
 				       const u64 *b1, u32 tag)
 {
 	u64 home = cnf_lanes(width, tag);
 	u64 alt = home | cnf_lanes(width, CNF_TAG_ALT);
+	u64 m;
 
 	if (width == CNF_SLOT_V4_NARROW)
 		return (cnf_bucket16_match(b0, home) |
 			cnf_bucket16_match(b1, alt)) != 0;
-	return (cnf_bucket32_match(b0, home) |
-		cnf_bucket32_match(b1, alt)) != 0;
+	m = cnf_borrow_lanes32(READ_ONCE(b0[0]) ^ home);
+	m |= cnf_borrow_lanes32(READ_ONCE(b0[1]) ^ home);
+	m |= cnf_borrow_lanes32(READ_ONCE(b1[0]) ^ alt);
+	m |= cnf_borrow_lanes32(READ_ONCE(b1[1]) ^ alt);
+	return (m & CNF_LANES32_TOP) != 0;
 }
 
 /* Is the key located at @p in one of its buckets? */
