@@ -184,15 +184,21 @@ def core_prefix_report():
     return "\n".join(out) + "\n"
 
 
-def vm_measured(data, what=""):
-    """The "Measured ..." line of a vm.json."""
+def vm_measured(data, what="", loads_of_pkt_boot=False):
+    """The "Measured ..." line of a vm.json; @loads_of_pkt_boot: the part
+    takes its loads from the packet path's boot (vm_report.py's prefix and
+    XDP parts)."""
     meta = data["meta"]
     how = ("under QEMU -icount (ns are guest instructions)"
            if meta.get("pkt_icount") not in (None, "") else "under plain TCG")
     reps = meta.get("pkt_reps", meta.get("reps", "?"))
     pkts = meta.get("pkt_pkts", meta.get("pkts", "?"))
+    # Otherwise the loads are those of the log the report was made from:
+    # the -icount boot's when the report was made from that boot alone
+    # (CNF_TEST_BENCH_SKIP=load, or vm_report.py given vm-pkt.log as LOG).
+    icount = meta.get("pkt_icount" if loads_of_pkt_boot else "icount")
     loads = ("load times under -icount too (guest instructions)"
-             if "load" in (meta.get("skip") or "").split() else
+             if icount not in (None, "") else
              "load times under plain TCG (host time)")
     return (f"Measured on {meta.get('host', '?')} by `make bench-vm`"
             f"{what}, kernel {meta.get('kernel', '?')}: packet path {how}, "
@@ -335,7 +341,8 @@ def vm_prefix_report():
             if x and (x["packet_path"] or x["load_memory"])]
     if not have:
         return None  # a run without the prefix sets
-    out = [vm_measured(data, " (prefix sets)").rstrip("\n")]
+    out = [vm_measured(data, " (prefix sets)",
+                       loads_of_pkt_boot=True).rstrip("\n")]
     if pfx in have:
         out += ["\nIPv4 prefixes of 25 lengths, /8 to /32, mostly /16 to "
                 "/24 as in blocklists, none overlapping "
@@ -482,7 +489,7 @@ def vm_xdp_report():
     shift = data["meta"].get("pkt_icount")
     unit = ("ns" if shift in (None, "") else "instructions" if shift == "0"
             else f"ns, {2 ** int(shift)} per instruction")
-    out = [vm_measured(data, " (XDP)"),
+    out = [vm_measured(data, " (XDP)", loads_of_pkt_boot=True),
            f"| per packet ({unit}), median (min..max) | " +
            " | ".join(c[0] for c in cols) + " |",
            "|---" * (len(cols) + 1) + "|"]
