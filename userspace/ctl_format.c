@@ -97,6 +97,17 @@ double ctl_load_factor(const struct cnf_family_stats *fs,
 /* __u64 is unsigned long on some 64-bit ABIs, unsigned long long on others. */
 #define ULL(x)	((unsigned long long)(x))
 
+/* A BPF path's counters, "xdp" or "tc", as the hook's line shows its own. */
+static void print_path_text(FILE *out, const char *path,
+			    const struct cnf_path_stats *ps)
+{
+	char label[16];
+
+	snprintf(label, sizeof(label), "%s packets:", path);
+	fprintf(out, "  %-14schecked %llu matched %llu dropped %llu\n", label,
+		ULL(ps->checked), ULL(ps->matched), ULL(ps->dropped));
+}
+
 static void print_family_text(FILE *out, const char *name,
 			      const struct cnf_family_stats *fs,
 			      const struct cnf_lookup_stats *ls,
@@ -130,10 +141,8 @@ static void print_family_text(FILE *out, const char *name,
 	fprintf(out, "  stashed:      %llu\n", ULL(fs->stashed));
 	fprintf(out, "  packets:      checked %llu matched %llu dropped %llu\n",
 		ULL(fs->checked), ULL(fs->matched), ULL(fs->dropped));
-	fprintf(out, "  xdp packets:  checked %llu matched %llu dropped %llu\n",
-		ULL(xdp->checked), ULL(xdp->matched), ULL(xdp->dropped));
-	fprintf(out, "  tc packets:   checked %llu matched %llu dropped %llu\n",
-		ULL(tc->checked), ULL(tc->matched), ULL(tc->dropped));
+	print_path_text(out, "xdp", xdp);
+	print_path_text(out, "tc", tc);
 }
 
 void ctl_print_stats_text(FILE *out, const struct cnf_stats *st)
@@ -167,6 +176,15 @@ void ctl_print_stats_text(FILE *out, const struct cnf_stats *st)
  * XDP and tc paths' are "xdp_" and "tc_" + the hook's names (0 from a
  * kernel before them).
  */
+/* A BPF path's counters: the hook's names, @path + "_" before each. */
+static void print_path_json(FILE *out, const char *path,
+			    const struct cnf_path_stats *ps)
+{
+	fprintf(out, ",\"%s_checked\":%llu,\"%s_matched\":%llu,"
+		"\"%s_dropped\":%llu", path, ULL(ps->checked), path,
+		ULL(ps->matched), path, ULL(ps->dropped));
+}
+
 static void print_family_json(FILE *out, const char *name,
 			      const struct cnf_family_stats *fs,
 			      const struct cnf_lookup_stats *ls,
@@ -186,12 +204,9 @@ static void print_family_json(FILE *out, const char *name,
 	if (lookup)
 		fprintf(out, ",\"lengths\":%u,\"keys\":%llu,\"tables\":%u",
 			ls->lengths, ULL(ls->keys), ls->tables);
-	fprintf(out, ",\"xdp_checked\":%llu,\"xdp_matched\":%llu,"
-		"\"xdp_dropped\":%llu", ULL(xdp->checked), ULL(xdp->matched),
-		ULL(xdp->dropped));
-	fprintf(out, ",\"tc_checked\":%llu,\"tc_matched\":%llu,"
-		"\"tc_dropped\":%llu}", ULL(tc->checked), ULL(tc->matched),
-		ULL(tc->dropped));
+	print_path_json(out, "xdp", xdp);
+	print_path_json(out, "tc", tc);
+	fputc('}', out);
 }
 
 double ctl_bytes_per_timed(const struct cnf_expiry_stats *ex)
