@@ -184,19 +184,19 @@ def core_prefix_report():
     return "\n".join(out) + "\n"
 
 
-def vm_measured(data, what="", loads_of_pkt_boot=False):
-    """The "Measured ..." line of a vm.json; @loads_of_pkt_boot: the part
-    takes its loads from the packet path's boot (vm_report.py's prefix and
-    XDP parts)."""
+def vm_measured(data, what="", set_name="addr"):
+    """The "Measured ..." line of a vm.json, for the part of @set_name."""
     meta = data["meta"]
     how = ("under QEMU -icount (ns are guest instructions)"
            if meta.get("pkt_icount") not in (None, "") else "under plain TCG")
     reps = meta.get("pkt_reps", meta.get("reps", "?"))
     pkts = meta.get("pkt_pkts", meta.get("pkts", "?"))
-    # Otherwise the loads are those of the log the report was made from:
-    # the -icount boot's when the report was made from that boot alone
-    # (CNF_TEST_BENCH_SKIP=load, or vm_report.py given vm-pkt.log as LOG).
-    icount = meta.get("pkt_icount" if loads_of_pkt_boot else "icount")
+    # vm_report.py says which sets' loads come from the packet path's boot
+    # (XDP's alone before it said); the others' from the boot the report
+    # was made from, the -icount one when it was alone
+    # (CNF_TEST_BENCH_SKIP=load).
+    pkt_sets = meta.get("pkt_load_sets", ["xdp", "xdp6"])
+    icount = meta.get("pkt_icount" if set_name in pkt_sets else "icount")
     loads = ("load times under -icount too (guest instructions)"
              if icount not in (None, "") else
              "load times under plain TCG (host time)")
@@ -341,8 +341,7 @@ def vm_prefix_report():
             if x and (x["packet_path"] or x["load_memory"])]
     if not have:
         return None  # a run without the prefix sets
-    out = [vm_measured(data, " (prefix sets)",
-                       loads_of_pkt_boot=True).rstrip("\n")]
+    out = [vm_measured(data, " (prefix sets)", "prefix").rstrip("\n")]
     if pfx in have:
         out += ["\nIPv4 prefixes of 25 lengths, /8 to /32, mostly /16 to "
                 "/24 as in blocklists, none overlapping "
@@ -379,7 +378,7 @@ def vm_sets_report():
     sets = data.get("sets")
     if not sets or not sets["packet_path"]:
         return None  # a run without the named sets
-    out = [vm_measured(data, " (named sets)") + "\n" +
+    out = [vm_measured(data, " (named sets)", "sets") + "\n" +
            sets["note"] + "\n",
            "| contender | entries | pass: added ns/packet | blocked: "
            "ns/packet |", "|---|---|---|---|"]
@@ -489,7 +488,7 @@ def vm_xdp_report():
     shift = data["meta"].get("pkt_icount")
     unit = ("ns" if shift in (None, "") else "instructions" if shift == "0"
             else f"ns, {2 ** int(shift)} per instruction")
-    out = [vm_measured(data, " (XDP)", loads_of_pkt_boot=True),
+    out = [vm_measured(data, " (XDP)", "xdp"),
            f"| per packet ({unit}), median (min..max) | " +
            " | ".join(c[0] for c in cols) + " |",
            "|---" * (len(cols) + 1) + "|"]

@@ -23,10 +23,17 @@
 # sets), "xdp" and "xdp6" (the XDP part, its derived figures paired per
 # repetition, memory per address from cuckooctl stats and bpf_xdp's and
 # xdp-filter's "xdp_load" samples); the others are the address sets.  The
-# prefix and XDP parts take their loads from PKTLOG too.
+# prefix and XDP parts take their loads from PKTLOG too (PKT_LOAD_SETS).
 import json
 import statistics
 import sys
+
+# The sets whose loads and memory come from PKTLOG, the packet path's boot
+# (under -icount: guest instructions, where a load's fixed cost under
+# plain TCG, tens of ms and every tool alike, does not drown the work of a
+# 1K load); the others' come from LOG.  Said in the JSON's meta, for the
+# README's tables.
+PKT_LOAD_SETS = ("prefix", "prefix6", "xdp", "xdp6")
 
 TCG_NOTE = ("The VM is TCG-emulated (no KVM): absolute packets/s and ns mean "
             "little; the ratios between contenders measured in one run are "
@@ -817,24 +824,26 @@ def main():
     meta["complete"] = all(any(s["kind"] == "end" for s in x)
                            for x in (samples, pkt_samples))
     meta["note"] = TCG_NOTE
+    meta["pkt_load_sets"] = list(PKT_LOAD_SETS)
     if meta["pkt_icount"] not in (None, ""):
         sh = int(meta["pkt_icount"])
         meta["packet_path_note"] = ICOUNT_NOTE.format(shift=sh, ns=2 ** sh)
     pps = [s for s in pkt_samples if s["kind"] == "pps"]
+
+    def loads_of(name):
+        src = pkt_samples if name in PKT_LOAD_SETS else samples
+        return loads([s for s in src if set_of(s) == name])
+
     pp = packet_path([s for s in pps if set_of(s) == "addr"])
-    ld = loads([s for s in samples if set_of(s) == "addr"])
+    ld = loads_of("addr")
     ppp = packet_path([s for s in pps if set_of(s) == "prefix"],
                       PFX_CONTENDERS)
-    # The prefix sets' loads and memory, as XDP's, are the packet path
-    # boot's: under -icount, in guest instructions, where a load's fixed
-    # cost under plain TCG (tens of ms, every tool alike) does not drown
-    # the work of a 1K load.
-    pld = loads([s for s in pkt_samples if set_of(s) == "prefix"])
+    pld = loads_of("prefix")
     pfx = {"note": PFX_NOTE, "packet_path": ppp, "load_memory": pld,
            "goals": prefix_goals(ppp, pld)}
     ppp6 = packet_path([s for s in pps if set_of(s) == "prefix6"],
                        PFX_CONTENDERS)
-    pld6 = loads([s for s in pkt_samples if set_of(s) == "prefix6"])
+    pld6 = loads_of("prefix6")
     pfx6 = {"note": PFX6_NOTE, "packet_path": ppp6, "load_memory": pld6,
             "goals": prefix_goals(ppp6, pld6, "IPv6 ")}
     spp = packet_path([s for s in pps if set_of(s) == "sets"],
@@ -858,12 +867,11 @@ def main():
     gl = goals(pp, ld, km, km_ic)
     print_table(meta, pp, ld, km, km_ic, kmem, gl, pfx, pfx6, sets, xdp,
                 xdp6)
-    pkt_sets = ("xdp", "prefix", "prefix6")
     raw = pps + [s for s in samples if s["kind"] == "load" and
-                 not (pkt_path and set_of(s) in pkt_sets)]
+                 not (pkt_path and set_of(s) in PKT_LOAD_SETS)]
     if pkt_path:
         raw += [s for s in pkt_samples if s["kind"] == "load" and
-                set_of(s) in pkt_sets]
+                set_of(s) in PKT_LOAD_SETS]
     raw += [s for s in pkt_samples if s["kind"] == "xdp_load"]
     with open(args[1], "w") as f:
         json.dump({"meta": meta, "packet_path": pp, "load_memory": ld,
