@@ -133,8 +133,9 @@ static inline struct cnf_net *cnf_pernet(const struct net *net)
 
 /*
  * cnf_pernet() for a caller inside an RCU read-side section already (the
- * kfuncs: every XDP program runs in one, the tc kfuncs enter one).  net_generic() enters its
- * own, which under PREEMPT_RCU is two calls per packet.
+ * kfuncs: every XDP program runs in one, the tc kfuncs enter one).
+ * net_generic() enters its own, which under PREEMPT_RCU is two calls per
+ * packet.
  */
 static __always_inline struct cnf_net *cnf_pernet_rcu(const struct net *net)
 {

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The packet path's decision, shared by the netfilter hooks (hooks.c) and
- * the kfuncs of XDP and tc programs (xdp.c): one lookup of the block sets, and of the allow
- * sets when those matched (lockless, under the RCU read lock the caller
- * holds; see sets.h), and the per-CPU counters of the caller's path.
+ * the kfuncs of XDP and tc programs (xdp.c): one lookup of the block sets,
+ * and of the allow sets when those matched (lockless, under the RCU read
+ * lock the caller holds; see sets.h), and the per-CPU counters of the
+ * caller's path.
  */
 #ifndef _CNF_VERDICT_H
 #define _CNF_VERDICT_H

@@ -191,9 +191,9 @@ def vm_measured(data, what="", set_name="addr"):
            if meta.get("pkt_icount") not in (None, "") else "under plain TCG")
     reps = meta.get("pkt_reps", meta.get("reps", "?"))
     pkts = meta.get("pkt_pkts", meta.get("pkts", "?"))
-    # vm_report.py says which sets' loads come from the packet path's boot
-    # (XDP's alone before it said); the others' from the boot the report
-    # was made from, the -icount one when it was alone
+    # vm_report.py names the sets whose loads come from the packet path's
+    # boot (a vm.json that names none: XDP's); the others' come from the
+    # boot the report was made from, the -icount one when it ran alone
     # (CNF_TEST_BENCH_SKIP=load).
     pkt_sets = meta.get("pkt_load_sets", ["xdp", "xdp6"])
     icount = meta.get("pkt_icount" if set_name in pkt_sets else "icount")

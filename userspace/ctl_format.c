@@ -170,12 +170,6 @@ void ctl_print_stats_text(FILE *out, const struct cnf_stats *st)
 			  &st->tc_v6);
 }
 
-/*
- * A flat object of numbers (selftests/lib.sh reads it without jq).  The
- * lookup figures of a kernel that does not report them are left out; the
- * XDP and tc paths' are "xdp_" and "tc_" + the hook's names (0 from a
- * kernel before them).
- */
 /* A BPF path's counters: the hook's names, @path + "_" before each. */
 static void print_path_json(FILE *out, const char *path,
 			    const struct cnf_path_stats *ps)
@@ -185,6 +179,12 @@ static void print_path_json(FILE *out, const char *path,
 		ULL(ps->matched), path, ULL(ps->dropped));
 }
 
+/*
+ * A flat object of numbers (selftests/lib.sh reads it without jq).  The
+ * lookup figures of a kernel that does not report them are left out; the
+ * XDP and tc paths' are "xdp_" and "tc_" + the hook's names (0 from a
+ * kernel before them).
+ */
 static void print_family_json(FILE *out, const char *name,
 			      const struct cnf_family_stats *fs,
 			      const struct cnf_lookup_stats *ls,
