@@ -44,8 +44,8 @@
  * does not fit fails the change that wanted it (-ENOMEM), with no warning
  * and no OOM kill on its behalf.  kvmalloc() serves what kmalloc() can, up
  * to 4 MB, in a power of two of pages: sizes it would round up by a page
- * or more (tables of 24-byte buckets, the 12 KB tabulation) go to
- * vmalloc(), which takes whole pages instead.
+ * or more (tables of 24-byte buckets: three times a power of two of bytes)
+ * go to vmalloc(), which takes whole pages instead.
  */
 #define CNF_GFP		(GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL)
 

@@ -25,28 +25,25 @@
  * xor of one entry per chunk, out of a table of jhash values per chunk under
  * the seed; cuckoo hashing works with it as with a random function
  * (Patrascu and Thorup, "The Power of Simple Tabulation Hashing", 2012).
- * Narrow slots (r of at most 14 bits) take two chunks of 7 bits, wide ones
- * three chunks of 10 bits: 3,072 entries (12 KB), which a filter's IPv4
- * tables share (cnf_filter.tab4), the narrow ones reading the first 256 as
- * their two chunks' tables.  Two or three loads replace a jhash, so the
- * packet path costs about the same at every table size.
+ * Chunks are bytes: narrow slots (r of at most 14 bits) take two, wide
+ * ones four, 1,024 entries (4 KB), which a filter's IPv4 tables share
+ * (cnf_filter.tab4), the narrow ones reading the first two chunks' tables.
+ * Two or four loads replace a jhash, so the packet path costs about the
+ * same at every table size.  Three chunks of 10 bits would save a load
+ * and take 12 KB, the most a filter with a few prefixes takes besides.
  */
 #ifndef _CNF_HASH_H
 #define _CNF_HASH_H
 
 #include "table.h"
 
-#define CNF_TAB16_BITS		7	/* two chunks: r of 14 bits at most */
-#define CNF_TAB32_BITS		10	/* three chunks: 30 bits at most */
+#define CNF_TAB_BITS		8
+#define CNF_TAB_ENTRIES		256	/* of one chunk: 2^CNF_TAB_BITS */
 
-static inline unsigned int cnf_tab_bits(unsigned int width)
-{
-	return width == CNF_SLOT_V4_NARROW ? CNF_TAB16_BITS : CNF_TAB32_BITS;
-}
-
+/* Chunks of r: 14 bits at most in narrow slots, 29 in wide ones. */
 static inline unsigned int cnf_tab_chunks(unsigned int width)
 {
-	return width == CNF_SLOT_V4_NARROW ? 2 : 3;
+	return width == CNF_SLOT_V4_NARROW ? 2 : 4;
 }
 
 /* Entries of the tabulation of a table of @fam, 2^@log buckets; 0: none. */
@@ -57,24 +54,32 @@ static inline size_t cnf_hashes_entries(enum cnf_layout layout,
 
 	if (cnf_layout_words(layout) != 1)
 		return 0;
-	return (size_t)cnf_tab_chunks(width) << cnf_tab_bits(width);
+	return (size_t)cnf_tab_chunks(width) * CNF_TAB_ENTRIES;
 }
 
 /*
  * H(r) of an IPv4 table.  The top chunk needs no mask: its bits are all the
- * bits r has (see cnf_hashes_fill()).
+ * bits r has (cnf_hashes_alloc()'s BUILD_BUG_ON()s).
  */
 static __always_inline u32 cnf_hash4(const struct cnf_table *t,
 				     unsigned int width, u32 r)
 {
-	const unsigned int bits = cnf_tab_bits(width);
-	const u32 *tab = t->hashes, mask = (1U << bits) - 1;
+	const u32 *tab = t->hashes, mask = CNF_TAB_ENTRIES - 1;
 	/* Per-chunk tables: their offsets fold into the loads. */
-	const u32 *tab1 = tab + (1U << bits), *tab2 = tab + (2U << bits);
+	const u32 *tab1 = tab + CNF_TAB_ENTRIES, *tab2 = tab1 + CNF_TAB_ENTRIES;
+	const u32 *tab3 = tab2 + CNF_TAB_ENTRIES;
+	u32 r8 = r >> CNF_TAB_BITS;
 
 	if (width == CNF_SLOT_V4_NARROW)
-		return tab[r & mask] ^ tab1[r >> bits];
-	return tab[r & mask] ^ tab1[r >> bits & mask] ^ tab2[r >> 2 * bits];
+		return tab[r & mask] ^ tab1[r8];
+	/*
+	 * Hidden, r's second byte is not read from a high byte register,
+	 * which only the four legacy registers have: the lookup would save
+	 * one to have it.
+	 */
+	OPTIMIZER_HIDE_VAR(r8);
+	return tab[r & mask] ^ tab1[r8 & mask] ^
+	       tab2[r >> 2 * CNF_TAB_BITS & mask] ^ tab3[r >> 3 * CNF_TAB_BITS];
 }
 
 /*

@@ -74,14 +74,15 @@ size_t cnf_table_bytes(enum cnf_layout layout, unsigned int log,
  */
 static u32 *cnf_hashes_alloc(unsigned int width, u32 seed)
 {
-	unsigned int bits = cnf_tab_bits(width);
-	size_t i, entries = (size_t)cnf_tab_chunks(width) << bits;
+	size_t i, entries = (size_t)cnf_tab_chunks(width) * CNF_TAB_ENTRIES;
 	u32 *e = cnf_zalloc(entries * sizeof(u32));
 
-	BUILD_BUG_ON(2 * CNF_TAB16_BITS < 16 - 2);
-	BUILD_BUG_ON(3 * CNF_TAB32_BITS < 32 - CNF_MIN_BUCKETS_LOG);
+	BUILD_BUG_ON(CNF_TAB_ENTRIES != 1U << CNF_TAB_BITS);
+	BUILD_BUG_ON(2 * CNF_TAB_BITS < CNF_NARROW_R_BITS);
+	BUILD_BUG_ON(4 * CNF_TAB_BITS < 32 - CNF_MIN_BUCKETS_LOG);
 	for (i = 0; e && i < entries; i++)
-		e[i] = jhash_2words(i & ((1U << bits) - 1), i >> bits, seed);
+		e[i] = jhash_2words(i % CNF_TAB_ENTRIES, i / CNF_TAB_ENTRIES,
+				    seed);
 	return e;
 }
 
@@ -102,8 +103,8 @@ size_t cnf_tab4_bytes(void)
  *	NULL: new seeds of its own.
  *
  * A tabulation of its own costs a small table more to make than its slots
- * (3,072 jhashes) and takes 12 KB: a filter's tables share one
- * (cnf_filter.tab4).  Narrow slots read only its first 256 entries.
+ * (1,024 jhashes) and takes 4 KB: a filter's tables share one
+ * (cnf_filter.tab4).  Narrow slots read only its first 512 entries.
  *
  * Return: the table, not yet visible to readers; NULL when memory is short.
  */
