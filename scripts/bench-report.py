@@ -275,12 +275,17 @@ def vm_report():
         out.append("| load and memory | entries | load, s | kernel bytes "
                    "per entry |")
         out.append("|---|---|---|---|")
+        unresolved = []
         for r in ld:
             per = r.get("kernel_bytes_per_entry")
+            if per is not None and per <= 0:
+                unresolved.append(r)
             out.append(f"| {names.get(r['contender'], r['contender'])} "
                        f"| {size_name(r['size'])} "
                        f"| {r['load_sec']:.2f} "
-                       f"| {'-' if per is None else f'{per:.1f}'} |")
+                       f"| {memory_cell(per)} |")
+        if unresolved:
+            out.append("\n" + unresolved_note(unresolved, names))
     km = data.get("core_vs_rhashtable", [])
     if km:
         out.append("\nFilter core against rhashtable in kernel context "
@@ -295,6 +300,27 @@ def vm_report():
             out.append(f"| {size_name(n)} | {op} | {cu:.1f} | {rh:.1f} "
                        f"| {cu / rh:.2f} |")
     return "\n".join(out) + "\n"
+
+
+def memory_cell(per):
+    """Kernel bytes per entry, as a table cell."""
+    if per is None:
+        return "-"
+    return "below resolution" if per <= 0 else f"{per:.1f}"
+
+
+def unresolved_note(rows, names):
+    """Why a load's memory reads "below resolution", and what the tool
+    counted instead."""
+    told = [f"{names.get(r['contender'], r['contender'])} "
+            f"{size_name(r['size'])}: {r['tool_bytes_per_entry']:.1f}"
+            for r in rows if r.get("tool_bytes_per_entry")]
+    return ("Below resolution: over the load, slab and vmalloc grew by no "
+            "more than they moved by themselves (a slab comes and goes "
+            "whole, 4 to 32 KB), in the median of the repetitions." +
+            (" Bytes per entry the tool reports (`cuckooctl stats`, "
+             "ipset's `Size in memory`): " + "; ".join(told) + "."
+             if told else ""))
 
 
 def goal_text(g):
