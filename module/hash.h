@@ -29,8 +29,8 @@
  * ones four, 1,024 entries (4 KB), which a filter's IPv4 tables share
  * (cnf_filter.tab4), the narrow ones reading the first two chunks' tables.
  * Two or four loads replace a jhash, so the packet path costs about the
- * same at every table size.  Three chunks of 10 bits would save a load
- * and take 12 KB, the most a filter with a few prefixes takes besides.
+ * same at every table size.  Three chunks of 10 bits would save a load,
+ * and take 12 KB a filter.
  */
 #ifndef _CNF_HASH_H
 #define _CNF_HASH_H
