@@ -275,17 +275,12 @@ def vm_report():
         out.append("| load and memory | entries | load, s | kernel bytes "
                    "per entry |")
         out.append("|---|---|---|---|")
-        unresolved = []
         for r in ld:
-            per = r.get("kernel_bytes_per_entry")
-            if per is not None and per <= 0:
-                unresolved.append(r)
             out.append(f"| {names.get(r['contender'], r['contender'])} "
                        f"| {size_name(r['size'])} "
                        f"| {r['load_sec']:.2f} "
-                       f"| {memory_cell(per)} |")
-        if unresolved:
-            out.append("\n" + unresolved_note(unresolved, names))
+                       f"| {memory_cell(r, 'kernel_bytes_per_entry')} |")
+        out += unresolved_note(ld, names)
     km = data.get("core_vs_rhashtable", [])
     if km:
         out.append("\nFilter core against rhashtable in kernel context "
@@ -302,25 +297,30 @@ def vm_report():
     return "\n".join(out) + "\n"
 
 
-def memory_cell(per):
-    """Kernel bytes per entry, as a table cell."""
-    if per is None:
-        return "-"
-    return "below resolution" if per <= 0 else f"{per:.1f}"
+def memory_cell(r, key, show="{:.1f}".format):
+    """A load's kernel memory figure @key, as a table cell: vm_report.py
+    leaves it out where the load was below what slabs resolve."""
+    if r.get(key) is not None:
+        return show(r[key])
+    return "below resolution" if r.get("kernel_resolved") is False else "-"
 
 
-def unresolved_note(rows, names):
-    """Why a load's memory reads "below resolution", and what the tool
-    counted instead."""
+def unresolved_note(ld, names):
+    """The lines under a load table that say why a load's memory reads
+    "below resolution", and what the tool counted instead; none if no
+    load does."""
+    rows = [r for r in ld if r.get("kernel_resolved") is False]
+    if not rows:
+        return []
     told = [f"{names.get(r['contender'], r['contender'])} "
             f"{size_name(r['size'])}: {r['tool_bytes_per_entry']:.1f}"
             for r in rows if r.get("tool_bytes_per_entry")]
-    return ("Below resolution: over the load, slab and vmalloc grew by no "
-            "more than they moved by themselves (a slab comes and goes "
+    return ["", "Below resolution: over the load, slab and vmalloc grew by "
+            "no more than they moved by themselves (a slab comes and goes "
             "whole, 4 to 32 KB), in the median of the repetitions." +
             (" Bytes per entry the tool reports (`cuckooctl stats`, "
              "ipset's `Size in memory`): " + "; ".join(told) + "."
-             if told else ""))
+             if told else "")]
 
 
 def goal_text(g):
@@ -346,10 +346,11 @@ def prefix_tables(pfx, names):
         for r in ld:
             out.append(f"| {names[r['contender']]} "
                        f"| {size_name(r['size'])} | {r['load_sec']:.4f} "
-                       f"| {si(r['kernel_bytes'])} "
-                       f"| {r['kernel_bytes_per_entry']:.1f} "
+                       f"| {memory_cell(r, 'kernel_bytes', si)} "
+                       f"| {memory_cell(r, 'kernel_bytes_per_entry')} "
                        f"| {si(r.get('tool_bytes'))} "
                        f"| {si(r.get('keys'))} |")
+        out += unresolved_note(ld, names)
     if pfx["goals"]:
         out.append("\nGoals, as ratios measured in this run: " +
                    "; ".join(goal_text(g) for g in pfx["goals"]) + ".")

@@ -228,6 +228,11 @@ def loads(samples):
                 continue
             first = ls[0]
             kern = [(s["slab_kb"] + s["vmalloc_kb"]) * 1024.0 for s in ls]
+            # A load smaller than slab and vmalloc move by themselves (a
+            # slab comes and goes whole) has a median growth of 0 or less:
+            # not a measurement, and no goal may take it for one.
+            resolved = median(kern) > 0
+            kb = median(kern) if resolved else None
             out.append({
                 "size": size, "contender": c, "samples": len(ls),
                 "load_sec": median([s["sec"] for s in ls]),
@@ -235,13 +240,14 @@ def loads(samples):
                 "load_sec_max": max(s["sec"] for s in ls),
                 "user_sec": median([s["user"] for s in ls]),
                 "sys_sec": median([s["sys"] for s in ls]),
-                "kernel_bytes": median(kern),
+                "kernel_resolved": resolved,
+                "kernel_bytes": kb,
                 "slab_bytes": median([s["slab_kb"] * 1024.0 for s in ls]),
                 "vmalloc_bytes": median([s["vmalloc_kb"] * 1024.0
                                          for s in ls]),
                 "memfree_drop_bytes": median([s["memfree_kb"] * 1024.0
                                               for s in ls]),
-                "kernel_bytes_per_entry": median(kern) / size,
+                "kernel_bytes_per_entry": kb and kb / size,
                 "tool_bytes": first["tool_bytes"],
                 "tool_bytes_per_entry": (first["tool_bytes"] / size
                                          if first["tool_bytes"] else None),
@@ -689,7 +695,7 @@ def print_table(meta, pp, ld, km, km_ic, kmem, gl, pfx, pfx6, sets, xdp,
     for r in ld:
         p(f"{r['size']:>8} {r['contender']:<9} {r['load_sec']:>8.2f} "
           f"{r['user_sec']:>6.2f} {r['sys_sec']:>6.2f} "
-          f"{r['kernel_bytes_per_entry']:>10.1f} "
+          f"{fmt(r['kernel_bytes_per_entry'], '{:.1f}'):>10} "
           f"{fmt(r['tool_bytes_per_entry'], '{:.1f}'):>10} "
           f"{r['samples']:>3}")
     for x, what in ((pfx, ""), (pfx6, "IPv6 ")):
@@ -765,8 +771,8 @@ def print_prefix(p, pfx, what):
           f"{'B/prefix':>9} {'keys':>8} {'n':>3}")
         for r in ld:
             p(f"{r['size']:>8} {r['contender']:<9} {r['load_sec']:>8.4f} "
-              f"{r['kernel_bytes']:>11.0f} "
-              f"{r['kernel_bytes_per_entry']:>9.1f} "
+              f"{fmt(r['kernel_bytes']):>11} "
+              f"{fmt(r['kernel_bytes_per_entry'], '{:.1f}'):>9} "
               f"{fmt(r.get('keys'), '{:.0f}'):>8} {r['samples']:>3}")
     print_goals(p, f"{what or 'IPv4 '}prefix goals, printed not asserted:",
                 gl)
