@@ -822,9 +822,11 @@ test_timeouts() {
 	check "save: a permanent entry as timeout 0" has_line "198.51.100.2 timeout 0" "$TMP/bans"
 	left=$(seconds_left 198.51.100.1 "$TMP/bans")
 	check "save: the default's seconds left (${left:-none})" [ "${left:-0}" -ge 590 -a "${left:-0}" -le 600 ]
-	# Removed within a second of running out: polled for, 3 s at most.
-	wait_for 3 gone_from ctl-bans 198.51.100.3
-	expect_rc 1 "a 1 s entry is gone within 3 s" "$CTL" test -q -s ctl-bans 198.51.100.3
+	# Removed within a second of running out (ioctl_test's precision test
+	# holds the kernel to that): polled for here, 10 s at most, as a
+	# loaded host runs the VM's timers late.
+	wait_for 10 gone_from ctl-bans 198.51.100.3
+	expect_rc 1 "a 1 s entry is gone within 10 s" "$CTL" test -q -s ctl-bans 198.51.100.3
 	expect_rc 0 "add --exist sets a timeout anew" "$CTL" add -s ctl-bans --exist 198.51.100.2 timeout 50
 	expect_rc 0 "list -s" "$CTL" list -s ctl-bans
 	left=$(seconds_left 198.51.100.2 "$OUT")
