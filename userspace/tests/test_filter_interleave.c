@@ -41,7 +41,7 @@
 
 #include "cnf_test.h"
 #include "hash.h"
-#include "kselftest_harness.h"
+#include "cnf_harness.h"
 
 #define NO_LIMIT	(1ULL << 40)
 #define SEED_CORE	0x1eaf0001ULL
