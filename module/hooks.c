@@ -4,8 +4,9 @@
  *
  * The hooks sit at PRE_ROUTING before defragmentation and conntrack, so a
  * listed source never creates conntrack state.  Per packet: cnf_verdict()
- * (verdict.h) under the RCU read lock netfilter holds, unless the XDP
- * kfuncs passed the packet already (its mark, xdp.h).
+ * (verdict.h) under the RCU read lock netfilter holds, unless the packet
+ * arrived on a loopback device (never judged) or the XDP kfuncs passed it
+ * already (its mark, xdp.h).
  * Each configured namespace registers its own copy of the hook ops with its
  * cnf_state as ->priv: a packet finds its namespace's state without a
  * net_generic() lookup.  A namespace never configured registers none: its
@@ -32,6 +33,7 @@
 #include <linux/err.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/netdevice.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter_ipv4.h>
 #include <linux/netfilter_ipv6.h>
@@ -52,9 +54,24 @@ static __always_inline unsigned int cnf_hook(struct cnf_state *cs,
 	return NF_DROP;
 }
 
+/*
+ * Packets that arrive on a loopback device are the host talking to itself
+ * (a service to its database, a bouncer to its API): they are never
+ * judged, whatever the sets hold.  A blocklist as published lists bogons,
+ * 127.0.0.0/8 among them, and would otherwise cut the host off from
+ * itself.  A flag of the device the stack has just read: no lookup, no
+ * counter.
+ */
+static __always_inline bool cnf_hook_spares(const struct nf_hook_state *state)
+{
+	return unlikely(state->in->flags & IFF_LOOPBACK);
+}
+
 static unsigned int cnf_hook_ipv4(void *priv, struct sk_buff *skb,
 				  const struct nf_hook_state *state)
 {
+	if (cnf_hook_spares(state))
+		return NF_ACCEPT;
 	/* ip_rcv_core() has validated the header. */
 	return cnf_hook(priv, skb, CNF_V4, &ip_hdr(skb)->saddr);
 }
@@ -62,6 +79,8 @@ static unsigned int cnf_hook_ipv4(void *priv, struct sk_buff *skb,
 static unsigned int cnf_hook_ipv6(void *priv, struct sk_buff *skb,
 				  const struct nf_hook_state *state)
 {
+	if (cnf_hook_spares(state))
+		return NF_ACCEPT;
 	/* ipv6_rcv() has validated the fixed header. */
 	return cnf_hook(priv, skb, CNF_V6, &ipv6_hdr(skb)->saddr);
 }
