@@ -14,7 +14,8 @@
 #   make selftests      the kselftest suite in a QEMU VM (TESTS="a.sh b" for some)
 #   make bench          userspace benchmarks
 #   make bench-vm       packet path vs nftables/ipset, core vs rhashtable, in a VM
-#   make bench-report   README.md's figures and the plots, from build/bench/*.json
+#   make bench-report   docs/benchmarks.md's figures and the plots, from
+#                       build/bench/*.json
 #   make demo           the module at work in a VM, step by step
 #   make check          deps, build, unit, lint, selftests; ends "N passed, N failed"
 #   make check-engines  the engine tests (fail2ban, crowdsec: Debian's, installed
@@ -132,10 +133,11 @@ userspace:
 unit:
 	$(MAKE) -C userspace unit
 
-# Both benchmarks end by rewriting README.md's tables and the plots.
+# Both benchmarks write their JSON only: docs/benchmarks.md is refreshed
+# by make bench-report when a change moves the figures, not at every run.
 bench: bench-deps
 	$(MAKE) -C userspace bench
-	$(MAKE) bench-report
+	@echo "bench: build/bench/core.json; make bench-report writes docs/benchmarks.md"
 
 bench-deps:
 	scripts/deps.sh --bench
@@ -164,7 +166,7 @@ selftests: vm-build
 
 bench-vm: vm-build bench-deps
 	userspace/bench/vm/bench-vm
-	$(MAKE) bench-report
+	@echo "bench-vm: build/bench/vm.json; make bench-report writes docs/benchmarks.md"
 
 demo: vm-build
 	selftests/vm/run selftests/demo.sh

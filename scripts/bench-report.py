@@ -1,23 +1,25 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# bench-report.py: rewrite README.md's benchmark tables from the JSON the
+# bench-report.py: rewrite docs/benchmarks.md's tables from the JSON the
 # benchmarks wrote (build/bench/core.json from `make bench`, vm.json from
 # `make bench-vm`) and draw the plots in userspace/bench/plots/ with
-# gnuplot, so the figures shown are always those of the last run.  The
-# reliability table comes the same way from build/bench/reliability.json,
-# which the tests fill (scripts/reliability.py).
+# gnuplot.  The reliability table comes the same way from
+# build/bench/reliability.json, which the tests fill
+# (scripts/reliability.py).  `make bench-report` runs this: the figures
+# shown are those of the run that last refreshed the document, in a
+# commit of their own when a change moved them, not every run's.
 #
-# README.md holds one region per benchmark between
+# docs/benchmarks.md holds one region per benchmark between
 #   <!-- bench-report NAME -->  and  <!-- end bench-report NAME -->
 # which is replaced whole.  A benchmark without JSON gets the command that
 # produces it instead of figures; a region whose part of the JSON a run
 # left out (`make bench-vm` with CNF_TEST_BENCH_SKIP=addr or =prefix) is
-# kept as it is.  `make bench-report` runs this; so do the
-# bench targets.  `bench-report.py NAME...` rewrites only those regions
+# kept as it is.  `bench-report.py NAME...` rewrites only those regions
 # (`bench-report.py reliability` after the tests).  When a run was made
-# stays in its JSON and in the commit that brings its figures: the README
-# says what was measured, how and on what, as the manual it is.
+# stays in its JSON and in the commit that brings its figures: the
+# document says what was measured, how and on what.  Plots are linked
+# relative to docs/.
 import json
 import os
 import re
@@ -30,7 +32,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = os.path.join(ROOT, "build", "bench")
 PLOTS = os.path.join(ROOT, "userspace", "bench", "plots")
-README = os.path.join(ROOT, "README.md")
+DOC = os.path.join(ROOT, "docs", "benchmarks.md")
 
 
 def si(v):
@@ -134,7 +136,7 @@ def core_report():
         if drawn:
             out.append("\n![IPv4 lookups/s of the filter core and the "
                        "baseline at each size]"
-                       "(userspace/bench/plots/core-lookups.svg)")
+                       "(../userspace/bench/plots/core-lookups.svg)")
     return "\n".join(out) + "\n"
 
 
@@ -267,7 +269,7 @@ def vm_report():
                    "'nftables', '' using 1:4 with linespoints title "
                    "'ipset'\n", svg):
             out.append("\n![Added cost per packet against set size]"
-                       "(userspace/bench/plots/vm-added-cost.svg)\n")
+                       "(../userspace/bench/plots/vm-added-cost.svg)\n")
         os.unlink(dat)
     ld = data.get("load_memory", [])
     if ld:
@@ -590,7 +592,7 @@ def replace_region(text, name, body):
                      r"(<!-- end bench-report %s -->)" % (name, name),
                      re.S)
     if not pat.search(text):
-        sys.exit(f"bench-report: README.md has no '{name}' region")
+        sys.exit(f"bench-report: docs/benchmarks.md has no '{name}' region")
     return pat.sub(lambda m: m.group(1) + body + m.group(2), text)
 
 
@@ -607,7 +609,7 @@ def main(names):
         if name not in REPORTS:
             sys.exit(f"bench-report: no region '{name}' "
                      f"(regions: {' '.join(REPORTS)})")
-    with open(README) as f:
+    with open(DOC) as f:
         text = f.read()
     new = text
     for name in names or REPORTS:
@@ -615,9 +617,9 @@ def main(names):
         if body is not None:
             new = replace_region(new, name, body)
     if new != text:
-        with open(README, "w") as f:
+        with open(DOC, "w") as f:
             f.write(new)
-        print("bench-report: README.md rewritten", file=sys.stderr)
+        print("bench-report: docs/benchmarks.md rewritten", file=sys.stderr)
     return 0
 
 

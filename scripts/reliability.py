@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# reliability.py: the figures of README's reliability table, as the tests
-# measured them.  The tests print KTAP diagnostic lines
+# reliability.py: the figures of docs/benchmarks.md's reliability table, as
+# the tests measured them.  The tests print KTAP diagnostic lines
 #   # reliability: FIGURE=N [KEY=N...] lost=N
 # (ioctl_fuzz: calls_fuzzed, faults.sh: faults_injected,
 # test_filter_interleave: interleavings_checked, userns_test:

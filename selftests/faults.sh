@@ -21,7 +21,7 @@
 #
 # CNF_TEST_FAULT_ROUNDS (default 30), CNF_TEST_FAULT_LOAD (addresses per
 # load, default 1500).  It prints the "# reliability: faults_injected=..."
-# line of README's reliability table.
+# line of the reliability table (docs/benchmarks.md).
 set -uo pipefail
 export LC_ALL=C
 ALL_TESTS="test_faults"

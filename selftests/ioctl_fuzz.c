@@ -1091,7 +1091,7 @@ int main(void)
 	ksft_print_msg("fuzz totals: calls=%" PRIu64 " refused=%" PRIu64 " refused_verified_by_dump=%" PRIu64 " rounds_checked=%" PRIu64 " restores=%" PRIu64 " abandoned_netns_calls=%" PRIu64 "\n",
 		       tot_calls, tot_ref, tot_ver, tot_rounds, tot_rest, tot_ab);
 	/*
-	 * README's reliability table: the calls made, and the workers whose
+	 * The reliability table (docs/benchmarks.md): the calls made, and the workers whose
 	 * check found the set other than its reference (or that died).
 	 */
 	ksft_print_msg("reliability: calls_fuzzed=%" PRIu64 " rounds_checked=%" PRIu64 " lost=%u\n",

@@ -236,7 +236,7 @@ tmpdir() {
 	defer rm -rf "$_dir"
 }
 
-# reliability KEY=VALUE...: the figures of README's reliability table, as
+# reliability KEY=VALUE...: the figures of the reliability table (docs/benchmarks.md), as
 # one diagnostic line ("# reliability: calls_fuzzed=20000 lost=0"), which
 # scripts/reliability.py collects from the logs.  Measured, never written.
 reliability() { echo "# reliability: $*"; }

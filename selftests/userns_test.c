@@ -201,7 +201,7 @@ FIXTURE_TEARDOWN(userns)
 		if (n < 0 || !bsearch(&self->before[i], now, n, sizeof(*now),
 				      cnf_addr_cmp))
 			lost++;
-	/* README's reliability table: summed over the tests by the report. */
+	/* docs/benchmarks.md's reliability table: summed over the tests by the report. */
 	fprintf(stderr, "# reliability: tenants_tried=%u lost=%ld\n",
 		tenants, lost);
 	memset(&st, 0xff, sizeof(st));

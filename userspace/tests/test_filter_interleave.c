@@ -767,7 +767,7 @@ FIXTURE_TEARDOWN(interleave)
 	       (unsigned long long)self->total.cases,
 	       (unsigned long long)self->total.wrong);
 	/*
-	 * README's reliability table (summed over the tests by the report):
+	 * docs/benchmarks.md's reliability table (summed over the tests by the report):
 	 * a wrong answer is a key present before and after the operation
 	 * not found, or one absent both times found.
 	 */
@@ -1000,7 +1000,7 @@ FIXTURE_TEARDOWN(publish)
 	       (unsigned long long)self->total.cases,
 	       (unsigned long long)self->total.wrong);
 	/*
-	 * README's reliability table (summed over the tests by the report):
+	 * docs/benchmarks.md's reliability table (summed over the tests by the report):
 	 * a wrong answer is a key present before and after the operation
 	 * not found, or one absent both times found.
 	 */

@@ -32,7 +32,7 @@ import sys
 # (under -icount: guest instructions, where a load's fixed cost under
 # plain TCG, tens of ms and every tool alike, does not drown the work of a
 # 1K load); the others' come from LOG.  Said in the JSON's meta, for the
-# README's tables.
+# tables of docs/benchmarks.md.
 PKT_LOAD_SETS = ("prefix", "prefix6", "xdp", "xdp6")
 
 TCG_NOTE = ("The VM is TCG-emulated (no KVM): absolute packets/s and ns mean "
