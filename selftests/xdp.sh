@@ -330,7 +330,7 @@ test_generic() {
 	verdict $? "detach again: $out"
 }
 
-# The installed object, attached by ip-link(8) as README says.
+# The installed object, attached by ip-link(8) as docs/xdp.md says.
 test_ip_link() {
 	local out
 	fresh || { fail "reset"; return; }
@@ -489,7 +489,7 @@ test_rmmod_while_attached() {
 }
 
 # tc_attach NS DEV DIR: cuckoo_tc.o on DEV's DIR (ingress or egress) in
-# namespace NS, as README says; 1 when the test cannot run (skipped), 2
+# namespace NS, as docs/xdp.md says; 1 when the test cannot run (skipped), 2
 # when the attach failed.
 tc_attach() {
 	local ns=$1 dev=$2 dir=$3 out
@@ -600,7 +600,7 @@ test_tc_rmmod_while_attached() {
 require_root
 require_module
 require_cmds nft ping ip
-# The kfuncs are registered with the module's BTF (see README, XDP).
+# The kfuncs are registered with the module's BTF (see docs/xdp.md).
 [[ -e /sys/kernel/btf/cuckoo_nf ]] ||
 	ktap_skip_all "cuckoo_nf.ko has no BTF (/sys/kernel/btf/cuckoo_nf): its kfuncs are not registered"
 if ! setup; then
