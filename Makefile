@@ -3,42 +3,15 @@
 # cuckoo_nf.  The module is described in Kbuild and built by the kernel's
 # build system; this file drives everything around it.
 #
-#   make [all]          the module, cuckooctl and cuckoo-crowdsec-bouncer (build/)
-#   make module         KVER=release or KDIR=/path/to/kernel/build; W=1, C=1;
-#                       with module BTF for the XDP kfuncs (an error without
-#                       it), CNF_XDP=n when XDP is not wanted (below)
-#   make userspace      cuckooctl and cuckoo-crowdsec-bouncer (when libcurl's
-#                       and json-c's development files are there), into build/
-#   make unit           host unit tests
-#   make lint           checkpatch --strict, sparse (C=2), W=1: zero warnings
-#   make selftests      the kselftest suite in a QEMU VM (TESTS="a.sh b" for some)
-#   make bench          userspace benchmarks
-#   make bench-vm       packet path vs nftables/ipset, core vs rhashtable, in a VM
-#   make bench-report   docs/benchmarks.md's figures and the plots, from
-#                       build/bench/*.json
-#   make demo           the module at work in a VM, step by step
-#   make check          deps, build, unit, lint, selftests; ends "N passed, N failed"
-#   make check-engines  the engine tests (fail2ban, crowdsec: Debian's, installed
-#                       by scripts/deps.sh --engines) in a VM with the engines
-#                       initramfs layer; ends "N passed, N failed"
-#   make check-kernels  the suite on 6.1 and 6.12 cloud, check-rt's tests on
-#                       6.12 PREEMPT_RT (installs the 6.12 kernels)
-#   make check-rt       stress.sh and lifecycle.sh on 6.12 PREEMPT_RT
-#   make check-debug    the suite under a KASAN/lockdep/kmemleak kernel (slow)
-#   make check-dkms     DKMS add/build/install for 6.1 and 6.12 cloud, modprobe
-#                       in a VM on each; make deb and its packages checked
-#                       (part of check-kernels)
-#   make install        module (+depmod), cuckooctl, its XDP program's object,
-#                       man page, completion, uapi header, systemd unit,
-#                       fail2ban action,
-#                       cuckoo-crowdsec-bouncer (binary, man page, unit,
-#                       configuration when none is there)
-#   make dkms-install   the module's sources to /usr/src/cuckoo-nf-VERSION,
-#                       then `dkms add` (with DESTDIR=: only the copy)
-#   make dkms-uninstall `dkms remove` of every kernel, and the sources
-#   make deb            cuckoo-nf-dkms and cuckooctl .debs in build/deb/, lintian
-#   make version        print the version (dkms.conf's PACKAGE_VERSION)
-#   make clean          (distclean also drops build/cache)
+# `make help` lists the targets, each with the note after `## ` on its
+# rule's line.  What those lines leave out:
+#   module         with module BTF for the XDP kfuncs, an error without it
+#                  (CNF_XDP=n when XDP is not wanted, below)
+#   check-engines  the engines are Debian's fail2ban and crowdsec, installed
+#                  by scripts/deps.sh --engines; ends "N passed, N failed"
+#   check-kernels  installs the 6.12 kernels
+#   install        the bouncer's configuration only when none is there
+#   dkms-install   with DESTDIR=: only the copy, no dkms add
 #
 # module builds against the running kernel (like any out-of-tree module).
 # The VM targets (selftests, demo, check, lint) build against the Debian cloud
@@ -101,15 +74,22 @@ VM_KVER = $$(scripts/kver)
 
 KBUILD_OPTS = $(if $(W),W=$(W)) $(if $(C),C=$(C))
 
-.PHONY: all module userspace unit lint selftests bench demo check install \
+.PHONY: all help module userspace unit lint selftests bench demo check install \
 	clean distclean deps test-modules selftests-build vm-build bench-vm \
 	check-debug bench-report bench-deps check-kernels check-rt \
 	check-dkms dkms-install dkms-uninstall deb version check-engines \
 	check-busy
 
-all: module userspace
+all: module userspace ## the module, cuckooctl and cuckoo-crowdsec-bouncer (build/)
 
-module:
+# The rules with a `## ` note, in the order of this file.
+help: ## this list
+	@echo "make TARGET, with TARGET one of:"
+	@awk '/^[a-z][a-z-]*:.*## / { n = index($$0, "## "); \
+		printf "  %-16s %s\n", substr($$0, 1, index($$0, ":") - 1), \
+		substr($$0, n + 3) }' $(firstword $(MAKEFILE_LIST))
+
+module: ## the module (KVER=, KDIR=, W=1, C=1; CNF_XDP=n: no module BTF)
 	@kdir=$(MOD_KDIR) && \
 	$(BTF_SH) relink "$$kdir" $(CURDIR)/cuckoo_nf.ko && \
 	echo "module: against $$kdir" && \
@@ -120,71 +100,71 @@ module:
 # (userspace/bench/kmod), against the same kernel as the module.
 KMOD_DIRS := selftests/modules userspace/bench/kmod
 
-test-modules:
+test-modules: ## the test and benchmark kernel modules, against the module's kernel
 	@kdir=$(MOD_KDIR) && \
 	for d in $(KMOD_DIRS); do \
 		[ ! -f $$d/Kbuild ] || \
 		$(MAKE) -C "$$kdir" M=$(CURDIR)/$$d $(KBUILD_OPTS) modules || exit 1; \
 	done
 
-userspace:
+userspace: ## cuckooctl, and the bouncer when libcurl and json-c dev files are there
 	$(MAKE) -C userspace
 
-unit:
+unit: ## host unit tests (SAN=1: with sanitizers)
 	$(MAKE) -C userspace unit
 
 # Both benchmarks write their JSON only: docs/benchmarks.md is refreshed
 # by make bench-report when a change moves the figures, not at every run.
-bench: bench-deps
+bench: bench-deps ## userspace benchmarks, into build/bench/core.json
 	$(MAKE) -C userspace bench
 	@echo "bench: build/bench/core.json; make bench-report writes docs/benchmarks.md"
 
-bench-deps:
+bench-deps: ## install what the benchmarks need (gnuplot, xdp-tools)
 	scripts/deps.sh --bench
 
-bench-report:
+bench-report: ## docs/benchmarks.md and the plots, from build/bench/*.json
 	python3 scripts/bench-report.py
 
-deps:
+deps: ## install the missing build and test packages (scripts/deps.sh)
 	scripts/deps.sh
 
 # C selftests, into build/selftests/.
-selftests-build:
+selftests-build: ## the C selftests, into build/selftests/
 	$(MAKE) -C selftests
 
 # Everything the VM runs, built for the VM's kernel.
-vm-build: deps
+vm-build: deps ## everything the VM runs, built for the VM's kernel
 	$(MAKE) module test-modules KVER=$(VM_KVER)
 	$(MAKE) userspace
 	$(MAKE) selftests-build
 
-lint: deps
+lint: deps ## checkpatch --strict, sparse (C=2), W=1: zero warnings
 	scripts/lint.sh
 
-selftests: vm-build
+selftests: vm-build ## the kselftest suite in a QEMU VM (TESTS="a.sh b" for some)
 	selftests/vm/selftests.sh $(TESTS)
 
-bench-vm: vm-build bench-deps
+bench-vm: vm-build bench-deps ## packet path vs nftables/ipset/XDP, core vs rhashtable, in a VM
 	userspace/bench/vm/bench-vm
 	@echo "bench-vm: build/bench/vm.json; make bench-report writes docs/benchmarks.md"
 
-demo: vm-build
+demo: vm-build ## the module at work in a VM, step by step
 	selftests/vm/run selftests/demo.sh
 
-check:
+check: ## deps, build, unit, lint, selftests; ends "N passed, N failed"
 	scripts/check.sh
 
-check-kernels:
+check-kernels: ## the suite on 6.1 and 6.12 cloud, check-rt, check-dkms
 	scripts/check-kernels.sh
 
 # make check three times in a row beside stress-ng on every CPU: no
 # verdict of the suite may depend on the host's load.
-check-busy:
+check-busy: ## make check three times beside stress-ng on every CPU
 	scripts/check-busy.sh
 
 # Not part of check: python3, fail2ban and crowdsec make the VM's initramfs
 # 4.5 times as big, its boot 1.3 s longer (CNF_VM_LAYERS in selftests/vm/run).
-check-engines:
+check-engines: ## fail2ban and crowdsec tests in a VM with the engines layer
 	scripts/deps.sh --engines
 	$(MAKE) vm-build
 	$(MAKE) -C userspace engine-unit
@@ -192,41 +172,41 @@ check-engines:
 	[ -n "$$tests" ] || { echo "check-engines: no engine test (ENGINE_PROGS in selftests/Makefile)" >&2; exit 1; }; \
 	CNF_VM_LAYERS=engines selftests/vm/selftests.sh $$tests
 
-check-rt:
+check-rt: ## stress.sh and lifecycle.sh on 6.12 PREEMPT_RT
 	scripts/check-kernels.sh --rt
 
-check-dkms:
+check-dkms: ## DKMS build and modprobe on 6.1 and 6.12 cloud; make deb checked
 	scripts/check-dkms.sh
 
-version:
+version: ## print the version (dkms.conf's PACKAGE_VERSION)
 	@echo $(CNF_VERSION)
 
 # As WireGuard's and Jool's: the sources go where DKMS looks for them and
 # DKMS builds the module for every kernel with headers, now and at each
 # kernel update (AUTOINSTALL).  Build for one kernel with
 # `dkms install cuckoo-nf/VERSION -k RELEASE`.
-dkms-install:
+dkms-install: ## the module's sources to /usr/src/cuckoo-nf-VERSION, dkms add
 	rm -rf $(DKMS_SRC)
 	for f in $(DKMS_FILES); do install -D -m 644 $$f $(DKMS_SRC)/$$f || exit 1; done
 	$(if $(DESTDIR),,dkms add -m $(DKMS_NAME) -v $(CNF_VERSION))
 
-dkms-uninstall:
+dkms-uninstall: ## dkms remove from every kernel, and the sources
 	if [ -n "$$(dkms status -m $(DKMS_NAME) -v $(CNF_VERSION))" ]; then \
 		dkms remove -m $(DKMS_NAME) -v $(CNF_VERSION) --all; \
 	fi
 	rm -rf $(DKMS_SRC)
 
-deb:
+deb: ## cuckoo-nf-dkms and cuckooctl .debs in build/deb/, lintian
 	scripts/deps.sh --pkg
 	scripts/mkdeb.sh
 
 # A debug kernel built once (cached in ~/.cache/cuckoo_nf), the whole suite
 # under it, kmemleak at the end.  Not part of check: it takes long.
-check-debug:
+check-debug: ## the suite under a KASAN/lockdep/kmemleak kernel (slow)
 	scripts/deps.sh --debug
 	scripts/debug-kernel.sh check
 
-install: all
+install: all ## module (+depmod), cuckooctl, XDP/tc objects, man pages, completion, uapi header, units, fail2ban action
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) modules_install
 	$(if $(DESTDIR),,depmod -a $(KVER))
 	install -D -m 755 build/cuckooctl $(DESTDIR)$(PREFIX)/sbin/cuckooctl
@@ -266,7 +246,7 @@ endif
 		echo "install: cuckoo-crowdsec-bouncer not built (no libcurl or json-c development files): not installed"; \
 	fi
 
-clean:
+clean: ## remove what the build made, but build/cache
 	@if [ -d $(KDIR) ]; then \
 		$(MAKE) -C $(KDIR) M=$(CURDIR) clean; \
 		for d in $(KMOD_DIRS); do \
@@ -277,5 +257,5 @@ clean:
 	-[ ! -f selftests/Makefile ] || $(MAKE) -C selftests clean
 	find build -mindepth 1 -maxdepth 1 ! -name cache -exec rm -rf {} + 2>/dev/null || true
 
-distclean: clean
+distclean: clean ## clean, and build/cache too
 	rm -rf build
