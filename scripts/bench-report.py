@@ -391,7 +391,8 @@ def vm_prefix_report():
                 "to /48 with some /56, /64 and /128 as in country lists, "
                 "none overlapping; pass: a quarter of a sample's packets "
                 "from each of 4 sources in /32s no prefix enters (pktgen "
-                "draws no random IPv6 source).  nftables: a set of `ipv6_addr` with "
+                "draws no random IPv6 source).  nftables: a set of "
+                "`ipv6_addr` with "
                 "`flags interval`; ipset: `hash:net family inet6`.\n"]
         out += prefix_tables(pfx6, {"cuckoo": "cuckoo_nf",
                                     "nft": "nftables interval set",

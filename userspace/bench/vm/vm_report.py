@@ -7,8 +7,8 @@
 # console (LOG) into one table on stdout and the same figures in JSON.
 # With --pkt-log, the packet-path samples come from PKTLOG (bench-vm's boot
 # under QEMU -icount) and the rest from LOG; cnf_bench.ko's samples from
-# both, shown as time (LOG, plain TCG) and as instructions (PKTLOG).  KEY=VALUE pairs (host load,
-# date, ...) go into the JSON's "meta".
+# both, shown as time (LOG, plain TCG) and as instructions (PKTLOG).
+# KEY=VALUE pairs (host load, date, ...) go into the JSON's "meta".
 #
 # Per-packet cost is paired: in every repetition each contender's ns/packet
 # minus that repetition's "none" ns/packet (same case), then the median over
@@ -646,13 +646,14 @@ def print_packet_path(p, meta, pp):
             ad = ("-" if r["contender"] == "none" else
                   fmt(r["added_ns"], "{:.0f}"))
             asp = r["added_spread_pct"]
+            rn = rng(r['ratio_to_nft_min'], r['ratio_to_nft_max'], '{:.2f}')
             p(f"{r['size']:>8} {r['contender']:<9} "
               f"{r['pps_median']:>8.0f} {r['spread_pct']:>6.2f}% "
               f"{r['ns_per_pkt']:>7.0f} {ad:>8} "
               f"{rng(r['added_ns_min'], r['added_ns_max'], '{:.0f}'):<15} "
               f"{fmt(asp, '{:6.2f}%', '-'):>7} "
               f"{fmt(r['ratio_to_nft'], '{:.2f}'):>5} "
-              f"{rng(r['ratio_to_nft_min'], r['ratio_to_nft_max'], '{:.2f}'):<13}"
+              f"{rn:<13}"
               f"{noise(r)}".rstrip())
 
 
@@ -672,7 +673,8 @@ def print_table(meta, pp, ld, km, km_ic, kmem, gl, pfx, pfx6, sets, xdp,
     p("=" * 78)
     p("cuckoo_nf benchmark in the VM (make bench-vm)")
     p(TCG_NOTE)
-    p("Kernel {kernel}, {vcpus} vCPU, {mem_mb} MB; ipset via {iptables}".format(
+    p("Kernel {kernel}, {vcpus} vCPU, {mem_mb} MB; "
+      "ipset via {iptables}".format(
           **{k: meta.get(k, "?") for k in
              ["kernel", "vcpus", "mem_mb", "iptables"]}))
     p("Host: {}, load average {} (start) / {} (end), {}".format(
@@ -743,9 +745,9 @@ def print_prefix(p, pfx, what):
     p("")
     p(pfx["note"])
     for case, how in [("pass", "added = ns/pkt - same rep's 'none'; "
-                                "/nft, /ipset = added / theirs, paired"),
-                       ("blocked", "vs none; /nft, /ipset = ns/pkt / "
-                                   "theirs, paired")]:
+                               "/nft, /ipset = added / theirs, paired"),
+                      ("blocked", "vs none; /nft, /ipset = ns/pkt / "
+                                  "theirs, paired")]:
         rows = [r for r in pp if r["case"] == case]
         if not rows:
             continue

@@ -28,8 +28,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         q = urllib.parse.parse_qs(url.query)
         log.write("startup=%s %s %s\n" % (q.get("startup", ["-"])[0],
-                                           self.headers.get("X-Api-Key"),
-                                           self.headers.get("User-Agent")))
+                                          self.headers.get("X-Api-Key"),
+                                          self.headers.get("User-Agent")))
         a = answers.pop(0) if answers else {
             "status": 200, "body": '{"deleted":null,"new":null}'}
         body = a["body"].encode()
