@@ -100,7 +100,7 @@ stage_unit() {
 	fi
 	PASS=$((PASS + p)) FAIL=$((FAIL + f)) SKIP=$((SKIP + s))
 	if ((s)); then
-		SKIPPED+=($(sed -nE 's/^ok [0-9]+ ([^ ]+) # SKIP.*/unit:\1/p' "$LOGS/unit.log"))
+		mapfile -t -O "${#SKIPPED[@]}" SKIPPED < <(sed -nE 's/^ok [0-9]+ ([^ ]+) # SKIP.*/unit:\1/p' "$LOGS/unit.log")
 	fi
 }
 

@@ -119,6 +119,7 @@ start_lapi() {
 	nsx_argv argv "$R" crowdsec -c "$TMP/config.yaml" -no-cs
 	"${argv[@]}" >>"$TMP/lapi.log" 2>&1 &
 	LAPI_PID=$!
+	# shellcheck disable=SC2016 # expanded by eval, at each try
 	wait_for 60 eval '(($(grep -c "Local API listening" "$TMP/lapi.log") > n))' || {
 		note "the Local API did not start:"
 		sed 's/^/# /' "$TMP/lapi.log"
@@ -144,7 +145,7 @@ stop_bouncer() {
 	wait "$BOUNCER_PID"
 	rc=$?
 	BOUNCER_PID=
-	return $rc
+	return "$rc"
 }
 
 cleanup() {
@@ -197,7 +198,7 @@ expect() {
 	drop) ((tx == NPINGS && rx == 0 && d1 - d0 == NPINGS)) || rc=1 ;;
 	esac
 	((rc == 0)) || note "sent $tx, answered $rx, dropped +$((d1 - d0))"
-	verdict $rc "$src: $verdict"
+	verdict "$rc" "$src: $verdict"
 }
 
 # entry_timeout VAR ADDR: VAR = the seconds ADDR's entry in set crowdsec
@@ -296,7 +297,7 @@ test_restart() {
 	sleep 1
 	stop_bouncer
 	rc=$?
-	verdict $rc "SIGTERM: the bouncer exited with status $rc"
+	verdict "$rc" "SIGTERM: the bouncer exited with status $rc"
 	set_has crowdsec 10.0.8.2 && set_has crowdsec 10.0.8.5
 	verdict $? "its entries stay while it is stopped"
 	cs decisions delete --ip 10.0.8.5 && cs decisions add --ip 10.0.8.6 --duration 5m

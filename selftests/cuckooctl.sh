@@ -132,7 +132,7 @@ setup() {
 
 # Every test starts from an empty set in drop mode.
 fresh() {
-	"$CTL" flush >/dev/null && "$CTL" mode drop >/dev/null ||
+	{ "$CTL" flush >/dev/null && "$CTL" mode drop >/dev/null; } ||
 		fail "flush and mode drop before the test"
 }
 

@@ -51,6 +51,7 @@ TIMED=(10.0.3.10 fd03::10)
 PERMANENT=(10.0.3.20 fd03::20)
 FREE=(10.0.3.30 fd03::30)
 TMP=
+# shellcheck disable=SC2034 # filled by flood and ping_start, by name
 PINGERS=()
 # shellcheck source=lib.sh
 source "$(dirname "$(realpath "$0")")/lib.sh"
@@ -91,6 +92,7 @@ expiry_read() {
 	[[ $j =~ \"expiry\":\{([^}]*)\} ]] || return 1
 	blk=${BASH_REMATCH[1]},
 	while [[ $blk =~ ^\"([a-z_]+)\":([0-9.]+), ]]; do
+		# shellcheck disable=SC2004 # an associative array: the key is the text
 		_ex[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
 		blk=${blk#"${BASH_REMATCH[0]}"}
 	done
@@ -114,8 +116,8 @@ judge() {
 	settle_counters read_counters CTR
 	for s in $2 $3; do
 		i=${IDX[$s]}
-		in=$((CTR[cnf_in/c$i] - C0[cnf_in/c$i]))
-		rx=$((CTR[cnf_rx/c$i] - C0[cnf_rx/c$i]))
+		in=$((${CTR[cnf_in/c$i]:-0} - ${C0[cnf_in/c$i]:-0}))
+		rx=$((${CTR[cnf_rx/c$i]:-0} - ${C0[cnf_rx/c$i]:-0}))
 		if ((in == 0)); then
 			fail "$what: no echo request from $s arrived"
 			bad=1
@@ -128,7 +130,7 @@ judge() {
 		fi
 	done
 	((bad)) || pass "$what: ${2:-nothing} dropped, ${3:-nothing} passed"
-	return $bad
+	return "$bad"
 }
 
 # pings_judged WHAT DROPPED PASSED: two pings from every source, judged.
@@ -192,7 +194,7 @@ expire_round() {
 		"${TIMED[@]}" || rc=1
 	pings_judged "timeout $((T * U)), once gone" "${PERMANENT[*]}" \
 		"${TIMED[*]} ${FREE[*]}" || rc=1
-	return $rc
+	return "$rc"
 }
 
 # The timeout starts at 7 units (the add and the pings take about 2 s under
@@ -202,7 +204,7 @@ expire_round() {
 test_expire() {
 	local T ex rc=2
 	for T in 7 14 28 56; do
-		expire_round $T
+		expire_round "$T"
 		rc=$?
 		((rc == 2)) || break
 	done
@@ -218,18 +220,18 @@ test_expire() {
 	else
 		pass "2 expired (${ex[late]} over a second late, worst ${ex[max_late_ms]} ms), none left"
 	fi
-	return $rc
+	return "$rc"
 }
 
 test_refresh() {
 	local t0 list rc=0 first=$((3 * U)) second=$((12 * U))
 	ctl reset >/dev/null || return 1
 	t0=$(now_ms)
-	ctl add "${TIMED[0]}" timeout $first "${TIMED[1]}" timeout $first \
+	ctl add "${TIMED[0]}" timeout "$first" "${TIMED[1]}" timeout "$first" \
 		>/dev/null || return 1
 	sleep_until $((t0 + 1000 * U))
-	ctl add --exist "${TIMED[0]}" timeout $second "${TIMED[1]}" \
-		timeout $second >/dev/null || return 1
+	ctl add --exist "${TIMED[0]}" timeout "$second" "${TIMED[1]}" \
+		timeout "$second" >/dev/null || return 1
 	in_time "the refresh" $((t0 + first * 1000)) || rc=1
 	list=$(ctl list)
 	if ! [[ $list =~ ${TIMED[0]}\ timeout\ ([0-9]+) ]] ||
@@ -252,7 +254,7 @@ test_refresh() {
 		rc=1
 	pings_judged "refreshed to $second s, once gone" "" \
 		"${TIMED[*]} ${FREE[*]}" || rc=1
-	return $rc
+	return "$rc"
 }
 
 # storm_files: $TMP/storm.A and .B, NSTORM entries each with timeouts of
@@ -322,7 +324,7 @@ test_storm() {
 	fi
 	pings_judged "after the storm" "${PERMANENT[*]}" \
 		"${TIMED[*]} ${FREE[*]}" || rc=1
-	return $rc
+	return "$rc"
 }
 
 # Namespaces with timed entries pending: one reset while they run out, one
@@ -349,7 +351,7 @@ test_teardown() {
 	declare -A ex
 	expiry_read ex || rc=1
 	nsx "${ns[0]}" cuckooctl stats >/dev/null || rc=1
-	verdict $rc "reset and deleted namespaces with timed entries pending"
+	verdict "$rc" "reset and deleted namespaces with timed entries pending"
 }
 
 require_root

@@ -237,7 +237,7 @@ expect() {
 	drop) ((d1 - d0 == NPINGS && e1 == e0)) || rc=1 ;;
 	esac
 	((rc == 0)) || note "dropped +$((d1 - d0)), InEchos +$((e1 - e0))"
-	verdict $rc "$src: $verdict"
+	verdict "$rc" "$src: $verdict"
 }
 
 # ban LOG SET SRC: 3 failures of SRC, then SRC in SET within 30 s.
@@ -283,6 +283,7 @@ test_below_maxretry() {
 	[[ -n $before ]] || { fail "fail2ban-client status web"; return; }
 	fails web 10.0.7.2 2
 	# Banned or not, fail2ban acts once it has read them.
+	# shellcheck disable=SC2016 # expanded by eval, at each try
 	wait_for 30 eval '(( $(jail_total_failed web) >= before + 2 ))'
 	verdict $? "fail2ban read the 2 failures"
 	sleep 1

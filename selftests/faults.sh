@@ -40,7 +40,7 @@ source "$(dirname "$(realpath "$0")")/lib.sh"
 faults_off() {
 	local d
 	for d in $FS $FP; do
-		echo 0 >$d/probability
+		echo 0 >"$d"/probability
 	done
 }
 
@@ -49,31 +49,31 @@ TIMES0=100000000
 setup_faults() {
 	local d
 	for d in $FS $FP; do
-		echo 0 >$d/probability
-		echo 1 >$d/interval
-		echo $TIMES0 >$d/times
-		echo 0 >$d/space
-		echo 0 >$d/verbose
-		echo Y >$d/task-filter
-		echo N >$d/ignore-gfp-wait
+		echo 0 >"$d"/probability
+		echo 1 >"$d"/interval
+		echo "$TIMES0" >"$d"/times
+		echo 0 >"$d"/space
+		echo 0 >"$d"/verbose
+		echo Y >"$d"/task-filter
+		echo N >"$d"/ignore-gfp-wait
 	done
-	echo N >$FP/ignore-gfp-highmem
-	echo 0 >$FP/min-order
-	echo N >$FS/cache-filter 2>/dev/null
+	echo N >"$FP"/ignore-gfp-highmem
+	echo 0 >"$FP"/min-order
+	echo N >"$FS"/cache-filter 2>/dev/null
 }
 
 # set_probability SLAB PAGE: percentages for failslab and fail_page_alloc.
 set_probability() {
-	echo "$1" >$FS/probability
-	echo "$2" >$FP/probability
+	echo "$1" >"$FS"/probability
+	echo "$2" >"$FP"/probability
 }
 
 # injected VAR: VAR = the faults injected so far.
 injected() {
 	local -n _inj=$1
 	local fs fp
-	read -r fs <$FS/times
-	read -r fp <$FP/times
+	read -r fs <"$FS"/times
+	read -r fp <"$FP"/times
 	_inj=$(((TIMES0 - fs) + (TIMES0 - fp)))
 }
 
@@ -167,8 +167,8 @@ check_traffic() {
 	local set=$1 what=$2 a n4 n6 d4 d6 e4 e6 pids=()
 	local -a s4 s6
 	# (No process substitution: the VM has no /dev/fd.)
-	s4=($(grep -v -e : -e / "$set" | shuf -n 8))
-	s6=($(grep : "$set" | grep -v / | shuf -n 8))
+	mapfile -t s4 < <(grep -v -e : -e / "$set" | shuf -n 8)
+	mapfile -t s6 < <(grep : "$set" | grep -v / | shuf -n 8)
 	for a in "${s4[@]}"; do ip -n "$NS" addr add "$a/32" dev "$VB"; done
 	for a in "${s6[@]}"; do ip -n "$NS" addr add "$a/128" dev "$VB" nodad; done
 	dropped d4 d6
@@ -315,8 +315,8 @@ test_faults() {
 	dump >"$TMP/after"
 	check_traffic "$TMP/after" "the end"
 	injected inj
-	read -r fs <$FS/times
-	read -r fp <$FP/times
+	read -r fs <"$FS"/times
+	read -r fp <"$FP"/times
 	note "faults: $OPS operations, $FAILED_OPS failed cleanly, $NOT_REACHED did not reach the module, $inj faults injected (failslab $((TIMES0 - fs)), fail_page_alloc $((TIMES0 - fp))), $TRAFFIC_SENT packets from stored sources all dropped, $(wc -l <"$TMP/after") entries at the end"
 	((inj == 0)) && fail "no fault was injected: the test proved nothing"
 	((TIMES0 - fp == 0)) &&

@@ -196,6 +196,7 @@ snap_quiet() {
 	done
 }
 
+# shellcheck disable=SC2031 # counts sets a and d by name, in this shell
 quiet_counters() {
 	local -n _u4=$1 _u6=$2
 	local s a d
@@ -248,7 +249,7 @@ one_cycle() {
 	fi
 	# Nothing listed yet, so nothing dropped: the filter's state is read
 	# while the first pings fly.
-	ping_start 5 $PASS4 $PASS6
+	ping_start 5 "$PASS4" "$PASS6"
 	if ns_stats st "$NS_R" "$TMP/stats" &&
 		[[ "${st[ipv4.entries]} ${st[ipv6.entries]} ${st[ipv4.dropped]}" == "0 0 0" &&
 			"${st[ipv6.dropped]} ${st[mode]}" == "0 drop" ]]; then
@@ -260,7 +261,7 @@ one_cycle() {
 	got="${GOT[$PASS4]}+${GOT[$PASS6]}"
 	quiet_counters u4 u6
 	kill -CONT "${BLOCKED_FLOODS[@]}"
-	if ! ctl "$NS_R" add $PASS4 $PASS6 $DROP4 $DROP6 $FLOOD_B4 $FLOOD_B6 >/dev/null; then
+	if ! ctl "$NS_R" add "$PASS4" "$PASS6" "$DROP4" "$DROP6" "$FLOOD_B4" "$FLOOD_B6" >/dev/null; then
 		fail "cycle $k: cuckooctl add failed"
 	fi
 	# Timed entries no source uses: some run out before the rmmod, the
@@ -269,7 +270,7 @@ one_cycle() {
 	if ! ctl "$NS_R" load "$TMP/timed" >/dev/null; then
 		fail "cycle $k: cuckooctl load of timed entries failed"
 	fi
-	ping_start 5 $DROP4 $DROP6 -W 0.01
+	ping_start 5 "$DROP4" "$DROP6" -W 0.01
 	ping_end
 	if ((${GOT[$DROP4]} + ${GOT[$DROP6]} == 0)); then
 		pass "cycle $k: no reply to the listed sources"
@@ -296,7 +297,7 @@ one_cycle() {
 		fail "cycle $k: module or device still there after rmmod"
 		return 1
 	fi
-	ping_start 3 $PASS4 $PASS6
+	ping_start 3 "$PASS4" "$PASS6"
 	ping_end
 	note "cycle $k: replies to PASS v4+v6: $got of 5+5 before the add, ${GOT[$PASS4]}+${GOT[$PASS6]} of 3+3 with no module"
 	return 0
@@ -525,12 +526,12 @@ test_netns() {
 			[[ "${st[ipv4.entries]} ${st[ipv6.entries]}" != "0 0" ]]; then
 			fail "netns $k: a new namespace's filter is not empty: ${st[json]:-}"
 		fi
-		ctl "$r" add $FLOOD_B4 $FLOOD_B6 $DROP4 >/dev/null ||
+		ctl "$r" add "$FLOOD_B4" "$FLOOD_B6" "$DROP4" >/dev/null ||
 			fail "netns $k: cuckooctl add failed"
 		floods "$s"
 		# The flood from FLOOD_B4 alone makes "dropped" grow: the verdict
 		# is that no reply comes (an RTT here is a few ms).
-		ping_count rx "$s" $DROP4 3 -W 0.2
+		ping_count rx "$s" "$DROP4" 3 -W 0.2
 		if ns_stats st "$r" "$TMP/stats" && ((rx == 0 && ${st[ipv4.dropped]} >= 3)); then
 			ok=$((ok + 1))
 		else
@@ -560,7 +561,7 @@ test_netns() {
 			exec 4>&-
 			wait "$hold"
 		fi
-		ping_count rx "$s" $DROP4 1 -W 0.01
+		ping_count rx "$s" "$DROP4" 1 -W 0.01
 		stop_floods
 		ip netns del "$s"
 	done
@@ -582,9 +583,9 @@ test_netns() {
 		last=0
 		for ((k = 1; k < NS_CHURN && !last; k++)); do
 			[[ -e $TMP/churn.stop ]] && last=1
-			ip netns add cnf-lc-churn-$$-$k &&
-				ip -n cnf-lc-churn-$$-$k link set lo up &&
-				ip netns del cnf-lc-churn-$$-$k || echo "namespace $k" >>"$TMP/churn.bad"
+			ip netns add "cnf-lc-churn-$$-$k" &&
+				ip -n "cnf-lc-churn-$$-$k" link set lo up &&
+				ip netns del "cnf-lc-churn-$$-$k" || echo "namespace $k" >>"$TMP/churn.bad"
 		done
 		echo "$k" >"$TMP/churn.n"
 	) &

@@ -121,7 +121,7 @@ test_bogons_spare_loopback() {
 	else
 		pass "the sender in 10.0.0.0/8 dropped on r1 ($tx of $tx)"
 	fi
-	return $rc
+	return "$rc"
 }
 
 # warned WHAT FILE LINE...: FILE has each LINE.
@@ -134,7 +134,7 @@ warned() {
 		bad=1
 	done
 	((bad)) || pass "$what: named $*"
-	return $bad
+	return "$bad"
 }
 
 test_warns_own_addresses() {
@@ -169,7 +169,7 @@ test_warns_own_addresses() {
 	else
 		pass "-q and an allow set: nothing said"
 	fi
-	return $rc
+	return "$rc"
 }
 
 require_root

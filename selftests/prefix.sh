@@ -79,7 +79,7 @@ expect_dropped() {
 		note "module dropped $((d1 - d0)) pings, want $((NPINGS * $#))"
 		bad=1
 	fi
-	verdict $bad "$what: dropped exactly {$*}"
+	verdict "$bad" "$what: dropped exactly {$*}"
 }
 
 # listed WHAT PREFIX...: `cuckooctl list` prints exactly these.
@@ -131,8 +131,7 @@ test_overlaps() {
 	ctl del 10.0.1.64/26 fd01::100/120 >/dev/null
 	verdict $? "del 10.0.1.64/26 fd01::100/120 under them"
 	expect_dropped "still covered" "${SRCS[@]}"
-	ctl del 10.0.1.0/24 >/dev/null 2>&1
-	[[ $? != 0 ]]
+	! ctl del 10.0.1.0/24 >/dev/null 2>&1
 	verdict $? "del 10.0.1.0/24, covered but not stored, fails"
 	ctl del 10.0.0.0/23 fd01::/62 >/dev/null
 	verdict $? "del 10.0.0.0/23 fd01::/62"

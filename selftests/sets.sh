@@ -61,6 +61,7 @@ B1=(10.0.2.0/25 fd02::/121)
 B2=(10.0.2.64/26 10.0.2.128/26 fd02::40/122 fd02::80/122)
 A1=(10.0.2.96/27 10.0.2.160/28 10.0.2.240/28 fd02::60/123 fd02::a0/124 fd02::f0/124)
 TMP=
+# shellcheck disable=SC2034 # filled by flood and ping_start, by name
 PINGERS=()
 # shellcheck source=lib.sh
 source "$(dirname "$(realpath "$0")")/lib.sh"
@@ -112,7 +113,8 @@ sets_read() {
 		_sets[.names]+="$name "
 		# This set's fields: up to the next set's name.
 		local own=${rest%%\"name\":*}
-		[[ $own =~ \"matched\":\ *([0-9]+) ]] && _sets[$name]=${BASH_REMATCH[1]}
+		# shellcheck disable=SC2004 # an associative array: the key is the text
+	[[ $own =~ \"matched\":\ *([0-9]+) ]] && _sets[$name]=${BASH_REMATCH[1]}
 	done
 	[[ -n ${_sets[.names]} ]]
 }
@@ -181,7 +183,7 @@ check_sources() {
 			want_set[$set]=$((${want_set[$set]:-0} + arrived))
 		done
 	done
-	verdict $bad "$what: every source's packets dropped or delivered as its sets say"
+	verdict "$bad" "$what: every source's packets dropped or delivered as its sets say"
 	WANT_SET=() WANT_DROP=()
 	for set in "${!want_set[@]}"; do WANT_SET[$set]=${want_set[$set]}; done
 	for fam in 4 6; do WANT_DROP[$fam]=${want_drop[$fam]}; done
@@ -244,7 +246,7 @@ test_verdicts() {
 	for i in "${!SRCS[@]}"; do
 		((${CTR[cnf_rx/c$i]:-0} - ${C0[cnf_rx/c$i]:-0} == NPINGS)) || bad=1
 	done
-	verdict $bad "monitor mode: every source's pings delivered"
+	verdict "$bad" "monitor mode: every source's pings delivered"
 	((${ST[ipv4.matched]} - ${S0[ipv4.matched]} == 3 * NPINGS &&
 	  ${ST[ipv6.matched]} - ${S0[ipv6.matched]} == 3 * NPINGS))
 	verdict $? "monitor mode: matched counts the 3 + 3 listed sources"
@@ -272,7 +274,7 @@ test_replace() {
 	for ((r = 0; r < ROUNDS; r++)); do
 		ctl replace -s b1 "$TMP/l$((r % 2))" >/dev/null || rc=1
 	done
-	verdict $rc "$ROUNDS replaces of b1 under a flood from every source"
+	verdict "$rc" "$ROUNDS replaces of b1 under a flood from every source"
 	kill_all PINGERS
 	check_round "replace under a flood" cover
 	ctl list -s b1 | sort >"$TMP/got" && sort "$TMP/l$(((ROUNDS - 1) % 2))" >"$TMP/want"
@@ -284,8 +286,7 @@ test_replace() {
 	cover[10.0.2.10]="" cover[fd02::10]="" cover[fd02::50]="b2"
 	cover[10.0.2.70]="b1 b2" cover[10.0.2.100]="b1 b2 a1" cover[fd02::70]="b2 a1"
 	ping_round "b1 replaced by 10.0.2.64/26" cover
-	ctl replace -s b1 /dev/null >/dev/null 2>&1
-	(($? != 0))
+	! ctl replace -s b1 /dev/null >/dev/null 2>&1
 	verdict $? "an empty replace is refused without --allow-empty"
 	ctl replace --allow-empty -s b1 /dev/null >/dev/null
 	verdict $? "replace --allow-empty empties b1"
@@ -300,8 +301,7 @@ test_replace_fails() {
 	for s in "${SRCS[@]}"; do cover[$s]=${SRC_SETS[$s]}; done
 	ctl list -s b1 | sort >"$TMP/before"
 	printf '%s\n' 10.0.2.0/24 fd02::/64 10.0.2.300 >"$TMP/bad"
-	ctl replace -s b1 "$TMP/bad" >/dev/null 2>&1
-	(($? != 0))
+	! ctl replace -s b1 "$TMP/bad" >/dev/null 2>&1
 	verdict $? "replace with a bad line fails"
 	ctl list -s b1 | sort | cmp -s - "$TMP/before"
 	verdict $? "b1 unchanged after the bad line"
@@ -313,8 +313,7 @@ test_replace_fails() {
 	verdict $? "memory limit $((used + 4096)) bytes"
 	addr_list "$TMP/big" 192.0.2.0 "$NREPL" 2001:db8::1:0 "$NREPL"
 	printf '%s\n' 10.0.2.0/24 fd02::/64 >>"$TMP/big"
-	ctl replace -s b1 "$TMP/big" >/dev/null 2>&1
-	(($? != 0))
+	! ctl replace -s b1 "$TMP/big" >/dev/null 2>&1
 	verdict $? "replace past the memory limit fails"
 	ctl list -s b1 | sort | cmp -s - "$TMP/before"
 	verdict $? "b1 unchanged after the limit"
@@ -340,8 +339,7 @@ test_swap() {
 		cover[$s]="$new$sets"
 	done
 	ping_round "b1 and b3 swapped" cover
-	ctl swap b1 a1 >/dev/null 2>&1
-	(($? != 0))
+	! ctl swap b1 a1 >/dev/null 2>&1
 	verdict $? "swap of a block and an allow set is refused"
 }
 
@@ -369,8 +367,7 @@ test_destroy() {
 	verdict $? "destroy a1"
 	for s in "${SRCS[@]}"; do cover[$s]=${cover[$s]//a1/}; done
 	ping_round "a1 destroyed" cover
-	ctl destroy default >/dev/null 2>&1
-	(($? != 0))
+	! ctl destroy default >/dev/null 2>&1
 	verdict $? "the default set cannot be destroyed"
 }
 

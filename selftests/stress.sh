@@ -70,6 +70,7 @@ SRCS=("${BLOCKED[@]}" "${ALLOWED[@]}")
 NS_S=
 NS_R=
 TMP=
+# shellcheck disable=SC2034 # filled by flood, by name
 PINGERS=()	# the stable sources' pings
 PIDS=()		# other background jobs
 HELD_FD=
@@ -86,9 +87,9 @@ rctl() { nsx "$NS_R" cuckooctl "$@"; }
 # input); the stable blocked sources listed.
 stable_up() {
 	NS_S=cnf-$1-s-$$ NS_R=cnf-$1-r-$$
-	veth_pair 0 "$NS_S" "$NS_R" "$DST4" "$DST6" 10.0.1.1 fd00:1::1 "${SRCS[@]}" &&
+	{ veth_pair 0 "$NS_S" "$NS_R" "$DST4" "$DST6" 10.0.1.1 fd00:1::1 "${SRCS[@]}" &&
 		counter_tables "$NS_S" cnf_tx:req:output cnf_back:reply:input &&
-		counter_tables "$NS_R" cnf_in:req:r0 cnf_rx:req:input || {
+		counter_tables "$NS_R" cnf_in:req:r0 cnf_rx:req:input; } || {
 		fail "setup: namespaces, veth pair and counters"
 		return 1
 	}
@@ -109,7 +110,7 @@ stable_pings() {
 	[[ ${2:-0} == 1 ]] && ncpu=$(nproc)
 	for i in "${!SRCS[@]}"; do
 		[[ ${2:-0} == 1 ]] && cpu=$((i % ncpu))
-		flood PINGERS "$NS_S" "${SRCS[$i]}" "$1" $cpu
+		flood PINGERS "$NS_S" "${SRCS[$i]}" "$1" ${cpu:+"$cpu"}
 	done
 }
 
@@ -329,14 +330,14 @@ writer() {
 	local w=$1 it a b i ops=0 rc
 	RANDOM=$((w * 7919 + 1))
 	for ((it = 0; it < ITERS; it++)); do
-		pool_addr a $RANDOM
-		pool_addr b $RANDOM
+		pool_addr a "$RANDOM"
+		pool_addr b "$RANDOM"
 		case $((RANDOM % 8)) in
 		0 | 1) rctl add "$a" "$b" ;;
 		2 | 3) rctl del "$a" "$b" ;;
 		4) rctl test "$a" ;;
 		5) # a batch of the shared pool
-			for ((i = 0; i < 64; i++)); do pool_list $RANDOM; done >"$TMP/w$w.batch"
+			for ((i = 0; i < 64; i++)); do pool_list "$RANDOM"; done >"$TMP/w$w.batch"
 			rctl load "$TMP/w$w.batch" ;;
 		6) rctl del --file "$TMP/w$w.batch" ;;
 		7) # growth: a big private file, loaded then deleted
@@ -347,13 +348,13 @@ writer() {
 		((rc <= 1)) || echo "writer $w iteration $it: exit $rc" >>"$TMP/w$w.bad"
 		ops=$((ops + 1))
 	done
-	echo $ops >"$TMP/w$w.ops"
+	echo "$ops" >"$TMP/w$w.ops"
 }
 
 # Final sets: writer w keeps the pool addresses w, w+WRITERS, ... < 200.
 final_set() {
 	local w=$1 i
-	for ((i = w; i < 200; i += WRITERS)); do pool_list $i; done
+	for ((i = w; i < 200; i += WRITERS)); do pool_list "$i"; done
 }
 
 flusher() {
@@ -368,11 +369,11 @@ flusher() {
 		k=$((n % 3))
 		ns=cnf-storm-x-$$-$k
 		ip netns add "$ns" 2>/dev/null
-		nsx "$ns" cuckooctl add 192.0.2.$((n % 250 + 1)) 2001:db8::$n >/dev/null 2>&1
+		nsx "$ns" cuckooctl add "192.0.2.$((n % 250 + 1))" "2001:db8::$n" >/dev/null 2>&1
 		ip netns del "$ns"
 		n=$((n + 1))
 	done
-	echo $n >"$TMP/flusher.rounds"
+	echo "$n" >"$TMP/flusher.rounds"
 }
 
 unloader() {
@@ -384,7 +385,7 @@ unloader() {
 		n=$((n + 1))
 		sleep 0.2
 	done
-	echo $n >"$TMP/rmmod.tries"
+	echo "$n" >"$TMP/rmmod.tries"
 }
 
 close_held_fd() {
@@ -426,7 +427,7 @@ test_storm() {
 	unloader &
 	PIDS+=($!)
 	for ((w = 0; w < WRITERS; w++)); do
-		writer $w &
+		writer "$w" &
 		wpids+=($!)
 	done
 	wait "${wpids[@]}"
@@ -437,7 +438,7 @@ test_storm() {
 	rctl del --file "$TMP/pool" >/dev/null 2>"$TMP/final.err" ||
 		fail "removing the pool: $(cat "$TMP/final.err")"
 	for ((w = 0; w < WRITERS; w++)); do
-		final_set $w >"$TMP/final.$w"
+		final_set "$w" >"$TMP/final.$w"
 		rctl load "$TMP/final.$w" >/dev/null 2>>"$TMP/final.err" &
 		wpids+=($!)
 	done

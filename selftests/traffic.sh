@@ -130,6 +130,7 @@ expect() {
 	[[ $verdict == drop ]] && wait=0.01 || wait=10
 	nsx "$S" ping -q -c "$NPINGS" -i 0.02 -W "$wait" -I "$src" "$dst" >/dev/null 2>&1
 	ping_rc=$?
+	# shellcheck disable=SC2086 # the counters, one a word, into $1...
 	set -- $before
 	[[ $fam == ipv4 ]] && d0=$1 m0=$2 || d0=$3 m0=$4
 	# Each echo request is dropped or delivered once the receiver's stack
@@ -138,6 +139,7 @@ expect() {
 	for ((n = 0; ; n++)); do
 		read_counters after "$rns" || { fail "$verdict $src -> $dst: read counters"; return; }
 		in_echos e1 "$rns" "$fam" || { fail "$verdict $src -> $dst: read ICMP counters"; return; }
+		# shellcheck disable=SC2086 # the counters, one a word, into $1...
 		set -- $after
 		[[ $fam == ipv4 ]] && d1=$1 m1=$2 || d1=$3 m1=$4
 		((d1 - d0 + e1 - e0 >= NPINGS || n >= 20)) && break
@@ -153,7 +155,7 @@ expect() {
 		((d1 == d0 && m1 - m0 == NPINGS && e1 - e0 == NPINGS)) || rc=1 ;;
 	esac
 	((rc == 0)) || note "ping exit $ping_rc, dropped +$((d1 - d0)), matched +$((m1 - m0)), InEchos +$((e1 - e0))"
-	verdict $rc "$verdict $src -> $dst ($rns)"
+	verdict "$rc" "$verdict $src -> $dst ($rns)"
 }
 
 # listed NS ADDR...: exactly these addresses are in the namespace's set.
@@ -163,7 +165,7 @@ expect_listed() {
 	want=$(printf '%s\n' "$@" | sort)
 	got=$(ctl "$ns" list | sort)
 	[[ $got == "$want" ]]
-	verdict $? "set of $ns is {$(echo $want)}"
+	verdict $? "set of $ns is {${want//$'\n'/ }}"
 }
 
 # sets R1SET R2SET: the receivers' sets are exactly these (space
@@ -173,8 +175,9 @@ sets() {
 	for ns in "$R1" "$R2"; do
 		list=$1
 		shift
-		ctl "$ns" flush >/dev/null && ctl "$ns" mode drop &&
-			{ [[ -z $list ]] || ctl "$ns" add $list; } ||
+		# shellcheck disable=SC2086 # $list: addresses, one argument each
+		{ ctl "$ns" flush >/dev/null && ctl "$ns" mode drop &&
+			{ [[ -z $list ]] || ctl "$ns" add $list; }; } ||
 			fail "$ns: set {$list} in drop mode"
 	done
 }
@@ -222,7 +225,7 @@ test_pass_after_delete() {
 
 test_monitor_mode() {
 	local -A st
-	local m1= m2=
+	local m1='' m2=''
 	note "monitor mode counts matches and drops nothing, in its namespace only"
 	sets "" "10.0.2.11 fd02::11"
 	ctl "$R1" add 10.0.1.1 fd01::1 && ctl "$R1" mode monitor

@@ -59,6 +59,7 @@ SRC6=fd00:9::1
 SRCS=("$SRC4" "$SRC6")
 INTERVAL=0.005
 TMP=
+# shellcheck disable=SC2034 # filled by flood, emptied by kill_all, by name
 PIDS=()
 MADE=0
 MEMSNAP=$(dirname "$(realpath "$0")")/memsnap

@@ -14,7 +14,7 @@ want=$1 name=$2
 dir=/lib/modules/$(uname -r)/updates/dkms
 fail() { echo "FAIL: $*"; exit 1; }
 
-mkdir -p "$dir" && cp "$CNF_KO" "$dir/$name" || fail "cannot place $dir/$name"
+{ mkdir -p "$dir" && cp "$CNF_KO" "$dir/$name"; } || fail "cannot place $dir/$name"
 depmod -a || fail "depmod"
 path=$(modinfo -n cuckoo_nf) || fail "modinfo -n cuckoo_nf: not found"
 [[ $path == "$dir/$name" ]] || fail "modprobe would load $path, not $dir/$name"
@@ -27,7 +27,7 @@ v=$(modinfo -F version cuckoo_nf)
 out=$(cuckooctl --version) || fail "cuckooctl --version"
 [[ $out == *"module: $want (ABI 1)"* ]] || fail "cuckooctl --version: $out"
 echo "PASS: version $want: modinfo, sysfs and cuckooctl --version agree"
-cuckooctl add 192.0.2.1 >/dev/null && cuckooctl test 192.0.2.1 >/dev/null &&
-	cuckooctl reset || fail "add/test/reset"
+{ cuckooctl add 192.0.2.1 >/dev/null && cuckooctl test 192.0.2.1 >/dev/null &&
+	cuckooctl reset; } || fail "add/test/reset"
 modprobe -r cuckoo_nf || fail "modprobe -r"
 echo "PASS: add, test, reset, modprobe -r"

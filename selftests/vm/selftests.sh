@@ -146,7 +146,7 @@ record_durations() {
 }
 
 main() {
-	local tests=("$@") logs=() pids=() i n log p f s pass=0 fail=0 skip=0 skipped= failed=
+	local tests=("$@") logs=() pids=() i n log p f s pass=0 fail=0 skip=0 skipped='' failed=''
 	if ((${#tests[@]} == 0)); then
 		[[ -f $LIST ]] || die "no $LIST (run make selftests-build)"
 		mapfile -t tests <"$LIST"

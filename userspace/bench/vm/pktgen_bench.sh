@@ -462,12 +462,12 @@ sets_on() {
 	local k
 	insmod "$CNF_KO" || die "insmod $CNF_KO"
 	for k in 0 1 2 3; do
-		inns cuckooctl create "block$k" >/dev/null &&
-			inns cuckooctl -s "block$k" load "$S/block$k" >/dev/null ||
+		{ inns cuckooctl create "block$k" >/dev/null &&
+			inns cuckooctl -s "block$k" load "$S/block$k" >/dev/null; } ||
 			die "set block$k"
 	done
-	inns cuckooctl create ok allow >/dev/null &&
-		inns cuckooctl -s ok load "$S/allow" >/dev/null || die "set ok"
+	{ inns cuckooctl create ok allow >/dev/null &&
+		inns cuckooctl -s ok load "$S/allow" >/dev/null; } || die "set ok"
 }
 
 sets_off() { cuckoo_off; }

@@ -31,7 +31,7 @@ if ! command -v crowdsec >/dev/null || ! command -v cscli >/dev/null; then
 fi
 
 T=$(mktemp -d /tmp/test_cbn_lapi.XXXXXX)
-LAPI_PID= BOUNCER_PID=
+LAPI_PID='' BOUNCER_PID=''
 cleanup() {
 	[ -z "$BOUNCER_PID" ] || kill "$BOUNCER_PID" 2>/dev/null
 	[ -z "$LAPI_PID" ] || kill "$LAPI_PID" 2>/dev/null
@@ -189,6 +189,7 @@ cs decisions add --ip 192.0.2.20 --duration 30s
 sleep 2.5
 short=$(left 192.0.2.20)
 cs decisions add --ip 192.0.2.20 --duration 20m
+# shellcheck disable=SC2016 # expanded by eval, at each try
 if between "$short" 35 60 && within 10 eval 'between "$(left 192.0.2.20)" 1180 1200'; then
 	ok "two decisions for one address: the longer kept"
 else
@@ -213,6 +214,7 @@ cs decisions add --range 203.0.113.0/25 --duration 2m
 within 10 has 203.0.113.0/25
 cs decisions delete --ip 192.0.2.5
 cs decisions delete --range 203.0.113.0/25
+# shellcheck disable=SC2016 # expanded by eval, at each try
 if within 10 eval '! has 192.0.2.5 && ! has 203.0.113.0/25' &&
    has 192.0.2.20 && has 198.51.100.0/24; then
 	ok "decisions delete --ip / --range: removed, the others stay"
@@ -222,6 +224,7 @@ fi
 
 # 7: a short ban is given its few seconds, and ends by its timeout.
 cs decisions add --ip 192.0.2.30 --duration 5s
+# shellcheck disable=SC2016 # expanded by eval, at each try
 if within 5 has 192.0.2.30 && between "$(left 192.0.2.30)" 0 5 &&
    within 8 eval '! has 192.0.2.30'; then
 	ok "a short decision: timeout of its few seconds"
@@ -248,6 +251,7 @@ fi
 stop_lapi
 sleep 3
 down=$(lines "GET http://127.0.0.1:$PORT/v1/decisions/stream?startup=false: .*; the set keeps its entries" "$T/bouncer.log")
+# shellcheck disable=SC2016 # expanded by eval, at each try
 if [ "$down" -ge 1 ] && has 192.0.2.20 && has 192.0.2.40 && start_lapi &&
    within 10 eval '[ "$(lines "^REPLACE" "$T/fake.log")" = 3 ]' &&
    has 192.0.2.20 && has 192.0.2.40; then
@@ -262,6 +266,7 @@ rc=$?
 kept=$(left 192.0.2.20)
 cs decisions delete --ip 192.0.2.40
 start_bouncer
+# shellcheck disable=SC2016 # expanded by eval, at each try
 if [ "$rc" = 0 ] && [ -n "$kept" ] &&
    within 10 eval '[ "$(lines "^REPLACE" "$T/fake.log")" = 4 ]' &&
    has 192.0.2.20 && ! has 192.0.2.40; then
@@ -317,6 +322,7 @@ sed -e "s,^api_url: .*,api_url: http://127.0.0.1:$(cat "$T/port")," \
 printf 'crowdsec 203.0.113.99 0\n' >"$T/state"
 start_bouncer "$T/fake.yaml"
 # Past the 11th request, the last replace is done.
+# shellcheck disable=SC2016 # expanded by eval, at each try
 within 15 eval '[ "$(wc -l <"$T/requests")" -ge 11 ]'
 stop_bouncer
 kill "$FAKE_LAPI"
