@@ -138,7 +138,7 @@ vm-build: deps ## everything the VM runs, built for the VM's kernel
 	$(MAKE) userspace
 	$(MAKE) selftests-build
 
-lint: deps ## checkpatch --strict, sparse (C=2), W=1: zero warnings
+lint: deps ## checkpatch, sparse, W=1; shellcheck, flake8; the README's table: zero warnings
 	scripts/lint.sh
 
 selftests: vm-build ## the kselftest suite in a QEMU VM (TESTS="a.sh b" for some)

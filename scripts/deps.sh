@@ -23,7 +23,8 @@ PKGS=(
 	# decompressor; resolve_btfids's build
 	pahole lz4 libelf-dev zlib1g-dev
 	libbpf-dev				# the XDP programs (clang -target bpf), cuckooctl xdp
-	sparse perl				# make lint
+	sparse perl				# make lint: the kernel code
+	shellcheck flake8			# make lint: the shell and Python scripts
 	liburcu-dev clang libclang-rt-14-dev	# userspace build, fuzzing
 	llvm					# mkdeb.sh: llvm-strip of the XDP program
 	libcurl4-openssl-dev libjson-c-dev pkgconf	# cuckoo-crowdsec-bouncer

@@ -5,7 +5,14 @@
 #   - checkpatch.pl --strict (no error, warning or check),
 #   - sparse (C=2: every file, built or not) and a W=1 build with no warning
 #     and no modpost warning in our files (warnings inside the kernel's own
-#     headers are not ours to fix and are ignored).
+#     headers are not ours to fix and are ignored);
+# the scripts
+#   - shellcheck (every level, .shellcheckrc's settings) on the tracked
+#     shell scripts: *.sh, those without the suffix found by their #! line,
+#     and the bash completion;
+#   - flake8 on the tracked Python (*.py, or a python #! line);
+# and the README's table of where things are must match the tree: every
+# path it names exists, and it names every top-level entry.
 # The build runs on a fresh copy of the sources in build/lint/, so every file
 # is compiled every time (a cached object would hide its warnings) and the
 # normal build is left alone.  Uses the VM's kernel headers unless KDIR or
@@ -154,6 +161,87 @@ run_build_checks() {
 	fi
 }
 
+# The tracked files (git ls-files; outside a git tree, find's), without
+# the fuzzer's corpus.
+tracked_files() {
+	if git -C "$ROOT" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		git -C "$ROOT" ls-files
+	else
+		find . -path ./build -prune -o -type f -printf '%P\n'
+	fi | grep -v '^userspace/fuzz/corpus/' | LC_ALL=C sort
+}
+
+# script_files KIND: the tracked shell (sh) or Python (py) scripts.
+script_files() {
+	local f first
+	while IFS= read -r f; do
+		[[ -f $f ]] || continue
+		case $1:$f in
+		sh:*.sh | sh:*.bash-completion | py:*.py) echo "$f"; continue ;;
+		*:*.*) continue ;;
+		esac
+		IFS= read -r first <"$f" || continue
+		case $1:$first in
+		sh:'#!'*bash* | sh:'#!'*sh) echo "$f" ;;
+		py:'#!'*python*) echo "$f" ;;
+		esac
+	done < <(tracked_files)
+}
+
+# scripts_key VAR: the hash of what the scripts' clean result depends on.
+scripts_key() {
+	local -n _skey=$1
+	local t
+	_skey=$(
+		{
+			echo scripts
+			{ script_files sh; script_files py; } | xargs -r sha256sum
+			sha256sum "$ROOT/scripts/lint.sh" "$ROOT/.shellcheckrc"
+			for t in shellcheck flake8; do
+				t=$(command -v "$t") && stat -L -c '%n %s %Y' "$t"
+			done
+			true
+		} | sha256sum | cut -c1-32
+	)
+}
+
+# The shell scripts through shellcheck, each on its own and side by side
+# (-x follows what a script sources), the Python through flake8.
+run_script_checks() {
+	local rc=0 sh py
+	sh=$(script_files sh)
+	py=$(script_files py)
+	if ! command -v shellcheck >/dev/null || ! command -v flake8 >/dev/null; then
+		echo "lint: shellcheck or flake8 missing: run scripts/deps.sh"
+		return 1
+	fi
+	echo "lint: shellcheck on $(wc -l <<<"$sh") shell scripts, flake8 on $(wc -l <<<"$py") Python ones"
+	xargs -r -P "$(nproc)" -n 4 shellcheck -x -f gcc <<<"$sh" || rc=1
+	xargs -r flake8 <<<"$py" || rc=1
+	return "$rc"
+}
+
+# The README's table of where things are against the tree.
+readme_checks() {
+	local rc=0 p top named
+	# shellcheck disable=SC2016 # Markdown's backquotes, not expansions
+	named=$(sed -n '/^## Where things are/,/^## [^W]/p' README.md |
+		sed -n 's/^| \(`[^|]*\) |.*/\1/p' | grep -o '`[^`]*`' | tr -d '`')
+	if [[ -z $named ]]; then
+		echo "lint: README.md: no table of where things are"
+		return 1
+	fi
+	for p in $named; do
+		[[ -e $p ]] || { echo "lint: README.md names $p, which is not in the tree"; rc=1; }
+	done
+	for top in $(tracked_files | cut -d/ -f1 | sort -u); do
+		case $top in README.md | .gitignore | .shellcheckrc) continue ;; esac
+		grep -qx -e "$top" -e "$top/.*" <<<"$named" ||
+			{ echo "lint: README.md's table of where things are does not name $top"; rc=1; }
+	done
+	return "$rc"
+}
+
 if [[ ${1:-} == --build ]]; then
 	# Each kernel its own copy: check runs them side by side.
 	LINT=$ROOT/build/lint-$(KVER=${KVER:-} scripts/kver)
@@ -166,4 +254,21 @@ status=0
 kdir=$(lint_kdir)
 if checked checkpatch "" run_checkpatch; then echo "lint: checkpatch: clean"; else echo "lint: checkpatch: FAILED"; status=1; fi
 if checked "build-$(basename "$(realpath "$kdir")")" "$kdir" run_build_checks; then echo "lint: sparse + W=1: clean"; else echo "lint: sparse + W=1: FAILED"; status=1; fi
+scripts_key key
+if cached scripts "$key"; then
+	echo "lint: scripts: inputs unchanged since their last clean run: not run again"
+elif run_script_checks; then
+	remember scripts "$key"
+	echo "lint: shellcheck + flake8: clean"
+else
+	forget scripts
+	echo "lint: shellcheck + flake8: FAILED"
+	status=1
+fi
+if readme_checks; then
+	echo "lint: README's table of where things are: matches the tree"
+else
+	echo "lint: README's table of where things are: FAILED"
+	status=1
+fi
 exit "$status"
