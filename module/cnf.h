@@ -58,8 +58,13 @@ struct cnf_pcpu_stats {
  * @gen:    tells this state from an earlier one of the same namespace (a
  *          dump snapshot charged to a state that a reset freed has nothing
  *          left to uncharge).  Never 0; fixed at creation.
- * @xdp_cookie: the secret in the marks the XDP kfuncs leave on frames
- *          they passed (xdp.h); random, fixed at creation.
+ * @xdp_cookie: the word the marks the XDP kfuncs leave on frames they
+ *          passed begin with (xdp.h): random at creation, then one more
+ *          after every change a verdict depends on (cnf_state_changed()),
+ *          so that a mark says what its packet was judged against.
+ *          Written under cnf_net_lock() with a release, read by the
+ *          kfuncs with an acquire before their lookup and by the hooks
+ *          with READ_ONCE().
  * @ops:    this state's hooks, registered while it is published and
  *          @hooks_on; their ->priv is this struct, so a packet finds it
  *          without net_generic() or an RCU dereference of its own.
@@ -147,6 +152,20 @@ static inline struct cnf_state *cnf_state_locked(const struct net *net)
 {
 	return rcu_dereference_protected(cnf_pernet(net)->state,
 					 lockdep_is_held(cnf_net_lock(net)));
+}
+
+/**
+ * cnf_state_changed - let no mark made before now spare a packet a lookup
+ * @st: the state, under cnf_net_lock(), once a change of its sets' entries
+ *      or of its mode is what packets see
+ *
+ * The release orders the change before the new word: a kfunc that reads
+ * the new word looks up with the change (xdp.h).
+ */
+static inline void cnf_state_changed(struct cnf_state *st)
+{
+	/* Pairs with the kfuncs' acquire (cnf_xdp_verdict()). */
+	smp_store_release(&st->xdp_cookie, st->xdp_cookie + 1);
 }
 
 struct cnf_state *cnf_state_activate(struct net *net, bool *created);

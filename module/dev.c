@@ -1207,8 +1207,11 @@ static long cnf_ioc_set_config(struct cnf_file *cf, void __user *uarg,
 		if (err)
 			cnf_budget_set_limit(&st->sets.budget, old_limit);
 	}
-	if (!err && (c.set & CNF_CONFIG_MODE))
+	if (!err && (c.set & CNF_CONFIG_MODE)) {
 		WRITE_ONCE(st->mode, c.mode);
+		/* A listed source XDP passed in monitor mode is dropped now. */
+		cnf_state_changed(st);
+	}
 out:
 	cnf_unlock_state(cf, st, created, err);
 	return err;

@@ -267,6 +267,16 @@ static void cnf_sets_publish(struct cnf_sets *ss, struct cnf_plan *spare,
 		cnf_set_free(r->set);
 }
 
+/*
+ * After every change of entries packets can see, once they see it: marks
+ * the XDP kfuncs left before it no longer spare a packet the hooks' lookup
+ * (xdp.h).  The sets are always a state's (cnf_state_alloc()).
+ */
+static void cnf_sets_changed(struct cnf_sets *ss)
+{
+	cnf_state_changed(container_of(ss, struct cnf_state, sets));
+}
+
 /**
  * cnf_sets_lookup - the filter packets probe for a kind
  * @ss: the sets, under cnf_net_lock()
@@ -388,6 +398,7 @@ int cnf_set_destroy(struct cnf_sets *ss, struct cnf_set *set)
 		r.filter[r.n++] = ss->union_of[set->kind];
 	ss->union_of[set->kind] = u;
 	cnf_sets_publish(ss, spare, &r);
+	cnf_sets_changed(ss);
 	return 0;
 }
 
@@ -412,6 +423,7 @@ int cnf_set_swap(struct cnf_sets *ss, struct cnf_set *a, struct cnf_set *b)
 	swap(a->filter, b->filter);
 	swap(a->timeouts, b->timeouts);
 	cnf_sets_publish(ss, spare, &r);
+	cnf_sets_changed(ss);
 	return 0;
 }
 
@@ -451,6 +463,7 @@ int cnf_set_flush(struct cnf_sets *ss, struct cnf_set *set)
 		ss->union_of[set->kind] = u;
 	}
 	cnf_sets_publish(ss, spare, &r);
+	cnf_sets_changed(ss);
 	return 0;
 }
 
@@ -495,6 +508,7 @@ int cnf_set_replace(struct cnf_sets *ss, struct cnf_set *set,
 		r.filter[r.n++] = ss->union_of[set->kind];
 	ss->union_of[set->kind] = u;
 	cnf_sets_publish(ss, spare, &r);
+	cnf_sets_changed(ss);
 	return 0;
 }
 
@@ -627,7 +641,8 @@ void cnf_change_expect_tally(struct cnf_change *c,
  *
  * The plan changes only when the set got its first prefixes or lost its
  * last.  Should there be no memory for a new plan in the second case, the
- * old one stays: the emptied set in it matches nothing.
+ * old one stays: the emptied set in it matches nothing.  The marks made
+ * before go stale, whether or not an entry changed (cnf_sets_changed()).
  */
 void cnf_change_end(struct cnf_change *c)
 {
@@ -645,12 +660,13 @@ void cnf_change_end(struct cnf_change *c)
 			c->ss->union_of[kind] = NULL;
 		}
 		kfree(c->spare);
-		return;
+	} else {
+		if (!c->spare)
+			c->spare = cnf_plan_alloc(c->ss);
+		if (c->spare)
+			cnf_sets_publish(c->ss, c->spare, &r);
 	}
-	if (!c->spare)
-		c->spare = cnf_plan_alloc(c->ss);
-	if (c->spare)
-		cnf_sets_publish(c->ss, c->spare, &r);
+	cnf_sets_changed(c->ss);
 }
 
 /* ---- the whole ---- */
