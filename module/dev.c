@@ -8,12 +8,11 @@
  * namespace's state when it has none (cnf_state_activate()); reads,
  * deletes and flush of a namespace without state answer as for an empty
  * filter and create nothing; a reset frees it.  Every use of the state
- * takes the namespace's lock (cnf_net_lock(), shared with the namespaces
- * that hash alike), killably, then the filter's writer lock, and never
- * while reading or writing user memory: a stalled user buffer stalls only
- * its own call.  A batch takes the locks once per chunk; a dump copies the
- * filter under them once, to a snapshot it then reads out.  The packet
- * path takes neither.
+ * takes the namespace's own lock (cnf_net_lock()), killably, then the
+ * filter's writer lock, and never while reading or writing user memory: a
+ * stalled user buffer stalls only its own call.  A batch takes the locks
+ * once per chunk; a dump copies the filter under them once, to a snapshot
+ * it then reads out.  The packet path takes neither.
  */
 #include "cnf.h"
 

@@ -38,7 +38,6 @@
 #include <linux/random.h>
 
 unsigned int cnf_net_id __read_mostly;
-struct mutex cnf_net_locks[1 << CNF_NET_LOCK_BITS];	/* see cnf.h */
 
 /* A packet the XDP kfuncs passed was judged there, and counted there. */
 static __always_inline unsigned int cnf_hook(struct cnf_state *cs,
@@ -188,9 +187,13 @@ int cnf_state_set_hooks(struct net *net, struct cnf_state *st, bool on)
 	return err;
 }
 
+/* The one mutex_init() site of the namespaces' locks: one lockdep class. */
 static int __net_init cnf_net_init(struct net *net)
 {
-	RCU_INIT_POINTER(cnf_pernet(net)->state, NULL);
+	struct cnf_net *cn = cnf_pernet(net);
+
+	RCU_INIT_POINTER(cn->state, NULL);
+	mutex_init(&cn->lock);
 	return 0;
 }
 
@@ -215,6 +218,7 @@ static void __net_exit cnf_net_exit(struct net *net)
 
 	if (st)
 		cnf_state_free(st);
+	mutex_destroy(cnf_net_lock(net));
 }
 
 static struct pernet_operations cnf_net_ops = {
@@ -225,32 +229,9 @@ static struct pernet_operations cnf_net_ops = {
 	.size		= sizeof(struct cnf_net),
 };
 
-/* One mutex_init() site: the locks are one lockdep class. */
-static void cnf_net_locks_init(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(cnf_net_locks); i++)
-		mutex_init(&cnf_net_locks[i]);
-}
-
-static void cnf_net_locks_destroy(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(cnf_net_locks); i++)
-		mutex_destroy(&cnf_net_locks[i]);
-}
-
 int cnf_hooks_init(void)
 {
-	int err;
-
-	cnf_net_locks_init();
-	err = register_pernet_subsys(&cnf_net_ops);
-	if (err)
-		cnf_net_locks_destroy();
-	return err;
+	return register_pernet_subsys(&cnf_net_ops);
 }
 
 void cnf_hooks_exit(void)
@@ -258,5 +239,4 @@ void cnf_hooks_exit(void)
 	unregister_pernet_subsys(&cnf_net_ops);
 	/* Tables retired by growth or flush are freed by our RCU callbacks. */
 	rcu_barrier();
-	cnf_net_locks_destroy();
 }
