@@ -82,8 +82,8 @@ struct cnf_state {
 
 /*
  * The per namespace part every namespace pays for while the module is
- * loaded (net_generic()): a pointer and a mutex, 40 bytes without lock
- * debugging, a 64-byte slab object.
+ * loaded (net_generic()): a pointer, a mutex and a flag, 48 bytes without
+ * lock debugging, a 64-byte slab object.
  * @lock:  the namespace's own: it serialises creation, reset and every use
  *         of @state by the control device and the expiry work.  Taken
  *         killably wherever the caller can give up, before
@@ -91,7 +91,17 @@ struct cnf_state {
  *         the packet path; no call holds two namespaces' locks (they are
  *         one lockdep class, initialised at one site, cnf_net_init(), so
  *         lockdep would report a nesting).  Being per namespace, no other
- *         namespace's calls or expiry ever wait for it.
+ *         namespace's calls or expiry ever wait for it.  Not every hold
+ *         is short: a replace builds its contents and their timeouts
+ *         aside and frees the old ones' timeouts after, so that under the
+ *         lock it only charges its staging and publishes (one
+ *         synchronize_net(), the old contents' tables freed); a batch
+ *         holds it for a chunk of entries, the expiry work for a batch of
+ *         them.  What still takes time that grows with a set's size: a
+ *         union made anew when a set of its kind is flushed, destroyed or
+ *         replaced while others of the kind hold prefixes, and a dump's
+ *         snapshot (dev.c); those delay the namespace's own calls and
+ *         expiry only.
  * @state: NULL until the namespace is configured.  Published with
  *         rcu_assign_pointer() under @lock once its hooks are
  *         registered; cleared under @lock before they are
@@ -100,10 +110,16 @@ struct cnf_state {
  *         readers (CNF_IOC_TEST, the XDP kfuncs, which run under the RCU
  *         read lock every XDP program has) use rcu_dereference();
  *         everything else holds @lock.
+ * @staging: a replace of the namespace holds its staging (dev.c); under
+ *         @lock, waited for locklessly (wait_var_event_killable()).  One
+ *         at a time: the staging of a replace of %CNF_BATCH_MAX entries is
+ *         hundreds of MB, and a namespace's calls, however many, make the
+ *         kernel hold one.  Kept across resets, as the replace is.
  */
 struct cnf_net {
 	struct cnf_state __rcu *state;	/* see above */
 	struct mutex lock;		/* see above */
+	bool staging;			/* see above */
 };
 
 extern unsigned int cnf_net_id;

@@ -459,8 +459,11 @@ int cnf_set_flush(struct cnf_sets *ss, struct cnf_set *set)
  * @ss: the sets, under cnf_net_lock()
  * @set: one of them
  * @contents: from cnf_set_filter_new(), filled; @set's from now on
- * @timeouts: the timeouts of @contents' entries; moved to @set, which
- *            forgets those of its old contents
+ * @timeouts: the timeouts of @contents' entries, charged to @ss; moved to
+ *            @set, and in return the timeouts of its old contents,
+ *            uncharged, which the caller frees (cnf_timeouts_clear() with
+ *            no budget) once it let go of cnf_net_lock(): for a large set
+ *            that takes long, and nobody else needs them.
  *
  * A source that both the old and the new contents cover is matched
  * throughout; one that neither covers never is.
@@ -490,7 +493,7 @@ int cnf_set_replace(struct cnf_sets *ss, struct cnf_set *set,
 	r.filter[r.n++] = set->filter;
 	set->filter = contents;
 	swap(set->timeouts, *timeouts);
-	cnf_timeouts_clear(timeouts, &ss->budget);
+	cnf_budget_uncharge(&ss->budget, cnf_timeouts_bytes(timeouts));
 	if (ss->union_of[set->kind])
 		r.filter[r.n++] = ss->union_of[set->kind];
 	ss->union_of[set->kind] = u;

@@ -74,7 +74,8 @@ struct cnf_plan {
  * A namespace's sets.  @plan: published with rcu_assign_pointer() under
  * cnf_net_lock(), read by the hooks under RCU; never NULL.  Everything
  * else under cnf_net_lock(), which also serialises the writers of every
- * filter in @budget (the sets', the unions', one being built).
+ * filter in @budget (the sets', the unions'; contents built aside join it once
+ * built, cnf_budget_merge()).
  * @union_of: per kind, the union while two or more sets of the kind hold
  *            prefixes, else NULL.
  * @set:      @n sets in creation order; @set[0] is the default set.

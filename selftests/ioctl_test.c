@@ -71,6 +71,28 @@ static struct cnf_stats stats(int fd)
 	return st;
 }
 
+/*
+ * What the namespace's memory limit counts now: the lowest limit that
+ * CNF_IOC_SET_CONFIG takes (below it: EINVAL).  The limit is left as it
+ * was.
+ */
+static uint64_t mem_used(int fd)
+{
+	struct cnf_config c = { .set = CNF_CONFIG_MEM_LIMIT };
+	uint64_t old = stats(fd).mem_limit, lo = 1, hi = old;
+
+	while (lo < hi) {
+		c.mem_limit = lo + (hi - lo) / 2;
+		if (cnf_ioc(fd, CNF_IOC_SET_CONFIG, &c))
+			lo = c.mem_limit + 1;
+		else
+			hi = c.mem_limit;
+	}
+	c.mem_limit = old;
+	cnf_ioc(fd, CNF_IOC_SET_CONFIG, &c);
+	return hi;
+}
+
 /* Distinct test addresses: v4 in 10.0.0.0/8, v6 in 2001:db8::/32. */
 static struct cnf_addr a4(uint32_t i)
 {
@@ -3457,7 +3479,8 @@ TEST_F_TIMEOUT(sets, replace_past_memory_limit, 120)
 	ASSERT_EQ(0, spopulate(self->fd, NULL, 1000, 30));
 	st = stats(self->fd);
 	used = st.v4.bytes + st.v6.bytes;
-	c.mem_limit = used + 16 * PAGE;
+	/* The entries as copied in count too, while the replace runs. */
+	c.mem_limit = mem_used(self->fd) + n * sizeof(*a) + 16 * PAGE;
 	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
 	w = world_take(self->fd);
 	for (i = 0; i < n; i++)
@@ -3625,6 +3648,70 @@ TEST_F(sets, create_past_memory_limit)
 	world_free(&w);
 	EXPECT_EQ(0, set_create(self->fd, "b2", CNF_SET_BLOCK));
 	EXPECT_EQ(0, sadd(self->fd, "b2", a4(1)));
+}
+
+/*
+ * A replace's entries as copied in count against the limit while it runs:
+ * a replace they do not fit beside what is in use is refused before it
+ * reads a single entry, and leaves nothing charged; with room for them it
+ * goes through, and gives the room back.
+ */
+TEST_F(sets, replace_staging_past_memory_limit)
+{
+	const uint32_t n = 20000;
+	struct cnf_addr *a = calloc(n, sizeof(*a));
+	uint32_t *secs = calloc(n, sizeof(*secs));
+	struct cnf_config c = { .set = CNF_CONFIG_MEM_LIMIT };
+	struct cnf_batch b;
+	struct world w;
+	uint64_t used;
+	uint32_t i;
+
+	ASSERT_NE(NULL, a);
+	ASSERT_NE(NULL, secs);
+	ASSERT_EQ(0, set_create(self->fd, "b1", CNF_SET_BLOCK));
+	ASSERT_EQ(0, spopulate(self->fd, "b1", 0, 100));
+	for (i = 0; i < n; i++) {
+		a[i] = a4(100000 + i);
+		secs[i] = 600;
+	}
+	used = mem_used(self->fd);
+	/* Room for the tables of the new contents, not for their staging. */
+	c.mem_limit = used + n * sizeof(*a) / 2;
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	w = world_take(self->fd);
+	EXPECT_EQ(ENOSPC, sbatch(self->fd, CNF_IOC_ADD_BATCH, "b1", a, n,
+				 CNF_BATCH_F_REPLACE, &b));
+	EXPECT_EQ(0, b.done);
+	EXPECT_EQ(0, b.applied);
+	EXPECT_EQ(-ENOSPC, b.error);
+	ASSERT_WORLD_UNCHANGED(self->fd, &w);
+	world_free(&w);
+	EXPECT_EQ(used, mem_used(self->fd));
+	/* Their timeouts as copied in, 4 bytes each, count too. */
+	c.mem_limit = used + n * sizeof(*a) + 4 * PAGE;
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	memset(&b, 0, sizeof(b));
+	b.addrs = (uintptr_t)a;
+	b.timeouts = (uintptr_t)secs;
+	b.count = n;
+	b.flags = CNF_BATCH_F_REPLACE;
+	cnf_set_name(b.set, "b1");
+	EXPECT_EQ(ENOSPC, cnf_ioc(self->fd, CNF_IOC_ADD_BATCH, &b));
+	EXPECT_EQ(0, b.done);
+	EXPECT_EQ(used, mem_used(self->fd));
+	/* With room, it goes through and the staging is given back. */
+	ASSERT_EQ(0, cnf_reset_config(self->fd));
+	ASSERT_EQ(0, sbatch(self->fd, CNF_IOC_ADD_BATCH, "b1", a, n,
+			    CNF_BATCH_F_REPLACE, &b));
+	EXPECT_EQ(n, b.applied);
+	EXPECT_TRUE(set_holds_list(self->fd, "b1", a, n));
+	ASSERT_EQ(0, sbatch(self->fd, CNF_IOC_ADD_BATCH, "b1", a, 100,
+			    CNF_BATCH_F_REPLACE, &b));
+	EXPECT_EQ(100, b.applied);
+	EXPECT_GT(used + n * sizeof(*a) / 2, mem_used(self->fd));
+	free(secs);
+	free(a);
 }
 
 TEST_F(sets, list_arguments)
