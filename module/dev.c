@@ -566,9 +566,9 @@ static int cnf_batch_chunk(struct cnf_file *cf, struct cnf_batch *b,
  * aside, without cnf_net_lock(): the namespace's one staging slot
  * (cnf_net.staging), and @bytes charged to the budget of the state whose
  * cnf_state.gen is @gen; a reset frees that budget, charge and all.
- * @bytes:    the entries copied in, their timeouts, the tally: what the
- *            call allocates, but for the contents' tables and timeouts,
- *            which @room bounds.
+ * @bytes:    the entries copied in, their timeouts, the tally, the new
+ *            contents' struct: what the call allocates, but for the
+ *            contents' tables and timeouts, which @room bounds.
  * @room:     the namespace's budget left, once @bytes were charged: the
  *            limit the contents are built within.
  * @capacity: the namespace's initial capacity, of the contents too.
@@ -789,7 +789,7 @@ static int cnf_replace(struct cnf_file *cf, struct cnf_batch *b)
 	struct cnf_stage sg = {
 		.bytes = room * sizeof(struct cnf_addr) +
 			 (b->timeouts ? room * sizeof(u32) : 0) +
-			 sizeof(struct cnf_tally),
+			 sizeof(struct cnf_tally) + cnf_filter_size(),
 	};
 	struct cnf_filter *n = NULL;
 	struct cnf_tally *tally;

@@ -856,6 +856,16 @@ int cnf_budget_set_limit(struct cnf_budget *b, u64 bytes)
 }
 
 /**
+ * cnf_filter_size - what a filter takes beside its tables
+ *
+ * Return: bytes of its struct, which cnf_filter_bytes() leaves out.
+ */
+size_t cnf_filter_size(void)
+{
+	return sizeof(struct cnf_filter);
+}
+
+/**
  * cnf_budget_merge - move the filters and charges of one budget to another
  * @to: the budget they join, under the lock that serialises its filters
  * @from: a budget whose filters nobody else changes now; left empty

@@ -92,6 +92,16 @@ static void cnf_state_free(struct cnf_state *st)
 	kfree(st);
 }
 
+/*
+ * What the state itself costs, charged to its budget for its lifetime:
+ * its struct and its per-CPU counters.
+ */
+static u64 cnf_state_size(void)
+{
+	return sizeof(struct cnf_state) +
+	       num_possible_cpus() * sizeof(struct cnf_pcpu_stats);
+}
+
 /* The module's parameters are read here, when the state is made. */
 static struct cnf_state *cnf_state_alloc(struct net *net)
 {
@@ -107,7 +117,8 @@ static struct cnf_state *cnf_state_alloc(struct net *net)
 	st->xdp_cookie = get_random_u64();
 	st->stats = alloc_percpu_gfp(struct cnf_pcpu_stats, GFP_KERNEL_ACCOUNT);
 	if (!st->stats ||
-	    cnf_sets_init(&st->sets, cnf_initial_capacity, cnf_mem_limit)) {
+	    cnf_sets_init(&st->sets, cnf_initial_capacity, cnf_mem_limit) ||
+	    cnf_budget_charge(&st->sets.budget, cnf_state_size())) {
 		cnf_state_free(st);
 		return NULL;
 	}

@@ -74,7 +74,8 @@ static struct cnf_stats stats(int fd)
 /*
  * What the namespace's memory limit counts now: the lowest limit that
  * CNF_IOC_SET_CONFIG takes (below it: EINVAL).  The limit is left as it
- * was.
+ * was.  The tables' bytes in the stats are part of it only: the sets, the
+ * state and its per-CPU counters count too.
  */
 static uint64_t mem_used(int fd)
 {
@@ -1821,7 +1822,9 @@ TEST_F(cnf, set_config)
 	/* A limit below what the tables use: refused, limit unchanged. */
 	ASSERT_EQ(0, populate(self->fd, 0, 20000));
 	st = stats(self->fd);
-	used = st.v4.bytes + st.v6.bytes;
+	used = mem_used(self->fd);
+	/* The tables, and what the sets and the state cost beside them. */
+	EXPECT_LT(st.v4.bytes + st.v6.bytes, used);
 	memset(&c, 0, sizeof(c));
 	c.set = CNF_CONFIG_MEM_LIMIT;
 	c.mem_limit = used - 1;
@@ -1943,7 +1946,7 @@ TEST_F_TIMEOUT(cnf, memory_limit_enospc, 120)
 	uint32_t n4, n6, f4, f6, i, missing = 0;
 
 	st0 = stats(self->fd);
-	c.mem_limit = st0.v4.bytes + st0.v6.bytes;
+	c.mem_limit = mem_used(self->fd);
 	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
 
 	n4 = fill_to_limit(_metadata, self->fd, a4, 0, &f4);
@@ -3629,6 +3632,7 @@ TEST_F(sets, create_past_memory_limit)
 	struct cnf_config c = { .set = CNF_CONFIG_MEM_LIMIT };
 	struct cnf_stats st;
 	struct world w;
+	uint64_t used;
 
 	ASSERT_EQ(0, set_create(self->fd, "b1", CNF_SET_BLOCK));
 	ASSERT_EQ(0, spopulate(self->fd, "b1", 0, 50));
@@ -3636,18 +3640,60 @@ TEST_F(sets, create_past_memory_limit)
 	/* Taken before the limit: at it, a dump's snapshot would not fit. */
 	w = world_take(self->fd);
 	st = stats(self->fd);
-	c.mem_limit = st.v4.bytes + st.v6.bytes;
+	used = st.v4.bytes + st.v6.bytes;
+	c.mem_limit = mem_used(self->fd);
 	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
 	EXPECT_EQ(ENOSPC, set_create(self->fd, "b2", CNF_SET_BLOCK));
 	EXPECT_EQ(ENOSPC, set_create(self->fd, "a2", CNF_SET_ALLOW));
 	st = stats(self->fd);
-	EXPECT_EQ(c.mem_limit, st.v4.bytes + st.v6.bytes);
+	EXPECT_EQ(used, st.v4.bytes + st.v6.bytes);
+	EXPECT_EQ(c.mem_limit, mem_used(self->fd));
 	/* Room again: nothing changed, and the same create goes through. */
 	ASSERT_EQ(0, cnf_reset_config(self->fd));
 	ASSERT_WORLD_UNCHANGED(self->fd, &w);
 	world_free(&w);
 	EXPECT_EQ(0, set_create(self->fd, "b2", CNF_SET_BLOCK));
 	EXPECT_EQ(0, sadd(self->fd, "b2", a4(1)));
+}
+
+/*
+ * A set costs the limit more than its tables: its struct, its filter's,
+ * its per-CPU counter, its place in the plans.  Room for the tables of 8
+ * empty sets holds fewer sets; destroying them gives it all back.
+ */
+TEST_F(sets, sets_count_against_limit)
+{
+	struct cnf_config c = { .set = CNF_CONFIG_MEM_LIMIT };
+	struct cnf_set_info *info;
+	uint64_t used, tables;
+	int made = 0, i, err = 0;
+	char name[16];
+
+	ASSERT_EQ(0, set_create(self->fd, "probe", CNF_SET_BLOCK));
+	ASSERT_EQ(2, set_list(self->fd, &info));
+	tables = info[1].bytes;
+	free(info);
+	ASSERT_LT(0, tables);
+	ASSERT_EQ(0, set_destroy(self->fd, "probe"));
+	used = mem_used(self->fd);
+	c.mem_limit = used + 8 * tables;
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	while (!err && made < 8) {
+		snprintf(name, sizeof(name), "s%d", made);
+		err = set_create(self->fd, name, CNF_SET_BLOCK);
+		made += !err;
+	}
+	ksft_print_msg("%llu bytes of tables a set; %d sets in room for 8 sets' tables\n",
+		       (unsigned long long)tables, made);
+	EXPECT_EQ(ENOSPC, err);
+	EXPECT_GT(8, made);
+	EXPECT_LT(0, made);
+	for (i = 0; i < made; i++) {
+		snprintf(name, sizeof(name), "s%d", i);
+		EXPECT_EQ(0, set_destroy(self->fd, name));
+	}
+	EXPECT_EQ(used, mem_used(self->fd));
+	ASSERT_EQ(0, cnf_reset_config(self->fd));
 }
 
 /*
@@ -4291,7 +4337,7 @@ TEST_F(timeouts, memory_limit)
 
 	ASSERT_EQ(0, populate(self->fd, 0, 100));
 	st = stats(self->fd);
-	c.mem_limit = st.v4.bytes + st.v6.bytes + 10 * st.expiry.bytes + 4096;
+	c.mem_limit = mem_used(self->fd) + 10 * st.expiry.bytes + 4096;
 	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
 	for (i = 0; i < 100 && !err; i++)
 		err = tadd(self->fd, NULL, mixed(i), 60,

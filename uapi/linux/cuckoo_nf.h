@@ -242,8 +242,10 @@ enum cnf_hooks {
  * @set:       which fields below to apply: %CNF_CONFIG_MODE,
  *             %CNF_CONFIG_MEM_LIMIT, %CNF_CONFIG_HOOKS.
  * @mode:      enum cnf_mode.
- * @mem_limit: bytes the filter's tables may use, with timeouts, dump
- *             snapshots and a replace's staging (its entries as copied
+ * @mem_limit: bytes the namespace may make the kernel hold: the sets'
+ *             tables, the sets themselves (some 8 KB each beside their
+ *             tables), the state and its per-CPU counters, timeouts, dump
+ *             snapshots, and a replace's staging (its entries as copied
  *             in); growth past it fails with -ENOSPC.  Below the bytes
  *             already in use: -EINVAL.  ~0 sets no limit.
  * @hooks:     enum cnf_hooks.  Absent from kernels before it: a shorter
