@@ -560,6 +560,11 @@ static int cnf_batch_chunk(struct cnf_file *cf, struct cnf_batch *b,
 
 /* Entries a replace copies in, or tallies, between two cond_resched(). */
 #define CNF_REPLACE_STEP	(64 * 1024)
+/*
+ * What the contents a replace builds aside may use beyond what the
+ * namespace's budget was charged for them, before it is charged the rest.
+ */
+#define CNF_REPLACE_SLACK	(64 * 1024)
 
 /*
  * What a replace holds of its namespace while it builds the new contents
@@ -569,6 +574,8 @@ static int cnf_batch_chunk(struct cnf_file *cf, struct cnf_batch *b,
  * @bytes:    the entries copied in, their timeouts, the tally, the new
  *            contents' struct: what the call allocates, but for the
  *            contents' tables and timeouts, which @room bounds.
+ * @built:    what the contents built aside use, as charged to that budget
+ *            too (cnf_stage_sync()).
  * @room:     the namespace's budget left, once @bytes were charged: the
  *            limit the contents are built within.
  * @capacity: the namespace's initial capacity, of the contents too.
@@ -577,6 +584,7 @@ static int cnf_batch_chunk(struct cnf_file *cf, struct cnf_batch *b,
  */
 struct cnf_stage {
 	u64 bytes;
+	u64 built;
 	u64 gen;
 	u64 room;
 	u64 capacity;
@@ -660,29 +668,71 @@ static void cnf_replace_tally(struct cnf_tally *tally,
 }
 
 /*
- * Build the set's new contents from every entry into @n and @t, aside:
- * without cnf_net_lock(), within @n's budget, which @t is charged to too.
- * The entries (@all, and their timeouts @secs, NULL for the set's
- * default) were read in first, so that no lock is held over user memory.
+ * Charge the namespace's budget what the contents built aside use now,
+ * @used, instead of what it was charged for them before, so that while
+ * they are built it holds no more than its limit allows beside them
+ * (within CNF_REPLACE_SLACK and one growth of a table).  -ENOSPC when it
+ * does not fit.  A state reset meanwhile has no budget left to charge:
+ * the contents are checked against the new one when they are published.
  */
-static int cnf_replace_build(struct cnf_stage *sg, struct cnf_filter *n,
+static int cnf_stage_sync(struct cnf_file *cf, struct cnf_stage *sg,
+			  u64 used)
+{
+	struct mutex *lock = cnf_net_lock(cf->net);
+	struct cnf_budget *budget;
+	struct cnf_state *st;
+	int err;
+
+	err = mutex_lock_killable(lock);
+	if (err)
+		return err;
+	st = cnf_state_locked(cf->net);
+	if (st && st->gen == sg->gen) {
+		budget = &st->sets.budget;
+		cnf_budget_uncharge(budget, sg->built);
+		sg->built = 0;
+		err = cnf_budget_charge(budget, used);
+		if (!err)
+			sg->built = used;
+	}
+	mutex_unlock(lock);
+	return err;
+}
+
+/*
+ * Build the set's new contents from every entry into @n and @t, aside:
+ * without cnf_net_lock(), within @n's budget, which @t is charged to too,
+ * and which the namespace's is charged with as it grows.  The entries
+ * (@all, and their timeouts @secs, NULL for the set's default) were read
+ * in first, so that no lock is held over user memory.
+ */
+static int cnf_replace_build(struct cnf_file *cf, struct cnf_stage *sg,
+			     struct cnf_filter *n,
 			     struct cnf_budget *aside, struct cnf_timeouts *t,
 			     struct cnf_batch *b, const struct cnf_addr *all,
 			     const u32 *secs, struct cnf_tally *tally)
 {
 	struct cnf_key key;
 	int err = 0;
+	u64 used;
 
 	cnf_replace_tally(tally, all, b->count);
 	cnf_filter_lock(n);
 	cnf_filter_expect(n, b->count);
 	cnf_filter_expect_tally(n, tally);
 	for (b->done = 0; b->done < b->count; b->done++) {
-		if (!(b->done % CNF_CHUNK)) {
-			if (fatal_signal_pending(current)) {
-				err = -EINTR;
-				break;
+		if (!(b->done % CNF_CHUNK) || b->done == 1) {
+			used = cnf_budget_used(aside);
+			/* Not under @n's lock: cnf_net_lock() comes first. */
+			if (used > sg->built + CNF_REPLACE_SLACK) {
+				cnf_filter_unlock(n);
+				err = cnf_stage_sync(cf, sg, used);
+				cnf_filter_lock(n);
 			}
+			if (!err && fatal_signal_pending(current))
+				err = -EINTR;
+			if (err)
+				break;
 			cond_resched();
 		}
 		err = cnf_addr_to_key(&all[b->done], &key);
@@ -761,7 +811,7 @@ static int cnf_stage_end(struct cnf_file *cf, struct cnf_batch *b,
 	mutex_lock(cnf_net_lock(cf->net));
 	st = cnf_state_locked(cf->net);
 	if (st && st->gen == sg->gen)
-		cnf_budget_uncharge(&st->sets.budget, sg->bytes);
+		cnf_budget_uncharge(&st->sets.budget, sg->bytes + sg->built);
 	else
 		sg->created = false;
 	WRITE_ONCE(cn->staging, false);
@@ -772,6 +822,12 @@ static int cnf_stage_end(struct cnf_file *cf, struct cnf_batch *b,
 		cnf_unlock_state(cf, st, sg->created, err);
 	else
 		mutex_unlock(cnf_net_lock(cf->net));
+	/*
+	 * Order the slot's release before wake_up_var()'s lockless look at
+	 * the waiters, against a waiter's queueing before its look at the
+	 * slot (wait_var_event_killable()): one of the two sees the other.
+	 */
+	smp_mb();
 	wake_up_var(&cn->staging);
 	return err;
 }
@@ -819,7 +875,7 @@ static int cnf_replace(struct cnf_file *cf, struct cnf_batch *b)
 			err = -ENOSPC;
 	}
 	if (!err)
-		err = cnf_replace_build(&sg, n, &aside, &t, b, all, secs,
+		err = cnf_replace_build(cf, &sg, n, &aside, &t, b, all, secs,
 					tally);
 	kfree(tally);
 	kvfree(secs);

@@ -3697,6 +3697,65 @@ TEST_F(sets, sets_count_against_limit)
 }
 
 /*
+ * A namespace builds one replace at a time: a second waits for the first
+ * instead of staging and building beside it.  With room for one replace's
+ * staging and contents beside the set, two replaces at once both go
+ * through; built side by side, the second would find no room.
+ */
+TEST_F_TIMEOUT(sets, replace_one_at_a_time, 180)
+{
+	const uint32_t n = 100000;
+	struct cnf_addr *a = calloc(n, sizeof(*a));
+	struct cnf_config c = { .set = CNF_CONFIG_MEM_LIMIT };
+	volatile int *go;
+	uint64_t used0, used1;
+	struct cnf_batch b;
+	int k, status, ok = 0;
+	pid_t pid[2];
+	uint32_t i;
+
+	ASSERT_NE(NULL, a);
+	go = mmap(NULL, sizeof(*go), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, go);
+	*go = 0;
+	for (i = 0; i < n; i++)
+		a[i] = a4(200000 + i);
+	ASSERT_EQ(0, sadd(self->fd, NULL, a4(1)));
+	used0 = mem_used(self->fd);
+	ASSERT_EQ(0, sbatch(self->fd, CNF_IOC_ADD_BATCH, NULL, a, n,
+			    CNF_BATCH_F_REPLACE, &b));
+	used1 = mem_used(self->fd);
+	/* Room for one staging and one set of new contents, and a half. */
+	c.mem_limit = used1 + 3 * (n * sizeof(*a) + (used1 - used0)) / 2;
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	for (k = 0; k < 2; k++) {
+		pid[k] = fork();
+		ASSERT_LE(0, pid[k]);
+		if (!pid[k]) {
+			while (!*go)
+				;
+			_exit(sbatch(self->fd, CNF_IOC_ADD_BATCH, NULL, a, n,
+				     CNF_BATCH_F_REPLACE, &b));
+		}
+	}
+	*go = 1;
+	for (k = 0; k < 2; k++) {
+		ASSERT_EQ(pid[k], waitpid(pid[k], &status, 0));
+		EXPECT_TRUE(WIFEXITED(status));
+		EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("replace %d", k);
+		ok += WIFEXITED(status) && !WEXITSTATUS(status);
+	}
+	EXPECT_EQ(2, ok);
+	EXPECT_TRUE(set_holds_list(self->fd, NULL, a, n));
+	/* Nothing of the stagings left charged. */
+	EXPECT_GT(used1 + n * sizeof(*a) / 2, mem_used(self->fd));
+	ASSERT_EQ(0, cnf_reset_config(self->fd));
+	munmap((void *)go, sizeof(*go));
+	free(a);
+}
+
+/*
  * A replace's entries as copied in count against the limit while it runs:
  * a replace they do not fit beside what is in use is refused before it
  * reads a single entry, and leaves nothing charged; with room for them it
