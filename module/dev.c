@@ -1196,6 +1196,7 @@ out:
  */
 static int cnf_flush_set(struct cnf_file *cf, const char *name)
 {
+	struct cnf_timeouts old = { RB_ROOT, RB_ROOT_CACHED, 0 };
 	struct cnf_state *st;
 	struct cnf_set *set;
 	bool created;
@@ -1205,8 +1206,9 @@ static int cnf_flush_set(struct cnf_file *cf, const char *name)
 	if (IS_ERR(st))
 		return PTR_ERR(st);
 	if (set)
-		err = cnf_set_flush(&st->sets, set);
+		err = cnf_set_flush(&st->sets, set, &old);
 	cnf_unlock_state(cf, st, created, false);
+	cnf_timeouts_clear(&old, NULL);
 	return err;
 }
 
@@ -1519,6 +1521,7 @@ static long cnf_ioc_set_create(struct cnf_file *cf, void __user *uarg,
 static long cnf_ioc_set_destroy(struct cnf_file *cf, void __user *uarg,
 				size_t usize)
 {
+	struct cnf_timeouts old = { RB_ROOT, RB_ROOT_CACHED, 0 };
 	struct cnf_set *set = NULL;
 	struct cnf_set_req r;
 	struct cnf_state *st;
@@ -1535,8 +1538,9 @@ static long cnf_ioc_set_destroy(struct cnf_file *cf, void __user *uarg,
 		return PTR_ERR(st);
 	if (st)
 		set = cnf_set_find(&st->sets, r.name);
-	err = set ? cnf_set_destroy(&st->sets, set) : -ENOENT;
+	err = set ? cnf_set_destroy(&st->sets, set, &old) : -ENOENT;
 	cnf_unlock_state(cf, st, created, false);
+	cnf_timeouts_clear(&old, NULL);
 	return err;
 }
 

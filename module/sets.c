@@ -380,17 +380,33 @@ err_uncharge:
 	return err;
 }
 
+/*
+ * Take @set's timeouts out into @out (empty), uncharged, for the caller to
+ * free (cnf_timeouts_clear() with no budget) once it let go of
+ * cnf_net_lock(): for a large set that takes long, and nobody else needs
+ * them.
+ */
+static void cnf_timeouts_take(struct cnf_sets *ss, struct cnf_set *set,
+			      struct cnf_timeouts *out)
+{
+	cnf_budget_uncharge(&ss->budget, cnf_timeouts_bytes(&set->timeouts));
+	swap(set->timeouts, *out);
+}
+
 /**
  * cnf_set_destroy - remove a set and its prefixes
  * @ss: the sets, under cnf_net_lock()
  * @set: one of them, not the default set (-EBUSY)
+ * @old: empty; gets @set's timeouts, uncharged, for the caller to free
+ *	once it let go of cnf_net_lock() (cnf_timeouts_clear(), no budget)
  *
  * Its sources stop matching before it returns.
  *
  * Return: 0; -ENOSPC, -ENOMEM when its kind's union cannot be made anew
  * (nothing changed).
  */
-int cnf_set_destroy(struct cnf_sets *ss, struct cnf_set *set)
+int cnf_set_destroy(struct cnf_sets *ss, struct cnf_set *set,
+		    struct cnf_timeouts *old)
 {
 	struct cnf_retired r = { .set = set };
 	struct cnf_filter *u;
@@ -413,7 +429,7 @@ int cnf_set_destroy(struct cnf_sets *ss, struct cnf_set *set)
 		(ss->n - i - 1) * sizeof(ss->set[0]));
 	ss->set[--ss->n] = NULL;
 	cnf_budget_uncharge(&ss->budget, cnf_set_size());
-	cnf_timeouts_clear(&set->timeouts, &ss->budget);
+	cnf_timeouts_take(ss, set, old);
 	if (ss->union_of[set->kind])
 		r.filter[r.n++] = ss->union_of[set->kind];
 	ss->union_of[set->kind] = u;
@@ -449,10 +465,13 @@ int cnf_set_swap(struct cnf_sets *ss, struct cnf_set *a, struct cnf_set *b)
  * cnf_set_flush - remove every prefix of a set
  * @ss: the sets, under cnf_net_lock()
  * @set: one of them
+ * @old: empty; gets @set's timeouts, uncharged, for the caller to free
+ *	once it let go of cnf_net_lock() (cnf_timeouts_clear(), no budget)
  *
  * Return: 0; -ENOSPC, -ENOMEM (nothing changed).
  */
-int cnf_set_flush(struct cnf_sets *ss, struct cnf_set *set)
+int cnf_set_flush(struct cnf_sets *ss, struct cnf_set *set,
+		  struct cnf_timeouts *old)
 {
 	struct cnf_retired r = { };
 	struct cnf_filter *u;
@@ -475,7 +494,7 @@ int cnf_set_flush(struct cnf_sets *ss, struct cnf_set *set)
 		kfree(spare);
 		return err;
 	}
-	cnf_timeouts_clear(&set->timeouts, &ss->budget);
+	cnf_timeouts_take(ss, set, old);
 	if (ss->union_of[set->kind]) {
 		r.filter[r.n++] = ss->union_of[set->kind];
 		ss->union_of[set->kind] = u;

@@ -110,9 +110,11 @@ struct cnf_filter *cnf_sets_lookup(struct cnf_sets *ss, u32 kind);
 struct cnf_set *cnf_set_find(struct cnf_sets *ss, const char *name);
 int cnf_set_create(struct cnf_sets *ss, const char *name, u32 kind,
 		   u32 timeout);
-int cnf_set_destroy(struct cnf_sets *ss, struct cnf_set *set);
+int cnf_set_destroy(struct cnf_sets *ss, struct cnf_set *set,
+		    struct cnf_timeouts *old);
 int cnf_set_swap(struct cnf_sets *ss, struct cnf_set *a, struct cnf_set *b);
-int cnf_set_flush(struct cnf_sets *ss, struct cnf_set *set);
+int cnf_set_flush(struct cnf_sets *ss, struct cnf_set *set,
+		  struct cnf_timeouts *old);
 struct cnf_filter *cnf_set_filter_new(struct cnf_sets *ss);
 int cnf_set_replace(struct cnf_sets *ss, struct cnf_set *set,
 		    struct cnf_filter *contents, struct cnf_timeouts *timeouts);
