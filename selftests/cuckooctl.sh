@@ -558,7 +558,8 @@ test_batch_stops_at_limit() {
 
 	"$CTL" flush
 	gen_v4 150000 >"$f"
-	"$CTL" limit 64K
+	# 64 kB more than the empty set and the state use.
+	"$CTL" limit $(($(mem_in_use "$CTL") + 65536))
 	expect_rc 1 "load past the memory limit exits 1" "$CTL" load "$f"
 	check "message says where and why" \
 		grep -qE '^cuckooctl: load: stopped at line [0-9]+ \([0-9.]+\): memory limit reached; [0-9]+ added$' "$ERR"
