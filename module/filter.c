@@ -856,6 +856,45 @@ int cnf_budget_set_limit(struct cnf_budget *b, u64 bytes)
 }
 
 /**
+ * cnf_filter_size - what a filter takes beside its tables
+ *
+ * Return: bytes of its struct, which cnf_filter_bytes() leaves out.
+ */
+size_t cnf_filter_size(void)
+{
+	return sizeof(struct cnf_filter);
+}
+
+/**
+ * cnf_budget_merge - move the filters and charges of one budget to another
+ * @to: the budget they join, under the lock that serialises its filters
+ * @from: a budget whose filters nobody else changes now; left empty
+ *
+ * Contents built aside, within a budget of their own and without the lock
+ * of @to, join @to in a step as long as @from has filters.
+ *
+ * Return: 0, or -ENOSPC when what @from uses does not fit in @to's limit
+ * beside what @to uses: nothing changed.
+ */
+int cnf_budget_merge(struct cnf_budget *to, struct cnf_budget *from)
+{
+	u64 used = cnf_budget_used(to), more = cnf_budget_used(from);
+	struct cnf_filter *f;
+
+	if (used > to->limit || more > to->limit - used)
+		return -ENOSPC;
+	while ((f = from->filters)) {
+		from->filters = f->budget_next;
+		f->budget = to;
+		f->budget_next = to->filters;
+		to->filters = f;
+	}
+	to->charged += from->charged;
+	from->charged = 0;
+	return 0;
+}
+
+/**
  * cnf_budget_init - a budget with no filter yet
  * @b: the budget
  * @limit: its limit in bytes

@@ -96,6 +96,8 @@ u64 cnf_budget_used(const struct cnf_budget *b);
 int cnf_budget_set_limit(struct cnf_budget *b, u64 bytes);
 int cnf_budget_charge(struct cnf_budget *b, u64 bytes);
 void cnf_budget_uncharge(struct cnf_budget *b, u64 bytes);
+int cnf_budget_merge(struct cnf_budget *to, struct cnf_budget *from);
+size_t cnf_filter_size(void);
 u64 cnf_filter_max_capacity(void);
 void cnf_filter_destroy(struct cnf_filter *f);
 

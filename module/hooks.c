@@ -40,7 +40,6 @@
 #include <linux/random.h>
 
 unsigned int cnf_net_id __read_mostly;
-struct mutex cnf_net_locks[1 << CNF_NET_LOCK_BITS];	/* see cnf.h */
 
 /* A packet the XDP kfuncs passed was judged there, and counted there. */
 static __always_inline unsigned int cnf_hook(struct cnf_state *cs,
@@ -112,6 +111,16 @@ static void cnf_state_free(struct cnf_state *st)
 	kfree(st);
 }
 
+/*
+ * What the state itself costs, charged to its budget for its lifetime:
+ * its struct and its per-CPU counters.
+ */
+static u64 cnf_state_size(void)
+{
+	return sizeof(struct cnf_state) +
+	       num_possible_cpus() * sizeof(struct cnf_pcpu_stats);
+}
+
 /* The module's parameters are read here, when the state is made. */
 static struct cnf_state *cnf_state_alloc(struct net *net)
 {
@@ -127,7 +136,8 @@ static struct cnf_state *cnf_state_alloc(struct net *net)
 	st->xdp_cookie = get_random_u64();
 	st->stats = alloc_percpu_gfp(struct cnf_pcpu_stats, GFP_KERNEL_ACCOUNT);
 	if (!st->stats ||
-	    cnf_sets_init(&st->sets, cnf_initial_capacity, cnf_mem_limit)) {
+	    cnf_sets_init(&st->sets, cnf_initial_capacity, cnf_mem_limit) ||
+	    cnf_budget_charge(&st->sets.budget, cnf_state_size())) {
 		cnf_state_free(st);
 		return NULL;
 	}
@@ -207,9 +217,13 @@ int cnf_state_set_hooks(struct net *net, struct cnf_state *st, bool on)
 	return err;
 }
 
+/* The one mutex_init() site of the namespaces' locks: one lockdep class. */
 static int __net_init cnf_net_init(struct net *net)
 {
-	RCU_INIT_POINTER(cnf_pernet(net)->state, NULL);
+	struct cnf_net *cn = cnf_pernet(net);
+
+	RCU_INIT_POINTER(cn->state, NULL);
+	mutex_init(&cn->lock);
 	return 0;
 }
 
@@ -234,6 +248,7 @@ static void __net_exit cnf_net_exit(struct net *net)
 
 	if (st)
 		cnf_state_free(st);
+	mutex_destroy(cnf_net_lock(net));
 }
 
 static struct pernet_operations cnf_net_ops = {
@@ -244,32 +259,9 @@ static struct pernet_operations cnf_net_ops = {
 	.size		= sizeof(struct cnf_net),
 };
 
-/* One mutex_init() site: the locks are one lockdep class. */
-static void cnf_net_locks_init(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(cnf_net_locks); i++)
-		mutex_init(&cnf_net_locks[i]);
-}
-
-static void cnf_net_locks_destroy(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(cnf_net_locks); i++)
-		mutex_destroy(&cnf_net_locks[i]);
-}
-
 int cnf_hooks_init(void)
 {
-	int err;
-
-	cnf_net_locks_init();
-	err = register_pernet_subsys(&cnf_net_ops);
-	if (err)
-		cnf_net_locks_destroy();
-	return err;
+	return register_pernet_subsys(&cnf_net_ops);
 }
 
 void cnf_hooks_exit(void)
@@ -277,5 +269,4 @@ void cnf_hooks_exit(void)
 	unregister_pernet_subsys(&cnf_net_ops);
 	/* Tables retired by growth or flush are freed by our RCU callbacks. */
 	rcu_barrier();
-	cnf_net_locks_destroy();
 }

@@ -168,7 +168,7 @@ tracked_files() {
 		git -C "$ROOT" ls-files
 	else
 		find . -path ./build -prune -o -type f -printf '%P\n'
-	fi | grep -v '^userspace/fuzz/corpus/' | LC_ALL=C sort
+	fi | grep -v '^userspace/fuzz/corpus/' | LC_ALL=C sort -u
 }
 
 # script_files KIND: the tracked shell (sh) or Python (py) scripts.

@@ -174,11 +174,20 @@ int ctl_cmd_test(const struct ctl_opts *o, int argc, char **argv)
 	int fd, rc = 0, r;
 	size_t i, n;
 
+	if (o->one_set && o->iif)
+		return ctl_usage_error("test", NULL,
+				       "--iif asks the namespace, -s one set: not both");
 	fd = parse_and_open(o, argc, argv, false, &e, &n);
 	if (fd < 0) {
 		free(e);
 		/* Usage and bad input keep their codes; any failure is 2+. */
 		return -fd == CTL_EXIT_FAIL ? CTL_EXIT_ERROR : -fd;
+	}
+	if (!o->one_set) {
+		rc = ctl_test_verdicts(o, fd, e, n, argv);
+		close(fd);
+		free(e);
+		return rc;
 	}
 	for (i = 0; i < n; i++) {
 		r = test_one(fd, o, argv[e[i].arg], &e[i].a, &no_match);

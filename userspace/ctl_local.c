@@ -87,11 +87,12 @@ struct ctl_local *ctl_local_for(int fd, const char *set, bool quiet)
 {
 	struct ctl_local *l;
 
-	if (quiet || !is_block_set(fd, set))
+	if (quiet)
 		return NULL;
 	l = calloc(1, sizeof(*l));
-	if (l && local_read(l)) {
-		free(l);
+	/* No address, nothing to ask the module. */
+	if (l && (local_read(l) || !l->n || !is_block_set(fd, set))) {
+		ctl_local_free(l);
 		l = NULL;
 	}
 	return l;
