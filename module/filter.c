@@ -556,6 +556,35 @@ int cnf_tab_add(struct cnf_filter *f, struct cnf_table __rcu **tp,
 }
 
 /**
+ * cnf_tab_reserve - room in a table of a filter for keys about to go in
+ * @f: the filter, under cnf_filter_lock()
+ * @tp: where the table is
+ * @keys: how many
+ *
+ * The table grows now, if they would take it past its load limit, to the
+ * size its growth would have (or larger, to hold them all): then adding
+ * them moves keys at most, and an add that makes several keys visible
+ * fails, if it must, before the first.  The table replaced is the add's
+ * to put back (cnf_undo_begin()).
+ *
+ * Return: 0; -ENOSPC past the memory limit or the largest table; -ENOMEM.
+ */
+int cnf_tab_reserve(struct cnf_filter *f, struct cnf_table __rcu **tp,
+		    u64 keys)
+{
+	const struct cnf_table *t = cnf_deref(f, tp);
+	unsigned int log;
+
+	if (!keys || t->count + keys <= t->limit)
+		return 0;
+	log = max_t(unsigned int, cnf_grow_log(f, tp),
+		    cnf_log_for(cnf_table_layout(t), t->count + keys, t->log));
+	if (cnf_table_limit(log) < t->count + keys)
+		return -ENOSPC;
+	return cnf_filter_grow(f, tp, log);
+}
+
+/**
  * cnf_tab_del - delete a key from a table of a filter
  * @f: the filter, under cnf_filter_lock()
  * @tp: where the table is, if there is one

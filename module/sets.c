@@ -3,7 +3,8 @@
  * Named sets: the registry, the kinds' unions and the plan the hooks read
  * (see sets.h).  Everything here runs under the namespace's
  * cnf_net_lock(); a filter's own lock is taken around each use of it, two
- * at once only to copy a filter into a union (the union's nested inside).
+ * at once only to copy a filter into a union or to add to a set and its
+ * union (the union's nested inside).
  *
  * A union is made when a second set of its kind gets prefixes, kept up to
  * date entry by entry while sets are added to and deleted from, made anew
@@ -614,28 +615,58 @@ int cnf_change_begin(struct cnf_change *c, struct cnf_sets *ss,
 	return 0;
 }
 
+/*
+ * @key into @set's filter @f and into @u, the union of its kind, unless
+ * another set has it there: both locked, the union's nested inside, as
+ * for a copy.  Both adds are prepared before either is committed: what can
+ * fail fails before packets see either (the union decides verdicts, the
+ * set's filter counts matches).
+ */
+static int cnf_set_union_add(struct cnf_filter *f, struct cnf_filter *u,
+			     const struct cnf_key *key)
+{
+	bool in_union = false;
+	int err;
+
+	cnf_filter_lock(f);
+	cnf_filter_lock_nested(u);
+	err = cnf_filter_add_prepare(f, key);
+	if (!err && !cnf_filter_has(u, key)) {
+		err = cnf_filter_add_prepare(u, key);
+		if (err)
+			cnf_filter_add_abort(f, key);
+		in_union = !err;
+	}
+	if (!err) {
+		err = cnf_filter_add_commit(f, key);
+		if (err && in_union)
+			cnf_filter_add_abort(u, key);
+	}
+	/* Prepared, a commit fails only at the limit with a full stash. */
+	if (!err && in_union) {
+		err = cnf_filter_add_commit(u, key);
+		if (err)
+			WARN_ON_ONCE(cnf_filter_del(f, key));
+	}
+	cnf_filter_unlock(u);
+	cnf_filter_unlock(f);
+	return err;
+}
+
 /**
  * cnf_change_add - add a prefix to the set a change is of
  * @c: the change
  * @key: the prefix
  *
- * Return: as cnf_filter_add(); on error nothing changed.
+ * Return: as cnf_filter_add(); on error nothing changed, and packets saw
+ * nothing of it.
  */
 int cnf_change_add(struct cnf_change *c, const struct cnf_key *key)
 {
-	struct cnf_filter *u = c->ss->union_of[c->set->kind];
-	struct cnf_filter *f = c->set->filter;
-	int err;
-
 	if (c->locked)
-		return cnf_filter_add(f, key);
-	err = cnf_locked(f, cnf_filter_add, key);
-	if (err)
-		return err;
-	err = cnf_locked(u, cnf_union_add, key);
-	if (err)
-		WARN_ON_ONCE(cnf_locked(f, cnf_filter_del, key));
-	return err;
+		return cnf_filter_add(c->set->filter, key);
+	return cnf_set_union_add(c->set->filter, c->ss->union_of[c->set->kind],
+				 key);
 }
 
 /**
