@@ -33,14 +33,15 @@ source "$(dirname "$(realpath "$0")")/lib.sh"
 setup() {
 	tmpdir TMP || return 1
 	veth_pair 1 "$S" "$R" "$DST4" "$DST6" "${SRCS[@]}" || return 1
-	# The sender's link-local chatter (router solicitations, MLD) stops
-	# at r1's ingress, before the hooks: their counters then count only
-	# what the tests send.
+	# The sender's IPv6 chatter (router solicitations, MLD reports from
+	# :: and link-local addresses, neighbour discovery) stops at r1's
+	# ingress, before the hooks: no test here sends IPv6 over the veth,
+	# and the hooks' IPv6 counters then count loopback's packets only.
 	nsx "$R" nft -f - <<-NFT || return 1
 	table netdev cnf_lo_quiet {
 		chain in {
 			type filter hook ingress device r1 priority 0;
-			ip6 saddr fe80::/10 drop
+			meta protocol ip6 drop
 		}
 	}
 	NFT
