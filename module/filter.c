@@ -15,8 +15,8 @@
  * A table that reaches its load limit, or finds no cuckoo path for a key,
  * is rebuilt twice as large (or as large as a batch announced) with a new
  * seed; past the memory limit the key goes to a small stash, and when that
- * is full the add fails with the filter unchanged.  A table that deletes
- * leave mostly empty is rebuilt smaller.
+ * is full the add fails with the filter unchanged.  A table that deletes,
+ * or the duplicates of a batch, leave mostly empty is rebuilt smaller.
  */
 #include "hash.h"
 #include "prefix.h"
@@ -369,24 +369,62 @@ static u64 cnf_tally_want(const struct cnf_filter *f,
 	return tally->keys[fam][i];
 }
 
+/**
+ * cnf_tally_step - how far a batch's tally lets a table grow now
+ * @want: the keys the tally counts for the table
+ * @have: the keys the table holds, at least 1
+ *
+ * A tally counts every key a batch's adds bring: duplicates, and keys
+ * stored already, too.  It is an upper bound, and sizing a table for it
+ * ahead of the adds would size for 2,000,000 copies of one address.  So a
+ * table grows only once it is full, by what landed: to @want, but not
+ * past CNF_TALLY_STEP times @have.  The steps are counted back from
+ * @want, divided by CNF_TALLY_STEP as often as need be, so that a list of
+ * distinct keys reaches its size in a rebuild of a table of at most twice
+ * @want / CNF_TALLY_STEP keys (twice: the rounding to a power of two)
+ * before the last: a few percent of the rebuilds the doubling would cost,
+ * which is what the loads of real lists keep of the tally's speed.  A
+ * batch of duplicates leaves a table at most CNF_TALLY_STEP times larger
+ * than its keys, which its end gives back (cnf_filter_expect()).
+ *
+ * Return: the keys to size the table for, at most @want.
+ */
+u64 cnf_tally_step(u64 want, u64 have)
+{
+	while (want > CNF_TALLY_STEP * have)
+		want /= CNF_TALLY_STEP;
+	return want;
+}
+
 /*
  * The size to grow the table at @tp to: twice as large, or for an address
  * tier large enough for the adds a batch announced (cnf_filter_expect()),
  * but never more than 8 times its size in one step: announced adds may be
  * duplicates, or fail.  A count of prefixes says little of the keys other
- * tables get; a batch's tally does, for every table: at least that large.
+ * tables get; a batch's tally does, for every table: at least as large as
+ * its step (cnf_tally_step()).  Either is a guess, which the headroom
+ * bounds: a size whose rebuild would not fit the memory limit gives way
+ * to the largest that does, down to twice as large, so that a batch grows
+ * a table as far as adds one by one would, and no less.
  */
 static unsigned int cnf_grow_log(const struct cnf_filter *f,
 				 struct cnf_table __rcu *const *tp)
 {
 	const struct cnf_table *t = cnf_deref(f, tp);
+	enum cnf_layout layout = cnf_table_layout(t);
 	u64 want = t->count + 1;
+	unsigned int log;
 
 	if (cnf_tab_is_address(f, tp))
 		want += f->expect;
 	want = min_t(u64, want, 8 * t->limit);
-	want = max_t(u64, want, cnf_tally_want(f, tp));
-	return cnf_log_for(cnf_table_layout(t), want, t->log + 1);
+	want = max_t(u64, want,
+		     cnf_tally_step(cnf_tally_want(f, tp), t->count + 1));
+	log = cnf_log_for(layout, want, t->log + 1);
+	while (log > t->log + 1U &&
+	       !cnf_fits(f, cnf_table_bytes(layout, log, t->summary, true)))
+		log--;
+	return log;
 }
 
 /* The address tiers start at, and shrink back to, the initial size. */
@@ -397,20 +435,37 @@ static unsigned int cnf_floor_log(const struct cnf_filter *f,
 }
 
 /*
- * A table that deletes left mostly empty (a sixteenth of its slots in use)
- * is rebuilt at a size it fills to half, not below its initial size.  Best
- * effort: a failure keeps the larger table.
+ * A table with fewer keys than 1/@part of its slots is rebuilt at the
+ * smallest size that holds @room keys, not below its initial size.  Not
+ * while its stash is in use: the memory limit stopped its growth, and the
+ * keys there may need the room.  Best effort: a failure keeps the larger
+ * table.
  */
-static void cnf_maybe_shrink(struct cnf_filter *f, struct cnf_table __rcu **tp)
+static void cnf_shrink_below(struct cnf_filter *f, struct cnf_table __rcu **tp,
+			     unsigned int part, u64 room)
 {
 	const struct cnf_table *t = cnf_deref(f, tp);
 	unsigned int log, floor = cnf_floor_log(f, tp);
 
-	if (t->log <= floor || t->count >= cnf_table_capacity(t->log) / 16)
+	if (t->log <= floor || t->stash_n ||
+	    t->count >= cnf_table_capacity(t->log) / part)
 		return;
-	log = cnf_log_for(cnf_table_layout(t), 2 * t->count, floor);
+	log = cnf_log_for(cnf_table_layout(t), room, floor);
 	if (log < t->log)
 		cnf_filter_rebuild(f, tp, log);
+}
+
+/*
+ * A table that deletes left mostly empty (a sixteenth of its slots in use)
+ * is rebuilt at a size it fills to half: before it is rebuilt again its
+ * keys double (growth) or halve again, so that adds and deletes in turn
+ * do not rebuild it each time.
+ */
+static void cnf_maybe_shrink(struct cnf_filter *f, struct cnf_table __rcu **tp)
+{
+	const struct cnf_table *t = cnf_deref(f, tp);
+
+	cnf_shrink_below(f, tp, 16, 2 * t->count);
 }
 
 /*
@@ -431,15 +486,16 @@ static void cnf_maybe_refresh(struct cnf_filter *f, struct cnf_table *t)
  * cnf_tab_ensure - make sure a filter has a table at a place
  * @f: the filter, under cnf_filter_lock()
  * @tp: where it goes
- * @layout: the layout of a table made now, empty and of its smallest size,
- *	or of the size a batch's tally asks for (cnf_filter_expect_tally())
+ * @layout: the layout of a table made now, empty and of its smallest size:
+ *	a batch's tally (cnf_filter_expect_tally()) grows it as its keys
+ *	land (cnf_tally_step())
  *
  * Return: 0; -ENOSPC past the memory limit; -ENOMEM.
  */
 int cnf_tab_ensure(struct cnf_filter *f, struct cnf_table __rcu **tp,
 		   enum cnf_layout layout)
 {
-	unsigned int floor, log, fam, i;
+	unsigned int log, fam, i;
 	struct cnf_table *t;
 	bool summary;
 
@@ -447,11 +503,7 @@ int cnf_tab_ensure(struct cnf_filter *f, struct cnf_table __rcu **tp,
 		return 0;
 	/* The stores are for writers only. */
 	summary = !cnf_tab_where(f, tp, &fam, &i);
-	floor = cnf_floor_log(f, tp);
-	/* Large enough for a batch's keys, unless that passes the limit. */
-	log = cnf_log_for(layout, cnf_tally_want(f, tp), floor);
-	if (!cnf_fits(f, cnf_table_bytes(layout, log, summary, true)))
-		log = floor;
+	log = cnf_floor_log(f, tp);
 	if (!cnf_fits(f, cnf_table_bytes(layout, log, summary, true)))
 		return -ENOSPC;
 	t = cnf_table_alloc(layout, log, summary, &f->tab4);
@@ -759,42 +811,53 @@ int cnf_filter_reserve(struct cnf_filter *f, enum cnf_family fam, u64 entries)
 	return cnf_filter_grow(f, &f->tier[fam][cnf_family_bits(fam)], log);
 }
 
-/* Grow the table at @tp, if there is one, for a batch's keys; best effort. */
-static void cnf_grow_for_tally(struct cnf_filter *f, struct cnf_table __rcu **tp)
-{
-	const struct cnf_table *t = cnf_deref(f, tp);
-	u64 want = cnf_tally_want(f, tp);
-
-	if (t && want > t->limit)
-		cnf_filter_grow(f, tp, cnf_log_for(cnf_table_layout(t), want,
-						   t->log));
-}
-
 /**
  * cnf_filter_expect_tally - the keys a batch brings to each table
  * @f: the filter, under cnf_filter_lock()
  * @tally: the batch's tally, kept until cnf_filter_expect(@f, 0)
  *
- * A table the batch's adds make is made large enough for its keys, and
- * one there already grows now, once, to hold them (or keeps its size if it
- * holds as many: adding a list again, as a reload does, grows nothing).
- * Best effort: a table that cannot be as large grows as its adds need.
+ * Nothing grows now: a table that fills during the batch grows towards
+ * the tally's keys in as few steps as what lands allows
+ * (cnf_tally_step()), and one that holds the batch's keys already (a list
+ * added again, as a reload does) does not grow at all.
  */
 void cnf_filter_expect_tally(struct cnf_filter *f,
 			     const struct cnf_tally *tally)
 {
-	unsigned int fam, i;
-
 	BUILD_BUG_ON(ARRAY_SIZE(tally->keys[0]) != CNF_TIERS);
 	BUILD_BUG_ON(ARRAY_SIZE(tally->stored[0]) != CNF_STORE_TABLES);
 	cnf_assert_held(&f->lock);
 	f->tally = tally;
 	cnf_dir_expect(f, tally);
+}
+
+/* A table a batch left less than a quarter full: as small as holds it. */
+static void cnf_batch_shrink(struct cnf_filter *f, struct cnf_table __rcu **tp)
+{
+	const struct cnf_table *t = cnf_deref(f, tp);
+
+	if (t)
+		cnf_shrink_below(f, tp, 4, t->count);
+}
+
+/*
+ * The tables of @f at the end of a batch: its steps (cnf_tally_step()) may
+ * have outrun the keys that landed by up to CNF_TALLY_STEP times, if the
+ * rest were duplicates.  Such a table is rebuilt to fit its keys, as if
+ * only they had come: it is then at least half full (but at its initial
+ * size), as growth leaves a table, and gets the hysteresis of one: its
+ * keys must double to grow it, or deletes leave a sixteenth to shrink it.
+ * A table growth left half full is not touched.
+ */
+static void cnf_shrink_all(struct cnf_filter *f)
+{
+	unsigned int fam, i;
+
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
 		for (i = 0; i < CNF_TIERS; i++)
-			cnf_grow_for_tally(f, &f->tier[fam][i]);
+			cnf_batch_shrink(f, &f->tier[fam][i]);
 		for (i = 0; i < CNF_STORE_TABLES; i++)
-			cnf_grow_for_tally(f, &f->store[fam][i]);
+			cnf_batch_shrink(f, &f->store[fam][i]);
 	}
 }
 
@@ -805,12 +868,20 @@ void cnf_filter_expect_tally(struct cnf_filter *f,
  *
  * Growth then sizes for them, within 8 times the table's size per step:
  * a batch's entries may be duplicates, or fail.  At the batch's end (0),
- * its tally (cnf_filter_expect_tally()) goes too.
+ * its tally (cnf_filter_expect_tally()) goes too, and when the adds
+ * announced have all been made (cnf_filter_add() counts them), so that no
+ * part of the batch follows under a later call, the tables its
+ * duplicates left mostly empty shrink.  A batch cut short keeps its
+ * tables, as one that follows in parts (a chunk at a time, each
+ * announcing what is left) keeps them between its parts.
  */
 void cnf_filter_expect(struct cnf_filter *f, u64 adds)
 {
 	cnf_assert_held(&f->lock);
+	if (!adds && f->expect && f->expect_adds >= f->expect)
+		cnf_shrink_all(f);
 	f->expect = adds;
+	f->expect_adds = 0;
 	if (!adds)
 		f->tally = NULL;
 }

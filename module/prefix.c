@@ -445,23 +445,33 @@ static void cnf_dir_remake(struct cnf_filter *f, u64 bits, u64 more)
 }
 
 /*
+ * The long prefixes a batch's tally lets a directory of @bits bits set
+ * make room for: as a table, it grows towards the tally as they land
+ * (cnf_tally_step()), each setting at most a bit.
+ */
+static u64 cnf_dir_more(const struct cnf_filter *f, u64 bits)
+{
+	return f->tally ? cnf_tally_step(f->tally->long_prefixes, bits + 1) : 0;
+}
+
+/*
  * After an add that stands: a directory for the long tiers once they are
  * CNF_DIR_MIN_TIERS with keys, a larger one once the adds have set its
- * grow_at bits; during a batch, large enough for the long prefixes it
- * brings (each sets at most a bit), so that it is made once.  Best effort:
- * without one, lookups probe every long tier with keys, and a full one is
- * as exact, only slower.  Its allocation fails before it walks a key, so
- * the next add tries again at no cost.
+ * grow_at bits; during a batch, large enough for more of the long
+ * prefixes it brings (cnf_dir_more()), so that it is made in few steps.
+ * Best effort: without one, lookups probe every long tier with keys, and
+ * a full one is as exact, only slower.  Its allocation fails before it
+ * walks a key, so the next add tries again at no cost.
  */
 static void cnf_dir_maintain(struct cnf_filter *f)
 {
 	struct cnf_dir *d = cnf_dir_deref(f);
+	u64 bits = d ? d->bits : 1;
 
 	if (d ? d->bits < d->grow_at :
 		hweight16(f->long_tiers) < CNF_DIR_MIN_TIERS)
 		return;
-	cnf_dir_remake(f, d ? d->bits : 1,
-		       f->tally ? f->tally->long_prefixes : 0);
+	cnf_dir_remake(f, bits, cnf_dir_more(f, bits));
 }
 
 /*
@@ -487,16 +497,17 @@ static void cnf_dir_mark(struct cnf_filter *f, const struct cnf_key *p,
 
 /**
  * cnf_dir_expect - a batch's long prefixes are coming
- * @f: the filter, under cnf_filter_lock()
+ * @f: the filter, under cnf_filter_lock(), @tally already its tally
  * @tally: the batch's tally
  *
  * When the batch makes (or keeps) CNF_DIR_MIN_TIERS long tiers with keys,
- * the directory is made now, large enough for its long prefixes: before
- * its tables grow, and before they fill, when walking them costs least.
+ * the directory is made now, with room for the first step of its long
+ * prefixes (cnf_dir_more()): the tally counts duplicates too.
  */
 void cnf_dir_expect(struct cnf_filter *f, const struct cnf_tally *tally)
 {
 	struct cnf_dir *d = cnf_dir_deref(f);
+	u64 bits = d ? d->bits : 0, more = cnf_dir_more(f, bits);
 	u16 tiers = f->long_tiers;
 	unsigned int tl;
 
@@ -504,9 +515,9 @@ void cnf_dir_expect(struct cnf_filter *f, const struct cnf_tally *tally)
 		if (tally->keys[CNF_V6][tl])
 			tiers |= cnf_dir_bit(tl);
 	if (hweight16(tiers) < CNF_DIR_MIN_TIERS ||
-	    (d && d->bits + tally->long_prefixes <= d->grow_at))
+	    (d && bits + more <= d->grow_at))
 		return;
-	cnf_dir_remake(f, d ? d->bits : 0, tally->long_prefixes);
+	cnf_dir_remake(f, bits, more);
 }
 
 /* After a long tier's last key went: the directory goes with the last. */
@@ -834,6 +845,7 @@ int cnf_filter_add(struct cnf_filter *f, const struct cnf_key *key)
 	int err;
 
 	cnf_assert_held(&f->lock);
+	f->expect_adds++;
 	err = cnf_prefix_check(key);
 	if (err)
 		return err;

@@ -96,6 +96,12 @@ enum cnf_slot_width {
 #define CNF_LOAD_MAX_PCT	96
 
 /*
+ * Most times a batch's tally grows a table past the keys it holds, in one
+ * step (cnf_tally_step()).
+ */
+#define CNF_TALLY_STEP		64
+
+/*
  * H of IPv6 tables (both layouts): one multiplier per word hashed, and the
  * addend, the last.
  */
@@ -307,6 +313,7 @@ struct cnf_filter {
 	struct cnf_filter *budget_next;
 	struct cnf_budget own_budget;	/* cnf_filter_create()'s */
 	u64 expect;		/* adds announced by cnf_filter_expect() */
+	u64 expect_adds;	/* cnf_filter_add()s since */
 	const struct cnf_tally *tally;	/* cnf_filter_expect_tally()'s */
 	u64 grows[CNF_NFAMILIES];
 	struct cnf_undo {
@@ -766,6 +773,7 @@ struct cnf_table *cnf_deref(const struct cnf_filter *f,
 int cnf_tab_ensure(struct cnf_filter *f, struct cnf_table __rcu **tp,
 		   enum cnf_layout layout);
 void cnf_tab_release(struct cnf_filter *f, struct cnf_table __rcu **tp);
+u64 cnf_tally_step(u64 want, u64 have);
 bool cnf_tab_has(const struct cnf_filter *f, struct cnf_table __rcu *const *tp,
 		 const struct cnf_key *key);
 void cnf_undo_begin(struct cnf_filter *f);
