@@ -373,24 +373,26 @@ static u64 cnf_tally_want(const struct cnf_filter *f,
  * cnf_tally_step - how far a batch's tally lets a table grow now
  * @want: the keys the tally counts for the table
  * @have: the keys the table holds, at least 1
+ * @copies: whether an add of the batch found its prefix stored already
  *
- * A tally counts every key a batch's adds bring: duplicates, and keys
- * stored already, too.  It is an upper bound, and sizing a table for it
- * ahead of the adds would size for 2,000,000 copies of one address.  So a
- * table grows only once it is full, by what landed: to @want, but not
- * past CNF_TALLY_STEP times @have.  The steps are counted back from
- * @want, divided by CNF_TALLY_STEP as often as need be, so that a list of
- * distinct keys reaches its size in a rebuild of a table of at most twice
- * @want / CNF_TALLY_STEP keys (twice: the rounding to a power of two)
- * before the last: a few percent of the rebuilds the doubling would cost,
- * which is what the loads of real lists keep of the tally's speed.  A
- * batch of duplicates leaves a table at most CNF_TALLY_STEP times larger
- * than its keys, which its end gives back (cnf_filter_expect()).
+ * A tally counts every key a batch's adds bring: copies, and keys stored
+ * already, too.  While every add of the batch so far brought a new prefix,
+ * as in a published list, it is taken at its word: the table grows once,
+ * to @want, when it first fills.  Once an add found its prefix stored
+ * (@copies), it is an upper bound only, and sizing for it would size for
+ * 2,000,000 copies of one address: the table grows by what landed, to
+ * @want but not past CNF_TALLY_STEP times @have.  The steps are counted back from
+ * @want, divided by CNF_TALLY_STEP as often as need be, so that on its way
+ * to @want the largest table rebuilt is of 2 * @want / CNF_TALLY_STEP keys
+ * at most (2: the rounding to a power of two).  Either way the end of the
+ * batch gives back what its copies left empty (cnf_filter_expect()).
  *
  * Return: the keys to size the table for, at most @want.
  */
-u64 cnf_tally_step(u64 want, u64 have)
+u64 cnf_tally_step(u64 want, u64 have, bool copies)
 {
+	if (!copies)
+		return want;
 	while (want > CNF_TALLY_STEP * have)
 		want /= CNF_TALLY_STEP;
 	return want;
@@ -401,11 +403,12 @@ u64 cnf_tally_step(u64 want, u64 have)
  * tier large enough for the adds a batch announced (cnf_filter_expect()),
  * but never more than 8 times its size in one step: announced adds may be
  * duplicates, or fail.  A count of prefixes says little of the keys other
- * tables get; a batch's tally does, for every table: at least as large as
- * its step (cnf_tally_step()).  Either is a guess, which the headroom
- * bounds: a size whose rebuild would not fit the memory limit gives way
- * to the largest that does, down to twice as large, so that a batch grows
- * a table as far as adds one by one would, and no less.
+ * tables get, or of how many the addresses of a list are; a batch's tally
+ * tells, for every table: then its step (cnf_tally_step()).  Either is a
+ * guess, which the headroom bounds: a size whose rebuild would not fit the
+ * memory limit gives way to the largest that does, down to twice as
+ * large, so that a batch grows a table as far as adds one by one would,
+ * and no less.
  */
 static unsigned int cnf_grow_log(const struct cnf_filter *f,
 				 struct cnf_table __rcu *const *tp)
@@ -415,11 +418,12 @@ static unsigned int cnf_grow_log(const struct cnf_filter *f,
 	u64 want = t->count + 1;
 	unsigned int log;
 
-	if (cnf_tab_is_address(f, tp))
-		want += f->expect;
-	want = min_t(u64, want, 8 * t->limit);
-	want = max_t(u64, want,
-		     cnf_tally_step(cnf_tally_want(f, tp), t->count + 1));
+	if (f->tally)
+		want = max_t(u64, want, cnf_tally_step(cnf_tally_want(f, tp),
+						       t->count + 1,
+						       f->expect_dups));
+	else if (cnf_tab_is_address(f, tp))
+		want = min_t(u64, want + f->expect, 8 * t->limit);
 	log = cnf_log_for(layout, want, t->log + 1);
 	while (log > t->log + 1U &&
 	       !cnf_fits(f, cnf_table_bytes(layout, log, t->summary, true)))
@@ -486,16 +490,24 @@ static void cnf_maybe_refresh(struct cnf_filter *f, struct cnf_table *t)
  * cnf_tab_ensure - make sure a filter has a table at a place
  * @f: the filter, under cnf_filter_lock()
  * @tp: where it goes
- * @layout: the layout of a table made now, empty and of its smallest size:
- *	a batch's tally (cnf_filter_expect_tally()) grows it as its keys
- *	land (cnf_tally_step())
+ * @layout: the layout of a table made now, empty and of its smallest size,
+ *	or during a batch the first step towards its tally's keys
+ *	(cnf_filter_expect_tally())
+ *
+ * A batch's table grows as its keys land (cnf_tally_step()); but a table
+ * of a few dozen keys filled to its load limit, then rebuilt, costs a
+ * list of a thousand prefixes a fifth of its load time.  So a table a
+ * batch makes takes its first step at once, as if it held
+ * CNF_TALLY_FIRST keys (once the batch had copies, at most 64 times as
+ * many, a few KiB), which the end of the batch gives back if they do not
+ * come (cnf_filter_expect()).
  *
  * Return: 0; -ENOSPC past the memory limit; -ENOMEM.
  */
 int cnf_tab_ensure(struct cnf_filter *f, struct cnf_table __rcu **tp,
 		   enum cnf_layout layout)
 {
-	unsigned int log, fam, i;
+	unsigned int floor, log, fam, i;
 	struct cnf_table *t;
 	bool summary;
 
@@ -503,7 +515,12 @@ int cnf_tab_ensure(struct cnf_filter *f, struct cnf_table __rcu **tp,
 		return 0;
 	/* The stores are for writers only. */
 	summary = !cnf_tab_where(f, tp, &fam, &i);
-	log = cnf_floor_log(f, tp);
+	floor = cnf_floor_log(f, tp);
+	log = cnf_log_for(layout, cnf_tally_step(cnf_tally_want(f, tp),
+						 CNF_TALLY_FIRST,
+						 f->expect_dups), floor);
+	if (!cnf_fits(f, cnf_table_bytes(layout, log, summary, true)))
+		log = floor;
 	if (!cnf_fits(f, cnf_table_bytes(layout, log, summary, true)))
 		return -ENOSPC;
 	t = cnf_table_alloc(layout, log, summary, &f->tab4);
@@ -816,10 +833,10 @@ int cnf_filter_reserve(struct cnf_filter *f, enum cnf_family fam, u64 entries)
  * @f: the filter, under cnf_filter_lock()
  * @tally: the batch's tally, kept until cnf_filter_expect(@f, 0)
  *
- * Nothing grows now: a table that fills during the batch grows towards
- * the tally's keys in as few steps as what lands allows
- * (cnf_tally_step()), and one that holds the batch's keys already (a list
- * added again, as a reload does) does not grow at all.
+ * Nothing grows now: a table that fills during the batch grows for the
+ * tally's keys, at once or in steps once copies came (cnf_tally_step()),
+ * and one that holds the batch's keys already (a list added again, as a
+ * reload does) does not grow at all.
  */
 void cnf_filter_expect_tally(struct cnf_filter *f,
 			     const struct cnf_tally *tally)
@@ -828,7 +845,7 @@ void cnf_filter_expect_tally(struct cnf_filter *f,
 	BUILD_BUG_ON(ARRAY_SIZE(tally->stored[0]) != CNF_STORE_TABLES);
 	cnf_assert_held(&f->lock);
 	f->tally = tally;
-	cnf_dir_expect(f, tally);
+	cnf_dir_expect(f);
 }
 
 /* A table a batch left less than a quarter full: as small as holds it. */
@@ -841,13 +858,13 @@ static void cnf_batch_shrink(struct cnf_filter *f, struct cnf_table __rcu **tp)
 }
 
 /*
- * The tables of @f at the end of a batch: its steps (cnf_tally_step()) may
- * have outrun the keys that landed by up to CNF_TALLY_STEP times, if the
- * rest were duplicates.  Such a table is rebuilt to fit its keys, as if
- * only they had come: it is then at least half full (but at its initial
- * size), as growth leaves a table, and gets the hysteresis of one: its
- * keys must double to grow it, or deletes leave a sixteenth to shrink it.
- * A table growth left half full is not touched.
+ * The tables of @f at the end of a batch: their growth for its tally
+ * (cnf_tally_step()) may have outrun the keys that landed, if the rest
+ * were copies.  Such a table is rebuilt to fit its keys, as if only they
+ * had come: it is then at least half full (unless at its initial size), as
+ * growth leaves a table, and gets the hysteresis of one: its keys must
+ * double to grow it, or deletes leave a sixteenth to shrink it.  A table
+ * growth left half full is not touched.
  */
 static void cnf_shrink_all(struct cnf_filter *f)
 {
@@ -859,6 +876,7 @@ static void cnf_shrink_all(struct cnf_filter *f)
 		for (i = 0; i < CNF_STORE_TABLES; i++)
 			cnf_batch_shrink(f, &f->store[fam][i]);
 	}
+	cnf_dir_fit(f);
 }
 
 /**
@@ -871,15 +889,18 @@ static void cnf_shrink_all(struct cnf_filter *f)
  * its tally (cnf_filter_expect_tally()) goes too, and when the adds
  * announced have all been made (cnf_filter_add() counts them), so that no
  * part of the batch follows under a later call, the tables its
- * duplicates left mostly empty shrink.  A batch cut short keeps its
- * tables, as one that follows in parts (a chunk at a time, each
- * announcing what is left) keeps them between its parts.
+ * copies left mostly empty shrink, and the next batch starts trusting its
+ * tally again.  A batch cut short keeps its tables, as one that follows
+ * in parts (a chunk at a time, each announcing what is left) keeps them,
+ * and what its copies taught, between its parts.
  */
 void cnf_filter_expect(struct cnf_filter *f, u64 adds)
 {
 	cnf_assert_held(&f->lock);
-	if (!adds && f->expect && f->expect_adds >= f->expect)
+	if (!adds && f->expect && f->expect_adds >= f->expect) {
 		cnf_shrink_all(f);
+		f->expect_dups = 0;
+	}
 	f->expect = adds;
 	f->expect_adds = 0;
 	if (!adds)
