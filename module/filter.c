@@ -884,13 +884,15 @@ static void cnf_shrink_all(struct cnf_filter *f)
  * @f: the filter, under cnf_filter_lock()
  * @adds: how many; 0 when the batch is done
  *
- * Growth then sizes for them, within 8 times the table's size per step:
- * a batch's entries may be duplicates, or fail.  At the batch's end (0),
+ * Without a tally (cnf_filter_expect_tally()), growth then sizes for
+ * them, within 8 times the table's size per step: a batch's entries may
+ * be duplicates, or fail.  At the batch's end (0),
  * its tally (cnf_filter_expect_tally()) goes too, and when the adds
  * announced have all been made (cnf_filter_add() counts them), so that no
- * part of the batch follows under a later call, the tables its
- * copies left mostly empty shrink, and the next batch starts trusting its
- * tally again.  A batch cut short keeps its tables, as one that follows
+ * part of the batch follows under a later call, the tables its copies
+ * left mostly empty shrink (a batch without copies grew its tables for
+ * keys that all landed), and the next batch starts trusting its tally
+ * again.  A batch cut short keeps its tables, as one that follows
  * in parts (a chunk at a time, each announcing what is left) keeps them,
  * and what its copies taught, between its parts.
  */
@@ -898,7 +900,8 @@ void cnf_filter_expect(struct cnf_filter *f, u64 adds)
 {
 	cnf_assert_held(&f->lock);
 	if (!adds && f->expect && f->expect_adds >= f->expect) {
-		cnf_shrink_all(f);
+		if (f->expect_dups)
+			cnf_shrink_all(f);
 		f->expect_dups = 0;
 	}
 	f->expect = adds;
