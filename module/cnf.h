@@ -7,7 +7,6 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/hash.h>
 #include <linux/netfilter.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -58,8 +57,13 @@ struct cnf_pcpu_stats {
  * @gen:    tells this state from an earlier one of the same namespace (a
  *          dump snapshot charged to a state that a reset freed has nothing
  *          left to uncharge).  Never 0; fixed at creation.
- * @xdp_cookie: the secret in the marks the XDP kfuncs leave on frames
- *          they passed (xdp.h); random, fixed at creation.
+ * @xdp_cookie: the word the marks the XDP kfuncs leave on frames they
+ *          passed begin with (xdp.h): random at creation, then one more
+ *          after every change a verdict depends on (cnf_state_changed()),
+ *          so that a mark says what its packet was judged against.
+ *          Written under cnf_net_lock() with a release, read by the
+ *          kfuncs with an acquire before their lookup and by the hooks
+ *          with READ_ONCE().
  * @ops:    this state's hooks, registered while it is published and
  *          @hooks_on; their ->priv is this struct, so a packet finds it
  *          without net_generic() or an RCU dereference of its own.
@@ -83,44 +87,45 @@ struct cnf_state {
 
 /*
  * The per namespace part every namespace pays for while the module is
- * loaded (net_generic()): one pointer, so that a namespace never
- * configured costs an 8-byte object.  Its lock is not in it but shared,
- * see cnf_net_lock().
+ * loaded (net_generic()): a pointer, a mutex and a flag, 48 bytes without
+ * lock debugging, a 64-byte slab object.
+ * @lock:  the namespace's own: it serialises creation, reset and every use
+ *         of @state by the control device and the expiry work.  Taken
+ *         killably wherever the caller can give up, before
+ *         cnf_filter_lock(), never held over user memory, never taken by
+ *         the packet path; no call holds two namespaces' locks (they are
+ *         one lockdep class, initialised at one site, cnf_net_init(), so
+ *         lockdep would report a nesting).  Being per namespace, no other
+ *         namespace's calls or expiry ever wait for it.  Not every hold
+ *         is short: a replace builds its contents and their timeouts
+ *         aside and frees the old ones' timeouts after, so that under the
+ *         lock it only charges its staging and publishes (one
+ *         synchronize_net(), the old contents' tables freed); a batch
+ *         holds it for a chunk of entries, the expiry work for a batch of
+ *         them.  What still takes time that grows with a set's size: a
+ *         union made anew when a set of its kind is flushed, destroyed or
+ *         replaced while others of the kind hold prefixes, and a dump's
+ *         snapshot (dev.c); those delay the namespace's own calls and
+ *         expiry only.
  * @state: NULL until the namespace is configured.  Published with
- *         rcu_assign_pointer() under cnf_net_lock() once its hooks are
- *         registered; cleared under cnf_net_lock() before they are
+ *         rcu_assign_pointer() under @lock once its hooks are
+ *         registered; cleared under @lock before they are
  *         unregistered; freed after synchronize_net() (reset) or the grace
  *         period between .pre_exit and .exit (namespace exit).  Lockless
  *         readers (CNF_IOC_TEST, the XDP kfuncs, which run under the RCU
  *         read lock every XDP program has) use rcu_dereference();
- *         everything else holds cnf_net_lock().
+ *         everything else holds @lock.
+ * @staging: a replace of the namespace holds its staging (dev.c); under
+ *         @lock, waited for locklessly (wait_var_event_killable()).  One
+ *         at a time: the staging of a replace of %CNF_BATCH_MAX entries is
+ *         hundreds of MB, and a namespace's calls, however many, make the
+ *         kernel hold one.  Kept across resets, as the replace is.
  */
 struct cnf_net {
 	struct cnf_state __rcu *state;	/* see above */
+	struct mutex lock;		/* see above */
+	bool staging;			/* see above */
 };
-
-/*
- * The namespaces' locks, 2^CNF_NET_LOCK_BITS mutexes in one array: a
- * namespace's is the one its struct net hashes to, shared with the
- * namespaces that hash alike, rather than a mutex in every namespace's
- * struct cnf_net, which would make the object of a namespace that never
- * uses the module a 64-byte one instead of an 8-byte one.  Each
- * serialises creation, reset and every use of cnf_net.state by the
- * control device; it is taken killably wherever the caller can give up,
- * before cnf_filter_lock(), never held over user memory, never taken by
- * the packet path, and no call holds two of them: they are one lockdep
- * class (initialised at one site, cnf_net_locks_init()), so lockdep would
- * report a nesting.  Sharing costs a namespace at most a wait behind
- * another's control call, which holds the lock for bounded work in the
- * kernel (the longest: the synchronize_net() of a reset).
- */
-#define CNF_NET_LOCK_BITS	6
-extern struct mutex cnf_net_locks[1 << CNF_NET_LOCK_BITS];
-
-static inline struct mutex *cnf_net_lock(const struct net *net)
-{
-	return &cnf_net_locks[hash_ptr(net, CNF_NET_LOCK_BITS)];
-}
 
 extern unsigned int cnf_net_id;
 extern unsigned long cnf_initial_capacity;
@@ -129,6 +134,12 @@ extern unsigned long cnf_mem_limit;
 static inline struct cnf_net *cnf_pernet(const struct net *net)
 {
 	return net_generic(net, cnf_net_id);
+}
+
+/* The lock of @net's cuckoo_nf state: see struct cnf_net. */
+static inline struct mutex *cnf_net_lock(const struct net *net)
+{
+	return &cnf_pernet(net)->lock;
 }
 
 /*
@@ -147,6 +158,20 @@ static inline struct cnf_state *cnf_state_locked(const struct net *net)
 {
 	return rcu_dereference_protected(cnf_pernet(net)->state,
 					 lockdep_is_held(cnf_net_lock(net)));
+}
+
+/**
+ * cnf_state_changed - let no mark made before now spare a packet a lookup
+ * @st: the state, under cnf_net_lock(), once a change of its sets' entries
+ *      or of its mode is what packets see
+ *
+ * The release orders the change before the new word: a kfunc that reads
+ * the new word looks up with the change (xdp.h).
+ */
+static inline void cnf_state_changed(struct cnf_state *st)
+{
+	/* Pairs with the kfuncs' acquire (cnf_xdp_verdict()). */
+	smp_store_release(&st->xdp_cookie, st->xdp_cookie + 1);
 }
 
 struct cnf_state *cnf_state_activate(struct net *net, bool *created);

@@ -8,12 +8,11 @@
  * namespace's state when it has none (cnf_state_activate()); reads,
  * deletes and flush of a namespace without state answer as for an empty
  * filter and create nothing; a reset frees it.  Every use of the state
- * takes the namespace's lock (cnf_net_lock(), shared with the namespaces
- * that hash alike), killably, then the filter's writer lock, and never
- * while reading or writing user memory: a stalled user buffer stalls only
- * its own call.  A batch takes the locks once per chunk; a dump copies the
- * filter under them once, to a snapshot it then reads out.  The packet
- * path takes neither.
+ * takes the namespace's own lock (cnf_net_lock()), killably, then the
+ * filter's writer lock, and never while reading or writing user memory: a
+ * stalled user buffer stalls only its own call.  A batch takes the locks
+ * once per chunk; a dump copies the filter under them once, to a snapshot
+ * it then reads out.  The packet path takes neither.
  */
 #include "cnf.h"
 
@@ -27,6 +26,7 @@
 #include <linux/socket.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/wait_bit.h>
 #include <net/ipv6.h>
 
 /* Addresses copied from or to userspace per step of a batch or dump. */
@@ -558,92 +558,338 @@ static int cnf_batch_chunk(struct cnf_file *cf, struct cnf_batch *b,
 	return got < want ? -EFAULT : 0;
 }
 
+/* Entries a replace copies in, or tallies, between two cond_resched(). */
+#define CNF_REPLACE_STEP	(64 * 1024)
 /*
- * Build the set's new contents from every entry, aside, into @n and @t,
- * then put them in place: on any failure the set is as it was.  The
- * entries (@all, and their timeouts @secs, NULL for the set's default)
- * are read in first, so that the locks are never held over user memory.
+ * What the contents a replace builds aside may use beyond what the
+ * namespace's budget was charged for them, before it is charged the rest.
  */
-static int cnf_replace_build(struct cnf_state *st, struct cnf_set *set,
-			     struct cnf_filter *n, struct cnf_timeouts *t,
-			     struct cnf_batch *b, const struct cnf_addr *all,
-			     const u32 *secs)
+#define CNF_REPLACE_SLACK	(64 * 1024)
+
+/*
+ * What a replace holds of its namespace while it builds the new contents
+ * aside, without cnf_net_lock(): the namespace's one staging slot
+ * (cnf_net.staging), and @bytes charged to the budget of the state whose
+ * cnf_state.gen is @gen; a reset frees that budget, charge and all.
+ * @bytes:    the entries copied in, their timeouts, the tally, the new
+ *            contents' struct: what the call allocates, but for the
+ *            contents' tables and timeouts, which @room bounds.
+ * @built:    what the contents built aside use, as charged to that budget
+ *            too (cnf_stage_sync()).
+ * @room:     the namespace's budget left, once @bytes were charged: the
+ *            limit the contents are built within.
+ * @capacity: the namespace's initial capacity, of the contents too.
+ * @timeout:  the set's default timeout, of entries given none.
+ * @created:  this call made the state; a failed replace undoes it.
+ */
+struct cnf_stage {
+	u64 bytes;
+	u64 built;
+	u64 gen;
+	u64 room;
+	u64 capacity;
+	u32 timeout;
+	bool created;
+};
+
+/*
+ * Take the namespace's staging slot, waiting killably for another
+ * replace's, and charge the staging to the namespace's budget: -ENOSPC when
+ * it does not fit, -ENXIO for a set that does not exist.
+ */
+static int cnf_stage_begin(struct cnf_file *cf, struct cnf_batch *b,
+			   struct cnf_stage *sg)
 {
-	struct cnf_tally *tally = kzalloc(sizeof(*tally), GFP_KERNEL);
+	struct cnf_net *cn = cnf_pernet(cf->net);
+	struct cnf_budget *budget;
+	struct cnf_state *st;
+	struct cnf_set *set;
+	int err;
+
+	for (;;) {
+		st = cnf_lock_set(cf, b->set, true, &sg->created, &set);
+		if (IS_ERR(st))
+			return PTR_ERR(st);
+		if (!cn->staging)
+			break;
+		cnf_unlock_state(cf, st, sg->created, true);
+		err = wait_var_event_killable(&cn->staging,
+					      !READ_ONCE(cn->staging));
+		if (err)
+			return err;
+	}
+	budget = &st->sets.budget;
+	err = cnf_budget_charge(budget, sg->bytes);
+	if (!err) {
+		WRITE_ONCE(cn->staging, true);
+		sg->gen = st->gen;
+		sg->room = budget->limit - cnf_budget_used(budget);
+		sg->capacity = st->sets.initial_capacity;
+		sg->timeout = set->timeout;
+	}
+	cnf_unlock_state(cf, st, sg->created, err);
+	return err;
+}
+
+/*
+ * Every entry of a replace, CNF_REPLACE_STEP at a time; b->done is how
+ * many could be copied.
+ */
+static int cnf_replace_copy_in(struct cnf_batch *b, struct cnf_addr *all,
+			       u32 *secs)
+{
+	u32 step, got;
+
+	for (b->done = 0; b->done < b->count; b->done += got) {
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		step = min_t(u32, b->count - b->done, CNF_REPLACE_STEP);
+		got = cnf_batch_copy_in(b, b->done, step, all + b->done,
+					secs ? secs + b->done : NULL);
+		if (got < step) {
+			b->done += got;
+			return -EFAULT;
+		}
+		cond_resched();
+	}
+	return 0;
+}
+
+static void cnf_replace_tally(struct cnf_tally *tally,
+			      const struct cnf_addr *all, u32 count)
+{
+	u32 from, step;
+
+	for (from = 0; from < count; from += step) {
+		step = min_t(u32, count - from, CNF_REPLACE_STEP);
+		cnf_tally_addrs(tally, all + from, step);
+		cond_resched();
+	}
+}
+
+/*
+ * Charge the namespace's budget what the contents built aside use now,
+ * @used, instead of what it was charged for them before, so that while
+ * they are built it holds no more than its limit allows beside them
+ * (within CNF_REPLACE_SLACK and one growth of a table).  -ENOSPC when it
+ * does not fit.  A state reset meanwhile has no budget left to charge:
+ * the contents are checked against the new one when they are published.
+ */
+static int cnf_stage_sync(struct cnf_file *cf, struct cnf_stage *sg,
+			  u64 used)
+{
+	struct mutex *lock = cnf_net_lock(cf->net);
+	struct cnf_budget *budget;
+	struct cnf_state *st;
+	int err;
+
+	err = mutex_lock_killable(lock);
+	if (err)
+		return err;
+	st = cnf_state_locked(cf->net);
+	if (st && st->gen == sg->gen) {
+		budget = &st->sets.budget;
+		cnf_budget_uncharge(budget, sg->built);
+		sg->built = 0;
+		err = cnf_budget_charge(budget, used);
+		if (!err)
+			sg->built = used;
+	}
+	mutex_unlock(lock);
+	return err;
+}
+
+/*
+ * Build the set's new contents from every entry into @n and @t, aside:
+ * without cnf_net_lock(), within @n's budget, which @t is charged to too,
+ * and which the namespace's is charged with as it grows.  The entries
+ * (@all, and their timeouts @secs, NULL for the set's default) were read
+ * in first, so that no lock is held over user memory.
+ */
+static int cnf_replace_build(struct cnf_file *cf, struct cnf_stage *sg,
+			     struct cnf_filter *n,
+			     struct cnf_budget *aside, struct cnf_timeouts *t,
+			     struct cnf_batch *b, const struct cnf_addr *all,
+			     const u32 *secs, struct cnf_tally *tally)
+{
 	struct cnf_key key;
 	int err = 0;
+	u64 used;
 
-	/* Without memory for it, the tables grow as the adds need. */
-	if (tally)
-		cnf_tally_addrs(tally, all, b->count);
+	cnf_replace_tally(tally, all, b->count);
 	cnf_filter_lock(n);
 	cnf_filter_expect(n, b->count);
-	if (tally)
-		cnf_filter_expect_tally(n, tally);
+	cnf_filter_expect_tally(n, tally);
 	for (b->done = 0; b->done < b->count; b->done++) {
-		if (!(b->done % CNF_CHUNK) && fatal_signal_pending(current)) {
-			err = -EINTR;
-			break;
+		if (!(b->done % CNF_CHUNK) || b->done == 1) {
+			used = cnf_budget_used(aside);
+			/* Not under @n's lock: cnf_net_lock() comes first. */
+			if (used > sg->built + CNF_REPLACE_SLACK) {
+				cnf_filter_unlock(n);
+				err = cnf_stage_sync(cf, sg, used);
+				cnf_filter_lock(n);
+			}
+			if (!err && fatal_signal_pending(current))
+				err = -EINTR;
+			if (err)
+				break;
+			cond_resched();
 		}
 		err = cnf_addr_to_key(&all[b->done], &key);
 		if (!err)
 			err = cnf_filter_add(n, &key);
 		/* An entry given twice under EXIST_OK: the last timeout. */
 		if (!err || (err == -EEXIST && (b->flags & CNF_BATCH_F_EXIST_OK)))
-			err = cnf_timeout_set(st, t, &key, secs ? secs[b->done] :
-					      set->timeout) ?: err;
+			err = cnf_timeout_stage(t, aside, &key,
+						secs ? secs[b->done] :
+						sg->timeout) ?: err;
 		err = cnf_batch_count(b, err, true);
 		if (err)
 			break;
 	}
 	cnf_filter_expect(n, 0);
 	cnf_filter_unlock(n);
-	kfree(tally);
 	return err;
 }
 
+/*
+ * Under cnf_net_lock(): put the contents built aside in place, in the set
+ * named as the batch says of the namespace's state as it now is.  A set
+ * made anew while they were built, with another default timeout that
+ * entries without theirs got, refuses them (-EAGAIN).  *@n is NULL once
+ * the contents left @aside: in the set, or freed.  @t then holds timeouts
+ * no set has (on success the old contents'), uncharged, which the caller
+ * frees without the lock.
+ */
+static int cnf_replace_publish(struct cnf_file *cf, struct cnf_batch *b,
+			       struct cnf_stage *sg, struct cnf_filter **n,
+			       struct cnf_budget *aside, struct cnf_timeouts *t)
+{
+	struct cnf_budget *budget;
+	struct cnf_state *st;
+	struct cnf_set *set;
+	bool created;
+	int err;
+
+	st = cnf_state_activate(cf->net, &created);
+	if (IS_ERR(st))
+		return PTR_ERR(st);
+	sg->created |= created;
+	set = cnf_set_find(&st->sets, b->set);
+	if (!set)
+		return -ENXIO;
+	if (!b->timeouts && set->timeout != sg->timeout)
+		return -EAGAIN;
+	budget = &st->sets.budget;
+	err = cnf_budget_merge(budget, aside);
+	if (err)
+		return err;
+	err = cnf_set_replace(&st->sets, set, *n, t);
+	if (err) {
+		/* The timeouts are freed without the lock, the filter not. */
+		cnf_budget_uncharge(budget, cnf_timeouts_bytes(t));
+		cnf_filter_destroy(*n);
+	}
+	*n = NULL;
+	if (!err)
+		cnf_expiry_arm(st);
+	return err;
+}
+
+/*
+ * Give back the staging, and publish the contents if @err is 0.  The lock
+ * is taken unkillably: the charge must go back.
+ */
+static int cnf_stage_end(struct cnf_file *cf, struct cnf_batch *b,
+			 struct cnf_stage *sg, struct cnf_filter **n,
+			 struct cnf_budget *aside, struct cnf_timeouts *t,
+			 int err)
+{
+	struct cnf_net *cn = cnf_pernet(cf->net);
+	struct cnf_state *st;
+
+	mutex_lock(cnf_net_lock(cf->net));
+	st = cnf_state_locked(cf->net);
+	if (st && st->gen == sg->gen)
+		cnf_budget_uncharge(&st->sets.budget, sg->bytes + sg->built);
+	else
+		sg->created = false;
+	WRITE_ONCE(cn->staging, false);
+	if (!err)
+		err = cnf_replace_publish(cf, b, sg, n, aside, t);
+	st = cnf_state_locked(cf->net);
+	if (st)
+		cnf_unlock_state(cf, st, sg->created, err);
+	else
+		mutex_unlock(cnf_net_lock(cf->net));
+	/*
+	 * Order the slot's release before wake_up_var()'s lockless look at
+	 * the waiters, against a waiter's queueing before its look at the
+	 * slot (wait_var_event_killable()): one of the two sees the other.
+	 */
+	smp_mb();
+	wake_up_var(&cn->staging);
+	return err;
+}
+
+/*
+ * A replace: the entries copied in, the new contents built from them and
+ * their timeouts all aside, without cnf_net_lock(), which is held only to
+ * charge the staging and to put the contents in place.  The expiry and the
+ * other calls of the namespace go on meanwhile.
+ */
 static int cnf_replace(struct cnf_file *cf, struct cnf_batch *b)
 {
 	struct cnf_timeouts t = { RB_ROOT, RB_ROOT_CACHED, 0 };
 	size_t room = max_t(u32, b->count, 1);
+	struct cnf_stage sg = {
+		.bytes = room * sizeof(struct cnf_addr) +
+			 (b->timeouts ? room * sizeof(u32) : 0) +
+			 sizeof(struct cnf_tally) + cnf_filter_size(),
+	};
 	struct cnf_filter *n = NULL;
+	struct cnf_tally *tally;
+	struct cnf_budget aside;
 	struct cnf_addr *all;
-	struct cnf_state *st;
-	struct cnf_set *set;
 	u32 *secs = NULL;
-	bool created;
-	int err = -ENOMEM;
+	int err;
 
+	err = cnf_stage_begin(cf, b, &sg);
+	if (err)
+		goto out;
+	cnf_budget_init(&aside, sg.room);
+	err = -ENOMEM;
 	all = kvmalloc_array(room, sizeof(*all),
 			     GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (b->timeouts)
 		secs = kvmalloc_array(room, sizeof(*secs),
 				      GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	if (!all || (b->timeouts && !secs))
-		goto out;
-	b->done = cnf_batch_copy_in(b, 0, b->count, all, secs);
-	err = b->done < b->count ? -EFAULT : 0;
-	st = err ? ERR_PTR(err) : cnf_lock_set(cf, b->set, true, &created, &set);
-	if (IS_ERR(st)) {
-		err = PTR_ERR(st);
-		goto out;
+	tally = kzalloc(sizeof(*tally), GFP_KERNEL_ACCOUNT);
+	if (all && (!b->timeouts || secs) && tally)
+		err = cnf_replace_copy_in(b, all, secs);
+	if (!err) {
+		n = cnf_filter_create_in(sg.capacity, &aside);
+		if (!n)
+			err = -ENOMEM;
+		else if (cnf_budget_used(&aside) > aside.limit)
+			err = -ENOSPC;
 	}
-	n = cnf_set_filter_new(&st->sets);
-	err = IS_ERR(n) ? PTR_ERR(n) :
-	      cnf_replace_build(st, set, n, &t, b, all, secs);
 	if (!err)
-		err = cnf_set_replace(&st->sets, set, n, &t);
-	if (err && !IS_ERR(n))
+		err = cnf_replace_build(cf, &sg, n, &aside, &t, b, all, secs,
+					tally);
+	kfree(tally);
+	kvfree(secs);
+	kvfree(all);
+	err = cnf_stage_end(cf, b, &sg, &n, &aside, &t, err);
+	/* Without the lock: what the replace did not put in place. */
+	if (n)
 		cnf_filter_destroy(n);
-	cnf_timeouts_clear(&t, &st->sets.budget);
-	cnf_unlock_state(cf, st, created, err);
+	cnf_timeouts_clear(&t, NULL);
 out:
 	if (err) {
 		b->applied = 0;
 		b->skipped = 0;
 	}
-	kvfree(secs);
-	kvfree(all);
 	return err;
 }
 
@@ -950,6 +1196,7 @@ out:
  */
 static int cnf_flush_set(struct cnf_file *cf, const char *name)
 {
+	struct cnf_timeouts old = { RB_ROOT, RB_ROOT_CACHED, 0 };
 	struct cnf_state *st;
 	struct cnf_set *set;
 	bool created;
@@ -959,8 +1206,9 @@ static int cnf_flush_set(struct cnf_file *cf, const char *name)
 	if (IS_ERR(st))
 		return PTR_ERR(st);
 	if (set)
-		err = cnf_set_flush(&st->sets, set);
+		err = cnf_set_flush(&st->sets, set, &old);
 	cnf_unlock_state(cf, st, created, false);
+	cnf_timeouts_clear(&old, NULL);
 	return err;
 }
 
@@ -1207,8 +1455,11 @@ static long cnf_ioc_set_config(struct cnf_file *cf, void __user *uarg,
 		if (err)
 			cnf_budget_set_limit(&st->sets.budget, old_limit);
 	}
-	if (!err && (c.set & CNF_CONFIG_MODE))
+	if (!err && (c.set & CNF_CONFIG_MODE)) {
 		WRITE_ONCE(st->mode, c.mode);
+		/* A listed source XDP passed in monitor mode is dropped now. */
+		cnf_state_changed(st);
+	}
 out:
 	cnf_unlock_state(cf, st, created, err);
 	return err;
@@ -1273,6 +1524,7 @@ static long cnf_ioc_set_create(struct cnf_file *cf, void __user *uarg,
 static long cnf_ioc_set_destroy(struct cnf_file *cf, void __user *uarg,
 				size_t usize)
 {
+	struct cnf_timeouts old = { RB_ROOT, RB_ROOT_CACHED, 0 };
 	struct cnf_set *set = NULL;
 	struct cnf_set_req r;
 	struct cnf_state *st;
@@ -1289,8 +1541,9 @@ static long cnf_ioc_set_destroy(struct cnf_file *cf, void __user *uarg,
 		return PTR_ERR(st);
 	if (st)
 		set = cnf_set_find(&st->sets, r.name);
-	err = set ? cnf_set_destroy(&st->sets, set) : -ENOENT;
+	err = set ? cnf_set_destroy(&st->sets, set, &old) : -ENOENT;
 	cnf_unlock_state(cf, st, created, false);
+	cnf_timeouts_clear(&old, NULL);
 	return err;
 }
 

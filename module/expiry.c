@@ -2,7 +2,8 @@
 /*
  * Timeouts of entries (see expiry.h).  Everything here runs under the
  * namespace's cnf_net_lock(), but the work's first step, which only tries
- * to take it.
+ * to take it, and what is done with timeouts only the caller has (being
+ * built aside, or taken out of a set to be freed).
  *
  * The work removes what ran out a batch at a time, each batch a change of
  * one set (cnf_change_begin() ... cnf_change_end()) as a delete is, and
@@ -239,11 +240,47 @@ void cnf_expiry_stop(struct cnf_expiry *e)
 
 /* ---- timed entries ---- */
 
+/*
+ * Give @key a timeout of @seconds in @t, charged to @b; 0 drops it.
+ * *@deadline: the new deadline, 0 for none.
+ */
+static int cnf_timed_set(struct cnf_timeouts *t, struct cnf_budget *b,
+			 const struct cnf_key *key, u32 seconds, u64 *deadline)
+{
+	struct cnf_timed *e = cnf_timed_find(t, key);
+	int err;
+
+	*deadline = 0;
+	if (!seconds) {
+		if (e)
+			cnf_timed_free(t, e, b);
+		return 0;
+	}
+	if (e) {
+		rb_erase_cached(&e->by_deadline, &t->by_deadline);
+	} else {
+		err = cnf_budget_charge(b, cnf_timed_size());
+		if (err)
+			return err;
+		e = kmem_cache_alloc(cnf_timed_cache, GFP_KERNEL_ACCOUNT);
+		if (!e) {
+			cnf_budget_uncharge(b, cnf_timed_size());
+			return -ENOMEM;
+		}
+		e->key = *key;
+		cnf_timed_link_key(t, e);
+		t->n++;
+	}
+	e->deadline = get_jiffies_64() + (u64)seconds * HZ;
+	rb_add_cached(&e->by_deadline, &t->by_deadline, cnf_timed_less);
+	*deadline = e->deadline;
+	return 0;
+}
+
 /**
  * cnf_timeout_set - give an entry a timeout, a new one, or none
  * @st: the namespace's state, under cnf_net_lock()
- * @t: the timed entries of the set that holds @key (or of contents being
- *     built for it)
+ * @t: the timed entries of the set that holds @key
  * @key: the entry
  * @seconds: from now; 0: the entry has no timeout (any it had is dropped)
  *
@@ -255,34 +292,35 @@ void cnf_expiry_stop(struct cnf_expiry *e)
 int cnf_timeout_set(struct cnf_state *st, struct cnf_timeouts *t,
 		    const struct cnf_key *key, u32 seconds)
 {
-	struct cnf_timed *e = cnf_timed_find(t, key);
+	u64 deadline;
 	int err;
 
-	if (!seconds) {
-		if (e)
-			cnf_timed_free(t, e, &st->sets.budget);
-		return 0;
-	}
-	if (e) {
-		rb_erase_cached(&e->by_deadline, &t->by_deadline);
-	} else {
-		err = cnf_budget_charge(&st->sets.budget, cnf_timed_size());
-		if (err)
-			return err;
-		e = kmem_cache_alloc(cnf_timed_cache, GFP_KERNEL_ACCOUNT);
-		if (!e) {
-			cnf_budget_uncharge(&st->sets.budget, cnf_timed_size());
-			return -ENOMEM;
-		}
-		e->key = *key;
-		cnf_timed_link_key(t, e);
-		t->n++;
-	}
-	e->deadline = get_jiffies_64() + (u64)seconds * HZ;
-	rb_add_cached(&e->by_deadline, &t->by_deadline, cnf_timed_less);
-	if (!st->expiry.due || e->deadline < st->expiry.due)
-		cnf_expiry_queue(&st->expiry, e->deadline);
-	return 0;
+	err = cnf_timed_set(t, &st->sets.budget, key, seconds, &deadline);
+	if (!err && deadline &&
+	    (!st->expiry.due || deadline < st->expiry.due))
+		cnf_expiry_queue(&st->expiry, deadline);
+	return err;
+}
+
+/**
+ * cnf_timeout_stage - give an entry of contents built aside a timeout
+ * @t: the timed entries of the contents, which only the caller uses
+ * @b: the budget the contents are built in, which only the caller uses
+ * @key: the entry
+ * @seconds: from now; 0: the entry has no timeout (any it had is dropped)
+ *
+ * As cnf_timeout_set(), without cnf_net_lock(), charged to @b, and
+ * queueing nothing: whoever publishes the contents calls cnf_expiry_arm().
+ *
+ * Return: 0; -ENOSPC past @b's limit, -ENOMEM (@key keeps the timeout it
+ * had).
+ */
+int cnf_timeout_stage(struct cnf_timeouts *t, struct cnf_budget *b,
+		      const struct cnf_key *key, u32 seconds)
+{
+	u64 deadline;
+
+	return cnf_timed_set(t, b, key, seconds, &deadline);
 }
 
 /**
@@ -320,8 +358,10 @@ u32 cnf_timeout_left(u64 deadline)
 
 /**
  * cnf_timeouts_clear - forget every timeout of a set
- * @t: its timed entries, under cnf_net_lock()
- * @b: the budget they are charged to; NULL when it goes away with them
+ * @t: its timed entries, under cnf_net_lock(), or timed entries no set
+ *     has and only the caller uses
+ * @b: the budget they are charged to; NULL when it goes away with them or
+ *     they are uncharged already
  */
 void cnf_timeouts_clear(struct cnf_timeouts *t, struct cnf_budget *b)
 {

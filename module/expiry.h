@@ -57,6 +57,8 @@ void cnf_expiry_arm(struct cnf_state *st);
 
 int cnf_timeout_set(struct cnf_state *st, struct cnf_timeouts *t,
 		    const struct cnf_key *key, u32 seconds);
+int cnf_timeout_stage(struct cnf_timeouts *t, struct cnf_budget *b,
+		      const struct cnf_key *key, u32 seconds);
 u64 cnf_timeout_deadline(const struct cnf_timeouts *t,
 			 const struct cnf_key *key);
 u32 cnf_timeout_left(u64 deadline);

@@ -625,6 +625,35 @@ int cnf_tab_add(struct cnf_filter *f, struct cnf_table __rcu **tp,
 }
 
 /**
+ * cnf_tab_reserve - room in a table of a filter for keys about to go in
+ * @f: the filter, under cnf_filter_lock()
+ * @tp: where the table is
+ * @keys: how many
+ *
+ * The table grows now, if they would take it past its load limit, to the
+ * size its growth would have (or larger, to hold them all): then adding
+ * them moves keys at most, and an add that makes several keys visible
+ * fails, if it must, before the first.  The table replaced is the add's
+ * to put back (cnf_undo_begin()).
+ *
+ * Return: 0; -ENOSPC past the memory limit or the largest table; -ENOMEM.
+ */
+int cnf_tab_reserve(struct cnf_filter *f, struct cnf_table __rcu **tp,
+		    u64 keys)
+{
+	const struct cnf_table *t = cnf_deref(f, tp);
+	unsigned int log;
+
+	if (!keys || t->count + keys <= t->limit)
+		return 0;
+	log = max_t(unsigned int, cnf_grow_log(f, tp),
+		    cnf_log_for(cnf_table_layout(t), t->count + keys, t->log));
+	if (cnf_table_limit(log) < t->count + keys)
+		return -ENOSPC;
+	return cnf_filter_grow(f, tp, log);
+}
+
+/**
  * cnf_tab_del - delete a key from a table of a filter
  * @f: the filter, under cnf_filter_lock()
  * @tp: where the table is, if there is one
@@ -947,6 +976,45 @@ int cnf_budget_set_limit(struct cnf_budget *b, u64 bytes)
 	if (bytes < cnf_budget_used(b))
 		return -EINVAL;
 	b->limit = bytes;
+	return 0;
+}
+
+/**
+ * cnf_filter_size - what a filter takes beside its tables
+ *
+ * Return: bytes of its struct, which cnf_filter_bytes() leaves out.
+ */
+size_t cnf_filter_size(void)
+{
+	return sizeof(struct cnf_filter);
+}
+
+/**
+ * cnf_budget_merge - move the filters and charges of one budget to another
+ * @to: the budget they join, under the lock that serialises its filters
+ * @from: a budget whose filters nobody else changes now; left empty
+ *
+ * Contents built aside, within a budget of their own and without the lock
+ * of @to, join @to in a step as long as @from has filters.
+ *
+ * Return: 0, or -ENOSPC when what @from uses does not fit in @to's limit
+ * beside what @to uses: nothing changed.
+ */
+int cnf_budget_merge(struct cnf_budget *to, struct cnf_budget *from)
+{
+	u64 used = cnf_budget_used(to), more = cnf_budget_used(from);
+	struct cnf_filter *f;
+
+	if (used > to->limit || more > to->limit - used)
+		return -ENOSPC;
+	while ((f = from->filters)) {
+		from->filters = f->budget_next;
+		f->budget = to;
+		f->budget_next = to->filters;
+		to->filters = f;
+	}
+	to->charged += from->charged;
+	from->charged = 0;
 	return 0;
 }
 

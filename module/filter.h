@@ -96,6 +96,8 @@ u64 cnf_budget_used(const struct cnf_budget *b);
 int cnf_budget_set_limit(struct cnf_budget *b, u64 bytes);
 int cnf_budget_charge(struct cnf_budget *b, u64 bytes);
 void cnf_budget_uncharge(struct cnf_budget *b, u64 bytes);
+int cnf_budget_merge(struct cnf_budget *to, struct cnf_budget *from);
+size_t cnf_filter_size(void);
 u64 cnf_filter_max_capacity(void);
 void cnf_filter_destroy(struct cnf_filter *f);
 
@@ -106,6 +108,13 @@ void cnf_filter_unlock(struct cnf_filter *f);
 
 /* Writers, under cnf_filter_lock().  On error the filter is unchanged. */
 int cnf_filter_add(struct cnf_filter *f, const struct cnf_key *key);
+/*
+ * An add in two steps, for a change of two filters that must fail before
+ * lookups see any of it: prepare each, then commit (or abort) each.
+ */
+int cnf_filter_add_prepare(struct cnf_filter *f, const struct cnf_key *key);
+int cnf_filter_add_commit(struct cnf_filter *f, const struct cnf_key *key);
+void cnf_filter_add_abort(struct cnf_filter *f, const struct cnf_key *key);
 int cnf_filter_del(struct cnf_filter *f, const struct cnf_key *key);
 bool cnf_filter_has(struct cnf_filter *f, const struct cnf_key *key);
 int cnf_filter_match(struct cnf_filter *f, const struct cnf_key *key,

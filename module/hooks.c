@@ -4,8 +4,9 @@
  *
  * The hooks sit at PRE_ROUTING before defragmentation and conntrack, so a
  * listed source never creates conntrack state.  Per packet: cnf_verdict()
- * (verdict.h) under the RCU read lock netfilter holds, unless the XDP
- * kfuncs passed the packet already (its mark, xdp.h).
+ * (verdict.h) under the RCU read lock netfilter holds, unless the packet
+ * arrived on a loopback device (never judged) or the XDP kfuncs passed it
+ * already (its mark, xdp.h).
  * Each configured namespace registers its own copy of the hook ops with its
  * cnf_state as ->priv: a packet finds its namespace's state without a
  * net_generic() lookup.  A namespace never configured registers none: its
@@ -32,13 +33,13 @@
 #include <linux/err.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/netdevice.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter_ipv4.h>
 #include <linux/netfilter_ipv6.h>
 #include <linux/random.h>
 
 unsigned int cnf_net_id __read_mostly;
-struct mutex cnf_net_locks[1 << CNF_NET_LOCK_BITS];	/* see cnf.h */
 
 /* A packet the XDP kfuncs passed was judged there, and counted there. */
 static __always_inline unsigned int cnf_hook(struct cnf_state *cs,
@@ -52,9 +53,24 @@ static __always_inline unsigned int cnf_hook(struct cnf_state *cs,
 	return NF_DROP;
 }
 
+/*
+ * Packets that arrive on a loopback device are the host talking to itself
+ * (a service to its database, a bouncer to its API): they are never
+ * judged, whatever the sets hold.  A blocklist as published lists bogons,
+ * 127.0.0.0/8 among them, and would otherwise cut the host off from
+ * itself.  A flag of the device the stack has just read: no lookup, no
+ * counter.
+ */
+static __always_inline bool cnf_hook_spares(const struct nf_hook_state *state)
+{
+	return unlikely(state->in->flags & IFF_LOOPBACK);
+}
+
 static unsigned int cnf_hook_ipv4(void *priv, struct sk_buff *skb,
 				  const struct nf_hook_state *state)
 {
+	if (cnf_hook_spares(state))
+		return NF_ACCEPT;
 	/* ip_rcv_core() has validated the header. */
 	return cnf_hook(priv, skb, CNF_V4, &ip_hdr(skb)->saddr);
 }
@@ -62,6 +78,8 @@ static unsigned int cnf_hook_ipv4(void *priv, struct sk_buff *skb,
 static unsigned int cnf_hook_ipv6(void *priv, struct sk_buff *skb,
 				  const struct nf_hook_state *state)
 {
+	if (cnf_hook_spares(state))
+		return NF_ACCEPT;
 	/* ipv6_rcv() has validated the fixed header. */
 	return cnf_hook(priv, skb, CNF_V6, &ipv6_hdr(skb)->saddr);
 }
@@ -93,6 +111,16 @@ static void cnf_state_free(struct cnf_state *st)
 	kfree(st);
 }
 
+/*
+ * What the state itself costs, charged to its budget for its lifetime:
+ * its struct and its per-CPU counters.
+ */
+static u64 cnf_state_size(void)
+{
+	return sizeof(struct cnf_state) +
+	       num_possible_cpus() * sizeof(struct cnf_pcpu_stats);
+}
+
 /* The module's parameters are read here, when the state is made. */
 static struct cnf_state *cnf_state_alloc(struct net *net)
 {
@@ -108,7 +136,8 @@ static struct cnf_state *cnf_state_alloc(struct net *net)
 	st->xdp_cookie = get_random_u64();
 	st->stats = alloc_percpu_gfp(struct cnf_pcpu_stats, GFP_KERNEL_ACCOUNT);
 	if (!st->stats ||
-	    cnf_sets_init(&st->sets, cnf_initial_capacity, cnf_mem_limit)) {
+	    cnf_sets_init(&st->sets, cnf_initial_capacity, cnf_mem_limit) ||
+	    cnf_budget_charge(&st->sets.budget, cnf_state_size())) {
 		cnf_state_free(st);
 		return NULL;
 	}
@@ -188,9 +217,13 @@ int cnf_state_set_hooks(struct net *net, struct cnf_state *st, bool on)
 	return err;
 }
 
+/* The one mutex_init() site of the namespaces' locks: one lockdep class. */
 static int __net_init cnf_net_init(struct net *net)
 {
-	RCU_INIT_POINTER(cnf_pernet(net)->state, NULL);
+	struct cnf_net *cn = cnf_pernet(net);
+
+	RCU_INIT_POINTER(cn->state, NULL);
+	mutex_init(&cn->lock);
 	return 0;
 }
 
@@ -215,6 +248,7 @@ static void __net_exit cnf_net_exit(struct net *net)
 
 	if (st)
 		cnf_state_free(st);
+	mutex_destroy(cnf_net_lock(net));
 }
 
 static struct pernet_operations cnf_net_ops = {
@@ -225,32 +259,9 @@ static struct pernet_operations cnf_net_ops = {
 	.size		= sizeof(struct cnf_net),
 };
 
-/* One mutex_init() site: the locks are one lockdep class. */
-static void cnf_net_locks_init(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(cnf_net_locks); i++)
-		mutex_init(&cnf_net_locks[i]);
-}
-
-static void cnf_net_locks_destroy(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(cnf_net_locks); i++)
-		mutex_destroy(&cnf_net_locks[i]);
-}
-
 int cnf_hooks_init(void)
 {
-	int err;
-
-	cnf_net_locks_init();
-	err = register_pernet_subsys(&cnf_net_ops);
-	if (err)
-		cnf_net_locks_destroy();
-	return err;
+	return register_pernet_subsys(&cnf_net_ops);
 }
 
 void cnf_hooks_exit(void)
@@ -258,5 +269,4 @@ void cnf_hooks_exit(void)
 	unregister_pernet_subsys(&cnf_net_ops);
 	/* Tables retired by growth or flush are freed by our RCU callbacks. */
 	rcu_barrier();
-	cnf_net_locks_destroy();
 }

@@ -30,9 +30,14 @@
  * /64s and addresses are tier lengths).
  *
  * Changes add keys before they remove any, so a source that prefixes cover
- * before and after a change is matched throughout it.  A failed add
- * (memory) undoes what it did with deletes, which cannot fail: the filter
- * is as before.
+ * before and after a change is matched throughout it.  An add does what
+ * can fail first, where lookups do not look: the store, which only writers
+ * read; tables made (empty) and grown (with the same keys); room in its
+ * tier for every key it brings.  Only then do its keys go in, so a source
+ * it does not cover is never matched, even while an add fails.  Should a
+ * key still find no place (no cuckoo path, no memory to grow, a full
+ * stash), the add undoes what it did with deletes, which cannot fail: the
+ * filter is as before.
  */
 #include "prefix.h"
 
@@ -342,7 +347,11 @@ static void cnf_map_change(struct cnf_filter *f, const struct cnf_key *p,
 	}
 }
 
-static int cnf_map_add(struct cnf_filter *f, const struct cnf_key *p)
+/*
+ * What an add of @p, a prefix of the map, does before a bit changes: its
+ * map made, its store entry kept.  Readers see nothing of it.
+ */
+static int cnf_map_prepare(struct cnf_filter *f, const struct cnf_key *p)
 {
 	int err;
 
@@ -350,14 +359,24 @@ static int cnf_map_add(struct cnf_filter *f, const struct cnf_key *p)
 	if (err)
 		return err;
 	err = cnf_store_add(f, p);
-	if (err) {
+	if (err)
 		cnf_map_release(f, p->family);
-		return err;
-	}
+	return err;
+}
+
+/* Then its bits, which cannot fail. */
+static void cnf_map_publish(struct cnf_filter *f, const struct cnf_key *p)
+{
 	if (!cnf_map_deref(f, p->family)->bits)
 		cnf_active_set(f, p->family, CNF_MAP_BITS, true);
 	cnf_map_change(f, p, true);
-	return 0;
+}
+
+/* Or what cnf_map_prepare() did, undone. */
+static void cnf_map_unprepare(struct cnf_filter *f, const struct cnf_key *p)
+{
+	cnf_store_del(f, p);
+	cnf_map_release(f, p->family);
 }
 
 static void cnf_map_del(struct cnf_filter *f, const struct cnf_key *p)
@@ -597,22 +616,6 @@ static int cnf_tier_put(struct cnf_filter *f, const struct cnf_key *p,
 	return cnf_tab_add(f, &f->tier[p->family][p->len], tk);
 }
 
-static int cnf_tier_add(struct cnf_filter *f, const struct cnf_key *p)
-{
-	struct cnf_key k;
-	int err;
-
-	err = cnf_tier_open(f, p->family, p->len);
-	if (err)
-		return err;
-	cnf_dir_mark(f, p, p->len);
-	cnf_table_key(p, &k);
-	err = cnf_tier_put(f, p, &k);
-	if (err)
-		cnf_tier_close(f, p->family, p->len);
-	return err;
-}
-
 /* 0, or -ENOENT when the tier does not have @p (unchanged). */
 static int cnf_tier_del(struct cnf_filter *f, const struct cnf_key *p)
 {
@@ -660,23 +663,6 @@ static bool cnf_derived(struct cnf_filter *f, const struct cnf_key *k,
 			return true;
 	}
 	return false;
-}
-
-/*
- * A shorter prefix, of length @len, now covers the key @k of its tier,
- * whose table is open; @tk is @k's key in that table.
- */
-static int cnf_cover(struct cnf_filter *f, const struct cnf_key *k,
-		     const struct cnf_key *tk, unsigned int len)
-{
-	int err = cnf_tier_put(f, k, tk);
-
-	if (err != -EEXIST)
-		return err;
-	/* A native key, not derived until now: the store must say native. */
-	if (!cnf_derived(f, k, len) && !cnf_store_has(f, k))
-		return cnf_store_add(f, k);
-	return 0;
 }
 
 /* The shorter prefix of length @len that covered @k is going. */
@@ -732,17 +718,73 @@ static bool cnf_stored(struct cnf_filter *f, const struct cnf_key *p)
 }
 
 /*
- * A prefix of its tier's length: one probe of the tier, whose -EEXIST
- * stands unless a shorter prefix put the key there.
+ * Room in tier @tl of @fam, open, for @n keys more within its load limit,
+ * made before the first goes in: then putting them moves keys at most (a
+ * cuckoo path, a growth), which lookups follow exactly.  A single key may
+ * do without (not @strict): past the limit it still finds a free slot or
+ * the stash, and if it does not, its put fails before anything is seen.
  */
-static int cnf_add_native(struct cnf_filter *f, const struct cnf_key *p)
+static int cnf_tier_room(struct cnf_filter *f, enum cnf_family fam,
+			 unsigned int tl, u64 n, bool strict)
 {
-	int err = cnf_tier_add(f, p);
+	int err = cnf_tab_reserve(f, &f->tier[fam][tl], n);
 
-	/* Derived already: only the store can say it was added too. */
-	if (err == -EEXIST && cnf_derived(f, p, CNF_TIERS))
+	return strict || n > 1 ? err : 0;
+}
+
+/*
+ * A prefix of its tier's length, before its key goes in: its tier open,
+ * and, when shorter prefixes put the key there already, its store entry,
+ * which is all the add does.  -EEXIST: stored already.  Where no shorter
+ * prefix expands into the tier, the put alone says whether it is there.
+ */
+static int cnf_native_prepare(struct cnf_filter *f, const struct cnf_key *p,
+			      bool strict)
+{
+	int err;
+
+	err = cnf_tier_open(f, p->family, p->len);
+	if (err)
+		return err;
+	if (!cnf_tier_plain(f, p) && cnf_tier_has(f, p)) {
+		/* Derived already: only the store can say it was added too. */
+		if (!cnf_derived(f, p, CNF_TIERS))
+			return -EEXIST;
 		return cnf_store_add(f, p);
+	}
+	err = cnf_tier_room(f, p->family, p->len, 1, strict);
+	if (err)
+		cnf_tier_close(f, p->family, p->len);
 	return err;
+}
+
+/*
+ * Then its key: 0, or an errno with nothing changed.  A key there already
+ * is the derived one whose store entry the preparation made, but in a
+ * tier no shorter prefix expands into: there, @p was stored (-EEXIST).
+ */
+static int cnf_native_publish(struct cnf_filter *f, const struct cnf_key *p)
+{
+	struct cnf_key k;
+	int err;
+
+	cnf_dir_mark(f, p, p->len);
+	cnf_table_key(p, &k);
+	err = cnf_tier_put(f, p, &k);
+	if (err == -EEXIST && !cnf_tier_plain(f, p))
+		return 0;
+	if (err)
+		cnf_tier_close(f, p->family, p->len);
+	return err;
+}
+
+/* What cnf_native_prepare() did, undone. */
+static void cnf_native_unprepare(struct cnf_filter *f, const struct cnf_key *p)
+{
+	if (!cnf_tier_plain(f, p) && cnf_tier_has(f, p))
+		cnf_store_del(f, p);
+	else
+		cnf_tier_close(f, p->family, p->len);
 }
 
 static void cnf_del_native(struct cnf_filter *f, const struct cnf_key *p)
@@ -764,11 +806,44 @@ static void cnf_uncover_all(struct cnf_filter *f, const struct cnf_key *p,
 		cnf_uncover(f, &k, p->len);
 }
 
-/* The tier's table is opened once for the keys, not per key. */
-static int cnf_add_expanded(struct cnf_filter *f, const struct cnf_key *p)
+/*
+ * Undo an expanded add of @p into tier @tl whose first @put keys went in:
+ * those it put there go, and so do the store entries it gave keys that
+ * were there, native, and that only @p derives (a native key that another
+ * prefix derives had its entry before).  Its tier is closed if emptied.
+ */
+static void cnf_expanded_undo(struct cnf_filter *f, const struct cnf_key *p,
+			      unsigned int tl, u32 put)
+{
+	struct cnf_key k, tk;
+	u32 i;
+
+	cnf_expand_first(p, tl, &k, &tk);
+	for (i = 0; i < 1U << (tl - p->len); i++, cnf_expand_next(&k, &tk)) {
+		if (cnf_derived(f, &k, p->len))
+			continue;
+		if (cnf_store_has(f, &k))
+			cnf_store_del(f, &k);
+		else if (i < put)
+			WARN_ON_ONCE(cnf_tier_del(f, &k));
+	}
+	cnf_tier_close(f, p->family, tl);
+}
+
+/*
+ * A prefix shorter than its tier, before any of its keys goes in: its
+ * store entry; the entries of the keys of its tier that are there, native,
+ * and now derived (else deleting @p would take them); and room in the tier
+ * for those that are not.  Everything that can fail, and nothing readers
+ * see: the tier opened, if empty, holds no key, so lookups answer as
+ * before.  The tier's table is opened once for the keys, not per key.
+ */
+static int cnf_expanded_prepare(struct cnf_filter *f, const struct cnf_key *p)
 {
 	unsigned int tl = cnf_tier_of(p->family, p->len);
+	struct cnf_table __rcu **tp = &f->tier[p->family][tl];
 	struct cnf_key k, tk;
+	u64 absent = 0;
 	int err;
 	u32 i;
 
@@ -778,23 +853,65 @@ static int cnf_add_expanded(struct cnf_filter *f, const struct cnf_key *p)
 	err = cnf_tier_open(f, p->family, tl);
 	if (err)
 		goto err_store;
+	cnf_expand_first(p, tl, &k, &tk);
+	for (i = 0; i < 1U << (tl - p->len); i++, cnf_expand_next(&k, &tk)) {
+		if (!cnf_tab_has(f, tp, &tk))
+			absent++;
+		else if (!cnf_derived(f, &k, p->len) && !cnf_store_has(f, &k))
+			err = cnf_store_add(f, &k);
+		if (err)
+			goto err_keys;
+		if (!(i & 0xfff))
+			cond_resched();
+	}
+	err = cnf_tier_room(f, p->family, tl, absent, true);
+	if (err)
+		goto err_keys;
+	return 0;
+
+err_keys:
+	cnf_expanded_undo(f, p, tl, 0);
+err_store:
+	cnf_store_del(f, p);
+	return err;
+}
+
+/*
+ * Then its keys, those the tier lacks: readers see the prefix from the
+ * first on.  Prepared, a put fails only when no cuckoo path takes its key,
+ * the table cannot grow (the memory limit) and its stash is full; the
+ * keys put go again then.
+ */
+static int cnf_expanded_publish(struct cnf_filter *f, const struct cnf_key *p)
+{
+	unsigned int tl = cnf_tier_of(p->family, p->len);
+	struct cnf_key k, tk;
+	int err;
+	u32 i;
+
 	cnf_dir_mark(f, p, tl);
 	cnf_expand_first(p, tl, &k, &tk);
 	for (i = 0; i < 1U << (tl - p->len); i++, cnf_expand_next(&k, &tk)) {
-		err = cnf_cover(f, &k, &tk, p->len);
-		if (err)
-			goto err_cover;
+		err = cnf_tier_put(f, &k, &tk);
+		if (err && err != -EEXIST)
+			goto err_put;
 		if (!(i & 0xfff))
 			cond_resched();
 	}
 	return 0;
 
-err_cover:
-	cnf_uncover_all(f, p, tl, i);
-	cnf_tier_close(f, p->family, tl);
-err_store:
+err_put:
+	cnf_expanded_undo(f, p, tl, i);
 	cnf_store_del(f, p);
 	return err;
+}
+
+/* What cnf_expanded_prepare() did, undone. */
+static void cnf_expanded_unprepare(struct cnf_filter *f,
+				   const struct cnf_key *p)
+{
+	cnf_expanded_undo(f, p, cnf_tier_of(p->family, p->len), 0);
+	cnf_store_del(f, p);
 }
 
 /* Is a bit of @p past its length set?  Read in place: once per add. */
@@ -841,42 +958,45 @@ void cnf_tally_add(struct cnf_tally *tally, const struct cnf_key *key)
 	tally->long_prefixes += cnf_tier_is_long(key->family, tl);
 }
 
-/**
- * cnf_filter_add - add a prefix
- * @f: the filter, under cnf_filter_lock()
- * @key: the prefix; bits past @key->len must be zero
- *
- * Overlapping prefixes are separate entries.  Tables grow when full; past
- * the memory limit keys go to the tables' stashes.
- *
- * Return: 0; -EEXIST if @f holds this prefix; -ENOSPC past the memory
- * limit or the largest table; -ENOMEM; -EINVAL for an unknown family, a
- * length past the family's width, or bits set past it.  On error @f is
- * exactly as before.
+/*
+ * Everything an add of @key, valid, does that can fail, and nothing
+ * lookups see: what it needs made, reserved or kept aside (the tables it
+ * replaces: cnf_undo_begin()).  @strict: room for a single key too.
  */
-int cnf_filter_add(struct cnf_filter *f, const struct cnf_key *key)
+static int cnf_prepare(struct cnf_filter *f, const struct cnf_key *key,
+		       bool strict)
 {
-	unsigned int tl;
+	unsigned int tl = cnf_tier_of(key->family, key->len);
 	int err;
 
-	cnf_assert_held(&f->lock);
-	f->expect_adds++;
-	err = cnf_prefix_check(key);
-	if (err)
-		return err;
-	tl = cnf_tier_of(key->family, key->len);
 	cnf_undo_begin(f);
 	/* Both start with the store's add, which refuses a stored prefix. */
 	if (tl == CNF_MAP_BITS)
-		err = cnf_map_add(f, key);
+		err = cnf_map_prepare(f, key);
 	else if (tl != key->len)
-		err = cnf_add_expanded(f, key);
+		err = cnf_expanded_prepare(f, key);
 	else
-		err = cnf_add_native(f, key);
+		err = cnf_native_prepare(f, key, strict);
+	if (err)
+		cnf_undo_rollback(f);
+	return err;
+}
+
+/* The prepared add, made what lookups see: 0, or undone with an errno. */
+static int cnf_publish(struct cnf_filter *f, const struct cnf_key *key)
+{
+	unsigned int tl = cnf_tier_of(key->family, key->len);
+	int err = 0;
+
+	if (tl == CNF_MAP_BITS)
+		cnf_map_publish(f, key);
+	else if (tl != key->len)
+		err = cnf_expanded_publish(f, key);
+	else
+		err = cnf_native_publish(f, key);
 	if (err) {
 		/* Its keys are out again; its tables go back as they were. */
 		cnf_undo_rollback(f);
-		f->expect_dups += err == -EEXIST && f->tally;
 		return err;
 	}
 	cnf_undo_commit(f);
@@ -885,6 +1005,100 @@ int cnf_filter_add(struct cnf_filter *f, const struct cnf_key *key)
 	if (key->family == CNF_V6)
 		cnf_dir_maintain(f);
 	return 0;
+}
+
+/**
+ * cnf_filter_add - add a prefix
+ * @f: the filter, under cnf_filter_lock()
+ * @key: the prefix; bits past @key->len must be zero
+ *
+ * Overlapping prefixes are separate entries.  Tables grow when full; past
+ * the memory limit keys go to the tables' stashes.  What can fail is done
+ * before lookups see any of the prefix (cnf_filter_add_prepare()): a
+ * prefix that expands into several keys either has room for all of them
+ * in its tier, or is refused.
+ *
+ * Return: 0; -EEXIST if @f holds this prefix; -ENOSPC past the memory
+ * limit or the largest table; -ENOMEM; -EINVAL for an unknown family, a
+ * length past the family's width, or bits set past it.  On error @f is
+ * exactly as before.
+ */
+int cnf_filter_add(struct cnf_filter *f, const struct cnf_key *key)
+{
+	int err;
+
+	cnf_assert_held(&f->lock);
+	f->expect_adds++;
+	err = cnf_prefix_check(key);
+	if (!err)
+		err = cnf_prepare(f, key, false);
+	if (!err)
+		err = cnf_publish(f, key);
+	/* A copy: the batch's tally is an upper bound (cnf_tally_step()). */
+	f->expect_dups += err == -EEXIST && f->tally;
+	return err;
+}
+
+/**
+ * cnf_filter_add_prepare - the first step of an add made in two
+ * @f: the filter, under cnf_filter_lock() until the second step
+ * @key: the prefix, as for cnf_filter_add()
+ *
+ * For a change that adds a prefix to two filters, both seen by lookups:
+ * each is prepared, then each committed.  What can fail is done here, and
+ * nothing lookups see: the prefix's store entries, its tables made, and
+ * room in its lookup table for all its keys, a single one included.  The
+ * next change of @f is cnf_filter_add_commit() or cnf_filter_add_abort()
+ * of @key.
+ *
+ * Return: as cnf_filter_add(); on error @f is as before, and there is no
+ * second step.
+ */
+int cnf_filter_add_prepare(struct cnf_filter *f, const struct cnf_key *key)
+{
+	int err;
+
+	cnf_assert_held(&f->lock);
+	err = cnf_prefix_check(key);
+	return err ?: cnf_prepare(f, key, true);
+}
+
+/**
+ * cnf_filter_add_commit - the second step: the prepared prefix is added
+ * @f: the filter, under the cnf_filter_lock() of the first step
+ * @key: the prefix prepared
+ *
+ * Its keys take the room reserved for them: this fails only when one finds
+ * no cuckoo path, its table cannot grow (the memory limit) and its stash
+ * is full.
+ *
+ * Return: 0; -ENOSPC, -ENOMEM with @f as before the first step.
+ */
+int cnf_filter_add_commit(struct cnf_filter *f, const struct cnf_key *key)
+{
+	cnf_assert_held(&f->lock);
+	return cnf_publish(f, key);
+}
+
+/**
+ * cnf_filter_add_abort - the second step: the prepared add is given up
+ * @f: the filter, under the cnf_filter_lock() of the first step
+ * @key: the prefix prepared
+ *
+ * @f is as before the first step, its memory included.
+ */
+void cnf_filter_add_abort(struct cnf_filter *f, const struct cnf_key *key)
+{
+	unsigned int tl = cnf_tier_of(key->family, key->len);
+
+	cnf_assert_held(&f->lock);
+	if (tl == CNF_MAP_BITS)
+		cnf_map_unprepare(f, key);
+	else if (tl != key->len)
+		cnf_expanded_unprepare(f, key);
+	else
+		cnf_native_unprepare(f, key);
+	cnf_undo_rollback(f);
 }
 
 /**

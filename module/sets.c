@@ -3,7 +3,8 @@
  * Named sets: the registry, the kinds' unions and the plan the hooks read
  * (see sets.h).  Everything here runs under the namespace's
  * cnf_net_lock(); a filter's own lock is taken around each use of it, two
- * at once only to copy a filter into a union (the union's nested inside).
+ * at once only to copy a filter into a union or to add to a set and its
+ * union (the union's nested inside).
  *
  * A union is made when a second set of its kind gets prefixes, kept up to
  * date entry by entry while sets are added to and deleted from, made anew
@@ -75,6 +76,29 @@ static bool cnf_kind_holds(struct cnf_sets *ss, u32 kind,
 		cnf_filter_unlock(f);
 	}
 	return has;
+}
+
+/*
+ * What a set costs beside its tables, charged to the budget while the set
+ * exists: its struct, its filter's, its per-CPU counter, and its entries
+ * in the plans, two of which (the published one and the next) are there
+ * at once.
+ */
+static u64 cnf_set_size(void)
+{
+	return sizeof(struct cnf_set) + cnf_filter_size() +
+	       num_possible_cpus() * sizeof(u64_stats_t) +
+	       2 * sizeof(struct cnf_plan_set);
+}
+
+/*
+ * What the sets as a whole cost beside the sets, charged from
+ * cnf_sets_init() on: the struct of each kind's union, whether the kind
+ * has one now or not, and the headers of two plans.
+ */
+static u64 cnf_sets_size(void)
+{
+	return CNF_SET_KINDS * cnf_filter_size() + 2 * sizeof(struct cnf_plan);
 }
 
 /**
@@ -267,6 +291,16 @@ static void cnf_sets_publish(struct cnf_sets *ss, struct cnf_plan *spare,
 		cnf_set_free(r->set);
 }
 
+/*
+ * After every change of entries packets can see, once they see it: marks
+ * the XDP kfuncs left before it no longer spare a packet the hooks' lookup
+ * (xdp.h).  The sets are always a state's (cnf_state_alloc()).
+ */
+static void cnf_sets_changed(struct cnf_sets *ss)
+{
+	cnf_state_changed(container_of(ss, struct cnf_state, sets));
+}
+
 /**
  * cnf_sets_lookup - the filter packets probe for a kind
  * @ss: the sets, under cnf_net_lock()
@@ -328,9 +362,13 @@ int cnf_set_create(struct cnf_sets *ss, const char *name, u32 kind,
 		return -EEXIST;
 	if (ss->n == CNF_SETS_MAX)
 		return -ENOSPC;
+	err = cnf_budget_charge(&ss->budget, cnf_set_size());
+	if (err)
+		return err;
+	err = -ENOMEM;
 	set = kzalloc(sizeof(*set), GFP_KERNEL_ACCOUNT);
 	if (!set)
-		return -ENOMEM;
+		goto err_uncharge;
 	strscpy(set->name, name, sizeof(set->name));
 	set->kind = kind;
 	set->timeout = timeout;
@@ -348,20 +386,38 @@ int cnf_set_create(struct cnf_sets *ss, const char *name, u32 kind,
 
 err_free:
 	cnf_set_free(set);
+err_uncharge:
+	cnf_budget_uncharge(&ss->budget, cnf_set_size());
 	return err;
+}
+
+/*
+ * Take @set's timeouts out into @out (empty), uncharged, for the caller to
+ * free (cnf_timeouts_clear() with no budget) once it let go of
+ * cnf_net_lock(): for a large set that takes long, and nobody else needs
+ * them.
+ */
+static void cnf_timeouts_take(struct cnf_sets *ss, struct cnf_set *set,
+			      struct cnf_timeouts *out)
+{
+	cnf_budget_uncharge(&ss->budget, cnf_timeouts_bytes(&set->timeouts));
+	swap(set->timeouts, *out);
 }
 
 /**
  * cnf_set_destroy - remove a set and its prefixes
  * @ss: the sets, under cnf_net_lock()
  * @set: one of them, not the default set (-EBUSY)
+ * @old: empty; gets @set's timeouts, uncharged, for the caller to free
+ *	once it let go of cnf_net_lock() (cnf_timeouts_clear(), no budget)
  *
  * Its sources stop matching before it returns.
  *
  * Return: 0; -ENOSPC, -ENOMEM when its kind's union cannot be made anew
  * (nothing changed).
  */
-int cnf_set_destroy(struct cnf_sets *ss, struct cnf_set *set)
+int cnf_set_destroy(struct cnf_sets *ss, struct cnf_set *set,
+		    struct cnf_timeouts *old)
 {
 	struct cnf_retired r = { .set = set };
 	struct cnf_filter *u;
@@ -383,11 +439,13 @@ int cnf_set_destroy(struct cnf_sets *ss, struct cnf_set *set)
 	memmove(&ss->set[i], &ss->set[i + 1],
 		(ss->n - i - 1) * sizeof(ss->set[0]));
 	ss->set[--ss->n] = NULL;
-	cnf_timeouts_clear(&set->timeouts, &ss->budget);
+	cnf_budget_uncharge(&ss->budget, cnf_set_size());
+	cnf_timeouts_take(ss, set, old);
 	if (ss->union_of[set->kind])
 		r.filter[r.n++] = ss->union_of[set->kind];
 	ss->union_of[set->kind] = u;
 	cnf_sets_publish(ss, spare, &r);
+	cnf_sets_changed(ss);
 	return 0;
 }
 
@@ -412,6 +470,7 @@ int cnf_set_swap(struct cnf_sets *ss, struct cnf_set *a, struct cnf_set *b)
 	swap(a->filter, b->filter);
 	swap(a->timeouts, b->timeouts);
 	cnf_sets_publish(ss, spare, &r);
+	cnf_sets_changed(ss);
 	return 0;
 }
 
@@ -419,10 +478,13 @@ int cnf_set_swap(struct cnf_sets *ss, struct cnf_set *a, struct cnf_set *b)
  * cnf_set_flush - remove every prefix of a set
  * @ss: the sets, under cnf_net_lock()
  * @set: one of them
+ * @old: empty; gets @set's timeouts, uncharged, for the caller to free
+ *	once it let go of cnf_net_lock() (cnf_timeouts_clear(), no budget)
  *
  * Return: 0; -ENOSPC, -ENOMEM (nothing changed).
  */
-int cnf_set_flush(struct cnf_sets *ss, struct cnf_set *set)
+int cnf_set_flush(struct cnf_sets *ss, struct cnf_set *set,
+		  struct cnf_timeouts *old)
 {
 	struct cnf_retired r = { };
 	struct cnf_filter *u;
@@ -445,12 +507,13 @@ int cnf_set_flush(struct cnf_sets *ss, struct cnf_set *set)
 		kfree(spare);
 		return err;
 	}
-	cnf_timeouts_clear(&set->timeouts, &ss->budget);
+	cnf_timeouts_take(ss, set, old);
 	if (ss->union_of[set->kind]) {
 		r.filter[r.n++] = ss->union_of[set->kind];
 		ss->union_of[set->kind] = u;
 	}
 	cnf_sets_publish(ss, spare, &r);
+	cnf_sets_changed(ss);
 	return 0;
 }
 
@@ -459,8 +522,11 @@ int cnf_set_flush(struct cnf_sets *ss, struct cnf_set *set)
  * @ss: the sets, under cnf_net_lock()
  * @set: one of them
  * @contents: from cnf_set_filter_new(), filled; @set's from now on
- * @timeouts: the timeouts of @contents' entries; moved to @set, which
- *            forgets those of its old contents
+ * @timeouts: the timeouts of @contents' entries, charged to @ss; moved to
+ *            @set, and in return the timeouts of its old contents,
+ *            uncharged, which the caller frees (cnf_timeouts_clear() with
+ *            no budget) once it let go of cnf_net_lock(): for a large set
+ *            that takes long, and nobody else needs them.
  *
  * A source that both the old and the new contents cover is matched
  * throughout; one that neither covers never is.
@@ -490,11 +556,12 @@ int cnf_set_replace(struct cnf_sets *ss, struct cnf_set *set,
 	r.filter[r.n++] = set->filter;
 	set->filter = contents;
 	swap(set->timeouts, *timeouts);
-	cnf_timeouts_clear(timeouts, &ss->budget);
+	cnf_budget_uncharge(&ss->budget, cnf_timeouts_bytes(timeouts));
 	if (ss->union_of[set->kind])
 		r.filter[r.n++] = ss->union_of[set->kind];
 	ss->union_of[set->kind] = u;
 	cnf_sets_publish(ss, spare, &r);
+	cnf_sets_changed(ss);
 	return 0;
 }
 
@@ -548,28 +615,58 @@ int cnf_change_begin(struct cnf_change *c, struct cnf_sets *ss,
 	return 0;
 }
 
+/*
+ * @key into @set's filter @f and into @u, the union of its kind, unless
+ * another set has it there: both locked, the union's nested inside, as
+ * for a copy.  Both adds are prepared before either is committed: what can
+ * fail fails before packets see either (the union decides verdicts, the
+ * set's filter counts matches).
+ */
+static int cnf_set_union_add(struct cnf_filter *f, struct cnf_filter *u,
+			     const struct cnf_key *key)
+{
+	bool in_union = false;
+	int err;
+
+	cnf_filter_lock(f);
+	cnf_filter_lock_nested(u);
+	err = cnf_filter_add_prepare(f, key);
+	if (!err && !cnf_filter_has(u, key)) {
+		err = cnf_filter_add_prepare(u, key);
+		if (err)
+			cnf_filter_add_abort(f, key);
+		in_union = !err;
+	}
+	if (!err) {
+		err = cnf_filter_add_commit(f, key);
+		if (err && in_union)
+			cnf_filter_add_abort(u, key);
+	}
+	/* Prepared, a commit fails only at the limit with a full stash. */
+	if (!err && in_union) {
+		err = cnf_filter_add_commit(u, key);
+		if (err)
+			WARN_ON_ONCE(cnf_filter_del(f, key));
+	}
+	cnf_filter_unlock(u);
+	cnf_filter_unlock(f);
+	return err;
+}
+
 /**
  * cnf_change_add - add a prefix to the set a change is of
  * @c: the change
  * @key: the prefix
  *
- * Return: as cnf_filter_add(); on error nothing changed.
+ * Return: as cnf_filter_add(); on error nothing changed, and packets saw
+ * nothing of it.
  */
 int cnf_change_add(struct cnf_change *c, const struct cnf_key *key)
 {
-	struct cnf_filter *u = c->ss->union_of[c->set->kind];
-	struct cnf_filter *f = c->set->filter;
-	int err;
-
 	if (c->locked)
-		return cnf_filter_add(f, key);
-	err = cnf_locked(f, cnf_filter_add, key);
-	if (err)
-		return err;
-	err = cnf_locked(u, cnf_union_add, key);
-	if (err)
-		WARN_ON_ONCE(cnf_locked(f, cnf_filter_del, key));
-	return err;
+		return cnf_filter_add(c->set->filter, key);
+	return cnf_set_union_add(c->set->filter, c->ss->union_of[c->set->kind],
+				 key);
 }
 
 /**
@@ -627,7 +724,8 @@ void cnf_change_expect_tally(struct cnf_change *c,
  *
  * The plan changes only when the set got its first prefixes or lost its
  * last.  Should there be no memory for a new plan in the second case, the
- * old one stays: the emptied set in it matches nothing.
+ * old one stays: the emptied set in it matches nothing.  The marks made
+ * before go stale, whether or not an entry changed (cnf_sets_changed()).
  */
 void cnf_change_end(struct cnf_change *c)
 {
@@ -645,12 +743,13 @@ void cnf_change_end(struct cnf_change *c)
 			c->ss->union_of[kind] = NULL;
 		}
 		kfree(c->spare);
-		return;
+	} else {
+		if (!c->spare)
+			c->spare = cnf_plan_alloc(c->ss);
+		if (c->spare)
+			cnf_sets_publish(c->ss, c->spare, &r);
 	}
-	if (!c->spare)
-		c->spare = cnf_plan_alloc(c->ss);
-	if (c->spare)
-		cnf_sets_publish(c->ss, c->spare, &r);
+	cnf_sets_changed(c->ss);
 }
 
 /* ---- the whole ---- */
@@ -659,7 +758,9 @@ void cnf_change_end(struct cnf_change *c)
  * cnf_sets_init - a namespace's sets: the default set, empty
  * @ss: zeroed
  * @initial_capacity: of every set's filter
- * @mem_limit: bytes all of them may use together
+ * @mem_limit: bytes all of them may use together: their tables, what
+ *	every set and the unions cost beside (cnf_set_size(),
+ *	cnf_sets_size()), and what the budget's users charge to it
  *
  * Return: 0; -ENOSPC when @mem_limit does not hold the default set;
  * -ENOMEM.
@@ -671,6 +772,9 @@ int cnf_sets_init(struct cnf_sets *ss, u64 initial_capacity, u64 mem_limit)
 
 	cnf_budget_init(&ss->budget, mem_limit);
 	ss->initial_capacity = initial_capacity;
+	err = cnf_budget_charge(&ss->budget, cnf_sets_size());
+	if (err)
+		return err;
 	p = cnf_plan_alloc(ss);
 	if (!p)
 		return -ENOMEM;

@@ -74,7 +74,8 @@ struct cnf_plan {
  * A namespace's sets.  @plan: published with rcu_assign_pointer() under
  * cnf_net_lock(), read by the hooks under RCU; never NULL.  Everything
  * else under cnf_net_lock(), which also serialises the writers of every
- * filter in @budget (the sets', the unions', one being built).
+ * filter in @budget (the sets', the unions'; contents built aside join it once
+ * built, cnf_budget_merge()).
  * @union_of: per kind, the union while two or more sets of the kind hold
  *            prefixes, else NULL.
  * @set:      @n sets in creation order; @set[0] is the default set.
@@ -109,9 +110,11 @@ struct cnf_filter *cnf_sets_lookup(struct cnf_sets *ss, u32 kind);
 struct cnf_set *cnf_set_find(struct cnf_sets *ss, const char *name);
 int cnf_set_create(struct cnf_sets *ss, const char *name, u32 kind,
 		   u32 timeout);
-int cnf_set_destroy(struct cnf_sets *ss, struct cnf_set *set);
+int cnf_set_destroy(struct cnf_sets *ss, struct cnf_set *set,
+		    struct cnf_timeouts *old);
 int cnf_set_swap(struct cnf_sets *ss, struct cnf_set *a, struct cnf_set *b);
-int cnf_set_flush(struct cnf_sets *ss, struct cnf_set *set);
+int cnf_set_flush(struct cnf_sets *ss, struct cnf_set *set,
+		  struct cnf_timeouts *old);
 struct cnf_filter *cnf_set_filter_new(struct cnf_sets *ss);
 int cnf_set_replace(struct cnf_sets *ss, struct cnf_set *set,
 		    struct cnf_filter *contents, struct cnf_timeouts *timeouts);

@@ -787,6 +787,8 @@ void cnf_undo_commit(struct cnf_filter *f);
 void cnf_undo_rollback(struct cnf_filter *f);
 int cnf_tab_add(struct cnf_filter *f, struct cnf_table __rcu **tp,
 		const struct cnf_key *key);
+int cnf_tab_reserve(struct cnf_filter *f, struct cnf_table __rcu **tp,
+		    u64 keys);
 int cnf_tab_del(struct cnf_filter *f, struct cnf_table __rcu **tp,
 		const struct cnf_key *key);
 struct cnf_map *cnf_map_deref(const struct cnf_filter *f,

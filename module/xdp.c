@@ -38,13 +38,13 @@
 #endif
 
 /*
- * Leave @cs's mark for @saddr in @xdp's metadata (xdp.h), when the frame
- * has metadata support and none yet, and room before its data as
+ * Leave the mark of @word, the state's cnf_state.xdp_cookie as read before
+ * the lookup, for @saddr in @xdp's metadata (xdp.h), when the frame has
+ * metadata support and none yet, and room before its data as
  * bpf_xdp_adjust_meta() would grant it.  A program's own metadata is
  * left alone: its packet is looked up again by the hooks.
  */
-static __always_inline void cnf_xdp_mark(struct xdp_buff *xdp,
-					 const struct cnf_state *cs,
+static __always_inline void cnf_xdp_mark(struct xdp_buff *xdp, u64 word,
 					 enum cnf_family fam,
 					 const void *saddr)
 {
@@ -53,7 +53,7 @@ static __always_inline void cnf_xdp_mark(struct xdp_buff *xdp,
 	if (xdp->data_meta != xdp->data ||
 	    meta < (u8 *)xdp->data_hard_start + sizeof(struct xdp_frame))
 		return;
-	memcpy(meta, &cs->xdp_cookie, sizeof(cs->xdp_cookie));
+	memcpy(meta, &word, sizeof(word));
 	memcpy(meta + sizeof(u64), saddr, cnf_saddr_len(fam));
 	xdp->data_meta = meta;
 }
@@ -71,15 +71,24 @@ static __always_inline int cnf_xdp_verdict(struct xdp_md *ctx,
 {
 	struct xdp_buff *xdp = (struct xdp_buff *)ctx;
 	struct cnf_state *cs;
+	u64 word = 0;
+	bool mark;
 
 	cs = cnf_dev_state(xdp->rxq->dev);
 	if (!cs)
 		return 0;
+	/* Only the hooks read the mark. */
+	mark = READ_ONCE(cs->hooks_on);
+	if (mark)
+		/*
+		 * Before the lookup, which then sees every change the word
+		 * counts (pairs with cnf_state_changed(), see xdp.h).
+		 */
+		word = smp_load_acquire(&cs->xdp_cookie);
 	if (cnf_verdict(cs, CNF_PATH_XDP, fam, saddr))
 		return 1;
-	/* Only the hooks read the mark. */
-	if (READ_ONCE(cs->hooks_on))
-		cnf_xdp_mark(xdp, cs, fam, saddr);
+	if (mark)
+		cnf_xdp_mark(xdp, word, fam, saddr);
 	return 0;
 }
 

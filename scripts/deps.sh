@@ -143,7 +143,9 @@ for opt in "$@"; do
 	# shipped to the VM in an initramfs layer of their own
 	# (selftests/vm/mkinitramfs layer): installed, never started.
 	--engines) PKGS+=("${ENGINE_PKGS[@]}"); ENGINES=1 ;;
-	*) log "unknown option $opt (--debug, --bench, --kernels, --pkg, --engines)"; exit 2 ;;
+	# The load beside make check-busy's rounds.
+	--busy) PKGS+=(stress-ng) ;;
+	*) log "unknown option $opt (--debug, --bench, --kernels, --pkg, --engines, --busy)"; exit 2 ;;
 	esac
 done
 install_missing

@@ -198,8 +198,8 @@ test_start_restores() {
 		show
 		return 1
 	fi
-	cuckooctl test "${UNLISTED[@]}" >"$TMP/test" 2>&1
-	if ! mod_loaded || ! cuckooctl test "${LISTED[@]}" >/dev/null ||
+	cuckooctl test -s default "${UNLISTED[@]}" >"$TMP/test" 2>&1
+	if ! mod_loaded || ! cuckooctl test -s default "${LISTED[@]}" >/dev/null ||
 	   [[ $(grep -c ': absent$' "$TMP/test") != "${#UNLISTED[@]}" ]]; then
 		fail "ExecStart: module not back with exactly the saved set"
 		show

@@ -19,7 +19,7 @@ CTL=${CUCKOOCTL:-cuckooctl}
 source "$(dirname "$(realpath "$0")")/lib.sh"
 NBIG=${CNF_TEST_CTL_N:-$(scaled 100000 1000000)}
 
-ALL_TESTS="test_add_del_test test_stats test_mode_limit test_load_bad_lines
+ALL_TESTS="test_add_del_test test_verdict test_stats test_mode_limit test_load_bad_lines
 	test_prefixes test_blocklist_formats test_big_load test_round_trip_sorted test_restore test_batch_stops_at_limit
 	test_usage test_missing_device test_permission test_version
 	test_save_restore_all test_sets test_timeouts test_memory_follows_content"
@@ -141,23 +141,23 @@ test_add_del_test() {
 	local n
 	fresh
 	expect_rc 0 "add IPv4 and IPv6" "$CTL" add 192.0.2.1 2001:db8::1
-	expect_rc 0 "test: both present" "$CTL" test 192.0.2.1 2001:db8::1
+	expect_rc 0 "test: both present" "$CTL" test -s default 192.0.2.1 2001:db8::1
 	check "test prints ADDR: present (ADDR)" \
 		has_line "2001:db8::1: present (2001:db8::1)" "$OUT"
-	expect_rc 1 "test: one absent exits 1" "$CTL" test 192.0.2.1 192.0.2.2
+	expect_rc 1 "test: one absent exits 1" "$CTL" test -s default 192.0.2.1 192.0.2.2
 	check "test prints ADDR: absent" has_line "192.0.2.2: absent" "$OUT"
 	expect_rc 1 "add duplicate exits 1" "$CTL" add 192.0.2.1
 	check "duplicate message" has_line "cuckooctl: add 192.0.2.1: already present" "$ERR"
 	expect_rc 3 "add with a bad address exits 3" "$CTL" add 192.0.2.3 192.0.2.300
 	check "bad address named" has_text "192.0.2.300" "$ERR"
-	expect_rc 1 "nothing added on a bad argument" "$CTL" test 192.0.2.3
+	expect_rc 1 "nothing added on a bad argument" "$CTL" test -s default 192.0.2.3
 	expect_rc 3 "prefix with host bits rejected" "$CTL" add 192.0.2.1/24
 	check "host bits message suggests the network" \
 		has_line "cuckooctl: add 192.0.2.1/24: host bits set; did you mean 192.0.2.0/24?" "$ERR"
 	expect_rc 0 "del" "$CTL" del 2001:db8::1
 	expect_rc 1 "del absent exits 1" "$CTL" del 2001:db8::1
 	check "absent message" has_line "cuckooctl: del 2001:db8::1: not present" "$ERR"
-	expect_rc 1 "deleted address is absent" "$CTL" test 2001:db8::1
+	expect_rc 1 "deleted address is absent" "$CTL" test -s default 2001:db8::1
 	run "$CTL" add 2001:DB8:0::00AB
 	run "$CTL" list
 	check "list shows the canonical form" has_line "2001:db8::ab" "$OUT"
@@ -290,8 +290,8 @@ test_load_bad_lines() {
 	check "bad line 10: file, number, value, reason" \
 		has_line "cuckooctl: load: $f:10: 10.1.0.3 10.1.0.4: more than one entry on the line (comments start with # or ;)" "$ERR"
 	check "exactly three bad lines reported" [ "$(wc -l <"$ERR")" = 3 ]
-	expect_rc 0 "good lines are in the set" "$CTL" test 10.1.0.1 10.1.0.2 2001:db8::10 10.1.0.5 2001:db8::11
-	expect_rc 1 "commented address is not" "$CTL" test 10.9.9.9
+	expect_rc 0 "good lines are in the set" "$CTL" test -s default 10.1.0.1 10.1.0.2 2001:db8::10 10.1.0.5 2001:db8::11
+	expect_rc 1 "commented address is not" "$CTL" test -s default 10.9.9.9
 
 	expect_rc 1 "load again from stdin" "$CTL" load - <"$f"
 	check "stdin: all already present" has_line "0 added, 6 already present, 3 bad lines" "$OUT"
@@ -322,7 +322,7 @@ test_prefixes() {
 	expect_rc 0 "add prefixes and an address" \
 		"$CTL" add 198.51.100.0/24 2001:db8::/48 10.0.0.5 192.0.2.7/32
 	expect_rc 0 "test: covered addresses" \
-		"$CTL" test 198.51.100.77 2001:db8:0:ffff::1 10.0.0.5 192.0.2.7
+		"$CTL" test -s default 198.51.100.77 2001:db8:0:ffff::1 10.0.0.5 192.0.2.7
 	check "test names the covering prefix" \
 		has_line "198.51.100.77: present (198.51.100.0/24)" "$OUT"
 	check "test names the IPv6 prefix" \
@@ -330,17 +330,17 @@ test_prefixes() {
 	check "a single address is printed bare" has_line "10.0.0.5: present (10.0.0.5)" "$OUT"
 	check "an address added as /32 is printed bare" \
 		has_line "192.0.2.7: present (192.0.2.7)" "$OUT"
-	expect_rc 1 "test: uncovered address exits 1" "$CTL" test 198.51.101.1 10.0.0.6 2001:db8:1::1
+	expect_rc 1 "test: uncovered address exits 1" "$CTL" test -s default 198.51.101.1 10.0.0.6 2001:db8:1::1
 	check "uncovered: absent" has_line "198.51.101.1: absent" "$OUT"
 	check "next to a single address: absent" has_line "10.0.0.6: absent" "$OUT"
 	check "outside the /48: absent" has_line "2001:db8:1::1: absent" "$OUT"
-	expect_rc 0 "test of a covered prefix" "$CTL" test 198.51.100.128/25
+	expect_rc 0 "test of a covered prefix" "$CTL" test -s default 198.51.100.128/25
 	check "covered prefix: its cover named" \
 		has_line "198.51.100.128/25: present (198.51.100.0/24)" "$OUT"
-	expect_rc 1 "test of a wider prefix than stored" "$CTL" test 198.51.100.0/23
+	expect_rc 1 "test of a wider prefix than stored" "$CTL" test -s default 198.51.100.0/23
 
 	expect_rc 0 "add an overlapping longer prefix" "$CTL" add 198.51.100.128/25
-	expect_rc 0 "test: longest match" "$CTL" test 198.51.100.200 198.51.100.1
+	expect_rc 0 "test: longest match" "$CTL" test -s default 198.51.100.200 198.51.100.1
 	check "longest prefix named" has_line "198.51.100.200: present (198.51.100.128/25)" "$OUT"
 	check "outside it, the shorter one" has_line "198.51.100.1: present (198.51.100.0/24)" "$OUT"
 	expect_rc 1 "adding a stored prefix again exits 1" "$CTL" add 198.51.100.0/24
@@ -360,8 +360,8 @@ test_prefixes() {
 	check "del names it not present" has_line "cuckooctl: del 198.51.100.0/25: not present" "$ERR"
 	expect_rc 1 "del of an address inside a prefix exits 1" "$CTL" del 198.51.100.9
 	expect_rc 0 "del removes exactly the prefix named" "$CTL" del 198.51.100.0/24
-	expect_rc 1 "its addresses outside the /25 are absent" "$CTL" test 198.51.100.1
-	expect_rc 0 "the /25 still covers its own" "$CTL" test 198.51.100.200
+	expect_rc 1 "its addresses outside the /25 are absent" "$CTL" test -s default 198.51.100.1
+	expect_rc 0 "the /25 still covers its own" "$CTL" test -s default 198.51.100.200
 
 	expect_rc 3 "host bits refused" "$CTL" add 10.0.0.5/24
 	check "host bits: the network suggested" \
@@ -379,23 +379,23 @@ test_prefixes() {
 		has_text "use the IPv4 form 203.0.113.0/24" "$ERR"
 	expect_rc 3 "a bad argument among good ones: nothing added" \
 		"$CTL" add 203.0.113.0/24 203.0.113.5/24
-	expect_rc 1 "the good one was not added" "$CTL" test 203.0.113.1
+	expect_rc 1 "the good one was not added" "$CTL" test -s default 203.0.113.1
 
 	# A /0 would drop the VM's loopback traffic too: count, drop nothing.
 	"$CTL" mode monitor
 	expect_rc 3 "/0 without --all-addresses refused" "$CTL" add 0.0.0.0/0
 	check "/0: the option named" has_text "--all-addresses" "$ERR"
 	expect_rc 0 "/0 with --all-addresses" "$CTL" add --all-addresses 0.0.0.0/0
-	expect_rc 0 "/0 covers any IPv4 address" "$CTL" test 203.0.113.1
+	expect_rc 0 "/0 covers any IPv4 address" "$CTL" test -s default 203.0.113.1
 	check "/0 named as the cover" has_line "203.0.113.1: present (0.0.0.0/0)" "$OUT"
-	expect_rc 1 "IPv4 /0 does not cover IPv6" "$CTL" test 2001:db9::1
+	expect_rc 1 "IPv4 /0 does not cover IPv6" "$CTL" test -s default 2001:db9::1
 	run "$CTL" list
 	check "list shows the /0" has_line "0.0.0.0/0" "$OUT"
 	expect_rc 3 "del of /0 needs the option too" "$CTL" del 0.0.0.0/0
 	expect_rc 0 "del --all-addresses 0.0.0.0/0" "$CTL" del --all-addresses 0.0.0.0/0
-	expect_rc 1 "gone" "$CTL" test 203.0.113.1
+	expect_rc 1 "gone" "$CTL" test -s default 203.0.113.1
 	expect_rc 0 "IPv6 /0 with --all-addresses" "$CTL" add --all-addresses ::/0
-	expect_rc 0 "IPv6 /0 covers any IPv6 address" "$CTL" test 2001:db9::1
+	expect_rc 0 "IPv6 /0 covers any IPv6 address" "$CTL" test -s default 2001:db9::1
 	check "::/0 named" has_line "2001:db9::1: present (::/0)" "$OUT"
 
 	# save | restore: the same set, /0 included (with the option).
@@ -442,7 +442,7 @@ test_blocklist_formats() {
 	check "netset: all added" has_line "4 added, 0 already present" "$OUT"
 	check "netset: nothing on stderr" [ ! -s "$ERR" ]
 	expect_rc 0 "netset entries cover their addresses" \
-		"$CTL" test 0.1.2.3 1.10.31.255 1.19.200.1 2.56.192.17
+		"$CTL" test -s default 0.1.2.3 1.10.31.255 1.19.200.1 2.56.192.17
 
 	printf '%s\r\n' '; Spamhaus DROP List 2026/11/23 - (c) 2026 The Spamhaus Project SLU' \
 		'; https://www.spamhaus.org/drop/drop.txt' \
@@ -452,7 +452,7 @@ test_blocklist_formats() {
 	expect_rc 0 "load a Spamhaus DROP list with CRLF" "$CTL" load --strict "$d"
 	check "DROP: new ones added, the shared one present" \
 		has_line "2 added, 1 already present" "$OUT"
-	expect_rc 0 "DROP entries cover their addresses" "$CTL" test 5.134.159.1 2001:db8:7fff::1
+	expect_rc 0 "DROP entries cover their addresses" "$CTL" test -s default 5.134.159.1 2001:db8:7fff::1
 	check "DROP: the covering prefix" has_line "5.134.159.1: present (5.134.128.0/19)" "$OUT"
 
 	printf '%s\n' '203.0.113.0/24 # x' '  198.51.100.0/25  ' '10.9.0.5/16 ; typo' \
@@ -466,7 +466,7 @@ test_blocklist_formats() {
 	check "strict: nothing added" [ "$n" = "$before" ]
 	expect_rc 1 "load with bad lines exits 1" "$CTL" load "$m"
 	check "good lines added" has_line "2 added, 0 already present, 2 bad lines" "$OUT"
-	expect_rc 1 "the bad lines' prefixes are not in" "$CTL" test 10.9.0.0/16 192.0.2.1
+	expect_rc 1 "the bad lines' prefixes are not in" "$CTL" test -s default 10.9.0.0/16 192.0.2.1
 	"$CTL" flush
 }
 
@@ -559,7 +559,8 @@ test_batch_stops_at_limit() {
 
 	"$CTL" flush
 	gen_v4 150000 >"$f"
-	"$CTL" limit 64K
+	# 64 kB more than the empty set and the state use.
+	"$CTL" limit $(($(mem_in_use "$CTL") + 65536))
 	expect_rc 1 "load past the memory limit exits 1" "$CTL" load "$f"
 	check "message says where and why" \
 		grep -qE '^cuckooctl: load: stopped at line [0-9]+ \([0-9.]+\): memory limit reached; [0-9]+ added$' "$ERR"
@@ -688,7 +689,7 @@ test_save_restore_all() {
 	expect_rc 0 "restore-all" "$CTL" restore-all "$d"
 	entries n
 	check "restore-all: 3 entries back" [ "$n" = 3 ]
-	expect_rc 0 "restored addresses present" "$CTL" test 10.1.0.1 10.1.0.2 2001:db8:1::1
+	expect_rc 0 "restored addresses present" "$CTL" test -s default 10.1.0.1 10.1.0.2 2001:db8:1::1
 	ino=$(stat -c %i "$f")
 	"$CTL" del 10.1.0.2 >/dev/null
 	expect_rc 0 "save-all again" "$CTL" save-all "$d"
@@ -734,7 +735,7 @@ test_sets() {
 	expect_rc 0 "add -s, option last" "$CTL" add 192.0.2.10 198.51.100.0/24 -s ctl-web
 	expect_rc 0 "add --exist of a present one" "$CTL" add -s ctl-web 192.0.2.10 --exist
 	expect_rc 0 "test -s: present" "$CTL" test -s ctl-web 198.51.100.7
-	expect_rc 1 "test of the default set: absent" "$CTL" test 198.51.100.7
+	expect_rc 1 "test of the default set: absent" "$CTL" test -s default 198.51.100.7
 	expect_rc 8 "test -s of no set: 8" "$CTL" test -s ctl-none 198.51.100.7
 	check "no set: named" has_line "cuckooctl: test 198.51.100.7: no set named ctl-none" "$ERR"
 	expect_rc 0 "sets -j" "$CTL" sets -j
@@ -753,7 +754,7 @@ test_sets() {
 	expect_rc 0 "test: old contents kept" "$CTL" test -q -s ctl-web 203.0.113.1
 	"$CTL" add 10.9.9.9 >/dev/null
 	expect_rc 0 "swap default ctl-web" "$CTL" swap default ctl-web
-	expect_rc 0 "swapped: the default set has ctl-web's" "$CTL" test -q 203.0.113.2
+	expect_rc 0 "swapped: the default set has ctl-web's" "$CTL" test -q -s default 203.0.113.2
 	expect_rc 1 "swap of different kinds exits 1" "$CTL" swap ctl-web ctl-ok
 	expect_rc 0 "swap back" "$CTL" swap ctl-web default
 	expect_rc 0 "save --all" "$CTL" save --all
@@ -775,6 +776,49 @@ test_sets() {
 	check "stats: sets listed" has_text "sets:" "$OUT"
 	"$CTL" destroy ctl-web >/dev/null
 	"$CTL" destroy ctl-ok >/dev/null
+	"$CTL" flush >/dev/null
+}
+
+# test without -s: the namespace's verdict and why, across block and allow
+# sets, monitor mode, hooks off and a loopback device; exit 0 only when
+# dropped.
+test_verdict() {
+	fresh
+	expect_rc 0 "create a block set" "$CTL" create ctl-feed
+	expect_rc 0 "create an allow set" "$CTL" create ctl-office allow
+	expect_rc 0 "add to both block sets" "$CTL" add -s ctl-feed 10.0.0.0/8 203.0.113.0/24
+	expect_rc 0 "add to the default set" "$CTL" add 203.0.113.9 2001:db8::/32
+	expect_rc 0 "add to the allow set" "$CTL" add -s ctl-office 10.20.0.0/16
+	expect_rc 0 "test: dropped" "$CTL" test 203.0.113.9 2001:db8::1
+	check "dropped: every covering set named" \
+		has_line "203.0.113.9: dropped: default (203.0.113.9), ctl-feed (203.0.113.0/24)" "$OUT"
+	check "dropped: IPv6" has_line "2001:db8::1: dropped: default (2001:db8::/32)" "$OUT"
+	expect_rc 1 "test: allowed passes, exit 1" "$CTL" test 10.20.1.1 203.0.113.9
+	check "allowed: the allow set named" \
+		has_line "10.20.1.1: passes: ctl-feed (10.0.0.0/8) allowed by ctl-office (10.20.0.0/16)" "$OUT"
+	expect_rc 1 "test: in no set" "$CTL" test 192.0.2.1
+	check "in no set: said" has_line "192.0.2.1: passes: in no set" "$OUT"
+	expect_rc 0 "test -j" "$CTL" test -j 203.0.113.9
+	check "test -j: verdict and sets" \
+		[ "$(jq -r '.[0] | "\(.verdict) \(.block | map(.set) | join(","))"' "$OUT")" = "dropped default,ctl-feed" ]
+	expect_rc 0 "monitor mode" "$CTL" mode monitor
+	expect_rc 1 "test in monitor mode: passes" "$CTL" test 203.0.113.9
+	check "monitor mode: said" \
+		has_line "203.0.113.9: passes: monitor mode, listed by default (203.0.113.9), ctl-feed (203.0.113.0/24)" "$OUT"
+	expect_rc 0 "drop mode" "$CTL" mode drop
+	expect_rc 0 "hooks off" "$CTL" hooks off
+	expect_rc 0 "test with hooks off: dropped" "$CTL" test 2001:db8::1
+	check "hooks off: said" \
+		has_line "2001:db8::1: dropped by XDP and tc programs only (hooks off): default (2001:db8::/32)" "$OUT"
+	expect_rc 0 "hooks on" "$CTL" hooks on
+	expect_rc 1 "test --iif lo: passes" "$CTL" test --iif lo 203.0.113.9
+	check "--iif lo: never judged" \
+		has_line "203.0.113.9: passes: arrives on lo, a loopback device, never judged" "$OUT"
+	expect_rc 3 "test --iif of no device exits 3" "$CTL" test --iif cnf-nosuch0 203.0.113.9
+	expect_rc 0 "test -s default: the set's answer" "$CTL" test -s default 203.0.113.9
+	check "test -s: present" has_line "203.0.113.9: present (203.0.113.9)" "$OUT"
+	"$CTL" destroy ctl-feed >/dev/null
+	"$CTL" destroy ctl-office >/dev/null
 	"$CTL" flush >/dev/null
 }
 
@@ -806,11 +850,11 @@ test_timeouts() {
 	fi
 	check "list: seconds left, 1 to 100 ($left)" [ "$left" -ge 1 -a "$left" -le 100 ]
 	check "list: a permanent entry bare" has_line "192.0.2.21" "$OUT"
-	expect_rc 0 "test of a timed entry" "$CTL" test 192.0.2.20
+	expect_rc 0 "test of a timed entry" "$CTL" test -s default 192.0.2.20
 	check "test: the seconds left" has_text "192.0.2.20: present (192.0.2.20 timeout " "$OUT"
 	expect_rc 3 "a bad timeout exits 3" "$CTL" add 192.0.2.22 timeout 1h
 	check "bad timeout: named" has_line "cuckooctl: add 1h: not a timeout: whole seconds, a decimal number from 0 (none) to 4294967295" "$ERR"
-	expect_rc 1 "test: nothing added" "$CTL" test -q 192.0.2.22
+	expect_rc 1 "test: nothing added" "$CTL" test -s default -q 192.0.2.22
 	expect_rc 0 "create with a default timeout" "$CTL" create ctl-bans timeout 600
 	expect_rc 0 "add: the default, none, 1 s" "$CTL" add -s ctl-bans \
 		198.51.100.1 198.51.100.2 timeout 0 198.51.100.3 timeout 1
@@ -823,9 +867,11 @@ test_timeouts() {
 	check "save: a permanent entry as timeout 0" has_line "198.51.100.2 timeout 0" "$TMP/bans"
 	left=$(seconds_left 198.51.100.1 "$TMP/bans")
 	check "save: the default's seconds left (${left:-none})" [ "${left:-0}" -ge 590 -a "${left:-0}" -le 600 ]
-	# Removed within a second of running out: polled for, 3 s at most.
-	wait_for 3 gone_from ctl-bans 198.51.100.3
-	expect_rc 1 "a 1 s entry is gone within 3 s" "$CTL" test -q -s ctl-bans 198.51.100.3
+	# Removed within a second of running out (ioctl_test's precision test
+	# holds the kernel to that): polled for here, 10 s at most, as a
+	# loaded host runs the VM's timers late.
+	wait_for 10 gone_from ctl-bans 198.51.100.3
+	expect_rc 1 "a 1 s entry is gone within 10 s" "$CTL" test -q -s ctl-bans 198.51.100.3
 	expect_rc 0 "add --exist sets a timeout anew" "$CTL" add -s ctl-bans --exist 198.51.100.2 timeout 50
 	expect_rc 0 "list -s" "$CTL" list -s ctl-bans
 	left=$(seconds_left 198.51.100.2 "$OUT")

@@ -71,6 +71,29 @@ static struct cnf_stats stats(int fd)
 	return st;
 }
 
+/*
+ * What the namespace's memory limit counts now: the lowest limit that
+ * CNF_IOC_SET_CONFIG takes (below it: EINVAL).  The limit is left as it
+ * was.  The tables' bytes in the stats are part of it only: the sets, the
+ * state and its per-CPU counters count too.
+ */
+static uint64_t mem_used(int fd)
+{
+	struct cnf_config c = { .set = CNF_CONFIG_MEM_LIMIT };
+	uint64_t old = stats(fd).mem_limit, lo = 1, hi = old;
+
+	while (lo < hi) {
+		c.mem_limit = lo + (hi - lo) / 2;
+		if (cnf_ioc(fd, CNF_IOC_SET_CONFIG, &c))
+			lo = c.mem_limit + 1;
+		else
+			hi = c.mem_limit;
+	}
+	c.mem_limit = old;
+	cnf_ioc(fd, CNF_IOC_SET_CONFIG, &c);
+	return hi;
+}
+
 /* Distinct test addresses: v4 in 10.0.0.0/8, v6 in 2001:db8::/32. */
 static struct cnf_addr a4(uint32_t i)
 {
@@ -1799,7 +1822,9 @@ TEST_F(cnf, set_config)
 	/* A limit below what the tables use: refused, limit unchanged. */
 	ASSERT_EQ(0, populate(self->fd, 0, 20000));
 	st = stats(self->fd);
-	used = st.v4.bytes + st.v6.bytes;
+	used = mem_used(self->fd);
+	/* The tables, and what the sets and the state cost beside them. */
+	EXPECT_LT(st.v4.bytes + st.v6.bytes, used);
 	memset(&c, 0, sizeof(c));
 	c.set = CNF_CONFIG_MEM_LIMIT;
 	c.mem_limit = used - 1;
@@ -1921,7 +1946,7 @@ TEST_F_TIMEOUT(cnf, memory_limit_enospc, 120)
 	uint32_t n4, n6, f4, f6, i, missing = 0;
 
 	st0 = stats(self->fd);
-	c.mem_limit = st0.v4.bytes + st0.v6.bytes;
+	c.mem_limit = mem_used(self->fd);
 	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
 
 	n4 = fill_to_limit(_metadata, self->fd, a4, 0, &f4);
@@ -3457,7 +3482,8 @@ TEST_F_TIMEOUT(sets, replace_past_memory_limit, 120)
 	ASSERT_EQ(0, spopulate(self->fd, NULL, 1000, 30));
 	st = stats(self->fd);
 	used = st.v4.bytes + st.v6.bytes;
-	c.mem_limit = used + 16 * PAGE;
+	/* The entries as copied in count too, while the replace runs. */
+	c.mem_limit = mem_used(self->fd) + n * sizeof(*a) + 16 * PAGE;
 	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
 	w = world_take(self->fd);
 	for (i = 0; i < n; i++)
@@ -3606,6 +3632,7 @@ TEST_F(sets, create_past_memory_limit)
 	struct cnf_config c = { .set = CNF_CONFIG_MEM_LIMIT };
 	struct cnf_stats st;
 	struct world w;
+	uint64_t used;
 
 	ASSERT_EQ(0, set_create(self->fd, "b1", CNF_SET_BLOCK));
 	ASSERT_EQ(0, spopulate(self->fd, "b1", 0, 50));
@@ -3613,18 +3640,183 @@ TEST_F(sets, create_past_memory_limit)
 	/* Taken before the limit: at it, a dump's snapshot would not fit. */
 	w = world_take(self->fd);
 	st = stats(self->fd);
-	c.mem_limit = st.v4.bytes + st.v6.bytes;
+	used = st.v4.bytes + st.v6.bytes;
+	c.mem_limit = mem_used(self->fd);
 	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
 	EXPECT_EQ(ENOSPC, set_create(self->fd, "b2", CNF_SET_BLOCK));
 	EXPECT_EQ(ENOSPC, set_create(self->fd, "a2", CNF_SET_ALLOW));
 	st = stats(self->fd);
-	EXPECT_EQ(c.mem_limit, st.v4.bytes + st.v6.bytes);
+	EXPECT_EQ(used, st.v4.bytes + st.v6.bytes);
+	EXPECT_EQ(c.mem_limit, mem_used(self->fd));
 	/* Room again: nothing changed, and the same create goes through. */
 	ASSERT_EQ(0, cnf_reset_config(self->fd));
 	ASSERT_WORLD_UNCHANGED(self->fd, &w);
 	world_free(&w);
 	EXPECT_EQ(0, set_create(self->fd, "b2", CNF_SET_BLOCK));
 	EXPECT_EQ(0, sadd(self->fd, "b2", a4(1)));
+}
+
+/*
+ * A set costs the limit more than its tables: its struct, its filter's,
+ * its per-CPU counter, its place in the plans.  Room for the tables of 8
+ * empty sets holds fewer sets; destroying them gives it all back.
+ */
+TEST_F(sets, sets_count_against_limit)
+{
+	struct cnf_config c = { .set = CNF_CONFIG_MEM_LIMIT };
+	struct cnf_set_info *info;
+	uint64_t used, tables;
+	int made = 0, i, err = 0;
+	char name[16];
+
+	ASSERT_EQ(0, set_create(self->fd, "probe", CNF_SET_BLOCK));
+	ASSERT_EQ(2, set_list(self->fd, &info));
+	tables = info[1].bytes;
+	free(info);
+	ASSERT_LT(0, tables);
+	ASSERT_EQ(0, set_destroy(self->fd, "probe"));
+	used = mem_used(self->fd);
+	c.mem_limit = used + 8 * tables;
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	while (!err && made < 8) {
+		snprintf(name, sizeof(name), "s%d", made);
+		err = set_create(self->fd, name, CNF_SET_BLOCK);
+		made += !err;
+	}
+	ksft_print_msg("%llu bytes of tables a set; %d sets in room for 8 sets' tables\n",
+		       (unsigned long long)tables, made);
+	EXPECT_EQ(ENOSPC, err);
+	EXPECT_GT(8, made);
+	EXPECT_LT(0, made);
+	for (i = 0; i < made; i++) {
+		snprintf(name, sizeof(name), "s%d", i);
+		EXPECT_EQ(0, set_destroy(self->fd, name));
+	}
+	EXPECT_EQ(used, mem_used(self->fd));
+	ASSERT_EQ(0, cnf_reset_config(self->fd));
+}
+
+/*
+ * A namespace builds one replace at a time: a second waits for the first
+ * instead of staging and building beside it.  With room for one replace's
+ * staging and contents beside the set, two replaces at once both go
+ * through; built side by side, the second would find no room.
+ */
+TEST_F_TIMEOUT(sets, replace_one_at_a_time, 180)
+{
+	const uint32_t n = 100000;
+	struct cnf_addr *a = calloc(n, sizeof(*a));
+	struct cnf_config c = { .set = CNF_CONFIG_MEM_LIMIT };
+	volatile int *go;
+	uint64_t used0, used1;
+	struct cnf_batch b;
+	int k, status, ok = 0;
+	pid_t pid[2];
+	uint32_t i;
+
+	ASSERT_NE(NULL, a);
+	go = mmap(NULL, sizeof(*go), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, go);
+	*go = 0;
+	for (i = 0; i < n; i++)
+		a[i] = a4(200000 + i);
+	ASSERT_EQ(0, sadd(self->fd, NULL, a4(1)));
+	used0 = mem_used(self->fd);
+	ASSERT_EQ(0, sbatch(self->fd, CNF_IOC_ADD_BATCH, NULL, a, n,
+			    CNF_BATCH_F_REPLACE, &b));
+	used1 = mem_used(self->fd);
+	/* Room for one staging and one set of new contents, and a half. */
+	c.mem_limit = used1 + 3 * (n * sizeof(*a) + (used1 - used0)) / 2;
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	for (k = 0; k < 2; k++) {
+		pid[k] = fork();
+		ASSERT_LE(0, pid[k]);
+		if (!pid[k]) {
+			while (!*go)
+				;
+			_exit(sbatch(self->fd, CNF_IOC_ADD_BATCH, NULL, a, n,
+				     CNF_BATCH_F_REPLACE, &b));
+		}
+	}
+	*go = 1;
+	for (k = 0; k < 2; k++) {
+		ASSERT_EQ(pid[k], waitpid(pid[k], &status, 0));
+		EXPECT_TRUE(WIFEXITED(status));
+		EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("replace %d", k);
+		ok += WIFEXITED(status) && !WEXITSTATUS(status);
+	}
+	EXPECT_EQ(2, ok);
+	EXPECT_TRUE(set_holds_list(self->fd, NULL, a, n));
+	/* Nothing of the stagings left charged. */
+	EXPECT_GT(used1 + n * sizeof(*a) / 2, mem_used(self->fd));
+	ASSERT_EQ(0, cnf_reset_config(self->fd));
+	munmap((void *)go, sizeof(*go));
+	free(a);
+}
+
+/*
+ * A replace's entries as copied in count against the limit while it runs:
+ * a replace they do not fit beside what is in use is refused before it
+ * reads a single entry, and leaves nothing charged; with room for them it
+ * goes through, and gives the room back.
+ */
+TEST_F(sets, replace_staging_past_memory_limit)
+{
+	const uint32_t n = 20000;
+	struct cnf_addr *a = calloc(n, sizeof(*a));
+	uint32_t *secs = calloc(n, sizeof(*secs));
+	struct cnf_config c = { .set = CNF_CONFIG_MEM_LIMIT };
+	struct cnf_batch b;
+	struct world w;
+	uint64_t used;
+	uint32_t i;
+
+	ASSERT_NE(NULL, a);
+	ASSERT_NE(NULL, secs);
+	ASSERT_EQ(0, set_create(self->fd, "b1", CNF_SET_BLOCK));
+	ASSERT_EQ(0, spopulate(self->fd, "b1", 0, 100));
+	for (i = 0; i < n; i++) {
+		a[i] = a4(100000 + i);
+		secs[i] = 600;
+	}
+	used = mem_used(self->fd);
+	/* Room for the tables of the new contents, not for their staging. */
+	c.mem_limit = used + n * sizeof(*a) / 2;
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	w = world_take(self->fd);
+	EXPECT_EQ(ENOSPC, sbatch(self->fd, CNF_IOC_ADD_BATCH, "b1", a, n,
+				 CNF_BATCH_F_REPLACE, &b));
+	EXPECT_EQ(0, b.done);
+	EXPECT_EQ(0, b.applied);
+	EXPECT_EQ(-ENOSPC, b.error);
+	ASSERT_WORLD_UNCHANGED(self->fd, &w);
+	world_free(&w);
+	EXPECT_EQ(used, mem_used(self->fd));
+	/* Their timeouts as copied in, 4 bytes each, count too. */
+	c.mem_limit = used + n * sizeof(*a) + 4 * PAGE;
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	memset(&b, 0, sizeof(b));
+	b.addrs = (uintptr_t)a;
+	b.timeouts = (uintptr_t)secs;
+	b.count = n;
+	b.flags = CNF_BATCH_F_REPLACE;
+	cnf_set_name(b.set, "b1");
+	EXPECT_EQ(ENOSPC, cnf_ioc(self->fd, CNF_IOC_ADD_BATCH, &b));
+	EXPECT_EQ(0, b.done);
+	EXPECT_EQ(used, mem_used(self->fd));
+	/* With room, it goes through and the staging is given back. */
+	ASSERT_EQ(0, cnf_reset_config(self->fd));
+	ASSERT_EQ(0, sbatch(self->fd, CNF_IOC_ADD_BATCH, "b1", a, n,
+			    CNF_BATCH_F_REPLACE, &b));
+	EXPECT_EQ(n, b.applied);
+	EXPECT_TRUE(set_holds_list(self->fd, "b1", a, n));
+	ASSERT_EQ(0, sbatch(self->fd, CNF_IOC_ADD_BATCH, "b1", a, 100,
+			    CNF_BATCH_F_REPLACE, &b));
+	EXPECT_EQ(100, b.applied);
+	EXPECT_GT(used + n * sizeof(*a) / 2, mem_used(self->fd));
+	free(secs);
+	free(a);
 }
 
 TEST_F(sets, list_arguments)
@@ -4204,7 +4396,7 @@ TEST_F(timeouts, memory_limit)
 
 	ASSERT_EQ(0, populate(self->fd, 0, 100));
 	st = stats(self->fd);
-	c.mem_limit = st.v4.bytes + st.v6.bytes + 10 * st.expiry.bytes + 4096;
+	c.mem_limit = mem_used(self->fd) + 10 * st.expiry.bytes + 4096;
 	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
 	for (i = 0; i < 100 && !err; i++)
 		err = tadd(self->fd, NULL, mixed(i), 60,

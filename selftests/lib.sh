@@ -319,6 +319,24 @@ stats_parse() {
 	[[ -n ${_st["mode"]:-} ]]
 }
 
+# mem_in_use CTL...: the bytes the namespace's memory limit counts now,
+# its tables and what the kernel holds for it beside them (sets, state,
+# per-CPU counters): the lowest limit `CTL... limit` takes.  The limit is
+# left at that.
+mem_in_use() {
+	local lo=1 hi=$((1 << 40)) mid
+	while ((lo < hi)); do
+		mid=$(((lo + hi) / 2))
+		if "$@" limit "$mid" >/dev/null 2>&1; then
+			hi=$mid
+		else
+			lo=$((mid + 1))
+		fi
+	done
+	"$@" limit "$lo" >/dev/null 2>&1
+	echo "$lo"
+}
+
 # stats_read ARRAY FILE CTL...: `CTL... stats -j` (its output goes
 # through FILE) parsed into ARRAY by stats_parse (empty when it fails).
 stats_read() {

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * nfq_verdict QUEUE COUNT SECONDS: bind nfqueue QUEUE (IPv4 and IPv6) and
- * accept every packet queued to it, until COUNT verdicts were given or
- * SECONDS passed; print the number given.  An accepted packet goes on
- * through the remaining netfilter hooks from this process's context
+ * nfq_verdict QUEUE COUNT SECONDS [HOLD]: bind nfqueue QUEUE (IPv4 and
+ * IPv6) and accept every packet queued to it, until COUNT verdicts were
+ * given or SECONDS passed; print the number given.  An accepted packet goes
+ * on through the remaining netfilter hooks from this process's context
  * (nf_reinject(), bottom halves enabled), which is what nfqueue.sh checks
- * cuckoo_nf's hook against.  Raw nfnetlink, no library.
+ * cuckoo_nf's hook against.  With HOLD, a path, the packets wait in the
+ * queue until HOLD exists, then are accepted in the order they came:
+ * xdp.sh holds packets an XDP program passed while it changes the filter.
+ * Raw nfnetlink, no library.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -25,6 +28,10 @@
 
 static int nl_fd;
 static unsigned short queue;
+/* The ids of packets held (HOLD), in the order they came. */
+#define HELD_MAX	4096
+static unsigned int held[HELD_MAX];
+static long nheld;
 
 static void die(const char *what)
 {
@@ -87,17 +94,36 @@ static unsigned int packet_id(struct nlmsghdr *nh)
 	return 0;
 }
 
+static void accept_packet(unsigned int id)
+{
+	struct nfqnl_msg_verdict_hdr v = {
+		.verdict = htonl(NF_ACCEPT),
+		.id = htonl(id),
+	};
+
+	send_one(NFQNL_MSG_VERDICT, NFQA_VERDICT_HDR, &v, sizeof(v));
+}
+
+/* Whether packets are still held: HOLD given and not there yet. */
+static int holding(const char *hold)
+{
+	return hold && access(hold, F_OK);
+}
+
 int main(int argc, char **argv)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	long count, given = 0;
+	long count, given = 0, i;
+	const char *hold = NULL;
 	time_t end;
 	char *buf;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: nfq_verdict QUEUE COUNT SECONDS\n");
+	if (argc != 4 && argc != 5) {
+		fprintf(stderr, "usage: nfq_verdict QUEUE COUNT SECONDS [HOLD]\n");
 		return 2;
 	}
+	if (argc == 5)
+		hold = argv[4];
 	queue = atoi(argv[1]);
 	count = atol(argv[2]);
 	end = time(NULL) + atol(argv[3]);
@@ -113,7 +139,14 @@ int main(int argc, char **argv)
 		struct nlmsghdr *nh;
 		ssize_t n;
 
-		if (poll(&p, 1, 200) <= 0)
+		if (nheld && !holding(hold)) {
+			for (i = 0; i < nheld; i++)
+				accept_packet(held[i]);
+			given += nheld;
+			nheld = 0;
+			continue;
+		}
+		if (poll(&p, 1, 50) <= 0)
 			continue;
 		n = recv(nl_fd, buf, BUF, 0);
 		if (n < 0) {
@@ -123,16 +156,19 @@ int main(int argc, char **argv)
 		}
 		for (nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, n);
 		     nh = NLMSG_NEXT(nh, n)) {
-			struct nfqnl_msg_verdict_hdr v = {
-				.verdict = htonl(NF_ACCEPT),
-			};
-
 			if (nh->nlmsg_type != ((NFNL_SUBSYS_QUEUE << 8) |
 					       NFQNL_MSG_PACKET))
 				continue;
-			v.id = htonl(packet_id(nh));
-			send_one(NFQNL_MSG_VERDICT, NFQA_VERDICT_HDR, &v,
-				 sizeof(v));
+			if (holding(hold)) {
+				if (nheld == HELD_MAX) {
+					fprintf(stderr, "nfq_verdict: more than %d held\n",
+						HELD_MAX);
+					return 1;
+				}
+				held[nheld++] = packet_id(nh);
+				continue;
+			}
+			accept_packet(packet_id(nh));
 			given++;
 		}
 	}

@@ -307,8 +307,7 @@ test_replace_fails() {
 	verdict $? "b1 unchanged after the bad line"
 	ping_round "after the failed replace (bad line)" cover
 	# A limit just above what is in use: the new contents do not fit.
-	ns_stats ST "$R" "$TMP/stats"
-	used=$((${ST[ipv4.bytes]} + ${ST[ipv6.bytes]}))
+	used=$(mem_in_use ctl)
 	ctl limit $((used + 4096)) >/dev/null
 	verdict $? "memory limit $((used + 4096)) bytes"
 	addr_list "$TMP/big" 192.0.2.0 "$NREPL" 2001:db8::1:0 "$NREPL"

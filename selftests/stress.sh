@@ -251,13 +251,13 @@ bulk_churn() {
 	done
 }
 
-# One cuckooctl test for every stable source: "ADDR: present (PREFIX)"
+# One cuckooctl test -s default for every stable source: "ADDR: present (PREFIX)"
 # ("ADDR: present" from a module without CNF_IOC_MATCH) or "ADDR: absent"
 # each; the set is exactly the stable blocked sources.
 growth_state() {
 	local s line rounds='?'
 	local -A res=() st
-	rctl test "${BLOCKED[@]}" "${ALLOWED[@]}" >"$TMP/test.out" 2>&1
+	rctl test -s default "${BLOCKED[@]}" "${ALLOWED[@]}" >"$TMP/test.out" 2>&1
 	while read -r line; do
 		[[ $line =~ ^([0-9a-f.:]+):\ (present|absent)(\ \([0-9a-f.:/]+\))?$ ]] &&
 			res[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}

@@ -23,11 +23,21 @@
 # which must not see the dropped ones.  The sender's VLAN tags are put in
 # the frame (ethtool -K txvlan off), not beside it, so the program parses
 # them.
+#
+# The test_held_* tests hold echo requests that the program passed, with
+# its mark, in an nfqueue between XDP and cuckoo_nf's hook (nfq_verdict
+# with a release file), change the filter meanwhile (an add, a switch from
+# monitor to drop, an allow set's exception deleted, run out, flushed,
+# replaced, destroyed), then let them on: the hook must drop them, as the
+# mark is of the filter they were judged against, no longer the current.
 set -uo pipefail
 
 ALL_TESTS="test_native_drops_before_netfilter test_vlan test_prefix_and_allow
 	test_monitor test_netns_move test_generic test_ip_link test_other_program
-	test_no_privileges test_mark_not_trusted test_hooks_off
+	test_no_privileges test_mark_not_trusted test_held_add
+	test_held_mode_switch test_held_allow_del test_held_allow_expiry
+	test_held_allow_set_ops
+	test_hooks_off
 	test_rmmod_while_attached test_tc test_tc_egress
 	test_tc_rmmod_while_attached"
 NPINGS=3
@@ -49,6 +59,10 @@ OTHER_OBJ=$(dirname "$(realpath "$0")")/xdp_other.bpf.o
 FORGE_OBJ=$(dirname "$(realpath "$0")")/xdp_forge.bpf.o
 REWRITE_OBJ=$(dirname "$(realpath "$0")")/xdp_rewrite.bpf.o
 TC_OBJ=$(dirname "$(realpath "$0")")/cuckoo_tc.o
+NFQ=$(dirname "$(realpath "$0")")/nfq_verdict
+# The nfqueue the test_held_* tests hold packets in.
+QUEUE=5
+PIDS=()
 # The path whose counters round() reads: xdp, or tc for the tc program
 # (KF=tc round ...).
 KF=xdp
@@ -136,9 +150,11 @@ setup() {
 ctl() { nsx "$R" cuckooctl "$@"; }
 ctl2() { nsx "$R2" cuckooctl "$@"; }
 
-# fresh: R's and R2's filters as after load, no program on r1.
+# fresh: R's and R2's filters as after load, no program on r1, no
+# packet held (hold_table).
 fresh() {
 	local ns
+	nsx "$R" nft delete table inet cnf_hold >/dev/null 2>&1
 	for ns in "$R" "$R2"; do
 		nsx "$ns" cuckooctl xdp detach r1 >/dev/null 2>&1
 		tc -n "$ns" qdisc del dev r1 clsact >/dev/null 2>&1
@@ -419,6 +435,197 @@ test_mark_not_trusted() {
 	hook_sees "$REWRITE_OBJ" ipv6 "$B6" "$A6"
 }
 
+# hold_table: in R, table inet cnf_hold: echo requests from A4, B4, A6
+# and B6 queued to QUEUE at prerouting, priority -500 (after XDP and the
+# -1000 counters, before cuckoo_nf's hook at -450), and counted in dI
+# (I: the source's index in SRCS) at priority 0, once through the hook.
+hold_table() {
+	local s
+	{
+		echo "table inet cnf_hold {"
+		for s in "$A4" "$B4" "$A6" "$B6"; do
+			echo "counter d${SIDX[$s]} { }"
+		done
+		echo "chain q { type filter hook prerouting priority -500; policy accept;"
+		echo "ip saddr { $A4, $B4 } icmp type echo-request queue num $QUEUE"
+		echo "ip6 saddr { $A6, $B6 } icmpv6 type echo-request queue num $QUEUE"
+		echo "}"
+		echo "chain d { type filter hook prerouting priority 0; policy accept;"
+		for s in "$A4" "$B4" "$A6" "$B6"; do
+			if is_v6 "$s"; then
+				echo "ip6 saddr $s icmpv6 type echo-request counter name d${SIDX[$s]}"
+			else
+				echo "ip saddr $s icmp type echo-request counter name d${SIDX[$s]}"
+			fi
+		done
+		echo "}"
+		echo "}"
+	} | nsx "$R" nft -f -
+}
+
+# queued N: R's QUEUE is bound and holds N packets
+# (/proc/net/netfilter/nfnetlink_queue: queue, port id, packets waiting).
+queued() {
+	local q _p n _
+	nsx "$R" cat /proc/net/netfilter/nfnetlink_queue >"$TMP/queues" 2>/dev/null
+	while read -r q _p n _; do
+		[[ $q == "$QUEUE" && $n == "$1" ]] && return 0
+	done <"$TMP/queues"
+	return 1
+}
+
+# hold_start SRC...: NPINGS echo requests from each SRC, passed by
+# cuckoo_nf's program on r1 (with its mark) and held in QUEUE by
+# nfq_verdict until hold_release.  1 when they are not all held; with
+# HOLD_QUIET=1 that is no failure (the caller tries again).
+declare -A HOLD_X HOLD_C
+hold_start() {
+	local argv n=$((NPINGS * $#)) ok=0
+	local -A x1
+	rm -f "$TMP/release"
+	nsx_argv argv "$R" "$NFQ" "$QUEUE" "$n" 60 "$TMP/release"
+	"${argv[@]}" >"$TMP/verdicts" 2>/dev/null &
+	PIDS=($!)
+	wait_for 10 queued 0 || { fail "nfq_verdict did not bind queue $QUEUE"; return 1; }
+	if ! { ns_stats HOLD_X "$R" "$TMP/stats" &&
+	       nft_read HOLD_C "$R" "$TMP/nft" table inet cnf_hold; }; then
+		fail "counters not read"
+		return 1
+	fi
+	DST4=10.0.1.2 DST6=fd01::2
+	ping_all "$S" "$NPINGS" 0.1 0.1 "$@"
+	wait_for 10 queued "$n" || ok=1
+	ns_stats x1 "$R" "$TMP/stats"
+	n=$((${x1[ipv4.xdp_dropped]} + ${x1[ipv6.xdp_dropped]} -
+	     ${HOLD_X[ipv4.xdp_dropped]} - ${HOLD_X[ipv6.xdp_dropped]}))
+	((n == 0)) || ok=1
+	[[ ${HOLD_QUIET:-0} == 1 ]] && return $ok
+	((ok == 0))
+	verdict $? "$((NPINGS * $#)) echo requests held between XDP and the hook (XDP dropped $n)"
+	return $ok
+}
+
+# hold_release SRC...: let the held requests on to cuckoo_nf's hook, which
+# must drop every one: the filter, changed since XDP passed them, lists
+# each SRC now.  Its counters say it judged them; none was delivered.
+hold_release() {
+	local fam s i n verdicts want
+	local -A x1 c1 seen=()
+	touch "$TMP/release"
+	wait "${PIDS[@]}"
+	PIDS=()
+	read -r verdicts <"$TMP/verdicts"
+	((verdicts == NPINGS * $#))
+	verdict $? "nfq_verdict accepted $verdicts of $((NPINGS * $#)) held"
+	reader() { ns_stats x1 "$R" "$TMP/stats" && nft_read c1 "$R" "$TMP/nft" table inet cnf_hold; }
+	settle_counters reader x1 c1
+	for s; do
+		i=cnf_hold/d${SIDX[$s]}
+		n=$((${c1[$i]:-0} - ${HOLD_C[$i]:-0}))
+		((n == 0))
+		verdict $? "$s: $n of $NPINGS held echo requests delivered"
+		fam=ipv4
+		is_v6 "$s" && fam=ipv6
+		seen[$fam]=$((${seen[$fam]:-0} + NPINGS))
+	done
+	for fam in "${!seen[@]}"; do
+		want=${seen[$fam]}
+		n=$((${x1[$fam.dropped]} - ${HOLD_X[$fam.dropped]}))
+		((n == want))
+		verdict $? "$fam: the hook dropped $n of the $want held (mark not trusted)"
+	done
+}
+
+# hold_abandon: stop holding, whatever becomes of the requests held (the
+# queue drops them when nfq_verdict goes; it would wait for those XDP
+# dropped).
+hold_abandon() {
+	kill_all PIDS
+}
+
+# A packet that XDP passed before an add, held on its way to the hook
+# until after it, is dropped there: its mark is of the filter before.
+test_held_add() {
+	fresh || { fail "reset"; return; }
+	hold_table || { fail "nft table cnf_hold"; return; }
+	# A filter, so that the hook is there and the kfunc marks.
+	ctl add 10.0.99.1 || fail "add"
+	attach "$R" native
+	hold_start "$A4" "$A6" || { hold_abandon; return; }
+	ctl add "$A4" "$A6" || fail "add $A4 $A6 while held"
+	hold_release "$A4" "$A6"
+}
+
+# In monitor mode XDP passes listed sources, with a mark; after a switch
+# to drop, the hook drops them.
+test_held_mode_switch() {
+	fresh || { fail "reset"; return; }
+	hold_table || { fail "nft table cnf_hold"; return; }
+	ctl add "$A4" "$A6" && ctl mode monitor || fail "add, mode monitor"
+	attach "$R" native
+	hold_start "$A4" "$A6" || { hold_abandon; return; }
+	ctl mode drop || fail "mode drop while held"
+	hold_release "$A4" "$A6"
+}
+
+# A source that an allow set's exception passed at XDP is dropped at the
+# hook once the exception is deleted.
+test_held_allow_del() {
+	fresh || { fail "reset"; return; }
+	hold_table || { fail "nft table cnf_hold"; return; }
+	ctl add 10.0.1.0/24 fd01::/64 && ctl create office allow &&
+		ctl add -s office "$B4" "$B6" || fail "add, allow set"
+	attach "$R" native
+	hold_start "$B4" "$B6" || { hold_abandon; return; }
+	ctl del -s office "$B4" "$B6" || fail "del -s office while held"
+	hold_release "$B4" "$B6"
+}
+
+# Likewise once the exception runs out: expiry changes the filter too.
+# The exception must outlive the pings' way through XDP, so that they are
+# passed there and held: its timeout is doubled until it did.
+test_held_allow_expiry() {
+	local t held=1
+	fresh || { fail "reset"; return; }
+	hold_table || { fail "nft table cnf_hold"; return; }
+	ctl add 10.0.1.0/24 && ctl create office allow || fail "add, allow set"
+	attach "$R" native
+	for t in 4 8 16 32; do
+		ctl add -s office --exist "$B4" timeout "$t" ||
+			{ fail "add -s office $B4 timeout $t"; return; }
+		HOLD_QUIET=1 hold_start "$B4" && set_has office "$B4" &&
+			{ held=0; break; }
+		note "$B4 ran out before its pings were held: timeout $t too short"
+		hold_abandon
+	done
+	((held == 0))
+	verdict $? "$B4's pings held while it was allowed (timeout $t)"
+	((held == 0)) || return
+	wait_for $((t + 10)) set_lacks office "$B4"
+	verdict $? "$B4 ran out while its pings were held"
+	hold_release "$B4"
+}
+
+# The other changes of an allow set that end an exception: its contents
+# flushed, replaced, the set destroyed.  B4's pings, passed at XDP by the
+# exception, are held across each, then dropped at the hook.
+office_b4() { ctl create office allow 2>/dev/null; ctl add -s office "$B4"; }
+office_replace() { echo 10.0.99.1 | ctl replace -q -s office -; }
+test_held_allow_set_ops() {
+	local change
+	fresh || { fail "reset"; return; }
+	hold_table || { fail "nft table cnf_hold"; return; }
+	ctl add 10.0.1.0/24 || fail "add"
+	attach "$R" native
+	for change in "ctl flush -s office" office_replace "ctl destroy office"; do
+		note "$change"
+		office_b4 || { fail "office: add $B4"; return; }
+		hold_start "$B4" || { hold_abandon; return; }
+		$change || fail "$change while held"
+		hold_release "$B4"
+	done
+}
+
 # With the namespace's hooks off, only the program filters: listed
 # sources are dropped where it is attached and let through where it is
 # not; on again, the hook drops them.
@@ -600,6 +807,10 @@ test_tc_rmmod_while_attached() {
 require_root
 require_module
 require_cmds nft ping ip
+require_file "$NFQ" "make -C selftests"
+modprobe -q nfnetlink_queue 2>/dev/null
+modprobe -q nft_queue 2>/dev/null
+defer kill_all PIDS
 # The kfuncs are registered with the module's BTF (see README, XDP).
 [[ -e /sys/kernel/btf/cuckoo_nf ]] ||
 	ktap_skip_all "cuckoo_nf.ko has no BTF (/sys/kernel/btf/cuckoo_nf): its kfuncs are not registered"

@@ -104,6 +104,7 @@ int ctl_read_input(const char *cmd, const char *path, struct ctl_input *in);
 struct ctl_opts {
 	const char *cmd;	/* the command's name */
 	const char *set;	/* -s: the set, NULL for the default set */
+	bool one_set;		/* -s given, the default set's name included */
 	const char *file;	/* del --file */
 	unsigned int flags;	/* CTL_PARSE_F_ALL: --all-addresses */
 	bool exist;		/* --exist: present (add) / absent (del) is fine */
@@ -112,6 +113,7 @@ struct ctl_opts {
 	bool json;		/* -j */
 	bool all;		/* save --all */
 	bool allow_empty;	/* replace --allow-empty */
+	const char *iif;	/* test --iif: the device a packet arrives on */
 };
 
 /*
@@ -135,6 +137,15 @@ int ctl_cmd_swap(const struct ctl_opts *o, int argc, char **argv);
 int ctl_cmd_sets(const struct ctl_opts *o, int argc, char **argv);
 /* xdp attach|detach|status (ctl_xdp.c). */
 int ctl_cmd_xdp(const struct ctl_opts *o, int argc, char **argv);
+
+/*
+ * test without a set (ctl_verdict.c): what the namespace does with a
+ * packet from each of @e's @n addresses (@argv: their operands), and why.
+ * Exit code: 0 when every one is dropped, 1 when one passes.
+ */
+struct ctl_entry;
+int ctl_test_verdicts(const struct ctl_opts *o, int fd,
+		      const struct ctl_entry *e, size_t n, char **argv);
 
 /* A set name from the command line: CTL_EXIT_OK, or the error reported. */
 int ctl_check_set_name(const char *cmd, const char *name);

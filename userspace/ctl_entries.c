@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "ctl.h"
+#include "ctl_local.h"
 
 /* "cuckooctl: CMD VALUE: reason" for a bad operand. */
 static void report_bad_arg(void *ctx, const char *value,
@@ -65,6 +66,7 @@ static int per_address(const struct ctl_opts *o, enum ctl_entry_op op,
 		       int soft, int argc, char **argv)
 {
 	char why[CTL_SET_ERRLEN];
+	struct ctl_local *local = NULL;
 	struct ctl_entry *e;
 	int fd, rc = 0, err;
 	uint32_t flags;
@@ -75,7 +77,10 @@ static int per_address(const struct ctl_opts *o, enum ctl_entry_op op,
 		free(e);
 		return -fd;
 	}
+	if (op == CTL_ADD)
+		local = ctl_local_for(fd, o->set, o->quiet);
 	for (i = 0; i < n; i++) {
+		ctl_local_warn(local, o->cmd, &e[i].a);
 		flags = e[i].timed ? CNF_ENTRY_F_TIMEOUT : 0;
 		if (op == CTL_ADD && o->exist)
 			flags |= CNF_ENTRY_F_EXIST;
@@ -92,6 +97,7 @@ static int per_address(const struct ctl_opts *o, enum ctl_entry_op op,
 		}
 		rc = CTL_EXIT_FAIL;
 	}
+	ctl_local_free(local);
 	close(fd);
 	free(e);
 	return rc;
@@ -168,11 +174,20 @@ int ctl_cmd_test(const struct ctl_opts *o, int argc, char **argv)
 	int fd, rc = 0, r;
 	size_t i, n;
 
+	if (o->one_set && o->iif)
+		return ctl_usage_error("test", NULL,
+				       "--iif asks the namespace, -s one set: not both");
 	fd = parse_and_open(o, argc, argv, false, &e, &n);
 	if (fd < 0) {
 		free(e);
 		/* Usage and bad input keep their codes; any failure is 2+. */
 		return -fd == CTL_EXIT_FAIL ? CTL_EXIT_ERROR : -fd;
+	}
+	if (!o->one_set) {
+		rc = ctl_test_verdicts(o, fd, e, n, argv);
+		close(fd);
+		free(e);
+		return rc;
 	}
 	for (i = 0; i < n; i++) {
 		r = test_one(fd, o, argv[e[i].arg], &e[i].a, &no_match);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "ctl.h"
+#include "ctl_local.h"
 
 /* Addresses per ioctl: big enough to make the call overhead vanish. */
 #define CTL_BATCH	65536
@@ -260,6 +261,19 @@ static void print_summary(const struct batch_op *op,
 	putchar('\n');
 }
 
+/* Each of @in's prefixes that covers an address of the namespace's own. */
+static void warn_covers_local(const char *cmd, int fd,
+			      const struct ctl_opts *o,
+			      const struct ctl_input *in)
+{
+	struct ctl_local *local = ctl_local_for(fd, o->set, o->quiet);
+	size_t i;
+
+	for (i = 0; local && i < in->n; i++)
+		ctl_local_warn(local, cmd, &in->addrs[i]);
+	ctl_local_free(local);
+}
+
 /*
  * Parse @path, report its bad lines; under @strict a bad line means nothing
  * is sent.  Then send what parsed; bad lines make the exit status 1.
@@ -288,6 +302,8 @@ static int run_file(const struct batch_op *op, const struct ctl_opts *o,
 		rc = -fd;
 		goto out;
 	}
+	if (!op->del)
+		warn_covers_local(op->cmd, fd, o, &in);
 	rc = send_batches(fd, op, o->set, &in, 0, in.n, &res);
 	close(fd);
 	if (!rc) {

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "ctl.h"
+#include "ctl_local.h"
 
 #define KEPT	"the old contents still serve"
 
@@ -125,6 +126,19 @@ static int replace_in_one_step(const char *cmd, int fd,
 	return ctl_exit_code(err);
 }
 
+/* Each of @p's prefixes that covers an address of the namespace's own. */
+static void warn_covers_local(const char *cmd, int fd,
+			      const struct ctl_input *in, const struct part *p,
+			      bool quiet)
+{
+	struct ctl_local *local = ctl_local_for(fd, p->set, quiet);
+	size_t i;
+
+	for (i = p->first; local && i < p->end; i++)
+		ctl_local_warn(local, cmd, &in->addrs[i]);
+	ctl_local_free(local);
+}
+
 /*
  * Replace @p's set, creating it with @p's kind when missing; @sets is the
  * module's list (NULL: a module without sets).
@@ -141,8 +155,10 @@ static int replace_part(const char *cmd, int fd, const struct ctl_input *in,
 		/* restore of the default set only; replace never flushes. */
 		err = !ctl_set_is_default(p->set) ? CTL_ENOSETS :
 		      !p->create ? CTL_ENOREPLACE : 0;
-		if (!err)
+		if (!err) {
+			warn_covers_local(cmd, fd, in, p, quiet);
 			return replace_by_flush(cmd, fd, in, p, quiet);
+		}
 		ctl_err("%s %s: %s; " KEPT, cmd, set_name(p->set),
 			ctl_strerror(err));
 		return CTL_EXIT_FAIL;
@@ -175,6 +191,7 @@ static int replace_part(const char *cmd, int fd, const struct ctl_input *in,
 			return ctl_exit_code(err);
 		}
 	}
+	warn_covers_local(cmd, fd, in, p, quiet);
 	return replace_in_one_step(cmd, fd, in, p, i < 0 ? 0 :
 				   sets[i].v4_entries + sets[i].v6_entries,
 				   i < 0 ? p->timeout : sets[i].timeout, quiet);

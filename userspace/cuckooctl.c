@@ -161,10 +161,11 @@ enum {
 	O_JSON = 1 << 6,	/* -j, --json */
 	O_ALL = 1 << 7,		/* -a, --all */
 	O_EMPTY = 1 << 8,	/* --allow-empty */
+	O_IIF = 1 << 9,		/* --iif NAME */
 };
 
 /* Long options without a short one: values past any character. */
-enum { V_EXIST = 0x100, V_ADDRS, V_STRICT, V_EMPTY };
+enum { V_EXIST = 0x100, V_ADDRS, V_STRICT, V_EMPTY, V_IIF };
 
 static const struct {
 	unsigned int bit;
@@ -190,6 +191,8 @@ static const struct {
 	  "-a, --all            every set, each after its set line" },
 	{ O_EMPTY, { "allow-empty", no_argument, NULL, V_EMPTY },
 	  "    --allow-empty    take an input without prefixes: empty the set" },
+	{ O_IIF, { "iif", required_argument, NULL, V_IIF },
+	  "    --iif NAME       for a packet arriving on device NAME" },
 };
 
 #define NOPTIONS	ARRAY_SIZE(cmd_options)
@@ -225,6 +228,9 @@ static int take_option(const struct ctl_cmd *cmd, int val,
 		break;
 	case V_EMPTY:
 		o->allow_empty = true;
+		break;
+	case V_IIF:
+		o->iif = optarg;
 		break;
 	}
 	return CTL_EXIT_OK;
@@ -354,14 +360,21 @@ static const struct ctl_cmd commands[] = {
 	  "the format of 'load'.  An absent PREFIX is reported and the command\n"
 	  "exits 1 (with --exist: passed over); with --file absent ones are\n"
 	  "counted, and bad lines make the exit status 1.\n" },
-	{ "test", ctl_cmd_test, O_PREFIXES | O_QUIET, "PREFIX...",
-	  "tell whether a set covers addresses",
-	  "Print 'PREFIX: present (STORED)', STORED being the longest prefix in\n"
-	  "the set that covers PREFIX ('STORED timeout N' when it has N seconds\n"
-	  "left), or 'PREFIX: absent', for each PREFIX (usually an address).\n"
-	  "Exits 0 when all are present, 1 when any is absent, 2 or more on an\n"
-	  "error (8: a device call failed).  With a module that cannot name the\n"
-	  "covering prefix, 'PREFIX: present' alone.\n" },
+	{ "test", ctl_cmd_test, O_PREFIXES | O_QUIET | O_JSON | O_IIF,
+	  "[--iif NAME] PREFIX...",
+	  "tell what the namespace does with packets from addresses, and why",
+	  "Without -s: for each PREFIX (usually an address), what the namespace\n"
+	  "does with a packet from it, and why: 'ADDR: dropped: SET (STORED),\n"
+	  "...' naming every block set that covers it with its longest covering\n"
+	  "prefix; 'ADDR: passes: SET (STORED) allowed by SET (STORED)' when an\n"
+	  "allow set exempts it; 'ADDR: passes: in no set'; and what monitor\n"
+	  "mode, hooks off and --iif of a loopback device change.  Exits 0 when\n"
+	  "every one is dropped, 1 when one passes, 2 or more when it cannot\n"
+	  "answer (8: a device call failed).  -j: a JSON array.\n"
+	  "With -s SET: whether that set covers each PREFIX: 'PREFIX: present\n"
+	  "(STORED)' ('STORED timeout N' when it has N seconds left) or 'PREFIX:\n"
+	  "absent'; exits 0 when all are present, 1 when one is absent.  With a\n"
+	  "module that cannot name the covering prefix, 'present' alone.\n" },
 	{ "load", cmd_load, O_PREFIXES | O_QUIET | O_STRICT, "[FILE|-]",
 	  "add every prefix of a file to a set",
 	  "Add the prefixes of FILE (default: stdin), one per line, each\n"
@@ -515,7 +528,7 @@ static void print_main_help(FILE *out)
 	fprintf(out,
 		"\nOptions:\n"
 		"  -d, --device PATH  control device (default " CNF_DEVICE_PATH ")\n"
-		"  -j, --json         JSON output (stats, sets, xdp status)\n"
+		"  -j, --json         JSON output (stats, sets, test, xdp status)\n"
 		"  -s, --set NAME     the set a command acts on (default: default)\n"
 		"  -h, --help         this help; '" CTL_NAME " help COMMAND' for a command\n"
 		"  -V, --version      print this tool's and the loaded module's versions\n\n"
@@ -698,6 +711,7 @@ int main(int argc, char **argv)
 	if (rc >= 0)
 		return check_stdout(rc);
 	/* The default set, named: the same calls as no name. */
+	o.one_set = o.set;
 	if (ctl_set_is_default(o.set))
 		o.set = NULL;
 	rc = cmd->run(&o, argc - optind, argv + optind);

@@ -168,7 +168,13 @@ struct cnf_entry {
  * tables the sets of a kind share, made anew with them).  With
  * %CNF_BATCH_F_EXIST_OK, an entry given twice is counted in @skipped;
  * without it, it fails the batch with -EEXIST.  A @count of 0 empties the
- * set in one step.
+ * set in one step.  While it runs, the entries as copied in (20 bytes
+ * each, 4 more with @timeouts) count against the memory limit: a replace
+ * they do not fit beside what is in use fails at once with -ENOSPC, @done
+ * 0.  A namespace builds one replace at a time: another waits for it
+ * (killably).  The namespace's other calls and its expiry go on while a
+ * replace builds; a set made anew meanwhile, with another default
+ * timeout that entries without theirs were given, fails it with -EAGAIN.
  */
 struct cnf_batch {
 	__u64	addrs;
@@ -236,9 +242,12 @@ enum cnf_hooks {
  * @set:       which fields below to apply: %CNF_CONFIG_MODE,
  *             %CNF_CONFIG_MEM_LIMIT, %CNF_CONFIG_HOOKS.
  * @mode:      enum cnf_mode.
- * @mem_limit: bytes the filter's tables may use; growth past it fails with
- *             -ENOSPC.  Below the bytes already in use: -EINVAL.  ~0 sets
- *             no limit.
+ * @mem_limit: bytes the namespace may make the kernel hold: the sets'
+ *             tables, the sets themselves (some 8 KB each beside their
+ *             tables), the state and its per-CPU counters, timeouts, dump
+ *             snapshots, and a replace's staging (its entries as copied
+ *             in); growth past it fails with -ENOSPC.  Below the bytes
+ *             already in use: -EINVAL.  ~0 sets no limit.
  * @hooks:     enum cnf_hooks.  Absent from kernels before it: a shorter
  *             struct, and -EINVAL for %CNF_CONFIG_HOOKS.
  * @reserved:  0.

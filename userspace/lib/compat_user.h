@@ -72,7 +72,10 @@ struct cnf_user_hooks {
 	void (*seq_wait)(void);
 	/* cnf_free(): the test frees once no replayed store can reach @p. */
 	void (*free)(void *p);
-	/* call_rcu(): free after the readers of the test are done. */
+	/*
+	 * call_rcu(): free after the readers of the test are done, and no
+	 * reader that starts after the call may reach what @fn frees.
+	 */
 	void (*retire)(struct rcu_head *head, void (*fn)(struct rcu_head *head));
 };
 extern struct cnf_user_hooks cnf_user_hooks;
@@ -104,7 +107,13 @@ static inline void cnf_user_store(void *addr, size_t size, const void *val,
 #define rcu_dereference(p)	READ_ONCE(p)
 #undef rcu_assign_pointer
 #define rcu_assign_pointer(p, v) WRITE_ONCE(p, v)
+/*
+ * A pointer dropped (NULL, or a table no reader sees yet) is a store
+ * readers can see too: logged, so that the states after it are replayed.
+ */
+#define RCU_INIT_POINTER(p, v) WRITE_ONCE(p, v)
 #else
+#define RCU_INIT_POINTER(p, v) ((p) = (v))
 #define READ_ONCE(x)	(*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
 #endif
@@ -134,7 +143,6 @@ static inline void cnf_user_store(void *addr, size_t size, const void *val,
 #define preempt_disable() do { } while (0)
 #define preempt_enable() do { } while (0)
 #define rcu_dereference_protected(p, c) (p)
-#define RCU_INIT_POINTER(p, v) ((p) = (v))
 #ifndef container_of
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))

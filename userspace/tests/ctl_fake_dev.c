@@ -27,13 +27,19 @@
  *   (-EINVAL), and its stats end before the lookup figures.
  * CNF_FAKE_STATE=FILE: the sets are read from FILE and written back after
  *   each change, so that several runs of cuckooctl see one module.
+ * CNF_FAKE_IFADDRS=DEV=ADDR[,DEV=ADDR...]: what getifaddrs() answers,
+ *   the namespace's own addresses; none when unset, so that what a test
+ *   prints does not depend on the host's devices.
  * CNF_FAKE_LOG=FILE: one line per cuckoo_nf request: its name ("MATCH",
  *   "ADD_BATCH"...), then "/1" for the first version's size, " SET" for a
  *   named set, " replace" for CNF_BATCH_F_REPLACE, " exist" for
  *   CNF_ENTRY_F_EXIST, " timeout=N" for an entry's timeout, " timeouts"
  *   for a batch with its array of them.
  */
+#include <arpa/inet.h>
 #include <dlfcn.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -668,4 +674,65 @@ int ioctl(int fd, unsigned long req, ...)
 	if (!real)
 		real = (int (*)(int, unsigned long, ...))dlsym(RTLD_NEXT, "ioctl");
 	return real(fd, req, arg);
+}
+
+/* One address of CNF_FAKE_IFADDRS, with room for what it points to. */
+struct fake_ifaddr {
+	struct ifaddrs ifa;
+	struct sockaddr_in6 sa;		/* room for either family */
+	char name[32];
+};
+
+int getifaddrs(struct ifaddrs **out)
+{
+	const char *env = getenv("CNF_FAKE_IFADDRS");
+	char *list, *item, *save = NULL, *eq;
+	struct ifaddrs *head = NULL, **tail = &head;
+	struct fake_ifaddr *f;
+
+	*out = NULL;
+	if (!env)
+		return 0;
+	list = strdup(env);
+	if (!list)
+		return -1;
+	for (item = strtok_r(list, ",", &save); item;
+	     item = strtok_r(NULL, ",", &save)) {
+		eq = strchr(item, '=');
+		f = calloc(1, sizeof(*f));
+		if (!eq || !f) {
+			free(f);
+			continue;
+		}
+		*eq = 0;
+		snprintf(f->name, sizeof(f->name), "%s", item);
+		f->ifa.ifa_name = f->name;
+		f->ifa.ifa_addr = (struct sockaddr *)&f->sa;
+		if (inet_pton(AF_INET6, eq + 1, &f->sa.sin6_addr) == 1) {
+			f->sa.sin6_family = AF_INET6;
+		} else {
+			struct sockaddr_in *in = (struct sockaddr_in *)&f->sa;
+
+			in->sin_family = AF_INET;
+			if (inet_pton(AF_INET, eq + 1, &in->sin_addr) != 1) {
+				free(f);
+				continue;
+			}
+		}
+		*tail = &f->ifa;
+		tail = &f->ifa.ifa_next;
+	}
+	free(list);
+	*out = head;
+	return 0;
+}
+
+void freeifaddrs(struct ifaddrs *ifa)
+{
+	struct ifaddrs *next;
+
+	for (; ifa; ifa = next) {
+		next = ifa->ifa_next;
+		free((struct fake_ifaddr *)ifa);
+	}
 }

@@ -118,8 +118,8 @@ TEST(test_names_the_longest_cover)
 {
 	struct run r;
 
-	RUN(&r, "new", "", "test", "10.1.2.3", "10.2.0.1", "192.0.2.7",
-	    "2001:db8::1", "10.1.0.0/17", "198.51.100.1");
+	RUN(&r, "new", "", "test", "-s", "default", "10.1.2.3", "10.2.0.1",
+	    "192.0.2.7", "2001:db8::1", "10.1.0.0/17", "198.51.100.1");
 	EXPECT_EQ(1, r.status);
 	EXPECT_STREQ("10.1.2.3: present (10.1.0.0/16)\n"
 		     "10.2.0.1: present (10.0.0.0/8)\n"
@@ -130,7 +130,7 @@ TEST(test_names_the_longest_cover)
 	EXPECT_STREQ("", r.err);
 	EXPECT_STREQ("MATCH\nMATCH\nMATCH\nMATCH\nMATCH\nMATCH\n", r.log);
 
-	RUN(&r, "new", "", "test", "10.9.9.9", "192.0.2.7");
+	RUN(&r, "new", "", "test", "-s", "default", "10.9.9.9", "192.0.2.7");
 	EXPECT_EQ(0, r.status);
 }
 
@@ -139,7 +139,8 @@ TEST(test_falls_back_on_an_older_module)
 {
 	struct run r;
 
-	RUN(&r, "old", "", "test", "10.1.2.3", "192.0.2.7", "198.51.100.1");
+	RUN(&r, "old", "", "test", "-s", "default", "10.1.2.3", "192.0.2.7",
+	    "198.51.100.1");
 	EXPECT_EQ(1, r.status);
 	EXPECT_STREQ("10.1.2.3: present\n192.0.2.7: present\n"
 		     "198.51.100.1: absent\n", r.out);
@@ -147,7 +148,7 @@ TEST(test_falls_back_on_an_older_module)
 	/* Each call once in the new size, then the first version's. */
 	EXPECT_STREQ("MATCH\nMATCH/1\nTEST\nTEST/1\nTEST/1\nTEST/1\n", r.log);
 
-	RUN(&r, "old", "", "test", "10.0.0.1");
+	RUN(&r, "old", "", "test", "-s", "default", "10.0.0.1");
 	EXPECT_EQ(0, r.status);
 	EXPECT_STREQ("10.0.0.1: present\n", r.out);
 }
@@ -776,8 +777,8 @@ TEST(add_with_a_timeout_per_address)
 		     "10.9.0.1 timeout 60\n10.9.0.2\n192.0.2.50\n", r.out);
 	RUN(&r, "new", "", "test", "10.9.0.1", "10.9.0.2");
 	EXPECT_EQ(0, r.status);
-	EXPECT_STREQ("10.9.0.1: present (10.9.0.1 timeout 60)\n"
-		     "10.9.0.2: present (10.9.0.2)\n", r.out);
+	EXPECT_STREQ("10.9.0.1: dropped: default (10.9.0.1 timeout 60)\n"
+		     "10.9.0.2: dropped: default (10.9.0.2)\n", r.out);
 	/* Without a timeout anywhere, no question and no flag. */
 	RUN(&r, "new", "", "add", "10.9.0.3");
 	EXPECT_STREQ("ADD\n", r.log);
@@ -826,7 +827,7 @@ TEST(add_exist_sets_the_timeout_anew)
 	EXPECT_STREQ("SET_CREATE default timeout=1\nADD exist timeout=5\n"
 		     "ADD exist\n", r.log);
 	RUN(&r, "new", "", "test", "10.9.0.1");
-	EXPECT_STREQ("10.9.0.1: present (10.9.0.1 timeout 5)\n", r.out);
+	EXPECT_STREQ("10.9.0.1: dropped: default (10.9.0.1 timeout 5)\n", r.out);
 	drop_module();
 }
 
@@ -996,6 +997,73 @@ TEST(module_without_timeouts_refuses_them_only)
 	RUN(&r, "old", "", "add", "--exist", "192.0.2.7");
 	EXPECT_EQ(0, r.status);
 	EXPECT_STREQ("ADD exist\nADD/1\n", r.log);
+}
+
+/*
+ * test without -s: the namespace's verdict, every covering set named, the
+ * allow sets that exempt a source, and a loopback device never judged.
+ */
+TEST(test_tells_the_namespace_verdict)
+{
+	struct run r;
+
+	fresh_module();
+	RUN(&r, "new", "", "create", "feed");
+	RUN(&r, "new", "", "create", "office", "allow");
+	RUN(&r, "new", "", "add", "-s", "feed", "10.0.0.0/8", "192.0.2.0/24");
+	RUN(&r, "new", "", "add", "-s", "office", "10.20.0.0/16");
+	RUN(&r, "new", "", "test", "192.0.2.7", "10.20.1.1", "198.51.100.1",
+	    "10.20.0.0/24");
+	EXPECT_EQ(1, r.status);
+	EXPECT_STREQ("192.0.2.7: dropped: default (192.0.2.7), feed (192.0.2.0/24)\n"
+		     "10.20.1.1: passes: default (10.0.0.0/8), feed (10.0.0.0/8) allowed by office (10.20.0.0/16)\n"
+		     "198.51.100.1: passes: in no set\n"
+		     "10.20.0.0/24: passes: default (10.0.0.0/8), feed (10.0.0.0/8) allowed by office (10.20.0.0/16)\n",
+		     r.out);
+	EXPECT_STREQ("", r.err);
+	RUN(&r, "new", "", "test", "-q", "192.0.2.7", "10.9.9.9");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("", r.out);
+	RUN(&r, "new", "", "-j", "test", "192.0.2.7", "198.51.100.1");
+	EXPECT_EQ(1, r.status);
+	EXPECT_STREQ("[{\"address\":\"192.0.2.7\",\"verdict\":\"dropped\",\"reason\":\"listed\","
+		     "\"block\":[{\"set\":\"default\",\"prefix\":\"192.0.2.7\",\"timeout\":0},"
+		     "{\"set\":\"feed\",\"prefix\":\"192.0.2.0/24\",\"timeout\":0}],\"allow\":[]},"
+		     "{\"address\":\"198.51.100.1\",\"verdict\":\"passes\",\"reason\":\"in no set\","
+		     "\"block\":[],\"allow\":[]}]\n", r.out);
+	RUN(&r, "new", "", "test", "--iif", "lo", "192.0.2.7");
+	EXPECT_EQ(1, r.status);
+	EXPECT_STREQ("192.0.2.7: passes: arrives on lo, a loopback device, never judged\n",
+		     r.out);
+	EXPECT_RUN(&r, "new", 3, "cuckooctl: test --iif cnf-nosuch0: no such device here\n",
+		   "test", "--iif", "cnf-nosuch0", "192.0.2.7");
+	RUN(&r, "new", "", "test", "-s", "feed", "--iif", "lo", "192.0.2.7");
+	EXPECT_EQ(2, r.status);
+	/* A module without sets: the default set's answer, the stats' mode. */
+	RUN(&r, "old", "", "test", "10.0.0.1", "198.51.100.1");
+	EXPECT_EQ(1, r.status);
+	EXPECT_STREQ("10.0.0.1: dropped: default\n198.51.100.1: passes: in no set\n",
+		     r.out);
+}
+
+/* A block prefix covering an address of the namespace's own is named. */
+TEST(add_names_covered_own_addresses)
+{
+	struct run r;
+
+	fresh_module();
+	setenv("CNF_FAKE_IFADDRS", "lo=127.0.0.1,lo=::1,eth1=10.20.0.5", 1);
+	EXPECT_RUN(&r, "new", 0,
+		   "cuckooctl: add: 10.0.0.0/8 covers 10.20.0.5, an address of eth1 here\n"
+		   "cuckooctl: add: 127.0.0.0/8 covers 127.0.0.1, an address of lo here\n"
+		   "cuckooctl: add: ::1 covers ::1, an address of lo here\n",
+		   "add", "--exist", "10.0.0.0/8", "127.0.0.0/8", "::1", "192.0.2.9");
+	EXPECT_RUN(&r, "new", 0, "", "add", "-q", "10.30.0.0/16");
+	RUN(&r, "new", "", "create", "office", "allow");
+	EXPECT_RUN(&r, "new", 0, "", "add", "-s", "office", "10.20.0.0/16");
+	unsetenv("CNF_FAKE_IFADDRS");
+	RUN(&r, "new", "", "test", "-s", "default", "127.0.0.1");
+	EXPECT_EQ(0, r.status);
 }
 
 TEST_HARNESS_MAIN

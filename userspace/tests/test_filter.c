@@ -9,7 +9,7 @@
  */
 #include "cnf_test.h"
 #include "hash.h"
-#include "kselftest_harness.h"
+#include "cnf_harness.h"
 
 #define NO_LIMIT	(1ULL << 40)
 #define MIN_CAPACITY	((u64)CNF_BUCKET_SLOTS << CNF_MIN_BUCKETS_LOG)

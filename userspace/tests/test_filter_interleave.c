@@ -30,8 +30,18 @@
  * reader does not load are the same to it, and are tried once.
  *
  * Prefix changes (adds and deletes that expand into many keys, over and
- * under overlapping prefixes) are checked the same way, with addresses:
- * one covered before and after is matched at every state in between.
+ * under overlapping prefixes; deletes that shrink a table, refresh a
+ * summary or drop a table; adds that remake the directory; adds that fail
+ * at the memory limit, at every step they can, also of a set and its
+ * kind's union together) are checked the same way, with addresses: one
+ * covered before and after is matched by a reader at every state and by
+ * every split reader (a sample, where there are very many), one covered
+ * neither before nor after by none.
+ *
+ * Memory the operation frees is kept until its states are done, and where
+ * it went is checked: no reader may load what was freed at once, nor what
+ * call_rcu() retired before the reader started (its pointer must have
+ * been dropped by then, in a store the reader sees).
  *
  * Tables of 2-byte slots (and the 6-byte ones of /64 tiers) start at 2^18
  * buckets: their operations that publish a whole new table (growth,
@@ -41,7 +51,7 @@
 
 #include "cnf_test.h"
 #include "hash.h"
-#include "kselftest_harness.h"
+#include "cnf_harness.h"
 
 #define NO_LIMIT	(1ULL << 40)
 #define SEED_CORE	0x1eaf0001ULL
@@ -101,41 +111,119 @@ static void goto_state(size_t t)
 	}
 }
 
-/* Memory freed during an operation stays until its states are done. */
+/*
+ * Memory freed during an operation stays until its states are done.  Where
+ * it went is kept too, with the number of stores made before it went: a
+ * reader that starts at a state from then on must not load from it (what
+ * call_rcu() retires: unpublished before, by a store the reader sees), and
+ * no reader at any state may load from what cnf_free() freed at once.
+ * The callbacks of call_rcu() run when the operation ends, their frees
+ * deferred and counted as retired at the call's place.
+ */
+struct gone {
+	const char *a;
+	size_t size;
+	size_t at;		/* stores made before it went */
+	bool rcu;
+};
+
 static struct {
 	void **p;
 	struct rcu_head **head;
 	void (**fn)(struct rcu_head *head);
+	size_t *at;
 	size_t n, nrcu;
-} later;
+	struct gone *gone;
+	size_t ngone;
+	long retiring;		/* the call_rcu() whose callback runs, or -1 */
+} later = { .retiring = -1 };
+
+static void *grow_array(void *a, size_t n, size_t size)
+{
+	a = realloc(a, (n + 1) * size);
+	if (!a)
+		abort();
+	return a;
+}
 
 static void defer_free(void *p)
 {
-	later.p = realloc(later.p, (later.n + 1) * sizeof(*later.p));
+	struct gone *g;
+
+	if (!p)
+		return;
+	later.p = grow_array(later.p, later.n, sizeof(*later.p));
 	later.p[later.n++] = p;
+	later.gone = grow_array(later.gone, later.ngone, sizeof(*later.gone));
+	g = &later.gone[later.ngone++];
+	g->a = p;
+	/* cnf_zalloc() keeps the size in the line before. */
+	g->size = *(const size_t *)((const char *)p - 64);
+	g->rcu = later.retiring >= 0;
+	g->at = g->rcu ? later.at[later.retiring] : lg.n;
 }
 
 static void defer_retire(struct rcu_head *head,
 			 void (*fn)(struct rcu_head *head))
 {
-	later.head = realloc(later.head, (later.nrcu + 1) * sizeof(*later.head));
-	later.fn = realloc(later.fn, (later.nrcu + 1) * sizeof(*later.fn));
+	later.head = grow_array(later.head, later.nrcu, sizeof(*later.head));
+	later.fn = grow_array(later.fn, later.nrcu, sizeof(*later.fn));
+	later.at = grow_array(later.at, later.nrcu, sizeof(*later.at));
 	later.head[later.nrcu] = head;
+	later.at[later.nrcu] = lg.n;
 	later.fn[later.nrcu++] = fn;
 }
 
+/* The grace periods of the operation end: what they free is known. */
+static void retire_run(void)
+{
+	for (later.retiring = 0; (size_t)later.retiring < later.nrcu;
+	     later.retiring++)
+		later.fn[later.retiring](later.head[later.retiring]);
+	later.retiring = -1;
+	later.nrcu = 0;
+}
+
+/* May a reader that started at state @start load [@a, @a + @size)? */
+static bool gone_reached(const char *a, size_t size, size_t start)
+{
+	size_t i;
+
+	for (i = 0; i < later.ngone; i++) {
+		const struct gone *g = &later.gone[i];
+
+		if (a < g->a + g->size && g->a < a + size &&
+		    (!g->rcu || start >= g->at))
+			return true;
+	}
+	return false;
+}
+
+/* Was memory retired with @t stores made? */
+static bool retired_at(size_t t)
+{
+	size_t i;
+
+	for (i = 0; i < later.ngone; i++)
+		if (later.gone[i].rcu && later.gone[i].at == t)
+			return true;
+	return false;
+}
+
+/* At the operation's last state only: memory then is as it really is. */
 static void release_later(void)
 {
 	size_t i;
 
+	if (lg.state != lg.n)
+		abort();
+	retire_run();
 	cnf_user_hooks.free = NULL;
 	cnf_user_hooks.retire = NULL;
-	for (i = 0; i < later.nrcu; i++)
-		later.fn[i](later.head[i]);
 	for (i = 0; i < later.n; i++)
 		cnf_user_free_now(later.p[i]);
 	later.n = 0;
-	later.nrcu = 0;
+	later.ngone = 0;
 }
 
 /* ---- readers ---- */
@@ -152,6 +240,8 @@ struct loadset {
 
 static struct {
 	jmp_buf wait;
+	size_t start;		/* the state it started at */
+	bool freed;		/* it loaded memory gone before it started */
 	unsigned int loads;
 	int split_at;		/* load index that first sees state @split_to */
 	size_t split_to;
@@ -165,6 +255,8 @@ static void reader_load(const void *addr, size_t size)
 
 	if ((int)rd.loads++ == rd.split_at)
 		goto_state(rd.split_to);
+	if (gone_reached(addr, size, rd.start))
+		rd.freed = true;
 	if (!ls)
 		return;
 	for (i = 0; i < ls->n; i++)
@@ -192,6 +284,8 @@ static enum answer ask(const struct cnf_filter *f, const struct cnf_key *k,
 	bool hit;
 
 	rd.loads = 0;
+	rd.start = lg.state;
+	rd.freed = false;
 	rd.split_at = split_at;
 	rd.split_to = split_to;
 	rd.record = record;
@@ -251,6 +345,7 @@ struct tally {
 	u64 open_hits;		/* hits given while a write section was open */
 	u64 wrong;
 	u64 cold;		/* keys no store of the operation can reach */
+	u64 unsampled;		/* split readers left out (ctx's split_cap) */
 };
 
 static bool seq_open(void)
@@ -269,6 +364,11 @@ struct ctx {
 	struct cnf_filter *f;
 	const struct op *op;
 	const struct cnf_model *before;	/* the keys before the operation */
+	/*
+	 * Split readers per key, about, when there would be more: a sample,
+	 * the same every run; 0, all of them.
+	 */
+	u64 split_cap;
 	struct tally t;
 };
 
@@ -329,7 +429,7 @@ static void op_apply(struct cnf_model *m, const struct op *op)
 }
 
 static void report(struct ctx *c, const struct cnf_key *k, enum reader how,
-		   enum answer ans, size_t a, int j, size_t b)
+		   bool present, enum answer ans, size_t a, int j, size_t b)
 {
 	char buf[INET6_ADDRSTRLEN];
 
@@ -337,10 +437,11 @@ static void report(struct ctx *c, const struct cnf_key *k, enum reader how,
 	if (c->t.wrong > 5)
 		return;
 	fprintf(stderr,
-		"# %s: %s %s answered %s (present before: %d, after: %d), reader at state %zu of %zu%s",
+		"# %s: %s %s answered %s (present before and after: %d)%s, reader at state %zu of %zu%s",
 		c->op->name, how == BATCHED ? "batched" : "one-by-one",
-		cnf_key_str(k, buf, sizeof(buf)), ans == HIT ? "hit" : "miss",
-		in_before(c, k), in_after(c, k),
+		cnf_key_str(k, buf, sizeof(buf)),
+		ans == HIT ? "hit" : ans == MISS ? "miss" : "nothing", present,
+		rd.freed ? " after loading memory gone before it started" : "",
 		a, lg.n, j < 0 ? "\n" : "");
 	if (j >= 0)
 		fprintf(stderr, ", state %zu from its load %d on\n", b, j);
@@ -359,8 +460,8 @@ static void check(struct ctx *c, const struct cnf_key *k, enum reader how,
 	c->t.answers[ans]++;
 	if (ans == HIT && open)
 		c->t.open_hits++;
-	if (ans != WAITS && (ans == HIT) != present)
-		report(c, k, how, ans, a, j, b);
+	if ((ans != WAITS && (ans == HIT) != present) || rd.freed)
+		report(c, k, how, present, ans, a, j, b);
 }
 
 /* Does one of the loads of @ls read what store @st changes? */
@@ -380,11 +481,20 @@ static bool loads_addr(const struct loadset *ls, const struct store *st)
  * the one before only in memory the reader loads at neither are the same
  * to it: only states after a store it can see are tried.
  */
-static void check_key(struct ctx *c, const struct cnf_key *k, enum reader how)
+/* splitmix64's finaliser: which split readers a sample takes. */
+static u64 sample_hash(u64 z)
 {
-	bool present = in_before(c, k);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static void check_key(struct ctx *c, const struct cnf_key *k, enum reader how,
+		      bool present)
+{
 	size_t n = lg.n, i, a, b, nr = 0;
 	struct loadset ls = { .n = 0 };
+	u64 stride, split = 0;
 	size_t *r;
 
 	r = calloc(n + 1, sizeof(*r));
@@ -393,19 +503,23 @@ static void check_key(struct ctx *c, const struct cnf_key *k, enum reader how)
 	/*
 	 * A reader loads the same addresses as long as what it loads holds
 	 * the same values: its loads are looked at again only after a store
-	 * to one of them.
+	 * to one of them.  A state at which memory was retired is another to
+	 * it too: one starting there must not reach that memory.
 	 */
 	goto_state(0);
 	ask(c->f, k, how, -1, 0, &ls);
 	r[nr++] = 0;
 	for (i = 0; i < n; i++) {
-		if (!loads_addr(&ls, &lg.s[i]))
+		if (!loads_addr(&ls, &lg.s[i]) && !retired_at(i + 1))
 			continue;
 		r[nr++] = i + 1;
 		goto_state(i + 1);
 		ls.n = 0;
 		ask(c->f, k, how, -1, 0, &ls);
 	}
+	stride = nr * (nr - 1) / 2 * (rd.loads ? rd.loads : 1);
+	stride = c->split_cap && stride > c->split_cap ?
+		 (stride + c->split_cap - 1) / c->split_cap : 1;
 	for (a = 0; a < nr; a++) {
 		unsigned int loads;
 
@@ -414,8 +528,13 @@ static void check_key(struct ctx *c, const struct cnf_key *k, enum reader how)
 		for (b = a + 1; b < nr; b++) {
 			unsigned int j;
 
-			for (j = 1; j < loads; j++)
+			for (j = 1; j < loads; j++) {
+				if (stride > 1 && sample_hash(++split) % stride) {
+					c->t.unsampled++;
+					continue;
+				}
 				check(c, k, how, present, r[a], j, r[b]);
+			}
 		}
 	}
 	free(r);
@@ -623,6 +742,7 @@ static void recording_stop(void)
 {
 	cnf_user_hooks.store = NULL;
 	lg.recording = false;
+	retire_run();
 }
 
 static struct shape run_op(struct __test_metadata *_metadata,
@@ -662,7 +782,7 @@ static struct shape run_op(struct __test_metadata *_metadata,
 			if (how == BATCHED && k->family != CNF_V4)
 				continue;
 			if (reachable(&c, k, how))
-				check_key(&c, k, how);
+				check_key(&c, k, how, present);
 			else
 				check(&c, k, how, present, 0, -1, 0);
 		}
@@ -1139,20 +1259,33 @@ TEST_F(publish, flush)
 /* ---- prefixes ---- */
 
 /*
- * A change of prefixes stopped after each of its stores: an address that
- * stored prefixes cover before and after the change is matched at every
- * state, an address they cover neither before nor after at none.  The
- * addresses asked are the first, last and a middle one of every prefix
- * involved, and their neighbours outside.
+ * A change of prefixes, logged: an address that stored prefixes cover
+ * before and after it is matched by a reader at every state and by every
+ * split reader, an address they cover neither before nor after by none,
+ * whether the change stands or fails.  The addresses asked are the first,
+ * last and a middle one of every prefix involved, and their neighbours
+ * outside.  A change may be of two filters (a set and its kind's union):
+ * readers of each are checked.
  */
-#define PFX_PROBES	256
+#define PFX_PROBES	1024
+/*
+ * Split readers per address and reader, about, sampled where there are
+ * more: some changes (a growth, with every key rewritten) have tens of
+ * thousands.  The sample is the same every run.
+ */
+#define PFX_SPLIT_CAP	4000
 
-struct pfx_case {
+struct pfx_run {
 	const char *name;
-	const char *setup[6];
-	const char *change;
-	bool add;
+	struct cnf_filter *f[3];	/* those asked, and one more */
+	unsigned int nf;
+	struct cnf_key probe[PFX_PROBES];
+	unsigned int n;
+	bool before[2][PFX_PROBES];
 };
+
+/* Summed over a fixture's changes: README's reliability table. */
+static struct tally pfx_total;
 
 static struct cnf_key pfx_parse(const char *s)
 {
@@ -1172,6 +1305,24 @@ static struct cnf_key pfx_parse(const char *s)
 	else
 		abort();
 	k.len = len;
+	return k;
+}
+
+static struct cnf_key pfx4(u32 a, unsigned int len)
+{
+	struct cnf_key k = { .family = CNF_V4, .len = len };
+
+	k.v4 = htonl(a);
+	return k;
+}
+
+/* An IPv6 prefix whose first 64 bits are @hi, the rest zero. */
+static struct cnf_key pfx6(u64 hi, unsigned int len)
+{
+	struct cnf_key k = { .family = CNF_V6, .len = len };
+
+	k.v6.s6_addr32[0] = htonl((u32)(hi >> 32));
+	k.v6.s6_addr32[1] = htonl((u32)hi);
 	return k;
 }
 
@@ -1200,15 +1351,17 @@ static struct cnf_key pfx_addr(const struct cnf_key *p, int off, bool last)
 	return a;
 }
 
-static void pfx_probes(const struct cnf_key *p, struct cnf_key *out,
-		       unsigned int *n)
+/* The addresses that tell whether @p is matched: six, four for a host. */
+static void pfx_probes(struct pfx_run *r, const struct cnf_key *p)
 {
 	struct cnf_key mid = *p;
 
-	out[(*n)++] = pfx_addr(p, 0, false);
-	out[(*n)++] = pfx_addr(p, 0, true);
-	out[(*n)++] = pfx_addr(p, -1, false);
-	out[(*n)++] = pfx_addr(p, 1, true);
+	if (r->n + 6 > PFX_PROBES)
+		abort();
+	r->probe[r->n++] = pfx_addr(p, 0, false);
+	r->probe[r->n++] = pfx_addr(p, 0, true);
+	r->probe[r->n++] = pfx_addr(p, -1, false);
+	r->probe[r->n++] = pfx_addr(p, 1, true);
 	if (p->len && p->len < (p->family == CNF_V4 ? 32 : 128)) {
 		/* The first address of the prefix's second half. */
 		if (p->family == CNF_V4)
@@ -1217,70 +1370,149 @@ static void pfx_probes(const struct cnf_key *p, struct cnf_key *out,
 			mid.v6.s6_addr32[p->len / 32] |=
 				htonl(1U << (31 - p->len % 32));
 		mid.len = p->len + 1;
-		out[(*n)++] = pfx_addr(&mid, 0, false);
-		out[(*n)++] = pfx_addr(&mid, -1, false);
+		r->probe[r->n++] = pfx_addr(&mid, 0, false);
+		r->probe[r->n++] = pfx_addr(&mid, -1, false);
 	}
 }
 
-static void pfx_run(struct __test_metadata *_metadata, const struct pfx_case *pc)
+/* Setup of a filter, unlogged; the prefixes' addresses are asked. */
+static void pfx_setup(struct __test_metadata *_metadata, struct pfx_run *r,
+		      struct cnf_filter *f, const struct cnf_key *p,
+		      unsigned int n)
 {
-	struct cnf_filter *f = cnf_filter_create(64, NO_LIMIT);
-	struct cnf_key probe[PFX_PROBES], change = pfx_parse(pc->change), k;
-	bool before[PFX_PROBES], after[PFX_PROBES];
-	unsigned int n = 0, i;
-	u64 asked = 0, hits = 0, wrong = 0;
-	size_t t;
-	int err;
+	char buf[INET6_ADDRSTRLEN];
+	unsigned int i;
 
-	ASSERT_NE(NULL, f);
-	for (i = 0; i < ARRAY_SIZE(pc->setup) && pc->setup[i]; i++) {
-		k = pfx_parse(pc->setup[i]);
-		ASSERT_EQ(0, cnf_t_add(f, &k)) TH_LOG("%s", pc->setup[i]);
-		pfx_probes(&k, probe, &n);
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(0, cnf_t_add(f, &p[i]))
+			TH_LOG("%s: %s/%u", r->name,
+			       cnf_key_str(&p[i], buf, sizeof(buf)), p[i].len);
+		pfx_probes(r, &p[i]);
 	}
-	pfx_probes(&change, probe, &n);
-	for (i = 0; i < n; i++)
-		before[i] = ask(f, &probe[i], ONE_BY_ONE, -1, 0, NULL) == HIT;
+}
 
+static void pfx_answers(const struct pfx_run *r, bool ans[][PFX_PROBES])
+{
+	unsigned int k, i;
+
+	for (k = 0; k < r->nf; k++)
+		for (i = 0; i < r->n; i++)
+			ans[k][i] = ask(r->f[k], &r->probe[i], ONE_BY_ONE, -1, 0,
+					NULL) == HIT;
+}
+
+/* The change's stores are logged from here on. */
+static void pfx_begin(struct pfx_run *r)
+{
+	pfx_answers(r, r->before);
 	recording_start();
-	cnf_filter_lock(f);
-	err = pc->add ? cnf_filter_add(f, &change) : cnf_filter_del(f, &change);
-	cnf_filter_unlock(f);
+}
+
+/*
+ * The change is done, and returned @err: every state of it, and every
+ * split reader, for the addresses whose answer it does not change; a
+ * failed change must leave every answer as it was.
+ */
+static void pfx_end(struct __test_metadata *_metadata, struct pfx_run *r,
+		    int err, int want)
+{
+	static bool after[2][PFX_PROBES];
+	struct op op = { .name = r->name };
+	struct tally t = { 0 };
+	unsigned int k, i;
+	enum reader how;
+
 	recording_stop();
-	ASSERT_EQ(0, err);
-	for (i = 0; i < n; i++)
-		after[i] = ask(f, &probe[i], ONE_BY_ONE, -1, 0, NULL) == HIT;
+	EXPECT_EQ(want, err) TH_LOG("%s", r->name);
+	pfx_answers(r, after);
+	for (k = 0; k < r->nf; k++) {
+		struct ctx c = { .md = _metadata, .f = r->f[k], .op = &op,
+				 .split_cap = PFX_SPLIT_CAP };
 
-	for (t = 0; t <= lg.n; t++) {
-		goto_state(t);
-		for (i = 0; i < n; i++) {
-			enum answer ans;
-
-			if (before[i] != after[i])
+		for (i = 0; i < r->n; i++) {
+			if (err)
+				EXPECT_EQ(r->before[k][i], after[k][i]);
+			if (r->before[k][i] != after[k][i])
 				continue;
-			ans = ask(f, &probe[i], ONE_BY_ONE, -1, 0, NULL);
-			if (ans == WAITS)
-				continue;
-			asked++;
-			hits += ans == HIT;
-			if ((ans == HIT) != before[i] && wrong++ < 5) {
-				char buf[INET6_ADDRSTRLEN];
-
-				TH_LOG("%s: %s answered %s at state %zu of %zu",
-				       pc->name, cnf_key_str(&probe[i], buf,
-							     sizeof(buf)),
-				       ans == HIT ? "hit" : "miss", t, lg.n);
-			}
+			for (how = 0; how < NREADERS; how++)
+				if (how == ONE_BY_ONE ||
+				    r->probe[i].family == CNF_V4)
+					check_key(&c, &r->probe[i], how,
+						  r->before[k][i]);
 		}
+		t.cases += c.t.cases;
+		t.wrong += c.t.wrong;
+		t.unsampled += c.t.unsampled;
+		for (i = 0; i < 3; i++)
+			t.answers[i] += c.t.answers[i];
 	}
 	goto_state(lg.n);
 	release_later();
-	TH_LOG("%s: %zu stores, %u addresses, %llu answers checked (%llu hits)",
-	       pc->name, lg.n, n, (unsigned long long)asked,
-	       (unsigned long long)hits);
-	EXPECT_EQ(0ULL, wrong);
-	EXPECT_LT(0ULL, hits);
-	cnf_filter_destroy(f);
+	TH_LOG("%s: returned %d, %zu stores, %u addresses, %llu reader runs (%llu split ones left out of the sample): %llu hits, %llu misses, %llu waited, %llu wrong",
+	       r->name, err, lg.n, r->n, (unsigned long long)t.cases,
+	       (unsigned long long)t.unsampled,
+	       (unsigned long long)t.answers[HIT],
+	       (unsigned long long)t.answers[MISS],
+	       (unsigned long long)t.answers[WAITS],
+	       (unsigned long long)t.wrong);
+	pfx_total.cases += t.cases;
+	pfx_total.wrong += t.wrong;
+	EXPECT_EQ(0ULL, t.wrong);
+	EXPECT_LT(0ULL, t.answers[HIT]);
+}
+
+/* A change of one filter: an add or a delete of @p. */
+static int pfx_change(struct pfx_run *r, const struct cnf_key *p, bool add)
+{
+	struct cnf_filter *f = r->f[0];
+	int err;
+
+	pfx_probes(r, p);
+	pfx_begin(r);
+	cnf_filter_lock(f);
+	err = add ? cnf_filter_add(f, p) : cnf_filter_del(f, p);
+	cnf_filter_unlock(f);
+	return err;
+}
+
+/* Stores the change made to @addr. */
+static unsigned int logged_at(const void *addr)
+{
+	unsigned int n = 0;
+	size_t i;
+
+	for (i = 0; i < lg.n; i++)
+		n += lg.s[i].addr == addr;
+	return n;
+}
+
+struct pfx_case {
+	const char *name;
+	const char *setup[6];
+	const char *change;
+	bool add;
+};
+
+static void pfx_case_run(struct __test_metadata *_metadata,
+			 const struct pfx_case *pc)
+{
+	struct pfx_run *r = calloc(1, sizeof(*r));
+	struct cnf_key k;
+	unsigned int i;
+
+	ASSERT_NE(NULL, r);
+	r->name = pc->name;
+	r->nf = 1;
+	r->f[0] = cnf_filter_create(64, NO_LIMIT);
+	ASSERT_NE(NULL, r->f[0]);
+	for (i = 0; i < ARRAY_SIZE(pc->setup) && pc->setup[i]; i++) {
+		k = pfx_parse(pc->setup[i]);
+		pfx_setup(_metadata, r, r->f[0], &k, 1);
+	}
+	k = pfx_parse(pc->change);
+	pfx_end(_metadata, r, pfx_change(r, &k, pc->add), 0);
+	cnf_filter_destroy(r->f[0]);
+	free(r);
 }
 
 static const struct pfx_case pfx_cases[] = {
@@ -1293,6 +1525,9 @@ static const struct pfx_case pfx_cases[] = {
 	{ "delete a /24 a /20 covers",
 	  { "10.0.0.0/20", "10.0.2.0/24", "10.0.2.128/25" },
 	  "10.0.2.0/24", false },
+	{ "delete the only /20: its tier's table goes",
+	  { "10.0.0.0/20", "10.0.2.0/24", "10.1.0.0/16" },
+	  "10.0.0.0/20", false },
 	{ "add a /8 over /16s",
 	  { "10.1.0.0/16", "10.255.0.0/16", "11.0.0.0/16", "10.2.3.0/24" },
 	  "10.0.0.0/8", true },
@@ -1327,6 +1562,9 @@ static const struct pfx_case pfx_cases[] = {
 	  { "2001:db8::/48", "2001:db8:1::/64", "2001:db8:2::/72",
 	    "2001:db8:1:2::/120" },
 	  "2001:db8::/47", true },
+	{ "delete the only IPv6 /64: its long tier's table goes",
+	  { "2001:db8::/48", "2001:db8:1::/64", "2001:db8:2::/72" },
+	  "2001:db8:1::/64", false },
 };
 
 FIXTURE(prefix) {
@@ -1335,10 +1573,14 @@ FIXTURE(prefix) {
 FIXTURE_SETUP(prefix)
 {
 	cnf_user_seed_random(SEED_CORE);
+	memset(&pfx_total, 0, sizeof(pfx_total));
 }
 
 FIXTURE_TEARDOWN(prefix)
 {
+	fprintf(stderr, "# reliability: interleavings_checked=%llu lost=%llu\n",
+		(unsigned long long)pfx_total.cases,
+		(unsigned long long)pfx_total.wrong);
 }
 
 TEST_F_TIMEOUT(prefix, changes, INTERLEAVE_TIMEOUT)
@@ -1346,7 +1588,381 @@ TEST_F_TIMEOUT(prefix, changes, INTERLEAVE_TIMEOUT)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(pfx_cases); i++)
-		pfx_run(_metadata, &pfx_cases[i]);
+		pfx_case_run(_metadata, &pfx_cases[i]);
+}
+
+/* A change whose setup is a list of prefixes, some deleted again. */
+static struct pfx_run *pfx_prepared(struct __test_metadata *_metadata,
+				    const char *name, const struct cnf_key *p,
+				    unsigned int n, const struct cnf_key *dels,
+				    unsigned int ndels)
+{
+	struct pfx_run *r = calloc(1, sizeof(*r));
+	unsigned int i;
+
+	if (!r)
+		abort();
+	r->name = name;
+	r->nf = 1;
+	r->f[0] = cnf_filter_create(64, NO_LIMIT);
+	if (!r->f[0])
+		abort();
+	pfx_setup(_metadata, r, r->f[0], p, n);
+	for (i = 0; i < ndels; i++)
+		if (cnf_t_del(r->f[0], &dels[i]))
+			abort();
+	return r;
+}
+
+static void pfx_free(struct pfx_run *r)
+{
+	unsigned int k;
+
+	for (k = 0; k < r->nf; k++)
+		cnf_filter_destroy(r->f[k]);
+	free(r);
+}
+
+/* A delete that leaves a tier's table mostly empty: it shrinks. */
+TEST_F(prefix, delete_shrinks)
+{
+	struct cnf_key p[40];
+	struct pfx_run *r;
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < 40; i++)
+		p[i] = pfx4(0x0a000000 | i << 12, 20);
+	r = pfx_prepared(_metadata, "v4 delete: tier 20 shrinks", p, 40,
+			 p + 4, 36);
+	err = pfx_change(r, &p[3], false);
+	pfx_end(_metadata, r, err, 0);
+	EXPECT_EQ(1U, logged_at(&r->f[0]->tier[CNF_V4][20]));
+	pfx_free(r);
+}
+
+/* A delete past which the summary of a long tier is made anew. */
+TEST_F(prefix, delete_refreshes_summary)
+{
+	struct cnf_key p[20];
+	struct pfx_run *r;
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < 20; i++)
+		p[i] = pfx6(0x20010db800000000ULL | (u64)i << 16, 48);
+	r = pfx_prepared(_metadata, "v6 delete: a new summary", p, 20,
+			 p + 10, 10);
+	err = pfx_change(r, &p[9], false);
+	pfx_end(_metadata, r, err, 0);
+	EXPECT_EQ(1U, logged_at(&r->f[0]->tier[CNF_V6][48]->summary));
+	pfx_free(r);
+}
+
+/* An add that sets the directory bit past which it is made anew. */
+TEST_F(prefix, add_remakes_directory)
+{
+	static struct cnf_key p[400];
+	struct cnf_key change = pfx6(0x3fff000000000000ULL, 44);
+	struct pfx_run *r = NULL;
+	unsigned int n = 3;
+
+	p[0] = pfx6(0x3000000000000000ULL, 40);
+	p[1] = pfx6(0x3000000000000000ULL, 56);
+	p[2] = pfx6(0x3000000000000000ULL, 64);
+	/* Long prefixes in /32s of their own, until one more bit remakes. */
+	for (;;) {
+		const struct cnf_dir *d;
+
+		cnf_user_seed_random(SEED_CORE);
+		r = pfx_prepared(_metadata, "v6 add: the directory remade", p,
+				 n, NULL, 0);
+		d = r->f[0]->dir;
+		if (d && d->bits + 1 == d->grow_at)
+			break;
+		pfx_free(r);
+		ASSERT_GT(ARRAY_SIZE(p), n);
+		p[n] = pfx6((0x30010000ULL + n) << 32, 48);
+		n++;
+	}
+	pfx_end(_metadata, r, pfx_change(r, &change, true), 0);
+	EXPECT_EQ(1U, logged_at(&r->f[0]->dir));
+	pfx_free(r);
+}
+
+/*
+ * Adds at the memory limit, which fail at one step or another of theirs
+ * (a table to make, to grow, a store entry), and must fail as if they had
+ * not begun: every limit from what the filter uses to the least the add
+ * succeeds with would take too long, so PFX_LIMITS of them are tried,
+ * evenly spread, and the last that fails; a limit whose change stores
+ * what the one before stored is not checked again.  The filter is made
+ * the same way for each (the same seeds).
+ */
+#define PFX_LIMITS	24
+
+/* The filters of a change at a limit, and the change. */
+struct pfx_limited {
+	const char *name;
+	const struct cnf_key *setup[2];	/* of the set, of another set */
+	unsigned int nsetup[2];
+	struct cnf_key change;
+	bool sets;		/* a set's change, its kind's union beside */
+};
+
+/*
+ * The filters of @pl at @limit (0: none), in a budget of their own: the
+ * set's, then the union, which holds both sets' prefixes.
+ */
+static struct pfx_run *pfx_limited_make(struct __test_metadata *_metadata,
+					const struct pfx_limited *pl,
+					struct cnf_budget *b, u64 limit)
+{
+	struct pfx_run *r = calloc(1, sizeof(*r));
+	struct cnf_filter *other = NULL;
+	unsigned int k;
+
+	if (!r)
+		abort();
+	r->name = pl->name;
+	cnf_user_seed_random(SEED_CORE);
+	cnf_budget_init(b, NO_LIMIT);
+	r->nf = 1 + pl->sets;
+	for (k = 0; k < r->nf; k++) {
+		r->f[k] = cnf_filter_create_in(64, b);
+		if (!r->f[k])
+			abort();
+	}
+	pfx_setup(_metadata, r, r->f[0], pl->setup[0], pl->nsetup[0]);
+	if (pl->sets) {
+		other = cnf_filter_create_in(64, b);
+		if (!other)
+			abort();
+		pfx_setup(_metadata, r, other, pl->setup[1], pl->nsetup[1]);
+		pfx_setup(_metadata, r, r->f[1], pl->setup[0], pl->nsetup[0]);
+		for (k = 0; k < pl->nsetup[1]; k++)
+			if (cnf_t_add(r->f[1], &pl->setup[1][k]))
+				abort();
+	}
+	pfx_probes(r, &pl->change);
+	if (limit && cnf_budget_set_limit(b, limit))
+		abort();
+	/* Its tables count against the budget, its lookups are not asked. */
+	r->f[r->nf] = other;
+	return r;
+}
+
+static void pfx_limited_free(struct pfx_run *r)
+{
+	cnf_filter_destroy(r->f[r->nf]);
+	pfx_free(r);
+}
+
+/*
+ * A set's add when its kind has a union (cnf_change_add()): both filters
+ * locked, the set's nested outside, each add prepared before either is
+ * committed, so that a failure leaves both as they were, unseen.
+ */
+static int pfx_set_add(struct cnf_filter *set, struct cnf_filter *u,
+		       const struct cnf_key *p)
+{
+	bool in_union = false;
+	int err;
+
+	cnf_filter_lock(set);
+	cnf_filter_lock_nested(u);
+	err = cnf_filter_add_prepare(set, p);
+	if (!err && !cnf_filter_has(u, p)) {
+		err = cnf_filter_add_prepare(u, p);
+		if (err)
+			cnf_filter_add_abort(set, p);
+		in_union = !err;
+	}
+	if (!err) {
+		err = cnf_filter_add_commit(set, p);
+		if (err && in_union)
+			cnf_filter_add_abort(u, p);
+	}
+	if (!err && in_union) {
+		err = cnf_filter_add_commit(u, p);
+		if (err && cnf_filter_del(set, p))
+			abort();
+	}
+	cnf_filter_unlock(u);
+	cnf_filter_unlock(set);
+	return err;
+}
+
+/* The change of @pl to @r's filters, logged or not. */
+static int pfx_limited_run(const struct pfx_limited *pl, struct pfx_run *r,
+			   bool logged)
+{
+	int err;
+
+	if (logged)
+		pfx_begin(r);
+	if (pl->sets) {
+		err = pfx_set_add(r->f[0], r->f[1], &pl->change);
+	} else {
+		cnf_filter_lock(r->f[0]);
+		err = cnf_filter_add(r->f[0], &pl->change);
+		cnf_filter_unlock(r->f[0]);
+	}
+	return err;
+}
+
+static int pfx_limited_try(struct __test_metadata *_metadata,
+			   const struct pfx_limited *pl, u64 limit)
+{
+	struct cnf_budget b;
+	struct pfx_run *r = pfx_limited_make(_metadata, pl, &b, limit);
+	int err = pfx_limited_run(pl, r, false);
+
+	pfx_limited_free(r);
+	return err;
+}
+
+static void pfx_limited_sweep(struct __test_metadata *_metadata,
+			      const struct pfx_limited *pl)
+{
+	u64 lo, hi, lim, mid, used;
+	size_t last_stores = 0;
+	unsigned int s, failed = 0, checked = 0;
+	struct cnf_budget b;
+	struct pfx_run *r;
+	int last_err = 1;
+
+	r = pfx_limited_make(_metadata, pl, &b, 0);
+	used = cnf_budget_used(&b);
+	pfx_limited_free(r);
+	/* The least limit the add succeeds with: below, it fails. */
+	lo = used;
+	hi = used + (64ULL << 20);
+	ASSERT_EQ(0, pfx_limited_try(_metadata, pl, hi));
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (pfx_limited_try(_metadata, pl, mid))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	ASSERT_LT(used, hi) TH_LOG("%s: fits at any limit", pl->name);
+	for (s = 0; s <= PFX_LIMITS + 1; s++) {
+		int err;
+
+		lim = s <= PFX_LIMITS ?
+		      used + (hi - 1 - used) * s / PFX_LIMITS : hi;
+		r = pfx_limited_make(_metadata, pl, &b, lim);
+		err = pfx_limited_run(pl, r, true);
+		if (s <= PFX_LIMITS && err == last_err && lg.n == last_stores) {
+			recording_stop();
+			release_later();
+			pfx_limited_free(r);
+			continue;
+		}
+		ASSERT_TRUE(err == 0 || err == -ENOSPC) TH_LOG("%d", err);
+		last_err = err;
+		last_stores = lg.n;
+		failed += err != 0;
+		checked++;
+		pfx_end(_metadata, r, err, s <= PFX_LIMITS ? err : 0);
+		pfx_limited_free(r);
+	}
+	TH_LOG("%s: %llu bytes used, the add fits from %llu on; %u limits checked, %u of them failing",
+	       pl->name, (unsigned long long)used, (unsigned long long)hi,
+	       checked, failed);
+	EXPECT_LT(0U, failed);
+}
+
+/*
+ * 59 /24s of 11.0.0.0/18, and 11.0.71.0/24: a /21 over the last adds
+ * seven keys to tier 24 (growing its table) and a store entry for the
+ * /24 it now covers.
+ */
+static struct cnf_key limited4[60];
+
+static unsigned int limited4_make(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < 59; i++)
+		limited4[i] = pfx4(0x0b000000 | i << 8, 24);
+	limited4[59] = pfx4(0x0b004700, 24);
+	return 60;
+}
+
+/* The same in IPv6: /48s, and a /45 over the last. */
+static struct cnf_key limited6[61];
+
+static unsigned int limited6_make(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < 60; i++)
+		limited6[i] = pfx6(0x20010db800000000ULL | (u64)i << 16, 48);
+	limited6[60] = pfx6(0x20010db800470000ULL, 48);
+	return 61;
+}
+
+TEST_F_TIMEOUT(prefix, limit_v4_expanded, INTERLEAVE_TIMEOUT)
+{
+	struct pfx_limited pl = { .name = "v4 /21 at the limit" };
+
+	pl.setup[0] = limited4;
+	pl.nsetup[0] = limited4_make();
+	pl.change = pfx4(0x0b004000, 21);
+	pfx_limited_sweep(_metadata, &pl);
+}
+
+TEST_F_TIMEOUT(prefix, limit_v6_expanded, INTERLEAVE_TIMEOUT)
+{
+	struct pfx_limited pl = { .name = "v6 /45 at the limit" };
+
+	pl.setup[0] = limited6;
+	pl.nsetup[0] = limited6_make();
+	pl.change = pfx6(0x20010db800400000ULL, 45);
+	pfx_limited_sweep(_metadata, &pl);
+}
+
+/*
+ * A prefix of its tier's length, the first of its tier, and one of the /16
+ * map.  (One that only fills its tier further fits at any limit: past the
+ * load limit, it takes a free slot or the stash.)
+ */
+TEST_F_TIMEOUT(prefix, limit_v4_native_and_map, INTERLEAVE_TIMEOUT)
+{
+	struct pfx_limited pl = { .name = "v4 /20, the first of its tier, at the limit" };
+
+	pl.setup[0] = limited4;
+	pl.nsetup[0] = limited4_make();
+	pl.change = pfx4(0x0b010000, 20);
+	pfx_limited_sweep(_metadata, &pl);
+	pl.name = "v4 /15, the first of the map, at the limit";
+	pl.change = pfx4(0x0c000000, 15);
+	pfx_limited_sweep(_metadata, &pl);
+}
+
+/*
+ * A set's add beside another set of its kind: to the set and to the
+ * union, both in one budget; the other set holds the /24 the union's /21
+ * covers.  Readers of the set (counted matches) and of the union (the
+ * verdict) must see nothing of a failed add.
+ */
+TEST_F_TIMEOUT(prefix, limit_set_and_union, INTERLEAVE_TIMEOUT)
+{
+	struct pfx_limited pl = { .name = "a set's /21 and its union's",
+				  .sets = true };
+
+	limited4_make();
+	pl.setup[0] = limited4;
+	pl.nsetup[0] = 30;
+	pl.setup[1] = limited4 + 30;
+	pl.nsetup[1] = 30;
+	pl.change = pfx4(0x0b004000, 21);
+	pfx_limited_sweep(_metadata, &pl);
+	pl.name = "a set's /24 and its union's";
+	pl.change = pfx4(0x0b00c800, 24);
+	pfx_limited_sweep(_metadata, &pl);
 }
 
 /* ---- the long tiers' directory: what a lookup reads ---- */

@@ -14,7 +14,7 @@
  * Fixed seeds (printed): a failure replays exactly.
  */
 #include "cnf_test.h"
-#include "kselftest_harness.h"
+#include "cnf_harness.h"
 
 #define NO_LIMIT	(1ULL << 40)
 #define CHECK_EVERY	(1u << 18)	/* full walk + lookups of all keys */

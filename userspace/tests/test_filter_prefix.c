@@ -14,7 +14,7 @@
  */
 #include "cnf_test.h"
 #include "prefix.h"
-#include "kselftest_harness.h"
+#include "cnf_harness.h"
 
 #define MODEL_MAX	4096
 #define NO_LIMIT	(1ULL << 40)

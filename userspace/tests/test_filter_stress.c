@@ -14,7 +14,7 @@
 #include <stdatomic.h>
 
 #include "cnf_test.h"
-#include "kselftest_harness.h"
+#include "cnf_harness.h"
 
 #define NO_LIMIT	(1ULL << 40)
 #define READERS		2	/* + the writer: more threads than CPUs here */

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A namespace that replaces a set's contents with millions of entries, over
+ * and over, from two threads, each replace failing on its last entry so
+ * that it keeps nothing and can go on forever, must not hold up anybody
+ * else: neither the calls of other namespaces, nor those of its own, nor
+ * any namespace's expiry, which must remove a timed entry within a second
+ * of its deadline (struct cnf_expiry_stats).
+ *
+ * Bounds are derived from what the VM measures, so that a loaded host
+ * slows both sides alike: a replace is made large enough to take
+ * REPLACE_MS of the guest's time at least (up to MAX_ENTRIES), and then
+ *  - a victim's slowest call must take less than a quarter of a replace;
+ *  - an entry's lateness (max_late_ms) must stay below a second plus a
+ *    quarter of a replace.
+ * A replace that held a lock others need for all its build would make the
+ * first at least a whole replace, the second nearly the whole attack,
+ * which lasts ATTACK_REPLACES replaces.
+ *
+ * The other namespaces are VICTIMS of them: were the namespaces' locks
+ * shared, one of 64 by hash of the namespace, some victim would share the
+ * attacker's but once in 25 runs.
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <time.h>
+
+#include "kselftest_harness.h"
+#include "cnf_util.h"
+
+#define VICTIMS			200
+#define REPLACE_MS		1500
+#define MIN_ENTRIES		(1U << 18)
+#define MAX_ENTRIES		(1U << 22)
+#define ATTACK_REPLACES		4
+#define ATTACKERS		2
+/* Between two rounds of a victim's adds. */
+#define VICTIM_PAUSE_US		50000
+
+/* A diagnostic line, out before a test's child process exits. */
+#define note(...)	do { ksft_print_msg(__VA_ARGS__); fflush(stdout); } while (0)
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Entries of a replace that fails on the last: an invalid prefix. */
+static struct cnf_addr *failing_list(uint32_t n)
+{
+	struct cnf_addr *a = calloc(n, sizeof(*a));
+	uint32_t i;
+
+	if (!a)
+		return NULL;
+	for (i = 0; i < n - 1; i++)
+		a[i] = cnf_v4(i * 2654435761u);
+	a[n - 1] = cnf_v4(0x0a000001);
+	a[n - 1].prefixlen = 33;
+	return a;
+}
+
+/* One failing replace of @set; 0 when it failed as meant, else the errno. */
+static int replace_fails(int fd, const char *set, struct cnf_addr *a,
+			 uint32_t n)
+{
+	struct cnf_batch b;
+	int err;
+
+	memset(&b, 0, sizeof(b));
+	b.addrs = (uintptr_t)a;
+	b.count = n;
+	b.flags = CNF_BATCH_F_REPLACE;
+	cnf_set_name(b.set, set);
+	err = cnf_ioc(fd, CNF_IOC_ADD_BATCH, &b);
+	if (err == EINVAL && b.done == n - 1 && !b.applied)
+		return 0;
+	return err ?: EPROTO;
+}
+
+struct attack {
+	int fd;
+	struct cnf_addr *a;
+	uint32_t n;
+	volatile int stop;
+	int err;
+	unsigned long replaces;
+	pthread_mutex_t lock;	/* guards err, replaces */
+};
+
+static void *attacker(void *arg)
+{
+	struct attack *at = arg;
+	int err = 0;
+
+	while (!at->stop && !err) {
+		err = replace_fails(at->fd, NULL, at->a, at->n);
+		pthread_mutex_lock(&at->lock);
+		if (err)
+			at->err = err;
+		else
+			at->replaces++;
+		pthread_mutex_unlock(&at->lock);
+	}
+	return NULL;
+}
+
+/*
+ * What a victim namespace's calls saw: the slowest, in ms, and timed
+ * entries added (1 s each, in set @set).
+ */
+struct victim {
+	int fd;
+	const char *set;
+	double worst_ms;
+	unsigned long added;
+	int err;
+};
+
+static int add_timed(int fd, const char *set, struct cnf_addr a)
+{
+	struct cnf_entry e = cnf_entry_of(a, set);
+
+	e.flags = CNF_ENTRY_F_TIMEOUT;
+	e.timeout = 1;
+	return cnf_ioc(fd, CNF_IOC_ADD, &e);
+}
+
+/* A round: one timed entry more in every victim, a stats call of each. */
+static void victims_round(struct victim *v, unsigned int nv, uint32_t round)
+{
+	struct cnf_stats st;
+	unsigned int i;
+	double t0, t;
+	int err;
+
+	for (i = 0; i < nv; i++) {
+		if (v[i].err)
+			continue;
+		t0 = now_ms();
+		err = add_timed(v[i].fd, v[i].set, cnf_v4(0x0b000000 + round));
+		if (!err)
+			err = cnf_ioc(v[i].fd, CNF_IOC_STATS, &st);
+		t = now_ms() - t0;
+		if (err)
+			v[i].err = err;
+		else
+			v[i].added++;
+		if (t > v[i].worst_ms)
+			v[i].worst_ms = t;
+	}
+}
+
+static struct cnf_stats stats_of(int fd)
+{
+	struct cnf_stats st;
+
+	memset(&st, 0, sizeof(st));
+	cnf_ioc(fd, CNF_IOC_STATS, &st);
+	return st;
+}
+
+FIXTURE(iso)
+{
+	int attacker_fd;
+	int fd[VICTIMS];
+};
+
+/*
+ * Every namespace new, the attacker's first; each file stays bound to the
+ * namespace it was opened in.
+ */
+FIXTURE_SETUP(iso)
+{
+	unsigned int i;
+
+	ASSERT_EQ(0, unshare(CLONE_NEWNET)) TH_LOG("unshare: %m");
+	self->attacker_fd = open(CNF_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->attacker_fd) TH_LOG("open: %m");
+	for (i = 0; i < VICTIMS; i++) {
+		ASSERT_EQ(0, unshare(CLONE_NEWNET)) TH_LOG("unshare: %m");
+		self->fd[i] = open(CNF_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, self->fd[i]) TH_LOG("open: %m");
+	}
+}
+
+FIXTURE_TEARDOWN(iso)
+{
+	unsigned int i;
+
+	for (i = 0; i < VICTIMS; i++) {
+		cnf_ioc(self->fd[i], CNF_IOC_RESET, NULL);
+		close(self->fd[i]);
+	}
+	cnf_ioc(self->attacker_fd, CNF_IOC_RESET, NULL);
+	close(self->attacker_fd);
+}
+
+/*
+ * Entries for a failing replace that takes REPLACE_MS at least, or
+ * MAX_ENTRIES; *@ms: how long the last one took.
+ */
+static struct cnf_addr *calibrate(struct __test_metadata *_metadata, int fd,
+				  uint32_t *n, double *ms)
+{
+	struct cnf_addr *a = NULL;
+	double t0;
+
+	for (*n = MIN_ENTRIES; ; *n *= 2) {
+		free(a);
+		a = failing_list(*n);
+		if (!a)
+			return NULL;
+		t0 = now_ms();
+		EXPECT_EQ(0, replace_fails(fd, NULL, a, *n));
+		*ms = now_ms() - t0;
+		if (*ms >= REPLACE_MS || *n >= MAX_ENTRIES)
+			return a;
+	}
+}
+
+TEST_F_TIMEOUT(iso, replace_starves_nobody, 600)
+{
+	struct victim v[VICTIMS + 1];
+	pthread_t th[ATTACKERS];
+	struct attack at = { .fd = self->attacker_fd };
+	/* Other namespaces' victims, and the one in the attacker's. */
+	struct seen {
+		double worst;
+		unsigned long added, late;
+		uint32_t max_late;
+	} seen[2] = {}, *g;
+	double replace_ms, t0, attack_ms, late_bound;
+	uint32_t round;
+	unsigned int i, nv = VICTIMS + 1;
+	struct cnf_stats st;
+	struct cnf_set_req r;
+
+	pthread_mutex_init(&at.lock, NULL);
+	/* The victims: a set each, and one in the attacker's namespace. */
+	memset(&r, 0, sizeof(r));
+	cnf_set_name(r.name, "victim");
+	for (i = 0; i < VICTIMS; i++) {
+		ASSERT_EQ(0, cnf_ioc(self->fd[i], CNF_IOC_SET_CREATE, &r));
+		v[i] = (struct victim){ .fd = self->fd[i], .set = "victim" };
+	}
+	ASSERT_EQ(0, cnf_ioc(self->attacker_fd, CNF_IOC_SET_CREATE, &r));
+	v[VICTIMS] = (struct victim){ .fd = self->attacker_fd,
+				      .set = "victim" };
+
+	at.a = calibrate(_metadata, self->attacker_fd, &at.n, &replace_ms);
+	ASSERT_NE(NULL, at.a);
+	note("a failing replace of %u entries takes %.0f ms\n",
+		       at.n, replace_ms);
+	for (i = 0; i < ATTACKERS; i++)
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, attacker, &at));
+	t0 = now_ms();
+	for (round = 0; now_ms() - t0 < ATTACK_REPLACES * replace_ms; round++) {
+		victims_round(v, nv, round);
+		usleep(VICTIM_PAUSE_US);
+	}
+	attack_ms = now_ms() - t0;
+	at.stop = 1;
+	for (i = 0; i < ATTACKERS; i++)
+		pthread_join(th[i], NULL);
+	EXPECT_EQ(0, at.err);
+	note("%lu replaces by %d threads in %.0f ms, %u victim rounds\n",
+		       at.replaces, ATTACKERS, attack_ms, round);
+	EXPECT_LT(0UL, at.replaces);
+
+	/*
+	 * Every entry ran out a second after it was added: all gone soon,
+	 * else the lateness figures tell by how much.
+	 */
+	for (i = 0; i < nv; i++) {
+		EXPECT_EQ(0, v[i].err) TH_LOG("victim %u", i);
+		t0 = now_ms();
+		while ((st = stats_of(v[i].fd)).expiry.entries &&
+		       now_ms() - t0 < 2000 + ATTACK_REPLACES * replace_ms)
+			usleep(100000);
+		EXPECT_EQ(0ULL, st.expiry.entries) TH_LOG("victim %u", i);
+		EXPECT_EQ(v[i].added, st.expiry.expired) TH_LOG("victim %u", i);
+		g = &seen[i == VICTIMS];
+		g->added += v[i].added;
+		g->late += st.expiry.late;
+		if (st.expiry.max_late_ms > g->max_late)
+			g->max_late = st.expiry.max_late_ms;
+		if (v[i].worst_ms > g->worst)
+			g->worst = v[i].worst_ms;
+	}
+	late_bound = 1000 + replace_ms / 4;
+	for (i = 0; i < 2; i++) {
+		g = &seen[i];
+		note("%s: slowest call %.1f ms (bound %.0f); %lu entries added, %lu late, latest %u ms (bound %.0f)\n",
+		     i ? "the attacker's namespace" : "other namespaces",
+		     g->worst, replace_ms / 4, g->added, g->late, g->max_late,
+		     late_bound);
+		EXPECT_LT((long)g->worst, (long)(replace_ms / 4)) TH_LOG("%u", i);
+		EXPECT_LT((long)g->max_late, (long)late_bound) TH_LOG("%u", i);
+		EXPECT_LT(0UL, g->added);
+	}
+	free(at.a);
+	pthread_mutex_destroy(&at.lock);
+}
+
+TEST_HARNESS_MAIN
