@@ -15,8 +15,8 @@
  * A table that reaches its load limit, or finds no cuckoo path for a key,
  * is rebuilt twice as large (or as large as a batch announced) with a new
  * seed; past the memory limit the key goes to a small stash, and when that
- * is full the add fails with the filter unchanged.  A table that deletes
- * leave mostly empty is rebuilt smaller.
+ * is full the add fails with the filter unchanged.  A table that deletes,
+ * or the duplicates of a batch, leave mostly empty is rebuilt smaller.
  */
 #include "hash.h"
 #include "prefix.h"
@@ -369,24 +369,66 @@ static u64 cnf_tally_want(const struct cnf_filter *f,
 	return tally->keys[fam][i];
 }
 
+/**
+ * cnf_tally_step - how far a batch's tally lets a table grow now
+ * @want: the keys the tally counts for the table
+ * @have: the keys the table holds, at least 1
+ * @copies: whether an add of the batch found its prefix stored already
+ *
+ * A tally counts every key a batch's adds bring: copies, and keys stored
+ * already, too.  While every add of the batch so far brought a new prefix,
+ * as in a published list, it is taken at its word: the table grows once,
+ * to @want, when it first fills.  Once an add found its prefix stored
+ * (@copies), it is an upper bound only, and sizing for it would size for
+ * 2,000,000 copies of one address: the table grows by what landed, to
+ * @want but not past CNF_TALLY_STEP times @have.  The steps are counted back from
+ * @want, divided by CNF_TALLY_STEP as often as need be, so that on its way
+ * to @want the largest table rebuilt is of 2 * @want / CNF_TALLY_STEP keys
+ * at most (2: the rounding to a power of two).  Either way the end of the
+ * batch gives back what its copies left empty (cnf_filter_expect()).
+ *
+ * Return: the keys to size the table for, at most @want.
+ */
+u64 cnf_tally_step(u64 want, u64 have, bool copies)
+{
+	if (!copies)
+		return want;
+	while (want > CNF_TALLY_STEP * have)
+		want /= CNF_TALLY_STEP;
+	return want;
+}
+
 /*
  * The size to grow the table at @tp to: twice as large, or for an address
  * tier large enough for the adds a batch announced (cnf_filter_expect()),
  * but never more than 8 times its size in one step: announced adds may be
  * duplicates, or fail.  A count of prefixes says little of the keys other
- * tables get; a batch's tally does, for every table: at least that large.
+ * tables get, or of how many the addresses of a list are; a batch's tally
+ * tells, for every table: then its step (cnf_tally_step()).  Either is a
+ * guess, which the headroom bounds: a size whose rebuild would not fit the
+ * memory limit gives way to the largest that does, down to twice as
+ * large, so that a batch grows a table as far as adds one by one would,
+ * and no less.
  */
 static unsigned int cnf_grow_log(const struct cnf_filter *f,
 				 struct cnf_table __rcu *const *tp)
 {
 	const struct cnf_table *t = cnf_deref(f, tp);
+	enum cnf_layout layout = cnf_table_layout(t);
 	u64 want = t->count + 1;
+	unsigned int log;
 
-	if (cnf_tab_is_address(f, tp))
-		want += f->expect;
-	want = min_t(u64, want, 8 * t->limit);
-	want = max_t(u64, want, cnf_tally_want(f, tp));
-	return cnf_log_for(cnf_table_layout(t), want, t->log + 1);
+	if (f->tally)
+		want = max_t(u64, want, cnf_tally_step(cnf_tally_want(f, tp),
+						       t->count + 1,
+						       f->expect_dups));
+	else if (cnf_tab_is_address(f, tp))
+		want = min_t(u64, want + f->expect, 8 * t->limit);
+	log = cnf_log_for(layout, want, t->log + 1);
+	while (log > t->log + 1U &&
+	       !cnf_fits(f, cnf_table_bytes(layout, log, t->summary, true)))
+		log--;
+	return log;
 }
 
 /* The address tiers start at, and shrink back to, the initial size. */
@@ -397,20 +439,37 @@ static unsigned int cnf_floor_log(const struct cnf_filter *f,
 }
 
 /*
- * A table that deletes left mostly empty (a sixteenth of its slots in use)
- * is rebuilt at a size it fills to half, not below its initial size.  Best
- * effort: a failure keeps the larger table.
+ * A table with fewer keys than 1/@part of its slots is rebuilt at the
+ * smallest size that holds @room keys, not below its initial size.  Not
+ * while its stash is in use: the memory limit stopped its growth, and the
+ * keys there may need the room.  Best effort: a failure keeps the larger
+ * table.
  */
-static void cnf_maybe_shrink(struct cnf_filter *f, struct cnf_table __rcu **tp)
+static void cnf_shrink_below(struct cnf_filter *f, struct cnf_table __rcu **tp,
+			     unsigned int part, u64 room)
 {
 	const struct cnf_table *t = cnf_deref(f, tp);
 	unsigned int log, floor = cnf_floor_log(f, tp);
 
-	if (t->log <= floor || t->count >= cnf_table_capacity(t->log) / 16)
+	if (t->log <= floor || t->stash_n ||
+	    t->count >= cnf_table_capacity(t->log) / part)
 		return;
-	log = cnf_log_for(cnf_table_layout(t), 2 * t->count, floor);
+	log = cnf_log_for(cnf_table_layout(t), room, floor);
 	if (log < t->log)
 		cnf_filter_rebuild(f, tp, log);
+}
+
+/*
+ * A table that deletes left mostly empty (a sixteenth of its slots in use)
+ * is rebuilt at a size it fills to half: before it is rebuilt again its
+ * keys double (growth) or halve again, so that adds and deletes in turn
+ * do not rebuild it each time.
+ */
+static void cnf_maybe_shrink(struct cnf_filter *f, struct cnf_table __rcu **tp)
+{
+	const struct cnf_table *t = cnf_deref(f, tp);
+
+	cnf_shrink_below(f, tp, 16, 2 * t->count);
 }
 
 /*
@@ -432,7 +491,16 @@ static void cnf_maybe_refresh(struct cnf_filter *f, struct cnf_table *t)
  * @f: the filter, under cnf_filter_lock()
  * @tp: where it goes
  * @layout: the layout of a table made now, empty and of its smallest size,
- *	or of the size a batch's tally asks for (cnf_filter_expect_tally())
+ *	or during a batch the first step towards its tally's keys
+ *	(cnf_filter_expect_tally())
+ *
+ * A batch's table grows as its keys land (cnf_tally_step()); but a table
+ * of a few dozen keys filled to its load limit, then rebuilt, costs a
+ * list of a thousand prefixes a fifth of its load time.  So a table a
+ * batch makes takes its first step at once, as if it held
+ * CNF_TALLY_FIRST keys (once the batch had copies, at most 64 times as
+ * many, a few KiB), which the end of the batch gives back if they do not
+ * come (cnf_filter_expect()).
  *
  * Return: 0; -ENOSPC past the memory limit; -ENOMEM.
  */
@@ -448,8 +516,9 @@ int cnf_tab_ensure(struct cnf_filter *f, struct cnf_table __rcu **tp,
 	/* The stores are for writers only. */
 	summary = !cnf_tab_where(f, tp, &fam, &i);
 	floor = cnf_floor_log(f, tp);
-	/* Large enough for a batch's keys, unless that passes the limit. */
-	log = cnf_log_for(layout, cnf_tally_want(f, tp), floor);
+	log = cnf_log_for(layout, cnf_tally_step(cnf_tally_want(f, tp),
+						 CNF_TALLY_FIRST,
+						 f->expect_dups), floor);
 	if (!cnf_fits(f, cnf_table_bytes(layout, log, summary, true)))
 		log = floor;
 	if (!cnf_fits(f, cnf_table_bytes(layout, log, summary, true)))
@@ -788,43 +857,55 @@ int cnf_filter_reserve(struct cnf_filter *f, enum cnf_family fam, u64 entries)
 	return cnf_filter_grow(f, &f->tier[fam][cnf_family_bits(fam)], log);
 }
 
-/* Grow the table at @tp, if there is one, for a batch's keys; best effort. */
-static void cnf_grow_for_tally(struct cnf_filter *f, struct cnf_table __rcu **tp)
-{
-	const struct cnf_table *t = cnf_deref(f, tp);
-	u64 want = cnf_tally_want(f, tp);
-
-	if (t && want > t->limit)
-		cnf_filter_grow(f, tp, cnf_log_for(cnf_table_layout(t), want,
-						   t->log));
-}
-
 /**
  * cnf_filter_expect_tally - the keys a batch brings to each table
  * @f: the filter, under cnf_filter_lock()
  * @tally: the batch's tally, kept until cnf_filter_expect(@f, 0)
  *
- * A table the batch's adds make is made large enough for its keys, and
- * one there already grows now, once, to hold them (or keeps its size if it
- * holds as many: adding a list again, as a reload does, grows nothing).
- * Best effort: a table that cannot be as large grows as its adds need.
+ * Nothing grows now: a table that fills during the batch grows for the
+ * tally's keys, at once or in steps once copies came (cnf_tally_step()),
+ * and one that holds the batch's keys already (a list added again, as a
+ * reload does) does not grow at all.
  */
 void cnf_filter_expect_tally(struct cnf_filter *f,
 			     const struct cnf_tally *tally)
 {
-	unsigned int fam, i;
-
 	BUILD_BUG_ON(ARRAY_SIZE(tally->keys[0]) != CNF_TIERS);
 	BUILD_BUG_ON(ARRAY_SIZE(tally->stored[0]) != CNF_STORE_TABLES);
 	cnf_assert_held(&f->lock);
 	f->tally = tally;
-	cnf_dir_expect(f, tally);
+	cnf_dir_expect(f);
+}
+
+/* A table a batch left less than a quarter full: as small as holds it. */
+static void cnf_batch_shrink(struct cnf_filter *f, struct cnf_table __rcu **tp)
+{
+	const struct cnf_table *t = cnf_deref(f, tp);
+
+	if (t)
+		cnf_shrink_below(f, tp, 4, t->count);
+}
+
+/*
+ * The tables of @f at the end of a batch: their growth for its tally
+ * (cnf_tally_step()) may have outrun the keys that landed, if the rest
+ * were copies.  Such a table is rebuilt to fit its keys, as if only they
+ * had come: it is then at least half full (unless at its initial size), as
+ * growth leaves a table, and gets the hysteresis of one: its keys must
+ * double to grow it, or deletes leave a sixteenth to shrink it.  A table
+ * growth left half full is not touched.
+ */
+static void cnf_shrink_all(struct cnf_filter *f)
+{
+	unsigned int fam, i;
+
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
 		for (i = 0; i < CNF_TIERS; i++)
-			cnf_grow_for_tally(f, &f->tier[fam][i]);
+			cnf_batch_shrink(f, &f->tier[fam][i]);
 		for (i = 0; i < CNF_STORE_TABLES; i++)
-			cnf_grow_for_tally(f, &f->store[fam][i]);
+			cnf_batch_shrink(f, &f->store[fam][i]);
 	}
+	cnf_dir_fit(f);
 }
 
 /**
@@ -832,14 +913,28 @@ void cnf_filter_expect_tally(struct cnf_filter *f,
  * @f: the filter, under cnf_filter_lock()
  * @adds: how many; 0 when the batch is done
  *
- * Growth then sizes for them, within 8 times the table's size per step:
- * a batch's entries may be duplicates, or fail.  At the batch's end (0),
- * its tally (cnf_filter_expect_tally()) goes too.
+ * Without a tally (cnf_filter_expect_tally()), growth then sizes for
+ * them, within 8 times the table's size per step: a batch's entries may
+ * be duplicates, or fail.  At the batch's end (0),
+ * its tally (cnf_filter_expect_tally()) goes too, and when the adds
+ * announced have all been made (cnf_filter_add() counts them), so that no
+ * part of the batch follows under a later call, the tables its copies
+ * left mostly empty shrink (a batch without copies grew its tables for
+ * keys that all landed), and the next batch starts trusting its tally
+ * again.  A batch cut short keeps its tables, as one that follows
+ * in parts (a chunk at a time, each announcing what is left) keeps them,
+ * and what its copies taught, between its parts.
  */
 void cnf_filter_expect(struct cnf_filter *f, u64 adds)
 {
 	cnf_assert_held(&f->lock);
+	if (!adds && f->expect && f->expect_adds >= f->expect) {
+		if (f->expect_dups)
+			cnf_shrink_all(f);
+		f->expect_dups = 0;
+	}
 	f->expect = adds;
+	f->expect_adds = 0;
 	if (!adds)
 		f->tally = NULL;
 }

@@ -121,9 +121,10 @@ int cnf_filter_match(struct cnf_filter *f, const struct cnf_key *key,
 		     struct cnf_key *match);
 /*
  * The keys a batch of adds brings to each lookup table, counted before the
- * adds (cnf_tally_add() for each prefix), so that the tables are sized
- * once (cnf_filter_expect_tally()) instead of growing step by step: a
- * list of 100K IPv6 prefixes as published expands into some 800K keys.
+ * adds (cnf_tally_add() for each prefix), so that a table that fills grows
+ * towards them in a step or two (cnf_filter_expect_tally()) instead of
+ * doubling step by step: a list of 100K IPv6 prefixes as published expands
+ * into some 800K keys.  Duplicates count as often as they come.
  */
 struct cnf_tally {
 	u64 keys[CNF_NFAMILIES][CNF_V6_BITS + 1];

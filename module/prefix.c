@@ -464,23 +464,41 @@ static void cnf_dir_remake(struct cnf_filter *f, u64 bits, u64 more)
 }
 
 /*
+ * The long prefixes a batch's tally lets a directory of @bits bits set
+ * make room for, beyond them: as a table, it grows for the tally as they
+ * land (cnf_tally_step(); in steps with @copies), each setting at most a
+ * bit, those set since the tally came (@dir_base) counted among the
+ * tally's.
+ */
+static u64 cnf_dir_more(const struct cnf_filter *f, u64 bits, bool copies)
+{
+	u64 landed = bits - min(bits, f->dir_base), room;
+
+	if (!f->tally)
+		return 0;
+	room = f->dir_base + cnf_tally_step(f->tally->long_prefixes,
+					    landed + 1, copies);
+	return room - min(room, bits);
+}
+
+/*
  * After an add that stands: a directory for the long tiers once they are
  * CNF_DIR_MIN_TIERS with keys, a larger one once the adds have set its
- * grow_at bits; during a batch, large enough for the long prefixes it
- * brings (each sets at most a bit), so that it is made once.  Best effort:
- * without one, lookups probe every long tier with keys, and a full one is
- * as exact, only slower.  Its allocation fails before it walks a key, so
- * the next add tries again at no cost.
+ * grow_at bits; during a batch, large enough for more of the long
+ * prefixes it brings (cnf_dir_more()), so that it is made in few steps.
+ * Best effort: without one, lookups probe every long tier with keys, and
+ * a full one is as exact, only slower.  Its allocation fails before it
+ * walks a key, so the next add tries again at no cost.
  */
 static void cnf_dir_maintain(struct cnf_filter *f)
 {
 	struct cnf_dir *d = cnf_dir_deref(f);
+	u64 bits = d ? d->bits : 1;
 
 	if (d ? d->bits < d->grow_at :
 		hweight16(f->long_tiers) < CNF_DIR_MIN_TIERS)
 		return;
-	cnf_dir_remake(f, d ? d->bits : 1,
-		       f->tally ? f->tally->long_prefixes : 0);
+	cnf_dir_remake(f, bits, cnf_dir_more(f, bits, f->expect_dups));
 }
 
 /*
@@ -507,25 +525,33 @@ static void cnf_dir_mark(struct cnf_filter *f, const struct cnf_key *p,
 /**
  * cnf_dir_expect - a batch's long prefixes are coming
  * @f: the filter, under cnf_filter_lock()
- * @tally: the batch's tally
  *
- * When the batch makes (or keeps) CNF_DIR_MIN_TIERS long tiers with keys,
- * the directory is made now, large enough for its long prefixes: before
- * its tables grow, and before they fill, when walking them costs least.
+ * Nothing is made now: the tally may be copies of a few prefixes.  The
+ * directory is made, or made anew, as the batch's long prefixes land
+ * (cnf_dir_maintain()), then for the tally's (cnf_dir_more()); the bits
+ * set now are the batch's start.
  */
-void cnf_dir_expect(struct cnf_filter *f, const struct cnf_tally *tally)
+void cnf_dir_expect(struct cnf_filter *f)
 {
 	struct cnf_dir *d = cnf_dir_deref(f);
-	u16 tiers = f->long_tiers;
-	unsigned int tl;
 
-	for (tl = 33; tl < CNF_V6_BITS; tl++)
-		if (tally->keys[CNF_V6][tl])
-			tiers |= cnf_dir_bit(tl);
-	if (hweight16(tiers) < CNF_DIR_MIN_TIERS ||
-	    (d && d->bits + tally->long_prefixes <= d->grow_at))
-		return;
-	cnf_dir_remake(f, d ? d->bits : 0, tally->long_prefixes);
+	f->dir_base = d ? d->bits : 0;
+}
+
+/**
+ * cnf_dir_fit - the end of a batch: a directory its copies left too large
+ * @f: the filter, under cnf_filter_lock()
+ *
+ * One four times larger than its bits need (stale ones included) is made
+ * anew at their size, as deletes leave it (cnf_dir_remake()).  Best
+ * effort.
+ */
+void cnf_dir_fit(struct cnf_filter *f)
+{
+	struct cnf_dir *d = cnf_dir_deref(f);
+
+	if (d && cnf_dir_log_for(d->bits) + 2 <= d->log)
+		cnf_dir_remake(f, d->bits, 0);
 }
 
 /* After a long tier's last key went: the directory goes with the last. */
@@ -1002,10 +1028,15 @@ int cnf_filter_add(struct cnf_filter *f, const struct cnf_key *key)
 	int err;
 
 	cnf_assert_held(&f->lock);
+	f->expect_adds++;
 	err = cnf_prefix_check(key);
 	if (!err)
 		err = cnf_prepare(f, key, false);
-	return err ?: cnf_publish(f, key);
+	if (!err)
+		err = cnf_publish(f, key);
+	/* A copy: the batch's tally is an upper bound (cnf_tally_step()). */
+	f->expect_dups += err == -EEXIST && f->tally;
+	return err;
 }
 
 /**

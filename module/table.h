@@ -96,6 +96,15 @@ enum cnf_slot_width {
 #define CNF_LOAD_MAX_PCT	96
 
 /*
+ * Most times a batch's tally grows a table past the keys it holds, in one
+ * step, once the batch had copies (cnf_tally_step()); the keys a table
+ * that a batch makes counts as holding for its first step, before any
+ * landed (cnf_tab_ensure()).
+ */
+#define CNF_TALLY_STEP		64
+#define CNF_TALLY_FIRST		16
+
+/*
  * H of IPv6 tables (both layouts): one multiplier per word hashed, and the
  * addend, the last.
  */
@@ -235,9 +244,10 @@ struct cnf_map {
  * directory of the keys replaces the whole (rcu_assign_pointer(); the old
  * one is freed after a grace period), so that a word has about half a bit
  * set at most: a lookup's long probes cost about one bucket's summary word
- * per two addresses.  Only an add that stands makes one, or the start of
- * a batch, sized for its long prefixes (cnf_dir_expect()): a failed add
- * leaves the filter's memory as it was.
+ * per two addresses.  Only an add that stands makes one, during a batch
+ * sized for its long prefixes (cnf_dir_expect()), or the end of a batch
+ * that left it too large (cnf_dir_fit()): a failed add leaves the
+ * filter's memory as it was.
  */
 #define CNF_DIR_MIN_TIERS	3
 
@@ -307,7 +317,10 @@ struct cnf_filter {
 	struct cnf_filter *budget_next;
 	struct cnf_budget own_budget;	/* cnf_filter_create()'s */
 	u64 expect;		/* adds announced by cnf_filter_expect() */
+	u64 expect_adds;	/* cnf_filter_add()s since */
+	u64 expect_dups;	/* adds under @tally refused as stored */
 	const struct cnf_tally *tally;	/* cnf_filter_expect_tally()'s */
+	u64 dir_base;		/* @dir's bits set when @tally came */
 	u64 grows[CNF_NFAMILIES];
 	struct cnf_undo {
 		struct cnf_table __rcu **tp;
@@ -766,6 +779,7 @@ struct cnf_table *cnf_deref(const struct cnf_filter *f,
 int cnf_tab_ensure(struct cnf_filter *f, struct cnf_table __rcu **tp,
 		   enum cnf_layout layout);
 void cnf_tab_release(struct cnf_filter *f, struct cnf_table __rcu **tp);
+u64 cnf_tally_step(u64 want, u64 have, bool copies);
 bool cnf_tab_has(const struct cnf_filter *f, struct cnf_table __rcu *const *tp,
 		 const struct cnf_key *key);
 void cnf_undo_begin(struct cnf_filter *f);
@@ -786,6 +800,7 @@ int cnf_dir_alloc(const struct cnf_filter *f, unsigned int log,
 		  struct cnf_dir **dp);
 void cnf_dir_publish(struct cnf_filter *f, struct cnf_dir *d);
 void cnf_dir_free(struct cnf_dir *d);
-void cnf_dir_expect(struct cnf_filter *f, const struct cnf_tally *tally);
+void cnf_dir_expect(struct cnf_filter *f);
+void cnf_dir_fit(struct cnf_filter *f);
 
 #endif /* _CNF_TABLE_H */

@@ -5,7 +5,8 @@
 # command, the JSON, a 100K-address load (1M with CNF_TEST_FULL; time
 # printed), files with bad lines,
 # prefixes (longest match, refusals, /0), blocklist formats (FireHOL,
-# Spamhaus DROP, CRLF), list | load round trip, restore, timeouts, the exit codes of
+# Spamhaus DROP, CRLF), list | load round trip, restore, timeouts, memory
+# that follows the set's contents, the exit codes of
 # the CLI contract and permission checks.  Runs as root, in the VM: selftests/vm/run
 # selftests/cuckooctl.sh.  Leaves the set empty and mode/limit as found.
 # Each test starts from an empty set in drop mode (TESTS="test_restore"
@@ -21,7 +22,7 @@ NBIG=${CNF_TEST_CTL_N:-$(scaled 100000 1000000)}
 ALL_TESTS="test_add_del_test test_verdict test_stats test_mode_limit test_load_bad_lines
 	test_prefixes test_blocklist_formats test_big_load test_round_trip_sorted test_restore test_batch_stops_at_limit
 	test_usage test_missing_device test_permission test_version
-	test_save_restore_all test_sets test_timeouts"
+	test_save_restore_all test_sets test_timeouts test_memory_follows_content"
 TMP=
 OLD_LIMIT=
 DEV_MODE=
@@ -891,6 +892,81 @@ test_timeouts() {
 	left=$(seconds_left 198.51.100.1 "$OUT")
 	check "restore: the entry's own seconds (${left:-none})" [ "${left:-0}" -ge 580 -a "${left:-0}" -le 600 ]
 	"$CTL" destroy ctl-bans >/dev/null
+	"$CTL" flush >/dev/null
+}
+
+# bytes VAR: VAR = the memory of the set's tables (IPv4 + IPv6), from
+# stats -j; when unreadable, a word that no test -le takes.
+bytes() {
+	local -n _b=$1
+	local -A st
+	_b=unreadable
+	ctl_stats st && _b=$((${st[ipv4.bytes]} + ${st[ipv6.bytes]}))
+}
+
+# all_expired: the set holds nothing.
+all_expired() {
+	local n
+	entries n
+	[[ $n == 0 ]]
+}
+
+# A set's memory follows what it holds.  A batch of copies of one address
+# (from a pipe: one batch) costs what adding it once does, not tables sized
+# for every copy; a list given 1,000 times over in one batch costs what
+# loading it once does.  A set that held 1M entries and lost them all, to
+# deletes or to expiry, gives the memory back: within twice a fresh set's.
+test_memory_follows_content() {
+	local fresh_b one dup list_b copies full left
+	local src=$TMP/million.txt timed=$TMP/timed.txt
+	fresh
+
+	bytes fresh_b
+	note "a fresh set: $fresh_b bytes"
+	"$CTL" add 2001:db8::d0 >/dev/null
+	bytes one
+	"$CTL" flush >/dev/null
+	yes 2001:db8::d0 | head -n 2000000 >"$TMP/dups.txt"
+	run "$CTL" load - <"$TMP/dups.txt"
+	check "2M copies of one address load from a pipe" has_line "1 added, 1999999 already present" "$OUT"
+	bytes dup
+	check "and take no more memory than adding it once ($dup <= $one bytes)" \
+		[ "$dup" -le "$one" ]
+
+	"$CTL" flush >/dev/null
+	gen_v6 2000 >"$TMP/list.txt"
+	"$CTL" load - <"$TMP/list.txt" >/dev/null
+	bytes list_b
+	"$CTL" flush >/dev/null
+	yes "$(<"$TMP/list.txt")" | head -n 2000000 >"$TMP/dups.txt"
+	run "$CTL" load - <"$TMP/dups.txt"
+	check "2,000 addresses 1,000 times over load from a pipe" has_line "2000 added, 1998000 already present" "$OUT"
+	bytes copies
+	check "and take no more memory than loading them once ($copies <= $list_b bytes)" \
+		[ "$copies" -le "$list_b" ]
+	rm -f "$TMP/dups.txt" "$TMP/list.txt"
+
+	"$CTL" flush >/dev/null
+	gen_addrs 1000000 >"$src"
+	run "$CTL" load "$src"
+	check "1M addresses loaded" has_line "1000000 added, 0 already present" "$OUT"
+	bytes full
+	run "$CTL" del --file "$src"
+	check "and all deleted" has_line "1000000 deleted, 0 not present" "$OUT"
+	bytes left
+	check "deletes give the memory back: $full bytes full, $left emptied, within 2x of $fresh_b" \
+		[ "$left" -le $((2 * fresh_b)) ]
+
+	"$CTL" flush >/dev/null
+	sed -e 's/$/ timeout 1/' "$src" >"$timed"
+	run "$CTL" load "$timed"
+	check "1M addresses loaded with a timeout of 1 s" has_line "1000000 added, 0 already present" "$OUT"
+	wait_for 120 all_expired
+	check "all expired within 2 minutes" all_expired
+	bytes left
+	check "expiry gives the memory back: $left bytes emptied, within 2x of $fresh_b" \
+		[ "$left" -le $((2 * fresh_b)) ]
+	rm -f "$src" "$timed"
 	"$CTL" flush >/dev/null
 }
 

@@ -330,7 +330,7 @@ static void keys_walk(struct cnf_filter *f, struct keys *ks)
 
 /* ---- one operation ---- */
 
-enum op_kind { OP_ADD, OP_DEL, OP_FLUSH, OP_RESERVE };
+enum op_kind { OP_ADD, OP_DEL, OP_FLUSH, OP_RESERVE, OP_BATCH_END };
 
 struct op {
 	const char *name;
@@ -390,6 +390,7 @@ static bool in_after(const struct ctx *c, const struct cnf_key *k)
 	case OP_FLUSH:
 		return false;
 	case OP_RESERVE:
+	case OP_BATCH_END:
 		break;
 	}
 	return in_before(c, k);
@@ -404,6 +405,9 @@ static int op_run(struct cnf_filter *f, const struct op *op)
 		return cnf_filter_del(f, &op->key);
 	case OP_FLUSH:
 		return cnf_filter_flush(f);
+	case OP_BATCH_END:
+		cnf_filter_expect(f, 0);
+		return 0;
 	case OP_RESERVE:
 		break;
 	}
@@ -1068,7 +1072,8 @@ TEST_F_TIMEOUT(interleave, stash, INTERLEAVE_TIMEOUT)
 }
 
 /*
- * Operations that publish a new table: growth, reserve, flush.  On small
+ * Operations that publish a new table: growth, reserve, flush, a shrink
+ * after a delete or at the end of a batch.  On small
  * tables, so that every key can be asked: tables of 2- and 6-byte slots
  * start at 2^18 buckets, and publish as the 4- and 8-byte ones do.
  */
@@ -1157,6 +1162,88 @@ TEST_F(publish, reserve)
 	     self->other_slots, 50);
 	op.key.family = variant->ks.fam;
 	ASSERT_TRUE(run_op(_metadata, self->f, &op, &self->m, &self->total).published);
+}
+
+/*
+ * The key-by-key rebuild of a shrink: a table grown once, emptied by
+ * unlogged deletes down to a sixteenth of its slots; the next delete
+ * shrinks it.
+ */
+TEST_F(publish, shrink_after_delete)
+{
+	struct op op = { .name = "delete that shrinks", .kind = OP_DEL };
+	const struct keyset *ks = &variant->ks;
+	struct cnf_table_stats st;
+	struct shape sh;
+	u64 i;
+
+	fill(_metadata, self->f, &self->m, &self->r, ks, self->other_slots,
+	     90);
+	while (!fam_stats(self->f, ks->fam).grows) {
+		struct cnf_key k = fresh_key(&self->r, &self->m, ks);
+
+		ASSERT_EQ(0, cnf_t_add(self->f, &k));
+		cnf_model_add(&self->m, &k);
+	}
+	/* The table of the keys: the family's but the address tier's. */
+	st = fam_stats(self->f, ks->fam);
+	st.capacity -= self->other_slots;
+	for (i = 0; cnf_model_size(&self->m) > st.capacity / 16; i++) {
+		struct cnf_key k = self->m.keys[cnf_model_size(&self->m) - 1];
+
+		ASSERT_EQ(0, cnf_t_del(self->f, &k));
+		cnf_model_del(&self->m, &k);
+	}
+	ASSERT_EQ(st.capacity, fam_stats(self->f, ks->fam).capacity -
+			       self->other_slots);
+	op.key = self->m.keys[0];
+	sh = run_op(_metadata, self->f, &op, &self->m, &self->total);
+	ASSERT_TRUE(sh.published);
+	ASSERT_GT(st.capacity, fam_stats(self->f, ks->fam).capacity -
+			       self->other_slots);
+}
+
+/*
+ * The end of a batch whose tally counted far more keys than came (its
+ * copies of keys): the table grew a step ahead of its keys
+ * (cnf_tally_step(), once a copy came), unlogged, and the batch's end
+ * rebuilds it to fit.
+ */
+TEST_F(publish, shrink_at_batch_end)
+{
+	struct op op = { .name = "end of a batch", .kind = OP_BATCH_END };
+	const struct keyset *ks = &variant->ks;
+	static struct cnf_tally tally;
+	struct cnf_filter_stats st;
+	struct cnf_key k;
+	u64 grows, capacity;
+
+	fill(_metadata, self->f, &self->m, &self->r, ks, self->other_slots,
+	     0);
+	k = fresh_key(&self->r, &self->m, ks);
+	memset(&tally, 0, sizeof(tally));
+	tally.keys[ks->fam][k.len] = 1ULL << 20;
+	cnf_filter_lock(self->f);
+	cnf_filter_stats(self->f, &st);
+	grows = st.fam[ks->fam].grows;
+	cnf_filter_expect(self->f, 1);
+	cnf_filter_expect_tally(self->f, &tally);
+	ASSERT_EQ(0, cnf_filter_add(self->f, &k));
+	cnf_model_add(&self->m, &k);
+	ASSERT_EQ(-EEXIST, cnf_filter_add(self->f, &k));
+	while (st.fam[ks->fam].grows == grows) {
+		k = fresh_key(&self->r, &self->m, ks);
+		ASSERT_EQ(0, cnf_filter_add(self->f, &k));
+		cnf_model_add(&self->m, &k);
+		cnf_filter_stats(self->f, &st);
+	}
+	capacity = st.fam[ks->fam].capacity;
+	cnf_filter_unlock(self->f);
+	TH_LOG("%zu keys, %llu slots after the step", cnf_model_size(&self->m),
+	       (unsigned long long)(capacity - self->other_slots));
+	op.key.family = ks->fam;
+	ASSERT_TRUE(run_op(_metadata, self->f, &op, &self->m, &self->total).published);
+	ASSERT_GT(capacity, fam_stats(self->f, ks->fam).capacity);
 }
 
 TEST_F(publish, flush)
