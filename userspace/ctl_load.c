@@ -261,19 +261,6 @@ static void print_summary(const struct batch_op *op,
 	putchar('\n');
 }
 
-/* Each of @in's prefixes that covers an address of the namespace's own. */
-static void warn_covers_local(const char *cmd, int fd,
-			      const struct ctl_opts *o,
-			      const struct ctl_input *in)
-{
-	struct ctl_local *local = ctl_local_for(fd, o->set, o->quiet);
-	size_t i;
-
-	for (i = 0; local && i < in->n; i++)
-		ctl_local_warn(local, cmd, &in->addrs[i]);
-	ctl_local_free(local);
-}
-
 /*
  * Parse @path, report its bad lines; under @strict a bad line means nothing
  * is sent.  Then send what parsed; bad lines make the exit status 1.
@@ -303,7 +290,8 @@ static int run_file(const struct batch_op *op, const struct ctl_opts *o,
 		goto out;
 	}
 	if (!op->del)
-		warn_covers_local(op->cmd, fd, o, &in);
+		ctl_local_warn_all(op->cmd, fd, o->set, o->quiet, in.addrs,
+				   in.n);
 	rc = send_batches(fd, op, o->set, &in, 0, in.n, &res);
 	close(fd);
 	if (!rc) {

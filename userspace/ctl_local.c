@@ -105,7 +105,8 @@ void ctl_local_free(struct ctl_local *l)
 	free(l);
 }
 
-bool ctl_prefix_covers(const struct cnf_addr *p, const struct cnf_addr *a)
+/* Whether prefix @p covers address @a (same family). */
+static bool prefix_covers(const struct cnf_addr *p, const struct cnf_addr *a)
 {
 	unsigned int bytes = p->prefixlen / 8, bits = p->prefixlen % 8;
 
@@ -124,11 +125,22 @@ void ctl_local_warn(const struct ctl_local *l, const char *cmd,
 	size_t i;
 
 	for (i = 0; l && i < l->n; i++) {
-		if (!ctl_prefix_covers(a, &l->v[i].a))
+		if (!prefix_covers(a, &l->v[i].a))
 			continue;
 		ctl_err("%s: %s covers %s, an address of %s here", cmd,
 			ctl_format_prefix(a, prefix, sizeof(prefix)),
 			ctl_format_addr(&l->v[i].a, addr, sizeof(addr)),
 			l->v[i].ifname);
 	}
+}
+
+void ctl_local_warn_all(const char *cmd, int fd, const char *set, bool quiet,
+			const struct cnf_addr *a, size_t n)
+{
+	struct ctl_local *local = ctl_local_for(fd, set, quiet);
+	size_t i;
+
+	for (i = 0; local && i < n; i++)
+		ctl_local_warn(local, cmd, &a[i]);
+	ctl_local_free(local);
 }

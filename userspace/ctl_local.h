@@ -29,13 +29,17 @@ struct ctl_local {
  */
 struct ctl_local *ctl_local_for(int fd, const char *set, bool quiet);
 void ctl_local_free(struct ctl_local *l);
-/* Whether prefix @p covers address @a (same family). */
-bool ctl_prefix_covers(const struct cnf_addr *p, const struct cnf_addr *a);
 /*
  * "cuckooctl: CMD: PREFIX covers ADDR, an address of IF here" on stderr for
  * each address of @l (NULL: none) that @a covers.
  */
 void ctl_local_warn(const struct ctl_local *l, const char *cmd,
 		    const struct cnf_addr *a);
+/*
+ * ctl_local_warn() for @n prefixes @a going into @set on @fd: the
+ * addresses read, and the set's kind asked, once (ctl_local_for()).
+ */
+void ctl_local_warn_all(const char *cmd, int fd, const char *set, bool quiet,
+			const struct cnf_addr *a, size_t n);
 
 #endif /* _CTL_LOCAL_H */

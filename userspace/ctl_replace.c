@@ -126,19 +126,6 @@ static int replace_in_one_step(const char *cmd, int fd,
 	return ctl_exit_code(err);
 }
 
-/* Each of @p's prefixes that covers an address of the namespace's own. */
-static void warn_covers_local(const char *cmd, int fd,
-			      const struct ctl_input *in, const struct part *p,
-			      bool quiet)
-{
-	struct ctl_local *local = ctl_local_for(fd, p->set, quiet);
-	size_t i;
-
-	for (i = p->first; local && i < p->end; i++)
-		ctl_local_warn(local, cmd, &in->addrs[i]);
-	ctl_local_free(local);
-}
-
 /*
  * Replace @p's set, creating it with @p's kind when missing; @sets is the
  * module's list (NULL: a module without sets).
@@ -156,7 +143,9 @@ static int replace_part(const char *cmd, int fd, const struct ctl_input *in,
 		err = !ctl_set_is_default(p->set) ? CTL_ENOSETS :
 		      !p->create ? CTL_ENOREPLACE : 0;
 		if (!err) {
-			warn_covers_local(cmd, fd, in, p, quiet);
+			ctl_local_warn_all(cmd, fd, p->set, quiet,
+					   &in->addrs[p->first],
+					   p->end - p->first);
 			return replace_by_flush(cmd, fd, in, p, quiet);
 		}
 		ctl_err("%s %s: %s; " KEPT, cmd, set_name(p->set),
@@ -191,7 +180,8 @@ static int replace_part(const char *cmd, int fd, const struct ctl_input *in,
 			return ctl_exit_code(err);
 		}
 	}
-	warn_covers_local(cmd, fd, in, p, quiet);
+	ctl_local_warn_all(cmd, fd, p->set, quiet, &in->addrs[p->first],
+			   p->end - p->first);
 	return replace_in_one_step(cmd, fd, in, p, i < 0 ? 0 :
 				   sets[i].v4_entries + sets[i].v6_entries,
 				   i < 0 ? p->timeout : sets[i].timeout, quiet);

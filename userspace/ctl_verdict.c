@@ -53,6 +53,14 @@ static const char *const reason_json[] = {
 	[R_NO_SET] = "in no set", [R_LOOPBACK] = "loopback",
 };
 
+/* A failure's exit code: 2 or more, as 1 is an answer ("passes"). */
+static int no_answer(int err)
+{
+	int rc = ctl_exit_code(err);
+
+	return rc == CTL_EXIT_FAIL ? CTL_EXIT_ERROR : rc;
+}
+
 /* Whether device @name of this namespace is a loopback one: 0 or errno. */
 static int iif_is_loopback(const char *name, bool *loopback)
 {
@@ -224,8 +232,7 @@ static int verdict_one(struct ns_view *v, const struct ctl_opts *o,
 		free(al);
 		ctl_err("test %s: %s", arg,
 			ctl_strerror_entry(err, a, NULL, why, sizeof(why)));
-		err = ctl_exit_code(err);
-		return -(err == CTL_EXIT_FAIL ? CTL_EXIT_ERROR : err);
+		return -no_answer(err);
 	}
 	if (v->loopback)
 		r = R_LOOPBACK;
@@ -276,16 +283,14 @@ static int view_open(struct ns_view *v, const struct ctl_opts *o, int fd)
 	}
 	if (ioctl(fd, CNF_IOC_STATS, &v->st)) {
 		ctl_err("test: stats: %s", ctl_strerror(errno));
-		err = ctl_exit_code(errno);
-		return err == CTL_EXIT_FAIL ? CTL_EXIT_ERROR : err;
+		return no_answer(errno);
 	}
 	err = ctl_set_list(fd, &v->sets, &v->nsets);
 	if (err == CTL_ENOSETS)
 		v->sets = NULL;
 	else if (err) {
 		ctl_err("test: sets: %s", ctl_strerror(err));
-		err = ctl_exit_code(err);
-		return err == CTL_EXIT_FAIL ? CTL_EXIT_ERROR : err;
+		return no_answer(err);
 	}
 	return CTL_EXIT_OK;
 }
