@@ -249,7 +249,7 @@ int ctl_replace(const struct ctl_opts *o, const char *path)
 	struct ctl_input in;
 	int rc;
 
-	ctl_input_init(&in, o->flags);
+	ctl_input_init(&in, o->flags | CTL_PARSE_F_RANGE);
 	rc = read_all("replace", path, &in);
 	if (rc) {
 		ctl_err("replace %s: nothing sent; " KEPT, set_name(o->set));

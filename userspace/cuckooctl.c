@@ -175,8 +175,9 @@ static const struct {
 	{ O_SET, { "set", required_argument, NULL, 's' },
 	  "-s, --set NAME       the set (default: the set 'default')" },
 	{ O_EXIST, { "exist", no_argument, NULL, V_EXIST },
-	  "    --exist          a prefix present (add: timeout set anew) or absent\n"
-	  "                       (del) is no error" },
+	  "    --exist          no error for what is there (add: its timeout set\n"
+	  "                       anew; create: a set of that kind and timeout)\n"
+	  "                       or absent (del); ipset's -exist is taken too" },
 	{ O_QUIET, { "quiet", no_argument, NULL, 'q' },
 	  "-q, --quiet          print nothing but errors" },
 	{ O_ADDRS, { "all-addresses", no_argument, NULL, V_ADDRS },
@@ -261,6 +262,11 @@ static int parse_cmd_opts(const struct ctl_cmd *cmd, int argc, char **argv,
 		}
 	}
 	shortopts[k] = '\0';
+	/* ipset's spelling, one dash, as its users type it. */
+	for (c = 1; (cmd->opts & O_EXIST) && c < argc && strcmp(argv[c], "--");
+	     c++)
+		if (!strcmp(argv[c], "-exist"))
+			argv[c] = (char *)"--exist";
 	longopts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
 	longopts[n] = (struct option){ };
 	opterr = 0;
@@ -348,16 +354,18 @@ static const struct ctl_cmd commands[] = {
 	{ "add", ctl_cmd_add, O_PREFIXES | O_EXIST | O_QUIET,
 	  "PREFIX [timeout SECONDS]...", "add prefixes to a set",
 	  "Add each IPv4 or IPv6 PREFIX: ADDR/LEN with every bit past LEN zero,\n"
-	  "or an address alone (a /32 or /128).  'timeout SECONDS' after a\n"
-	  "PREFIX: the module removes it that long after (0: never); without,\n"
-	  "it gets the set's default timeout.  All are checked before any is\n"
-	  "added.  A prefix already present is reported and the command exits 1\n"
-	  "(with --exist: its timeout is set anew); the others are still added.\n" },
+	  "an address alone (a /32 or /128), or a range FIRST-LAST (the fewest\n"
+	  "prefixes that cover it).  'timeout SECONDS' after a PREFIX: the\n"
+	  "module removes it that long after (0: never; or 90s, 15m, 1h30m,\n"
+	  "7d); without, it gets the set's default timeout.  All are checked\n"
+	  "before any is added.  A prefix already present is reported and the\n"
+	  "command exits 1 (with --exist: its timeout is set anew); the others\n"
+	  "are still added.\n" },
 	{ "del", ctl_cmd_del, O_PREFIXES | O_EXIST | O_QUIET | O_FILE,
 	  "PREFIX... | --file FILE|-", "delete prefixes from a set",
-	  "Delete each PREFIX, exactly as it was added (a prefix covering it or\n"
-	  "covered by it stays), or every prefix listed in FILE ('-': stdin), in\n"
-	  "the format of 'load'.  An absent PREFIX is reported and the command\n"
+	  "Delete each PREFIX (or the prefixes of a range FIRST-LAST), exactly\n"
+	  "as it was added (a prefix covering it or covered by it stays), or\n"
+	  "every prefix listed in FILE ('-': stdin), in the format of 'load'.  An absent PREFIX is reported and the command\n"
 	  "exits 1 (with --exist: passed over); with --file absent ones are\n"
 	  "counted, and bad lines make the exit status 1.\n" },
 	{ "test", ctl_cmd_test, O_PREFIXES | O_QUIET | O_JSON | O_IIF,
@@ -377,15 +385,15 @@ static const struct ctl_cmd commands[] = {
 	  "module that cannot name the covering prefix, 'present' alone.\n" },
 	{ "load", cmd_load, O_PREFIXES | O_QUIET | O_STRICT, "[FILE|-]",
 	  "add every prefix of a file to a set",
-	  "Add the prefixes of FILE (default: stdin), one per line, each\n"
-	  "optionally followed by 'timeout SECONDS' (the others then get the\n"
-	  "set's default); '#' or ';' starts a comment, on a line of its own or\n"
-	  "after the entry; blank lines and whitespace around entries are skipped\n"
-	  "(FireHOL netsets, Spamhaus DROP lists and 'save' output load as they\n"
-	  "are).  Prints how many were added and how many were already present.\n"
-	  "Each bad line is reported as FILE:LINE: VALUE: reason; the good lines\n"
-	  "are still added and the exit status is 1 (with no good line: nothing\n"
-	  "changed, exit 3).\n" },
+	  "Add the prefixes of FILE (default: stdin), one per line (or a range\n"
+	  "FIRST-LAST), each optionally followed by 'timeout SECONDS' (the\n"
+	  "others then get the set's default); '#' or ';' starts a comment, on\n"
+	  "a line of its own or after the entry; blank lines and whitespace\n"
+	  "around entries are skipped (FireHOL netsets, Spamhaus DROP lists and\n"
+	  "'save' output load as they are).  Prints how many were added and how\n"
+	  "many were already present.  Each bad line is reported as\n"
+	  "FILE:LINE: VALUE: reason; the good lines are still added and the exit\n"
+	  "status is 1 (with no good line: nothing changed, exit 3).\n" },
 	{ "replace", cmd_replace, O_PREFIXES | O_QUIET | O_EMPTY, "FILE|-",
 	  "make a file's prefixes a set's contents, in one step",
 	  "Read FILE ('-': stdin) completely, in the format of 'load'; if every\n"
@@ -412,12 +420,13 @@ static const struct ctl_cmd commands[] = {
 	  "timeout gets the set's default.  With --set, the one set of FILE goes\n"
 	  "into that set.  A module without sets: the default set is flushed,\n"
 	  "then loaded.\n" },
-	{ "create", ctl_cmd_create, 0, "NAME [block|allow] [timeout SECONDS]",
+	{ "create", ctl_cmd_create, O_EXIST, "NAME [block|allow] [timeout SECONDS]",
 	  "create a set",
 	  "Create an empty set: a block set (the default) drops the sources it\n"
 	  "covers, unless an allow set covers them too.  NAME: 1 to 31\n"
 	  "characters of A-Z a-z 0-9 _ . -.  With a timeout, prefixes added\n"
-	  "without one are removed SECONDS after (the set's default timeout).\n" },
+	  "without one are removed SECONDS after (the set's default timeout).\n"
+	  "With --exist, a set of that name, kind and timeout is no error.\n" },
 	{ "destroy", ctl_cmd_destroy, 0, "NAME", "remove a set",
 	  "Remove the set and its prefixes.  The default set stays.\n" },
 	{ "swap", ctl_cmd_swap, 0, "NAME NAME", "exchange two sets' contents",
