@@ -113,6 +113,7 @@ struct ctl_opts {
 	bool json;		/* -j */
 	bool all;		/* save --all */
 	bool allow_empty;	/* replace --allow-empty */
+	bool from_ipset;	/* restore --from-ipset: FILE is an ipset save */
 	const char *iif;	/* test --iif: the device a packet arrives on */
 };
 

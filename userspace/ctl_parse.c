@@ -418,6 +418,15 @@ static enum ctl_parse_err parse_entry_text(const char *s, const char *end,
 	return err;
 }
 
+enum ctl_parse_err ctl_parse_entry(const char *s, unsigned int flags,
+				   struct ctl_entry *e, struct cnf_addr *hint)
+{
+	struct cnf_addr unused;
+
+	memset(e, 0, sizeof(*e));
+	return parse_entry_text(s, s + strlen(s), flags, e, hint ?: &unused);
+}
+
 size_t ctl_range_split(const struct ctl_entry *e, struct cnf_addr *out)
 {
 	unsigned int width = family_width(e->a.family), len;
@@ -824,8 +833,8 @@ static int input_grow_addrs(struct ctl_input *in)
 	return 0;
 }
 
-static int input_add_addr(struct ctl_input *in, const struct ctl_entry *e,
-			  unsigned long lineno)
+int ctl_input_add(struct ctl_input *in, const struct ctl_entry *e,
+		  unsigned long lineno)
 {
 	struct cnf_addr split[CTL_RANGE_MAX];
 	size_t i, n = ctl_range_split(e, split);
@@ -926,7 +935,7 @@ static int input_take_line(struct ctl_input *in, char *line, size_t len,
 	case CTL_LINE_EMPTY:
 		return 0;
 	case CTL_LINE_ADDR:
-		return input_add_addr(in, &e, lineno);
+		return ctl_input_add(in, &e, lineno);
 	default:
 		return input_add_bad(in, lineno, err, &hint, value, value_len);
 	}

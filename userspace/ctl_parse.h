@@ -70,6 +70,15 @@ struct ctl_entry {
 };
 
 /*
+ * @s as an entry: a prefix as ctl_parse_prefix() takes it, or with
+ * CTL_PARSE_F_RANGE in @flags a range "A-B", into @e (zeroed first; no
+ * timeout), or the reason with @hint (may be NULL) as for
+ * ctl_parse_reason().
+ */
+enum ctl_parse_err ctl_parse_entry(const char *s, unsigned int flags,
+				   struct ctl_entry *e, struct cnf_addr *hint);
+
+/*
  * The fewest prefixes that cover exactly the addresses of @e (one, for a
  * prefix), in order, into @out (room for CTL_RANGE_MAX).  Returns how many.
  */
@@ -198,6 +207,12 @@ void ctl_input_init(struct ctl_input *in, unsigned int flags);
 void ctl_input_free(struct ctl_input *in);
 /* Read all of @f into @in: 0, or -errno on a read or allocation failure. */
 int ctl_input_read(struct ctl_input *in, FILE *f);
+/*
+ * The prefixes of @e (a range's, or the one) after @in's, from line
+ * @lineno: 0 or -ENOMEM.
+ */
+int ctl_input_add(struct ctl_input *in, const struct ctl_entry *e,
+		  unsigned long lineno);
 
 /* Bytes with an optional K, M or G suffix (base 1024): 0 or -EINVAL/-ERANGE. */
 int ctl_parse_size(const char *s, uint64_t *bytes);

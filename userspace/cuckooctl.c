@@ -162,10 +162,11 @@ enum {
 	O_ALL = 1 << 7,		/* -a, --all */
 	O_EMPTY = 1 << 8,	/* --allow-empty */
 	O_IIF = 1 << 9,		/* --iif NAME */
+	O_IPSET = 1 << 10,	/* --from-ipset */
 };
 
 /* Long options without a short one: values past any character. */
-enum { V_EXIST = 0x100, V_ADDRS, V_STRICT, V_EMPTY, V_IIF };
+enum { V_EXIST = 0x100, V_ADDRS, V_STRICT, V_EMPTY, V_IIF, V_IPSET };
 
 static const struct {
 	unsigned int bit;
@@ -194,6 +195,8 @@ static const struct {
 	  "    --allow-empty    take an input without prefixes: empty the set" },
 	{ O_IIF, { "iif", required_argument, NULL, V_IIF },
 	  "    --iif NAME       for a packet arriving on device NAME" },
+	{ O_IPSET, { "from-ipset", no_argument, NULL, V_IPSET },
+	  "    --from-ipset     FILE is what 'ipset save' prints" },
 };
 
 #define NOPTIONS	ARRAY_SIZE(cmd_options)
@@ -232,6 +235,9 @@ static int take_option(const struct ctl_cmd *cmd, int val,
 		break;
 	case V_IIF:
 		o->iif = optarg;
+		break;
+	case V_IPSET:
+		o->from_ipset = true;
 		break;
 	}
 	return CTL_EXIT_OK;
@@ -411,7 +417,7 @@ static const struct ctl_cmd commands[] = {
 	  "'# cuckoo_nf set NAME KIND' line, ending in 'timeout N' for a set\n"
 	  "with a default timeout; such a set's permanent prefixes are written\n"
 	  "with 'timeout 0'.\n" },
-	{ "restore", cmd_restore, O_PREFIXES | O_QUIET, "FILE|-",
+	{ "restore", cmd_restore, O_PREFIXES | O_QUIET | O_IPSET, "FILE|-",
 	  "replace sets with a save's",
 	  "Read FILE ('-': stdin) completely; if every line is good, replace\n"
 	  "each set it holds, each in one step, creating those missing with\n"
@@ -419,7 +425,9 @@ static const struct ctl_cmd commands[] = {
 	  "default set's), else change nothing (exit 3).  A line without a\n"
 	  "timeout gets the set's default.  With --set, the one set of FILE goes\n"
 	  "into that set.  A module without sets: the default set is flushed,\n"
-	  "then loaded.\n" },
+	  "then loaded.  With --from-ipset, FILE is what 'ipset save' prints:\n"
+	  "its hash:ip, hash:net and bitmap:ip sets become block sets, nomatch\n"
+	  "entries an allow set NAME-nomatch (see cuckooctl(8)).\n" },
 	{ "create", ctl_cmd_create, O_EXIST, "NAME [block|allow] [timeout SECONDS]",
 	  "create a set",
 	  "Create an empty set: a block set (the default) drops the sources it\n"

@@ -1119,4 +1119,59 @@ TEST(ranges_durations_and_ipset_spellings)
 	drop_module();
 }
 
+TEST(restore_from_an_ipset_save)
+{
+	struct run r;
+
+	fresh_module();
+	RUN(&r, "new",
+	    "create f2b-sshd hash:ip family inet hashsize 1024 maxelem 65536 timeout 600 bucketsize 12 initval 0x5b7e24c6\n"
+	    "add f2b-sshd 203.0.113.9 timeout 583\n"
+	    "create lan hash:net family inet hashsize 1024 maxelem 65536 comment\n"
+	    "add lan 10.20.0.0/16 comment \"office\"\n"
+	    "add lan 10.20.5.0/24 nomatch\n",
+	    "restore", "--from-ipset", "-");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("replaced set f2b-sshd: 1 entry (was 0)\n"
+		     "replaced set lan: 1 entry (was 0)\n"
+		     "replaced set lan-nomatch: 1 entry (was 0)\n", r.out);
+	EXPECT_STREQ("cuckooctl: restore stdin:3: note: comments are not kept: cuckoo_nf stores prefixes only\n"
+		     "cuckooctl: restore stdin:3: note: nomatch entries go to an allow set NAME-nomatch, which exempts them from every block set of the namespace\n",
+		     r.err);
+	EXPECT_STREQ("SET_CREATE default timeout=1\nSET_LIST\n"
+		     "SET_CREATE f2b-sshd timeout=600\n"
+		     "ADD_BATCH f2b-sshd replace timeouts\n"
+		     "SET_CREATE lan\nADD_BATCH lan replace\n"
+		     "SET_CREATE lan-nomatch\nADD_BATCH lan-nomatch replace\n",
+		     r.log);
+	RUN(&r, "new", "", "save", "-a");
+	EXPECT_STREQ("# cuckoo_nf save\n"
+		     "# cuckoo_nf set default block\n"
+		     "10.0.0.0/8\n10.1.0.0/16\n192.0.2.7\n2001:db8::/32\n"
+		     "# cuckoo_nf set f2b-sshd block timeout 600\n"
+		     "203.0.113.9 timeout 583\n"
+		     "# cuckoo_nf set lan block\n10.20.0.0/16\n"
+		     "# cuckoo_nf set lan-nomatch allow\n10.20.5.0/24\n", r.out);
+	/* -q: no notes. */
+	RUN(&r, "new", "create lan hash:net comment\nadd lan 10.20.0.0/16\n",
+	    "restore", "-q", "--from-ipset", "-");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("", r.err);
+	/* A line it cannot map: named, nothing sent. */
+	RUN(&r, "new", "create p hash:ip,port\ncreate lan hash:net\nadd lan 10.9.0.0/16\n",
+	    "restore", "--from-ipset", "-");
+	EXPECT_EQ(3, r.status);
+	EXPECT_STREQ("cuckooctl: restore stdin:1: p: type hash:ip,port holds more than addresses and prefixes; cuckoo_nf takes hash:ip, hash:net and bitmap:ip sets\n"
+		     "cuckooctl: restore: 1 line that cuckoo_nf cannot take, nothing changed\n",
+		     r.err);
+	EXPECT_STREQ("", r.log);
+	/* No set at all: the default set is left alone. */
+	RUN(&r, "new", "# nothing\n", "restore", "--from-ipset", "-");
+	EXPECT_EQ(3, r.status);
+	EXPECT_STREQ("cuckooctl: restore stdin: no create line of a set, nothing changed\n",
+		     r.err);
+	EXPECT_STREQ("", r.log);
+	drop_module();
+}
+
 TEST_HARNESS_MAIN
