@@ -114,6 +114,7 @@ struct ctl_opts {
 	bool all;		/* save --all */
 	bool allow_empty;	/* replace --allow-empty */
 	bool from_ipset;	/* restore --from-ipset: FILE is an ipset save */
+	bool prometheus;	/* stats --prometheus */
 	const char *iif;	/* test --iif: the device a packet arrives on */
 };
 

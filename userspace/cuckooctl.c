@@ -163,10 +163,11 @@ enum {
 	O_EMPTY = 1 << 8,	/* --allow-empty */
 	O_IIF = 1 << 9,		/* --iif NAME */
 	O_IPSET = 1 << 10,	/* --from-ipset */
+	O_PROM = 1 << 11,	/* --prometheus */
 };
 
 /* Long options without a short one: values past any character. */
-enum { V_EXIST = 0x100, V_ADDRS, V_STRICT, V_EMPTY, V_IIF, V_IPSET };
+enum { V_EXIST = 0x100, V_ADDRS, V_STRICT, V_EMPTY, V_IIF, V_IPSET, V_PROM };
 
 static const struct {
 	unsigned int bit;
@@ -197,6 +198,8 @@ static const struct {
 	  "    --iif NAME       for a packet arriving on device NAME" },
 	{ O_IPSET, { "from-ipset", no_argument, NULL, V_IPSET },
 	  "    --from-ipset     FILE is what 'ipset save' prints" },
+	{ O_PROM, { "prometheus", no_argument, NULL, V_PROM },
+	  "    --prometheus     Prometheus' text format, for node_exporter" },
 };
 
 #define NOPTIONS	ARRAY_SIZE(cmd_options)
@@ -238,6 +241,9 @@ static int take_option(const struct ctl_cmd *cmd, int val,
 		break;
 	case V_IPSET:
 		o->from_ipset = true;
+		break;
+	case V_PROM:
+		o->prometheus = true;
 		break;
 	}
 	return CTL_EXIT_OK;
@@ -465,14 +471,16 @@ static const struct ctl_cmd commands[] = {
 	  "namespace's hooks are unregistered and its memory freed, as before\n"
 	  "it was first configured.  The next add, load, restore, mode, hooks\n"
 	  "or limit starts again from the module's parameters.\n" },
-	{ "stats", ctl_cmd_stats, O_JSON, "[-j]", "show counters and table figures",
+	{ "stats", ctl_cmd_stats, O_JSON | O_PROM, "[-j | --prometheus]",
+	  "show counters and table figures",
 	  "Show whether the namespace is active (configured: hooks registered),\n"
 	  "the mode, the memory limit and, per family, the prefixes stored, their\n"
 	  "distinct lengths, the keys and tables they are looked up in, capacity,\n"
 	  "load factor, memory, grows, stashed entries and packet counters; the\n"
 	  "prefixes with a timeout, the memory keeping them takes, how many ran\n"
 	  "out and how late they were removed; then each set, as 'sets' shows\n"
-	  "them.\n" },
+	  "them.  --prometheus: the same figures as metrics cuckoo_nf_* for\n"
+	  "node_exporter's textfile collector (see cuckooctl(8)).\n" },
 	{ "mode", ctl_cmd_mode, 0, "[drop|monitor]", "show or set what matching packets get",
 	  "drop: packets from listed sources are dropped.  monitor: they are\n"
 	  "only counted as matched.  Without argument, print the mode.\n" },

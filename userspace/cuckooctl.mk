@@ -3,9 +3,9 @@
 # formatting (no device needed).  Included by userspace/Makefile.
 CTL_SRCS := cuckooctl.c ctl_entries.c ctl_config.c ctl_sets.c ctl_dev.c \
 	ctl_load.c ctl_replace.c ctl_persist.c ctl_parse.c ctl_format.c ctl_setname.c \
-	ctl_local.c ctl_verdict.c ctl_ipset.c \
+	ctl_local.c ctl_verdict.c ctl_ipset.c ctl_prom.c \
 	ctl_xdp.c ctl_xdp_obj.S
-CTL_HDRS := ctl.h ctl_parse.h ctl_format.h ctl_setname.h ctl_local.h ctl_ipset.h \
+CTL_HDRS := ctl.h ctl_parse.h ctl_format.h ctl_setname.h ctl_local.h ctl_ipset.h ctl_prom.h \
 	$(TOP)/uapi/linux/cuckoo_nf.h
 # cuckooctl xdp: libbpf (libbpf-dev) for its headers, opened at run time
 # (dlopen), and the program embedded by ctl_xdp_obj.S.
