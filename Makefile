@@ -210,7 +210,7 @@ dkms-uninstall: ## dkms remove from every kernel, and the sources
 	fi
 	rm -rf $(DKMS_SRC)
 
-deb: ## cuckoo-nf-dkms and cuckooctl .debs in build/deb/, lintian
+deb: ## the source package and cuckoo-nf-dkms, cuckooctl, cuckoo-crowdsec-bouncer .debs (debian/) in build/deb/, lintian
 	scripts/deps.sh --pkg
 	scripts/mkdeb.sh
 

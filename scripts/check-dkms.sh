@@ -107,12 +107,13 @@ deb_unpack() {
 	local d
 	rm -rf "$SCRATCH"
 	mkdir -p "$SCRATCH"
-	for d in build/deb/cuckoo-nf-dkms_"$VERSION"-1_all.deb \
-		 build/deb/cuckooctl_"$VERSION"-1_*.deb; do
+	for d in build/deb/cuckoo-nf-dkms_"$VERSION"-*_all.deb \
+		 build/deb/cuckooctl_"$VERSION"-*_*.deb \
+		 build/deb/cuckoo-crowdsec-bouncer_"$VERSION"-*_*.deb; do
 		[[ -f $d ]] || { echo "$d missing"; return 1; }
 		echo "== $d"
 		dpkg-deb -f "$d" Package Version Architecture Depends
-		[[ $(dpkg-deb -f "$d" Version) == "$VERSION-1" ]] || return 1
+		[[ $(dpkg-deb -f "$d" Version) == "$VERSION"-* ]] || return 1
 		dpkg-deb -x "$d" "$SCRATCH" || return 1
 		dpkg-deb -e "$d" "$SCRATCH/DEBIAN.${d##*/}" || return 1
 	done

@@ -178,6 +178,8 @@ script_files() {
 		[[ -f $f ]] || continue
 		case $1:$f in
 		sh:*.sh | sh:*.bash-completion | py:*.py) echo "$f"; continue ;;
+		sh:debian/*.preinst | sh:debian/*.postinst | sh:debian/*.prerm | sh:debian/*.postrm)
+			echo "$f"; continue ;;
 		*:*.*) continue ;;
 		esac
 		IFS= read -r first <"$f" || continue
