@@ -86,7 +86,7 @@ KBUILD_OPTS = $(if $(W),W=$(W)) $(if $(C),C=$(C))
 .PHONY: all help module userspace unit lint selftests bench demo check install uninstall \
 	clean distclean deps test-modules selftests-build vm-build bench-vm \
 	check-debug bench-report bench-deps check-kernels check-rt \
-	check-dkms dkms-install dkms-uninstall deb version check-engines check-install \
+	check-dkms dkms-install dkms-uninstall deb version check-engines check-install check-deb \
 	check-busy
 
 all: module userspace ## the module, cuckooctl and cuckoo-crowdsec-bouncer (build/)
@@ -191,6 +191,9 @@ check-dkms: ## DKMS build and modprobe on 6.1 and 6.12 cloud; make deb checked
 
 check-install: ## make install and uninstall into scratch DESTDIRs, the headers error, signing
 	scripts/check-install.sh
+
+check-deb: ## make deb, then install, upgrade, remove and purge the packages in a scratch root
+	scripts/check-deb.sh
 
 version: ## print the version (dkms.conf's PACKAGE_VERSION)
 	@echo $(CNF_VERSION)
