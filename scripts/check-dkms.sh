@@ -133,8 +133,10 @@ deb_files() {
 	w=$(MANWIDTH=80 man --warnings -l "$SCRATCH/usr/share/man/man8/cuckooctl.8.gz" 2>&1 >/dev/null)
 	[[ -z $w ]] || { echo "man: $w"; return 1; }
 	bash -n "$SCRATCH/usr/share/bash-completion/completions/cuckooctl" || return 1
-	# The root has every file the unit names but modprobe: the host's.
-	mkdir -p "$SCRATCH/sbin" && cp /sbin/modprobe "$SCRATCH/sbin/" &&
+	# The root has every file the unit names but modprobe and the shell:
+	# the host's.
+	mkdir -p "$SCRATCH/sbin" "$SCRATCH/bin" && cp /sbin/modprobe "$SCRATCH/sbin/" &&
+		cp /bin/sh "$SCRATCH/bin/" &&
 		MANPATH=$SCRATCH/usr/share/man systemd-analyze verify --root="$SCRATCH" \
 			/lib/systemd/system/cuckoo_nf.service 2>&1 | tee "$LOGS/verify.out"
 	[[ ${PIPESTATUS[0]} == 0 && ! -s $LOGS/verify.out ]]

@@ -15,7 +15,9 @@
 #   - a bouncer configuration changed after install is kept by uninstall;
 #   - with a kernel build directory that has a module key (the headers
 #     plus a key made here, as a kernel built from source has), make
-#     install signs the module with it (modinfo -F signer).
+#     install signs the module with it (modinfo -F signer);
+#   - cuckoo_nf.service's start, on a kernel without the module, fails
+#     with one line naming the kernel and its headers package.
 #
 # Needs what make needs (scripts/deps.sh) and openssl.  Logs in
 # build/check-install/.  The last line is "N passed, N failed".
@@ -145,6 +147,24 @@ signed_install() {
 		[[ $(modinfo -F signer "$d/lib/modules/$KVER/extra/cuckoo_nf.ko") == "cuckoo_nf check-install key" ]]
 }
 
+# cuckoo_nf.service's start on a kernel without the module (one a
+# release no module directory has, through a uname that says so): it
+# fails with one line naming the kernel and its headers package.
+unit_no_module() {
+	local unit=userspace/systemd/cuckoo_nf.service cmd bin=$OUT/bin out rc
+	cmd=$(sed -n "s/^ExecStart=\/bin\/sh -c '\(.*\)'\$/\1/p" "$unit" | sed 's/\$\$/$/g')
+	[[ -n $cmd ]] || { echo "$unit: no ExecStart=/bin/sh -c '...'"; return 1; }
+	mkdir -p "$bin"
+	printf '#!/bin/sh\necho 9.9.9-none\n' >"$bin/uname"
+	chmod 755 "$bin/uname"
+	out=$(PATH=$bin:$PATH sh -c "$cmd" 2>&1)
+	rc=$?
+	echo "exit $rc: $out"
+	((rc != 0)) && [[ $(wc -l <<<"$out") == 1 ]] &&
+		grep -qF 'running kernel 9.9.9-none' <<<"$out" &&
+		grep -qF 'apt install linux-headers-9.9.9-none' <<<"$out"
+}
+
 main() {
 	rm -rf "$OUT"
 	mkdir -p "$SRC"
@@ -156,6 +176,7 @@ main() {
 		check "uninstall: nothing of it left" uninstall_all
 	check "uninstall: a set-up configuration kept" uninstall_keeps_conf
 	check "install: signed with the kernel's key" signed_install
+	check "cuckoo_nf.service: no module, one line" unit_no_module
 	summary
 	((FAIL == 0))
 }
