@@ -49,7 +49,7 @@ else
 MOD_KDIR = $(KDIR)
 endif
 # In a recipe: KDIR is there, or the error that says what to install.
-NEED_HEADERS = scripts/need-headers.sh '$(KVER)' '$(KDIR)' '$(KDIR_ORIGIN)'
+NEED_HEADERS = bash $(CURDIR)/scripts/need-headers.sh '$(KVER)' '$(KDIR)' '$(KDIR_ORIGIN)'
 
 # The one version, read by Kbuild and userspace/ too.
 CNF_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\([^"]*\)"$$/\1/p' dkms.conf)
@@ -57,7 +57,7 @@ DKMS_NAME := cuckoo-nf
 DKMS_SRC = $(DESTDIR)/usr/src/$(DKMS_NAME)-$(CNF_VERSION)
 # What DKMS builds the module from: no test, no tool, no build product.
 DKMS_FILES = dkms.conf Kbuild Makefile $(wildcard module/*.[ch]) \
-	uapi/linux/cuckoo_nf.h scripts/kernel-btf.sh
+	uapi/linux/cuckoo_nf.h scripts/kernel-btf.sh scripts/need-headers.sh
 
 PREFIX ?= /usr/local
 DESTDIR ?=

@@ -8,8 +8,9 @@
 #     /usr/src/cuckoo-nf-VERSION, dkms add; per kernel, dkms build and
 #     dkms install into /lib/modules/RELEASE/updates/dkms, its version and
 #     vermagic checked, and its .BTF where the headers can make it
-#     (6.12's); then a VM boots that kernel, the DKMS-built module is put
-#     back in the same place there, and modprobe must load it from there
+#     (6.12's); its signature by DKMS's key (/var/lib/dkms/mok.pub:
+#     modinfo -F signer and sig_key); then a VM boots that kernel, the
+#     DKMS-built module is put back in the same place there, and modprobe must load it from there
 #     (selftests/vm/dkms-modprobe.sh); make dkms-uninstall must take it
 #     away again.
 #  2. make deb (lintian errors fail it) and both packages unpacked into a
@@ -82,6 +83,22 @@ dkms_kernel() {
 	else
 		echo "$KO: no .BTF expected: the headers have no vmlinux"
 	fi
+}
+
+# dkms_signed: KO carries a signature by DKMS's key (Debian's dkms signs
+# every module it builds with /var/lib/dkms/mok.key, made at its first
+# build): modinfo's signer is the certificate's subject CN, its sig_key
+# the certificate's serial.
+dkms_signed() {
+	local cert=/var/lib/dkms/mok.pub cn serial signer key
+	[[ -f $cert ]] || { echo "no $cert: DKMS made no key"; return 1; }
+	cn=$(openssl x509 -inform DER -in "$cert" -noout -subject -nameopt RFC2253 |
+		sed -n 's/^subject=.*CN=\([^,]*\).*/\1/p')
+	serial=$(openssl x509 -inform DER -in "$cert" -noout -serial | sed 's/^serial=//')
+	signer=$(modinfo -F signer "$KO")
+	key=$(modinfo -F sig_key "$KO" | tr -d ':')
+	echo "$KO: signer '$signer', sig_key $key; $cert: CN '$cn', serial $serial"
+	[[ -n $cn && $signer == "$cn" && ${key^^} == "${serial^^}" ]]
 }
 
 dkms_vm() {
@@ -174,6 +191,7 @@ main() {
 	   step "dkms source clean" source.log dkms_source_clean; then
 		for rel in "${RELS[@]}"; do
 			step "dkms $rel" "dkms-$rel.log" dkms_kernel "$rel" &&
+				step "dkms signed $rel" "signed-$rel.log" dkms_signed &&
 				step "modprobe $rel" "vm-$rel.log" dkms_vm "$rel"
 		done
 	fi
