@@ -152,8 +152,8 @@ signed_install() {
 # fails with one line naming the kernel and its headers package.
 unit_no_module() {
 	local unit=userspace/systemd/cuckoo_nf.service cmd bin=$OUT/bin out rc
-	cmd=$(sed -n "s/^ExecStart=\/bin\/sh -c '\(.*\)'\$/\1/p" "$unit" | sed 's/\$\$/$/g')
-	[[ -n $cmd ]] || { echo "$unit: no ExecStart=/bin/sh -c '...'"; return 1; }
+	cmd=$(sed -n "s/^ExecStartPre=\/bin\/sh -c '\(.*\)'\$/\1/p" "$unit" | sed 's/\$\$/$/g')
+	[[ -n $cmd ]] || { echo "$unit: no ExecStartPre=/bin/sh -c '...'"; return 1; }
 	mkdir -p "$bin"
 	printf '#!/bin/sh\necho 9.9.9-none\n' >"$bin/uname"
 	chmod 755 "$bin/uname"
