@@ -113,7 +113,7 @@ setup_root() {
 	mkdir -p "$R/etc/crowdsec"
 	echo "# crowdsec's configuration (its presence is what postinst looks for)" \
 		>"$R/etc/crowdsec/config.yaml"
-	cat >"$R/usr/local/bin/cscli" <<-'EOF'
+	cat >"$R/usr/bin/cscli" <<-'EOF'
 	#!/bin/sh
 	echo "$*" >>/tmp/cscli.calls
 	case "$*" in
@@ -122,7 +122,7 @@ setup_root() {
 	*) echo "cscli stand-in: $*: not known" >&2; exit 1 ;;
 	esac
 	EOF
-	chmod 755 "$R/usr/local/bin/cscli"
+	chmod 755 "$R/usr/bin/cscli"
 	mkdir -p "$R/tmp/debs/prev" "$R/tmp/debs/new"
 	cp "$OUT"/prev/build/deb/*.deb "$R/tmp/debs/prev/" &&
 		cp build/deb/cuckoo-nf-dkms_*.deb build/deb/cuckooctl_*.deb \
@@ -150,7 +150,10 @@ version_is() {
 upgrade() {
 	local v
 	v=$(dpkg-deb -f build/deb/cuckooctl_*_*.deb Version)
-	in_root sh -c 'dpkg -i /tmp/debs/new/*.deb' || return 1
+	# As the README installs them (apt, local files), the bouncer's too;
+	# no Recommends (crowdsec), which would need the network.
+	in_root sh -c 'DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends /tmp/debs/new/*.deb' ||
+		return 1
 	version_is cuckoo-nf-dkms "$v" && version_is cuckooctl "$v" &&
 		version_is cuckoo-crowdsec-bouncer "$v" || return 1
 	[[ -L $R/etc/systemd/system/sysinit.target.wants/cuckoo_nf.service ]] ||
