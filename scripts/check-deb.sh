@@ -23,6 +23,11 @@
 #   5. all three are purged: the root is as it was before step 1, and the
 #      bouncer's registration was deleted (cscli bouncers delete).
 #
+# Then piuparts (1.1.7) runs its own install and purge test of the three
+# packages on the same root (its -b base tarball, gzipped), its verdict a
+# step of its own; it asks the Debian mirror for the index (apt-get
+# update in its chroot).
+#
 # No service starts in the root (policy-rc.d, and no systemd runs there).
 # The root is made once by mmdebstrap (scripts/deps.sh --pkg) with what
 # the packages depend on, and kept in build/cache/deb-root.tar.  Logs in
@@ -62,6 +67,16 @@ make_tar() {
 	mmdebstrap --variant=apt \
 		--include=init-system-helpers,dkms,kmod,libbpf1,libcurl4,libjson-c5 \
 		bookworm "$TAR.tmp" && mv "$TAR.tmp" "$TAR"
+}
+
+piuparts_run() {
+	local tgz=${TAR%.tar}.tgz
+	if [[ ! -s $tgz || $tgz -ot $TAR ]]; then
+		gzip -1 -c "$TAR" >"$tgz.tmp" && mv "$tgz.tmp" "$tgz" || return 1
+	fi
+	piuparts -b "$tgz" --no-upgrade-test -d bookworm -m http://deb.debian.org/debian \
+		build/deb/cuckoo-nf-dkms_*_all.deb build/deb/cuckooctl_*_*.deb \
+		build/deb/cuckoo-crowdsec-bouncer_*_*.deb
 }
 
 prev_debs() {
@@ -205,14 +220,17 @@ main() {
 	mkdir -p "$OUT"
 	trap unmount EXIT
 	step deps scripts/deps.sh --pkg || { summary; exit 1; }
-	step "scratch root (mmdebstrap, once)" make_tar &&
-	step "previous version's packages" prev_debs &&
-	step "make deb" new_debs &&
-	step "root set up" setup_root &&
-	step "install the previous version" install_prev &&
-	step "upgrade: enabled, registered, conffiles" upgrade &&
-	step "remove: state and conffiles only" remove &&
-	step "purge: nothing left" purge
+	if step "scratch root (mmdebstrap, once)" make_tar &&
+	   step "previous version's packages" prev_debs &&
+	   step "make deb" new_debs; then
+		step "root set up" setup_root &&
+		step "install the previous version" install_prev &&
+		step "upgrade: enabled, registered, conffiles" upgrade &&
+		step "remove: state and conffiles only" remove &&
+		step "purge: nothing left" purge
+		unmount
+		step "piuparts: install and purge" piuparts_run
+	fi
 	summary
 	((FAIL == 0))
 }

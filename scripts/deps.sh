@@ -140,9 +140,10 @@ for opt in "$@"; do
 	# the module for each kernel, debhelper and dh-dkms (bookworm has
 	# dh_dkms in a package of its own) build the packages from debian/,
 	# lintian checks them, mmdebstrap makes the scratch root of
-	# check-deb's install, upgrade and purge round.  Not for make check:
-	# lintian alone brings some 130 Perl packages.
-	--pkg) PKGS+=(dkms lintian debhelper dh-dkms mmdebstrap) ;;
+	# check-deb's install, upgrade and purge round, piuparts runs its own
+	# there.  Not for make check: lintian alone brings some 130 Perl
+	# packages.
+	--pkg) PKGS+=(dkms lintian debhelper dh-dkms mmdebstrap piuparts) ;;
 	# The engines of make check-engines (fail2ban and crowdsec, Debian's),
 	# shipped to the VM in an initramfs layer of their own
 	# (selftests/vm/mkinitramfs layer): installed, never started.
