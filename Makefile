@@ -13,10 +13,14 @@
 #   install        the bouncer's configuration only when none is there
 #   dkms-install   with DESTDIR=: only the copy, no dkms add
 #
-# module builds against the running kernel (like any out-of-tree module).
-# The VM targets (selftests, demo, check, lint) build against the Debian cloud
-# kernel the VM boots (scripts/kver), or KVER=/KERNEL= when given.
-# KVER takes a release or a short name: 6.1 (the default), 6.12, 6.12-rt.
+# make, module, test-modules, install and uninstall are for the running
+# kernel (uname -r), or KVER=/KDIR= when given, like any out-of-tree
+# module; without that kernel's headers they stop and say which package
+# has them (scripts/need-headers.sh), never building for another kernel.
+# The VM targets (selftests, demo, check, lint) build against the Debian
+# cloud kernel the VM boots (scripts/kver), or KVER=/KERNEL= when given,
+# whatever the running kernel is.
+# KVER takes a release or a short name: 6.1 (the VM's default), 6.12, 6.12-rt.
 
 ifneq ($(KVER),)
 ifeq ($(wildcard /lib/modules/$(KVER)),)
@@ -26,10 +30,6 @@ endif
 endif
 ifeq ($(KVER),)
 KVER := $(shell uname -r)
-ifeq ($(wildcard /lib/modules/$(KVER)/build),)
-# No headers for the running kernel (a container, CI): use the VM's kernel.
-KVER := $(or $(shell scripts/kver 2>/dev/null),$(KVER))
-endif
 endif
 # XDP: BPF programs find the module's kfuncs through its BTF (.BTF), which
 # kbuild writes only with the kernel's vmlinux and resolve_btfids at hand:
@@ -38,6 +38,7 @@ endif
 # kernel's BTF and resolve_btfids (scripts/kernel-btf.sh).  KDIR= given is
 # used as it is.  A cuckoo_nf.ko without .BTF is an error, unless
 # CNF_XDP=n (XDP not wanted: the plain headers, a missing .BTF noted).
+KDIR_ORIGIN := $(origin KDIR)
 CNF_XDP ?= y
 BTF_SH = CNF_XDP=$(CNF_XDP) bash $(CURDIR)/scripts/kernel-btf.sh
 ifeq ($(origin KDIR),undefined)
@@ -47,6 +48,8 @@ MOD_KDIR = $$($(BTF_SH) kdir $(KVER))
 else
 MOD_KDIR = $(KDIR)
 endif
+# In a recipe: KDIR is there, or the error that says what to install.
+NEED_HEADERS = bash $(CURDIR)/scripts/need-headers.sh '$(KVER)' '$(KDIR)' '$(KDIR_ORIGIN)'
 
 # The one version, read by Kbuild and userspace/ too.
 CNF_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\([^"]*\)"$$/\1/p' dkms.conf)
@@ -54,7 +57,7 @@ DKMS_NAME := cuckoo-nf
 DKMS_SRC = $(DESTDIR)/usr/src/$(DKMS_NAME)-$(CNF_VERSION)
 # What DKMS builds the module from: no test, no tool, no build product.
 DKMS_FILES = dkms.conf Kbuild Makefile $(wildcard module/*.[ch]) \
-	uapi/linux/cuckoo_nf.h scripts/kernel-btf.sh
+	uapi/linux/cuckoo_nf.h scripts/kernel-btf.sh scripts/need-headers.sh
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -69,15 +72,21 @@ FAIL2BAN_ACTIONDIR ?= /etc/fail2ban/action.d
 # cuckoo-crowdsec-bouncer's configuration, where CrowdSec's bouncers keep theirs.
 CROWDSEC_BOUNCERDIR ?= /etc/crowdsec/bouncers
 
+# Where make install puts the module (kbuild's default for external
+# modules); uninstall removes it there, compressed or not.
+INSTALL_MOD_DIR ?= extra
+MOD_DEST = $(DESTDIR)/lib/modules/$(KVER)/$(INSTALL_MOD_DIR)
+MOD_INSTALLED = $(MOD_DEST)/cuckoo_nf.ko $(addprefix $(MOD_DEST)/cuckoo_nf.ko,.xz .zst .gz)
+
 # Evaluated by the shell when a VM recipe runs, after deps installed a kernel.
 VM_KVER = $$(scripts/kver)
 
 KBUILD_OPTS = $(if $(W),W=$(W)) $(if $(C),C=$(C))
 
-.PHONY: all help module userspace unit lint selftests bench demo check install \
+.PHONY: all help module userspace unit lint selftests bench demo check install uninstall \
 	clean distclean deps test-modules selftests-build vm-build bench-vm \
 	check-debug bench-report bench-deps check-kernels check-rt \
-	check-dkms dkms-install dkms-uninstall deb version check-engines \
+	check-dkms dkms-install dkms-uninstall deb version check-engines check-install check-deb \
 	check-busy
 
 all: module userspace ## the module, cuckooctl and cuckoo-crowdsec-bouncer (build/)
@@ -89,7 +98,8 @@ help: ## this list
 		printf "  %-16s %s\n", substr($$0, 1, index($$0, ":") - 1), \
 		substr($$0, n + 3) }' $(firstword $(MAKEFILE_LIST))
 
-module: ## the module (KVER=, KDIR=, W=1, C=1; CNF_XDP=n: no module BTF)
+module: ## the module for the running kernel (KVER=, KDIR=, W=1, C=1; CNF_XDP=n: no module BTF)
+	@$(NEED_HEADERS)
 	@kdir=$(MOD_KDIR) && \
 	$(BTF_SH) relink "$$kdir" $(CURDIR)/cuckoo_nf.ko && \
 	echo "module: against $$kdir" && \
@@ -101,6 +111,7 @@ module: ## the module (KVER=, KDIR=, W=1, C=1; CNF_XDP=n: no module BTF)
 KMOD_DIRS := selftests/modules userspace/bench/kmod
 
 test-modules: ## the test and benchmark kernel modules, against the module's kernel
+	@$(NEED_HEADERS)
 	@kdir=$(MOD_KDIR) && \
 	for d in $(KMOD_DIRS); do \
 		[ ! -f $$d/Kbuild ] || \
@@ -178,6 +189,12 @@ check-rt: ## stress.sh and lifecycle.sh on 6.12 PREEMPT_RT
 check-dkms: ## DKMS build and modprobe on 6.1 and 6.12 cloud; make deb checked
 	scripts/check-dkms.sh
 
+check-install: ## make install and uninstall into scratch DESTDIRs, the headers error, signing
+	scripts/check-install.sh
+
+check-deb: ## make deb, then install, upgrade, remove and purge the packages in a scratch root
+	scripts/check-deb.sh
+
 version: ## print the version (dkms.conf's PACKAGE_VERSION)
 	@echo $(CNF_VERSION)
 
@@ -196,7 +213,7 @@ dkms-uninstall: ## dkms remove from every kernel, and the sources
 	fi
 	rm -rf $(DKMS_SRC)
 
-deb: ## cuckoo-nf-dkms and cuckooctl .debs in build/deb/, lintian
+deb: ## the source package and cuckoo-nf-dkms, cuckooctl, cuckoo-crowdsec-bouncer .debs (debian/) in build/deb/, lintian
 	scripts/deps.sh --pkg
 	scripts/mkdeb.sh
 
@@ -206,8 +223,32 @@ check-debug: ## the suite under a KASAN/lockdep/kmemleak kernel (slow)
 	scripts/deps.sh --debug
 	scripts/debug-kernel.sh check
 
+# make install signs the module as kbuild's modules_install does, with
+# the kernel's own module key, when KDIR has it (CONFIG_MODULE_SIG_KEY and
+# certs/signing_key.x509: a kernel built here); Debian's headers have no
+# key, and then it says in one line that the module is unsigned, which
+# Secure Boot refuses (docs/install.md, Secure Boot).
 install: all ## module (+depmod), cuckooctl, XDP/tc objects, man pages, completion, uapi header, units, fail2ban action
-	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) modules_install
+	@ko=cuckoo_nf.ko; vm=$$(modinfo -F vermagic $$ko) && [ "$${vm%% *}" = '$(KVER)' ] || \
+		{ echo "install: $$ko is built for $${vm%% *}, not $(KVER): make module KVER=$(KVER)" >&2; exit 1; }
+	@key=$$(sed -n 's/^CONFIG_MODULE_SIG_KEY="\(.*\)"$$/\1/p' $(KDIR)/.config 2>/dev/null); \
+	case $$key in /*|pkcs11:*) ;; ?*) key=$(KDIR)/$$key ;; esac; \
+	if grep -qx CONFIG_MODULE_SIG=y $(KDIR)/.config 2>/dev/null && \
+	   [ -n "$$key" ] && { [ -f "$$key" ] || [ "$${key#pkcs11:}" != "$$key" ]; } && \
+	   [ -f $(KDIR)/certs/signing_key.x509 ]; then sig=y; else sig=; fi; \
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) \
+		INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) CONFIG_MODULE_SIG_ALL=$$sig \
+		modules_install >build/modules_install.log 2>&1 || \
+		{ cat build/modules_install.log >&2; exit 1; }; \
+	for f in $(MOD_INSTALLED); do [ ! -f $$f ] || inst=$$f; done; \
+	[ -n "$$inst" ] || { echo "install: modules_install put no cuckoo_nf.ko in $(MOD_DEST)" >&2; exit 1; }; \
+	echo "install: $$inst, for kernel $(KVER)"; \
+	signer=$$(modinfo -F signer "$$inst" 2>/dev/null); \
+	if [ -n "$$signer" ]; then \
+		echo "install: signed with the kernel's module key ($$signer)"; \
+	else \
+		echo "install: unsigned ($(KDIR) has no module signing key): under Secure Boot (mokutil --sb-state) the kernel refuses it, 'Key was rejected by service'; docs/install.md, Secure Boot"; \
+	fi
 	$(if $(DESTDIR),,depmod -a $(KVER))
 	install -D -m 755 build/cuckooctl $(DESTDIR)$(PREFIX)/sbin/cuckooctl
 	install -D -m 644 build/cuckoo_xdp.o $(DESTDIR)$(XDPDIR)/cuckoo_xdp.o
@@ -216,7 +257,7 @@ install: all ## module (+depmod), cuckooctl, XDP/tc objects, man pages, completi
 	install -D -m 644 userspace/cuckooctl.bash-completion \
 		$(DESTDIR)$(COMPLETIONDIR)/cuckooctl
 	install -D -m 644 uapi/linux/cuckoo_nf.h $(DESTDIR)$(INCLUDEDIR)/linux/cuckoo_nf.h
-	sed 's,/usr/sbin/cuckooctl,$(PREFIX)/sbin/cuckooctl,' \
+	sed 's,/usr/sbin/cuckooctl,$(PREFIX)/sbin/cuckooctl,g' \
 		userspace/systemd/cuckoo_nf.service >build/cuckoo_nf.service
 	install -D -m 644 build/cuckoo_nf.service $(DESTDIR)$(UNITDIR)/cuckoo_nf.service
 	sed 's,/usr/sbin/cuckooctl,$(PREFIX)/sbin/cuckooctl,' \
@@ -252,11 +293,50 @@ endif
 		echo "install: cuckoo-crowdsec-bouncer not built (no libcurl or json-c development files): not installed"; \
 	fi
 
+# What make install installs, with the same variables; the bouncer's
+# configuration only when it is still the template (it holds the key
+# once set up: then kept, and said so).  Units enabled are not removed:
+# it stops and says so.  No headers needed, only KVER.
+uninstall: ## remove what make install installed (same PREFIX=, DESTDIR=, KVER=)
+	@for u in cuckoo_nf cuckoo-crowdsec-bouncer; do \
+		if [ -z '$(DESTDIR)' ] && [ -f $(UNITDIR)/$$u.service ] && \
+		   systemctl -q is-enabled $$u.service 2>/dev/null; then \
+			echo "uninstall: $$u.service is enabled: systemctl disable --now $$u, then make uninstall again" >&2; \
+			exit 1; \
+		fi; \
+	done
+	rm -f $(MOD_INSTALLED)
+	$(if $(DESTDIR),,depmod -a $(KVER))
+	rm -f $(DESTDIR)$(PREFIX)/sbin/cuckooctl \
+		$(DESTDIR)$(XDPDIR)/cuckoo_xdp.o $(DESTDIR)$(XDPDIR)/cuckoo_tc.o \
+		$(DESTDIR)$(MANDIR)/man8/cuckooctl.8 \
+		$(DESTDIR)$(COMPLETIONDIR)/cuckooctl \
+		$(DESTDIR)$(INCLUDEDIR)/linux/cuckoo_nf.h \
+		$(DESTDIR)$(UNITDIR)/cuckoo_nf.service \
+		$(DESTDIR)$(PREFIX)/sbin/cuckoo-crowdsec-bouncer \
+		$(DESTDIR)$(MANDIR)/man8/cuckoo-crowdsec-bouncer.8 \
+		$(DESTDIR)$(UNITDIR)/cuckoo-crowdsec-bouncer.service
+	-rmdir $(DESTDIR)$(XDPDIR) 2>/dev/null
+ifneq ($(FAIL2BAN_ACTIONDIR),)
+	rm -f $(DESTDIR)$(FAIL2BAN_ACTIONDIR)/cuckoo_nf.conf
+endif
+	@conf=$(DESTDIR)$(CROWDSEC_BOUNCERDIR)/cuckoo-crowdsec-bouncer.yaml; \
+	if [ ! -e "$$conf" ]; then :; \
+	elif cmp -s "$$conf" userspace/crowdsec/cuckoo-crowdsec-bouncer.yaml; then \
+		rm -f "$$conf"; \
+	else \
+		echo "uninstall: $$conf kept: set up (it differs from the template); remove it by hand"; \
+	fi
+
+# kbuild's clean of an external module is the same with any kernel's
+# headers: KDIR's, else the VM kernel's.
 clean: ## remove what the build made, but build/cache
-	@if [ -d $(KDIR) ]; then \
-		$(MAKE) -C $(KDIR) M=$(CURDIR) clean; \
+	@kdir=$(KDIR); [ -f "$$kdir/Makefile" ] || \
+		kdir=/lib/modules/$$(scripts/kver 2>/dev/null)/build; \
+	if [ -f "$$kdir/Makefile" ]; then \
+		$(MAKE) -C "$$kdir" M=$(CURDIR) clean; \
 		for d in $(KMOD_DIRS); do \
-			[ ! -f $$d/Kbuild ] || $(MAKE) -C $(KDIR) M=$(CURDIR)/$$d clean; \
+			[ ! -f $$d/Kbuild ] || $(MAKE) -C "$$kdir" M=$(CURDIR)/$$d clean; \
 		done; \
 	fi
 	-[ ! -f userspace/Makefile ] || $(MAKE) -C userspace clean

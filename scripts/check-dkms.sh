@@ -8,8 +8,9 @@
 #     /usr/src/cuckoo-nf-VERSION, dkms add; per kernel, dkms build and
 #     dkms install into /lib/modules/RELEASE/updates/dkms, its version and
 #     vermagic checked, and its .BTF where the headers can make it
-#     (6.12's); then a VM boots that kernel, the DKMS-built module is put
-#     back in the same place there, and modprobe must load it from there
+#     (6.12's); its signature by DKMS's key (/var/lib/dkms/mok.pub:
+#     modinfo -F signer and sig_key); then a VM boots that kernel, the
+#     DKMS-built module is put back in the same place there, and modprobe must load it from there
 #     (selftests/vm/dkms-modprobe.sh); make dkms-uninstall must take it
 #     away again.
 #  2. make deb (lintian errors fail it) and both packages unpacked into a
@@ -84,6 +85,22 @@ dkms_kernel() {
 	fi
 }
 
+# dkms_signed: KO carries a signature by DKMS's key (Debian's dkms signs
+# every module it builds with /var/lib/dkms/mok.key, made at its first
+# build): modinfo's signer is the certificate's subject CN, its sig_key
+# the certificate's serial.
+dkms_signed() {
+	local cert=/var/lib/dkms/mok.pub cn serial signer key
+	[[ -f $cert ]] || { echo "no $cert: DKMS made no key"; return 1; }
+	cn=$(openssl x509 -inform DER -in "$cert" -noout -subject -nameopt RFC2253 |
+		sed -n 's/^subject=.*CN=\([^,]*\).*/\1/p')
+	serial=$(openssl x509 -inform DER -in "$cert" -noout -serial | sed 's/^serial=//')
+	signer=$(modinfo -F signer "$KO")
+	key=$(modinfo -F sig_key "$KO" | tr -d ':')
+	echo "$KO: signer '$signer', sig_key $key; $cert: CN '$cn', serial $serial"
+	[[ -n $cn && $signer == "$cn" && ${key^^} == "${serial^^}" ]]
+}
+
 dkms_vm() {
 	local rel=$1
 	KVER=$rel CNF_KO=$KO CNF_VM_LOG=$LOGS/vm-$rel.console \
@@ -107,12 +124,13 @@ deb_unpack() {
 	local d
 	rm -rf "$SCRATCH"
 	mkdir -p "$SCRATCH"
-	for d in build/deb/cuckoo-nf-dkms_"$VERSION"-1_all.deb \
-		 build/deb/cuckooctl_"$VERSION"-1_*.deb; do
+	for d in build/deb/cuckoo-nf-dkms_"$VERSION"-*_all.deb \
+		 build/deb/cuckooctl_"$VERSION"-*_*.deb \
+		 build/deb/cuckoo-crowdsec-bouncer_"$VERSION"-*_*.deb; do
 		[[ -f $d ]] || { echo "$d missing"; return 1; }
 		echo "== $d"
 		dpkg-deb -f "$d" Package Version Architecture Depends
-		[[ $(dpkg-deb -f "$d" Version) == "$VERSION-1" ]] || return 1
+		[[ $(dpkg-deb -f "$d" Version) == "$VERSION"-* ]] || return 1
 		dpkg-deb -x "$d" "$SCRATCH" || return 1
 		dpkg-deb -e "$d" "$SCRATCH/DEBIAN.${d##*/}" || return 1
 	done
@@ -132,8 +150,10 @@ deb_files() {
 	w=$(MANWIDTH=80 man --warnings -l "$SCRATCH/usr/share/man/man8/cuckooctl.8.gz" 2>&1 >/dev/null)
 	[[ -z $w ]] || { echo "man: $w"; return 1; }
 	bash -n "$SCRATCH/usr/share/bash-completion/completions/cuckooctl" || return 1
-	# The root has every file the unit names but modprobe: the host's.
-	mkdir -p "$SCRATCH/sbin" && cp /sbin/modprobe "$SCRATCH/sbin/" &&
+	# The root has every file the unit names but modprobe and the shell:
+	# the host's.
+	mkdir -p "$SCRATCH/sbin" "$SCRATCH/bin" && cp /sbin/modprobe "$SCRATCH/sbin/" &&
+		cp /bin/sh "$SCRATCH/bin/" &&
 		MANPATH=$SCRATCH/usr/share/man systemd-analyze verify --root="$SCRATCH" \
 			/lib/systemd/system/cuckoo_nf.service 2>&1 | tee "$LOGS/verify.out"
 	[[ ${PIPESTATUS[0]} == 0 && ! -s $LOGS/verify.out ]]
@@ -171,6 +191,7 @@ main() {
 	   step "dkms source clean" source.log dkms_source_clean; then
 		for rel in "${RELS[@]}"; do
 			step "dkms $rel" "dkms-$rel.log" dkms_kernel "$rel" &&
+				step "dkms signed $rel" "signed-$rel.log" dkms_signed &&
 				step "modprobe $rel" "vm-$rel.log" dkms_vm "$rel"
 		done
 	fi

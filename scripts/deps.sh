@@ -136,10 +136,14 @@ for opt in "$@"; do
 	# developer's machine would boot 6.12 next, and it takes minutes
 	# (5 min 23 s here for both, two initramfs builds included).
 	--kernels) PKGS+=(linux-headers-6.12-cloud-amd64 linux-headers-6.12-rt-amd64) ;;
-	# Packaging (make deb, make check-dkms): dkms builds the module for
-	# each kernel, lintian checks the .debs (dpkg-deb comes with dpkg).
-	# Not for make check: lintian alone brings some 130 Perl packages.
-	--pkg) PKGS+=(dkms lintian) ;;
+	# Packaging (make deb, make check-dkms, make check-deb): dkms builds
+	# the module for each kernel, debhelper and dh-dkms (bookworm has
+	# dh_dkms in a package of its own) build the packages from debian/,
+	# lintian checks them, mmdebstrap makes the scratch root of
+	# check-deb's install, upgrade and purge round, piuparts runs its own
+	# there.  Not for make check: lintian alone brings some 130 Perl
+	# packages.
+	--pkg) PKGS+=(dkms lintian debhelper dh-dkms mmdebstrap piuparts) ;;
 	# The engines of make check-engines (fail2ban and crowdsec, Debian's),
 	# shipped to the VM in an initramfs layer of their own
 	# (selftests/vm/mkinitramfs layer): installed, never started.

@@ -12,7 +12,8 @@
 #     and the bash completion;
 #   - flake8 on the tracked Python (*.py, or a python #! line);
 # and the README's table of where things are must match the tree: every
-# path it names exists, and it names every top-level entry.
+# path it names exists, and it names every top-level entry; and
+# debian/changelog's version must be dkms.conf's.
 # The build runs on a fresh copy of the sources in build/lint/, so every file
 # is compiled every time (a cached object would hide its warnings) and the
 # normal build is left alone.  Uses the VM's kernel headers unless KDIR or
@@ -178,6 +179,8 @@ script_files() {
 		[[ -f $f ]] || continue
 		case $1:$f in
 		sh:*.sh | sh:*.bash-completion | py:*.py) echo "$f"; continue ;;
+		sh:debian/*.preinst | sh:debian/*.postinst | sh:debian/*.prerm | sh:debian/*.postrm)
+			echo "$f"; continue ;;
 		*:*.*) continue ;;
 		esac
 		IFS= read -r first <"$f" || continue
@@ -263,6 +266,21 @@ elif run_script_checks; then
 else
 	forget scripts
 	echo "lint: shellcheck + flake8: FAILED"
+	status=1
+fi
+# debian/changelog's first entry is dkms.conf's version (the one place it
+# is written) with a Debian revision: make deb refuses otherwise.
+version_checks() {
+	local v d
+	v=$(sed -n 's/^PACKAGE_VERSION="\([^"]*\)"$/\1/p' dkms.conf)
+	d=$(sed -n '1s/^cuckoo-nf (\([^)]*\)) .*/\1/p' debian/changelog)
+	[[ -n $v && $d == "$v"-* ]] && return 0
+	echo "lint: debian/changelog's version ${d:-(none)} is not dkms.conf's $v-REV: add an entry (dch -v $v-1)"
+	return 1
+}
+if version_checks; then
+	echo "lint: debian/changelog: dkms.conf's version"
+else
 	status=1
 fi
 if readme_checks; then
