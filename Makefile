@@ -313,6 +313,8 @@ uninstall: ## remove what make install installed (same PREFIX=, DESTDIR=, KVER=)
 		$(DESTDIR)$(COMPLETIONDIR)/cuckooctl \
 		$(DESTDIR)$(INCLUDEDIR)/linux/cuckoo_nf.h \
 		$(DESTDIR)$(UNITDIR)/cuckoo_nf.service \
+		$(DESTDIR)$(UNITDIR)/cuckoo_nf-metrics.service \
+		$(DESTDIR)$(UNITDIR)/cuckoo_nf-metrics.timer \
 		$(DESTDIR)$(PREFIX)/sbin/cuckoo-crowdsec-bouncer \
 		$(DESTDIR)$(MANDIR)/man8/cuckoo-crowdsec-bouncer.8 \
 		$(DESTDIR)$(UNITDIR)/cuckoo-crowdsec-bouncer.service

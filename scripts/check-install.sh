@@ -52,6 +52,8 @@ expected() {
 	/etc/crowdsec/bouncers/cuckoo-crowdsec-bouncer.yaml
 	/etc/fail2ban/action.d/cuckoo_nf.conf
 	/etc/systemd/system/cuckoo-crowdsec-bouncer.service
+	/etc/systemd/system/cuckoo_nf-metrics.service
+	/etc/systemd/system/cuckoo_nf-metrics.timer
 	/etc/systemd/system/cuckoo_nf.service
 	/lib/modules/$KVER/extra/cuckoo_nf.ko
 	/usr/local/include/linux/cuckoo_nf.h
