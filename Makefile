@@ -16,7 +16,8 @@
 # module builds against the running kernel (like any out-of-tree module).
 # The VM targets (selftests, demo, check, lint) build against the Debian cloud
 # kernel the VM boots (scripts/kver), or KVER=/KERNEL= when given.
-# KVER takes a release or a short name: 6.1 (the default), 6.12, 6.12-rt.
+# KVER takes a release or a short name: 6.1 (the default), 6.12, 6.12-rt,
+# 7.2 (the newest Debian kernel, sid's: scripts/sid-root.sh).
 
 ifneq ($(KVER),)
 ifeq ($(wildcard /lib/modules/$(KVER)),)
@@ -46,6 +47,21 @@ KDIR := /lib/modules/$(KVER)/build
 MOD_KDIR = $$($(BTF_SH) kdir $(KVER))
 else
 MOD_KDIR = $(KDIR)
+endif
+# The newest Debian kernel is built for in the sid root that has its
+# headers and the gcc that configured them (scripts/sid-root.sh): kbuild
+# runs there (KBUILD_RUN), its build directory that root's; its headers
+# have vmlinux, so the module's BTF needs nothing prepared, and the BTF
+# checks read them through the root (BTF_ROOT).
+SID_ROOT := $(shell scripts/sid-root.sh path 2>/dev/null)
+ifneq ($(SID_ROOT),)
+ifeq ($(wildcard /lib/modules/$(KVER)/build),)
+ifneq ($(wildcard $(SID_ROOT)/lib/modules/$(KVER)/build),)
+KBUILD_RUN := scripts/sid-root.sh run
+BTF_ROOT := $(SID_ROOT)
+MOD_KDIR = $(KDIR)
+endif
+endif
 endif
 
 # The one version, read by Kbuild and userspace/ too.
@@ -91,10 +107,10 @@ help: ## this list
 
 module: ## the module (KVER=, KDIR=, W=1, C=1; CNF_XDP=n: no module BTF)
 	@kdir=$(MOD_KDIR) && \
-	$(BTF_SH) relink "$$kdir" $(CURDIR)/cuckoo_nf.ko && \
-	echo "module: against $$kdir" && \
-	$(MAKE) -C "$$kdir" M=$(CURDIR) $(KBUILD_OPTS) modules && \
-	$(BTF_SH) check "$$kdir" $(CURDIR)/cuckoo_nf.ko
+	$(BTF_SH) relink "$(BTF_ROOT)$$kdir" $(CURDIR)/cuckoo_nf.ko && \
+	echo "module: against $(BTF_ROOT)$$kdir" && \
+	$(KBUILD_RUN) $(MAKE) -C "$$kdir" M=$(CURDIR) $(KBUILD_OPTS) modules && \
+	$(BTF_SH) check "$(BTF_ROOT)$$kdir" $(CURDIR)/cuckoo_nf.ko
 
 # Kernel modules of the tests (selftests/modules) and of the benchmarks
 # (userspace/bench/kmod), against the same kernel as the module.
@@ -104,7 +120,7 @@ test-modules: ## the test and benchmark kernel modules, against the module's ker
 	@kdir=$(MOD_KDIR) && \
 	for d in $(KMOD_DIRS); do \
 		[ ! -f $$d/Kbuild ] || \
-		$(MAKE) -C "$$kdir" M=$(CURDIR)/$$d $(KBUILD_OPTS) modules || exit 1; \
+		$(KBUILD_RUN) $(MAKE) -C "$$kdir" M=$(CURDIR)/$$d $(KBUILD_OPTS) modules || exit 1; \
 	done
 
 userspace: ## cuckooctl, and the bouncer when libcurl and json-c dev files are there
