@@ -20,7 +20,8 @@
 # The VM targets (selftests, demo, check, lint) build against the Debian
 # cloud kernel the VM boots (scripts/kver), or KVER=/KERNEL= when given,
 # whatever the running kernel is.
-# KVER takes a release or a short name: 6.1 (the VM's default), 6.12, 6.12-rt.
+# KVER takes a release or a short name: 6.1 (the VM's default), 6.12,
+# 6.12-rt, 7.2 (the newest Debian kernel, sid's: scripts/sid-root.sh).
 
 ifneq ($(KVER),)
 ifeq ($(wildcard /lib/modules/$(KVER)),)
@@ -50,6 +51,22 @@ MOD_KDIR = $(KDIR)
 endif
 # In a recipe: KDIR is there, or the error that says what to install.
 NEED_HEADERS = bash $(CURDIR)/scripts/need-headers.sh '$(KVER)' '$(KDIR)' '$(KDIR_ORIGIN)'
+# The newest Debian kernel is built for in the sid root that has its
+# headers and the gcc that configured them (scripts/sid-root.sh): kbuild
+# runs there (KBUILD_RUN), its build directory that root's; its headers
+# have vmlinux, so the module's BTF needs nothing prepared, and the BTF
+# checks read them through the root (BTF_ROOT).
+SID_ROOT := $(shell scripts/sid-root.sh path 2>/dev/null)
+ifneq ($(SID_ROOT),)
+ifeq ($(wildcard /lib/modules/$(KVER)/build),)
+ifneq ($(wildcard $(SID_ROOT)/lib/modules/$(KVER)/build),)
+KBUILD_RUN := scripts/sid-root.sh run
+BTF_ROOT := $(SID_ROOT)
+MOD_KDIR = $(KDIR)
+NEED_HEADERS = true
+endif
+endif
+endif
 
 # The one version, read by Kbuild and userspace/ too.
 CNF_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\([^"]*\)"$$/\1/p' dkms.conf)
@@ -101,10 +118,10 @@ help: ## this list
 module: ## the module for the running kernel (KVER=, KDIR=, W=1, C=1; CNF_XDP=n: no module BTF)
 	@$(NEED_HEADERS)
 	@kdir=$(MOD_KDIR) && \
-	$(BTF_SH) relink "$$kdir" $(CURDIR)/cuckoo_nf.ko && \
-	echo "module: against $$kdir" && \
-	$(MAKE) -C "$$kdir" M=$(CURDIR) $(KBUILD_OPTS) modules && \
-	$(BTF_SH) check "$$kdir" $(CURDIR)/cuckoo_nf.ko
+	$(BTF_SH) relink "$(BTF_ROOT)$$kdir" $(CURDIR)/cuckoo_nf.ko && \
+	echo "module: against $(BTF_ROOT)$$kdir" && \
+	$(KBUILD_RUN) $(MAKE) -C "$$kdir" M=$(CURDIR) $(KBUILD_OPTS) modules && \
+	$(BTF_SH) check "$(BTF_ROOT)$$kdir" $(CURDIR)/cuckoo_nf.ko
 
 # Kernel modules of the tests (selftests/modules) and of the benchmarks
 # (userspace/bench/kmod), against the same kernel as the module.
@@ -115,7 +132,7 @@ test-modules: ## the test and benchmark kernel modules, against the module's ker
 	@kdir=$(MOD_KDIR) && \
 	for d in $(KMOD_DIRS); do \
 		[ ! -f $$d/Kbuild ] || \
-		$(MAKE) -C "$$kdir" M=$(CURDIR)/$$d $(KBUILD_OPTS) modules || exit 1; \
+		$(KBUILD_RUN) $(MAKE) -C "$$kdir" M=$(CURDIR)/$$d $(KBUILD_OPTS) modules || exit 1; \
 	done
 
 userspace: ## cuckooctl, and the bouncer when libcurl and json-c dev files are there

@@ -40,6 +40,7 @@ log() { echo "deps: $*" >&2; }
 # initramfs), never services of the host.
 ENGINE_PKGS=(fail2ban crowdsec)
 ENGINES=0
+SID_ROOT=0
 
 # Print the packages (from the arguments) that are not fully installed; one
 # dpkg-query call for all of them keeps a no-op run fast.
@@ -135,7 +136,10 @@ for opt in "$@"; do
 	# two pull in both, as pairs that match.  Not by default: a
 	# developer's machine would boot 6.12 next, and it takes minutes
 	# (5 min 23 s here for both, two initramfs builds included).
-	--kernels) PKGS+=(linux-headers-6.12-cloud-amd64 linux-headers-6.12-rt-amd64) ;;
+	# And the newest Debian kernel, sid's, in a sid root of its own with
+	# the toolchain that built it (scripts/sid-root.sh, made below).
+	--kernels) PKGS+=(linux-headers-6.12-cloud-amd64 linux-headers-6.12-rt-amd64 mmdebstrap)
+		SID_ROOT=1 ;;
 	# Packaging (make deb, make check-dkms, make check-deb): dkms builds
 	# the module for each kernel, debhelper and dh-dkms (bookworm has
 	# dh_dkms in a package of its own) build the packages from debian/,
@@ -155,6 +159,10 @@ for opt in "$@"; do
 done
 install_missing
 "$KSRC" extract >/dev/null
+if ((SID_ROOT)); then
+	log "the sid root of the newest kernel (scripts/sid-root.sh)"
+	"$ROOT/scripts/sid-root.sh" make >/dev/null
+fi
 # make unit checks stats --prometheus with Prometheus' own promtool.
 "$ROOT/scripts/promtool.sh" fetch
 # Fail here, not halfway through a boot, if there is no usable VM kernel.
