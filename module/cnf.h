@@ -102,11 +102,12 @@ struct cnf_state {
  *         lock it only charges its staging and publishes (one
  *         synchronize_net(), the old contents' tables freed); a batch
  *         holds it for a chunk of entries, the expiry work for a batch of
- *         them.  What still takes time that grows with a set's size: a
- *         union made anew when a set of its kind is flushed, destroyed or
- *         replaced while others of the kind hold prefixes, and a dump's
- *         snapshot (dev.c); those delay the namespace's own calls and
- *         expiry only.
+ *         them, a union's mend (a set of its kind flushed, destroyed or
+ *         replaced, sets.h) for CNF_MEND_STEP prefixes at a time.  What
+ *         still takes time that grows with a set's size: a union made
+ *         when a second set of a kind gets prefixes, of the sets as they
+ *         are, a dump's snapshot (dev.c), and a table's growth; those
+ *         delay the namespace's own calls and expiry only.
  * @state: NULL until the namespace is configured.  Published with
  *         rcu_assign_pointer() under @lock once its hooks are
  *         registered; cleared under @lock before they are

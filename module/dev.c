@@ -11,8 +11,9 @@
  * takes the namespace's own lock (cnf_net_lock()), killably, then the
  * filter's writer lock, and never while reading or writing user memory: a
  * stalled user buffer stalls only its own call.  A batch takes the locks
- * once per chunk; a dump copies the filter under them once, to a snapshot
- * it then reads out.  The packet path takes neither.
+ * once per chunk; a union's mend after a flush, destroy or replace once
+ * per step (cnf_mend_run()); a dump copies the filter under them once, to
+ * a snapshot it then reads out.  The packet path takes neither.
  */
 #include "cnf.h"
 
@@ -113,6 +114,60 @@ static void cnf_unlock_state(struct cnf_file *cf, struct cnf_state *st,
 	if (empty)
 		cnf_state_reset(cf->net);
 	mutex_unlock(cnf_net_lock(cf->net));
+}
+
+/*
+ * Is the namespace's expiry work due, and so perhaps failing to take
+ * cnf_net_lock(), which it only tries?  Under that lock.
+ */
+static bool cnf_expiry_due(const struct net *net)
+{
+	struct cnf_state *st = cnf_state_locked(net);
+
+	return st && st->expiry.due &&
+	       time_after_eq64(get_jiffies_64(), st->expiry.due);
+}
+
+/*
+ * Mend the union a change of a set left to mend (sets.h), once the change
+ * let go of cnf_net_lock(): the old union's prefixes taken out without it,
+ * then put in the new union CNF_MEND_STEP at a time under it, which the
+ * namespace's other calls, waiting for it, get in between (a mutex hands
+ * itself to a waiter that lost it once).  Unkillable, as the change was:
+ * until the mend is done the kind's packets probe its sets one by one.
+ */
+static void cnf_mend_run(struct cnf_file *cf, struct cnf_mend *m)
+{
+	struct mutex *lock = cnf_net_lock(cf->net);
+	bool done, due;
+	u64 held;
+
+	if (!cnf_mend_pending(m))
+		return;
+	cnf_mend_take(m);
+	for (;;) {
+		mutex_lock(lock);
+		held = ktime_get_ns();
+		done = cnf_mend_step(m);
+		held = ktime_get_ns() - held;
+		due = cnf_expiry_due(cf->net);
+		mutex_unlock(lock);
+		if (done)
+			break;
+		/*
+		 * The expiry work does not wait for the lock: it tries again
+		 * every few milliseconds, and would seldom find it free if
+		 * it were free only between two steps.  While it is due,
+		 * leave the lock free as long as the step held it.
+		 */
+		if (due) {
+			held = clamp_t(u64, held / NSEC_PER_USEC, 50, 10000);
+			usleep_range(held, 2 * held);
+		} else {
+			cond_resched();
+		}
+	}
+	cnf_mend_release(m);
 }
 
 /*
@@ -579,6 +634,9 @@ static int cnf_batch_chunk(struct cnf_file *cf, struct cnf_batch *b,
  * @room:     the namespace's budget left, once @bytes were charged: the
  *            limit the contents are built within.
  * @capacity: the namespace's initial capacity, of the contents too.
+ * @union4, @union6: the prefixes of each family the set's kind's union
+ *            held; @has_union: whether the kind had one, which a replace
+ *            then mends (sets.h), with a union made aside of the contents.
  * @timeout:  the set's default timeout, of entries given none.
  * @created:  this call made the state; a failed replace undoes it.
  */
@@ -588,7 +646,9 @@ struct cnf_stage {
 	u64 gen;
 	u64 room;
 	u64 capacity;
+	u64 union4, union6;
 	u32 timeout;
+	bool has_union;
 	bool created;
 };
 
@@ -626,6 +686,9 @@ static int cnf_stage_begin(struct cnf_file *cf, struct cnf_batch *b,
 		sg->room = budget->limit - cnf_budget_used(budget);
 		sg->capacity = st->sets.initial_capacity;
 		sg->timeout = set->timeout;
+		sg->has_union = st->sets.union_of[set->kind];
+		cnf_union_peek(&st->sets, set->kind, &sg->union4,
+			       &sg->union6);
 	}
 	cnf_unlock_state(cf, st, sg->created, err);
 	return err;
@@ -756,14 +819,16 @@ static int cnf_replace_build(struct cnf_file *cf, struct cnf_stage *sg,
  * Under cnf_net_lock(): put the contents built aside in place, in the set
  * named as the batch says of the namespace's state as it now is.  A set
  * made anew while they were built, with another default timeout that
- * entries without theirs got, refuses them (-EAGAIN).  *@n is NULL once
- * the contents left @aside: in the set, or freed.  @t then holds timeouts
- * no set has (on success the old contents'), uncharged, which the caller
- * frees without the lock.
+ * entries without theirs got, refuses them (-EAGAIN).  *@n and *@u (the
+ * union made aside, if any) are NULL once they left @aside: in the set
+ * and its kind, or freed.  @t then holds timeouts no set has (on success
+ * the old contents'), uncharged, which the caller frees without the lock;
+ * @m a mend of the kind's union, which the caller runs without it.
  */
 static int cnf_replace_publish(struct cnf_file *cf, struct cnf_batch *b,
 			       struct cnf_stage *sg, struct cnf_filter **n,
-			       struct cnf_budget *aside, struct cnf_timeouts *t)
+			       struct cnf_filter **u, struct cnf_budget *aside,
+			       struct cnf_timeouts *t, struct cnf_mend *m)
 {
 	struct cnf_budget *budget;
 	struct cnf_state *st;
@@ -784,13 +849,15 @@ static int cnf_replace_publish(struct cnf_file *cf, struct cnf_batch *b,
 	err = cnf_budget_merge(budget, aside);
 	if (err)
 		return err;
-	err = cnf_set_replace(&st->sets, set, *n, t);
+	err = cnf_set_replace(&st->sets, set, *n, t, *u, m);
 	if (err) {
-		/* The timeouts are freed without the lock, the filter not. */
+		/* The timeouts are freed without the lock, the filters not. */
 		cnf_budget_uncharge(budget, cnf_timeouts_bytes(t));
 		cnf_filter_destroy(*n);
+		cnf_filter_destroy(*u);
 	}
 	*n = NULL;
+	*u = NULL;
 	if (!err)
 		cnf_expiry_arm(st);
 	return err;
@@ -802,8 +869,8 @@ static int cnf_replace_publish(struct cnf_file *cf, struct cnf_batch *b,
  */
 static int cnf_stage_end(struct cnf_file *cf, struct cnf_batch *b,
 			 struct cnf_stage *sg, struct cnf_filter **n,
-			 struct cnf_budget *aside, struct cnf_timeouts *t,
-			 int err)
+			 struct cnf_filter **u, struct cnf_budget *aside,
+			 struct cnf_timeouts *t, struct cnf_mend *m, int err)
 {
 	struct cnf_net *cn = cnf_pernet(cf->net);
 	struct cnf_state *st;
@@ -816,7 +883,7 @@ static int cnf_stage_end(struct cnf_file *cf, struct cnf_batch *b,
 		sg->created = false;
 	WRITE_ONCE(cn->staging, false);
 	if (!err)
-		err = cnf_replace_publish(cf, b, sg, n, aside, t);
+		err = cnf_replace_publish(cf, b, sg, n, u, aside, t, m);
 	st = cnf_state_locked(cf->net);
 	if (st)
 		cnf_unlock_state(cf, st, sg->created, err);
@@ -835,8 +902,10 @@ static int cnf_stage_end(struct cnf_file *cf, struct cnf_batch *b,
 /*
  * A replace: the entries copied in, the new contents built from them and
  * their timeouts all aside, without cnf_net_lock(), which is held only to
- * charge the staging and to put the contents in place.  The expiry and the
- * other calls of the namespace go on meanwhile.
+ * charge the staging and to put the contents in place; so is, when the
+ * set's kind has a union, a copy of the contents that becomes the kind's
+ * new union, mended afterwards in steps (cnf_mend_run()).  The expiry and
+ * the other calls of the namespace go on meanwhile.
  */
 static int cnf_replace(struct cnf_file *cf, struct cnf_batch *b)
 {
@@ -847,13 +916,15 @@ static int cnf_replace(struct cnf_file *cf, struct cnf_batch *b)
 			 (b->timeouts ? room * sizeof(u32) : 0) +
 			 sizeof(struct cnf_tally) + cnf_filter_size(),
 	};
-	struct cnf_filter *n = NULL;
+	struct cnf_filter *n = NULL, *u = NULL;
 	struct cnf_tally *tally;
 	struct cnf_budget aside;
 	struct cnf_addr *all;
+	struct cnf_mend m;
 	u32 *secs = NULL;
 	int err;
 
+	cnf_mend_init(&m);
 	err = cnf_stage_begin(cf, b, &sg);
 	if (err)
 		goto out;
@@ -880,11 +951,22 @@ static int cnf_replace(struct cnf_file *cf, struct cnf_batch *b)
 	kfree(tally);
 	kvfree(secs);
 	kvfree(all);
-	err = cnf_stage_end(cf, b, &sg, &n, &aside, &t, err);
+	if (!err && sg.has_union) {
+		u = cnf_union_aside(n, &aside, sg.capacity, sg.union4,
+				    sg.union6);
+		if (IS_ERR(u)) {
+			err = PTR_ERR(u);
+			u = NULL;
+		}
+	}
+	err = cnf_stage_end(cf, b, &sg, &n, &u, &aside, &t, &m, err);
 	/* Without the lock: what the replace did not put in place. */
+	if (u)
+		cnf_filter_destroy(u);
 	if (n)
 		cnf_filter_destroy(n);
 	cnf_timeouts_clear(&t, NULL);
+	cnf_mend_run(cf, &m);
 out:
 	if (err) {
 		b->applied = 0;
@@ -1199,16 +1281,19 @@ static int cnf_flush_set(struct cnf_file *cf, const char *name)
 	struct cnf_timeouts old = { RB_ROOT, RB_ROOT_CACHED, 0 };
 	struct cnf_state *st;
 	struct cnf_set *set;
+	struct cnf_mend m;
 	bool created;
 	int err = 0;
 
+	cnf_mend_init(&m);
 	st = cnf_lock_set(cf, name, false, &created, &set);
 	if (IS_ERR(st))
 		return PTR_ERR(st);
 	if (set)
-		err = cnf_set_flush(&st->sets, set, &old);
+		err = cnf_set_flush(&st->sets, set, &old, &m);
 	cnf_unlock_state(cf, st, created, false);
 	cnf_timeouts_clear(&old, NULL);
+	cnf_mend_run(cf, &m);
 	return err;
 }
 
@@ -1528,6 +1613,7 @@ static long cnf_ioc_set_destroy(struct cnf_file *cf, void __user *uarg,
 	struct cnf_set *set = NULL;
 	struct cnf_set_req r;
 	struct cnf_state *st;
+	struct cnf_mend m;
 	bool created;
 	int err;
 
@@ -1536,14 +1622,16 @@ static long cnf_ioc_set_destroy(struct cnf_file *cf, void __user *uarg,
 		return err;
 	if (cnf_names_default(r.name))
 		return -EBUSY;
+	cnf_mend_init(&m);
 	st = cnf_lock_state(cf, false, &created);
 	if (IS_ERR(st))
 		return PTR_ERR(st);
 	if (st)
 		set = cnf_set_find(&st->sets, r.name);
-	err = set ? cnf_set_destroy(&st->sets, set, &old) : -ENOENT;
+	err = set ? cnf_set_destroy(&st->sets, set, &old, &m) : -ENOENT;
 	cnf_unlock_state(cf, st, created, false);
 	cnf_timeouts_clear(&old, NULL);
+	cnf_mend_run(cf, &m);
 	return err;
 }
 

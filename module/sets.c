@@ -2,21 +2,25 @@
 /*
  * Named sets: the registry, the kinds' unions and the plan the hooks read
  * (see sets.h).  Everything here runs under the namespace's
- * cnf_net_lock(); a filter's own lock is taken around each use of it, two
- * at once only to copy a filter into a union or to add to a set and its
+ * cnf_net_lock() but where said (a union made aside of a replace's
+ * contents, a mend taking an old union's prefixes out: filters nothing
+ * else uses); a filter's own lock is taken around each use of it, two at
+ * once only to copy a filter into a union or to add to a set and its
  * union (the union's nested inside).
  *
  * A union is made when a second set of its kind gets prefixes, kept up to
- * date entry by entry while sets are added to and deleted from, made anew
- * beside the old one when a set of the kind is flushed, destroyed or
- * replaced (the new plan then takes the old union's place in one step),
- * and dropped when one set of the kind or none is left with prefixes.
+ * date entry by entry while sets are added to and deleted from, mended
+ * when a set of the kind is flushed, destroyed or replaced (struct
+ * cnf_mend, below), and dropped when one set of the kind or none is left
+ * with prefixes.
  */
 #include "cnf.h"
 
 #include <linux/err.h>
+#include <linux/list.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/wait_bit.h>
 
 /* What a change leaves to free once no packet can see it any more. */
 struct cnf_retired {
@@ -187,17 +191,13 @@ static struct cnf_filter *cnf_union_build(struct cnf_sets *ss, u32 kind,
 }
 
 /*
- * The union @set's kind needs once @set is emptied or gone: made anew of
- * the others while two or more of them hold prefixes and the kind keeps
- * one, else NULL.  An ERR_PTR() when it cannot be made.
+ * Does @set's kind keep its union once @set is emptied or gone: it has one,
+ * and two or more other sets hold prefixes.  It is mended then.
  */
-static struct cnf_filter *cnf_union_without(struct cnf_sets *ss,
-					    const struct cnf_set *set)
+static bool cnf_union_kept(struct cnf_sets *ss, const struct cnf_set *set)
 {
-	if (!ss->union_of[set->kind] ||
-	    cnf_kind_nonempty(ss, set->kind, set) < 2)
-		return NULL;
-	return cnf_union_build(ss, set->kind, set, NULL);
+	return ss->union_of[set->kind] &&
+	       cnf_kind_nonempty(ss, set->kind, set) >= 2;
 }
 
 /* ---- the plan ---- */
@@ -226,7 +226,8 @@ static void cnf_plan_fill(struct cnf_sets *ss, struct cnf_plan *p)
 			p->n[kind]++;
 		}
 		if (p->n[kind] > 1)
-			p->lookup[kind] = ss->union_of[kind];
+			p->lookup[kind] = ss->mending[kind] ? NULL :
+					  ss->union_of[kind];
 		else
 			p->lookup[kind] = p->n[kind] ? p->set[n - 1].filter : NULL;
 	}
@@ -321,6 +322,345 @@ struct cnf_filter *cnf_sets_lookup(struct cnf_sets *ss, u32 kind)
 	return f;
 }
 
+/* ---- mending a union ---- */
+
+/*
+ * Why a mended union is exact.  When a mend begins (cnf_mend_commit()),
+ * the old union holds every prefix some set of the kind holds but those
+ * the change itself brought (a replace's new contents), and the new union
+ * holds those.  From then on every add to a set of the kind puts its
+ * prefix in the new union too, and every delete takes its prefix out
+ * unless another set holds it (cnf_change_add(), cnf_change_del()), as
+ * for any union: so a prefix in the new union is one some set held when it
+ * went in, and it leaves when the last set holding it lets it go; the new
+ * union never holds what no set holds.  A prefix a set holds at the end
+ * either was added since the mend began, and is in the new union, or was
+ * held throughout by some set, and so was in the old union, whose every
+ * prefix a step put in the new union if a set held it then (under
+ * cnf_net_lock(), so that no change came between the test and the add).
+ * A mend begun while another of the same kind runs takes the first's new
+ * union as its old one, and each puts its prefixes in whatever union the
+ * kind has when its step comes: the argument holds for the two, and the
+ * plan has no union of the kind until both are done.
+ */
+
+/* What taking out @n4 and @n6 prefixes costs: a dump snapshot's layout. */
+static u64 cnf_mend_bytes(u64 n4, u64 n6)
+{
+	return n4 * (sizeof(__be32) + 1) + n6 * (sizeof(struct in6_addr) + 1);
+}
+
+/* Room in @u, under its lock, for @n4 and @n6 addresses more. */
+static int cnf_union_reserve(struct cnf_filter *u, u64 n4, u64 n6)
+{
+	return cnf_filter_reserve(u, CNF_V4, cnf_filter_count(u, CNF_V4) + n4) ?:
+	       cnf_filter_reserve(u, CNF_V6, cnf_filter_count(u, CNF_V6) + n6);
+}
+
+/**
+ * cnf_union_peek - how many prefixes a kind's union holds
+ * @ss: the sets, under cnf_net_lock()
+ * @kind: enum cnf_set_kind
+ * @n4: its IPv4 prefixes, 0 when the kind has no union
+ * @n6: its IPv6 prefixes
+ */
+void cnf_union_peek(struct cnf_sets *ss, u32 kind, u64 *n4, u64 *n6)
+{
+	struct cnf_filter *u = ss->union_of[kind];
+
+	*n4 = 0;
+	*n6 = 0;
+	if (!u)
+		return;
+	cnf_filter_lock(u);
+	*n4 = cnf_filter_count(u, CNF_V4);
+	*n6 = cnf_filter_count(u, CNF_V6);
+	cnf_filter_unlock(u);
+}
+
+/**
+ * cnf_union_aside - the union a replace's contents bring, made aside
+ * @contents: the contents, filled, which only the caller uses
+ * @aside: their budget, which only the caller uses: the union's too
+ * @capacity: the namespace's initial capacity
+ * @n4: IPv4 prefixes the kind's union held when the replace began
+ *	(cnf_union_peek()), for which the new union makes room now
+ * @n6: its IPv6 prefixes
+ *
+ * Without cnf_net_lock(): a copy of @contents, sized to take the old
+ * union's prefixes without growing, for cnf_set_replace() to mend.
+ *
+ * Return: the new union; ERR_PTR(-ENOSPC) past @aside's limit, -ENOMEM.
+ */
+struct cnf_filter *cnf_union_aside(struct cnf_filter *contents,
+				   struct cnf_budget *aside, u64 capacity,
+				   u64 n4, u64 n6)
+{
+	struct cnf_filter *u = cnf_filter_create_in(capacity, aside);
+	int err;
+
+	if (!u)
+		return ERR_PTR(-ENOMEM);
+	err = cnf_budget_used(aside) > aside->limit ? -ENOSPC : 0;
+	if (!err) {
+		cnf_filter_lock(contents);
+		cnf_filter_lock_nested(u);
+		err = cnf_union_reserve(u, cnf_filter_count(contents, CNF_V4) +
+					n4,
+					cnf_filter_count(contents, CNF_V6) +
+					n6) ?:
+		      cnf_filter_walk(contents, cnf_copy_one, u);
+		cnf_filter_unlock(u);
+		cnf_filter_unlock(contents);
+	}
+	if (err) {
+		cnf_filter_destroy(u);
+		return ERR_PTR(err);
+	}
+	return u;
+}
+
+/**
+ * cnf_mend_init - a mend that has not begun
+ * @m: the mend
+ */
+void cnf_mend_init(struct cnf_mend *m)
+{
+	memset(m, 0, sizeof(*m));
+	INIT_LIST_HEAD(&m->node);
+}
+
+/**
+ * cnf_mend_pending - did a change begin the mend
+ * @m: the mend, after the change, with or without cnf_net_lock()
+ *
+ * Return: true when its owner must take, step and release it.
+ */
+bool cnf_mend_pending(const struct cnf_mend *m)
+{
+	return m->ss;
+}
+
+/*
+ * Ready a mend of @kind's union, whose prefixes it will take out: the room
+ * for them charged, and the new union *@u, made now, empty, unless given,
+ * with room for them.  Nothing changed on error; cnf_mend_cancel() undoes
+ * it.
+ */
+static int cnf_mend_prepare(struct cnf_sets *ss, u32 kind,
+			    struct cnf_filter **u, struct cnf_mend *m)
+{
+	int err;
+
+	cnf_union_peek(ss, kind, &m->n4, &m->n6);
+	m->bytes = cnf_mend_bytes(m->n4, m->n6);
+	err = cnf_budget_charge(&ss->budget, m->bytes);
+	if (err || *u)
+		return err;
+	*u = cnf_set_filter_new(ss);
+	if (IS_ERR(*u)) {
+		err = PTR_ERR(*u);
+		*u = NULL;
+	} else {
+		cnf_filter_lock(*u);
+		err = cnf_union_reserve(*u, m->n4, m->n6);
+		cnf_filter_unlock(*u);
+		if (err) {
+			cnf_filter_destroy(*u);
+			*u = NULL;
+		}
+	}
+	if (err)
+		cnf_budget_uncharge(&ss->budget, m->bytes);
+	return err;
+}
+
+static void cnf_mend_cancel(struct cnf_sets *ss, struct cnf_mend *m)
+{
+	cnf_budget_uncharge(&ss->budget, m->bytes);
+	m->bytes = 0;
+}
+
+/*
+ * The new union @u takes the kind's old one's place, which the mend keeps
+ * until its prefixes are out; the caller then publishes a plan without a
+ * union of the kind.
+ */
+static void cnf_mend_commit(struct cnf_sets *ss, u32 kind,
+			    struct cnf_filter *u, struct cnf_mend *m)
+{
+	m->ss = ss;
+	m->kind = kind;
+	m->old = ss->union_of[kind];
+	m->walking = true;
+	ss->union_of[kind] = u;
+	ss->mending[kind]++;
+	list_add_tail(&m->node, &ss->mends);
+}
+
+static int cnf_mend_collect(void *ctx, const struct cnf_key *key)
+{
+	struct cnf_mend *m = ctx;
+	u64 pos;
+
+	if (READ_ONCE(m->stop))
+		return -ECANCELED;
+	if (key->family == CNF_V4) {
+		if (WARN_ON_ONCE(m->got4 == m->n4))
+			return -EOVERFLOW;
+		pos = m->got4;
+		m->v4[m->got4++] = key->v4;
+	} else {
+		if (WARN_ON_ONCE(m->got6 == m->n6))
+			return -EOVERFLOW;
+		pos = m->n4 + m->got6;
+		m->v6[m->got6++] = key->v6;
+	}
+	m->len[pos] = key->len;
+	return 0;
+}
+
+/**
+ * cnf_mend_take - take the old union's prefixes out
+ * @m: a pending mend (cnf_mend_pending()), without cnf_net_lock()
+ *
+ * Waits for the packets that may still probe the old union, then walks it
+ * under its own lock only: nothing else uses it any more, but
+ * cnf_sets_free(), which has the walk stop.  No room for them fails the
+ * mend, which then drops the new union at its end: the kind's sets are
+ * probed one by one until it has a union again.
+ */
+void cnf_mend_take(struct cnf_mend *m)
+{
+	int err = -ENOMEM;
+
+	synchronize_net();
+	m->v4 = kvmalloc_array(max_t(u64, m->n4, 1), sizeof(*m->v4),
+			       GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	m->v6 = kvmalloc_array(max_t(u64, m->n6, 1), sizeof(*m->v6),
+			       GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	m->len = kvmalloc(max_t(u64, m->n4 + m->n6, 1),
+			  GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (m->v4 && m->v6 && m->len) {
+		cnf_filter_lock(m->old);
+		err = cnf_filter_walk(m->old, cnf_mend_collect, m);
+		cnf_filter_unlock(m->old);
+	}
+	if (err)
+		m->failed = true;
+	WRITE_ONCE(m->walking, false);
+	/* As for cnf_net.staging: the waker sees the waiter, or it the flag. */
+	smp_mb();
+	wake_up_var(&m->walking);
+}
+
+static void cnf_mend_key(const struct cnf_mend *m, u64 pos,
+			 struct cnf_key *key)
+{
+	key->len = m->len[pos];
+	if (pos < m->n4) {
+		key->family = CNF_V4;
+		key->v4 = m->v4[pos];
+	} else {
+		key->family = CNF_V6;
+		key->v6 = m->v6[pos - m->n4];
+	}
+}
+
+/* @key into the kind's union @u if a set of the kind holds it now. */
+static int cnf_mend_one(struct cnf_sets *ss, u32 kind, struct cnf_filter *u,
+			const struct cnf_key *key)
+{
+	int err = 0;
+
+	if (!cnf_kind_holds(ss, kind, NULL, key))
+		return 0;
+	cnf_filter_lock(u);
+	err = cnf_union_add(u, key);
+	cnf_filter_unlock(u);
+	return err;
+}
+
+/*
+ * The mend's last step: the old union freed (no packet has probed it
+ * since cnf_mend_take()), and, when it was the kind's last mend, a plan
+ * with the new union, unless the mend failed: then the union goes.
+ */
+static void cnf_mend_end(struct cnf_sets *ss, struct cnf_mend *m)
+{
+	struct cnf_retired r = { };
+	struct cnf_plan *spare;
+	unsigned int i;
+
+	list_del_init(&m->node);
+	ss->mending[m->kind]--;
+	cnf_budget_uncharge(&ss->budget, m->bytes);
+	cnf_filter_destroy(m->old);
+	m->old = NULL;
+	if (m->failed && ss->union_of[m->kind]) {
+		r.filter[r.n++] = ss->union_of[m->kind];
+		ss->union_of[m->kind] = NULL;
+	}
+	spare = cnf_plan_alloc(ss);
+	if (spare) {
+		cnf_sets_publish(ss, spare, &r);
+		return;
+	}
+	/*
+	 * No plan made since the mend began has a union of the kind: the
+	 * one that keeps serving is without the union dropped.
+	 */
+	for (i = 0; i < r.n; i++)
+		cnf_filter_destroy(r.filter[i]);
+}
+
+/**
+ * cnf_mend_step - put some of the old union's prefixes in the new one
+ * @m: a taken mend (cnf_mend_take()), under cnf_net_lock()
+ *
+ * Up to CNF_MEND_STEP prefixes, each only if a set of the kind holds it
+ * now; after the last, the mend ends.
+ *
+ * Return: true when the mend is over (or the sets are gone): the owner
+ * then lets go of cnf_net_lock() and calls cnf_mend_release().
+ */
+bool cnf_mend_step(struct cnf_mend *m)
+{
+	struct cnf_sets *ss = m->ss;
+	u64 n = m->n4 + m->n6;
+	struct cnf_filter *u;
+	struct cnf_key key;
+	unsigned int i;
+
+	if (m->dead)
+		return true;
+	u = ss->union_of[m->kind];
+	for (i = 0; i < CNF_MEND_STEP && !m->failed && m->pos < n;
+	     i++, m->pos++) {
+		cnf_mend_key(m, m->pos, &key);
+		if (u && cnf_mend_one(ss, m->kind, u, &key))
+			m->failed = true;
+	}
+	if (!m->failed && m->pos < n)
+		return false;
+	cnf_mend_end(ss, m);
+	return true;
+}
+
+/**
+ * cnf_mend_release - free what a mend took out
+ * @m: a mend that is over, or never began; without cnf_net_lock()
+ */
+void cnf_mend_release(struct cnf_mend *m)
+{
+	kvfree(m->v4);
+	kvfree(m->v6);
+	kvfree(m->len);
+	m->v4 = NULL;
+	m->v6 = NULL;
+	m->len = NULL;
+}
+
 /* ---- the registry ---- */
 
 /**
@@ -410,29 +750,34 @@ static void cnf_timeouts_take(struct cnf_sets *ss, struct cnf_set *set,
  * @set: one of them, not the default set (-EBUSY)
  * @old: empty; gets @set's timeouts, uncharged, for the caller to free
  *	once it let go of cnf_net_lock() (cnf_timeouts_clear(), no budget)
+ * @m: a mend not begun (cnf_mend_init()): begun when the kind keeps its
+ *	union, which the caller then mends without cnf_net_lock()
  *
  * Its sources stop matching before it returns.
  *
- * Return: 0; -ENOSPC, -ENOMEM when its kind's union cannot be made anew
- * (nothing changed).
+ * Return: 0; -ENOSPC, -ENOMEM when there is no room to mend its kind's
+ * union (nothing changed).
  */
 int cnf_set_destroy(struct cnf_sets *ss, struct cnf_set *set,
-		    struct cnf_timeouts *old)
+		    struct cnf_timeouts *old, struct cnf_mend *m)
 {
 	struct cnf_retired r = { .set = set };
-	struct cnf_filter *u;
+	struct cnf_filter *u = NULL;
 	struct cnf_plan *spare;
 	unsigned int i;
+	bool mend;
+	int err;
 
 	if (set == ss->set[0])
 		return -EBUSY;
 	spare = cnf_plan_alloc(ss);
 	if (!spare)
 		return -ENOMEM;
-	u = cnf_union_without(ss, set);
-	if (IS_ERR(u)) {
+	mend = cnf_union_kept(ss, set);
+	err = mend ? cnf_mend_prepare(ss, set->kind, &u, m) : 0;
+	if (err) {
 		kfree(spare);
-		return PTR_ERR(u);
+		return err;
 	}
 	for (i = 0; ss->set[i] != set; i++)
 		;
@@ -441,9 +786,12 @@ int cnf_set_destroy(struct cnf_sets *ss, struct cnf_set *set,
 	ss->set[--ss->n] = NULL;
 	cnf_budget_uncharge(&ss->budget, cnf_set_size());
 	cnf_timeouts_take(ss, set, old);
-	if (ss->union_of[set->kind])
+	if (mend)
+		cnf_mend_commit(ss, set->kind, u, m);
+	else if (ss->union_of[set->kind])
 		r.filter[r.n++] = ss->union_of[set->kind];
-	ss->union_of[set->kind] = u;
+	if (!mend)
+		ss->union_of[set->kind] = NULL;
 	cnf_sets_publish(ss, spare, &r);
 	cnf_sets_changed(ss);
 	return 0;
@@ -480,38 +828,43 @@ int cnf_set_swap(struct cnf_sets *ss, struct cnf_set *a, struct cnf_set *b)
  * @set: one of them
  * @old: empty; gets @set's timeouts, uncharged, for the caller to free
  *	once it let go of cnf_net_lock() (cnf_timeouts_clear(), no budget)
+ * @m: a mend not begun (cnf_mend_init()): begun when the kind keeps its
+ *	union, which the caller then mends without cnf_net_lock()
  *
  * Return: 0; -ENOSPC, -ENOMEM (nothing changed).
  */
 int cnf_set_flush(struct cnf_sets *ss, struct cnf_set *set,
-		  struct cnf_timeouts *old)
+		  struct cnf_timeouts *old, struct cnf_mend *m)
 {
+	struct cnf_filter *u = NULL;
 	struct cnf_retired r = { };
-	struct cnf_filter *u;
 	struct cnf_plan *spare;
+	bool mend;
 	int err;
 
 	spare = cnf_plan_alloc(ss);
 	if (!spare)
 		return -ENOMEM;
-	u = cnf_union_without(ss, set);
-	if (IS_ERR(u)) {
+	mend = cnf_union_kept(ss, set);
+	err = mend ? cnf_mend_prepare(ss, set->kind, &u, m) : 0;
+	if (err) {
 		kfree(spare);
-		return PTR_ERR(u);
+		return err;
 	}
 	cnf_filter_lock(set->filter);
 	err = cnf_filter_flush(set->filter);
 	cnf_filter_unlock(set->filter);
 	if (err) {
-		cnf_filter_destroy(u);
+		if (mend) {
+			cnf_filter_destroy(u);
+			cnf_mend_cancel(ss, m);
+		}
 		kfree(spare);
 		return err;
 	}
 	cnf_timeouts_take(ss, set, old);
-	if (ss->union_of[set->kind]) {
-		r.filter[r.n++] = ss->union_of[set->kind];
-		ss->union_of[set->kind] = u;
-	}
+	if (mend)
+		cnf_mend_commit(ss, set->kind, u, m);
 	cnf_sets_publish(ss, spare, &r);
 	cnf_sets_changed(ss);
 	return 0;
@@ -528,38 +881,62 @@ int cnf_set_flush(struct cnf_sets *ss, struct cnf_set *set,
  *            no budget) once it let go of cnf_net_lock(): for a large set
  *            that takes long, and nobody else needs them.
  *
+ * @u: NULL, or a union made aside of @contents (cnf_union_aside()), in
+ *     @ss's budget: on success the set's kind mends it, if it has a union
+ *     to mend, else it is freed
+ * @m: a mend not begun (cnf_mend_init()), which the replace may begin
+ *
  * A source that both the old and the new contents cover is matched
- * throughout; one that neither covers never is.
+ * throughout; one that neither covers never is.  A kind that has a union
+ * keeps it, mended (cnf_mend_pending(@m)) when @u is given, else made
+ * anew; one that gets a union now has it made anew, of its sets as they
+ * are: that takes time that grows with them.
  *
  * Return: 0; -ENOSPC, -ENOMEM when the kind's union cannot be made anew:
- * nothing changed and @contents and @timeouts are still the caller's.
+ * nothing changed and @contents, @timeouts and @u are still the caller's.
  */
 int cnf_set_replace(struct cnf_sets *ss, struct cnf_set *set,
-		    struct cnf_filter *contents, struct cnf_timeouts *timeouts)
+		    struct cnf_filter *contents, struct cnf_timeouts *timeouts,
+		    struct cnf_filter *u, struct cnf_mend *m)
 {
-	struct cnf_filter *u = NULL;
+	struct cnf_filter *nu = NULL;
 	struct cnf_retired r = { };
 	struct cnf_plan *spare;
 	unsigned int others;
+	bool mend = false;
+	int err = 0;
 
 	spare = cnf_plan_alloc(ss);
 	if (!spare)
 		return -ENOMEM;
 	others = cnf_kind_nonempty(ss, set->kind, set);
 	if (others + !!cnf_filter_total(contents) >= 2) {
-		u = cnf_union_build(ss, set->kind, set, contents);
-		if (IS_ERR(u)) {
-			kfree(spare);
-			return PTR_ERR(u);
+		mend = u && ss->union_of[set->kind];
+		if (mend) {
+			nu = u;
+			err = cnf_mend_prepare(ss, set->kind, &nu, m);
+		} else {
+			nu = cnf_union_build(ss, set->kind, set, contents);
+			err = PTR_ERR_OR_ZERO(nu);
 		}
+	}
+	if (err) {
+		kfree(spare);
+		return err;
 	}
 	r.filter[r.n++] = set->filter;
 	set->filter = contents;
 	swap(set->timeouts, *timeouts);
 	cnf_budget_uncharge(&ss->budget, cnf_timeouts_bytes(timeouts));
-	if (ss->union_of[set->kind])
-		r.filter[r.n++] = ss->union_of[set->kind];
-	ss->union_of[set->kind] = u;
+	if (mend) {
+		cnf_mend_commit(ss, set->kind, nu, m);
+	} else {
+		if (ss->union_of[set->kind])
+			r.filter[r.n++] = ss->union_of[set->kind];
+		ss->union_of[set->kind] = nu;
+		/* Never seen by a packet: no need to wait before freeing. */
+		cnf_filter_destroy(u);
+	}
 	cnf_sets_publish(ss, spare, &r);
 	cnf_sets_changed(ss);
 	return 0;
@@ -687,7 +1064,9 @@ int cnf_change_del(struct cnf_change *c, const struct cnf_key *key)
 	err = cnf_locked(f, cnf_filter_del, key);
 	if (err || cnf_kind_holds(c->ss, c->set->kind, c->set, key))
 		return err;
-	WARN_ON_ONCE(cnf_locked(u, cnf_filter_del, key));
+	err = cnf_locked(u, cnf_filter_del, key);
+	/* A union being mended lacks what its mends did not put back yet. */
+	WARN_ON_ONCE(err && !(err == -ENOENT && c->ss->mending[c->set->kind]));
 	return 0;
 }
 
@@ -771,6 +1150,7 @@ int cnf_sets_init(struct cnf_sets *ss, u64 initial_capacity, u64 mem_limit)
 	int err;
 
 	cnf_budget_init(&ss->budget, mem_limit);
+	INIT_LIST_HEAD(&ss->mends);
 	ss->initial_capacity = initial_capacity;
 	err = cnf_budget_charge(&ss->budget, cnf_sets_size());
 	if (err)
@@ -785,13 +1165,40 @@ int cnf_sets_init(struct cnf_sets *ss, u64 initial_capacity, u64 mem_limit)
 	return err;
 }
 
+/*
+ * The mends of the sets being freed: the old unions they still walk are
+ * wanted back at once, and there is nothing left for them to do.  Their
+ * owners, which need cnf_net_lock() for anything but the walk, find them
+ * dead.
+ */
+static void cnf_mends_stop(struct cnf_sets *ss)
+{
+	struct cnf_mend *m, *tmp;
+
+	list_for_each_entry_safe(m, tmp, &ss->mends, node) {
+		WRITE_ONCE(m->stop, true);
+		wait_var_event(&m->walking, !READ_ONCE(m->walking));
+		cnf_filter_destroy(m->old);
+		m->old = NULL;
+		m->dead = true;
+		list_del_init(&m->node);
+	}
+}
+
 /**
  * cnf_sets_free - free every set, when no packet can see them
- * @ss: the sets
+ * @ss: the sets, under cnf_net_lock() unless no call can reach them
+ *
+ * Waits for a mend's walk of an old union to stop, which takes no longer
+ * than one prefix does.
  */
 void cnf_sets_free(struct cnf_sets *ss)
 {
 	unsigned int i;
+
+	/* Sets whose cnf_sets_init() failed are zeroed already. */
+	if (ss->mends.next)
+		cnf_mends_stop(ss);
 
 	for (i = 0; i < ss->n; i++)
 		cnf_set_free(ss->set[i]);

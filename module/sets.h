@@ -21,6 +21,20 @@
  * (a union made or dropped, a set's contents replaced) publishes the new
  * plan in one step, then waits for the readers of the old before freeing
  * what only the old one used.
+ *
+ * A set of a kind with a union flushed, destroyed or replaced leaves the
+ * union holding prefixes no set may hold any more.  Making a union anew
+ * of the other sets would take time that grows with them, under
+ * cnf_net_lock(), which expiry and every call of the namespace need.  So
+ * the kind's union is mended instead (struct cnf_mend): the change
+ * publishes a plan in which the kind has no lookup filter, and packets
+ * probe its non-empty sets one by one, each exact; the old union's
+ * prefixes are taken out aside, without cnf_net_lock(), and put in a new
+ * union in steps of CNF_MEND_STEP under it, each only if a set of the kind
+ * holds it then, while changes of the sets go to the new union as they
+ * come; once the last mend of the kind is done, a plan with the new union
+ * is published.  The new union never holds a prefix no set holds, and
+ * once mended it holds every prefix a set does (sets.c argues why).
  */
 #ifndef _CNF_SETS_H
 #define _CNF_SETS_H
@@ -59,7 +73,9 @@ struct cnf_plan_set {
 
 /*
  * What the hooks probe; never changed once published.
- * @lookup: per kind, the lookup filter, NULL while the kind holds nothing.
+ * @lookup: per kind, the lookup filter, NULL while the kind holds nothing,
+ *          or while its union is mended: then each of its @n sets is
+ *          probed (cnf_plan_covers()).
  * @n:      per kind, its non-empty sets: @set holds the block ones, then
  *          the allow ones.
  */
@@ -74,10 +90,14 @@ struct cnf_plan {
  * A namespace's sets.  @plan: published with rcu_assign_pointer() under
  * cnf_net_lock(), read by the hooks under RCU; never NULL.  Everything
  * else under cnf_net_lock(), which also serialises the writers of every
- * filter in @budget (the sets', the unions'; contents built aside join it once
- * built, cnf_budget_merge()).
+ * filter in @budget (the sets', the unions', the old unions mends take
+ * their prefixes from; contents built aside join it once built,
+ * cnf_budget_merge()).
  * @union_of: per kind, the union while two or more sets of the kind hold
- *            prefixes, else NULL.
+ *            prefixes, else NULL; while @mending it may lack prefixes the
+ *            sets hold, and no plan has it.
+ * @mending:  per kind, the mends of its union not done yet.
+ * @mends:    those mends (struct cnf_mend.node).
  * @set:      @n sets in creation order; @set[0] is the default set.
  */
 struct cnf_sets {
@@ -85,8 +105,55 @@ struct cnf_sets {
 	struct cnf_budget budget;
 	u64 initial_capacity;
 	struct cnf_filter *union_of[CNF_SET_KINDS];
+	u32 mending[CNF_SET_KINDS];
+	struct list_head mends;
 	u32 n;
 	struct cnf_set *set[CNF_SETS_MAX];
+};
+
+/* Prefixes a mend puts in the union per hold of cnf_net_lock(). */
+#define CNF_MEND_STEP	64
+
+/*
+ * A mend of a kind's union, owned by the call whose change began it (a
+ * flush, destroy or replace, cnf_mend_begin()), which then takes the old
+ * union's prefixes out without any lock but its filter's
+ * (cnf_mend_take()), mends step by step under cnf_net_lock()
+ * (cnf_mend_step()) and frees what is left (cnf_mend_release()).  Fields
+ * under cnf_net_lock() but where said.
+ * @node:    in cnf_sets.mends until done.
+ * @ss:      the sets; not to be used once @dead.
+ * @old:     the union the mend replaced, which nothing but the mend uses
+ *           any more; in the sets' budget, freed by the mend's last step,
+ *           or by cnf_sets_free().
+ * @n4, @n6: its prefixes of each family; @v4, @v6 and @len hold them
+ *           once taken out (positions as a dump's: IPv4 first), charged
+ *           to the budget as @bytes.
+ * @got4, @got6: prefixes of each family taken out so far.
+ * @pos:     prefixes put back so far.
+ * @walking: @old is being walked without cnf_net_lock(): written by the
+ *           mend's owner, waited for by cnf_sets_free(), locklessly.
+ * @stop:    cnf_sets_free() wants @old: the walk stops at the next prefix.
+ * @failed:  a prefix could not be put back, or there was no room to take
+ *           them out: the new union is dropped at the end.
+ * @dead:    the sets were freed (a reset): nothing is left to do.
+ */
+struct cnf_mend {
+	struct list_head node;
+	struct cnf_sets *ss;
+	u32 kind;
+	struct cnf_filter *old;
+	u64 n4, n6;
+	__be32 *v4;
+	struct in6_addr *v6;
+	u8 *len;
+	u64 bytes;
+	u64 got4, got6;
+	u64 pos;
+	bool walking;
+	bool stop;
+	bool failed;
+	bool dead;
 };
 
 /*
@@ -111,14 +178,25 @@ struct cnf_set *cnf_set_find(struct cnf_sets *ss, const char *name);
 int cnf_set_create(struct cnf_sets *ss, const char *name, u32 kind,
 		   u32 timeout);
 int cnf_set_destroy(struct cnf_sets *ss, struct cnf_set *set,
-		    struct cnf_timeouts *old);
+		    struct cnf_timeouts *old, struct cnf_mend *m);
 int cnf_set_swap(struct cnf_sets *ss, struct cnf_set *a, struct cnf_set *b);
 int cnf_set_flush(struct cnf_sets *ss, struct cnf_set *set,
-		  struct cnf_timeouts *old);
+		  struct cnf_timeouts *old, struct cnf_mend *m);
 struct cnf_filter *cnf_set_filter_new(struct cnf_sets *ss);
 int cnf_set_replace(struct cnf_sets *ss, struct cnf_set *set,
-		    struct cnf_filter *contents, struct cnf_timeouts *timeouts);
+		    struct cnf_filter *contents, struct cnf_timeouts *timeouts,
+		    struct cnf_filter *u, struct cnf_mend *m);
 u64 cnf_set_count(struct cnf_set *set);
+void cnf_union_peek(struct cnf_sets *ss, u32 kind, u64 *n4, u64 *n6);
+struct cnf_filter *cnf_union_aside(struct cnf_filter *contents,
+				   struct cnf_budget *aside, u64 capacity,
+				   u64 n4, u64 n6);
+
+void cnf_mend_init(struct cnf_mend *m);
+bool cnf_mend_pending(const struct cnf_mend *m);
+void cnf_mend_take(struct cnf_mend *m);
+bool cnf_mend_step(struct cnf_mend *m);
+void cnf_mend_release(struct cnf_mend *m);
 
 int cnf_change_begin(struct cnf_change *c, struct cnf_sets *ss,
 		     struct cnf_set *set, u64 adds);

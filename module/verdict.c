@@ -24,6 +24,27 @@ static void cnf_count_sets(const struct cnf_plan *p, unsigned int first,
 			u64_stats_inc(this_cpu_ptr(p->set[i].matched));
 }
 
+/**
+ * cnf_plan_covers_sets - does a set of a kind cover an address, set by set
+ * @p: the plan, under the RCU read lock
+ * @kind: enum cnf_set_kind, of which @p has no lookup filter
+ * @fam: @addr's family
+ * @addr: the address
+ *
+ * Return: true when one of the kind's non-empty sets covers @addr.
+ */
+bool cnf_plan_covers_sets(const struct cnf_plan *p, unsigned int kind,
+			  enum cnf_family fam, const void *addr)
+{
+	unsigned int first = kind == CNF_SET_BLOCK ? 0 : p->n[CNF_SET_BLOCK];
+	unsigned int i;
+
+	for (i = first; i < first + p->n[kind]; i++)
+		if (cnf_probe(p->set[i].filter, fam, addr))
+			return true;
+	return false;
+}
+
 /*
  * A source the block sets of @p cover: listed unless an allow set covers
  * it too.  Returns whether to drop the packet.
@@ -31,8 +52,7 @@ static void cnf_count_sets(const struct cnf_plan *p, unsigned int first,
 bool cnf_verdict_hit(struct cnf_state *cs, const struct cnf_plan *p,
 		     enum cnf_path path, enum cnf_family fam, const void *addr)
 {
-	const struct cnf_filter *allow = p->lookup[CNF_SET_ALLOW];
-	bool listed = !allow || !cnf_probe(allow, fam, addr);
+	bool listed = !cnf_plan_covers(p, CNF_SET_ALLOW, fam, addr);
 	bool drop = listed && READ_ONCE(cs->mode) == CNF_MODE_DROP;
 	bool bh = cnf_stats_begin();
 	struct cnf_pcpu_stats *st = this_cpu_ptr(cs->stats);

@@ -56,6 +56,26 @@ static __always_inline void cnf_count_checked(struct cnf_state *cs,
 	cnf_stats_end(bh);
 }
 
+bool cnf_plan_covers_sets(const struct cnf_plan *p, unsigned int kind,
+			  enum cnf_family fam, const void *addr);
+
+/*
+ * Does a set of @kind cover @addr: one probe of the kind's lookup filter,
+ * or, while the kind has none but several sets hold prefixes (its union
+ * is being mended, sets.h), a probe of each of them, out of line.
+ */
+static __always_inline bool cnf_plan_covers(const struct cnf_plan *p,
+					    unsigned int kind,
+					    enum cnf_family fam,
+					    const void *addr)
+{
+	const struct cnf_filter *f = p->lookup[kind];
+
+	if (f)
+		return cnf_probe(f, fam, addr);
+	return p->n[kind] && cnf_plan_covers_sets(p, kind, fam, addr);
+}
+
 bool cnf_verdict_hit(struct cnf_state *cs, const struct cnf_plan *p,
 		     enum cnf_path path, enum cnf_family fam, const void *addr);
 
@@ -70,9 +90,8 @@ static __always_inline bool cnf_verdict(struct cnf_state *cs,
 					enum cnf_family fam, const void *addr)
 {
 	const struct cnf_plan *p = rcu_dereference(cs->sets.plan);
-	const struct cnf_filter *block = p->lookup[CNF_SET_BLOCK];
 
-	if (block && cnf_probe(block, fam, addr))
+	if (cnf_plan_covers(p, CNF_SET_BLOCK, fam, addr))
 		return cnf_verdict_hit(cs, p, path, fam, addr);
 	cnf_count_checked(cs, path, fam);
 	return false;

@@ -9,6 +9,7 @@
  * Every refused call is checked to leave the set as it was (a dump before
  * and after).  Needs the module loaded (skips with 4 otherwise) and root.
  */
+#include <pthread.h>
 #include <sched.h>
 #include <time.h>
 #include <signal.h>
@@ -3354,6 +3355,107 @@ TEST_F(sets, replace)
 	EXPECT_TRUE(set_holds(self->fd, "a1", 10, 3));
 	EXPECT_TRUE(set_holds(self->fd, "b1", 10, 30));
 	free(a);
+}
+
+/*
+ * Adds and deletes of one set, while another of its kind is replaced,
+ * flushed, destroyed and made again: each of those changes the kind's
+ * union, which packets probe, and which is mended in steps while the adds
+ * and deletes go on.  At the end it must hold exactly the prefixes some set
+ * holds: one key too many would drop a packet no set lists, one too few
+ * pass one that a set does.
+ */
+struct churn_adds {
+	int fd;
+	volatile int stop;
+	int err;
+	unsigned long calls;
+};
+
+/* Addresses 0 .. 4095 of the churned set's range, in "a", and out again. */
+static void *churn_adder(void *arg)
+{
+	struct churn_adds *ca = arg;
+	uint32_t i = 0, x;
+	int err = 0;
+
+	while (!ca->stop && !err) {
+		x = cnf_perm32(i++) & 4095;
+		err = sadd(ca->fd, "a", cnf_v4(0x0a000000 + x));
+		if (err == EEXIST)
+			err = sdel(ca->fd, "a", cnf_v4(0x0a000000 + x));
+		ca->calls++;
+	}
+	ca->err = err;
+	return NULL;
+}
+
+TEST_F_TIMEOUT(sets, union_mended_exactly, 300)
+{
+	const uint32_t n = 1U << 16;
+	struct churn_adds ca = { .fd = self->fd };
+	struct cnf_addr *list = calloc(n, sizeof(*list)), *got;
+	long union_n = 0, na, nb, nc, i, j;
+	struct cnf_addr *all;
+	struct cnf_stats st;
+	struct cnf_batch b;
+	unsigned int round;
+	pthread_t th;
+
+	ASSERT_NE(NULL, list);
+	for (i = 0; i < n; i++)
+		list[i] = cnf_v4(0x0a000000 + i * 3);
+	ASSERT_EQ(0, set_create(self->fd, "a", CNF_SET_BLOCK));
+	ASSERT_EQ(0, set_create(self->fd, "b", CNF_SET_BLOCK));
+	ASSERT_EQ(0, set_create(self->fd, "c", CNF_SET_BLOCK));
+	ASSERT_EQ(0, sadd(self->fd, "c", cnf_v4(0x0a000003)));
+	ASSERT_EQ(0, sadd(self->fd, "a", cnf_v4(0x0b000000)));
+	ASSERT_EQ(0, pthread_create(&th, NULL, churn_adder, &ca));
+	for (round = 0; round < 4; round++) {
+		EXPECT_EQ(0, sbatch(self->fd, CNF_IOC_ADD_BATCH, "b", list, n,
+				    CNF_BATCH_F_REPLACE, &b));
+		EXPECT_EQ(0, set_flush(self->fd, "b"));
+		EXPECT_EQ(0, sbatch(self->fd, CNF_IOC_ADD_BATCH, "b", list, n,
+				    CNF_BATCH_F_REPLACE, &b));
+		if (round == 3)
+			break;
+		EXPECT_EQ(0, set_destroy(self->fd, "b"));
+		EXPECT_EQ(0, set_create(self->fd, "b", CNF_SET_BLOCK));
+	}
+	ca.stop = 1;
+	pthread_join(th, NULL);
+	EXPECT_EQ(0, ca.err);
+	EXPECT_LT(0UL, ca.calls);
+
+	/* Every set's prefixes, each once: what the union must hold. */
+	na = cnf_dump_set_sorted(self->fd, "a", &got);
+	ASSERT_LE(0, na);
+	all = calloc(na + n + 1, sizeof(*all));
+	ASSERT_NE(NULL, all);
+	memcpy(all, got, na * sizeof(*all));
+	free(got);
+	nb = cnf_dump_set_sorted(self->fd, "b", &got);
+	ASSERT_EQ((long)n, nb);
+	memcpy(all + na, got, nb * sizeof(*all));
+	free(got);
+	nc = cnf_dump_set_sorted(self->fd, "c", &got);
+	ASSERT_EQ(1, nc);
+	all[na + nb] = got[0];
+	free(got);
+	cnf_sort(all, na + nb + nc);
+	for (i = 0; i < na + nb + nc; i = j) {
+		for (j = i + 1; j < na + nb + nc &&
+		     !cnf_addr_cmp(&all[i], &all[j]); j++)
+			;
+		union_n++;
+	}
+	st = stats(self->fd);
+	EXPECT_EQ((unsigned long long)union_n,
+		  st.v4_lookup.keys + st.v6_lookup.keys)
+		TH_LOG("sets hold %ld prefixes, %ld in a, after %lu adds and deletes",
+		       union_n, na, ca.calls);
+	free(all);
+	free(list);
 }
 
 TEST_F(sets, replace_empty)

@@ -5,7 +5,10 @@
  * that it keeps nothing and can go on forever, must not hold up anybody
  * else: neither the calls of other namespaces, nor those of its own, nor
  * any namespace's expiry, which must remove a timed entry within a second
- * of its deadline (struct cnf_expiry_stats).
+ * of its deadline (struct cnf_expiry_stats).  Nor must one that makes a
+ * kind's union change with every call: a set of hundreds of thousands of
+ * entries replaced, flushed, destroyed and made again beside others of its
+ * kind (union_changes_starve_nobody).
  *
  * Bounds are derived from what the VM measures, so that a loaded host
  * slows both sides alike: a replace is made large enough to take
@@ -15,7 +18,11 @@
  *    quarter of a replace.
  * A replace that held a lock others need for all its build would make the
  * first at least a whole replace, the second nearly the whole attack,
- * which lasts ATTACK_REPLACES replaces.
+ * which lasts ATTACK_REPLACES replaces.  The union changes are measured
+ * the same way, by a flush of the set that takes UNION_MS at least (up
+ * to UNION_MAX_ENTRIES): a union made anew under the lock the flush
+ * holds would make a victim's call in the attacker's namespace wait for
+ * most of one.
  *
  * The other namespaces are VICTIMS of them: were the namespaces' locks
  * shared, one of 64 by hash of the namespace, some victim would share the
@@ -36,6 +43,10 @@
 #define ATTACKERS		2
 /* Between two rounds of a victim's adds. */
 #define VICTIM_PAUSE_US		50000
+#define UNION_MS		3000
+#define UNION_MIN_ENTRIES	(1U << 15)
+#define UNION_MAX_ENTRIES	(1U << 20)
+#define UNION_ROUNDS		6
 
 /* A diagnostic line, out before a test's child process exits. */
 #define note(...)	do { ksft_print_msg(__VA_ARGS__); fflush(stdout); } while (0)
@@ -163,6 +174,54 @@ static struct cnf_stats stats_of(int fd)
 	return st;
 }
 
+/*
+ * Every entry ran out a second after it was added: all gone soon, else the
+ * lateness figures tell by how much.  Bounds from @unit_ms, what one of
+ * the attacker's calls took, of which the attack lasted @units.
+ */
+static void victims_judge(struct __test_metadata *_metadata,
+			  struct victim *v, unsigned int nv, double unit_ms,
+			  unsigned int units)
+{
+	/* Other namespaces' victims, and the one in the attacker's. */
+	struct seen {
+		double worst;
+		unsigned long added, late;
+		uint32_t max_late;
+	} seen[2] = {}, *g;
+	double t0, late_bound;
+	struct cnf_stats st;
+	unsigned int i;
+
+	for (i = 0; i < nv; i++) {
+		EXPECT_EQ(0, v[i].err) TH_LOG("victim %u", i);
+		t0 = now_ms();
+		while ((st = stats_of(v[i].fd)).expiry.entries &&
+		       now_ms() - t0 < 2000 + units * unit_ms)
+			usleep(100000);
+		EXPECT_EQ(0ULL, st.expiry.entries) TH_LOG("victim %u", i);
+		EXPECT_EQ(v[i].added, st.expiry.expired) TH_LOG("victim %u", i);
+		g = &seen[i == VICTIMS];
+		g->added += v[i].added;
+		g->late += st.expiry.late;
+		if (st.expiry.max_late_ms > g->max_late)
+			g->max_late = st.expiry.max_late_ms;
+		if (v[i].worst_ms > g->worst)
+			g->worst = v[i].worst_ms;
+	}
+	late_bound = 1000 + unit_ms / 4;
+	for (i = 0; i < 2; i++) {
+		g = &seen[i];
+		note("%s: slowest call %.1f ms (bound %.0f); %lu entries added, %lu late, latest %u ms (bound %.0f)\n",
+		     i ? "the attacker's namespace" : "other namespaces",
+		     g->worst, unit_ms / 4, g->added, g->late, g->max_late,
+		     late_bound);
+		EXPECT_LT((long)g->worst, (long)(unit_ms / 4)) TH_LOG("%u", i);
+		EXPECT_LT((long)g->max_late, (long)late_bound) TH_LOG("%u", i);
+		EXPECT_LT(0UL, g->added);
+	}
+}
+
 FIXTURE(iso)
 {
 	int attacker_fd;
@@ -227,16 +286,9 @@ TEST_F_TIMEOUT(iso, replace_starves_nobody, 600)
 	struct victim v[VICTIMS + 1];
 	pthread_t th[ATTACKERS];
 	struct attack at = { .fd = self->attacker_fd };
-	/* Other namespaces' victims, and the one in the attacker's. */
-	struct seen {
-		double worst;
-		unsigned long added, late;
-		uint32_t max_late;
-	} seen[2] = {}, *g;
-	double replace_ms, t0, attack_ms, late_bound;
+	double replace_ms, t0, attack_ms;
 	uint32_t round;
 	unsigned int i, nv = VICTIMS + 1;
-	struct cnf_stats st;
 	struct cnf_set_req r;
 
 	pthread_mutex_init(&at.lock, NULL);
@@ -270,38 +322,148 @@ TEST_F_TIMEOUT(iso, replace_starves_nobody, 600)
 	note("%lu replaces by %d threads in %.0f ms, %u victim rounds\n",
 		       at.replaces, ATTACKERS, attack_ms, round);
 	EXPECT_LT(0UL, at.replaces);
+	victims_judge(_metadata, v, nv, replace_ms, ATTACK_REPLACES);
+	free(at.a);
+	pthread_mutex_destroy(&at.lock);
+}
+
+/* @n addresses from @seed on, spread as failing_list()'s are. */
+static struct cnf_addr *addr_list(uint32_t n, uint32_t seed)
+{
+	struct cnf_addr *a = calloc(n, sizeof(*a));
+	uint32_t i;
+
+	if (!a)
+		return NULL;
+	for (i = 0; i < n; i++)
+		a[i] = cnf_v4((seed + i) * 2654435761u);
+	return a;
+}
+
+static int replace_all(int fd, const char *set, struct cnf_addr *a,
+		       uint32_t n)
+{
+	struct cnf_batch b;
+
+	memset(&b, 0, sizeof(b));
+	b.addrs = (uintptr_t)a;
+	b.count = n;
+	b.flags = CNF_BATCH_F_REPLACE;
+	cnf_set_name(b.set, set);
+	return cnf_ioc(fd, CNF_IOC_ADD_BATCH, &b);
+}
+
+static int set_call(int fd, unsigned long cmd, const char *set)
+{
+	struct cnf_set_req r;
+
+	memset(&r, 0, sizeof(r));
+	cnf_set_name(r.name, set);
+	r.kind = CNF_SET_BLOCK;
+	return cnf_ioc(fd, cmd, &r);
+}
+
+/*
+ * The set "churn", beside "keep1" and "keep2" of its kind: each call
+ * changes the kind's union.
+ */
+static void *union_attacker(void *arg)
+{
+	struct attack *at = arg;
+	int err = 0;
+
+	while (!at->stop && !err) {
+		err = replace_all(at->fd, "churn", at->a, at->n) ?:
+		      set_call(at->fd, CNF_IOC_SET_FLUSH, "churn") ?:
+		      replace_all(at->fd, "churn", at->a, at->n) ?:
+		      set_call(at->fd, CNF_IOC_SET_DESTROY, "churn") ?:
+		      set_call(at->fd, CNF_IOC_SET_CREATE, "churn");
+		pthread_mutex_lock(&at->lock);
+		if (err)
+			at->err = err;
+		else
+			at->replaces++;
+		pthread_mutex_unlock(&at->lock);
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(iso, union_changes_starve_nobody, 600)
+{
+	struct attack at = { .fd = self->attacker_fd };
+	struct victim v[VICTIMS + 1];
+	struct cnf_addr *keep = NULL, one = cnf_v4(0x0c000001);
+	double flush_ms = 0, t0, attack_ms;
+	unsigned int i, nv = VICTIMS + 1;
+	struct cnf_set_req r;
+	struct cnf_stats st;
+	uint32_t round;
+	pthread_t th;
+
+	pthread_mutex_init(&at.lock, NULL);
+	memset(&r, 0, sizeof(r));
+	cnf_set_name(r.name, "victim");
+	for (i = 0; i < VICTIMS; i++) {
+		ASSERT_EQ(0, cnf_ioc(self->fd[i], CNF_IOC_SET_CREATE, &r));
+		v[i] = (struct victim){ .fd = self->fd[i], .set = "victim" };
+	}
+	ASSERT_EQ(0, cnf_ioc(self->attacker_fd, CNF_IOC_SET_CREATE, &r));
+	v[VICTIMS] = (struct victim){ .fd = self->attacker_fd,
+				      .set = "victim" };
+	ASSERT_EQ(0, set_call(self->attacker_fd, CNF_IOC_SET_CREATE, "keep1"));
+	ASSERT_EQ(0, set_call(self->attacker_fd, CNF_IOC_SET_CREATE, "keep2"));
+	ASSERT_EQ(0, set_call(self->attacker_fd, CNF_IOC_SET_CREATE, "churn"));
+	ASSERT_EQ(0, replace_all(self->attacker_fd, "keep2", &one, 1));
+
+	/* As large as makes a flush of "churn" take UNION_MS. */
+	for (at.n = UNION_MIN_ENTRIES; flush_ms < UNION_MS &&
+	     at.n <= UNION_MAX_ENTRIES; at.n *= 2) {
+		free(keep);
+		free(at.a);
+		keep = addr_list(at.n, 0);
+		at.a = addr_list(at.n, at.n);
+		ASSERT_NE(NULL, keep);
+		ASSERT_NE(NULL, at.a);
+		ASSERT_EQ(0, replace_all(self->attacker_fd, "keep1", keep,
+					 at.n));
+		ASSERT_EQ(0, replace_all(self->attacker_fd, "churn", at.a,
+					 at.n));
+		t0 = now_ms();
+		ASSERT_EQ(0, set_call(self->attacker_fd, CNF_IOC_SET_FLUSH,
+				      "churn"));
+		flush_ms = now_ms() - t0;
+	}
+	at.n /= 2;
+	note("a flush of a set of %u entries beside one of as many takes %.0f ms\n",
+	     at.n, flush_ms);
+
+	ASSERT_EQ(0, pthread_create(&th, NULL, union_attacker, &at));
+	t0 = now_ms();
+	for (round = 0; now_ms() - t0 < UNION_ROUNDS * flush_ms; round++) {
+		victims_round(v, nv, round);
+		usleep(VICTIM_PAUSE_US);
+	}
+	attack_ms = now_ms() - t0;
+	at.stop = 1;
+	pthread_join(th, NULL);
+	EXPECT_EQ(0, at.err);
+	note("%lu rounds of replace, flush, replace, destroy, create in %.0f ms, %u victim rounds\n",
+	     at.replaces, attack_ms, round);
+	EXPECT_LT(0UL, at.replaces);
+	victims_judge(_metadata, v, nv, flush_ms, UNION_ROUNDS);
 
 	/*
-	 * Every entry ran out a second after it was added: all gone soon,
-	 * else the lateness figures tell by how much.
+	 * The union the packets probe holds what the sets do, no more, no
+	 * less: "keep1" and "keep2", once "churn" is emptied again and every
+	 * timed entry of "victim" is gone.
 	 */
-	for (i = 0; i < nv; i++) {
-		EXPECT_EQ(0, v[i].err) TH_LOG("victim %u", i);
-		t0 = now_ms();
-		while ((st = stats_of(v[i].fd)).expiry.entries &&
-		       now_ms() - t0 < 2000 + ATTACK_REPLACES * replace_ms)
-			usleep(100000);
-		EXPECT_EQ(0ULL, st.expiry.entries) TH_LOG("victim %u", i);
-		EXPECT_EQ(v[i].added, st.expiry.expired) TH_LOG("victim %u", i);
-		g = &seen[i == VICTIMS];
-		g->added += v[i].added;
-		g->late += st.expiry.late;
-		if (st.expiry.max_late_ms > g->max_late)
-			g->max_late = st.expiry.max_late_ms;
-		if (v[i].worst_ms > g->worst)
-			g->worst = v[i].worst_ms;
-	}
-	late_bound = 1000 + replace_ms / 4;
-	for (i = 0; i < 2; i++) {
-		g = &seen[i];
-		note("%s: slowest call %.1f ms (bound %.0f); %lu entries added, %lu late, latest %u ms (bound %.0f)\n",
-		     i ? "the attacker's namespace" : "other namespaces",
-		     g->worst, replace_ms / 4, g->added, g->late, g->max_late,
-		     late_bound);
-		EXPECT_LT((long)g->worst, (long)(replace_ms / 4)) TH_LOG("%u", i);
-		EXPECT_LT((long)g->max_late, (long)late_bound) TH_LOG("%u", i);
-		EXPECT_LT(0UL, g->added);
-	}
+	EXPECT_EQ(0, replace_all(self->attacker_fd, "churn", at.a, at.n));
+	EXPECT_EQ(0, set_call(self->attacker_fd, CNF_IOC_SET_FLUSH, "churn"));
+	st = stats_of(self->attacker_fd);
+	EXPECT_EQ(0ULL, st.expiry.entries);
+	EXPECT_EQ((unsigned long long)at.n + 1, st.v4.entries);
+	EXPECT_EQ((unsigned long long)at.n + 1, st.v4_lookup.keys);
+	free(keep);
 	free(at.a);
 	pthread_mutex_destroy(&at.lock);
 }
