@@ -181,12 +181,12 @@ test_stats() {
 	cp "$OUT" "$TMP/stats-g.json"
 	run jq -r -n '
 		input as $s | input as $g |
-		[($s | keys == ["active", "expiry", "hooks", "ipv4", "ipv6",
-				"mem_limit", "mode", "sets"] and
+		[($s | keys == ["active", "expiry", "hooks", "iif", "ipv4", "ipv6",
+				"mark", "mark_mask", "mem_limit", "mode", "sets"] and
 			.active == true and
 			([.ipv4, .ipv6] | all(keys == ["bytes", "capacity", "checked",
 				"dropped", "entries", "grows", "keys", "lengths",
-				"load_factor", "matched", "prefixes", "stashed",
+				"load_factor", "marked", "matched", "prefixes", "stashed",
 				"tables", "tc_checked", "tc_dropped", "tc_matched",
 				"xdp_checked", "xdp_dropped", "xdp_matched"]))),
 		 ($s | .ipv4.entries == 4 and .ipv6.entries == 1 and
