@@ -15,6 +15,9 @@
 # test_scope_follows_devices  --iif vx+: a device made afterwards whose
 #                  name matches (vx4) is covered; r3 renamed vx3 is, and
 #                  renamed back is not any more
+# test_scope_index_room  a device the scope would cover past the interface
+#                  indexes it has room for is refused, made or renamed;
+#                  setting the scope again makes room
 # test_scope_saved_restored  save-all and restore-all (after a reset) keep
 #                  the scope, and r1 drops while r2 delivers again
 # test_reset_forgets_scope  after reset the hooks judge every device
@@ -26,7 +29,7 @@ set -uo pipefail
 export LC_ALL=C
 
 ALL_TESTS="test_scope_one_of_two test_scope_follows_devices
-	   test_scope_saved_restored test_reset_forgets_scope
+	   test_scope_index_room test_scope_saved_restored test_reset_forgets_scope
 	   test_mark_mode_nft"
 R=cnf-sc-r-$$
 TMP=
@@ -84,7 +87,7 @@ list_all() {
 answered() {
 	local n=$1 tx rx dst=10.0.1$1.2 fam=-4
 	[[ ${2:-} == 6 ]] && dst=fd1$n::2 fam=-6
-	nsx "cnf-sc-s$n-$$" ping $fam -q -n -c 2 -i 0.2 -W 2 "$dst" \
+	nsx "cnf-sc-s$n-$$" ping "$fam" -q -n -c 2 -i 0.2 -W 2 "$dst" \
 		>"$TMP/ping" 2>&1
 	ping_parse tx rx "$TMP/ping"
 	((tx > 0 && rx == tx))
@@ -148,16 +151,64 @@ test_scope_follows_devices() {
 	# Made after the scope: registered with a matching name.
 	link 4 vx4 || { fail "making vx4"; return 1; }
 	expect "vx4, made after the scope" dropped 4 || rc=1
-	# Renamed in and out (a device is renamed down).
-	ip -n "$R" link set r3 down && ip -n "$R" link set r3 name vx3 &&
-		ip -n "$R" link set vx3 up || { fail "renaming r3"; return 1; }
-	ip -n "$R" neigh replace 10.0.13.1 lladdr 02:cf:00:00:13:01 dev vx3 nud permanent
+	# Renamed in and out.
+	rename r3 vx3 || { fail "renaming r3"; return 1; }
 	expect "r3 renamed vx3" dropped 3 || rc=1
-	ip -n "$R" link set vx3 down && ip -n "$R" link set vx3 name r3 &&
-		ip -n "$R" link set r3 up || { fail "renaming vx3"; return 1; }
-	ip -n "$R" neigh replace 10.0.13.1 lladdr 02:cf:00:00:13:01 dev r3 nud permanent
+	rename vx3 r3 || { fail "renaming vx3"; return 1; }
 	expect "vx3 renamed r3 again" delivered 3 || rc=1
 	expect "r1 outside vx+" delivered 1 || rc=1
+	return "$rc"
+}
+
+# rename OLD NEW: device OLD of R renamed NEW (a device is renamed down),
+# up again with its neighbour.
+rename() {
+	ip -n "$R" link set "$1" down || return 1
+	ip -n "$R" link set "$1" name "$2" || return 1
+	ip -n "$R" link set "$2" up || return 1
+	ip -n "$R" neigh replace 10.0.13.1 lladdr 02:cf:00:00:13:01 dev "$2" \
+		nud permanent
+}
+
+# A scope has room for 65,536 interface indexes here (twice the highest
+# index, at least that many): a device it would cover past them is
+# refused, one it does not cover is not, and setting the scope again
+# makes room.
+test_scope_index_room() {
+	local rc=0
+	list_all || return 1
+	ctl hooks on --iif vx+ || return 1
+	if ip -n "$R" link add vxbig index 70000 type veth peer name cnfbigp \
+		2>"$TMP/err"; then
+		fail "vxbig, index 70000, covered past the scope's room: made"
+		ip -n "$R" link del vxbig
+		rc=1
+	elif grep -q "No space left on device" "$TMP/err"; then
+		pass "vxbig, index 70000: refused ($(cat "$TMP/err"))"
+	else
+		fail "vxbig, index 70000: $(cat "$TMP/err")"
+		rc=1
+	fi
+	if ! ip -n "$R" link add cnfbig index 70001 type veth peer name cnfbigp; then
+		fail "cnfbig, index 70001, outside the scope: refused"
+		return 1
+	fi
+	pass "cnfbig, index 70001, outside the scope: made"
+	if ip -n "$R" link set cnfbig name vxbig 2>/dev/null; then
+		fail "cnfbig renamed vxbig past the scope's room"
+		rc=1
+	else
+		pass "cnfbig renamed vxbig past the scope's room: refused"
+	fi
+	ctl hooks on --iif vx+ || return 1
+	if ip -n "$R" link set cnfbig name vxbig; then
+		pass "the scope set again: cnfbig renamed vxbig"
+	else
+		fail "the scope set again: cnfbig still not renamed vxbig"
+		rc=1
+	fi
+	ip -n "$R" link del cnfbig 2>/dev/null
+	ip -n "$R" link del vxbig 2>/dev/null
 	return "$rc"
 }
 
