@@ -681,7 +681,10 @@ test_save_restore_all() {
 	"$CTL" add 10.1.0.1 10.1.0.2 2001:db8:1::1 >/dev/null
 	expect_rc 0 "save-all" "$CTL" save-all "$d"
 	check "save-all made its directory 0700" [ "$(stat -c %a "$d")" = 700 ]
-	check "save-all: only default.list in it" [ "$(ls -A "$d")" = default.list ]
+	check "save-all: default.list and hooks in it" \
+		[ "$(find "$d" -mindepth 1 -printf '%f\n' | sort | tr '\n' ' ')" = "default.list hooks " ]
+	check "hooks file: the setting between header and end" \
+		[ "$(tr '\n' '|' <"$d/hooks")" = "# cuckoo_nf hooks|on|# cuckoo_nf end|" ]
 	check "save file: header first" [ "$(head -n1 "$f")" = "# cuckoo_nf save" ]
 	check "save file: end line with the count" [ "$(tail -n1 "$f")" = "# cuckoo_nf end 3 entries" ]
 	check "save file: the three addresses" [ "$(grep -c -v '^#' "$f")" = 3 ]

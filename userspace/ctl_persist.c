@@ -442,6 +442,29 @@ static const char *hooks_words(char *line, struct ctl_opts *o, char **argv,
 }
 
 /*
+ * Whether the namespace's hooks are as @cfg would set them already: then
+ * nothing is set, and a namespace restored to the default ("on") stays
+ * unconfigured until a set's entries come.
+ */
+static bool hooks_as_saved(const struct cnf_config *cfg)
+{
+	struct cnf_stats st;
+	int fd = ctl_open_device();
+	bool same;
+
+	if (fd < 0)
+		return false;
+	memset(&st, 0, sizeof(st));
+	same = !ioctl(fd, CNF_IOC_STATS, &st) &&
+	       !(st.flags & CNF_STATS_F_HOOKS_OFF) ==
+	       (cfg->hooks == CNF_HOOKS_ON) &&
+	       st.iif_count == cfg->iif_count &&
+	       !memcmp(st.iif, cfg->iif, sizeof(st.iif));
+	close(fd);
+	return same;
+}
+
+/*
  * DIR/hooks, if there is one: its setting applied, CTL_EXIT_BADINPUT when
  * it is not a complete save (renamed hooks.bad, the hooks left as they
  * are).
@@ -493,7 +516,8 @@ static int restore_hooks(const char *dir)
 				path, why, bad);
 		return CTL_EXIT_BADINPUT;
 	}
-	return ctl_set_hooks("restore-all hooks", &cfg);
+	return hooks_as_saved(&cfg) ? CTL_EXIT_OK :
+	       ctl_set_hooks("restore-all hooks", &cfg);
 }
 
 int ctl_restore_all(const char *dir)
