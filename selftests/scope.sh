@@ -18,6 +18,8 @@
 # test_scope_index_room  a device the scope would cover past the interface
 #                  indexes it has room for is refused, made or renamed;
 #                  setting the scope again makes room
+# test_scope_names_loopback  --iif lo judges loopback (127.0.0.1 listed:
+#                  its ping dropped); hooks on alone spares it again
 # test_scope_saved_restored  save-all and restore-all (after a reset) keep
 #                  the scope, and r1 drops while r2 delivers again
 # test_reset_forgets_scope  after reset the hooks judge every device
@@ -29,7 +31,8 @@ set -uo pipefail
 export LC_ALL=C
 
 ALL_TESTS="test_scope_one_of_two test_scope_follows_devices
-	   test_scope_index_room test_scope_saved_restored test_reset_forgets_scope
+	   test_scope_index_room test_scope_names_loopback
+	   test_scope_saved_restored test_reset_forgets_scope
 	   test_mark_mode_nft"
 R=cnf-sc-r-$$
 TMP=
@@ -228,6 +231,34 @@ test_scope_saved_restored() {
 	fi
 	expect "restored: r1" dropped 1 || rc=1
 	expect "restored: r2" delivered 2 || rc=1
+	return "$rc"
+}
+
+# lo_answers: whether R answers a ping to 127.0.0.1 over loopback.
+lo_answers() {
+	nsx "$R" ping -q -n -c 1 -W 2 127.0.0.1 >/dev/null 2>&1
+}
+
+# Loopback is judged when the scope names it, and only then.
+test_scope_names_loopback() {
+	local rc=0
+	list_all || return 1
+	ctl add -q 127.0.0.1 >/dev/null 2>&1 || return 1
+	ctl hooks on --iif lo || return 1
+	if lo_answers; then
+		fail "--iif lo, 127.0.0.1 listed: loopback's ping answered"
+		rc=1
+	else
+		pass "--iif lo, 127.0.0.1 listed: loopback's ping dropped"
+	fi
+	expect "--iif lo: r1" delivered 1 || rc=1
+	ctl hooks on || return 1
+	if lo_answers; then
+		pass "hooks on, no scope: loopback not judged, ping answered"
+	else
+		fail "hooks on, no scope: loopback's ping dropped"
+		rc=1
+	fi
 	return "$rc"
 }
 
