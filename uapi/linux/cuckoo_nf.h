@@ -288,11 +288,13 @@ enum cnf_hooks {
  *             as do non-zero bytes past the names.  The scope's memory,
  *             a bit per interface index up to 65,535 at least, counts
  *             against @mem_limit; a device the scope covers is refused
- *             (its registration or rename fails with -ENOSPC) when its
- *             index is past what the scope was made for, twice the
- *             highest index of the namespace then: setting the scope
- *             again makes room.  XDP and tc programs are attached per
- *             device: the scope concerns the hooks only.
+ *             (its registration or rename fails with -ENOSPC; one moved
+ *             in from another namespace cannot be, and stays uncovered,
+ *             the kernel log naming it) when its index is past what the
+ *             scope was made for, twice the highest index of the
+ *             namespace then: setting the scope again makes room.
+ *             XDP and tc programs are attached per device: the scope
+ *             concerns the hooks only.
  */
 struct cnf_config {
 	__u32	set;
