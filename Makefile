@@ -219,6 +219,12 @@ install: all ## module (+depmod), cuckooctl, XDP/tc objects, man pages, completi
 	sed 's,/usr/sbin/cuckooctl,$(PREFIX)/sbin/cuckooctl,' \
 		userspace/systemd/cuckoo_nf.service >build/cuckoo_nf.service
 	install -D -m 644 build/cuckoo_nf.service $(DESTDIR)$(UNITDIR)/cuckoo_nf.service
+	sed 's,/usr/sbin/cuckooctl,$(PREFIX)/sbin/cuckooctl,' \
+		userspace/systemd/cuckoo_nf-metrics.service >build/cuckoo_nf-metrics.service
+	install -D -m 644 build/cuckoo_nf-metrics.service \
+		$(DESTDIR)$(UNITDIR)/cuckoo_nf-metrics.service
+	install -D -m 644 userspace/systemd/cuckoo_nf-metrics.timer \
+		$(DESTDIR)$(UNITDIR)/cuckoo_nf-metrics.timer
 ifneq ($(FAIL2BAN_ACTIONDIR),)
 	sed 's,^cuckooctl = /usr/sbin/cuckooctl$$,cuckooctl = $(PREFIX)/sbin/cuckooctl,' \
 		userspace/fail2ban/action.d/cuckoo_nf.conf >build/fail2ban-cuckoo_nf.conf

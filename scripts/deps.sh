@@ -151,5 +151,7 @@ for opt in "$@"; do
 done
 install_missing
 "$KSRC" extract >/dev/null
+# make unit checks stats --prometheus with Prometheus' own promtool.
+"$ROOT/scripts/promtool.sh" fetch
 # Fail here, not halfway through a boot, if there is no usable VM kernel.
 "$ROOT/scripts/kver" >/dev/null

@@ -855,8 +855,8 @@ test_timeouts() {
 	check "list: a permanent entry bare" has_line "192.0.2.21" "$OUT"
 	expect_rc 0 "test of a timed entry" "$CTL" test -s default 192.0.2.20
 	check "test: the seconds left" has_text "192.0.2.20: present (192.0.2.20 timeout " "$OUT"
-	expect_rc 3 "a bad timeout exits 3" "$CTL" add 192.0.2.22 timeout 1h
-	check "bad timeout: named" has_line "cuckooctl: add 1h: not a timeout: whole seconds, a decimal number from 0 (none) to 4294967295" "$ERR"
+	expect_rc 3 "a bad timeout exits 3" "$CTL" add 192.0.2.22 timeout 1h30
+	check "bad timeout: named" has_line "cuckooctl: add 1h30: not a timeout: seconds from 0 (none) to 4294967295, or a duration such as 90s, 15m, 1h30m, 7d" "$ERR"
 	expect_rc 1 "test: nothing added" "$CTL" test -s default -q 192.0.2.22
 	expect_rc 0 "create with a default timeout" "$CTL" create ctl-bans timeout 600
 	expect_rc 0 "add: the default, none, 1 s" "$CTL" add -s ctl-bans \

@@ -113,6 +113,8 @@ struct ctl_opts {
 	bool json;		/* -j */
 	bool all;		/* save --all */
 	bool allow_empty;	/* replace --allow-empty */
+	bool from_ipset;	/* restore --from-ipset: FILE is an ipset save */
+	bool prometheus;	/* stats --prometheus */
 	const char *iif;	/* test --iif: the device a packet arrives on */
 	/* hooks on --iif: the scope's devices, @niif of them */
 	const char *iifs[CNF_IIF_MAX];

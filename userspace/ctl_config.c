@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "ctl.h"
+#include "ctl_prom.h"
 
 int ctl_cmd_reset(const struct ctl_opts *o, int argc, char **argv)
 {
@@ -47,6 +48,9 @@ int ctl_cmd_stats(const struct ctl_opts *o, int argc, char **argv)
 	int fd, err;
 
 	memset(&st, 0, sizeof(st));
+	if (o->json && o->prometheus)
+		return ctl_usage_error("stats", NULL,
+				       "-j and --prometheus do not mix");
 	fd = ctl_open_no_args(o, argc, argv);
 	if (fd < 0)
 		return -fd;
@@ -59,7 +63,9 @@ int ctl_cmd_stats(const struct ctl_opts *o, int argc, char **argv)
 	close(fd);
 	if (err && err != CTL_ENOSETS)
 		return ctl_fail("stats", err);
-	if (o->json) {
+	if (o->prometheus) {
+		ctl_print_stats_prometheus(stdout, &st, ex, sets, n);
+	} else if (o->json) {
 		ctl_print_stats_json(stdout, &st, ex, sets, n);
 	} else {
 		ctl_print_stats_text(stdout, &st);

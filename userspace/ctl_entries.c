@@ -30,7 +30,8 @@ static void report_bad_arg(void *ctx, const char *value,
  * module that has them, asked before anything changes.
  */
 static int parse_and_open(const struct ctl_opts *o, int argc, char **argv,
-			  bool timeouts, struct ctl_entry **e, size_t *n)
+			  unsigned int flags, bool timeouts,
+			  struct ctl_entry **e, size_t *n)
 {
 	size_t i, timed = 0;
 	int fd;
@@ -41,7 +42,7 @@ static int parse_and_open(const struct ctl_opts *o, int argc, char **argv,
 	*e = calloc(argc, sizeof(**e));
 	if (!*e)
 		return -ctl_fail(o->cmd, ENOMEM);
-	if (ctl_parse_entry_args(argc, argv, o->flags, timeouts, *e, n,
+	if (ctl_parse_entry_args(argc, argv, flags, timeouts, *e, n,
 				 report_bad_arg, (void *)o->cmd))
 		return -CTL_EXIT_BADINPUT;
 	if (!*n)
@@ -57,22 +58,52 @@ static int parse_and_open(const struct ctl_opts *o, int argc, char **argv,
 }
 
 /*
+ * One prefix of operand @e (a range is several) for per_address(): 0, or
+ * the error, reported naming the operand (@arg) and, for a range, the
+ * prefix; @soft under --exist is passed over without a word.
+ */
+static int one_prefix(const struct ctl_opts *o, int fd, enum ctl_entry_op op,
+		      int soft, const struct ctl_entry *e, struct cnf_addr *a,
+		      const char *arg)
+{
+	char buf[CTL_SET_ERRLEN], text[CTL_PREFIXSTRLEN];
+	const char *why;
+	uint32_t flags = e->timed ? CNF_ENTRY_F_TIMEOUT : 0;
+	uint32_t timeout = e->timeout;
+	int err;
+
+	if (op == CTL_ADD && o->exist)
+		flags |= CNF_ENTRY_F_EXIST;
+	err = ctl_entry_call(fd, op, o->set, a, flags, &timeout);
+	if (!err || (err == soft && o->exist))
+		return err;
+	why = ctl_strerror_entry(err, a, o->set, buf, sizeof(buf));
+	if (e->range)
+		ctl_err("%s %s: %s: %s", o->cmd, arg,
+			ctl_format_prefix(a, text, sizeof(text)), why);
+	else
+		ctl_err("%s %s: %s", o->cmd, arg, why);
+	return err;
+}
+
+/*
  * add and del: one call per prefix.  @soft is the errno that only
  * concerns that prefix (EEXIST for add, ENOENT for del): report it and go
  * on, or under --exist pass over it; any other error stops.  add --exist
- * also asks the module to set a present prefix's timeout anew.
+ * also asks the module to set a present prefix's timeout anew.  A range
+ * is the fewest prefixes that cover it, each a call.
  */
 static int per_address(const struct ctl_opts *o, enum ctl_entry_op op,
 		       int soft, int argc, char **argv)
 {
-	char why[CTL_SET_ERRLEN];
+	struct cnf_addr split[CTL_RANGE_MAX];
 	struct ctl_local *local = NULL;
 	struct ctl_entry *e;
-	int fd, rc = 0, err;
-	uint32_t flags;
-	size_t i, n;
+	int fd, rc = 0, err = 0;
+	size_t i, j, n, parts;
 
-	fd = parse_and_open(o, argc, argv, op == CTL_ADD, &e, &n);
+	fd = parse_and_open(o, argc, argv, o->flags | CTL_PARSE_F_RANGE,
+			    op == CTL_ADD, &e, &n);
 	if (fd < 0) {
 		free(e);
 		return -fd;
@@ -80,22 +111,20 @@ static int per_address(const struct ctl_opts *o, enum ctl_entry_op op,
 	if (op == CTL_ADD)
 		local = ctl_local_for(fd, o->set, o->quiet);
 	for (i = 0; i < n; i++) {
-		ctl_local_warn(local, o->cmd, &e[i].a);
-		flags = e[i].timed ? CNF_ENTRY_F_TIMEOUT : 0;
-		if (op == CTL_ADD && o->exist)
-			flags |= CNF_ENTRY_F_EXIST;
-		err = ctl_entry_call(fd, op, o->set, &e[i].a, flags,
-				     &e[i].timeout);
-		if (!err || (err == soft && o->exist))
-			continue;
-		ctl_err("%s %s: %s", o->cmd, argv[e[i].arg],
-			ctl_strerror_entry(err, &e[i].a, o->set, why,
-					   sizeof(why)));
-		if (err != soft) {
+		parts = ctl_range_split(&e[i], split);
+		for (j = 0; j < parts; j++) {
+			ctl_local_warn(local, o->cmd, &split[j]);
+			err = one_prefix(o, fd, op, soft, &e[i], &split[j],
+					 argv[e[i].arg]);
+			if (!err || err == soft)
+				continue;
 			rc = ctl_exit_code(err);
 			break;
 		}
-		rc = CTL_EXIT_FAIL;
+		if (err && err != soft)
+			break;
+		if (err == soft && !o->exist)
+			rc = CTL_EXIT_FAIL;
 	}
 	ctl_local_free(local);
 	close(fd);
@@ -177,7 +206,7 @@ int ctl_cmd_test(const struct ctl_opts *o, int argc, char **argv)
 	if (o->one_set && o->iif)
 		return ctl_usage_error("test", NULL,
 				       "--iif asks the namespace, -s one set: not both");
-	fd = parse_and_open(o, argc, argv, false, &e, &n);
+	fd = parse_and_open(o, argc, argv, o->flags, false, &e, &n);
 	if (fd < 0) {
 		free(e);
 		/* Usage and bad input keep their codes; any failure is 2+. */

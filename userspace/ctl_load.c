@@ -272,7 +272,7 @@ static int run_file(const struct batch_op *op, const struct ctl_opts *o,
 	struct ctl_batch_result res;
 	int fd, rc;
 
-	ctl_input_init(&in, o->flags);
+	ctl_input_init(&in, o->flags | CTL_PARSE_F_RANGE);
 	rc = ctl_read_input(op->cmd, path, &in);
 	if (rc)
 		goto out;

@@ -315,6 +315,156 @@ static enum ctl_parse_err parse_prefix_text(const char *s, const char *end,
 	return err;
 }
 
+/* Set every bit of @addr past @len (of @width). */
+static void set_host_bits(uint8_t *addr, unsigned int len, unsigned int width)
+{
+	unsigned int i = len / 8;
+
+	if (len % 8)
+		addr[i++] |= (uint8_t)(0xff >> (len % 8));
+	for (; i < width / 8; i++)
+		addr[i] = 0xff;
+}
+
+/* Whether every bit of @addr past @len (of @width) is set. */
+static bool host_bits_set(const uint8_t *addr, unsigned int len,
+			  unsigned int width)
+{
+	uint8_t a[16];
+
+	memcpy(a, addr, width / 8);
+	set_host_bits(a, len, width);
+	return !memcmp(a, addr, width / 8);
+}
+
+/* How many of @a's last bits, of @width, are zero. */
+static unsigned int zero_tail(const uint8_t *a, unsigned int width)
+{
+	unsigned int i, n = 0;
+
+	for (i = width / 8; i--; n += 8)
+		if (a[i])
+			return n + __builtin_ctz(a[i]);
+	return n;
+}
+
+/* @a plus one, as a big-endian number of @bytes. */
+static void addr_inc(uint8_t *a, unsigned int bytes)
+{
+	while (bytes-- && !++a[bytes])
+		;
+}
+
+/*
+ * The range [@s, @end), "A-B" split at @dash, into @e: two addresses of
+ * one family, A no later than B, or @hint says why not.
+ */
+static enum ctl_parse_err parse_range(const char *s, const char *dash,
+				      const char *end, unsigned int flags,
+				      struct ctl_entry *e,
+				      struct cnf_addr *hint)
+{
+	enum ctl_parse_err err;
+	unsigned int width;
+
+	/* "10.0.0.0/24-10.0.1.255" means nothing ipset would take either. */
+	if (memchr(s, '/', end - s))
+		return CTL_PARSE_RANGE_PREFIX;
+	err = parse_prefix_text(s, dash, flags | CTL_PARSE_F_ALL, &e->a, hint);
+	if (!err)
+		err = parse_prefix_text(dash + 1, end, flags | CTL_PARSE_F_ALL,
+					&e->last, hint);
+	if (err)
+		return err;
+	if (e->a.family != e->last.family)
+		return CTL_PARSE_RANGE_FAMILY;
+	width = family_width(e->a.family);
+	if (memcmp(e->a.addr, e->last.addr, width / 8) > 0)
+		return CTL_PARSE_RANGE_ORDER;
+	e->range = true;
+	/* The whole family is a /0, which only --all-addresses may mean. */
+	memset(hint, 0, sizeof(*hint));
+	hint->family = e->a.family;
+	if (!(flags & CTL_PARSE_F_ALL) && zero_tail(e->a.addr, width) == width &&
+	    host_bits_set(e->last.addr, 0, width))
+		return CTL_PARSE_ALL;
+	memset(hint, 0, sizeof(*hint));
+	return CTL_PARSE_OK;
+}
+
+/*
+ * The entry [@s, @end): a prefix, or under CTL_PARSE_F_RANGE a range, into
+ * @e (its address fields zeroed first), or @hint says why not.
+ */
+static enum ctl_parse_err parse_entry_text(const char *s, const char *end,
+					   unsigned int flags,
+					   struct ctl_entry *e,
+					   struct cnf_addr *hint)
+{
+	/* Neither IPv4 nor IPv6 text has a '-': it can only split a range. */
+	const char *dash = memchr(s, '-', end - s);
+	enum ctl_parse_err err;
+
+	memset(&e->last, 0, sizeof(e->last));
+	e->range = false;
+	if (!dash || !(flags & CTL_PARSE_F_RANGE))
+		return parse_prefix_text(s, end, flags, &e->a, hint);
+	err = parse_range(s, dash, end, flags, e, hint);
+	if (err) {
+		memset(&e->a, 0, sizeof(e->a));
+		memset(&e->last, 0, sizeof(e->last));
+		e->range = false;
+	}
+	return err;
+}
+
+enum ctl_parse_err ctl_parse_entry(const char *s, unsigned int flags,
+				   struct ctl_entry *e, struct cnf_addr *hint)
+{
+	struct cnf_addr unused;
+
+	memset(e, 0, sizeof(*e));
+	return parse_entry_text(s, s + strlen(s), flags, e, hint ?: &unused);
+}
+
+size_t ctl_range_split(const struct ctl_entry *e, struct cnf_addr *out)
+{
+	unsigned int width = family_width(e->a.family), len;
+	struct cnf_addr cur = e->a, last;
+	size_t n = 0;
+
+	if (!e->range) {
+		out[0] = e->a;
+		return 1;
+	}
+	cur.prefixlen = width;
+	cur.flags = 0;
+	for (;;) {
+		/*
+		 * The shortest prefix that starts at @cur (its host bits
+		 * zero) and ends no later than the range (its last address,
+		 * host bits one, not past e->last): each step takes the
+		 * largest aligned block left, which makes the fewest.  A
+		 * single address always fits, as @cur is in the range.
+		 */
+		for (len = width - zero_tail(cur.addr, width);; len++) {
+			last = cur;
+			set_host_bits(last.addr, len, width);
+			if (len == width ||
+			    memcmp(last.addr, e->last.addr, width / 8) <= 0)
+				break;
+		}
+		out[n] = cur;
+		out[n].prefixlen = len;
+		out[n].flags = len ? 0 : CNF_ADDR_F_ALL;
+		n++;
+		if (!memcmp(last.addr, e->last.addr, width / 8))
+			return n;
+		cur = last;
+		addr_inc(cur.addr, width / 8);
+	}
+}
+
 enum ctl_parse_err ctl_parse_prefix(const char *s, unsigned int flags,
 				    struct cnf_addr *a, struct cnf_addr *hint)
 {
@@ -393,7 +543,7 @@ const char *ctl_parse_reason(enum ctl_parse_err err,
 		break;
 	case CTL_PARSE_TIMEOUT:
 		snprintf(buf, len,
-			 "not a timeout: whole seconds, a decimal number from 0 (none) to %lu",
+			 "not a timeout: seconds from 0 (none) to %lu, or a duration such as 90s, 15m, 1h30m, 7d",
 			 (unsigned long)UINT32_MAX);
 		break;
 	case CTL_PARSE_TIMEOUT_RANGE:
@@ -411,6 +561,17 @@ const char *ctl_parse_reason(enum ctl_parse_err err,
 	case CTL_PARSE_TIMEOUT_TWICE:
 		snprintf(buf, len, "a second timeout for the same address");
 		break;
+	case CTL_PARSE_RANGE_PREFIX:
+		snprintf(buf, len,
+			 "a range goes from one address to another, without '/' lengths");
+		break;
+	case CTL_PARSE_RANGE_FAMILY:
+		snprintf(buf, len,
+			 "a range from an IPv4 to an IPv6 address or back");
+		break;
+	case CTL_PARSE_RANGE_ORDER:
+		snprintf(buf, len, "a range whose first address comes after its last");
+		break;
 	default:
 		snprintf(buf, len, "unknown parse error %d", (int)err);
 		break;
@@ -418,19 +579,66 @@ const char *ctl_parse_reason(enum ctl_parse_err err,
 	return buf;
 }
 
-enum ctl_parse_err ctl_parse_timeout(const char *s, uint32_t *sec)
+/* Seconds in one of a duration's units, largest first, as they must come. */
+static const struct {
+	char unit;
+	uint32_t sec;
+} duration_units[] = {
+	{ 'w', 7 * 24 * 3600 }, { 'd', 24 * 3600 }, { 'h', 3600 },
+	{ 'm', 60 }, { 's', 1 },
+};
+
+/*
+ * Digits at *@s, as a number no larger than UINT64_MAX / 2 (past it, a
+ * duration is out of range whatever its unit): CTL_PARSE_OK with *@v and
+ * *@s moved past them, or why not.
+ */
+static enum ctl_parse_err parse_count(const char **s, unsigned long long *v)
 {
-	size_t n = strspn(s, "0123456789");
-	unsigned long long v;
+	size_t n = strspn(*s, "0123456789");
 
 	/* strtoull() would take "-1", " 1" and "+1": digits only. */
-	if (!n || s[n])
+	if (!n)
 		return CTL_PARSE_TIMEOUT;
 	errno = 0;
-	v = strtoull(s, NULL, 10);
-	if (errno == ERANGE || v > UINT32_MAX)
+	*v = strtoull(*s, NULL, 10);
+	*s += n;
+	return errno == ERANGE || *v > UINT64_MAX / 2 ?
+	       CTL_PARSE_TIMEOUT_RANGE : CTL_PARSE_OK;
+}
+
+enum ctl_parse_err ctl_parse_timeout(const char *s, uint32_t *sec)
+{
+	unsigned long long v, total = 0;
+	enum ctl_parse_err err;
+	size_t u = 0;
+
+	/*
+	 * Seconds alone, as ipset takes them, or a duration as fail2ban and
+	 * systemd write them: numbers each with its unit, largest unit
+	 * first, none twice ("1h30m", "7d").
+	 */
+	do {
+		err = parse_count(&s, &v);
+		if (err)
+			return err;
+		if (!*s && !total && !u) {
+			total = v;
+			break;
+		}
+		while (u < ARRAY_SIZE(duration_units) &&
+		       duration_units[u].unit != *s)
+			u++;
+		if (u == ARRAY_SIZE(duration_units))
+			return CTL_PARSE_TIMEOUT;
+		if (v > (UINT32_MAX - total) / duration_units[u].sec)
+			return CTL_PARSE_TIMEOUT_RANGE;
+		total += v * duration_units[u++].sec;
+		s++;
+	} while (*s);
+	if (total > UINT32_MAX)
 		return CTL_PARSE_TIMEOUT_RANGE;
-	*sec = (uint32_t)v;
+	*sec = (uint32_t)total;
 	return CTL_PARSE_OK;
 }
 
@@ -450,7 +658,8 @@ size_t ctl_parse_entry_args(int argc, char *const *argv, unsigned int flags,
 	for (i = 0; i < argc; i++) {
 		if (!timeouts || strcmp(argv[i], CTL_TIMEOUT_WORD)) {
 			memset(&out[*n], 0, sizeof(out[*n]));
-			err = ctl_parse_prefix(argv[i], flags, &out[*n].a, &hint);
+			err = parse_entry_text(argv[i], argv[i] + strlen(argv[i]),
+					       flags, &out[*n], &hint);
 			if (err) {
 				bad(ctx, argv[i], err, &hint);
 				nbad++;
@@ -573,7 +782,7 @@ enum ctl_line_kind ctl_parse_line(char *line, size_t len, unsigned int flags,
 		if (*err)
 			return CTL_LINE_BAD;
 	}
-	*err = parse_prefix_text(p, word_end, flags, &e->a, hint);
+	*err = parse_entry_text(p, word_end, flags, e, hint);
 	if (*err)
 		memset(e, 0, sizeof(*e));
 	return *err ? CTL_LINE_BAD : CTL_LINE_ADDR;
@@ -624,17 +833,22 @@ static int input_grow_addrs(struct ctl_input *in)
 	return 0;
 }
 
-static int input_add_addr(struct ctl_input *in, const struct ctl_entry *e,
-			  unsigned long lineno)
+int ctl_input_add(struct ctl_input *in, const struct ctl_entry *e,
+		  unsigned long lineno)
 {
-	if (in->n == in->room && input_grow_addrs(in))
-		return -ENOMEM;
-	in->addrs[in->n] = e->a;
-	in->timeout[in->n] = e->timed ? e->timeout : 0;
-	in->timed[in->n] = e->timed;
+	struct cnf_addr split[CTL_RANGE_MAX];
+	size_t i, n = ctl_range_split(e, split);
+
+	for (i = 0; i < n; i++) {
+		if (in->n == in->room && input_grow_addrs(in))
+			return -ENOMEM;
+		in->addrs[in->n] = split[i];
+		in->timeout[in->n] = e->timed ? e->timeout : 0;
+		in->timed[in->n] = e->timed;
+		in->lineno[in->n] = lineno;
+		in->n++;
+	}
 	in->ntimed += e->timed;
-	in->lineno[in->n] = lineno;
-	in->n++;
 	return 0;
 }
 
@@ -721,7 +935,7 @@ static int input_take_line(struct ctl_input *in, char *line, size_t len,
 	case CTL_LINE_EMPTY:
 		return 0;
 	case CTL_LINE_ADDR:
-		return input_add_addr(in, &e, lineno);
+		return ctl_input_add(in, &e, lineno);
 	default:
 		return input_add_bad(in, lineno, err, &hint, value, value_len);
 	}

@@ -21,6 +21,11 @@
 #define CTL_PARSE_F_ALL		1u
 /* ctl_input_read() flags: CTL_SET_LINE lines start sets (a save's). */
 #define CTL_PARSE_F_SETS	2u
+/* Entries and lines: take a range "A-B" as well as a prefix. */
+#define CTL_PARSE_F_RANGE	4u
+
+/* The most prefixes a range can need: two of each length but /0. */
+#define CTL_RANGE_MAX		(2 * 128)
 
 /* Why a prefix, or a line of an input file, was refused. */
 enum ctl_parse_err {
@@ -43,23 +48,47 @@ enum ctl_parse_err {
 	CTL_PARSE_TIMEOUT_MISSING,	/* "timeout" without its number */
 	CTL_PARSE_TIMEOUT_ALONE,	/* "timeout" with no address before it */
 	CTL_PARSE_TIMEOUT_TWICE,	/* a second "timeout" for one address */
+	CTL_PARSE_RANGE_PREFIX,	/* a range's end with a '/' length */
+	CTL_PARSE_RANGE_FAMILY,	/* a range from IPv4 to IPv6 or back */
+	CTL_PARSE_RANGE_ORDER,	/* a range that ends before it starts */
 };
 
 /* The word before an entry's timeout, on the command line and in files. */
 #define CTL_TIMEOUT_WORD	"timeout"
 
-/* One prefix with the timeout given for it, if any. */
+/*
+ * One prefix, or with CTL_PARSE_F_RANGE one range of addresses, with the
+ * timeout given for it, if any.
+ */
 struct ctl_entry {
-	struct cnf_addr a;
+	struct cnf_addr a;	/* the prefix; a range's first address */
+	struct cnf_addr last;	/* a range's last address, when @range */
 	uint32_t timeout;	/* seconds, 0: none; when @timed */
 	bool timed;		/* "timeout N" was given */
+	bool range;		/* "A-B": ctl_range_split() gives its prefixes */
 	int arg;		/* ctl_parse_entry_args(): its operand's index */
 };
 
 /*
- * Seconds of a timeout: decimal digits only (no sign, no space), at most
- * UINT32_MAX.  CTL_PARSE_OK with *@sec, CTL_PARSE_TIMEOUT or
- * CTL_PARSE_TIMEOUT_RANGE.
+ * @s as an entry: a prefix as ctl_parse_prefix() takes it, or with
+ * CTL_PARSE_F_RANGE in @flags a range "A-B", into @e (zeroed first; no
+ * timeout), or the reason with @hint (may be NULL) as for
+ * ctl_parse_reason().
+ */
+enum ctl_parse_err ctl_parse_entry(const char *s, unsigned int flags,
+				   struct ctl_entry *e, struct cnf_addr *hint);
+
+/*
+ * The fewest prefixes that cover exactly the addresses of @e (one, for a
+ * prefix), in order, into @out (room for CTL_RANGE_MAX).  Returns how many.
+ */
+size_t ctl_range_split(const struct ctl_entry *e, struct cnf_addr *out);
+
+/*
+ * Seconds of a timeout: decimal digits only (no sign, no space), or a
+ * duration, decimal numbers each followed by its unit (w, d, h, m, s),
+ * largest unit first, none twice ("1h30m"); at most UINT32_MAX seconds.
+ * CTL_PARSE_OK with *@sec, CTL_PARSE_TIMEOUT or CTL_PARSE_TIMEOUT_RANGE.
  */
 enum ctl_parse_err ctl_parse_timeout(const char *s, uint32_t *sec);
 
@@ -107,7 +136,8 @@ enum ctl_line_kind {
 
 /*
  * Classify one input line of @len bytes (line ending allowed): optional
- * whitespace, a prefix, optionally whitespace, "timeout" and whitespace
+ * whitespace, a prefix (or with CTL_PARSE_F_RANGE a range "A-B" of two
+ * addresses of one family, no space around the '-'), optionally whitespace, "timeout" and whitespace
  * and its seconds, optional whitespace, an optional comment from '#' or
  * ';' to the end.  May modify @line.  On CTL_LINE_ADDR, @e holds the
  * prefix and its timeout.  On CTL_LINE_BAD, *@err and @hint say why and
@@ -127,7 +157,8 @@ struct ctl_bad_line {
 };
 
 /*
- * The operands of add (@timeouts) or of del and test: each a prefix, with
+ * The operands of add (@timeouts) or of del and test: each a prefix (or
+ * with CTL_PARSE_F_RANGE in @flags a range "A-B"), with
  * @timeouts optionally followed by "timeout" and its seconds, into @out
  * (room for @argc), *@n of them.  Every bad operand is passed to @bad
  * with @ctx: its text, the reason and the hint for ctl_parse_reason().
@@ -176,6 +207,12 @@ void ctl_input_init(struct ctl_input *in, unsigned int flags);
 void ctl_input_free(struct ctl_input *in);
 /* Read all of @f into @in: 0, or -errno on a read or allocation failure. */
 int ctl_input_read(struct ctl_input *in, FILE *f);
+/*
+ * The prefixes of @e (a range's, or the one) after @in's, from line
+ * @lineno: 0 or -ENOMEM.
+ */
+int ctl_input_add(struct ctl_input *in, const struct ctl_entry *e,
+		  unsigned long lineno);
 
 /* Bytes with an optional K, M or G suffix (base 1024): 0 or -EINVAL/-ERANGE. */
 int ctl_parse_size(const char *s, uint64_t *bytes);

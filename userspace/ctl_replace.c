@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "ctl.h"
+#include "ctl_ipset.h"
 #include "ctl_local.h"
 
 #define KEPT	"the old contents still serve"
@@ -249,7 +250,7 @@ int ctl_replace(const struct ctl_opts *o, const char *path)
 	struct ctl_input in;
 	int rc;
 
-	ctl_input_init(&in, o->flags);
+	ctl_input_init(&in, o->flags | CTL_PARSE_F_RANGE);
 	rc = read_all("replace", path, &in);
 	if (rc) {
 		ctl_err("replace %s: nothing sent; " KEPT, set_name(o->set));
@@ -301,6 +302,55 @@ static int split_parts(const struct ctl_opts *o, const struct ctl_input *in,
 	return CTL_EXIT_OK;
 }
 
+/* "cuckooctl: restore FILE:LINE: text" for ctl_ipset_read(). */
+struct ipset_where {
+	const char *path;
+	bool quiet;
+};
+
+static void say_ipset(void *ctx, unsigned long lineno, bool note,
+		      const char *text)
+{
+	const struct ipset_where *w = ctx;
+
+	if (!note)
+		ctl_err("restore %s:%lu: %s", w->path, lineno, text);
+	else if (!w->quiet)
+		ctl_err("restore %s:%lu: note: %s", w->path, lineno, text);
+}
+
+/* An ipset save, read whole; a line it cannot map changes nothing. */
+static int read_ipset(const struct ctl_opts *o, const char *path,
+		      struct ctl_input *in)
+{
+	bool use_stdin = !strcmp(path, "-");
+	struct ipset_where w = { use_stdin ? "stdin" : path, o->quiet };
+	FILE *f = use_stdin ? stdin : fopen(path, "re");
+	size_t bad;
+	int err;
+
+	if (!f) {
+		ctl_err("restore %s: %s", path, strerror(errno));
+		return CTL_EXIT_FAIL;
+	}
+	err = ctl_ipset_read(in, f, say_ipset, &w, &bad);
+	if (!use_stdin)
+		fclose(f);
+	if (err)
+		return ctl_fail("restore", -err);
+	/* No set at all would otherwise replace the default set's contents. */
+	if (!bad && !in->nsect) {
+		ctl_err("restore %s: no create line of a set, nothing changed",
+			w.path);
+		return CTL_EXIT_BADINPUT;
+	}
+	if (!bad)
+		return CTL_EXIT_OK;
+	ctl_err("restore: %zu %s that cuckoo_nf cannot take, nothing changed",
+		bad, ctl_plural(bad, "line", "lines"));
+	return CTL_EXIT_BADINPUT;
+}
+
 int ctl_restore(const struct ctl_opts *o, const char *path)
 {
 	struct part *parts = NULL;
@@ -309,7 +359,10 @@ int ctl_restore(const struct ctl_opts *o, const char *path)
 	int rc;
 
 	ctl_input_init(&in, o->flags | CTL_PARSE_F_SETS);
-	rc = read_all("restore", path, &in);
+	if (o->from_ipset)
+		rc = read_ipset(o, path, &in);
+	else
+		rc = read_all("restore", path, &in);
 	if (!rc)
 		rc = split_parts(o, &in, &parts, &n);
 	if (!rc)

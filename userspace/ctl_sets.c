@@ -79,9 +79,44 @@ static int create_args(int argc, char **argv, int *kind, uint32_t *timeout)
 	return CTL_EXIT_OK;
 }
 
+/*
+ * create --exist of set @name, which exists: no error when it is what the
+ * command asks for (@kind, default @timeout), as ipset's -exist; else
+ * say how it differs.  Exit code.
+ */
+static int create_exists(int fd, const char *name, int kind,
+			 uint32_t timeout)
+{
+	struct cnf_set_info *sets;
+	size_t n;
+	long i;
+	int err = ctl_set_list(fd, &sets, &n);
+
+	if (err)
+		return set_fail("create", name, err);
+	i = ctl_find_set(sets, n, name);
+	/* Destroyed between the two calls: create would have worked. */
+	if (i < 0) {
+		free(sets);
+		err = ctl_set_call(fd, CNF_IOC_SET_CREATE, name, kind, timeout);
+		return err ? set_fail("create", name, err) : CTL_EXIT_OK;
+	}
+	if (sets[i].kind == (uint32_t)kind && sets[i].timeout == timeout) {
+		free(sets);
+		return CTL_EXIT_OK;
+	}
+	ctl_err("create %s: exists as %s %s set with default timeout %u, not %s %s set with %u",
+		name, sets[i].kind == CNF_SET_ALLOW ? "an" : "a",
+		ctl_set_kind_name(sets[i].kind), sets[i].timeout,
+		kind == CNF_SET_ALLOW ? "an" : "a", ctl_set_kind_name(kind),
+		timeout);
+	free(sets);
+	return CTL_EXIT_FAIL;
+}
+
 int ctl_cmd_create(const struct ctl_opts *o, int argc, char **argv)
 {
-	int kind = CNF_SET_BLOCK, rc;
+	int kind = CNF_SET_BLOCK, rc, fd, err;
 	uint32_t timeout = 0;
 
 	if (argc < 1 || argc > 4)
@@ -92,8 +127,16 @@ int ctl_cmd_create(const struct ctl_opts *o, int argc, char **argv)
 		rc = create_args(argc - 1, argv + 1, &kind, &timeout);
 	if (rc)
 		return rc;
-	return one_set_call("create", CNF_IOC_SET_CREATE, argv[0], kind,
-			    timeout);
+	fd = ctl_open_device();
+	if (fd < 0)
+		return -fd;
+	err = ctl_set_call(fd, CNF_IOC_SET_CREATE, argv[0], kind, timeout);
+	if (err == EEXIST && o->exist)
+		rc = create_exists(fd, argv[0], kind, timeout);
+	else if (err)
+		rc = set_fail("create", argv[0], err);
+	close(fd);
+	return rc;
 }
 
 int ctl_cmd_destroy(const struct ctl_opts *o, int argc, char **argv)

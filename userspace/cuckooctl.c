@@ -162,10 +162,12 @@ enum {
 	O_ALL = 1 << 7,		/* -a, --all */
 	O_EMPTY = 1 << 8,	/* --allow-empty */
 	O_IIF = 1 << 9,		/* --iif NAME */
+	O_IPSET = 1 << 10,	/* --from-ipset */
+	O_PROM = 1 << 11,	/* --prometheus */
 };
 
 /* Long options without a short one: values past any character. */
-enum { V_EXIST = 0x100, V_ADDRS, V_STRICT, V_EMPTY, V_IIF };
+enum { V_EXIST = 0x100, V_ADDRS, V_STRICT, V_EMPTY, V_IIF, V_IPSET, V_PROM };
 
 static const struct {
 	unsigned int bit;
@@ -175,8 +177,9 @@ static const struct {
 	{ O_SET, { "set", required_argument, NULL, 's' },
 	  "-s, --set NAME       the set (default: the set 'default')" },
 	{ O_EXIST, { "exist", no_argument, NULL, V_EXIST },
-	  "    --exist          a prefix present (add: timeout set anew) or absent\n"
-	  "                       (del) is no error" },
+	  "    --exist          no error for what is there (add: its timeout set\n"
+	  "                       anew; create: a set of that kind and timeout)\n"
+	  "                       or absent (del); ipset's -exist is taken too" },
 	{ O_QUIET, { "quiet", no_argument, NULL, 'q' },
 	  "-q, --quiet          print nothing but errors" },
 	{ O_ADDRS, { "all-addresses", no_argument, NULL, V_ADDRS },
@@ -196,6 +199,10 @@ static const struct {
 	  "                       on: only packets arriving on device NAME (NAME+:\n"
 	  "                       on those whose name begins with NAME), repeated\n"
 	  "                       for up to 8 names" },
+	{ O_IPSET, { "from-ipset", no_argument, NULL, V_IPSET },
+	  "    --from-ipset     FILE is what 'ipset save' prints" },
+	{ O_PROM, { "prometheus", no_argument, NULL, V_PROM },
+	  "    --prometheus     Prometheus' text format, for node_exporter" },
 };
 
 #define NOPTIONS	ARRAY_SIZE(cmd_options)
@@ -241,6 +248,12 @@ static int take_option(const struct ctl_cmd *cmd, int val,
 		o->iif = o->iif ? o->iif : optarg;
 		o->iifs[o->niif++] = optarg;
 		break;
+	case V_IPSET:
+		o->from_ipset = true;
+		break;
+	case V_PROM:
+		o->prometheus = true;
+		break;
 	}
 	return CTL_EXIT_OK;
 }
@@ -270,6 +283,11 @@ static int parse_cmd_opts(const struct ctl_cmd *cmd, int argc, char **argv,
 		}
 	}
 	shortopts[k] = '\0';
+	/* ipset's spelling, one dash, as its users type it. */
+	for (c = 1; (cmd->opts & O_EXIST) && c < argc && strcmp(argv[c], "--");
+	     c++)
+		if (!strcmp(argv[c], "-exist"))
+			argv[c] = (char *)"--exist";
 	longopts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
 	longopts[n] = (struct option){ };
 	opterr = 0;
@@ -357,16 +375,18 @@ static const struct ctl_cmd commands[] = {
 	{ "add", ctl_cmd_add, O_PREFIXES | O_EXIST | O_QUIET,
 	  "PREFIX [timeout SECONDS]...", "add prefixes to a set",
 	  "Add each IPv4 or IPv6 PREFIX: ADDR/LEN with every bit past LEN zero,\n"
-	  "or an address alone (a /32 or /128).  'timeout SECONDS' after a\n"
-	  "PREFIX: the module removes it that long after (0: never); without,\n"
-	  "it gets the set's default timeout.  All are checked before any is\n"
-	  "added.  A prefix already present is reported and the command exits 1\n"
-	  "(with --exist: its timeout is set anew); the others are still added.\n" },
+	  "an address alone (a /32 or /128), or a range FIRST-LAST (the fewest\n"
+	  "prefixes that cover it).  'timeout SECONDS' after a PREFIX: the\n"
+	  "module removes it that long after (0: never; or 90s, 15m, 1h30m,\n"
+	  "7d); without, it gets the set's default timeout.  All are checked\n"
+	  "before any is added.  A prefix already present is reported and the\n"
+	  "command exits 1 (with --exist: its timeout is set anew); the others\n"
+	  "are still added.\n" },
 	{ "del", ctl_cmd_del, O_PREFIXES | O_EXIST | O_QUIET | O_FILE,
 	  "PREFIX... | --file FILE|-", "delete prefixes from a set",
-	  "Delete each PREFIX, exactly as it was added (a prefix covering it or\n"
-	  "covered by it stays), or every prefix listed in FILE ('-': stdin), in\n"
-	  "the format of 'load'.  An absent PREFIX is reported and the command\n"
+	  "Delete each PREFIX (or the prefixes of a range FIRST-LAST), exactly\n"
+	  "as it was added (a prefix covering it or covered by it stays), or\n"
+	  "every prefix listed in FILE ('-': stdin), in the format of 'load'.  An absent PREFIX is reported and the command\n"
 	  "exits 1 (with --exist: passed over); with --file absent ones are\n"
 	  "counted, and bad lines make the exit status 1.\n" },
 	{ "test", ctl_cmd_test, O_PREFIXES | O_QUIET | O_JSON | O_IIF,
@@ -387,15 +407,15 @@ static const struct ctl_cmd commands[] = {
 	  "module that cannot name the covering prefix, 'present' alone.\n" },
 	{ "load", cmd_load, O_PREFIXES | O_QUIET | O_STRICT, "[FILE|-]",
 	  "add every prefix of a file to a set",
-	  "Add the prefixes of FILE (default: stdin), one per line, each\n"
-	  "optionally followed by 'timeout SECONDS' (the others then get the\n"
-	  "set's default); '#' or ';' starts a comment, on a line of its own or\n"
-	  "after the entry; blank lines and whitespace around entries are skipped\n"
-	  "(FireHOL netsets, Spamhaus DROP lists and 'save' output load as they\n"
-	  "are).  Prints how many were added and how many were already present.\n"
-	  "Each bad line is reported as FILE:LINE: VALUE: reason; the good lines\n"
-	  "are still added and the exit status is 1 (with no good line: nothing\n"
-	  "changed, exit 3).\n" },
+	  "Add the prefixes of FILE (default: stdin), one per line (or a range\n"
+	  "FIRST-LAST), each optionally followed by 'timeout SECONDS' (the\n"
+	  "others then get the set's default); '#' or ';' starts a comment, on\n"
+	  "a line of its own or after the entry; blank lines and whitespace\n"
+	  "around entries are skipped (FireHOL netsets, Spamhaus DROP lists and\n"
+	  "'save' output load as they are).  Prints how many were added and how\n"
+	  "many were already present.  Each bad line is reported as\n"
+	  "FILE:LINE: VALUE: reason; the good lines are still added and the exit\n"
+	  "status is 1 (with no good line: nothing changed, exit 3).\n" },
 	{ "replace", cmd_replace, O_PREFIXES | O_QUIET | O_EMPTY, "FILE|-",
 	  "make a file's prefixes a set's contents, in one step",
 	  "Read FILE ('-': stdin) completely, in the format of 'load'; if every\n"
@@ -413,7 +433,7 @@ static const struct ctl_cmd commands[] = {
 	  "'# cuckoo_nf set NAME KIND' line, ending in 'timeout N' for a set\n"
 	  "with a default timeout; such a set's permanent prefixes are written\n"
 	  "with 'timeout 0'.\n" },
-	{ "restore", cmd_restore, O_PREFIXES | O_QUIET, "FILE|-",
+	{ "restore", cmd_restore, O_PREFIXES | O_QUIET | O_IPSET, "FILE|-",
 	  "replace sets with a save's",
 	  "Read FILE ('-': stdin) completely; if every line is good, replace\n"
 	  "each set it holds, each in one step, creating those missing with\n"
@@ -421,13 +441,16 @@ static const struct ctl_cmd commands[] = {
 	  "default set's), else change nothing (exit 3).  A line without a\n"
 	  "timeout gets the set's default.  With --set, the one set of FILE goes\n"
 	  "into that set.  A module without sets: the default set is flushed,\n"
-	  "then loaded.\n" },
-	{ "create", ctl_cmd_create, 0, "NAME [block|allow] [timeout SECONDS]",
+	  "then loaded.  With --from-ipset, FILE is what 'ipset save' prints:\n"
+	  "its hash:ip, hash:net and bitmap:ip sets become block sets, nomatch\n"
+	  "entries an allow set NAME-nomatch (see cuckooctl(8)).\n" },
+	{ "create", ctl_cmd_create, O_EXIST, "NAME [block|allow] [timeout SECONDS]",
 	  "create a set",
 	  "Create an empty set: a block set (the default) drops the sources it\n"
 	  "covers, unless an allow set covers them too.  NAME: 1 to 31\n"
 	  "characters of A-Z a-z 0-9 _ . -.  With a timeout, prefixes added\n"
-	  "without one are removed SECONDS after (the set's default timeout).\n" },
+	  "without one are removed SECONDS after (the set's default timeout).\n"
+	  "With --exist, a set of that name, kind and timeout is no error.\n" },
 	{ "destroy", ctl_cmd_destroy, 0, "NAME", "remove a set",
 	  "Remove the set and its prefixes.  The default set stays.\n" },
 	{ "swap", ctl_cmd_swap, 0, "NAME NAME", "exchange two sets' contents",
@@ -461,14 +484,16 @@ static const struct ctl_cmd commands[] = {
 	  "namespace's hooks are unregistered and its memory freed, as before\n"
 	  "it was first configured.  The next add, load, restore, mode, hooks\n"
 	  "or limit starts again from the module's parameters.\n" },
-	{ "stats", ctl_cmd_stats, O_JSON, "[-j]", "show counters and table figures",
+	{ "stats", ctl_cmd_stats, O_JSON | O_PROM, "[-j | --prometheus]",
+	  "show counters and table figures",
 	  "Show whether the namespace is active (configured: hooks registered),\n"
 	  "the mode, the memory limit and, per family, the prefixes stored, their\n"
 	  "distinct lengths, the keys and tables they are looked up in, capacity,\n"
 	  "load factor, memory, grows, stashed entries and packet counters; the\n"
 	  "prefixes with a timeout, the memory keeping them takes, how many ran\n"
 	  "out and how late they were removed; then each set, as 'sets' shows\n"
-	  "them.\n" },
+	  "them.  --prometheus: the same figures as metrics cuckoo_nf_* for\n"
+	  "node_exporter's textfile collector (see cuckooctl(8)).\n" },
 	{ "mode", ctl_cmd_mode, 0, "[drop|monitor|mark VALUE[/MASK]]",
 	  "show or set what matching packets get",
 	  "drop: packets from listed sources are dropped.  monitor: they are\n"

@@ -3,9 +3,10 @@
 # formatting (no device needed).  Included by userspace/Makefile.
 CTL_SRCS := cuckooctl.c ctl_entries.c ctl_config.c ctl_sets.c ctl_dev.c \
 	ctl_load.c ctl_replace.c ctl_persist.c ctl_parse.c ctl_format.c ctl_setname.c \
-	ctl_local.c ctl_verdict.c \
+	ctl_local.c ctl_verdict.c ctl_ipset.c ctl_prom.c \
 	ctl_xdp.c ctl_xdp_obj.S
-CTL_HDRS := ctl.h ctl_parse.h ctl_format.h ctl_setname.h ctl_local.h $(TOP)/uapi/linux/cuckoo_nf.h
+CTL_HDRS := ctl.h ctl_parse.h ctl_format.h ctl_setname.h ctl_local.h ctl_ipset.h ctl_prom.h \
+	$(TOP)/uapi/linux/cuckoo_nf.h
 # cuckooctl xdp: libbpf (libbpf-dev) for its headers, opened at run time
 # (dlopen), and the program embedded by ctl_xdp_obj.S.
 CTL_LIBS := -ldl
@@ -50,6 +51,12 @@ $(B)/tests/test_ctl_format: tests/test_ctl_format.c ctl_format.c ctl_format.h \
 	@mkdir -p $(dir $@)
 	$(CC) $(CTL_TEST_CFLAGS) -o $@ tests/test_ctl_format.c ctl_format.c ctl_parse.c ctl_setname.c
 
+# ipset save output, read into the sets of a save.
+$(B)/tests/test_ctl_ipset: tests/test_ctl_ipset.c ctl_ipset.c ctl_ipset.h \
+			   ctl_parse.c ctl_parse.h ctl_format.c ctl_setname.c $(KSFT_HARNESS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CTL_TEST_CFLAGS) -o $@ tests/test_ctl_ipset.c ctl_ipset.c ctl_parse.c ctl_format.c ctl_setname.c
+
 # The tool itself against emulated modules (tests/ctl_fake_dev.c, an
 # LD_PRELOAD ioctl shim).  Tool and shim are built without sanitizers
 # (SAN=1): a preloaded library would come before the ASan runtime.
@@ -71,4 +78,4 @@ $(B)/tests/test_ctl_cli: tests/test_ctl_cli.c $(B)/tests/cuckooctl \
 		-DFAKE_SO='"$(B)/tests/ctl_fake_dev.so"' -o $@ tests/test_ctl_cli.c
 
 UNIT_TESTS += $(B)/tests/test_ctl_parse $(B)/tests/test_ctl_format \
-	      $(B)/tests/test_ctl_cli
+	      $(B)/tests/test_ctl_ipset $(B)/tests/test_ctl_cli

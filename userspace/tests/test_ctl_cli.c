@@ -789,10 +789,10 @@ TEST(add_refuses_bad_timeouts_before_any_call)
 {
 	struct run r;
 
-	EXPECT_RUN(&r, "new", 3, "cuckooctl: add abc: not a timeout: whole seconds, a decimal number from 0 (none) to 4294967295\n",
+	EXPECT_RUN(&r, "new", 3, "cuckooctl: add abc: not a timeout: seconds from 0 (none) to 4294967295, or a duration such as 90s, 15m, 1h30m, 7d\n",
 		   "add", "10.9.0.1", "timeout", "abc");
 	EXPECT_STREQ("", r.log);
-	EXPECT_RUN(&r, "new", 3, "cuckooctl: add -1: not a timeout: whole seconds, a decimal number from 0 (none) to 4294967295\n",
+	EXPECT_RUN(&r, "new", 3, "cuckooctl: add -1: not a timeout: seconds from 0 (none) to 4294967295, or a duration such as 90s, 15m, 1h30m, 7d\n",
 		   "add", "10.9.0.1", "timeout", "--", "-1");
 	EXPECT_RUN(&r, "new", 3, "cuckooctl: add 4294967296: timeout past 4294967295 seconds, the longest there is\n",
 		   "add", "10.9.0.1", "10.9.0.2", "timeout", "4294967296");
@@ -867,11 +867,11 @@ TEST(create_with_a_default_timeout)
 			       "  late:         2 (removed over a second late), at most 1250 ms\n"))
 		TH_LOG("%s", r.out);
 	EXPECT_RUN(&r, "new", 2, "cuckooctl: create timeout: needs a number of seconds\n"
-		   "Usage: cuckooctl create NAME [block|allow] [timeout SECONDS]\n"
+		   "Usage: cuckooctl create [OPTION...] NAME [block|allow] [timeout SECONDS]\n"
 		   "Try 'cuckooctl help create' for more.\n",
 		   "create", "x", "block", "timeout");
-	EXPECT_RUN(&r, "new", 3, "cuckooctl: create 1h: not a timeout: whole seconds, a decimal number from 0 (none) to 4294967295\n",
-		   "create", "x", "timeout", "1h");
+	EXPECT_RUN(&r, "new", 3, "cuckooctl: create 1x: not a timeout: seconds from 0 (none) to 4294967295, or a duration such as 90s, 15m, 1h30m, 7d\n",
+		   "create", "x", "timeout", "1x");
 	RUN(&r, "new", "", "create", "x", "allow", "timeout", "5", "more");
 	EXPECT_EQ(2, r.status);
 	EXPECT_STREQ("", r.log);
@@ -1159,6 +1159,114 @@ TEST(add_names_covered_own_addresses)
 	unsetenv("CNF_FAKE_IFADDRS");
 	RUN(&r, "new", "", "test", "-s", "default", "127.0.0.1");
 	EXPECT_EQ(0, r.status);
+}
+
+TEST(ranges_durations_and_ipset_spellings)
+{
+	struct run r;
+
+	fresh_module();
+	/* A range: the fewest prefixes, each a call with the timeout. */
+	RUN(&r, "new", "", "add", "10.9.0.1-10.9.0.6", "timeout", "1h30m",
+	    "10.9.1.0-10.9.1.255");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("", r.err);
+	EXPECT_STREQ("SET_CREATE default timeout=1\nADD timeout=5400\n"
+		     "ADD timeout=5400\nADD timeout=5400\nADD timeout=5400\n"
+		     "ADD\n", r.log);
+	RUN(&r, "new", "", "list");
+	EXPECT_STREQ("10.0.0.0/8\n10.1.0.0/16\n192.0.2.7\n2001:db8::/32\n"
+		     "10.9.0.1 timeout 5400\n10.9.0.2/31 timeout 5400\n"
+		     "10.9.0.4/31 timeout 5400\n10.9.0.6 timeout 5400\n"
+		     "10.9.1.0/24\n", r.out);
+	/* ipset's -exist, one dash. */
+	RUN(&r, "new", "", "add", "-exist", "10.9.0.2-10.9.0.3", "timeout", "7d");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("", r.err);
+	EXPECT_STREQ("SET_CREATE default timeout=1\nADD exist timeout=604800\n",
+		     r.log);
+	/* A prefix of a range absent: named with the range. */
+	RUN(&r, "new", "", "del", "10.9.0.2-10.9.0.4");
+	EXPECT_EQ(1, r.status);
+	EXPECT_STREQ("cuckooctl: del 10.9.0.2-10.9.0.4: 10.9.0.4: not present\n",
+		     r.err);
+	EXPECT_STREQ("DEL\nDEL\n", r.log);
+	RUN(&r, "new", "", "del", "-exist", "10.9.0.4-10.9.0.7", "10.9.0.1");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("", r.err);
+	/* A bad range: nothing called. */
+	EXPECT_RUN(&r, "new", 3, "cuckooctl: add 10.9.0.9-10.9.0.1: a range whose first address comes after its last\n",
+		   "add", "10.9.0.5", "10.9.0.9-10.9.0.1");
+	EXPECT_STREQ("", r.log);
+	/* test asks about addresses, not ranges. */
+	EXPECT_RUN(&r, "new", 3, "cuckooctl: test 10.9.0.1-10.9.0.2: not an IPv4 or IPv6 address or prefix\n",
+		   "test", "-s", "default", "10.9.0.1-10.9.0.2");
+	/* create --exist: the same set is no error, another is. */
+	RUN(&r, "new", "", "create", "web", "block", "timeout", "10m");
+	EXPECT_EQ(0, r.status);
+	EXPECT_RUN(&r, "new", 1, "cuckooctl: create web: a set named web exists already\n",
+		   "create", "web", "block", "timeout", "600");
+	RUN(&r, "new", "", "create", "-exist", "web", "block", "timeout", "600");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("", r.err);
+	EXPECT_RUN(&r, "new", 1, "cuckooctl: create web: exists as a block set with default timeout 600, not an allow set with 0\n",
+		   "create", "--exist", "web", "allow");
+	drop_module();
+}
+
+TEST(restore_from_an_ipset_save)
+{
+	struct run r;
+
+	fresh_module();
+	RUN(&r, "new",
+	    "create f2b-sshd hash:ip family inet hashsize 1024 maxelem 65536 timeout 600 bucketsize 12 initval 0x5b7e24c6\n"
+	    "add f2b-sshd 203.0.113.9 timeout 583\n"
+	    "create lan hash:net family inet hashsize 1024 maxelem 65536 comment\n"
+	    "add lan 10.20.0.0/16 comment \"office\"\n"
+	    "add lan 10.20.5.0/24 nomatch\n",
+	    "restore", "--from-ipset", "-");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("replaced set f2b-sshd: 1 entry (was 0)\n"
+		     "replaced set lan: 1 entry (was 0)\n"
+		     "replaced set lan-nomatch: 1 entry (was 0)\n", r.out);
+	EXPECT_STREQ("cuckooctl: restore stdin:3: note: comments are not kept: cuckoo_nf stores prefixes only\n"
+		     "cuckooctl: restore stdin:3: note: nomatch entries go to an allow set NAME-nomatch, which exempts them from every block set of the namespace\n",
+		     r.err);
+	EXPECT_STREQ("SET_CREATE default timeout=1\nSET_LIST\n"
+		     "SET_CREATE f2b-sshd timeout=600\n"
+		     "ADD_BATCH f2b-sshd replace timeouts\n"
+		     "SET_CREATE lan\nADD_BATCH lan replace\n"
+		     "SET_CREATE lan-nomatch\nADD_BATCH lan-nomatch replace\n",
+		     r.log);
+	RUN(&r, "new", "", "save", "-a");
+	EXPECT_STREQ("# cuckoo_nf save\n"
+		     "# cuckoo_nf set default block\n"
+		     "10.0.0.0/8\n10.1.0.0/16\n192.0.2.7\n2001:db8::/32\n"
+		     "# cuckoo_nf set f2b-sshd block timeout 600\n"
+		     "203.0.113.9 timeout 583\n"
+		     "# cuckoo_nf set lan block\n10.20.0.0/16\n"
+		     "# cuckoo_nf set lan-nomatch allow\n10.20.5.0/24\n", r.out);
+	/* -q: no notes. */
+	RUN(&r, "new", "create lan hash:net comment\nadd lan 10.20.0.0/16\n",
+	    "restore", "-q", "--from-ipset", "-");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("", r.err);
+	/* A line it cannot map: named, nothing sent. */
+	RUN(&r, "new", "create p hash:ip,port\ncreate lan hash:net\nadd lan 10.9.0.0/16\n",
+	    "restore", "--from-ipset", "-");
+	EXPECT_EQ(3, r.status);
+	EXPECT_STREQ("cuckooctl: restore stdin:1: p: type hash:ip,port holds more than addresses and prefixes; cuckoo_nf takes hash:ip, hash:net and bitmap:ip sets\n"
+		     "cuckooctl: restore: 1 line that cuckoo_nf cannot take, nothing changed\n",
+		     r.err);
+	EXPECT_STREQ("", r.log);
+	/* No set at all: the default set is left alone. */
+	RUN(&r, "new", "# nothing\n", "restore", "--from-ipset", "-");
+	EXPECT_EQ(3, r.status);
+	EXPECT_STREQ("cuckooctl: restore stdin: no create line of a set, nothing changed\n",
+		     r.err);
+	EXPECT_STREQ("", r.log);
+	drop_module();
 }
 
 TEST_HARNESS_MAIN

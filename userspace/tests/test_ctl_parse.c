@@ -1189,12 +1189,22 @@ TEST(timeout_values)
 	} good[] = {
 		{ "0", 0 }, { "1", 1 }, { "600", 600 }, { "007", 7 },
 		{ "4294967295", 4294967295u },
+		/* Durations, as fail2ban's bantime and systemd write them. */
+		{ "90s", 90 }, { "15m", 900 }, { "1h30m", 5400 },
+		{ "7d", 604800 }, { "2w", 1209600 }, { "0s", 0 },
+		{ "1w2d3h4m5s", 788645 }, { "1h05s", 3605 },
+		{ "4294967295s", 4294967295u },
+		{ "49710d6h28m15s", 4294967295u },
 	};
 	static const char *const bad[] = {
-		"", "-1", "+1", " 1", "1 ", "1s", "abc", "1.5", "0x10", "1e3",
+		"", "-1", "+1", " 1", "1 ", "abc", "1.5", "0x10", "1e3",
+		/* A unit each number, largest first, none twice. */
+		"s", "1h30", "30m1h", "1h1h", "1H", "1ms", "1y", "1 h",
+		"1h 30m", "h1", "1hm",
 	};
 	static const char *const range[] = {
 		"4294967296", "10000000000", "99999999999999999999999999",
+		"4294967296s", "49710d6h28m16s", "7102w", "99999999999999999999d",
 	};
 	char reason[CTL_REASONLEN];
 	struct cnf_addr no_hint;
@@ -1217,7 +1227,7 @@ TEST(timeout_values)
 		EXPECT_EQ(CTL_PARSE_TIMEOUT_RANGE, ctl_parse_timeout(range[i], &sec))
 			TH_LOG("'%s'", range[i]);
 	memset(&no_hint, 0, sizeof(no_hint));
-	EXPECT_STREQ("not a timeout: whole seconds, a decimal number from 0 (none) to 4294967295",
+	EXPECT_STREQ("not a timeout: seconds from 0 (none) to 4294967295, or a duration such as 90s, 15m, 1h30m, 7d",
 		     ctl_parse_reason(CTL_PARSE_TIMEOUT, &no_hint, reason,
 				      sizeof(reason)));
 	EXPECT_STREQ("timeout past 4294967295 seconds, the longest there is",
@@ -1244,8 +1254,9 @@ static void collect_bad(void *ctx, const char *value, enum ctl_parse_err err,
 }
 
 /* ctl_parse_entry_args() of the words of @line into @e. */
-static size_t entry_args(const char *line, bool timeouts, struct ctl_entry *e,
-			 size_t *n, struct bad_args *bad)
+static size_t entry_args_flags(const char *line, unsigned int flags,
+			       bool timeouts, struct ctl_entry *e, size_t *n,
+			       struct bad_args *bad)
 {
 	static char buf[256];
 	char *argv[32], *p;
@@ -1255,8 +1266,183 @@ static size_t entry_args(const char *line, bool timeouts, struct ctl_entry *e,
 	for (p = strtok(buf, " "); p && argc < 32; p = strtok(NULL, " "))
 		argv[argc++] = p;
 	memset(bad, 0, sizeof(*bad));
-	return ctl_parse_entry_args(argc, argv, 0, timeouts, e, n, collect_bad,
-				    bad);
+	return ctl_parse_entry_args(argc, argv, flags, timeouts, e, n,
+				    collect_bad, bad);
+}
+
+static size_t entry_args(const char *line, bool timeouts, struct ctl_entry *e,
+			 size_t *n, struct bad_args *bad)
+{
+	return entry_args_flags(line, 0, timeouts, e, n, bad);
+}
+
+/* The prefixes of range @text, as cuckooctl prints them, space-separated. */
+static const char *split_text(const char *text, unsigned int flags)
+{
+	static char out[CTL_RANGE_MAX * CTL_PREFIXSTRLEN];
+	struct cnf_addr split[CTL_RANGE_MAX];
+	char one[CTL_PREFIXSTRLEN];
+	static struct bad_args bad;
+	struct ctl_entry e[2];
+	size_t i, n, len = 0;
+
+	if (entry_args_flags(text, flags | CTL_PARSE_F_RANGE, false, e, &n,
+			     &bad) || n != 1)
+		return bad.text;
+	n = ctl_range_split(&e[0], split);
+	out[0] = '\0';
+	for (i = 0; i < n; i++)
+		len += snprintf(out + len, sizeof(out) - len, "%s%s",
+				i ? " " : "",
+				ctl_format_prefix(&split[i], one, sizeof(one)));
+	return out;
+}
+
+static size_t split_count(const char *text)
+{
+	struct cnf_addr split[CTL_RANGE_MAX];
+	struct ctl_entry e[2];
+	struct bad_args bad;
+	size_t n;
+
+	if (entry_args_flags(text, CTL_PARSE_F_RANGE, false, e, &n, &bad) ||
+	    n != 1)
+		return 0;
+	return ctl_range_split(&e[0], split);
+}
+
+TEST(ranges_split_into_fewest_prefixes)
+{
+	EXPECT_STREQ("10.0.0.5", split_text("10.0.0.5-10.0.0.5", 0));
+	EXPECT_STREQ("10.0.0.0/24", split_text("10.0.0.0-10.0.0.255", 0));
+	EXPECT_STREQ("10.0.0.1 10.0.0.2/31 10.0.0.4/30 10.0.0.8/29 10.0.0.16/28 10.0.0.32/27 10.0.0.64/26 10.0.0.128/26 10.0.0.192/27 10.0.0.224/28 10.0.0.240/29 10.0.0.248/30 10.0.0.252/31 10.0.0.254",
+		     split_text("10.0.0.1-10.0.0.254", 0));
+	EXPECT_STREQ("192.168.1.0/24 192.168.2.0/23",
+		     split_text("192.168.1.0-192.168.3.255", 0));
+	EXPECT_STREQ("255.255.255.254/31",
+		     split_text("255.255.255.254-255.255.255.255", 0));
+	EXPECT_STREQ("0.0.0.0/1", split_text("0.0.0.0-127.255.255.255", 0));
+	EXPECT_STREQ("2001:db8::/127 2001:db8::2",
+		     split_text("2001:db8::-2001:db8::2", 0));
+	EXPECT_STREQ("2001:db8::/32",
+		     split_text("2001:db8::-2001:db8:ffff:ffff:ffff:ffff:ffff:ffff", 0));
+	/* The most a family needs: two of each length but /0. */
+	EXPECT_EQ(62, split_count("0.0.0.1-255.255.255.254"));
+	EXPECT_EQ(CTL_RANGE_MAX - 2,
+		  split_count("::1-ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffe"));
+	/* The whole family is /0, which only --all-addresses means. */
+	EXPECT_STREQ("0.0.0.0-255.255.255.255: /0 is every IPv4 address: give --all-addresses to mean that\n",
+		     split_text("0.0.0.0-255.255.255.255", 0));
+	EXPECT_STREQ("0.0.0.0/0",
+		     split_text("0.0.0.0-255.255.255.255", CTL_PARSE_F_ALL));
+	EXPECT_STREQ("::/0", split_text("::-ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
+					CTL_PARSE_F_ALL));
+}
+
+/* Every range of a small space, checked against a brute-force cover. */
+TEST(ranges_cover_exactly)
+{
+	struct cnf_addr split[CTL_RANGE_MAX];
+	unsigned int from, to, x, hits;
+	struct ctl_entry e;
+	size_t i, n;
+
+	memset(&e, 0, sizeof(e));
+	e.range = true;
+	e.a.family = e.last.family = AF_INET;
+	e.a.addr[0] = e.last.addr[0] = 198;
+	e.a.addr[1] = e.last.addr[1] = 51;
+	/* 198.51.0.0 to 198.51.3.255: 1,024 addresses, every pair of ends. */
+	for (from = 0; from < 1024; from += 7) {
+		for (to = from; to < 1024; to += 5) {
+			e.a.addr[2] = from >> 8;
+			e.a.addr[3] = from & 0xff;
+			e.last.addr[2] = to >> 8;
+			e.last.addr[3] = to & 0xff;
+			n = ctl_range_split(&e, split);
+			for (x = 0; x < 1024; x++) {
+				uint32_t addr = 198u << 24 | 51u << 16 | x;
+
+				hits = 0;
+				for (i = 0; i < n; i++) {
+					uint32_t net = ntohl(*(uint32_t *)split[i].addr);
+					uint32_t mask = split[i].prefixlen ?
+						~0u << (32 - split[i].prefixlen) : 0;
+
+					/* Host bits clear, as the kernel wants. */
+					ASSERT_EQ(net, net & mask);
+					hits += (addr & mask) == net;
+				}
+				ASSERT_EQ(x >= from && x <= to, hits)
+					TH_LOG("%u-%u: %u covered %u times",
+					       from, to, x, hits);
+			}
+			/* The fewest: no two neighbours merge into one. */
+			for (i = 0; i + 1 < n; i++)
+				ASSERT_FALSE(split[i].prefixlen ==
+					     split[i + 1].prefixlen &&
+					     !(ntohl(*(uint32_t *)split[i].addr) &
+					       (1u << (32 - split[i].prefixlen))));
+		}
+	}
+}
+
+TEST(ranges_refused_with_reasons)
+{
+	struct ctl_entry e[8];
+	struct bad_args bad;
+	size_t n;
+
+	EXPECT_EQ(5, entry_args_flags("10.0.0.9-10.0.0.1 10.0.0.0/24-10.0.1.255 10.0.0.1-2001:db8::1 10.0.0.1-x 10.0.0.1-",
+				      CTL_PARSE_F_RANGE, false, e, &n, &bad));
+	EXPECT_STREQ("10.0.0.9-10.0.0.1: a range whose first address comes after its last\n"
+		     "10.0.0.0/24-10.0.1.255: a range goes from one address to another, without '/' lengths\n"
+		     "10.0.0.1-2001:db8::1: a range from an IPv4 to an IPv6 address or back\n"
+		     "10.0.0.1-x: not an IPv4 or IPv6 address or prefix\n"
+		     "10.0.0.1-: not an IPv4 or IPv6 address or prefix\n",
+		     bad.text);
+	EXPECT_EQ(0, n);
+	/* Without the flag (test), a range is no address. */
+	EXPECT_EQ(1, entry_args_flags("10.0.0.1-10.0.0.2", 0, false, e, &n, &bad));
+	EXPECT_STREQ("10.0.0.1-10.0.0.2: not an IPv4 or IPv6 address or prefix\n",
+		     bad.text);
+	/* With a timeout, for the whole range. */
+	EXPECT_EQ(0, entry_args_flags("10.0.0.0-10.0.0.4 timeout 1h 10.0.0.7",
+				      CTL_PARSE_F_RANGE, true, e, &n, &bad));
+	ASSERT_EQ(2, n);
+	EXPECT_TRUE(e[0].range);
+	EXPECT_EQ(3600, e[0].timeout);
+	EXPECT_FALSE(e[1].range);
+}
+
+TEST(range_lines_in_a_file)
+{
+	static const char text[] =
+		"10.1.0.0-10.1.0.2 timeout 60  # three addresses\n"
+		"2001:db8::-2001:db8::1\n"
+		"10.2.0.0-10.1.0.0\n";
+	char buf[sizeof(text)], one[CTL_PREFIXSTRLEN];
+	struct ctl_input in;
+	FILE *f;
+
+	memcpy(buf, text, sizeof(text));
+	f = fmemopen(buf, sizeof(text) - 1, "r");
+	ASSERT_NE(NULL, f);
+	ctl_input_init(&in, CTL_PARSE_F_RANGE);
+	ASSERT_EQ(0, ctl_input_read(&in, f));
+	fclose(f);
+	ASSERT_EQ(3, in.n);
+	EXPECT_STREQ("10.1.0.0/31", ctl_format_prefix(&in.addrs[0], one, sizeof(one)));
+	EXPECT_STREQ("10.1.0.2", ctl_format_prefix(&in.addrs[1], one, sizeof(one)));
+	EXPECT_EQ(60, in.timeout[1]);
+	EXPECT_EQ(1, in.lineno[1]);
+	EXPECT_STREQ("2001:db8::/127", ctl_format_prefix(&in.addrs[2], one, sizeof(one)));
+	EXPECT_EQ(2, in.lineno[2]);
+	ASSERT_EQ(1, in.nbad);
+	EXPECT_EQ(3, in.bad[0].lineno);
+	EXPECT_EQ(CTL_PARSE_RANGE_ORDER, in.bad[0].err);
+	EXPECT_STREQ("10.2.0.0-10.1.0.0", in.bad[0].text);
+	ctl_input_free(&in);
 }
 
 TEST(entry_args_with_timeouts)
@@ -1290,7 +1476,7 @@ TEST(entry_args_with_timeouts)
 	EXPECT_EQ(6, entry_args("timeout 5 10.0.0.1 timeout abc 10.0.0.2 timeout 4294967296 10.0.0.3 timeout 1 timeout 2 10.0.0.9/24 timeout 5 10.0.0.4 timeout",
 				true, e, &n, &bad));
 	EXPECT_STREQ("timeout: 'timeout SECONDS' goes after the address it is for\n"
-		     "abc: not a timeout: whole seconds, a decimal number from 0 (none) to 4294967295\n"
+		     "abc: not a timeout: seconds from 0 (none) to 4294967295, or a duration such as 90s, 15m, 1h30m, 7d\n"
 		     "4294967296: timeout past 4294967295 seconds, the longest there is\n"
 		     "timeout: a second timeout for the same address\n"
 		     "10.0.0.9/24: host bits set; did you mean 10.0.0.0/24?\n"

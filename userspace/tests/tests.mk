@@ -22,8 +22,9 @@ CORE_TESTS   := $(B)/tests/test_filter $(B)/tests/test_filter_model \
 		$(B)/tests/test_filter_prefix \
 		$(B)/tests/test_filter_stress $(B)/tests/test_filter_interleave
 UNIT_TESTS   += $(CORE_TESTS)
-# Scripts, run from the tree: scripts/kernel-btf.sh's module BTF checks.
-UNIT_SCRIPTS := tests/test_kernel_btf.sh
+# Scripts, run from the tree: scripts/kernel-btf.sh's module BTF checks,
+# stats --prometheus through promtool (on the fake device of test_ctl_cli).
+UNIT_SCRIPTS := tests/test_kernel_btf.sh tests/test_ctl_prom.sh
 TEST_HDRS    := tests/cnf_test.h $(KSFT_HARNESS)
 UNIT_FLAGS    = $(CC) $(CFLAGS) $(LDFLAGS)
 UNIT_STAMP   := $(B)/tests/.flags
