@@ -36,10 +36,53 @@ struct cnf_pcpu_stats {
 	u64_stats_t checked[CNF_NPATHS][CNF_NFAMILIES];
 	u64_stats_t matched[CNF_NPATHS][CNF_NFAMILIES];
 	u64_stats_t dropped[CNF_NPATHS][CNF_NFAMILIES];
+	u64_stats_t marked[CNF_NFAMILIES];	/* by the hooks */
 };
 
 /* IPv4 and IPv6 PRE_ROUTING. */
 #define CNF_NHOOKS 2
+
+/* The fewest interface indexes a scope has room for: 8 KB of bits. */
+#define CNF_SCOPE_MIN_BITS 65536
+
+/*
+ * The devices whose packets the hooks judge, when the operator named
+ * them (CNF_CONFIG_IIF): a bit per interface index of the namespace.
+ * Made whole by cnf_scope_create(), then published in cnf_state.scope;
+ * replaced, never changed, by a new setting.
+ * @nb:     on the namespace's netdevice chain from creation until
+ *          cnf_scope_retire(): keeps @bits to the devices' names as they
+ *          are registered, renamed and unregistered.
+ * @net:    the namespace, for the chain.
+ * @retired: set under RTNL before @nb leaves the chain, whose replay
+ *          of unregistrations must not clear bits packets still read.
+ * @bytes:  what the scope costs, charged to the state's budget.
+ * @n:      patterns in @pat; immutable, as are @pat and @nbits.
+ * @pat:    the names or, ending in '+', prefixes of names, as given.
+ * @nbits:  indexes @bits has room for: a device it covers whose index is
+ *          past them is refused (-ENOSPC).
+ * @bits:   set for the index of each device @pat covers: written under
+ *          RTNL by @nb's callback (atomic bit operations), read by the
+ *          hooks under RCU.
+ */
+struct cnf_scope {
+	struct notifier_block nb;
+	struct net *net;
+	struct rcu_head rcu;
+	bool retired;
+	u64 bytes;
+	u32 n;
+	char pat[CNF_IIF_MAX][CNF_IFNAMSIZ];
+	u32 nbits;
+	unsigned long bits[];
+};
+
+/* Whether the hooks judge packets that arrive on the device of @ifindex. */
+static __always_inline bool cnf_scope_covers(const struct cnf_scope *s,
+					     int ifindex)
+{
+	return (unsigned int)ifindex < s->nbits && test_bit(ifindex, s->bits);
+}
 
 /*
  * What a namespace has once cuckoo_nf is configured there: created by the
@@ -54,6 +97,14 @@ struct cnf_pcpu_stats {
  *          cnf_net_lock() with u64_stats retries.
  * @mode:   enum cnf_mode; written under cnf_net_lock(), read locklessly by
  *          the packet path (READ_ONCE).
+ * @mark:   what %CNF_MODE_MARK sets: the value in the low 32 bits, the
+ *          mask in the high ones, one word so that the hooks read a
+ *          value and mask set together (READ_ONCE); written under
+ *          cnf_net_lock().  0 until set.
+ * @scope:  the devices the hooks judge packets of; NULL for every one but
+ *          loopback.  Published and replaced under cnf_net_lock() (and
+ *          RTNL, see struct cnf_scope), read by the hooks under RCU; an
+ *          old one is retired and freed after a grace period.
  * @gen:    tells this state from an earlier one of the same namespace (a
  *          dump snapshot charged to a state that a reset freed has nothing
  *          left to uncharge).  Never 0; fixed at creation.
@@ -77,6 +128,8 @@ struct cnf_state {
 	/* What a packet reads first, in one cache line: */
 	struct cnf_pcpu_stats __percpu *stats;
 	u32 mode;
+	u64 mark;
+	struct cnf_scope __rcu *scope;
 	struct cnf_sets sets;
 	u64 gen;
 	u64 xdp_cookie;
@@ -178,6 +231,11 @@ static inline void cnf_state_changed(struct cnf_state *st)
 struct cnf_state *cnf_state_activate(struct net *net, bool *created);
 void cnf_state_reset(struct net *net);
 int cnf_state_set_hooks(struct net *net, struct cnf_state *st, bool on);
+struct cnf_scope *cnf_scope_create(struct net *net, u32 n, const void *pat);
+int cnf_scope_start(struct cnf_scope *s);
+void cnf_scope_retire(struct cnf_scope *s);
+void cnf_scope_free(struct cnf_scope *s);
+int cnf_scope_name_valid(const char *pat);
 
 int cnf_hooks_init(void);
 void cnf_hooks_exit(void);

@@ -1321,7 +1321,7 @@ static long cnf_ioc_reset(struct cnf_file *cf, void __user *uarg, size_t usize)
 }
 
 struct cnf_counts {
-	u64 checked, matched, dropped;
+	u64 checked, matched, dropped, marked;
 };
 
 /* Add one CPU's packet counters to @sum. */
@@ -1340,6 +1340,9 @@ static void cnf_add_cpu_counters(const struct cnf_pcpu_stats *p,
 				cc->checked = u64_stats_read(&p->checked[path][fam]);
 				cc->matched = u64_stats_read(&p->matched[path][fam]);
 				cc->dropped = u64_stats_read(&p->dropped[path][fam]);
+				/* Only the hooks mark. */
+				cc->marked = path == CNF_PATH_HOOK ?
+					     u64_stats_read(&p->marked[fam]) : 0;
 			}
 		}
 	} while (u64_stats_fetch_retry(&p->syncp, start));
@@ -1348,6 +1351,7 @@ static void cnf_add_cpu_counters(const struct cnf_pcpu_stats *p,
 			sum[path][fam].checked += c[path][fam].checked;
 			sum[path][fam].matched += c[path][fam].matched;
 			sum[path][fam].dropped += c[path][fam].dropped;
+			sum[path][fam].marked += c[path][fam].marked;
 		}
 	}
 }
@@ -1359,6 +1363,7 @@ static void cnf_sum_counters(struct cnf_state *cs, struct cnf_stats *st)
 		[CNF_PATH_XDP] = { &st->xdp_v4, &st->xdp_v6 },
 		[CNF_PATH_TC] = { &st->tc_v4, &st->tc_v6 },
 	};
+	u64 *marked[CNF_NFAMILIES] = { &st->marked_v4, &st->marked_v6 };
 	struct cnf_counts sum[CNF_NPATHS][CNF_NFAMILIES] = {};
 	unsigned int path, fam;
 	int cpu;
@@ -1371,6 +1376,7 @@ static void cnf_sum_counters(struct cnf_state *cs, struct cnf_stats *st)
 		fs[fam]->checked = hook->checked;
 		fs[fam]->matched = hook->matched;
 		fs[fam]->dropped = hook->dropped;
+		*marked[fam] = hook->marked;
 		for (path = CNF_PATH_XDP; path < CNF_NPATHS; path++) {
 			ps[path][fam]->checked = sum[path][fam].checked;
 			ps[path][fam]->matched = sum[path][fam].matched;
@@ -1448,6 +1454,19 @@ static void cnf_sets_stats(struct cnf_sets *ss, struct cnf_stats *st)
 	st->mem_limit = ss->budget.limit;
 }
 
+/* Under cnf_net_lock(): the mark and the hooks' scope, as set. */
+static void cnf_stats_scope(struct cnf_state *cs, struct cnf_stats *st)
+{
+	const struct cnf_scope *s = rcu_dereference_protected(cs->scope, true);
+
+	st->mark = lower_32_bits(cs->mark);
+	st->mark_mask = upper_32_bits(cs->mark);
+	if (!s)
+		return;
+	st->iif_count = s->n;
+	memcpy(st->iif, s->pat, s->n * sizeof(*s->pat));
+}
+
 /*
  * Without state: an empty filter, in the mode and under the limit that the
  * next change would give it, flagged inactive.
@@ -1473,6 +1492,7 @@ static int cnf_fill_stats(struct cnf_file *cf, struct cnf_stats *st)
 	st->mode = cs->mode;
 	if (!cs->hooks_on)
 		st->flags |= CNF_STATS_F_HOOKS_OFF;
+	cnf_stats_scope(cs, st);
 	cnf_sum_counters(cs, st);
 	cnf_unlock_state(cf, cs, created, false);
 	return 0;
@@ -1496,11 +1516,93 @@ static long cnf_ioc_stats(struct cnf_file *cf, void __user *uarg, size_t usize)
 	return 0;
 }
 
+/*
+ * The fields of a &struct cnf_config that CNF_CONFIG_MARK and
+ * CNF_CONFIG_IIF set, checked: zero unless set, a mask that holds the
+ * mark, valid names and zeroes past them.
+ */
+static int cnf_config_check_scope(const struct cnf_config *c)
+{
+	u32 i;
+
+	if (!(c->set & CNF_CONFIG_MARK) ? c->mark || c->mark_mask :
+	    !c->mark_mask || (c->mark & ~c->mark_mask))
+		return -EINVAL;
+	if (!(c->set & CNF_CONFIG_IIF))
+		return c->iif_count ||
+		       memchr_inv(c->iif, 0, sizeof(c->iif)) ? -EINVAL : 0;
+	if (c->iif_count > CNF_IIF_MAX)
+		return -E2BIG;
+	for (i = 0; i < c->iif_count; i++)
+		if (cnf_scope_name_valid(c->iif[i]))
+			return -EINVAL;
+	if (memchr_inv(&c->iif[i], 0, (CNF_IIF_MAX - i) * CNF_IFNAMSIZ))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Under cnf_net_lock(): a new scope of @c's names (NULL in *@scope when
+ * it names none), charged and keeping its bits already, for the caller to
+ * publish, or to give back with cnf_config_drop_scope() on a later
+ * failure.
+ */
+static int cnf_config_make_scope(struct net *net, struct cnf_state *st,
+				 const struct cnf_config *c,
+				 struct cnf_scope **scope)
+{
+	struct cnf_scope *s;
+	int err;
+
+	*scope = NULL;
+	if (!c->iif_count)
+		return 0;
+	s = cnf_scope_create(net, c->iif_count, c->iif);
+	if (!s)
+		return -ENOMEM;
+	err = cnf_budget_charge(&st->sets.budget, s->bytes);
+	if (err) {
+		cnf_scope_free(s);
+		return err;
+	}
+	err = cnf_scope_start(s);
+	if (err) {
+		cnf_budget_uncharge(&st->sets.budget, s->bytes);
+		cnf_scope_free(s);
+		return err;
+	}
+	*scope = s;
+	return 0;
+}
+
+/* Under cnf_net_lock(): retire, uncharge and free @s, if any. */
+static void cnf_config_drop_scope(struct cnf_state *st, struct cnf_scope *s)
+{
+	if (!s)
+		return;
+	cnf_scope_retire(s);
+	cnf_budget_uncharge(&st->sets.budget, s->bytes);
+	cnf_scope_free(s);
+}
+
+/*
+ * Under cnf_net_lock(): put @s in the place of the state's scope.  A
+ * packet that still reads the old one finds its bits as they were: it is
+ * retired first, and freed after a grace period.
+ */
+static void cnf_config_set_scope(struct cnf_state *st, struct cnf_scope *s)
+{
+	struct cnf_scope *old = rcu_replace_pointer(st->scope, s, true);
+
+	cnf_config_drop_scope(st, old);
+}
+
 static long cnf_ioc_set_config(struct cnf_file *cf, void __user *uarg,
 			       size_t usize)
 {
 	const u32 known = CNF_CONFIG_MODE | CNF_CONFIG_MEM_LIMIT |
-			  CNF_CONFIG_HOOKS;
+			  CNF_CONFIG_HOOKS | CNF_CONFIG_MARK | CNF_CONFIG_IIF;
+	struct cnf_scope *scope = NULL;
 	struct cnf_state *st;
 	struct cnf_config c;
 	u64 old_limit;
@@ -1515,9 +1617,12 @@ static long cnf_ioc_set_config(struct cnf_file *cf, void __user *uarg,
 	    (!(c.set & CNF_CONFIG_MODE) && c.mode) ||
 	    (!(c.set & CNF_CONFIG_MEM_LIMIT) && c.mem_limit) ||
 	    (!(c.set & CNF_CONFIG_HOOKS) && c.hooks) ||
-	    c.mode > CNF_MODE_MONITOR || c.hooks > CNF_HOOKS_OFF ||
-	    c.reserved)
+	    c.mode > CNF_MODE_MARK || c.hooks > CNF_HOOKS_OFF ||
+	    c.reserved || c.reserved2)
 		return -EINVAL;
+	err = cnf_config_check_scope(&c);
+	if (err)
+		return err;
 	/*
 	 * The module's limit is the host's: only the host's administrator
 	 * lets a namespace, maybe a tenant's, use more.
@@ -1531,16 +1636,36 @@ static long cnf_ioc_set_config(struct cnf_file *cf, void __user *uarg,
 		return PTR_ERR(st);
 	if (!st)
 		goto out;
+	/* Mark mode marks with a mark: this call's, or one set before. */
+	if ((c.set & CNF_CONFIG_MODE) && c.mode == CNF_MODE_MARK &&
+	    !(c.set & CNF_CONFIG_MARK) && !upper_32_bits(st->mark)) {
+		err = -EINVAL;
+		goto out;
+	}
+	/* All or nothing: what can fail first, each undone if a later one does. */
 	old_limit = st->sets.budget.limit;
 	if (c.set & CNF_CONFIG_MEM_LIMIT)
 		err = cnf_budget_set_limit(&st->sets.budget, c.mem_limit);
-	if (!err && (c.set & CNF_CONFIG_HOOKS)) {
-		err = cnf_state_set_hooks(cf->net, st, c.hooks == CNF_HOOKS_ON);
-		/* All or nothing: the old limit, which held a moment ago. */
+	if (!err && (c.set & CNF_CONFIG_IIF)) {
+		err = cnf_config_make_scope(cf->net, st, &c, &scope);
 		if (err)
 			cnf_budget_set_limit(&st->sets.budget, old_limit);
 	}
-	if (!err && (c.set & CNF_CONFIG_MODE)) {
+	if (!err && (c.set & CNF_CONFIG_HOOKS)) {
+		err = cnf_state_set_hooks(cf->net, st, c.hooks == CNF_HOOKS_ON);
+		if (err) {
+			cnf_config_drop_scope(st, scope);
+			/* The old limit, which held a moment ago. */
+			cnf_budget_set_limit(&st->sets.budget, old_limit);
+		}
+	}
+	if (err)
+		goto out;
+	if (c.set & CNF_CONFIG_IIF)
+		cnf_config_set_scope(st, scope);
+	if (c.set & CNF_CONFIG_MARK)
+		WRITE_ONCE(st->mark, (u64)c.mark_mask << 32 | c.mark);
+	if (c.set & CNF_CONFIG_MODE) {
 		WRITE_ONCE(st->mode, c.mode);
 		/* A listed source XDP passed in monitor mode is dropped now. */
 		cnf_state_changed(st);

@@ -5,8 +5,11 @@
  * The hooks sit at PRE_ROUTING before defragmentation and conntrack, so a
  * listed source never creates conntrack state.  Per packet: cnf_verdict()
  * (verdict.h) under the RCU read lock netfilter holds, unless the packet
- * arrived on a loopback device (never judged) or the XDP kfuncs passed it
- * already (its mark, xdp.h).
+ * arrived on a device outside the hooks' scope (by default every loopback
+ * device; see cnf_hook_spares()) or the XDP kfuncs passed it already (its
+ * mark, xdp.h).  In mark mode a listed source's packet is marked and
+ * accepted, for the operator's rules to decide: the hooks run before
+ * conntrack, so every later chain sees the mark.
  * Each configured namespace registers its own copy of the hook ops with its
  * cnf_state as ->priv: a packet finds its namespace's state without a
  * net_generic() lookup.  A namespace never configured registers none: its
@@ -38,50 +41,244 @@
 #include <linux/netfilter_ipv4.h>
 #include <linux/netfilter_ipv6.h>
 #include <linux/random.h>
+#include <linux/rtnetlink.h>
+#include <linux/slab.h>
+#include <linux/string.h>
 
 unsigned int cnf_net_id __read_mostly;
 
+/*
+ * Whether the hooks leave a packet unjudged, by the device it arrived on.
+ * Without a scope, packets that arrive on a loopback device are the host
+ * talking to itself (a service to its database, a bouncer to its API):
+ * they are never judged, whatever the sets hold.  A blocklist as published
+ * lists bogons, 127.0.0.0/8 among them, and would otherwise cut the host
+ * off from itself.  With one, the devices it names are judged, loopback
+ * too when named, and no other.  Either way a flag of the device the
+ * stack has just read, or a bit of the scope's map: no name compared, no
+ * lookup, no counter.
+ */
+static __always_inline bool cnf_hook_spares(const struct cnf_state *cs,
+					    const struct nf_hook_state *state)
+{
+	const struct cnf_scope *s = rcu_dereference(cs->scope);
+
+	if (likely(!s))
+		return unlikely(state->in->flags & IFF_LOOPBACK);
+	return !cnf_scope_covers(s, state->in->ifindex);
+}
+
+/* Mark mode: the bits of the mark under its mask, the others as they are. */
+static __always_inline void cnf_hook_mark(const struct cnf_state *cs,
+					  struct sk_buff *skb)
+{
+	u64 m = READ_ONCE(cs->mark);
+	u32 mask = upper_32_bits(m);
+
+	skb->mark = (skb->mark & ~mask) | lower_32_bits(m);
+}
+
 /* A packet the XDP kfuncs passed was judged there, and counted there. */
 static __always_inline unsigned int cnf_hook(struct cnf_state *cs,
-					     const struct sk_buff *skb,
+					     struct sk_buff *skb,
+					     const struct nf_hook_state *state,
 					     enum cnf_family fam,
 					     const void *saddr)
 {
-	if (cnf_xdp_passed(cs, skb, fam, saddr) ||
-	    !cnf_verdict(cs, CNF_PATH_HOOK, fam, saddr))
+	if (cnf_hook_spares(cs, state) ||
+	    cnf_xdp_passed(cs, skb, fam, saddr))
 		return NF_ACCEPT;
-	return NF_DROP;
-}
-
-/*
- * Packets that arrive on a loopback device are the host talking to itself
- * (a service to its database, a bouncer to its API): they are never
- * judged, whatever the sets hold.  A blocklist as published lists bogons,
- * 127.0.0.0/8 among them, and would otherwise cut the host off from
- * itself.  A flag of the device the stack has just read: no lookup, no
- * counter.
- */
-static __always_inline bool cnf_hook_spares(const struct nf_hook_state *state)
-{
-	return unlikely(state->in->flags & IFF_LOOPBACK);
+	switch (cnf_verdict(cs, CNF_PATH_HOOK, fam, saddr)) {
+	case CNF_ACT_DROP:
+		return NF_DROP;
+	case CNF_ACT_MARK:
+		cnf_hook_mark(cs, skb);
+		return NF_ACCEPT;
+	default:
+		return NF_ACCEPT;
+	}
 }
 
 static unsigned int cnf_hook_ipv4(void *priv, struct sk_buff *skb,
 				  const struct nf_hook_state *state)
 {
-	if (cnf_hook_spares(state))
-		return NF_ACCEPT;
 	/* ip_rcv_core() has validated the header. */
-	return cnf_hook(priv, skb, CNF_V4, &ip_hdr(skb)->saddr);
+	return cnf_hook(priv, skb, state, CNF_V4, &ip_hdr(skb)->saddr);
 }
 
 static unsigned int cnf_hook_ipv6(void *priv, struct sk_buff *skb,
 				  const struct nf_hook_state *state)
 {
-	if (cnf_hook_spares(state))
-		return NF_ACCEPT;
 	/* ipv6_rcv() has validated the fixed header. */
-	return cnf_hook(priv, skb, CNF_V6, &ipv6_hdr(skb)->saddr);
+	return cnf_hook(priv, skb, state, CNF_V6, &ipv6_hdr(skb)->saddr);
+}
+
+/* ---- the hooks' scope ---- */
+
+/**
+ * cnf_scope_name_valid - check one device name or pattern of a scope
+ * @pat: %CNF_IFNAMSIZ bytes as the caller gave them
+ *
+ * A name as a device could have it (dev_valid_name()), NUL-padded; one
+ * ending in '+' is a prefix of names, "+" alone every name.
+ *
+ * Return: 0, or -EINVAL.
+ */
+int cnf_scope_name_valid(const char *pat)
+{
+	char name[CNF_IFNAMSIZ];
+	size_t len = strnlen(pat, CNF_IFNAMSIZ);
+
+	if (!len || len == CNF_IFNAMSIZ ||
+	    memchr_inv(pat + len, 0, CNF_IFNAMSIZ - len))
+		return -EINVAL;
+	if (pat[len - 1] == '+') {
+		if (len == 1)
+			return 0;
+		len--;
+	}
+	memcpy(name, pat, len);
+	name[len] = '\0';
+	return dev_valid_name(name) ? 0 : -EINVAL;
+}
+
+/* Whether @s's patterns cover a device named @name. */
+static bool cnf_scope_matches(const struct cnf_scope *s, const char *name)
+{
+	u32 i;
+
+	for (i = 0; i < s->n; i++) {
+		const char *p = s->pat[i];
+		size_t len = strnlen(p, CNF_IFNAMSIZ);
+
+		if (p[len - 1] == '+' ? !strncmp(name, p, len - 1) :
+					!strncmp(name, p, CNF_IFNAMSIZ))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Under RTNL: keep @s's bit of a device to its name.  Idempotent, as a
+ * rename rolled back calls it again with the old name.  A device @s
+ * covers whose index is past its map is refused: its registration or
+ * rename fails (a move into the namespace cannot, and leaves it
+ * uncovered, with a warning).
+ */
+static int cnf_scope_event(struct notifier_block *nb, unsigned long event,
+			   void *ptr)
+{
+	struct cnf_scope *s = container_of(nb, struct cnf_scope, nb);
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	unsigned int idx = dev->ifindex;
+
+	if (READ_ONCE(s->retired))
+		return NOTIFY_DONE;
+	switch (event) {
+	case NETDEV_REGISTER:
+	case NETDEV_CHANGENAME:
+		if (!cnf_scope_matches(s, dev->name))
+			break;
+		if (idx >= s->nbits) {
+			pr_warn_ratelimited("device %s (index %u) is past the %u indexes the hooks' scope has room for: set the scope again\n",
+					    dev->name, idx, s->nbits);
+			return notifier_from_errno(-ENOSPC);
+		}
+		set_bit(idx, s->bits);
+		return NOTIFY_DONE;
+	case NETDEV_UNREGISTER:
+		break;
+	default:
+		return NOTIFY_DONE;
+	}
+	if (idx < s->nbits)
+		clear_bit(idx, s->bits);
+	return NOTIFY_DONE;
+}
+
+/* The highest interface index in @net now: what a new scope makes room for. */
+static unsigned int cnf_max_ifindex(struct net *net)
+{
+	struct net_device *dev;
+	unsigned int max = 0;
+
+	rcu_read_lock();
+	for_each_netdev_rcu(net, dev)
+		max = max_t(unsigned int, max, dev->ifindex);
+	rcu_read_unlock();
+	return max;
+}
+
+/**
+ * cnf_scope_create - a scope of @n patterns, its map made for @net's devices
+ * @net: the namespace
+ * @n:   patterns in @pat, 1 to %CNF_IIF_MAX, each cnf_scope_name_valid()
+ * @pat: the patterns, %CNF_IFNAMSIZ bytes each
+ *
+ * Room for twice the highest index the namespace has, and at least
+ * %CNF_SCOPE_MIN_BITS: indexes grow as devices come and go.  The caller
+ * charges ->bytes before cnf_scope_start() puts the scope to work.
+ *
+ * Return: the scope, or NULL without memory.
+ */
+struct cnf_scope *cnf_scope_create(struct net *net, u32 n, const void *pat)
+{
+	u32 nbits = max_t(u32, CNF_SCOPE_MIN_BITS,
+			  round_up(2 * (cnf_max_ifindex(net) + 1),
+				   BITS_PER_LONG));
+	size_t size = struct_size_t(struct cnf_scope, bits,
+				    BITS_TO_LONGS(nbits));
+	struct cnf_scope *s = kvzalloc(size, GFP_KERNEL_ACCOUNT);
+
+	if (!s)
+		return NULL;
+	s->nb.notifier_call = cnf_scope_event;
+	s->net = net;
+	s->bytes = size;
+	s->n = n;
+	memcpy(s->pat, pat, n * CNF_IFNAMSIZ);
+	s->nbits = nbits;
+	return s;
+}
+
+/**
+ * cnf_scope_start - set @s's bits and keep them to the devices
+ * @s: a scope from cnf_scope_create(), not yet published
+ *
+ * Takes RTNL: the caller's cnf_net_lock() comes first, and the callback
+ * never takes it.  The registration's replay sets the bits of the devices
+ * there now; those that come later are set as they come.
+ *
+ * Return: 0, or -ENOSPC when a device it covers is past its map (a new
+ * one since it was made), -ENOMEM.
+ */
+int cnf_scope_start(struct cnf_scope *s)
+{
+	return register_netdevice_notifier_net(s->net, &s->nb);
+}
+
+/**
+ * cnf_scope_retire - stop keeping @s's bits, for good
+ * @s: a started scope, published no more or never (its namespace's hooks
+ *     unregistered, or another scope in its place), or one whose packets
+ *     are all done
+ *
+ * The bits stay as they are for the packets still reading them.  Takes
+ * RTNL, as cnf_scope_start().
+ */
+void cnf_scope_retire(struct cnf_scope *s)
+{
+	WRITE_ONCE(s->retired, true);
+	unregister_netdevice_notifier_net(s->net, &s->nb);
+}
+
+/**
+ * cnf_scope_free - free a retired scope after a grace period
+ * @s: the scope, retired or never started
+ */
+void cnf_scope_free(struct cnf_scope *s)
+{
+	kvfree_rcu(s, rcu);
 }
 
 /* The template of every state's ops. */
@@ -105,6 +302,13 @@ static atomic64_t cnf_state_gens = ATOMIC64_INIT(0);
 /* Caller guarantees that no hook and no RCU reader can still see @st. */
 static void cnf_state_free(struct cnf_state *st)
 {
+	struct cnf_scope *s = rcu_dereference_protected(st->scope, true);
+
+	if (s) {
+		if (!s->retired)
+			cnf_scope_retire(s);
+		cnf_scope_free(s);
+	}
 	cnf_expiry_stop(&st->expiry);
 	free_percpu(st->stats);
 	cnf_sets_free(&st->sets);
@@ -236,9 +440,15 @@ static void __net_exit cnf_net_pre_exit(struct net *net)
 {
 	struct cnf_state *st = rcu_dereference_protected(cnf_pernet(net)->state,
 							 true);
+	struct cnf_scope *s;
 
-	if (st)
-		cnf_state_set_hooks(net, st, false);
+	if (!st)
+		return;
+	cnf_state_set_hooks(net, st, false);
+	/* Off the chain before the namespace's devices leave it. */
+	s = rcu_dereference_protected(st->scope, true);
+	if (s)
+		cnf_scope_retire(s);
 }
 
 static void __net_exit cnf_net_exit(struct net *net)

@@ -45,15 +45,32 @@ bool cnf_plan_covers_sets(const struct cnf_plan *p, unsigned int kind,
 	return false;
 }
 
+/* The mode's answer for a listed source. */
+static enum cnf_action cnf_mode_action(const struct cnf_state *cs)
+{
+	switch (READ_ONCE(cs->mode)) {
+	case CNF_MODE_DROP:
+		return CNF_ACT_DROP;
+	case CNF_MODE_MARK:
+		return CNF_ACT_MARK;
+	default:
+		return CNF_ACT_PASS;
+	}
+}
+
 /*
  * A source the block sets of @p cover: listed unless an allow set covers
- * it too.  Returns whether to drop the packet.
+ * it too.  Only the hooks count the packets they mark: a kfunc passes a
+ * packet it would mark on to them.
+ *
+ * Return: what to do with the packet.
  */
-bool cnf_verdict_hit(struct cnf_state *cs, const struct cnf_plan *p,
-		     enum cnf_path path, enum cnf_family fam, const void *addr)
+enum cnf_action cnf_verdict_hit(struct cnf_state *cs,
+				const struct cnf_plan *p, enum cnf_path path,
+				enum cnf_family fam, const void *addr)
 {
 	bool listed = !cnf_plan_covers(p, CNF_SET_ALLOW, fam, addr);
-	bool drop = listed && READ_ONCE(cs->mode) == CNF_MODE_DROP;
+	enum cnf_action act = listed ? cnf_mode_action(cs) : CNF_ACT_PASS;
 	bool bh = cnf_stats_begin();
 	struct cnf_pcpu_stats *st = this_cpu_ptr(cs->stats);
 
@@ -65,9 +82,11 @@ bool cnf_verdict_hit(struct cnf_state *cs, const struct cnf_plan *p,
 	else
 		cnf_count_sets(p, p->n[CNF_SET_BLOCK], p->n[CNF_SET_ALLOW],
 			       fam, addr);
-	if (drop)
+	if (act == CNF_ACT_DROP)
 		u64_stats_inc(&st->dropped[path][fam]);
+	else if (act == CNF_ACT_MARK && path == CNF_PATH_HOOK)
+		u64_stats_inc(&st->marked[fam]);
 	u64_stats_update_end(&st->syncp);
 	cnf_stats_end(bh);
-	return drop;
+	return act;
 }

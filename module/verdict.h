@@ -76,25 +76,35 @@ static __always_inline bool cnf_plan_covers(const struct cnf_plan *p,
 	return p->n[kind] && cnf_plan_covers_sets(p, kind, fam, addr);
 }
 
-bool cnf_verdict_hit(struct cnf_state *cs, const struct cnf_plan *p,
-		     enum cnf_path path, enum cnf_family fam, const void *addr);
+/* What becomes of a packet: the mode's answer for a listed source. */
+enum cnf_action {
+	CNF_ACT_PASS,	/* not listed, or listed in monitor mode */
+	CNF_ACT_DROP,	/* listed, in drop mode */
+	CNF_ACT_MARK,	/* listed, in mark mode: the hooks mark and accept it */
+};
+
+enum cnf_action cnf_verdict_hit(struct cnf_state *cs,
+				const struct cnf_plan *p, enum cnf_path path,
+				enum cnf_family fam, const void *addr);
 
 /*
- * Whether to drop a packet from @addr: a source is listed when the block
+ * What to do with a packet from @addr: a source is listed when the block
  * sets cover it and no allow set does, and dropped when listed in drop
- * mode.  The allow sets are probed only for a source the block sets cover;
- * that case is out of line, so that the pass path stays one lookup.
+ * mode, marked in mark mode.  The allow sets are probed only for a source
+ * the block sets cover; that case is out of line, so that the pass path
+ * stays one lookup.
  */
-static __always_inline bool cnf_verdict(struct cnf_state *cs,
-					enum cnf_path path,
-					enum cnf_family fam, const void *addr)
+static __always_inline enum cnf_action cnf_verdict(struct cnf_state *cs,
+						   enum cnf_path path,
+						   enum cnf_family fam,
+						   const void *addr)
 {
 	const struct cnf_plan *p = rcu_dereference(cs->sets.plan);
 
 	if (cnf_plan_covers(p, CNF_SET_BLOCK, fam, addr))
 		return cnf_verdict_hit(cs, p, path, fam, addr);
 	cnf_count_checked(cs, path, fam);
-	return false;
+	return CNF_ACT_PASS;
 }
 
 #endif /* _CNF_VERDICT_H */

@@ -71,6 +71,7 @@ static __always_inline int cnf_xdp_verdict(struct xdp_md *ctx,
 {
 	struct xdp_buff *xdp = (struct xdp_buff *)ctx;
 	struct cnf_state *cs;
+	enum cnf_action act;
 	u64 word = 0;
 	bool mark;
 
@@ -85,9 +86,11 @@ static __always_inline int cnf_xdp_verdict(struct xdp_md *ctx,
 		 * counts (pairs with cnf_state_changed(), see xdp.h).
 		 */
 		word = smp_load_acquire(&cs->xdp_cookie);
-	if (cnf_verdict(cs, CNF_PATH_XDP, fam, saddr))
+	act = cnf_verdict(cs, CNF_PATH_XDP, fam, saddr);
+	if (act == CNF_ACT_DROP)
 		return 1;
-	if (mark)
+	/* A source to mark is passed on unmarked: the hooks look it up. */
+	if (mark && act == CNF_ACT_PASS)
 		cnf_xdp_mark(xdp, word, fam, saddr);
 	return 0;
 }
@@ -139,7 +142,8 @@ static __always_inline int cnf_skb_verdict(struct __sk_buff *ctx,
 	rcu_read_lock();
 	cs = cnf_dev_state(skb->dev);
 	if (cs)
-		drop = cnf_verdict(cs, CNF_PATH_TC, fam, saddr);
+		drop = cnf_verdict(cs, CNF_PATH_TC, fam, saddr) ==
+		       CNF_ACT_DROP;
 	rcu_read_unlock();
 	return drop;
 }

@@ -12,10 +12,11 @@
 #   sender ns: 10.0.9.1 (listed), 10.0.9.11; fd09::1 (listed), fd09::11
 #      s0 ----------------------------------- r0  the VM's own namespace
 #
-#  1. two listed addresses, ExecStop: default.list holds both, whole;
+#  1. two listed addresses and the hooks scoped to r0 (and lo), ExecStop:
+#     default.list holds both, whole, and hooks the scope;
 #  2. rmmod: the module and its lists are gone;
-#  3. ExecStart: the module is back with both addresses before any packet
-#     is sent; then pings from every source: the listed sources' echo
+#  3. ExecStart: the module is back with both addresses and the scope
+#     before any packet is sent; then pings from every source: the listed sources' echo
 #     requests are all dropped by the module (its counter equals what was
 #     sent) and none reaches the input hook, the others' all do;
 #  4. a save file cut short: ExecStart still succeeds (exit 3 is in
@@ -161,6 +162,7 @@ test_save() {
 	local first last n
 	BROKEN=test_save
 	cuckooctl add "${LISTED[@]}" >/dev/null || { fail "add"; return 1; }
+	cuckooctl hooks on --iif r0 --iif lo || { fail "hooks on --iif"; return 1; }
 	run_unit ExecStop
 	if [[ $RC != 0 ]]; then
 		fail "ExecStop exited $RC"
@@ -206,6 +208,11 @@ test_start_restores() {
 		return 1
 	fi
 	pass "ExecStart: module loaded, both addresses restored"
+	if [[ $(cuckooctl hooks) != "on --iif r0 --iif lo" ]]; then
+		fail "ExecStart: hooks '$(cuckooctl hooks)', not the scope saved"
+		return 1
+	fi
+	pass "ExecStart: the hooks' scope restored (on --iif r0 --iif lo)"
 	# Only now does any packet leave the sender.
 	ping_all "$S" "$NPINGS" 0.2 0.1 "${SRCS[@]}"
 	settle_counters read_counters CTR ST
@@ -235,6 +242,8 @@ test_corrupt_skipped() {
 	local -A st
 	after_ok || return
 	BROKEN=test_corrupt_skipped
+	# The default scope, saved: restoring it configures nothing.
+	cuckooctl hooks on || { fail "hooks on"; return 1; }
 	run_unit ExecStop
 	[[ $RC == 0 ]] || { fail "ExecStop exited $RC"; show; return 1; }
 	rmmod cuckoo_nf || { fail "rmmod"; return 1; }

@@ -181,12 +181,12 @@ test_stats() {
 	cp "$OUT" "$TMP/stats-g.json"
 	run jq -r -n '
 		input as $s | input as $g |
-		[($s | keys == ["active", "expiry", "hooks", "ipv4", "ipv6",
-				"mem_limit", "mode", "sets"] and
+		[($s | keys == ["active", "expiry", "hooks", "iif", "ipv4", "ipv6",
+				"mark", "mark_mask", "mem_limit", "mode", "sets"] and
 			.active == true and
 			([.ipv4, .ipv6] | all(keys == ["bytes", "capacity", "checked",
 				"dropped", "entries", "grows", "keys", "lengths",
-				"load_factor", "matched", "prefixes", "stashed",
+				"load_factor", "marked", "matched", "prefixes", "stashed",
 				"tables", "tc_checked", "tc_dropped", "tc_matched",
 				"xdp_checked", "xdp_dropped", "xdp_matched"]))),
 		 ($s | .ipv4.entries == 4 and .ipv6.entries == 1 and
@@ -681,7 +681,10 @@ test_save_restore_all() {
 	"$CTL" add 10.1.0.1 10.1.0.2 2001:db8:1::1 >/dev/null
 	expect_rc 0 "save-all" "$CTL" save-all "$d"
 	check "save-all made its directory 0700" [ "$(stat -c %a "$d")" = 700 ]
-	check "save-all: only default.list in it" [ "$(ls -A "$d")" = default.list ]
+	check "save-all: default.list and hooks in it" \
+		[ "$(find "$d" -mindepth 1 -printf '%f\n' | sort | tr '\n' ' ')" = "default.list hooks " ]
+	check "hooks file: the setting between header and end" \
+		[ "$(tr '\n' '|' <"$d/hooks")" = "# cuckoo_nf hooks|on|# cuckoo_nf end|" ]
 	check "save file: header first" [ "$(head -n1 "$f")" = "# cuckoo_nf save" ]
 	check "save file: end line with the count" [ "$(tail -n1 "$f")" = "# cuckoo_nf end 3 entries" ]
 	check "save file: the three addresses" [ "$(grep -c -v '^#' "$f")" = 3 ]

@@ -54,6 +54,13 @@
 #include "cnf_util.h"
 
 #define PAGE		4096UL
+
+/* Device names for a scope: good ones, prefixes, and refused ones. */
+static const char *const iif_names[] = {
+	"lo", "veth+", "+", "eth0", "cnf0", "", "a/b", ".", "..", ".+",
+	"a b", "0123456789abcdef",
+};
+#define NIIF_NAMES	(sizeof(iif_names) / sizeof(iif_names[0]))
 #define DEFAULT_CALLS	20000UL
 #define DEFAULT_PROCS	4
 #define REF_V4		160
@@ -532,6 +539,31 @@ static void fill_timeout(uint32_t *timeout, uint32_t *flags)
 	}
 }
 
+/* The mark and the scope of a fuzzed &struct cnf_config. */
+static void fuzz_mark_scope(struct cnf_config *cf)
+{
+	unsigned int i, n;
+
+	cf->mark = chance(50) ? 0 : chance(50) ? 1U << below(32) :
+		   (uint32_t)rnd();
+	cf->mark_mask = chance(30) ? 0 : chance(30) ? ~0U :
+			chance(50) ? cf->mark : (uint32_t)rnd();
+	n = chance(80) ? below(CNF_IIF_MAX + 1) : (uint32_t)rnd();
+	cf->iif_count = chance(30) ? 0 : n;
+	cf->reserved2 = chance(95) ? 0 : (uint32_t)rnd();
+	memset(cf->iif, 0, sizeof(cf->iif));
+	for (i = 0; i < CNF_IIF_MAX && i < cf->iif_count; i++) {
+		if (chance(90))
+			strncpy(cf->iif[i], iif_names[below(NIIF_NAMES)],
+				CNF_IFNAMSIZ);
+		else
+			rnd_fill(cf->iif[i], CNF_IFNAMSIZ);
+	}
+	/* Now and then a stray byte past the names. */
+	if (chance(5))
+		((char *)cf->iif)[below(sizeof(cf->iif))] = 'x';
+}
+
 static void fill_name(char *name)
 {
 	static const char ok[] = "abcXYZ019_.-";
@@ -767,10 +799,11 @@ static bool one_call(void)
 		} else if (k && k->cmd == CNF_IOC_SET_CONFIG) {
 			struct cnf_config *cf = (struct cnf_config *)p;
 
-			cf->set = chance(70) ? below(4) : (uint32_t)rnd();
-			cf->mode = chance(70) ? below(3) : (uint32_t)rnd();
+			cf->set = chance(70) ? below(32) : (uint32_t)rnd();
+			cf->mode = chance(70) ? below(4) : (uint32_t)rnd();
 			cf->mem_limit = chance(30) ? 0 : chance(50) ?
 				(uint64_t)below(1 << 20) : rnd() >> below(64);
+			fuzz_mark_scope(cf);
 		}
 	} else if (w == W_RO && chance(50)) {
 		/* read-only: contents fixed at setup, refresh sometimes */

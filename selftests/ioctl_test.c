@@ -1797,16 +1797,16 @@ TEST_F(cnf, set_config)
 	EXPECT_EQ(CNF_MODE_DROP, stats(self->fd).mode);
 
 	/* Unknown modes and bits: refused, nothing applied. */
-	c.mode = 2;
+	c.mode = CNF_MODE_MARK + 1;
 	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
 	c.mode = ~0U;
 	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
-	c.set = CNF_CONFIG_MODE | 1U << 3;
+	c.set = CNF_CONFIG_MODE | 1U << 5;
 	c.mode = CNF_MODE_MONITOR;
 	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
 	c.set = CNF_CONFIG_MODE | 1U << 31;
 	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
-	c.set = CNF_CONFIG_MODE | CNF_CONFIG_MEM_LIMIT | 1U << 4;
+	c.set = CNF_CONFIG_MODE | CNF_CONFIG_MEM_LIMIT | 1U << 6;
 	c.mem_limit = 1 << 30;
 	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
 	st = stats(self->fd);
@@ -1914,6 +1914,184 @@ TEST_F(cnf, set_config_hooks)
 	EXPECT_EQ(0, cnf_ioc(self->fd, CNF_IOC_RESET, NULL));
 	ASSERT_EQ(0, populate(self->fd, 0, 1));
 	EXPECT_FALSE(hooks_off(self->fd));
+}
+
+/* CNF_CONFIG_IIF: @n names, @names[0..n-1]; the hooks on. */
+static struct cnf_config scope_config(unsigned int n, const char *const *names)
+{
+	struct cnf_config c;
+	unsigned int i;
+
+	memset(&c, 0, sizeof(c));
+	c.set = CNF_CONFIG_IIF | CNF_CONFIG_HOOKS;
+	c.hooks = CNF_HOOKS_ON;
+	c.iif_count = n;
+	for (i = 0; i < n && i < CNF_IIF_MAX; i++)
+		strncpy(c.iif[i], names[i], CNF_IFNAMSIZ);
+	return c;
+}
+
+/* Whether the stats' scope is exactly @n names, @names. */
+static bool scope_is(int fd, unsigned int n, const char *const *names)
+{
+	struct cnf_stats st = stats(fd);
+	char want[CNF_IIF_MAX][CNF_IFNAMSIZ];
+	unsigned int i;
+
+	memset(want, 0, sizeof(want));
+	for (i = 0; i < n; i++)
+		strncpy(want[i], names[i], CNF_IFNAMSIZ);
+	return st.iif_count == n && !memcmp(st.iif, want, sizeof(want));
+}
+
+TEST_F(cnf, set_config_scope)
+{
+	static const char *const two[] = { "lo", "veth+" };
+	static const char *const bad[] = {
+		"", "a/b", "a:b", "a b", ".", "..", ".+", "0123456789abcdef",
+	};
+	static const char *const nine[] = {
+		"a", "b", "c", "d", "e", "f", "g", "h", "i",
+	};
+	uint64_t before, with;
+	struct cnf_config c;
+	unsigned int i;
+
+	ASSERT_EQ(0, populate(self->fd, 0, 10));
+	before = mem_used(self->fd);
+	c = scope_config(2, two);
+	EXPECT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	EXPECT_TRUE(scope_is(self->fd, 2, two));
+	/* A bit per interface index, 64K of them at least, counted. */
+	with = mem_used(self->fd);
+	EXPECT_LE(before + 8192, with) TH_LOG("%llu -> %llu bytes",
+					      (unsigned long long)before,
+					      (unsigned long long)with);
+
+	/* Bad names, too many, stray bytes: refused, the scope kept. */
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		c = scope_config(1, &bad[i]);
+		EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c))
+			TH_LOG("name '%s'", bad[i]);
+	}
+	c = scope_config(1, two);
+	c.iif[0][3] = 'x';		/* past the name's NUL */
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	c = scope_config(1, two);
+	c.iif[1][0] = 'x';		/* a name past iif_count */
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	c = scope_config(8, nine);
+	c.iif_count = 9;
+	EXPECT_EQ(E2BIG, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	c.iif_count = ~0U;
+	EXPECT_EQ(E2BIG, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	c = scope_config(1, two);
+	c.set = CNF_CONFIG_HOOKS;	/* names without their bit */
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	c = scope_config(1, two);
+	c.reserved2 = 1;
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	/* All or nothing: a bad limit keeps the scope too. */
+	c = scope_config(1, two);
+	c.set |= CNF_CONFIG_MEM_LIMIT;
+	c.mem_limit = 1;
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	EXPECT_TRUE(scope_is(self->fd, 2, two));
+	EXPECT_EQ(with, mem_used(self->fd));
+
+	/* Eight names, the most. */
+	c = scope_config(8, nine);
+	EXPECT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	EXPECT_TRUE(scope_is(self->fd, 8, nine));
+	EXPECT_EQ(with, mem_used(self->fd));
+
+	/* None: every device but loopback again, the memory given back. */
+	c = scope_config(0, NULL);
+	EXPECT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	EXPECT_TRUE(scope_is(self->fd, 0, NULL));
+	EXPECT_EQ(before, mem_used(self->fd));
+
+	/* A scope that does not fit in the limit: ENOSPC, nothing changed. */
+	memset(&c, 0, sizeof(c));
+	c.set = CNF_CONFIG_MEM_LIMIT;
+	c.mem_limit = before + 100;
+	ASSERT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	c = scope_config(2, two);
+	EXPECT_EQ(ENOSPC, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	EXPECT_TRUE(scope_is(self->fd, 0, NULL));
+
+	/* A reset forgets it. */
+	c = scope_config(2, two);
+	c.set |= CNF_CONFIG_MEM_LIMIT;
+	c.mem_limit = cnf_default_mem_limit();
+	EXPECT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	EXPECT_EQ(0, cnf_ioc(self->fd, CNF_IOC_RESET, NULL));
+	ASSERT_EQ(0, populate(self->fd, 0, 1));
+	EXPECT_TRUE(scope_is(self->fd, 0, NULL));
+}
+
+TEST_F(cnf, set_config_mark)
+{
+	struct cnf_config c;
+	struct cnf_stats st;
+
+	memset(&c, 0, sizeof(c));
+	/* Mark mode without a mark ever set. */
+	c.set = CNF_CONFIG_MODE;
+	c.mode = CNF_MODE_MARK;
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	/* A mask of 0, a mark outside its mask, a mark without its bit. */
+	c.set = CNF_CONFIG_MODE | CNF_CONFIG_MARK;
+	c.mark = 0;
+	c.mark_mask = 0;
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	c.mark = 0x11;
+	c.mark_mask = 0x10;
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	c.set = CNF_CONFIG_MODE;
+	c.mode = CNF_MODE_DROP;
+	c.mark = 0x10;
+	c.mark_mask = 0x10;
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	st = stats(self->fd);
+	EXPECT_EQ(CNF_MODE_DROP, st.mode);
+	EXPECT_EQ(0, st.mark_mask);
+
+	/* Set with its mode, shown, kept when the mode changes. */
+	c.set = CNF_CONFIG_MODE | CNF_CONFIG_MARK;
+	c.mode = CNF_MODE_MARK;
+	EXPECT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	st = stats(self->fd);
+	EXPECT_EQ(CNF_MODE_MARK, st.mode);
+	EXPECT_EQ(0x10, st.mark);
+	EXPECT_EQ(0x10, st.mark_mask);
+	memset(&c, 0, sizeof(c));
+	c.set = CNF_CONFIG_MODE;
+	c.mode = CNF_MODE_DROP;
+	EXPECT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	c.mode = CNF_MODE_MARK;
+	EXPECT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	st = stats(self->fd);
+	EXPECT_EQ(CNF_MODE_MARK, st.mode);
+	EXPECT_EQ(0x10, st.mark_mask);
+	/* Every bit: value and mask of 32 bits. */
+	c.set = CNF_CONFIG_MARK;
+	c.mode = 0;
+	c.mark = 0xffffffff;
+	c.mark_mask = 0xffffffff;
+	EXPECT_EQ(0, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
+	EXPECT_EQ(0xffffffff, stats(self->fd).mark);
+
+	/* A reset forgets it: mark mode needs a mark again. */
+	EXPECT_EQ(0, cnf_ioc(self->fd, CNF_IOC_RESET, NULL));
+	ASSERT_EQ(0, populate(self->fd, 0, 1));
+	st = stats(self->fd);
+	EXPECT_EQ(0, st.mark);
+	EXPECT_EQ(0, st.mark_mask);
+	memset(&c, 0, sizeof(c));
+	c.set = CNF_CONFIG_MODE;
+	c.mode = CNF_MODE_MARK;
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CONFIG, &c));
 }
 
 /*

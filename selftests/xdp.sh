@@ -37,7 +37,7 @@ ALL_TESTS="test_native_drops_before_netfilter test_vlan test_prefix_and_allow
 	test_no_privileges test_mark_not_trusted test_held_add
 	test_held_mode_switch test_held_allow_del test_held_allow_expiry
 	test_held_allow_set_ops
-	test_hooks_off
+	test_hooks_off test_mark_mode
 	test_rmmod_while_attached test_tc test_tc_egress
 	test_tc_rmmod_while_attached"
 NPINGS=3
@@ -672,6 +672,50 @@ test_hooks_off() {
 	ctl add "$A4" || fail "add after reset"
 	[[ $(ctl hooks) == on ]]
 	verdict $? "after reset: hooks on"
+}
+
+# Mark mode with the program attached: it passes a listed source on
+# without the kfuncs' mark, so the hook looks the packet up and marks it,
+# and an nft rule on meta mark drops it; an unlisted source keeps the
+# mark that spares it the hook's lookup.
+test_mark_mode() {
+	local n
+	local -A x0 x1 c0 c1
+	fresh || { fail "reset"; return; }
+	ctl add "$A4" || fail "add"
+	ctl mode mark 0x10/0x10 || fail "mode mark"
+	attach "$R" native
+	nsx "$R" nft -f - <<-NFT || { fail "nft"; return; }
+	table inet cnf_mark {
+		counter m { }
+		chain in {
+			type filter hook input priority 0;
+			meta mark & 0x10 == 0x10 counter name m drop
+		}
+	}
+	NFT
+	reader() {
+		ns_stats x1 "$R" "$TMP/stats" &&
+			nft_read c1 "$R" "$TMP/nft" table inet cnf_mark
+	}
+	ns_stats x0 "$R" "$TMP/stats" || fail "stats"
+	nft_read c0 "$R" "$TMP/nft" table inet cnf_mark || fail "nft list"
+	DST4=10.0.1.2 DST6=fd01::2
+	ping_all "$S" "$NPINGS" 0.1 0.5 "$A4" "$B4"
+	settle_counters reader x1 c1
+	n=$((${x1[ipv4.xdp_matched]} - ${x0[ipv4.xdp_matched]}))
+	((n == NPINGS && ${x1[ipv4.xdp_dropped]} == ${x0[ipv4.xdp_dropped]}))
+	verdict $? "XDP matched $n of $NPINGS from $A4, dropped none"
+	n=$((${x1[ipv4.checked]} - ${x0[ipv4.checked]}))
+	((n == NPINGS))
+	verdict $? "the hook looked up $n: $A4's $NPINGS, not $B4's"
+	n=$((${x1[ipv4.marked]} - ${x0[ipv4.marked]}))
+	((n == NPINGS && ${x1[ipv4.dropped]} == ${x0[ipv4.dropped]}))
+	verdict $? "the hook marked $n of $NPINGS, dropped none"
+	n=$((${c1[cnf_mark/m]:-0} - ${c0[cnf_mark/m]:-0}))
+	((n == NPINGS))
+	verdict $? "the nft rule on meta mark dropped $n of $NPINGS"
+	nsx "$R" nft delete table inet cnf_mark
 }
 
 test_rmmod_while_attached() {

@@ -116,6 +116,9 @@ struct ctl_opts {
 	bool from_ipset;	/* restore --from-ipset: FILE is an ipset save */
 	bool prometheus;	/* stats --prometheus */
 	const char *iif;	/* test --iif: the device a packet arrives on */
+	/* hooks on --iif: the scope's devices, @niif of them */
+	const char *iifs[CNF_IIF_MAX];
+	unsigned int niif;
 };
 
 /*
@@ -132,6 +135,14 @@ int ctl_cmd_reset(const struct ctl_opts *o, int argc, char **argv);
 int ctl_cmd_stats(const struct ctl_opts *o, int argc, char **argv);
 int ctl_cmd_mode(const struct ctl_opts *o, int argc, char **argv);
 int ctl_cmd_hooks(const struct ctl_opts *o, int argc, char **argv);
+/*
+ * hooks on|off [--iif NAME...] into @cfg, checked: the exit code.  Sets
+ * the scope too: none without --iif.
+ */
+int ctl_hooks_config(const struct ctl_opts *o, int argc, char **argv,
+		     struct cnf_config *cfg);
+/* Apply @cfg from ctl_hooks_config(), errors reported: the exit code. */
+int ctl_set_hooks(const char *what, struct cnf_config *cfg);
 int ctl_cmd_limit(const struct ctl_opts *o, int argc, char **argv);
 int ctl_cmd_create(const struct ctl_opts *o, int argc, char **argv);
 int ctl_cmd_destroy(const struct ctl_opts *o, int argc, char **argv);

@@ -79,65 +79,100 @@ int ctl_cmd_stats(const struct ctl_opts *o, int argc, char **argv)
 	return CTL_EXIT_OK;
 }
 
-static int set_config(const char *what, const struct cnf_config *cfg)
+/*
+ * One CNF_IOC_SET_CONFIG: 0, or the errno (-the exit code when the device
+ * would not open, reported).
+ */
+static int config_call(const struct cnf_config *cfg)
 {
-	int fd, rc = CTL_EXIT_OK;
+	int fd, err = 0;
 
 	fd = ctl_open_device();
 	if (fd < 0)
-		return -fd;
-	if (ioctl(fd, CNF_IOC_SET_CONFIG, cfg) < 0) {
-		/* The one EINVAL a valid request can get. */
-		if (errno == EINVAL && (cfg->set & CNF_CONFIG_MEM_LIMIT)) {
-			ctl_err("%s: below the memory already in use", what);
-			rc = CTL_EXIT_FAIL;
-		} else if ((errno == EINVAL || errno == E2BIG) &&
-			   (cfg->set & CNF_CONFIG_HOOKS)) {
-			/* A module from before the setting. */
-			ctl_err("%s: the loaded cuckoo_nf cannot turn its netfilter hooks off (too old)",
-				what);
-			rc = CTL_EXIT_FAIL;
-		} else {
-			rc = ctl_fail(what, errno);
-		}
-	}
+		return fd;
+	if (ioctl(fd, CNF_IOC_SET_CONFIG, cfg) < 0)
+		err = errno;
 	close(fd);
-	return rc;
+	return err;
+}
+
+/* A failed setting, reported: the exit code. */
+static int config_error(const char *what, const struct cnf_config *cfg,
+			int err)
+{
+	/* The one EINVAL a valid request can get. */
+	if (err == EINVAL && (cfg->set & CNF_CONFIG_MEM_LIMIT)) {
+		ctl_err("%s: below the memory already in use", what);
+	} else if (err == EINVAL &&
+		   (cfg->set & (CNF_CONFIG_MARK | CNF_CONFIG_IIF))) {
+		/* Checked here before: a module from before them. */
+		ctl_err("%s: the loaded cuckoo_nf has no %s (too old)", what,
+			cfg->set & CNF_CONFIG_MARK ? "mark mode" :
+			"scope of devices for its hooks");
+	} else if (err == ENOSPC && (cfg->set & CNF_CONFIG_IIF)) {
+		ctl_err("%s: the scope does not fit in the memory limit, or a device it covers has an index past what it has room for",
+			what);
+	} else if ((err == EINVAL || err == E2BIG) &&
+		   (cfg->set & CNF_CONFIG_HOOKS)) {
+		/* A module from before the setting. */
+		ctl_err("%s: the loaded cuckoo_nf cannot turn its netfilter hooks off (too old)",
+			what);
+	} else {
+		return ctl_fail(what, err);
+	}
+	return CTL_EXIT_FAIL;
+}
+
+static int set_config(const char *what, const struct cnf_config *cfg)
+{
+	int err = config_call(cfg);
+
+	if (err < 0)
+		return -err;
+	return err ? config_error(what, cfg, err) : CTL_EXIT_OK;
 }
 
 static int show_mode(void)
 {
 	struct cnf_stats st;
-	const char *name;
 	int rc = read_stats("mode", &st);
 
 	if (rc)
 		return rc;
-	name = ctl_mode_name(st.mode);
-	if (name)
-		puts(name);
-	else
-		printf("unknown (%u)\n", st.mode);
+	ctl_print_mode(stdout, &st);
+	putchar('\n');
 	return CTL_EXIT_OK;
 }
 
 int ctl_cmd_mode(const struct ctl_opts *o, int argc, char **argv)
 {
 	struct cnf_config cfg;
+	const char *why;
 	int mode;
 
 	if (!argc)
 		return show_mode();
-	if (argc > 1)
-		return ctl_usage_error("mode", NULL, "one mode only");
 	mode = ctl_mode_parse(argv[0]);
 	if (mode < 0) {
-		ctl_err("mode %s: unknown mode (drop or monitor)", argv[0]);
+		ctl_err("mode %s: unknown mode (drop, monitor or mark)", argv[0]);
 		return CTL_EXIT_BADINPUT;
 	}
+	if (mode == CNF_MODE_MARK && argc != 2)
+		return ctl_usage_error("mode", NULL,
+				       "mark needs its VALUE[/MASK], and no more");
+	if (mode != CNF_MODE_MARK && argc > 1)
+		return ctl_usage_error("mode", NULL, "one mode only");
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.set = CNF_CONFIG_MODE;
 	cfg.mode = mode;
+	if (mode == CNF_MODE_MARK) {
+		why = ctl_parse_mark(argv[1], &cfg.mark, &cfg.mark_mask);
+		if (why) {
+			ctl_err("mode mark %s: %s", argv[1], why);
+			return CTL_EXIT_BADINPUT;
+		}
+		cfg.set |= CNF_CONFIG_MARK;
+	}
 	return set_config("mode", &cfg);
 }
 
@@ -148,26 +183,72 @@ static int show_hooks(void)
 
 	if (rc)
 		return rc;
-	puts(ctl_hooks_name(&st));
+	ctl_print_hooks(stdout, &st);
+	putchar('\n');
 	return CTL_EXIT_OK;
 }
 
-int ctl_cmd_hooks(const struct ctl_opts *o, int argc, char **argv)
+/* hooks on|off [--iif NAME...] into @cfg: exit code. */
+int ctl_hooks_config(const struct ctl_opts *o, int argc, char **argv,
+		     struct cnf_config *cfg)
 {
-	struct cnf_config cfg;
+	const char *why;
+	unsigned int i;
 
-	if (!argc)
-		return show_hooks();
 	if (argc > 1)
 		return ctl_usage_error("hooks", NULL, "one setting only");
 	if (strcmp(argv[0], "on") && strcmp(argv[0], "off")) {
 		ctl_err("hooks %s: unknown setting (on or off)", argv[0]);
 		return CTL_EXIT_BADINPUT;
 	}
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.set = CNF_CONFIG_HOOKS;
-	cfg.hooks = strcmp(argv[0], "on") ? CNF_HOOKS_OFF : CNF_HOOKS_ON;
-	return set_config("hooks", &cfg);
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->set = CNF_CONFIG_HOOKS | CNF_CONFIG_IIF;
+	cfg->hooks = strcmp(argv[0], "on") ? CNF_HOOKS_OFF : CNF_HOOKS_ON;
+	if (o->niif && cfg->hooks == CNF_HOOKS_OFF)
+		return ctl_usage_error("hooks", "--iif",
+				       "scopes hooks that are on, not off");
+	for (i = 0; i < o->niif; i++) {
+		why = ctl_iif_pattern_error(o->iifs[i]);
+		if (why) {
+			ctl_err("hooks --iif %s: %s", o->iifs[i], why);
+			return CTL_EXIT_BADINPUT;
+		}
+		memcpy(cfg->iif[i], o->iifs[i], strlen(o->iifs[i]));
+	}
+	cfg->iif_count = o->niif;
+	return CTL_EXIT_OK;
+}
+
+int ctl_cmd_hooks(const struct ctl_opts *o, int argc, char **argv)
+{
+	struct cnf_config cfg;
+	int rc;
+
+	if (!argc) {
+		if (o->niif)
+			return ctl_usage_error("hooks", "--iif",
+					       "needs 'on' before it");
+		return show_hooks();
+	}
+	rc = ctl_hooks_config(o, argc, argv, &cfg);
+	return rc ? rc : ctl_set_hooks("hooks", &cfg);
+}
+
+int ctl_set_hooks(const char *what, struct cnf_config *cfg)
+{
+	int err = config_call(cfg);
+
+	/*
+	 * A module from before the scope knows no CNF_CONFIG_IIF: without
+	 * --iif, on and off mean what they meant to it.
+	 */
+	if (err == EINVAL && !cfg->iif_count) {
+		cfg->set &= ~CNF_CONFIG_IIF;
+		err = config_call(cfg);
+	}
+	if (err < 0)
+		return -err;
+	return err ? config_error(what, cfg, err) : CTL_EXIT_OK;
 }
 
 static int show_limit(void)

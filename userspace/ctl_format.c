@@ -58,8 +58,36 @@ const char *ctl_mode_name(uint32_t mode)
 		return "drop";
 	case CNF_MODE_MONITOR:
 		return "monitor";
+	case CNF_MODE_MARK:
+		return "mark";
 	}
 	return NULL;
+}
+
+void ctl_print_mode(FILE *out, const struct cnf_stats *st)
+{
+	const char *mode = ctl_mode_name(st->mode);
+
+	if (!mode)
+		fprintf(out, "unknown (%u)", st->mode);
+	else if (st->mode == CNF_MODE_MARK)
+		fprintf(out, "mark 0x%x/0x%x", st->mark, st->mark_mask);
+	else
+		fputs(mode, out);
+}
+
+uint32_t ctl_iif_count(const struct cnf_stats *st)
+{
+	return st->iif_count < CNF_IIF_MAX ? st->iif_count : CNF_IIF_MAX;
+}
+
+void ctl_print_hooks(FILE *out, const struct cnf_stats *st)
+{
+	uint32_t i;
+
+	fputs(ctl_hooks_name(st), out);
+	for (i = 0; i < ctl_iif_count(st); i++)
+		fprintf(out, " --iif %.*s", CNF_IFNAMSIZ, st->iif[i]);
 }
 
 /* Whether the namespace's netfilter hooks are on: "on" or "off". */
@@ -74,6 +102,8 @@ int ctl_mode_parse(const char *name)
 		return CNF_MODE_DROP;
 	if (!strcmp(name, "monitor"))
 		return CNF_MODE_MONITOR;
+	if (!strcmp(name, "mark"))
+		return CNF_MODE_MARK;
 	return -EINVAL;
 }
 
@@ -108,9 +138,11 @@ static void print_path_text(FILE *out, const char *path,
 		ULL(ps->checked), ULL(ps->matched), ULL(ps->dropped));
 }
 
+/* @marked: the packets the hooks marked, NULL when not to be shown. */
 static void print_family_text(FILE *out, const char *name,
 			      const struct cnf_family_stats *fs,
 			      const struct cnf_lookup_stats *ls,
+			      const __u64 *marked,
 			      const struct cnf_path_stats *xdp,
 			      const struct cnf_path_stats *tc)
 {
@@ -141,32 +173,38 @@ static void print_family_text(FILE *out, const char *name,
 	fprintf(out, "  stashed:      %llu\n", ULL(fs->stashed));
 	fprintf(out, "  packets:      checked %llu matched %llu dropped %llu\n",
 		ULL(fs->checked), ULL(fs->matched), ULL(fs->dropped));
+	if (marked)
+		fprintf(out, "  marked:       %llu\n", ULL(*marked));
 	print_path_text(out, "xdp", xdp);
 	print_path_text(out, "tc", tc);
 }
 
 void ctl_print_stats_text(FILE *out, const struct cnf_stats *st)
 {
-	const char *mode = ctl_mode_name(st->mode);
 	uint64_t used = st->v4.bytes + st->v6.bytes;
+	/* Marked packets: in mark mode, or when some were marked before. */
+	bool marked = st->mode == CNF_MODE_MARK || st->marked_v4 ||
+		      st->marked_v6;
 	char h1[32], h2[32];
 
 	fprintf(out, "state:        %s\n",
 		st->flags & CNF_STATS_F_INACTIVE ?
 		"inactive (not configured since load or reset: no hooks)" :
 		"active");
-	if (mode)
-		fprintf(out, "mode:         %s\n", mode);
-	else
-		fprintf(out, "mode:         unknown (%u)\n", st->mode);
-	fprintf(out, "hooks:        %s\n", ctl_hooks_name(st));
+	fputs("mode:         ", out);
+	ctl_print_mode(out, st);
+	fputs("\nhooks:        ", out);
+	ctl_print_hooks(out, st);
+	fputc('\n', out);
 	fprintf(out, "memory limit: %llu bytes (%s)\n", ULL(st->mem_limit),
 		ctl_format_bytes(st->mem_limit, h1, sizeof(h1)));
 	fprintf(out, "memory used:  %llu bytes (%s)\n", ULL(used),
 		ctl_format_bytes(used, h2, sizeof(h2)));
-	print_family_text(out, "ipv4", &st->v4, &st->v4_lookup, &st->xdp_v4,
+	print_family_text(out, "ipv4", &st->v4, &st->v4_lookup,
+			  marked ? &st->marked_v4 : NULL, &st->xdp_v4,
 			  &st->tc_v4);
-	print_family_text(out, "ipv6", &st->v6, &st->v6_lookup, &st->xdp_v6,
+	print_family_text(out, "ipv6", &st->v6, &st->v6_lookup,
+			  marked ? &st->marked_v6 : NULL, &st->xdp_v6,
 			  &st->tc_v6);
 }
 
@@ -187,7 +225,7 @@ static void print_path_json(FILE *out, const char *path,
  */
 static void print_family_json(FILE *out, const char *name,
 			      const struct cnf_family_stats *fs,
-			      const struct cnf_lookup_stats *ls,
+			      const struct cnf_lookup_stats *ls, uint64_t marked,
 			      const struct cnf_path_stats *xdp,
 			      const struct cnf_path_stats *tc)
 {
@@ -206,7 +244,41 @@ static void print_family_json(FILE *out, const char *name,
 			ls->lengths, ULL(ls->keys), ls->tables);
 	print_path_json(out, "xdp", xdp);
 	print_path_json(out, "tc", tc);
-	fputc('}', out);
+	fprintf(out, ",\"marked\":%llu}", ULL(marked));
+}
+
+/* A device name as a JSON string: '"', '\\' and control bytes escaped. */
+static void print_json_name(FILE *out, const char *name, size_t len)
+{
+	size_t i;
+
+	fputc('"', out);
+	for (i = 0; i < len && name[i]; i++) {
+		unsigned char c = (unsigned char)name[i];
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+/* The mark and the hooks' scope: "mark", "mark_mask", "iif", then ','. */
+static void print_scope_json(FILE *out, const struct cnf_stats *st)
+{
+	uint32_t i;
+
+	fprintf(out, "\"mark\":%u,\"mark_mask\":%u,\"iif\":[", st->mark,
+		st->mark_mask);
+	for (i = 0; i < ctl_iif_count(st); i++) {
+		if (i)
+			fputc(',', out);
+		print_json_name(out, st->iif[i], CNF_IFNAMSIZ);
+	}
+	fputs("],", out);
 }
 
 double ctl_bytes_per_timed(const struct cnf_expiry_stats *ex)
@@ -246,11 +318,12 @@ void ctl_print_stats_json(FILE *out, const struct cnf_stats *st,
 		"\"active\":%s,", mode ? mode : "unknown", ctl_hooks_name(st),
 		ULL(st->mem_limit),
 		st->flags & CNF_STATS_F_INACTIVE ? "false" : "true");
-	print_family_json(out, "ipv4", &st->v4, &st->v4_lookup, &st->xdp_v4,
-			  &st->tc_v4);
+	print_scope_json(out, st);
+	print_family_json(out, "ipv4", &st->v4, &st->v4_lookup, st->marked_v4,
+			  &st->xdp_v4, &st->tc_v4);
 	fputc(',', out);
-	print_family_json(out, "ipv6", &st->v6, &st->v6_lookup, &st->xdp_v6,
-			  &st->tc_v6);
+	print_family_json(out, "ipv6", &st->v6, &st->v6_lookup, st->marked_v6,
+			  &st->xdp_v6, &st->tc_v6);
 	if (ex)
 		fprintf(out, ",\"expiry\":{\"entries\":%llu,\"bytes\":%llu,"
 			"\"bytes_per_entry\":%.2f,\"expired\":%llu,"

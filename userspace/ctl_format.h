@@ -50,11 +50,23 @@ const char *ctl_format_prefix(const struct cnf_addr *a, char *buf, size_t len);
 /* "512 B", "4.0 KiB", "1.5 GiB"... into @buf. */
 const char *ctl_format_bytes(uint64_t bytes, char *buf, size_t len);
 
-/* "drop", "monitor", or NULL for a mode this tool does not know. */
+/* "drop", "monitor", "mark", or NULL for a mode this tool does not know. */
 const char *ctl_mode_name(uint32_t mode);
 /* CNF_MODE_* for @name, or -EINVAL. */
 int ctl_mode_parse(const char *name);
 const char *ctl_hooks_name(const struct cnf_stats *st);
+/*
+ * The mode as 'mode' takes it: "drop", "monitor", "mark 0x10/0x10", or
+ * "unknown (N)".
+ */
+void ctl_print_mode(FILE *out, const struct cnf_stats *st);
+/*
+ * The hooks as 'hooks' takes them: "off", "on", or "on --iif NAME..." for
+ * a scope.
+ */
+void ctl_print_hooks(FILE *out, const struct cnf_stats *st);
+/* The scope's names in @st (at most CNF_IIF_MAX, whatever it says). */
+uint32_t ctl_iif_count(const struct cnf_stats *st);
 
 /*
  * Whether the kernel filled @ls: kernels before prefixes leave it zero,

@@ -1080,3 +1080,71 @@ int ctl_parse_size(const char *s, uint64_t *bytes)
 	*bytes = (uint64_t)v << shift;
 	return 0;
 }
+
+const char *ctl_iif_pattern_error(const char *pat)
+{
+	size_t len = strlen(pat), i;
+
+	if (!len)
+		return "an empty name";
+	if (len >= CNF_IFNAMSIZ)
+		return "longer than a device name (15 bytes)";
+	if (pat[len - 1] == '+')
+		len--;
+	if (len == 0)
+		return NULL;
+	if ((len == 1 && pat[0] == '.') ||
+	    (len == 2 && pat[0] == '.' && pat[1] == '.'))
+		return "not a device name";
+	for (i = 0; i < len; i++)
+		if (pat[i] == '/' || pat[i] == ':' || isspace((unsigned char)pat[i]))
+			return "not a device name: no '/', ':' or white space";
+	return NULL;
+}
+
+bool ctl_iif_matches(const char *pat, const char *name)
+{
+	size_t len = strnlen(pat, CNF_IFNAMSIZ);
+
+	if (len && pat[len - 1] == '+')
+		return !strncmp(name, pat, len - 1);
+	return !strncmp(name, pat, CNF_IFNAMSIZ);
+}
+
+/* One number of a mark: 0 to UINT32_MAX, in C's notation, all of @s. */
+static bool mark_number(const char *s, uint32_t *v)
+{
+	unsigned long long n;
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return false;
+	errno = 0;
+	n = strtoull(s, &end, 0);
+	if (errno || *end || n > UINT32_MAX)
+		return false;
+	*v = (uint32_t)n;
+	return true;
+}
+
+const char *ctl_parse_mark(const char *s, uint32_t *mark, uint32_t *mask)
+{
+	char value[32];
+	const char *slash = strchr(s, '/');
+	size_t n = slash ? (size_t)(slash - s) : strlen(s);
+
+	if (n >= sizeof(value))
+		return "not a number up to 0xffffffff";
+	memcpy(value, s, n);
+	value[n] = '\0';
+	if (!mark_number(value, mark))
+		return "not a number up to 0xffffffff";
+	*mask = UINT32_MAX;
+	if (slash && !mark_number(slash + 1, mask))
+		return "the mask is not a number up to 0xffffffff";
+	if (!*mask)
+		return "the mask is 0: no bit to set";
+	if (*mark & ~*mask)
+		return "the mark has bits outside the mask";
+	return NULL;
+}

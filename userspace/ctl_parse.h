@@ -217,4 +217,21 @@ int ctl_input_add(struct ctl_input *in, const struct ctl_entry *e,
 /* Bytes with an optional K, M or G suffix (base 1024): 0 or -EINVAL/-ERANGE. */
 int ctl_parse_size(const char *s, uint64_t *bytes);
 
+/*
+ * A device name or pattern of the hooks' scope (hooks on --iif): a name a
+ * device could have, up to %CNF_IFNAMSIZ - 1 bytes without '/', ':' or
+ * white space and neither "." nor ".."; ending in '+', a prefix of names
+ * ("+" alone: every name).  NULL when @pat is one, else why not.
+ */
+const char *ctl_iif_pattern_error(const char *pat);
+/* Whether pattern @pat covers device @name, as the module matches. */
+bool ctl_iif_matches(const char *pat, const char *name);
+
+/*
+ * A mark and its mask, "VALUE[/MASK]", each a number in C's notation
+ * (0x10, 16, 020) up to 32 bits; without MASK, every bit.  NULL when @s is
+ * one, else why not.
+ */
+const char *ctl_parse_mark(const char *s, uint32_t *mark, uint32_t *mask);
+
 #endif /* _CTL_PARSE_H */

@@ -19,6 +19,16 @@
  * the old save or the new one, never a part.  A set with a default timeout
  * has it on its set line ('# cuckoo_nf set bans block timeout 600') and
  * every prefix its own ('10.0.0.5 timeout 312', 'timeout 0' for none).
+ *
+ * The hooks' setting and scope are in DIR/hooks, written the same way,
+ * the operands 'cuckooctl hooks' takes between a header and an end line:
+ *
+ *	# cuckoo_nf hooks
+ *	on --iif eth0 --iif veth+
+ *	# cuckoo_nf end
+ *
+ * restore-all sets them first, so that the sets' entries, once restored,
+ * are judged where they were before.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -28,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -36,6 +47,10 @@
 #define END_FMT		"# cuckoo_nf end %" PRIu64 " entries"
 
 #define SUFFIX		".list"
+
+#define HOOKS_FILE	"hooks"
+#define HOOKS_HEADER	"# cuckoo_nf hooks"
+#define HOOKS_END	"# cuckoo_nf end"
 
 static int set_path(char *buf, size_t size, const char *dir, const char *name,
 		    const char *suffix)
@@ -173,6 +188,69 @@ static int prune(const char *dir, const struct cnf_set_info *sets, size_t n)
 	return rc;
 }
 
+/*
+ * Write @text to DIR/@file through a temporary file, synced and renamed
+ * into place, the directory synced after.
+ */
+static int write_atomic(const char *dir, const char *file, const char *text)
+{
+	char path[PATH_MAX], tmp[PATH_MAX];
+	int tfd, err = 0;
+	size_t n = strlen(text);
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, file) >=
+	    (int)sizeof(path) ||
+	    snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, file) >=
+	    (int)sizeof(tmp)) {
+		ctl_err("save-all %s: path too long", dir);
+		return CTL_EXIT_FAIL;
+	}
+	tfd = mkostemp(tmp, O_CLOEXEC);
+	if (tfd < 0) {
+		ctl_err("save-all %s: %s", tmp, strerror(errno));
+		return CTL_EXIT_FAIL;
+	}
+	if (write(tfd, text, n) != (ssize_t)n || fsync(tfd))
+		err = errno ? errno : EIO;
+	if (close(tfd) && !err)
+		err = errno;
+	if (!err && rename(tmp, path))
+		err = errno;
+	if (err) {
+		ctl_err("save-all %s: %s", path, strerror(err));
+		unlink(tmp);
+		return CTL_EXIT_FAIL;
+	}
+	return fsync_dir("save-all", dir);
+}
+
+/* The hooks' setting and scope to DIR/hooks. */
+static int save_hooks(int fd, const char *dir)
+{
+	char text[512];
+	struct cnf_stats st;
+	FILE *m;
+
+	memset(&st, 0, sizeof(st));
+	if (ioctl(fd, CNF_IOC_STATS, &st))
+		return ctl_fail("save-all", errno);
+	memset(text, 0, sizeof(text));
+	m = fmemopen(text, sizeof(text) - 1, "w");
+	if (!m)
+		return ctl_fail("save-all", errno);
+	fputs(HOOKS_HEADER "\n", m);
+	ctl_print_hooks(m, &st);
+	fputs("\n" HOOKS_END "\n", m);
+	if (fclose(m))
+		return ctl_fail("save-all", errno);
+	if (write_atomic(dir, HOOKS_FILE, text))
+		return CTL_EXIT_FAIL;
+	printf("hooks: saved '");
+	ctl_print_hooks(stdout, &st);
+	printf("' to %s/" HOOKS_FILE "\n", dir);
+	return CTL_EXIT_OK;
+}
+
 int ctl_save_all(const char *dir)
 {
 	struct cnf_set_info *sets = NULL;
@@ -196,6 +274,9 @@ int ctl_save_all(const char *dir)
 		if (r && !rc)
 			rc = r;
 	}
+	r = save_hooks(fd, dir);
+	if (r && !rc)
+		rc = r;
 	/* Only after every set is saved: a failed save removes nothing. */
 	if (!err && !rc)
 		rc = prune(dir, sets, n);
@@ -332,6 +413,113 @@ static int saved_sets(const char *dir, char (**names)[CNF_SET_NAME_LEN],
 	return CTL_EXIT_OK;
 }
 
+/*
+ * The operands of DIR/hooks into @argv and @o, from @line (changed): 0,
+ * or why they are not 'hooks' ones.
+ */
+static const char *hooks_words(char *line, struct ctl_opts *o, char **argv,
+			       int *argc)
+{
+	char *save = NULL, *w;
+
+	*argc = 0;
+	for (w = strtok_r(line, " \t\n", &save); w;
+	     w = strtok_r(NULL, " \t\n", &save)) {
+		if (strcmp(w, "--iif")) {
+			if (*argc)
+				return "more than one setting";
+			argv[(*argc)++] = w;
+			continue;
+		}
+		w = strtok_r(NULL, " \t\n", &save);
+		if (!w)
+			return "--iif without its device";
+		if (o->niif == CNF_IIF_MAX)
+			return "more --iif than a scope has";
+		o->iifs[o->niif++] = w;
+	}
+	return *argc ? NULL : "no setting";
+}
+
+/*
+ * Whether the namespace's hooks are as @cfg would set them already: then
+ * nothing is set, and a namespace restored to the default ("on") stays
+ * unconfigured until a set's entries come.
+ */
+static bool hooks_as_saved(const struct cnf_config *cfg)
+{
+	struct cnf_stats st;
+	int fd = ctl_open_device();
+	bool same;
+
+	if (fd < 0)
+		return false;
+	memset(&st, 0, sizeof(st));
+	same = !ioctl(fd, CNF_IOC_STATS, &st) &&
+	       !(st.flags & CNF_STATS_F_HOOKS_OFF) ==
+	       (cfg->hooks == CNF_HOOKS_ON) &&
+	       st.iif_count == cfg->iif_count &&
+	       !memcmp(st.iif, cfg->iif, sizeof(st.iif));
+	close(fd);
+	return same;
+}
+
+/*
+ * DIR/hooks, if there is one: its setting applied, CTL_EXIT_BADINPUT when
+ * it is not a complete save (renamed hooks.bad, the hooks left as they
+ * are).
+ */
+static int restore_hooks(const char *dir)
+{
+	char path[PATH_MAX], bad[PATH_MAX], head[64], line[512], end[64];
+	struct ctl_opts o = { .cmd = "hooks" };
+	struct cnf_config cfg;
+	const char *why = NULL;
+	char *argv[1];
+	int argc;
+	FILE *f;
+
+	if (snprintf(path, sizeof(path), "%s/" HOOKS_FILE, dir) >=
+	    (int)sizeof(path) ||
+	    snprintf(bad, sizeof(bad), "%s/" HOOKS_FILE ".bad", dir) >=
+	    (int)sizeof(bad)) {
+		ctl_err("restore-all %s: path too long", dir);
+		return CTL_EXIT_FAIL;
+	}
+	f = fopen(path, "re");
+	if (!f) {
+		/* Saved by a cuckooctl from before it: the hooks as they are. */
+		if (errno == ENOENT)
+			return CTL_EXIT_OK;
+		ctl_err("restore-all %s: %s", path, strerror(errno));
+		return CTL_EXIT_FAIL;
+	}
+	if (!fgets(head, sizeof(head), f) || strcmp(head, HOOKS_HEADER "\n"))
+		why = "no '" HOOKS_HEADER "' first line";
+	else if (!fgets(line, sizeof(line), f) || !fgets(end, sizeof(end), f) ||
+		 strcmp(end, HOOKS_END "\n") || fgetc(f) != EOF)
+		why = "not a setting and an end line: cut short?";
+	else
+		why = hooks_words(line, &o, argv, &argc);
+	fclose(f);
+	if (!why) {
+		/* It says why on stderr. */
+		if (ctl_hooks_config(&o, argc, argv, &cfg))
+			why = "not a setting 'hooks' takes";
+	}
+	if (why) {
+		if (rename(path, bad))
+			ctl_err("restore-all %s: not a complete save (%s), skipped; renaming it to %s: %s",
+				path, why, bad, strerror(errno));
+		else
+			ctl_err("restore-all %s: not a complete save (%s), skipped and renamed %s",
+				path, why, bad);
+		return CTL_EXIT_BADINPUT;
+	}
+	return hooks_as_saved(&cfg) ? CTL_EXIT_OK :
+	       ctl_set_hooks("restore-all hooks", &cfg);
+}
+
 int ctl_restore_all(const char *dir)
 {
 	char (*names)[CNF_SET_NAME_LEN] = NULL;
@@ -341,7 +529,10 @@ int ctl_restore_all(const char *dir)
 	fd = ctl_open_device();
 	if (fd < 0)
 		return -fd;
-	rc = saved_sets(dir, &names, &n);
+	rc = restore_hooks(dir);
+	r = saved_sets(dir, &names, &n);
+	if (r && (!rc || rc == CTL_EXIT_BADINPUT))
+		rc = r;
 	for (i = 0; names && i < n; i++) {
 		r = restore_one(fd, dir, names[i]);
 		/* A failure outranks a skipped file. */

@@ -9,8 +9,9 @@
  * say.  The verdict is the packet path's own (verdict.h in the module): a
  * source is listed when some block set covers it and no allow set does,
  * and dropped when listed, in drop mode, by the hooks or - with the hooks
- * off - by the namespace's XDP and tc programs.  A packet that arrives on
- * a loopback device is never judged.  Each covering prefix is named with
+ * off - by the namespace's XDP and tc programs; marked, for nft rules to
+ * decide, in mark mode.  A packet that arrives on a device outside the
+ * hooks' scope (by default, a loopback device) is not judged by them.  Each covering prefix is named with
  * its set, as the sets' own CNF_IOC_MATCH answers: one call per set and
  * address, none of which changes anything.
  */
@@ -40,18 +41,41 @@ struct ns_view {
 	size_t nsets;
 	struct cnf_stats st;
 	bool loopback;			/* --iif names a loopback device */
+	bool outside;			/* --iif names one outside the scope */
 	const char *iif;
 	bool no_match;			/* a module without MATCH */
 };
 
 enum reason { R_LISTED, R_HOOKS_OFF, R_MONITOR, R_ALLOWED, R_NO_SET,
-	      R_LOOPBACK };
+	      R_LOOPBACK, R_MARKED, R_MARK_OFF, R_OUTSIDE };
 
 static const char *const reason_json[] = {
 	[R_LISTED] = "listed", [R_HOOKS_OFF] = "hooks off",
 	[R_MONITOR] = "monitor mode", [R_ALLOWED] = "allowed",
 	[R_NO_SET] = "in no set", [R_LOOPBACK] = "loopback",
+	[R_MARKED] = "mark mode", [R_MARK_OFF] = "mark mode, hooks off",
+	[R_OUTSIDE] = "outside the hooks' scope",
 };
+
+/* Whether the hooks judge packets of device @name: the scope covers it. */
+static bool in_scope(const struct cnf_stats *st, const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < ctl_iif_count(st); i++)
+		if (ctl_iif_matches(st->iif[i], name))
+			return true;
+	return false;
+}
+
+/* "eth0 veth+": the scope's names, for a verdict's text. */
+static void print_scope(const struct cnf_stats *st)
+{
+	uint32_t i;
+
+	for (i = 0; i < ctl_iif_count(st); i++)
+		printf("%s%.*s", i ? " " : "", CNF_IFNAMSIZ, st->iif[i]);
+}
 
 /* A failure's exit code: 2 or more, as 1 is an answer ("passes"). */
 static int no_answer(int err)
@@ -157,12 +181,30 @@ static void print_hits(const struct hit *h, size_t n)
 
 static void print_text(const char *arg, enum reason r, const struct hit *b,
 		       size_t nb, const struct hit *al, size_t na,
-		       const char *iif)
+		       const struct ns_view *v)
 {
+	const char *iif = v->iif;
+
 	switch (r) {
 	case R_LISTED:
 		printf("%s: dropped: ", arg);
 		print_hits(b, nb);
+		break;
+	case R_MARKED:
+		printf("%s: marked 0x%x/0x%x, nft decides: listed by ", arg,
+		       v->st.mark, v->st.mark_mask);
+		print_hits(b, nb);
+		break;
+	case R_MARK_OFF:
+		printf("%s: passes: mark mode with the hooks off marks nothing, listed by ",
+		       arg);
+		print_hits(b, nb);
+		break;
+	case R_OUTSIDE:
+		printf("%s: passes: not judged on %s: outside the hooks' scope (",
+		       arg, iif);
+		print_scope(&v->st);
+		putchar(')');
 		break;
 	case R_HOOKS_OFF:
 		printf("%s: dropped by XDP and tc programs only (hooks off): ",
@@ -186,6 +228,13 @@ static void print_text(const char *arg, enum reason r, const struct hit *b,
 		printf("%s: passes: arrives on %s, a loopback device, never judged",
 		       arg, iif);
 		break;
+	}
+	/* Without --iif: the hooks judge it only where their scope says. */
+	if (!iif && ctl_iif_count(&v->st) &&
+	    (r == R_LISTED || r == R_MARKED)) {
+		printf(" (on ");
+		print_scope(&v->st);
+		printf(" only: the hooks' scope)");
 	}
 	putchar('\n');
 }
@@ -234,7 +283,9 @@ static int verdict_one(struct ns_view *v, const struct ctl_opts *o,
 			ctl_strerror_entry(err, a, NULL, why, sizeof(why)));
 		return -no_answer(err);
 	}
-	if (v->loopback)
+	if (v->outside)
+		r = R_OUTSIDE;
+	else if (v->loopback)
 		r = R_LOOPBACK;
 	else if (!nb)
 		r = R_NO_SET;
@@ -242,6 +293,8 @@ static int verdict_one(struct ns_view *v, const struct ctl_opts *o,
 		r = R_ALLOWED;
 	else if (v->st.mode == CNF_MODE_MONITOR)
 		r = R_MONITOR;
+	else if (v->st.mode == CNF_MODE_MARK)
+		r = v->st.flags & CNF_STATS_F_HOOKS_OFF ? R_MARK_OFF : R_MARKED;
 	else if (v->st.flags & CNF_STATS_F_HOOKS_OFF)
 		r = R_HOOKS_OFF;
 	else
@@ -249,13 +302,13 @@ static int verdict_one(struct ns_view *v, const struct ctl_opts *o,
 	if (o->json) {
 		printf("%s{\"address\":\"%s\",\"verdict\":\"%s\",\"reason\":\"%s\"",
 		       first ? "" : ",", arg,
-		       r == R_LISTED || r == R_HOOKS_OFF ? "dropped" : "passes",
-		       reason_json[r]);
+		       r == R_LISTED || r == R_HOOKS_OFF ? "dropped" :
+		       r == R_MARKED ? "marked" : "passes", reason_json[r]);
 		print_json_hits("block", b, nb);
 		print_json_hits("allow", al, na);
 		putchar('}');
 	} else if (!o->quiet) {
-		print_text(arg, r, b, nb, al, na, v->iif);
+		print_text(arg, r, b, nb, al, na, v);
 	}
 	free(b);
 	free(al);
@@ -270,6 +323,8 @@ static int view_open(struct ns_view *v, const struct ctl_opts *o, int fd)
 	memset(v, 0, sizeof(*v));
 	v->fd = fd;
 	v->iif = o->iif;
+	if (o->niif > 1)
+		return ctl_usage_error("test", "--iif", "one device only");
 	if (o->iif) {
 		err = iif_is_loopback(o->iif, &v->loopback);
 		if (err == ENODEV) {
@@ -284,6 +339,12 @@ static int view_open(struct ns_view *v, const struct ctl_opts *o, int fd)
 	if (ioctl(fd, CNF_IOC_STATS, &v->st)) {
 		ctl_err("test: stats: %s", ctl_strerror(errno));
 		return no_answer(errno);
+	}
+	/* A scope names the devices judged, loopback ones too when named. */
+	if (o->iif && ctl_iif_count(&v->st) &&
+	    !(v->st.flags & CNF_STATS_F_HOOKS_OFF)) {
+		v->outside = !in_scope(&v->st, o->iif);
+		v->loopback = false;
 	}
 	err = ctl_set_list(fd, &v->sets, &v->nsets);
 	if (err == CTL_ENOSETS)

@@ -195,7 +195,10 @@ static const struct {
 	{ O_EMPTY, { "allow-empty", no_argument, NULL, V_EMPTY },
 	  "    --allow-empty    take an input without prefixes: empty the set" },
 	{ O_IIF, { "iif", required_argument, NULL, V_IIF },
-	  "    --iif NAME       for a packet arriving on device NAME" },
+	  "    --iif NAME       test: for a packet arriving on device NAME; hooks\n"
+	  "                       on: only packets arriving on device NAME (NAME+:\n"
+	  "                       on those whose name begins with NAME), repeated\n"
+	  "                       for up to 8 names" },
 	{ O_IPSET, { "from-ipset", no_argument, NULL, V_IPSET },
 	  "    --from-ipset     FILE is what 'ipset save' prints" },
 	{ O_PROM, { "prometheus", no_argument, NULL, V_PROM },
@@ -237,7 +240,13 @@ static int take_option(const struct ctl_cmd *cmd, int val,
 		o->allow_empty = true;
 		break;
 	case V_IIF:
-		o->iif = optarg;
+		if (o->niif == CNF_IIF_MAX) {
+			ctl_err("%s --iif %s: more than %u devices (the most a scope has)",
+				cmd->name, optarg, CNF_IIF_MAX);
+			return CTL_EXIT_BADINPUT;
+		}
+		o->iif = o->iif ? o->iif : optarg;
+		o->iifs[o->niif++] = optarg;
 		break;
 	case V_IPSET:
 		o->from_ipset = true;
@@ -388,9 +397,10 @@ static const struct ctl_cmd commands[] = {
 	  "...' naming every block set that covers it with its longest covering\n"
 	  "prefix; 'ADDR: passes: SET (STORED) allowed by SET (STORED)' when an\n"
 	  "allow set exempts it; 'ADDR: passes: in no set'; and what monitor\n"
-	  "mode, hooks off and --iif of a loopback device change.  Exits 0 when\n"
-	  "every one is dropped, 1 when one passes, 2 or more when it cannot\n"
-	  "answer (8: a device call failed).  -j: a JSON array.\n"
+	  "mode, mark mode ('marked VALUE/MASK, nft decides'), hooks off, the\n"
+	  "hooks' scope and --iif of a loopback device change.  Exits 0 when\n"
+	  "every one is dropped, 1 when one passes or is marked, 2 or more\n"
+	  "when it cannot answer (8: a device call failed).  -j: a JSON array.\n"
 	  "With -s SET: whether that set covers each PREFIX: 'PREFIX: present\n"
 	  "(STORED)' ('STORED timeout N' when it has N seconds left) or 'PREFIX:\n"
 	  "absent'; exits 0 when all are present, 1 when one is absent.  With a\n"
@@ -454,9 +464,11 @@ static const struct ctl_cmd commands[] = {
 	  "entries' line: written to a temporary file in DIR, synced, then\n"
 	  "renamed over the old one, so a crash leaves the old file or the new\n"
 	  "one, whole.  Once every set is saved, the files of sets that no\n"
-	  "longer exist are removed.\n" },
+	  "longer exist are removed.  DIR/hooks keeps the hooks' setting and\n"
+	  "scope ('hooks on --iif eth0'), written the same way.\n" },
 	{ "restore-all", cmd_restore_all, 0, "[DIR]", "restore every set saved by 'save-all'",
-	  "Replace each set with DIR/NAME.list (default DIR: " CTL_STATE_DIR "),\n"
+	  "Set the hooks as DIR/hooks says, then replace each set with\n"
+	  "DIR/NAME.list (default DIR: " CTL_STATE_DIR "),\n"
 	  "creating the sets missing with their kind, each in one step.  A\n"
 	  "missing default.list is reported and the set left as it is.  A file\n"
 	  "that is not a complete save (no header, no end line, a count that\n"
@@ -467,7 +479,8 @@ static const struct ctl_cmd commands[] = {
 	  "mode, the limit, the counters and the hooks stay.\n" },
 	{ "reset", ctl_cmd_reset, 0, "", "remove everything cuckoo_nf keeps here",
 	  "Remove every set's prefixes and every set but the default one, and\n"
-	  "forget the mode, the limit, the hooks setting and the counters: the\n"
+	  "forget the mode, the mark, the limit, the hooks setting and scope and\n"
+	  "the counters: the\n"
 	  "namespace's hooks are unregistered and its memory freed, as before\n"
 	  "it was first configured.  The next add, load, restore, mode, hooks\n"
 	  "or limit starts again from the module's parameters.\n" },
@@ -481,16 +494,24 @@ static const struct ctl_cmd commands[] = {
 	  "out and how late they were removed; then each set, as 'sets' shows\n"
 	  "them.  --prometheus: the same figures as metrics cuckoo_nf_* for\n"
 	  "node_exporter's textfile collector (see cuckooctl(8)).\n" },
-	{ "mode", ctl_cmd_mode, 0, "[drop|monitor]", "show or set what matching packets get",
+	{ "mode", ctl_cmd_mode, 0, "[drop|monitor|mark VALUE[/MASK]]",
+	  "show or set what matching packets get",
 	  "drop: packets from listed sources are dropped.  monitor: they are\n"
-	  "only counted as matched.  Without argument, print the mode.\n" },
-	{ "hooks", ctl_cmd_hooks, 0, "[on|off]",
-	  "show or set whether netfilter looks packets up",
+	  "only counted as matched.  mark: the hooks set the bits of VALUE under\n"
+	  "MASK (default 0xffffffff) in the packet's mark and accept it, for\n"
+	  "nft rules on 'meta mark' to decide; XDP and tc programs pass such\n"
+	  "packets on to the hooks.  Without argument, print the mode.\n" },
+	{ "hooks", ctl_cmd_hooks, O_IIF, "[on [--iif NAME]...|off]",
+	  "show or set whether and where netfilter looks packets up",
 	  "on (the default): the namespace's netfilter hooks look up every\n"
-	  "packet, but those cuckoo_nf's XDP program passed already.  off:\n"
-	  "only XDP programs filter the namespace (cuckooctl xdp attach), which\n"
+	  "packet, but those cuckoo_nf's XDP program passed already and those\n"
+	  "arriving on a loopback device.  With --iif: only packets arriving on\n"
+	  "the devices named (NAME+: every device whose name begins with NAME),\n"
+	  "loopback too when named, those created later included.  off: only XDP\n"
+	  "programs filter the namespace (cuckooctl xdp attach), which\n"
 	  "spares every packet the hooks' cost; a device without the program\n"
-	  "then lets listed sources through.  Without argument, print it.\n" },
+	  "then lets listed sources through.  Without argument, print it as\n"
+	  "it is set.\n" },
 	{ "limit", ctl_cmd_limit, 0, "[BYTES]", "show or set the memory limit",
 	  "Set the memory the tables may use; K, M and G suffixes (base 1024).\n"
 	  "Below what is in use already: refused.  Without argument, print it.\n" },

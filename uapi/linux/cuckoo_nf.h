@@ -225,7 +225,14 @@ struct cnf_dump {
 enum cnf_mode {
 	CNF_MODE_DROP = 0,	/* drop packets from listed sources */
 	CNF_MODE_MONITOR = 1,	/* count them as matched, drop nothing */
+	CNF_MODE_MARK = 2,	/* the hooks mark them and accept them */
 };
+
+/*
+ * In %CNF_MODE_MARK the kfuncs pass a listed source's packet (0) with no
+ * XDP mark of theirs, for the hooks to look up and mark: mark mode needs
+ * the hooks on, and the packet's device in their scope.
+ */
 
 /*
  * Where the namespace's packets are looked up.  With its netfilter hooks
@@ -237,11 +244,18 @@ enum cnf_hooks {
 	CNF_HOOKS_OFF = 1,	/* XDP or tc programs only: no hooks */
 };
 
+/* Room for a device's name or pattern, its NUL included (IFNAMSIZ). */
+#define CNF_IFNAMSIZ		16
+/* Most device names or patterns a namespace's hooks' scope has. */
+#define CNF_IIF_MAX		8
+
 /**
  * struct cnf_config - change the namespace's settings
  * @set:       which fields below to apply: %CNF_CONFIG_MODE,
- *             %CNF_CONFIG_MEM_LIMIT, %CNF_CONFIG_HOOKS.
- * @mode:      enum cnf_mode.
+ *             %CNF_CONFIG_MEM_LIMIT, %CNF_CONFIG_HOOKS, %CNF_CONFIG_MARK,
+ *             %CNF_CONFIG_IIF.
+ * @mode:      enum cnf_mode.  %CNF_MODE_MARK needs a mark: set in the
+ *             same call (%CNF_CONFIG_MARK) or before (-EINVAL otherwise).
  * @mem_limit: bytes the namespace may make the kernel hold: the sets'
  *             tables, the sets themselves (some 8 KB each beside their
  *             tables), the state and its per-CPU counters, timeouts, dump
@@ -251,6 +265,36 @@ enum cnf_hooks {
  * @hooks:     enum cnf_hooks.  Absent from kernels before it: a shorter
  *             struct, and -EINVAL for %CNF_CONFIG_HOOKS.
  * @reserved:  0.
+ * @mark, @mark_mask: %CNF_CONFIG_MARK: in %CNF_MODE_MARK, the hooks set
+ *             the bits of @mark under @mark_mask in the skb's mark of a
+ *             packet whose source is listed, and accept it; the other
+ *             bits of its mark stay.  @mark_mask must not be 0, nor may
+ *             @mark have bits outside it (-EINVAL).  Kept until set again,
+ *             in any mode.  Absent from kernels before mark mode.
+ * @iif_count: %CNF_CONFIG_IIF: the names in @iif, at most %CNF_IIF_MAX
+ *             (-E2BIG above).  0: the hooks judge packets of every device
+ *             but loopback ones (the default).  Else only packets that
+ *             arrive on a device @iif names, loopback or not, whenever it
+ *             was created: the scope follows devices registered, renamed,
+ *             moved in and out of the namespace.  Absent from kernels
+ *             before the scope.
+ * @reserved2: 0.
+ * @iif:       %CNF_CONFIG_IIF: @iif_count device names, each NUL-padded
+ *             to %CNF_IFNAMSIZ; a name that ends in '+' matches every
+ *             device whose name begins with what precedes it ("eth+",
+ *             "+" every device), as iptables' -i does.  A name that is
+ *             empty, not NUL-terminated, or that no device could have
+ *             (".", "..", '/', ':' or white space), fails with -EINVAL,
+ *             as do non-zero bytes past the names.  The scope's memory,
+ *             a bit per interface index up to 65,535 at least, counts
+ *             against @mem_limit; a device the scope covers is refused
+ *             (its registration or rename fails with -ENOSPC; one moved
+ *             in from another namespace cannot be, and stays uncovered,
+ *             the kernel log naming it) when its index is past what the
+ *             scope was made for, twice the highest index of the
+ *             namespace then: setting the scope again makes room.
+ *             XDP and tc programs are attached per device: the scope
+ *             concerns the hooks only.
  */
 struct cnf_config {
 	__u32	set;
@@ -258,11 +302,18 @@ struct cnf_config {
 	__u64	mem_limit;
 	__u32	hooks;
 	__u32	reserved;
+	__u32	mark;
+	__u32	mark_mask;
+	__u32	iif_count;
+	__u32	reserved2;
+	char	iif[CNF_IIF_MAX][CNF_IFNAMSIZ];
 };
 
 #define CNF_CONFIG_MODE		_BITUL(0)
 #define CNF_CONFIG_MEM_LIMIT	_BITUL(1)
 #define CNF_CONFIG_HOOKS	_BITUL(2)
+#define CNF_CONFIG_MARK		_BITUL(3)
+#define CNF_CONFIG_IIF		_BITUL(4)
 
 /**
  * struct cnf_family_stats - per address family figures
@@ -371,6 +422,13 @@ struct cnf_path_stats {
  *             cnf_path_stats.  Absent from kernels before XDP.
  * @tc_v4, @tc_v6: per family, the tc path's counters, likewise.  Absent
  *             from kernels before the tc kfuncs.
+ * @marked_v4, @marked_v6: per family, packets the hooks marked in
+ *             %CNF_MODE_MARK (also in &struct cnf_family_stats.matched,
+ *             not in .dropped).
+ * @mark, @mark_mask, @iif_count, @reserved2, @iif: as &struct cnf_config
+ *             has them: the mark, 0 and 0 when never set; the hooks'
+ *             scope, @iif_count 0 for every device but loopback ones.
+ *             All absent from kernels before mark mode and the scope.
  */
 struct cnf_stats {
 	struct cnf_family_stats v4;
@@ -385,6 +443,13 @@ struct cnf_stats {
 	struct cnf_path_stats xdp_v6;
 	struct cnf_path_stats tc_v4;
 	struct cnf_path_stats tc_v6;
+	__u64	marked_v4;
+	__u64	marked_v6;
+	__u32	mark;
+	__u32	mark_mask;
+	__u32	iif_count;
+	__u32	reserved2;
+	char	iif[CNF_IIF_MAX][CNF_IFNAMSIZ];
 };
 
 #define CNF_STATS_F_INACTIVE	_BITUL(0)
@@ -510,8 +575,9 @@ struct cnf_version {
 #define CNF_IOC_SET_CONFIG	_IOW(CNF_IOC_TYPE, 0x09, struct cnf_config)
 /*
  * Remove every address and set and forget the mode, the memory limit, the
- * hooks setting and the counters: the namespace's hooks are unregistered and its memory freed, as
- * if it had never been configured.  Addresses stay effective until the
+ * hooks setting and scope, the mark and the counters: the namespace's
+ * hooks are unregistered and its memory freed, as if it had never been
+ * configured.  Addresses stay effective until the
  * hooks are gone.  Returns 0 (also for a namespace without state, left as
  * it is), or -EINTR when a fatal signal came while it waited for another
  * call on the namespace.

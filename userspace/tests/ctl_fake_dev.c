@@ -25,6 +25,10 @@
  *   only the first version's struct sizes (-ENOTTY for any other), has no
  *   CNF_IOC_MATCH and no set calls (-ENOTTY), takes single addresses only
  *   (-EINVAL), and its stats end before the lookup figures.
+ *   Its settings (CNF_IOC_SET_CONFIG): the mode, mark, hooks and scope,
+ *   kept and reported in the stats, the errnos of the uapi header for a
+ *   mark outside its mask, a mode mark without one, a bad name or too
+ *   many of them.
  * CNF_FAKE_STATE=FILE: the sets are read from FILE and written back after
  *   each change, so that several runs of cuckooctl see one module.
  * CNF_FAKE_IFADDRS=DEV=ADDR[,DEV=ADDR...]: what getifaddrs() answers,
@@ -86,6 +90,7 @@ struct fake_set {
 static struct {
 	uint32_t nsets;
 	struct fake_set s[FAKE_SETS];
+	struct cnf_config cfg;		/* mode, mark, hooks, scope */
 } st;
 static bool loaded;
 
@@ -412,6 +417,13 @@ static int stats_call(struct cnf_stats *out)
 	s.tc_v4.matched = FAKE_TC_MATCHED;
 	s.tc_v4.dropped = FAKE_TC_DROPPED;
 	s.tc_v6.checked = FAKE_TC_CHECKED + 1;
+	s.mode = st.cfg.mode;
+	if (st.cfg.hooks == CNF_HOOKS_OFF)
+		s.flags |= CNF_STATS_F_HOOKS_OFF;
+	s.mark = st.cfg.mark;
+	s.mark_mask = st.cfg.mark_mask;
+	s.iif_count = st.cfg.iif_count;
+	memcpy(s.iif, st.cfg.iif, sizeof(s.iif));
 	/* An older module writes its own, shorter struct, and zeroes the rest. */
 	if (no_timeouts())
 		memset(&s.expiry, 0, sizeof(s.expiry));
@@ -419,6 +431,46 @@ static int stats_call(struct cnf_stats *out)
 		memset(&s.v4_lookup, 0,
 		       sizeof(s) - offsetof(struct cnf_stats, v4_lookup));
 	memcpy(out, &s, sizeof(s));
+	return 0;
+}
+
+/* A scope's name as the module takes it, roughly: no '/' nor ':'. */
+static bool iif_ok(const char *name)
+{
+	size_t n = strnlen(name, CNF_IFNAMSIZ);
+
+	return n && n < CNF_IFNAMSIZ && !strpbrk(name, "/: ");
+}
+
+/* CNF_IOC_SET_CONFIG: the uapi header's rules, those cuckooctl meets. */
+static int config_call(const struct cnf_config *c)
+{
+	uint32_t i;
+
+	if ((c->set & CNF_CONFIG_MARK) &&
+	    (!c->mark_mask || (c->mark & ~c->mark_mask)))
+		return fail(EINVAL);
+	if ((c->set & CNF_CONFIG_MODE) && c->mode == CNF_MODE_MARK &&
+	    !(c->set & CNF_CONFIG_MARK) && !st.cfg.mark_mask)
+		return fail(EINVAL);
+	if (c->iif_count > CNF_IIF_MAX)
+		return fail(E2BIG);
+	for (i = 0; i < c->iif_count; i++)
+		if (!iif_ok(c->iif[i]))
+			return fail(EINVAL);
+	if (c->set & CNF_CONFIG_MODE)
+		st.cfg.mode = c->mode;
+	if (c->set & CNF_CONFIG_HOOKS)
+		st.cfg.hooks = c->hooks;
+	if (c->set & CNF_CONFIG_MARK) {
+		st.cfg.mark = c->mark;
+		st.cfg.mark_mask = c->mark_mask;
+	}
+	if (c->set & CNF_CONFIG_IIF) {
+		st.cfg.iif_count = c->iif_count;
+		memcpy(st.cfg.iif, c->iif, sizeof(st.cfg.iif));
+	}
+	save_state();
 	return 0;
 }
 
@@ -562,6 +614,8 @@ static int new_call(unsigned long req, void *arg)
 		return set_info(arg);
 	case CNF_IOC_SET_FLUSH:
 		return set_flush(arg);
+	case CNF_IOC_SET_CONFIG:
+		return config_call(arg);
 	}
 	return -2;
 }
@@ -595,7 +649,7 @@ static int v1_call(unsigned long req, void *arg)
 static const char *const call_names[] = {
 	[0x01] = "ADD", [0x02] = "DEL", [0x03] = "TEST", [0x04] = "ADD_BATCH",
 	[0x05] = "DEL_BATCH", [0x06] = "DUMP", [0x07] = "FLUSH",
-	[0x08] = "STATS", [0x0b] = "MATCH",
+	[0x08] = "STATS", [0x09] = "SET_CONFIG", [0x0b] = "MATCH",
 	[0x0d] = "SET_CREATE", [0x0e] = "SET_DESTROY", [0x0f] = "SET_SWAP",
 	[0x10] = "SET_LIST", [0x11] = "SET_FLUSH",
 };

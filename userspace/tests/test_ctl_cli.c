@@ -182,11 +182,11 @@ TEST(stats_new_and_old_module)
 				       "\"tables\":3,\"xdp_checked\":90,"
 				       "\"xdp_matched\":5,\"xdp_dropped\":4,"
 				       "\"tc_checked\":70,\"tc_matched\":3,"
-				       "\"tc_dropped\":2}"));
+				       "\"tc_dropped\":2,\"marked\":0}"));
 	EXPECT_NE(NULL, strstr(r.out, "\"tables\":1,\"xdp_checked\":91,"
 				       "\"xdp_matched\":0,\"xdp_dropped\":0,"
 				       "\"tc_checked\":71,\"tc_matched\":0,"
-				       "\"tc_dropped\":0}"));
+				       "\"tc_dropped\":0,\"marked\":0}"));
 }
 
 /* The hook's counters, the XDP path's and the tc path's, each family. */
@@ -656,7 +656,7 @@ TEST(json_of_sets_and_stats)
 		     r.out);
 	RUN(&r, "new", "", "-j", "stats");
 	EXPECT_EQ(0, r.status);
-	EXPECT_NE(NULL, strstr(r.out, "\"tc_dropped\":0},\"expiry\":{\"entries\":0,"
+	EXPECT_NE(NULL, strstr(r.out, "\"tc_dropped\":0,\"marked\":0},\"expiry\":{\"entries\":0,"
 			       "\"bytes\":0,\"bytes_per_entry\":0.00,\"expired\":7,"
 			       "\"late\":2,\"max_late_ms\":1250},"
 			       "\"sets\":[{\"name\":\"default\","));
@@ -1044,6 +1044,101 @@ TEST(test_tells_the_namespace_verdict)
 	EXPECT_EQ(1, r.status);
 	EXPECT_STREQ("10.0.0.1: dropped: default\n198.51.100.1: passes: in no set\n",
 		     r.out);
+}
+
+/* hooks on --iif: checked, set, shown, saved and restored; mark mode. */
+TEST(hooks_scope_and_mark_mode)
+{
+	char dir[] = "/tmp/test_ctl_cli.dir.XXXXXX", path[96], text[256] = "";
+	struct run r;
+	FILE *f;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	fresh_module();
+	RUN(&r, "new", "", "hooks", "on", "--iif", "eth0", "--iif", "veth+");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("", r.err);
+	RUN(&r, "new", "", "hooks");
+	EXPECT_STREQ("on --iif eth0 --iif veth+\n", r.out);
+	RUN(&r, "new", "", "stats");
+	EXPECT_NE(NULL, strstr(r.out, "\nhooks:        on --iif eth0 --iif veth+\n")) TH_LOG("%s", r.out);
+	RUN(&r, "new", "", "-j", "stats");
+	EXPECT_NE(NULL, strstr(r.out, ",\"mark\":0,\"mark_mask\":0,\"iif\":[\"eth0\",\"veth+\"],")) TH_LOG("%s", r.out);
+	/* Refused before any call, naming the value. */
+	EXPECT_RUN(&r, "new", 3, "cuckooctl: hooks --iif a/b: not a device name: no '/', ':' or white space\n",
+		   "hooks", "on", "--iif", "a/b");
+	EXPECT_STREQ("", r.log);
+	EXPECT_RUN(&r, "new", 3, "cuckooctl: hooks --iif 0123456789abcdef: longer than a device name (15 bytes)\n",
+		   "hooks", "on", "--iif", "0123456789abcdef");
+	EXPECT_RUN(&r, "new", 3, "cuckooctl: hooks --iif i: more than 8 devices (the most a scope has)\n",
+		   "hooks", "on", "--iif", "a", "--iif", "b", "--iif", "c",
+		   "--iif", "d", "--iif", "e", "--iif", "f", "--iif", "g",
+		   "--iif", "h", "--iif", "i");
+	RUN(&r, "new", "", "hooks", "off", "--iif", "eth0");
+	EXPECT_EQ(2, r.status);
+	EXPECT_STREQ("", r.log);
+	/* What the scope changes in a verdict. */
+	RUN(&r, "new", "", "test", "--iif", "lo", "192.0.2.7");
+	EXPECT_EQ(1, r.status);
+	EXPECT_STREQ("192.0.2.7: passes: not judged on lo: outside the hooks' scope (eth0 veth+)\n",
+		     r.out);
+	RUN(&r, "new", "", "test", "192.0.2.7");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("192.0.2.7: dropped: default (192.0.2.7) (on eth0 veth+ only: the hooks' scope)\n",
+		     r.out);
+	/* Mark mode: VALUE/MASK checked, shown, and its verdict. */
+	EXPECT_RUN(&r, "new", 3, "cuckooctl: mode mark 0x1ff/0xf: the mark has bits outside the mask\n",
+		   "mode", "mark", "0x1ff/0xf");
+	EXPECT_RUN(&r, "new", 3, "cuckooctl: mode mark 0x10/0: the mask is 0: no bit to set\n",
+		   "mode", "mark", "0x10/0");
+	EXPECT_RUN(&r, "new", 3, "cuckooctl: mode mark ten: not a number up to 0xffffffff\n",
+		   "mode", "mark", "ten");
+	RUN(&r, "new", "", "mode", "mark");
+	EXPECT_EQ(2, r.status);
+	RUN(&r, "new", "", "mode", "mark", "0x10/0x10");
+	EXPECT_EQ(0, r.status);
+	RUN(&r, "new", "", "mode");
+	EXPECT_STREQ("mark 0x10/0x10\n", r.out);
+	RUN(&r, "new", "", "test", "192.0.2.7");
+	EXPECT_EQ(1, r.status);
+	EXPECT_STREQ("192.0.2.7: marked 0x10/0x10, nft decides: listed by default (192.0.2.7) (on eth0 veth+ only: the hooks' scope)\n",
+		     r.out);
+	RUN(&r, "new", "", "stats");
+	EXPECT_NE(NULL, strstr(r.out, "mode:         mark 0x10/0x10\n")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "  marked:       0\n")) TH_LOG("%s", r.out);
+	/* Saved, and restored into a module without them. */
+	RUN(&r, "new", "", "save-all", dir);
+	EXPECT_EQ(0, r.status);
+	EXPECT_NE(NULL, strstr(r.out, "hooks: saved 'on --iif eth0 --iif veth+' to ")) TH_LOG("%s", r.out);
+	snprintf(path, sizeof(path), "%s/hooks", dir);
+	f = fopen(path, "re");
+	ASSERT_NE(NULL, f);
+	EXPECT_LT(0, (int)fread(text, 1, sizeof(text) - 1, f));
+	fclose(f);
+	EXPECT_STREQ("# cuckoo_nf hooks\non --iif eth0 --iif veth+\n# cuckoo_nf end\n", text);
+	drop_module();
+	fresh_module();
+	RUN(&r, "new", "", "restore-all", dir);
+	EXPECT_EQ(0, r.status);
+	RUN(&r, "new", "", "hooks");
+	EXPECT_STREQ("on --iif eth0 --iif veth+\n", r.out);
+	/* hooks on alone: every device but loopback again. */
+	RUN(&r, "new", "", "hooks", "on");
+	RUN(&r, "new", "", "hooks");
+	EXPECT_STREQ("on\n", r.out);
+	/* A hooks file that is not a save: renamed, the rest restored. */
+	f = fopen(path, "we");
+	ASSERT_NE(NULL, f);
+	fputs("# cuckoo_nf hooks\non --iif\n# cuckoo_nf end\n", f);
+	fclose(f);
+	RUN(&r, "new", "", "restore-all", dir);
+	EXPECT_EQ(3, r.status);
+	EXPECT_NE(NULL, strstr(r.err, "hooks: not a complete save (--iif without its device), skipped and renamed ")) TH_LOG("%s", r.err);
+	RUN(&r, "new", "", "hooks");
+	EXPECT_STREQ("on\n", r.out);
+	drop_module();
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	EXPECT_EQ(0, system(path));
 }
 
 /* A block prefix covering an address of the namespace's own is named. */

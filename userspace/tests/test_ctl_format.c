@@ -371,7 +371,7 @@ TEST(sets_json_and_text)
 
 	ASSERT_NE(NULL, text);
 	/* The sets close the object, after the families. */
-	EXPECT_NE(NULL, strstr(text, "\"tc_dropped\":0},\"sets\":["
+	EXPECT_NE(NULL, strstr(text, "\"tc_dropped\":0,\"marked\":0},\"sets\":["
 		  "{\"name\":\"default\",\"kind\":\"block\",\"entries\":4,"
 		  "\"v4_entries\":3,\"v6_entries\":1,\"bytes\":8192,\"matched\":42,"
 		  "\"timeout\":0,\"timed\":1},"
@@ -406,7 +406,7 @@ TEST(expiry_json_and_text)
 	st.expiry.max_late_ms = 1500;
 	text = capture(expiry_json, &st);
 	ASSERT_NE(NULL, text);
-	EXPECT_NE(NULL, strstr(text, "\"tc_dropped\":0},\"expiry\":{\"entries\":3,"
+	EXPECT_NE(NULL, strstr(text, "\"tc_dropped\":0,\"marked\":0},\"expiry\":{\"entries\":3,"
 		  "\"bytes\":200,\"bytes_per_entry\":66.67,\"expired\":1000,"
 		  "\"late\":4,\"max_late_ms\":1500},\"sets\":[{\"name\":\"default\""))
 		TH_LOG("%s", text);
@@ -507,19 +507,19 @@ TEST(stats_json_exact)
 
 	ASSERT_NE(NULL, text);
 	EXPECT_STREQ("{\"mode\":\"monitor\",\"hooks\":\"on\",\"mem_limit\":67108864,"
-		     "\"active\":true,"
+		     "\"active\":true,\"mark\":0,\"mark_mask\":0,\"iif\":[],"
 		     "\"ipv4\":{\"entries\":3,\"capacity\":512,\"load_factor\":0.503906,"
 		     "\"bytes\":1536,\"grows\":2,\"stashed\":1,\"checked\":1000,"
 		     "\"matched\":10,\"dropped\":0,\"prefixes\":3,\"lengths\":2,"
 		     "\"keys\":258,\"tables\":2,\"xdp_checked\":500,"
 		     "\"xdp_matched\":40,\"xdp_dropped\":39,\"tc_checked\":300,"
-		     "\"tc_matched\":20,\"tc_dropped\":19},"
+		     "\"tc_matched\":20,\"tc_dropped\":19,\"marked\":0},"
 		     "\"ipv6\":{\"entries\":0,\"capacity\":16,\"load_factor\":0.000000,"
 		     "\"bytes\":512,\"grows\":0,\"stashed\":0,\"checked\":0,"
 		     "\"matched\":0,\"dropped\":0,\"prefixes\":0,\"lengths\":0,"
 		     "\"keys\":0,\"tables\":0,\"xdp_checked\":7,\"xdp_matched\":0,"
 		     "\"xdp_dropped\":0,\"tc_checked\":5,\"tc_matched\":0,"
-		     "\"tc_dropped\":0}}\n", text);
+		     "\"tc_dropped\":0,\"marked\":0}}\n", text);
 	free(text);
 }
 
@@ -556,7 +556,11 @@ TEST(stats_json_extremes)
 	EXPECT_NE(NULL, strstr(text, "\"capacity\":0,\"load_factor\":0.000000"));
 	EXPECT_NE(NULL, strstr(text, "\"lengths\":4294967295,\"keys\":18446744073709551615,"
 				      "\"tables\":4294967295,\"xdp_checked\":18446744073709551615,"));
-	EXPECT_NE(NULL, strstr(text, "\"tc_dropped\":18446744073709551615}"));
+	EXPECT_NE(NULL, strstr(text, "\"tc_dropped\":18446744073709551615,"
+				      "\"marked\":18446744073709551615}"));
+	/* A count past the most: the most, each name cut at its room. */
+	EXPECT_NE(NULL, strstr(text, "\"active\":false,\"mark\":4294967295,"
+				      "\"mark_mask\":4294967295,\"iif\":[\"\\u00ff\\u00ff"));
 	EXPECT_EQ(NULL, strstr(text, "nan"));
 	EXPECT_EQ(NULL, strstr(text, "inf"));
 	free(text);

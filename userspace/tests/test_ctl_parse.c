@@ -1591,4 +1591,54 @@ TEST(input_with_timeouts)
 	ctl_input_free(&in);
 }
 
+TEST(iif_patterns)
+{
+	EXPECT_EQ(NULL, ctl_iif_pattern_error("eth0"));
+	EXPECT_EQ(NULL, ctl_iif_pattern_error("veth+"));
+	EXPECT_EQ(NULL, ctl_iif_pattern_error("+"));
+	EXPECT_EQ(NULL, ctl_iif_pattern_error("lo"));
+	EXPECT_EQ(NULL, ctl_iif_pattern_error("0123456789abcde"));
+	EXPECT_STREQ("an empty name", ctl_iif_pattern_error(""));
+	EXPECT_STREQ("longer than a device name (15 bytes)",
+		     ctl_iif_pattern_error("0123456789abcdef"));
+	EXPECT_STREQ("not a device name", ctl_iif_pattern_error(".."));
+	EXPECT_STREQ("not a device name", ctl_iif_pattern_error(".+"));
+	EXPECT_NE(NULL, ctl_iif_pattern_error("a:b"));
+	EXPECT_NE(NULL, ctl_iif_pattern_error("a b+"));
+	EXPECT_TRUE(ctl_iif_matches("veth+", "veth0"));
+	EXPECT_TRUE(ctl_iif_matches("veth+", "veth"));
+	EXPECT_FALSE(ctl_iif_matches("veth+", "vet"));
+	EXPECT_TRUE(ctl_iif_matches("+", "lo"));
+	EXPECT_TRUE(ctl_iif_matches("eth0", "eth0"));
+	EXPECT_FALSE(ctl_iif_matches("eth0", "eth01"));
+	EXPECT_FALSE(ctl_iif_matches("eth0", "eth"));
+}
+
+TEST(marks)
+{
+	uint32_t mark = 1, mask = 1;
+
+	EXPECT_EQ(NULL, ctl_parse_mark("0x10", &mark, &mask));
+	EXPECT_EQ(0x10u, mark);
+	EXPECT_EQ(0xffffffffu, mask);
+	EXPECT_EQ(NULL, ctl_parse_mark("16/0xf0", &mark, &mask));
+	EXPECT_EQ(16u, mark);
+	EXPECT_EQ(0xf0u, mask);
+	EXPECT_EQ(NULL, ctl_parse_mark("0/1", &mark, &mask));
+	EXPECT_EQ(0u, mark);
+	EXPECT_EQ(NULL, ctl_parse_mark("0xffffffff", &mark, &mask));
+	EXPECT_STREQ("not a number up to 0xffffffff",
+		     ctl_parse_mark("0x100000000", &mark, &mask));
+	EXPECT_STREQ("not a number up to 0xffffffff",
+		     ctl_parse_mark("-1", &mark, &mask));
+	EXPECT_STREQ("not a number up to 0xffffffff",
+		     ctl_parse_mark("", &mark, &mask));
+	EXPECT_STREQ("the mask is not a number up to 0xffffffff",
+		     ctl_parse_mark("1/", &mark, &mask));
+	EXPECT_STREQ("the mask is 0: no bit to set",
+		     ctl_parse_mark("0/0", &mark, &mask));
+	EXPECT_STREQ("the mark has bits outside the mask",
+		     ctl_parse_mark("0x11/0x10", &mark, &mask));
+}
+
 TEST_HARNESS_MAIN

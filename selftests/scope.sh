@@ -1,0 +1,326 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Where the hooks judge packets (hooks on --iif), and mark mode.  Each
+# sender is a namespace of its own, every one of its addresses listed:
+#
+#   S1: 10.0.11.1, fd11::1   s1 ---- r1   10.0.11.2, fd11::2 \
+#   S2: 10.0.12.1, fd12::1   s2 ---- r2   10.0.12.2, fd12::2  > receiver R
+#   S3: 10.0.13.1            s3 ---- r3   10.0.13.2          /  (r3 renamed,
+#   S4: 10.0.14.1            s4 ---- vx4  10.0.14.2         /    vx4 later)
+#
+# test_scope_one_of_two    hooks on --iif r1: a listed source is dropped
+#                  through r1 and delivered through r2, in both families,
+#                  and r2's packets are not even looked up
+# test_scope_follows_devices  --iif vx+: a device made afterwards whose
+#                  name matches (vx4) is covered; r3 renamed vx3 is, and
+#                  renamed back is not any more
+# test_scope_index_room  a device the scope would cover past the interface
+#                  indexes it has room for is refused, made or renamed;
+#                  setting the scope again makes room
+# test_scope_names_loopback  --iif lo judges loopback (127.0.0.1 listed:
+#                  its ping dropped); hooks on alone spares it again
+# test_scope_saved_restored  save-all and restore-all (after a reset) keep
+#                  the scope, and r1 drops while r2 delivers again
+# test_reset_forgets_scope  after reset the hooks judge every device
+# test_mark_mode_nft   mode mark 0x10/0x10 and an nft rule on meta mark
+#                  for r1 only: dropped through r1, delivered through r2,
+#                  every listed packet counted as marked, none dropped by
+#                  the hooks; an unlisted source is not marked
+set -uo pipefail
+export LC_ALL=C
+
+ALL_TESTS="test_scope_one_of_two test_scope_follows_devices
+	   test_scope_index_room test_scope_names_loopback
+	   test_scope_saved_restored test_reset_forgets_scope
+	   test_mark_mode_nft"
+R=cnf-sc-r-$$
+TMP=
+# shellcheck source=lib.sh
+source "$(dirname "$(realpath "$0")")/lib.sh"
+
+# link N RDEV: namespace cnf-sc-sN-PID with sN (10.0.1N.1, fd1N::1) paired
+# with RDEV in R (10.0.1N.2, fd1N::2), static neighbours both ways (no
+# ARP or ND, whose listed packets would be dropped and counted too).
+link() {
+	local n=$1 rdev=$2 s=cnf-sc-s$1-$$
+	local ms=02:cf:00:00:1$1:01 mr=02:cf:00:00:1$1:02
+	local s4=10.0.1$n.1 s6=fd1$n::1 r4=10.0.1$n.2 r6=fd1$n::2
+	ip netns add "$s" || return 1
+	defer ip netns del "$s"
+	ip link add "s$n" netns "$s" address "$ms" type veth peer name "$rdev" \
+		address "$mr" netns "$R" || return 1
+	ip -n "$s" -batch - <<-EOF || return 1
+	link set lo up
+	addr add $s4/24 dev s$n
+	addr add $s6/64 dev s$n nodad
+	link set s$n up
+	neigh replace $r4 lladdr $mr dev s$n nud permanent
+	neigh replace $r6 lladdr $mr dev s$n nud permanent
+	EOF
+	ip -n "$R" -batch - <<-EOF || return 1
+	addr add $r4/24 dev $rdev
+	addr add $r6/64 dev $rdev nodad
+	link set $rdev up
+	neigh replace $s4 lladdr $ms dev $rdev nud permanent
+	neigh replace $s6 lladdr $ms dev $rdev nud permanent
+	EOF
+}
+
+setup() {
+	tmpdir TMP || return 1
+	ip netns add "$R" || return 1
+	defer ip netns del "$R"
+	ip -n "$R" link set lo up || return 1
+	link 1 r1 && link 2 r2 && link 3 r3
+}
+
+ctl() { nsx "$R" cuckooctl "$@"; }
+
+# list_all: every sender's addresses listed, from a fresh namespace state.
+list_all() {
+	ctl reset >/dev/null &&
+		ctl add -q 10.0.11.1 fd11::1 10.0.12.1 fd12::1 10.0.13.1 \
+			10.0.14.1 >/dev/null
+}
+
+# answered N [6]: whether a ping from sender N to its peer in R, IPv4 (or
+# IPv6 with 6), is answered; 2 s of waiting for an answer that does not
+# come is far more than the veth takes.
+answered() {
+	local n=$1 tx rx dst=10.0.1$1.2 fam=-4
+	[[ ${2:-} == 6 ]] && dst=fd1$n::2 fam=-6
+	nsx "cnf-sc-s$n-$$" ping "$fam" -q -n -c 2 -i 0.2 -W 2 "$dst" \
+		>"$TMP/ping" 2>&1
+	ping_parse tx rx "$TMP/ping"
+	((tx > 0 && rx == tx))
+}
+
+# expect WHAT dropped|delivered N [6]: the verdict on sender N's pings.
+expect() {
+	local what=$1 want=$2 got=dropped
+	shift 2
+	answered "$@" && got=delivered
+	if [[ $got == "$want" ]]; then
+		pass "$what: $got"
+		return 0
+	fi
+	fail "$what: $got, not $want"
+	return 1
+}
+
+# checked4: the hooks' IPv4 packets looked up, into CHECKED.
+checked4() {
+	local -A st
+	ns_stats st "$R" "$TMP/stats" || return 1
+	CHECKED=${st[ipv4.checked]:-x}
+	[[ $CHECKED != x ]]
+}
+
+test_scope_one_of_two() {
+	local rc=0 before
+	list_all || return 1
+	ctl hooks on --iif r1 || return 1
+	if [[ $(ctl hooks) != "on --iif r1" ]]; then
+		fail "hooks prints '$(ctl hooks)', not 'on --iif r1'"
+		rc=1
+	fi
+	expect "listed source through r1" dropped 1 || rc=1
+	expect "listed source through r1, IPv6" dropped 1 6 || rc=1
+	checked4 || return 1
+	before=$CHECKED
+	expect "listed source through r2 (outside the scope)" delivered 2 || rc=1
+	expect "listed source through r2, IPv6" delivered 2 6 || rc=1
+	checked4 || return 1
+	if ((CHECKED != before)); then
+		fail "r2's packets looked up: ipv4 checked $before -> $CHECKED"
+		rc=1
+	else
+		pass "r2's packets not looked up"
+	fi
+	ctl test --iif r2 10.0.12.1 >"$TMP/test"
+	if ! grep -qx "10.0.12.1: passes: not judged on r2: outside the hooks' scope (r1)" "$TMP/test"; then
+		fail "test --iif r2: $(cat "$TMP/test")"
+		rc=1
+	fi
+	return "$rc"
+}
+
+test_scope_follows_devices() {
+	local rc=0
+	list_all || return 1
+	ctl hooks on --iif vx+ || return 1
+	expect "r3 outside vx+" delivered 3 || rc=1
+	# Made after the scope: registered with a matching name.
+	link 4 vx4 || { fail "making vx4"; return 1; }
+	expect "vx4, made after the scope" dropped 4 || rc=1
+	# Renamed in and out.
+	rename r3 vx3 || { fail "renaming r3"; return 1; }
+	expect "r3 renamed vx3" dropped 3 || rc=1
+	rename vx3 r3 || { fail "renaming vx3"; return 1; }
+	expect "vx3 renamed r3 again" delivered 3 || rc=1
+	expect "r1 outside vx+" delivered 1 || rc=1
+	return "$rc"
+}
+
+# rename OLD NEW: device OLD of R renamed NEW (a device is renamed down),
+# up again with its neighbour.
+rename() {
+	ip -n "$R" link set "$1" down || return 1
+	ip -n "$R" link set "$1" name "$2" || return 1
+	ip -n "$R" link set "$2" up || return 1
+	ip -n "$R" neigh replace 10.0.13.1 lladdr 02:cf:00:00:13:01 dev "$2" \
+		nud permanent
+}
+
+# A scope has room for 65,536 interface indexes here (twice the highest
+# index, at least that many): a device it would cover past them is
+# refused, one it does not cover is not, and setting the scope again
+# makes room.
+test_scope_index_room() {
+	local rc=0
+	list_all || return 1
+	ctl hooks on --iif vx+ || return 1
+	if ip -n "$R" link add vxbig index 70000 type veth peer name cnfbigp \
+		2>"$TMP/err"; then
+		fail "vxbig, index 70000, covered past the scope's room: made"
+		ip -n "$R" link del vxbig
+		rc=1
+	elif grep -q "No space left on device" "$TMP/err"; then
+		pass "vxbig, index 70000: refused ($(cat "$TMP/err"))"
+	else
+		fail "vxbig, index 70000: $(cat "$TMP/err")"
+		rc=1
+	fi
+	if ! ip -n "$R" link add cnfbig index 70001 type veth peer name cnfbigp; then
+		fail "cnfbig, index 70001, outside the scope: refused"
+		return 1
+	fi
+	pass "cnfbig, index 70001, outside the scope: made"
+	if ip -n "$R" link set cnfbig name vxbig 2>/dev/null; then
+		fail "cnfbig renamed vxbig past the scope's room"
+		rc=1
+	else
+		pass "cnfbig renamed vxbig past the scope's room: refused"
+	fi
+	ctl hooks on --iif vx+ || return 1
+	if ip -n "$R" link set cnfbig name vxbig; then
+		pass "the scope set again: cnfbig renamed vxbig"
+	else
+		fail "the scope set again: cnfbig still not renamed vxbig"
+		rc=1
+	fi
+	ip -n "$R" link del cnfbig 2>/dev/null
+	ip -n "$R" link del vxbig 2>/dev/null
+	return "$rc"
+}
+
+test_scope_saved_restored() {
+	local rc=0 dir
+	list_all || return 1
+	ctl hooks on --iif r1 --iif vx+ || return 1
+	dir=$TMP/state
+	ctl save-all "$dir" >/dev/null || { fail "save-all"; return 1; }
+	ctl reset || return 1
+	ctl restore-all "$dir" >/dev/null || { fail "restore-all"; return 1; }
+	if [[ $(ctl hooks) != "on --iif r1 --iif vx+" ]]; then
+		fail "restored hooks: '$(ctl hooks)'"
+		rc=1
+	else
+		pass "restored hooks: on --iif r1 --iif vx+"
+	fi
+	expect "restored: r1" dropped 1 || rc=1
+	expect "restored: r2" delivered 2 || rc=1
+	return "$rc"
+}
+
+# lo_answers: whether R answers a ping to 127.0.0.1 over loopback.
+lo_answers() {
+	nsx "$R" ping -q -n -c 1 -W 2 127.0.0.1 >/dev/null 2>&1
+}
+
+# Loopback is judged when the scope names it, and only then.
+test_scope_names_loopback() {
+	local rc=0
+	list_all || return 1
+	ctl add -q 127.0.0.1 >/dev/null 2>&1 || return 1
+	ctl hooks on --iif lo || return 1
+	if lo_answers; then
+		fail "--iif lo, 127.0.0.1 listed: loopback's ping answered"
+		rc=1
+	else
+		pass "--iif lo, 127.0.0.1 listed: loopback's ping dropped"
+	fi
+	expect "--iif lo: r1" delivered 1 || rc=1
+	ctl hooks on || return 1
+	if lo_answers; then
+		pass "hooks on, no scope: loopback not judged, ping answered"
+	else
+		fail "hooks on, no scope: loopback's ping dropped"
+		rc=1
+	fi
+	return "$rc"
+}
+
+test_reset_forgets_scope() {
+	local rc=0
+	list_all || return 1
+	ctl hooks on --iif r1 || return 1
+	list_all || return 1
+	if [[ $(ctl hooks) != on ]]; then
+		fail "after reset, hooks: '$(ctl hooks)'"
+		rc=1
+	fi
+	expect "after reset, r1" dropped 1 || rc=1
+	expect "after reset, r2" dropped 2 || rc=1
+	return "$rc"
+}
+
+test_mark_mode_nft() {
+	local rc=0 n
+	local -A st ctr
+	list_all || return 1
+	ctl del -q 10.0.13.1 >/dev/null || return 1
+	ctl mode mark 0x10/0x10 || return 1
+	nsx "$R" nft -f - <<-NFT || { fail "nft"; return 1; }
+	table inet cnf_mark {
+		counter hit { }
+		chain in {
+			type filter hook input priority 0;
+			meta mark & 0x10 == 0x10 iifname "r1" counter name hit drop
+		}
+	}
+	NFT
+	expect "marked, through r1 (the rule's device)" dropped 1 || rc=1
+	expect "marked, through r2" delivered 2 || rc=1
+	expect "unlisted, through r3" delivered 3 || rc=1
+	ns_stats st "$R" "$TMP/stats" || return 1
+	nft_read ctr "$R" "$TMP/nft" table inet cnf_mark || return 1
+	n=$((${st[ipv4.marked]:-0}))
+	if ((n != 4 || ${st[ipv4.dropped]:-1} != 0)); then
+		fail "marked $n (want 4: two pings each through r1 and r2), dropped ${st[ipv4.dropped]:-?}"
+		rc=1
+	else
+		pass "4 packets marked, none dropped by the hooks"
+	fi
+	if [[ ${ctr[cnf_mark/hit]:-x} != 2 ]]; then
+		fail "the rule dropped ${ctr[cnf_mark/hit]:-?} packets, not 2"
+		rc=1
+	else
+		pass "the nft rule dropped r1's 2"
+	fi
+	nsx "$R" nft delete table inet cnf_mark
+	ctl test 10.0.11.1 >"$TMP/test"
+	if ! grep -qx "10.0.11.1: marked 0x10/0x10, nft decides: listed by default (10.0.11.1)" "$TMP/test"; then
+		fail "test: $(cat "$TMP/test")"
+		rc=1
+	fi
+	return "$rc"
+}
+
+require_root
+require_module
+require_cmds ip nft ping
+ktap_header
+setup || ktap_bail "cannot set up the namespaces"
+run_tests
