@@ -114,6 +114,7 @@ struct ctl_opts {
 	bool all;		/* save --all */
 	bool allow_empty;	/* replace --allow-empty */
 	const char *iif;	/* test --iif: the device a packet arrives on */
+	bool rules_only;	/* create --rules-only */
 };
 
 /*

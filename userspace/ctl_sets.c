@@ -92,13 +92,34 @@ int ctl_cmd_create(const struct ctl_opts *o, int argc, char **argv)
 		rc = create_args(argc - 1, argv + 1, &kind, &timeout);
 	if (rc)
 		return rc;
+	if (o->rules_only)
+		kind |= CTL_KIND_RULES_ONLY;
 	return one_set_call("create", CNF_IOC_SET_CREATE, argv[0], kind,
 			    timeout);
 }
 
+/* "destroy NAME: in use by N iptables rules", the rules named: exit code. */
+static int in_use(const char *cmd, int fd, const char *name)
+{
+	struct cnf_set_info *sets;
+	unsigned long rules = 0;
+	size_t n;
+	long i;
+
+	if (!ctl_set_list(fd, &sets, &n)) {
+		i = ctl_find_set(sets, n, name);
+		rules = i < 0 ? 0 : sets[i].rules;
+		free(sets);
+	}
+	ctl_err("%s %s: in use by %lu iptables %s (-m cuckoo --match-set %s): delete %s first",
+		cmd, name, rules, ctl_plural(rules, "rule", "rules"), name,
+		ctl_plural(rules, "it", "them"));
+	return CTL_EXIT_FAIL;
+}
+
 int ctl_cmd_destroy(const struct ctl_opts *o, int argc, char **argv)
 {
-	int rc;
+	int fd, err, rc;
 
 	if (argc != 1)
 		return ctl_usage_error("destroy", NULL, "one set name");
@@ -107,7 +128,14 @@ int ctl_cmd_destroy(const struct ctl_opts *o, int argc, char **argv)
 		return rc;
 	if (ctl_set_is_default(argv[0]))
 		return set_fail("destroy", argv[0], EBUSY);
-	return one_set_call("destroy", CNF_IOC_SET_DESTROY, argv[0], 0, 0);
+	fd = ctl_open_device();
+	if (fd < 0)
+		return -fd;
+	err = ctl_set_call(fd, CNF_IOC_SET_DESTROY, argv[0], 0, 0);
+	rc = err == EBUSY ? in_use("destroy", fd, argv[0]) :
+	     err ? set_fail("destroy", argv[0], err) : CTL_EXIT_OK;
+	close(fd);
+	return rc;
 }
 
 /* Why a swap of @a and @b failed, naming the set at fault. */
@@ -120,7 +148,8 @@ static int swap_fail(int fd, const char *a, const char *b, int err)
 
 	snprintf(what, sizeof(what), "swap %s %s", a, b);
 	if (err == EINVAL) {
-		ctl_err("%s: the sets are of different kinds", what);
+		ctl_err("%s: the sets are of different kinds (block, allow, rules-only)",
+			what);
 		return CTL_EXIT_FAIL;
 	}
 	if (err == ENOENT && !ctl_set_list(fd, &sets, &n)) {
@@ -188,6 +217,8 @@ void ctl_print_set_line(FILE *out, const struct cnf_set_info *s)
 	fprintf(out, CTL_SET_LINE "%.*s %s", (int)sizeof(s->name), s->name,
 		ctl_set_kind_name(s->kind) ? ctl_set_kind_name(s->kind) :
 					     "block");
+	if (s->flags & CNF_SET_F_RULES_ONLY)
+		fputs(" " CTL_RULES_ONLY_WORD, out);
 	if (s->timeout)
 		fprintf(out, " " CTL_TIMEOUT_WORD " %lu",
 			(unsigned long)s->timeout);

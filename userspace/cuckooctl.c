@@ -162,10 +162,11 @@ enum {
 	O_ALL = 1 << 7,		/* -a, --all */
 	O_EMPTY = 1 << 8,	/* --allow-empty */
 	O_IIF = 1 << 9,		/* --iif NAME */
+	O_RULES = 1 << 10,	/* --rules-only */
 };
 
 /* Long options without a short one: values past any character. */
-enum { V_EXIST = 0x100, V_ADDRS, V_STRICT, V_EMPTY, V_IIF };
+enum { V_EXIST = 0x100, V_ADDRS, V_STRICT, V_EMPTY, V_IIF, V_RULES };
 
 static const struct {
 	unsigned int bit;
@@ -193,6 +194,8 @@ static const struct {
 	  "    --allow-empty    take an input without prefixes: empty the set" },
 	{ O_IIF, { "iif", required_argument, NULL, V_IIF },
 	  "    --iif NAME       for a packet arriving on device NAME" },
+	{ O_RULES, { "rules-only", no_argument, NULL, V_RULES },
+	  "    --rules-only     only iptables rules (-m cuckoo) consult the set" },
 };
 
 #define NOPTIONS	ARRAY_SIZE(cmd_options)
@@ -231,6 +234,9 @@ static int take_option(const struct ctl_cmd *cmd, int val,
 		break;
 	case V_IIF:
 		o->iif = optarg;
+		break;
+	case V_RULES:
+		o->rules_only = true;
 		break;
 	}
 	return CTL_EXIT_OK;
@@ -412,14 +418,18 @@ static const struct ctl_cmd commands[] = {
 	  "timeout gets the set's default.  With --set, the one set of FILE goes\n"
 	  "into that set.  A module without sets: the default set is flushed,\n"
 	  "then loaded.\n" },
-	{ "create", ctl_cmd_create, 0, "NAME [block|allow] [timeout SECONDS]",
+	{ "create", ctl_cmd_create, O_RULES, "NAME [block|allow] [timeout SECONDS]",
 	  "create a set",
 	  "Create an empty set: a block set (the default) drops the sources it\n"
 	  "covers, unless an allow set covers them too.  NAME: 1 to 31\n"
 	  "characters of A-Z a-z 0-9 _ . -.  With a timeout, prefixes added\n"
-	  "without one are removed SECONDS after (the set's default timeout).\n" },
+	  "without one are removed SECONDS after (the set's default timeout).\n"
+	  "With --rules-only, the hooks and the XDP and tc programs never\n"
+	  "consult the set: it drops nothing on its own, only iptables rules\n"
+	  "(-m cuckoo --match-set NAME src) ask it.\n" },
 	{ "destroy", ctl_cmd_destroy, 0, "NAME", "remove a set",
-	  "Remove the set and its prefixes.  The default set stays.\n" },
+	  "Remove the set and its prefixes.  The default set stays, and so\n"
+	  "does a set an iptables rule names.\n" },
 	{ "swap", ctl_cmd_swap, 0, "NAME NAME", "exchange two sets' contents",
 	  "Exchange the contents of two sets of the same kind in one step.\n" },
 	{ "sets", ctl_cmd_sets, O_JSON, "[-j]", "list the sets",
