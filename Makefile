@@ -64,6 +64,8 @@ INCLUDEDIR ?= $(PREFIX)/include
 UNITDIR ?= /etc/systemd/system
 # The XDP program's object, for ip-link(8) (cuckooctl has its own copy).
 XDPDIR ?= $(PREFIX)/lib/cuckoo_nf
+# Where iptables loads its extensions from: libxt_cuckoo.so goes there.
+XTLIBDIR ?= $(shell pkg-config --variable=xtlibdir xtables 2>/dev/null)
 # fail2ban's action cuckoo_nf (banaction = cuckoo_nf); empty: not installed.
 FAIL2BAN_ACTIONDIR ?= /etc/fail2ban/action.d
 # cuckoo-crowdsec-bouncer's configuration, where CrowdSec's bouncers keep theirs.
@@ -206,13 +208,23 @@ check-debug: ## the suite under a KASAN/lockdep/kmemleak kernel (slow)
 	scripts/deps.sh --debug
 	scripts/debug-kernel.sh check
 
-install: all ## module (+depmod), cuckooctl, XDP/tc objects, man pages, completion, uapi header, units, fail2ban action
+install: all ## module (+depmod), cuckooctl, iptables extension, XDP/tc objects, man pages, completion, uapi header, units, fail2ban action
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) modules_install
 	$(if $(DESTDIR),,depmod -a $(KVER))
 	install -D -m 755 build/cuckooctl $(DESTDIR)$(PREFIX)/sbin/cuckooctl
 	install -D -m 644 build/cuckoo_xdp.o $(DESTDIR)$(XDPDIR)/cuckoo_xdp.o
 	install -D -m 644 build/cuckoo_tc.o $(DESTDIR)$(XDPDIR)/cuckoo_tc.o
 	install -D -m 644 userspace/cuckooctl.8 $(DESTDIR)$(MANDIR)/man8/cuckooctl.8
+	install -D -m 644 userspace/xtables/iptables-cuckoo.8 \
+		$(DESTDIR)$(MANDIR)/man8/iptables-cuckoo.8
+	@# The iptables extension, when built (libxtables-dev).
+	@if [ -f build/libxt_cuckoo.so ] && [ -n "$(XTLIBDIR)" ]; then \
+		echo "install: libxt_cuckoo.so into $(XTLIBDIR)"; \
+		install -D -m 644 build/libxt_cuckoo.so \
+			$(DESTDIR)$(XTLIBDIR)/libxt_cuckoo.so; \
+	else \
+		echo "install: libxt_cuckoo.so not built (no libxtables development files): not installed"; \
+	fi
 	install -D -m 644 userspace/cuckooctl.bash-completion \
 		$(DESTDIR)$(COMPLETIONDIR)/cuckooctl
 	install -D -m 644 uapi/linux/cuckoo_nf.h $(DESTDIR)$(INCLUDEDIR)/linux/cuckoo_nf.h
