@@ -84,6 +84,8 @@ INCLUDEDIR ?= $(PREFIX)/include
 UNITDIR ?= /etc/systemd/system
 # The XDP program's object, for ip-link(8) (cuckooctl has its own copy).
 XDPDIR ?= $(PREFIX)/lib/cuckoo_nf
+# Where iptables loads its extensions from: libxt_cuckoo.so goes there.
+XTLIBDIR ?= $(shell pkg-config --variable=xtlibdir xtables 2>/dev/null)
 # fail2ban's action cuckoo_nf (banaction = cuckoo_nf); empty: not installed.
 FAIL2BAN_ACTIONDIR ?= /etc/fail2ban/action.d
 # cuckoo-crowdsec-bouncer's configuration, where CrowdSec's bouncers keep theirs.
@@ -245,7 +247,7 @@ check-debug: ## the suite under a KASAN/lockdep/kmemleak kernel (slow)
 # certs/signing_key.x509: a kernel built here); Debian's headers have no
 # key, and then it says in one line that the module is unsigned, which
 # Secure Boot refuses (docs/install.md, Secure Boot).
-install: all ## module (+depmod), cuckooctl, XDP/tc objects, man pages, completion, uapi header, units, fail2ban action
+install: all ## module (+depmod), cuckooctl, iptables extension, XDP/tc objects, man pages, completion, uapi header, units, fail2ban action
 	@ko=cuckoo_nf.ko; vm=$$(modinfo -F vermagic $$ko) && [ "$${vm%% *}" = '$(KVER)' ] || \
 		{ echo "install: $$ko is built for $${vm%% *}, not $(KVER): make module KVER=$(KVER)" >&2; exit 1; }
 	@key=$$(sed -n 's/^CONFIG_MODULE_SIG_KEY="\(.*\)"$$/\1/p' $(KDIR)/.config 2>/dev/null); \
@@ -271,6 +273,16 @@ install: all ## module (+depmod), cuckooctl, XDP/tc objects, man pages, completi
 	install -D -m 644 build/cuckoo_xdp.o $(DESTDIR)$(XDPDIR)/cuckoo_xdp.o
 	install -D -m 644 build/cuckoo_tc.o $(DESTDIR)$(XDPDIR)/cuckoo_tc.o
 	install -D -m 644 userspace/cuckooctl.8 $(DESTDIR)$(MANDIR)/man8/cuckooctl.8
+	install -D -m 644 userspace/xtables/iptables-cuckoo.8 \
+		$(DESTDIR)$(MANDIR)/man8/iptables-cuckoo.8
+	@# The iptables extension, when built (libxtables-dev).
+	@if [ -f build/libxt_cuckoo.so ] && [ -n "$(XTLIBDIR)" ]; then \
+		echo "install: libxt_cuckoo.so into $(XTLIBDIR)"; \
+		install -D -m 644 build/libxt_cuckoo.so \
+			$(DESTDIR)$(XTLIBDIR)/libxt_cuckoo.so; \
+	else \
+		echo "install: libxt_cuckoo.so not built (no libxtables development files): not installed"; \
+	fi
 	install -D -m 644 userspace/cuckooctl.bash-completion \
 		$(DESTDIR)$(COMPLETIONDIR)/cuckooctl
 	install -D -m 644 uapi/linux/cuckoo_nf.h $(DESTDIR)$(INCLUDEDIR)/linux/cuckoo_nf.h
@@ -327,6 +339,8 @@ uninstall: ## remove what make install installed (same PREFIX=, DESTDIR=, KVER=)
 	rm -f $(DESTDIR)$(PREFIX)/sbin/cuckooctl \
 		$(DESTDIR)$(XDPDIR)/cuckoo_xdp.o $(DESTDIR)$(XDPDIR)/cuckoo_tc.o \
 		$(DESTDIR)$(MANDIR)/man8/cuckooctl.8 \
+		$(DESTDIR)$(MANDIR)/man8/iptables-cuckoo.8 \
+		$(if $(XTLIBDIR),$(DESTDIR)$(XTLIBDIR)/libxt_cuckoo.so) \
 		$(DESTDIR)$(COMPLETIONDIR)/cuckooctl \
 		$(DESTDIR)$(INCLUDEDIR)/linux/cuckoo_nf.h \
 		$(DESTDIR)$(UNITDIR)/cuckoo_nf.service \

@@ -243,4 +243,19 @@ int cnf_xdp_init(void);
 int cnf_dev_init(void);
 void cnf_dev_exit(void);
 
+/* The iptables match (xt_cuckoo.c), in kernels with x_tables. */
+#if IS_ENABLED(CONFIG_NETFILTER_XTABLES)
+int cnf_xt_init(void);
+void cnf_xt_exit(void);
+#else
+static inline int cnf_xt_init(void)
+{
+	return 0;
+}
+
+static inline void cnf_xt_exit(void)
+{
+}
+#endif
+
 #endif /* _CNF_H */

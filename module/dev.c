@@ -686,7 +686,9 @@ static int cnf_stage_begin(struct cnf_file *cf, struct cnf_batch *b,
 		sg->room = budget->limit - cnf_budget_used(budget);
 		sg->capacity = st->sets.initial_capacity;
 		sg->timeout = set->timeout;
-		sg->has_union = st->sets.union_of[set->kind];
+		/* A rules-only set is in no union: none to make aside. */
+		sg->has_union = !set->rules_only &&
+				st->sets.union_of[set->kind];
 		cnf_union_peek(&st->sets, set->kind, &sg->union4,
 			       &sg->union6);
 	}
@@ -1305,19 +1307,25 @@ static long cnf_ioc_flush(struct cnf_file *cf, void __user *uarg, size_t usize)
 /*
  * Back to the namespace as it was before its first change: no addresses,
  * no hooks, no memory; the mode, limit and counters are forgotten and the
- * next change starts from the module's parameters again.
+ * next change starts from the module's parameters again.  Not while an
+ * iptables rule holds a set: it reads the set's filter (xt_cuckoo.c).
  */
 static long cnf_ioc_reset(struct cnf_file *cf, void __user *uarg, size_t usize)
 {
 	struct mutex *lock = cnf_net_lock(cf->net);
+	struct cnf_state *st;
 	int err;
 
 	err = mutex_lock_killable(lock);
 	if (err)
 		return err;
-	cnf_state_reset(cf->net);
+	st = cnf_state_locked(cf->net);
+	if (st && cnf_sets_held(&st->sets))
+		err = -EBUSY;
+	else
+		cnf_state_reset(cf->net);
 	mutex_unlock(lock);
-	return 0;
+	return err;
 }
 
 struct cnf_counts {
@@ -1703,7 +1711,8 @@ static int cnf_get_set_req(const void __user *uarg, size_t usize,
 
 	if (err)
 		return err;
-	if (r->flags || r->reserved || r->kind > (create ? CNF_SET_ALLOW : 0) ||
+	if ((r->flags & ~(create ? CNF_SET_F_RULES_ONLY : 0)) || r->reserved ||
+	    r->kind > (create ? CNF_SET_ALLOW : 0) ||
 	    (!create && r->timeout) || cnf_set_name(r->name, r->name))
 		return -EINVAL;
 	return 0;
@@ -1726,7 +1735,7 @@ static long cnf_ioc_set_create(struct cnf_file *cf, void __user *uarg,
 	st = cnf_lock_state(cf, true, &created);
 	if (IS_ERR(st))
 		return PTR_ERR(st);
-	err = cnf_set_create(&st->sets, r.name, r.kind, r.timeout);
+	err = cnf_set_create(&st->sets, r.name, r.kind, r.timeout, r.flags);
 	cnf_unlock_state(cf, st, created, err);
 	return err;
 }
@@ -1830,6 +1839,8 @@ static void cnf_set_info(struct cnf_state *cs, struct cnf_set *set,
 	info->kind = set->kind;
 	info->timeout = set->timeout;
 	info->timed = set->timeouts.n;
+	info->flags = set->rules_only ? CNF_SET_F_RULES_ONLY : 0;
+	info->rules = set->rules;
 	cnf_filter_lock(f);
 	info->v4_entries = cnf_filter_count(f, CNF_V4);
 	info->v6_entries = cnf_filter_count(f, CNF_V6);

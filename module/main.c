@@ -63,11 +63,16 @@ static int __init cnf_init(void)
 	err = cnf_xdp_init();
 	if (err)
 		goto err_hooks;
-	err = cnf_dev_init();
+	err = cnf_xt_init();
 	if (err)
 		goto err_hooks;
+	err = cnf_dev_init();
+	if (err)
+		goto err_xt;
 	return 0;
 
+err_xt:
+	cnf_xt_exit();
 err_hooks:
 	cnf_hooks_exit();
 err_cache:
@@ -78,6 +83,7 @@ err_cache:
 static void __exit cnf_exit(void)
 {
 	cnf_dev_exit();
+	cnf_xt_exit();
 	cnf_hooks_exit();
 	cnf_expiry_cache_exit();
 }

@@ -50,6 +50,15 @@ u64 cnf_set_count(struct cnf_set *set)
 	return cnf_filter_total(set->filter);
 }
 
+/*
+ * Is @s one of the sets of @kind the plan and the kind's union are made
+ * of?  A rules-only set is of none: only iptables rules read it.
+ */
+static bool cnf_set_planned(const struct cnf_set *s, u32 kind)
+{
+	return s->kind == kind && !s->rules_only;
+}
+
 /* Sets of @kind that hold prefixes, @skip left out. */
 static unsigned int cnf_kind_nonempty(struct cnf_sets *ss, u32 kind,
 				      const struct cnf_set *skip)
@@ -57,7 +66,7 @@ static unsigned int cnf_kind_nonempty(struct cnf_sets *ss, u32 kind,
 	unsigned int i, n = 0;
 
 	for (i = 0; i < ss->n; i++)
-		if (ss->set[i] != skip && ss->set[i]->kind == kind &&
+		if (ss->set[i] != skip && cnf_set_planned(ss->set[i], kind) &&
 		    cnf_set_count(ss->set[i]))
 			n++;
 	return n;
@@ -73,7 +82,7 @@ static bool cnf_kind_holds(struct cnf_sets *ss, u32 kind,
 	for (i = 0; i < ss->n && !has; i++) {
 		struct cnf_filter *f = ss->set[i]->filter;
 
-		if (ss->set[i] == skip || ss->set[i]->kind != kind)
+		if (ss->set[i] == skip || !cnf_set_planned(ss->set[i], kind))
 			continue;
 		cnf_filter_lock(f);
 		has = cnf_filter_has(f, key);
@@ -179,7 +188,7 @@ static struct cnf_filter *cnf_union_build(struct cnf_sets *ss, u32 kind,
 	if (IS_ERR(u))
 		return u;
 	for (i = 0; i < ss->n && !err; i++)
-		if (ss->set[i] != skip && ss->set[i]->kind == kind)
+		if (ss->set[i] != skip && cnf_set_planned(ss->set[i], kind))
 			err = cnf_copy_into(u, ss->set[i]->filter);
 	if (!err && extra)
 		err = cnf_copy_into(u, extra);
@@ -196,7 +205,7 @@ static struct cnf_filter *cnf_union_build(struct cnf_sets *ss, u32 kind,
  */
 static bool cnf_union_kept(struct cnf_sets *ss, const struct cnf_set *set)
 {
-	return ss->union_of[set->kind] &&
+	return !set->rules_only && ss->union_of[set->kind] &&
 	       cnf_kind_nonempty(ss, set->kind, set) >= 2;
 }
 
@@ -219,7 +228,7 @@ static void cnf_plan_fill(struct cnf_sets *ss, struct cnf_plan *p)
 		for (i = 0; i < ss->n; i++) {
 			struct cnf_set *s = ss->set[i];
 
-			if (s->kind != kind || !cnf_set_count(s))
+			if (!cnf_set_planned(s, kind) || !cnf_set_count(s))
 				continue;
 			p->set[n].filter = s->filter;
 			p->set[n++].matched = s->matched;
@@ -317,7 +326,8 @@ struct cnf_filter *cnf_sets_lookup(struct cnf_sets *ss, u32 kind)
 	if (ss->union_of[kind])
 		return ss->union_of[kind];
 	for (i = 0; i < ss->n && !f; i++)
-		if (ss->set[i]->kind == kind && cnf_set_count(ss->set[i]))
+		if (cnf_set_planned(ss->set[i], kind) &&
+		    cnf_set_count(ss->set[i]))
 			f = ss->set[i]->filter;
 	return f;
 }
@@ -688,12 +698,13 @@ struct cnf_set *cnf_set_find(struct cnf_sets *ss, const char *name)
  * @name: a valid, non-empty name
  * @kind: enum cnf_set_kind
  * @timeout: seconds, the default timeout of its entries; 0: none
+ * @flags: %CNF_SET_F_RULES_ONLY or 0
  *
  * Return: 0; -EEXIST; -ENOSPC past %CNF_SETS_MAX or the memory limit;
  * -ENOMEM.
  */
 int cnf_set_create(struct cnf_sets *ss, const char *name, u32 kind,
-		   u32 timeout)
+		   u32 timeout, u32 flags)
 {
 	struct cnf_set *set;
 	int err = -ENOMEM;
@@ -712,6 +723,7 @@ int cnf_set_create(struct cnf_sets *ss, const char *name, u32 kind,
 	strscpy(set->name, name, sizeof(set->name));
 	set->kind = kind;
 	set->timeout = timeout;
+	set->rules_only = flags & CNF_SET_F_RULES_ONLY;
 	set->matched = alloc_percpu_gfp(u64_stats_t, GFP_KERNEL_ACCOUNT);
 	if (!set->matched)
 		goto err_free;
@@ -747,7 +759,8 @@ static void cnf_timeouts_take(struct cnf_sets *ss, struct cnf_set *set,
 /**
  * cnf_set_destroy - remove a set and its prefixes
  * @ss: the sets, under cnf_net_lock()
- * @set: one of them, not the default set (-EBUSY)
+ * @set: one of them, not the default set and held by no iptables rule
+ *	(-EBUSY)
  * @old: empty; gets @set's timeouts, uncharged, for the caller to free
  *	once it let go of cnf_net_lock() (cnf_timeouts_clear(), no budget)
  * @m: a mend not begun (cnf_mend_init()): begun when the kind keeps its
@@ -755,8 +768,8 @@ static void cnf_timeouts_take(struct cnf_sets *ss, struct cnf_set *set,
  *
  * Its sources stop matching before it returns.
  *
- * Return: 0; -ENOSPC, -ENOMEM when there is no room to mend its kind's
- * union (nothing changed).
+ * Return: 0; -EBUSY; -ENOSPC, -ENOMEM when there is no room to mend its
+ * kind's union (nothing changed).
  */
 int cnf_set_destroy(struct cnf_sets *ss, struct cnf_set *set,
 		    struct cnf_timeouts *old, struct cnf_mend *m)
@@ -768,7 +781,7 @@ int cnf_set_destroy(struct cnf_sets *ss, struct cnf_set *set,
 	bool mend;
 	int err;
 
-	if (set == ss->set[0])
+	if (set == ss->set[0] || set->rules)
 		return -EBUSY;
 	spare = cnf_plan_alloc(ss);
 	if (!spare)
@@ -786,12 +799,14 @@ int cnf_set_destroy(struct cnf_sets *ss, struct cnf_set *set,
 	ss->set[--ss->n] = NULL;
 	cnf_budget_uncharge(&ss->budget, cnf_set_size());
 	cnf_timeouts_take(ss, set, old);
-	if (mend)
+	/* A rules-only set is in no union: its kind's stays as it is. */
+	if (mend) {
 		cnf_mend_commit(ss, set->kind, u, m);
-	else if (ss->union_of[set->kind])
-		r.filter[r.n++] = ss->union_of[set->kind];
-	if (!mend)
+	} else if (!set->rules_only) {
+		if (ss->union_of[set->kind])
+			r.filter[r.n++] = ss->union_of[set->kind];
 		ss->union_of[set->kind] = NULL;
+	}
 	cnf_sets_publish(ss, spare, &r);
 	cnf_sets_changed(ss);
 	return 0;
@@ -801,7 +816,8 @@ int cnf_set_destroy(struct cnf_sets *ss, struct cnf_set *set,
  * cnf_set_swap - exchange two sets' contents in one step
  * @ss: the sets, under cnf_net_lock()
  * @a: a set
- * @b: another set of the same kind (-EINVAL otherwise)
+ * @b: another set of the same kind, rules-only as @a is or is not (-EINVAL
+ *     otherwise: the union of the kind holds the same prefixes after)
  *
  * Return: 0, -EINVAL, -ENOMEM.
  */
@@ -809,13 +825,17 @@ int cnf_set_swap(struct cnf_sets *ss, struct cnf_set *a, struct cnf_set *b)
 {
 	struct cnf_retired r = { };
 	struct cnf_plan *spare;
+	struct cnf_filter *f;
 
-	if (a == b || a->kind != b->kind)
+	if (a == b || a->kind != b->kind || a->rules_only != b->rules_only)
 		return -EINVAL;
 	spare = cnf_plan_alloc(ss);
 	if (!spare)
 		return -ENOMEM;
-	swap(a->filter, b->filter);
+	/* Rules read each set's filter locklessly: either is whole. */
+	f = a->filter;
+	WRITE_ONCE(a->filter, b->filter);
+	WRITE_ONCE(b->filter, f);
 	swap(a->timeouts, b->timeouts);
 	cnf_sets_publish(ss, spare, &r);
 	cnf_sets_changed(ss);
@@ -910,7 +930,7 @@ int cnf_set_replace(struct cnf_sets *ss, struct cnf_set *set,
 	if (!spare)
 		return -ENOMEM;
 	others = cnf_kind_nonempty(ss, set->kind, set);
-	if (others + !!cnf_filter_total(contents) >= 2) {
+	if (!set->rules_only && others + !!cnf_filter_total(contents) >= 2) {
 		mend = u && ss->union_of[set->kind];
 		if (mend) {
 			nu = u;
@@ -925,15 +945,19 @@ int cnf_set_replace(struct cnf_sets *ss, struct cnf_set *set,
 		return err;
 	}
 	r.filter[r.n++] = set->filter;
-	set->filter = contents;
+	/* Rules read it locklessly (cnf_set_filter_rcu()): filled first. */
+	smp_store_release(&set->filter, contents);
 	swap(set->timeouts, *timeouts);
 	cnf_budget_uncharge(&ss->budget, cnf_timeouts_bytes(timeouts));
 	if (mend) {
 		cnf_mend_commit(ss, set->kind, nu, m);
 	} else {
-		if (ss->union_of[set->kind])
-			r.filter[r.n++] = ss->union_of[set->kind];
-		ss->union_of[set->kind] = nu;
+		/* A rules-only set is in no union: its kind's stays. */
+		if (!set->rules_only) {
+			if (ss->union_of[set->kind])
+				r.filter[r.n++] = ss->union_of[set->kind];
+			ss->union_of[set->kind] = nu;
+		}
 		/* Never seen by a packet: no need to wait before freeing. */
 		cnf_filter_destroy(u);
 	}
@@ -973,7 +997,7 @@ int cnf_change_begin(struct cnf_change *c, struct cnf_sets *ss,
 		if (!c->spare)
 			return -ENOMEM;
 	}
-	if (c->spare && !ss->union_of[set->kind] &&
+	if (c->spare && !set->rules_only && !ss->union_of[set->kind] &&
 	    cnf_kind_nonempty(ss, set->kind, set)) {
 		u = cnf_union_build(ss, set->kind, NULL, NULL);
 		if (IS_ERR(u)) {
@@ -983,8 +1007,8 @@ int cnf_change_begin(struct cnf_change *c, struct cnf_sets *ss,
 		ss->union_of[set->kind] = u;
 		c->built = true;
 	}
-	/* The set alone serves its kind: it is changed as one filter. */
-	if (!ss->union_of[set->kind]) {
+	/* The set alone serves its kind, or none: changed as one filter. */
+	if (set->rules_only || !ss->union_of[set->kind]) {
 		cnf_filter_lock(set->filter);
 		cnf_filter_expect(set->filter, adds);
 		c->locked = true;
@@ -1159,7 +1183,7 @@ int cnf_sets_init(struct cnf_sets *ss, u64 initial_capacity, u64 mem_limit)
 	if (!p)
 		return -ENOMEM;
 	RCU_INIT_POINTER(ss->plan, p);
-	err = cnf_set_create(ss, CNF_SET_DEFAULT, CNF_SET_BLOCK, 0);
+	err = cnf_set_create(ss, CNF_SET_DEFAULT, CNF_SET_BLOCK, 0, 0);
 	if (err)
 		cnf_sets_free(ss);
 	return err;
@@ -1217,4 +1241,21 @@ void cnf_sets_free(struct cnf_sets *ss)
 bool cnf_sets_pristine(struct cnf_sets *ss)
 {
 	return ss->n == 1 && !cnf_set_count(ss->set[0]);
+}
+
+/**
+ * cnf_sets_held - does an iptables rule hold one of the sets
+ * @ss: the sets, under cnf_net_lock()
+ *
+ * Return: true while some set's &struct cnf_set.rules is not 0: the sets
+ * must not be freed (a reset is refused).
+ */
+bool cnf_sets_held(struct cnf_sets *ss)
+{
+	unsigned int i;
+
+	for (i = 0; i < ss->n; i++)
+		if (ss->set[i]->rules)
+			return true;
+	return false;
 }

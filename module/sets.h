@@ -56,6 +56,16 @@
  * @timeout: seconds, the default of entries added without one; 0: none.
  * @timeouts: the timeouts of @filter's entries that have one: they go
  *           with the contents (a swap exchanges them too).
+ * @rules_only: %CNF_SET_F_RULES_ONLY: never in a plan nor in a union, so
+ *           the hooks and the kfuncs never see it; fixed at creation.
+ * @rules:   the iptables rules that hold the set (xt_cuckoo.c), which
+ *           read @filter under RCU with cnf_set_filter_rcu(): while there
+ *           is one, the set is neither destroyed nor freed by a reset.
+ *
+ * @filter is read by those rules without cnf_net_lock(): it is replaced
+ * with a release (cnf_set_replace()) or exchanged with another set's
+ * (cnf_set_swap(), both whole), and a filter it leaves is freed only after
+ * a grace period.
  */
 struct cnf_set {
 	char name[CNF_SET_NAME_LEN];
@@ -64,7 +74,22 @@ struct cnf_set {
 	struct cnf_filter *filter;
 	u64_stats_t __percpu *matched;
 	struct cnf_timeouts timeouts;
+	bool rules_only;
+	u32 rules;
 };
+
+/**
+ * cnf_set_filter_rcu - a set's filter, for a reader without cnf_net_lock()
+ * @set: a set the caller holds (&struct cnf_set.rules), under RCU
+ *
+ * Return: the filter, whole, usable until the RCU read section ends.
+ */
+static inline const struct cnf_filter *
+cnf_set_filter_rcu(const struct cnf_set *set)
+{
+	/* Pairs with the release in cnf_set_replace(), as rcu_dereference(). */
+	return READ_ONCE(set->filter);
+}
 
 struct cnf_plan_set {
 	const struct cnf_filter *filter;
@@ -176,7 +201,8 @@ struct cnf_filter *cnf_sets_lookup(struct cnf_sets *ss, u32 kind);
 
 struct cnf_set *cnf_set_find(struct cnf_sets *ss, const char *name);
 int cnf_set_create(struct cnf_sets *ss, const char *name, u32 kind,
-		   u32 timeout);
+		   u32 timeout, u32 flags);
+bool cnf_sets_held(struct cnf_sets *ss);
 int cnf_set_destroy(struct cnf_sets *ss, struct cnf_set *set,
 		    struct cnf_timeouts *old, struct cnf_mend *m);
 int cnf_set_swap(struct cnf_sets *ss, struct cnf_set *a, struct cnf_set *b);

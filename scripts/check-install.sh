@@ -26,6 +26,8 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=$ROOT/build/check-install
 SRC=$OUT/src
+# Where make install puts libxt_cuckoo.so (the Makefile asks pkg-config too).
+XTLIBDIR=$(pkg-config --variable=xtlibdir xtables 2>/dev/null)
 cd "$ROOT" || exit 1
 
 # shellcheck source=tally.sh
@@ -64,7 +66,11 @@ expected() {
 	/usr/local/share/bash-completion/completions/cuckooctl
 	/usr/local/share/man/man8/cuckoo-crowdsec-bouncer.8
 	/usr/local/share/man/man8/cuckooctl.8
+	/usr/local/share/man/man8/iptables-cuckoo.8
 	EOF
+	# The iptables extension, where iptables loads extensions from.
+	[[ ! -f $ROOT/build/libxt_cuckoo.so || -z $XTLIBDIR ]] ||
+		echo "$XTLIBDIR/libxt_cuckoo.so"
 }
 
 # files DIR: the files (not directories) under DIR, as absolute paths in it.

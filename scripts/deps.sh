@@ -30,6 +30,7 @@ PKGS=(
 	libcurl4-openssl-dev libjson-c-dev pkgconf	# cuckoo-crowdsec-bouncer
 	python3
 	iproute2 iputils-ping nftables ipset iptables jq bash dash coreutils
+	libxtables-dev				# libxt_cuckoo.so, the iptables extension
 	ethtool					# xdp.sh: VLAN tags in the frame, not beside it
 )
 

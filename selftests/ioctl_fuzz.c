@@ -777,7 +777,10 @@ static bool one_call(void)
 			q->kind = k->cmd != CNF_IOC_SET_CREATE ? 0 : below(2);
 			if (chance(10))
 				q->kind = (uint32_t)rnd();
-			q->flags = chance(90) ? 0 : (uint32_t)rnd();
+			/* Creates of rules-only sets, and the flag elsewhere. */
+			q->flags = chance(80) ? 0 :
+				   chance(50) ? CNF_SET_F_RULES_ONLY :
+				   (uint32_t)rnd();
 			q->timeout = chance(50) ? 0 : chance(90) ? below(4) :
 				     (uint32_t)rnd();
 			q->reserved = chance(95) ? 0 : (uint32_t)rnd();
@@ -795,7 +798,10 @@ static bool one_call(void)
 			q->sets = pick_ptr(arr, ARR_PAGES * PAGE,
 					   (size_t)(q->count < 64 ? q->count : 64) *
 					   (q->size < 256 ? q->size : 256), &aw);
-			q->flags = chance(90) ? 0 : (uint32_t)rnd();
+			/* Creates of rules-only sets, and the flag elsewhere. */
+			q->flags = chance(80) ? 0 :
+				   chance(50) ? CNF_SET_F_RULES_ONLY :
+				   (uint32_t)rnd();
 		} else if (k && k->cmd == CNF_IOC_SET_CONFIG) {
 			struct cnf_config *cf = (struct cnf_config *)p;
 

@@ -3293,12 +3293,18 @@ TEST_F(sets, create_refused)
 	EXPECT_EQ(EINVAL, set_create(self->fd, "new", ~0U));
 	memset(&r, 0, sizeof(r));
 	cnf_set_name(r.name, "new");
-	r.flags = 1;
+	r.flags = CNF_SET_F_RULES_ONLY << 1;
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CREATE, &r));
+	r.flags = CNF_SET_F_RULES_ONLY | 1U << 31;
 	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CREATE, &r));
 	r.flags = 1U << 31;
 	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CREATE, &r));
-	/* Destroy and flush take no kind and no flags. */
+	/* Destroy and flush take no kind and no flags, rules-only neither. */
 	cnf_set_name(r.name, "blk");
+	r.flags = CNF_SET_F_RULES_ONLY;
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_DESTROY, &r));
+	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_FLUSH, &r));
+	r.flags = 1U << 31;
 	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_DESTROY, &r));
 	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_FLUSH, &r));
 	r.flags = 0;
@@ -3350,6 +3356,82 @@ TEST_F(sets, missing_set)
 	EXPECT_EQ(ENOENT, set_destroy(self->fd, "Default"));
 	ASSERT_WORLD_UNCHANGED(self->fd, &w);
 	world_free(&w);
+}
+
+static int set_create_rules_only(int fd, const char *name, uint32_t kind)
+{
+	struct cnf_set_req r;
+
+	memset(&r, 0, sizeof(r));
+	cnf_set_name(r.name, name);
+	r.kind = kind;
+	r.flags = CNF_SET_F_RULES_ONLY;
+	return cnf_ioc(fd, CNF_IOC_SET_CREATE, &r);
+}
+
+static const struct cnf_set_info *info_of(const struct cnf_set_info *info,
+					  long n, const char *name)
+{
+	long i;
+
+	for (i = 0; i < n; i++)
+		if (!strncmp(info[i].name, name, sizeof(info[i].name)))
+			return &info[i];
+	return NULL;
+}
+
+/*
+ * Rules-only sets: listed with their flag and no rule (no iptables rule
+ * here), filled, flushed and destroyed as any set; swapped only with
+ * another rules-only set, since a swap moves no entry into or out of a
+ * kind's union.  What packets see of them is xt.sh's.
+ */
+TEST_F(sets, rules_only)
+{
+	const struct cnf_set_info *i;
+	struct cnf_set_info *info;
+	long n;
+
+	ASSERT_EQ(0, set_create_rules_only(self->fd, "ro", CNF_SET_BLOCK));
+	ASSERT_EQ(0, set_create_rules_only(self->fd, "ro2", CNF_SET_BLOCK));
+	ASSERT_EQ(0, set_create_rules_only(self->fd, "roa", CNF_SET_ALLOW));
+	ASSERT_EQ(0, set_create(self->fd, "b1", CNF_SET_BLOCK));
+	EXPECT_EQ(EEXIST, set_create_rules_only(self->fd, "b1", CNF_SET_BLOCK));
+	ASSERT_EQ(0, spopulate(self->fd, "ro", 0, 10));
+	ASSERT_EQ(0, spopulate(self->fd, "b1", 5, 10));
+	n = set_list(self->fd, &info);
+	ASSERT_EQ(5, n);
+	i = info_of(info, n, "ro");
+	ASSERT_NE(NULL, i);
+	EXPECT_EQ(CNF_SET_F_RULES_ONLY, i->flags);
+	EXPECT_EQ(CNF_SET_BLOCK, i->kind);
+	EXPECT_EQ(0, i->rules);
+	EXPECT_EQ(10, i->v4_entries + i->v6_entries);
+	i = info_of(info, n, "roa");
+	ASSERT_NE(NULL, i);
+	EXPECT_EQ(CNF_SET_F_RULES_ONLY, i->flags);
+	EXPECT_EQ(CNF_SET_ALLOW, i->kind);
+	EXPECT_EQ(0, info_of(info, n, "b1")->flags);
+	EXPECT_EQ(0, info_of(info, n, CNF_SET_DEFAULT)->flags);
+	free(info);
+	/* Its entries answer for the set itself. */
+	EXPECT_EQ(0, stst(self->fd, "ro", mixed(3)));
+	EXPECT_EQ(0, stst(self->fd, "b1", mixed(7)));
+	EXPECT_EQ(EINVAL, set_swap(self->fd, "ro", "b1"));
+	EXPECT_EQ(EINVAL, set_swap(self->fd, "b1", "ro"));
+	EXPECT_EQ(EINVAL, set_swap(self->fd, "ro", "roa"));
+	EXPECT_EQ(0, set_swap(self->fd, "ro", "ro2"));
+	EXPECT_EQ(ENOENT, stst(self->fd, "ro", mixed(3)));
+	EXPECT_EQ(0, stst(self->fd, "ro2", mixed(3)));
+	EXPECT_EQ(0, set_flush(self->fd, "ro2"));
+	EXPECT_EQ(ENOENT, stst(self->fd, "ro2", mixed(3)));
+	EXPECT_EQ(0, stst(self->fd, "b1", mixed(7)));
+	EXPECT_EQ(0, set_destroy(self->fd, "ro"));
+	EXPECT_EQ(0, set_destroy(self->fd, "ro2"));
+	EXPECT_EQ(0, set_destroy(self->fd, "roa"));
+	EXPECT_EQ(0, stst(self->fd, "b1", mixed(7)));
+	EXPECT_EQ(2, set_list(self->fd, &info));
+	free(info);
 }
 
 TEST_F(sets, destroy_default_ebusy)

@@ -119,6 +119,7 @@ struct ctl_opts {
 	/* hooks on --iif: the scope's devices, @niif of them */
 	const char *iifs[CNF_IIF_MAX];
 	unsigned int niif;
+	bool rules_only;	/* create --rules-only */
 };
 
 /*

@@ -20,7 +20,13 @@ int ctl_cmd_reset(const struct ctl_opts *o, int argc, char **argv)
 	fd = ctl_open_no_args(o, argc, argv);
 	if (fd < 0)
 		return -fd;
-	rc = ioctl(fd, CNF_IOC_RESET) < 0 ? ctl_fail("reset", errno) : 0;
+	rc = ioctl(fd, CNF_IOC_RESET) < 0 ? errno : 0;
+	if (rc == EBUSY) {
+		ctl_err("reset: a set is in use by iptables rules (-m cuckoo; 'cuckooctl sets' counts them): delete them first");
+		rc = CTL_EXIT_FAIL;
+	} else if (rc) {
+		rc = ctl_fail("reset", rc);
+	}
 	close(fd);
 	return rc;
 }

@@ -146,7 +146,8 @@ int ctl_set_call(int fd, unsigned long req, const char *name, uint32_t kind,
 
 	memset(&r, 0, sizeof(r));
 	strncpy(r.name, name, sizeof(r.name) - 1);
-	r.kind = kind;
+	r.kind = kind & ~CTL_KIND_RULES_ONLY;
+	r.flags = kind & CTL_KIND_RULES_ONLY ? CNF_SET_F_RULES_ONLY : 0;
 	r.timeout = timeout;
 	if (!ioctl(fd, req, &r))
 		return 0;

@@ -361,20 +361,23 @@ void ctl_print_sets_text(FILE *out, const struct cnf_set_info *s, size_t n)
 	char timeout[16];
 	size_t i;
 
-	fprintf(out, "%-*s  kind    %12s %12s %12s %10s %12s\n", w, "name",
-		"entries", "bytes", "matched", "timeout", "timed");
+	fprintf(out, "%-*s  kind    %12s %12s %12s %10s %12s %6s %s\n", w,
+		"name", "entries", "bytes", "matched", "timeout", "timed",
+		"rules", "flags");
 	for (i = 0; i < n; i++) {
 		if (s[i].timeout)
 			snprintf(timeout, sizeof(timeout), "%lu",
 				 (unsigned long)s[i].timeout);
 		else
 			strcpy(timeout, "-");
-		fprintf(out, "%-*.*s  %-7s %12llu %12llu %12llu %10s %12llu\n",
+		fprintf(out, "%-*.*s  %-7s %12llu %12llu %12llu %10s %12llu %6lu %s\n",
 			w, (int)sizeof(s[i].name), s[i].name,
 			kind_text(s[i].kind),
 			ULL(s[i].v4_entries + s[i].v6_entries),
 			ULL(s[i].bytes), ULL(s[i].matched), timeout,
-			ULL(s[i].timed));
+			ULL(s[i].timed), (unsigned long)s[i].rules,
+			s[i].flags & CNF_SET_F_RULES_ONLY ?
+			CTL_RULES_ONLY_WORD : "-");
 	}
 }
 
@@ -386,13 +389,16 @@ void ctl_print_sets_json(FILE *out, const struct cnf_set_info *s, size_t n)
 	for (i = 0; i < n; i++)
 		fprintf(out, "%s{\"name\":\"%.*s\",\"kind\":\"%s\",\"entries\":%llu,"
 			"\"v4_entries\":%llu,\"v6_entries\":%llu,\"bytes\":%llu,"
-			"\"matched\":%llu,\"timeout\":%lu,\"timed\":%llu}",
+			"\"matched\":%llu,\"timeout\":%lu,\"timed\":%llu,"
+			"\"rules_only\":%s,\"rules\":%lu}",
 			i ? "," : "",
 			(int)sizeof(s[i].name), s[i].name, kind_text(s[i].kind),
 			ULL(s[i].v4_entries + s[i].v6_entries),
 			ULL(s[i].v4_entries), ULL(s[i].v6_entries),
 			ULL(s[i].bytes), ULL(s[i].matched),
-			(unsigned long)s[i].timeout, ULL(s[i].timed));
+			(unsigned long)s[i].timeout, ULL(s[i].timed),
+			s[i].flags & CNF_SET_F_RULES_ONLY ? "true" : "false",
+			(unsigned long)s[i].rules);
 	fputc(']', out);
 }
 

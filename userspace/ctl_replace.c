@@ -154,10 +154,13 @@ static int replace_part(const char *cmd, int fd, const struct ctl_input *in,
 		return CTL_EXIT_FAIL;
 	}
 	i = ctl_find_set(sets, nsets, p->set);
-	if (i >= 0 && p->create && sets[i].kind != p->kind) {
-		ctl_err("%s %s: kind %s in the input, %s in the module; " KEPT,
+	if (i >= 0 && p->create && ctl_set_kind_of(&sets[i]) != p->kind) {
+		ctl_err("%s %s: kind %s%s in the input, %s%s in the module; " KEPT,
 			cmd, set_name(p->set), ctl_set_kind_name(p->kind),
-			ctl_set_kind_name(sets[i].kind));
+			p->kind & CTL_KIND_RULES_ONLY ? " " CTL_RULES_ONLY_WORD : "",
+			ctl_set_kind_name(sets[i].kind),
+			sets[i].flags & CNF_SET_F_RULES_ONLY ?
+			" " CTL_RULES_ONLY_WORD : "");
 		return CTL_EXIT_FAIL;
 	}
 	/* A set keeps the default timeout it was created with. */

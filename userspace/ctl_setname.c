@@ -45,7 +45,7 @@ void ctl_set_field(char field[CNF_SET_NAME_LEN], const char *name)
 
 const char *ctl_set_kind_name(uint32_t kind)
 {
-	switch (kind) {
+	switch (kind & ~CTL_KIND_RULES_ONLY) {
 	case CNF_SET_BLOCK:
 		return "block";
 	case CNF_SET_ALLOW:
@@ -68,11 +68,13 @@ int ctl_parse_set_line(const char *line, size_t len,
 		       uint32_t *timeout)
 {
 	static const char tw[] = CTL_TIMEOUT_WORD " ";
+	static const char rw[] = CTL_RULES_ONLY_WORD;
 	const size_t plen = strlen(CTL_SET_LINE);
 	const char *p = line + plen, *sp, *end = line + len;
-	/* "KIND" or "KIND timeout SECONDS", single spaces as save writes. */
-	char rest[sizeof("block " CTL_TIMEOUT_WORD " 4294967295")], *sp2;
-	uint32_t sec = 0;
+	/* "KIND [rules-only] [timeout SECONDS]", single spaces as save writes. */
+	char rest[sizeof("block " CTL_RULES_ONLY_WORD " " CTL_TIMEOUT_WORD
+			 " 4294967295")], *sp2;
+	uint32_t sec = 0, rules = 0;
 	int k;
 
 	if (len < plen || memcmp(line, CTL_SET_LINE, plen))
@@ -87,6 +89,14 @@ int ctl_parse_set_line(const char *line, size_t len,
 	sp2 = strchr(rest, ' ');
 	if (sp2) {
 		*sp2++ = '\0';
+		if (!strncmp(sp2, rw, strlen(rw)) &&
+		    (!sp2[strlen(rw)] || sp2[strlen(rw)] == ' ')) {
+			rules = CTL_KIND_RULES_ONLY;
+			sp2 += strlen(rw);
+			sp2 = *sp2 ? sp2 + 1 : NULL;
+		}
+	}
+	if (sp2) {
 		if (strncmp(sp2, tw, strlen(tw)) ||
 		    ctl_parse_timeout(sp2 + strlen(tw), &sec))
 			return -1;
@@ -96,7 +106,7 @@ int ctl_parse_set_line(const char *line, size_t len,
 		return -1;
 	memset(name, 0, CNF_SET_NAME_LEN);
 	memcpy(name, p, sp - p);
-	*kind = k;
+	*kind = k | rules;
 	*timeout = sec;
 	return 1;
 }

@@ -30,7 +30,27 @@ bool ctl_set_is_default(const char *s);
  */
 void ctl_set_field(char field[CNF_SET_NAME_LEN], const char *name);
 
-/* "block", "allow", or NULL for a kind this tool does not know. */
+/*
+ * A set's kind as cuckooctl carries it from a save's set line or the
+ * module's list to a create: enum cnf_set_kind, with CTL_KIND_RULES_ONLY
+ * for a set created with CNF_SET_F_RULES_ONLY, which is as much part of
+ * what the set does as its kind.
+ */
+#define CTL_KIND_RULES_ONLY	0x100u
+/* The word for it, on a set line and in the lists. */
+#define CTL_RULES_ONLY_WORD	"rules-only"
+
+/* @s's kind, CTL_KIND_RULES_ONLY included. */
+static inline uint32_t ctl_set_kind_of(const struct cnf_set_info *s)
+{
+	return s->kind | (s->flags & CNF_SET_F_RULES_ONLY ?
+			  CTL_KIND_RULES_ONLY : 0);
+}
+
+/*
+ * "block", "allow", or NULL for a kind this tool does not know;
+ * CTL_KIND_RULES_ONLY is left out.
+ */
 const char *ctl_set_kind_name(uint32_t kind);
 /* CNF_SET_* for "block" or "allow", else -EINVAL. */
 int ctl_set_kind_parse(const char *s);
@@ -38,8 +58,9 @@ int ctl_set_kind_parse(const char *s);
 /*
  * Whether @line (@len bytes, its line ending allowed) starts with
  * CTL_SET_LINE.  If so, 1 with @name, *@kind and *@timeout from "NAME
- * KIND" or "NAME KIND timeout SECONDS" (*@timeout 0 without), or -1 when
- * they are not a valid name, kind and timeout.  0 for any other line.
+ * KIND [rules-only] [timeout SECONDS]" (*@timeout 0 without, *@kind with
+ * CTL_KIND_RULES_ONLY for "rules-only"), or -1 when they are not a valid
+ * name, kind and timeout.  0 for any other line.
  */
 int ctl_parse_set_line(const char *line, size_t len,
 		       char name[CNF_SET_NAME_LEN], uint32_t *kind,

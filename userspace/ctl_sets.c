@@ -29,20 +29,6 @@ static int set_fail(const char *cmd, const char *name, int err)
 	return ctl_exit_code(err);
 }
 
-/* One set call on @name, opening the device: exit code. */
-static int one_set_call(const char *cmd, unsigned long req, const char *name,
-			uint32_t kind, uint32_t timeout)
-{
-	int fd, err;
-
-	fd = ctl_open_device();
-	if (fd < 0)
-		return -fd;
-	err = ctl_set_call(fd, req, name, kind, timeout);
-	close(fd);
-	return err ? set_fail(cmd, name, err) : CTL_EXIT_OK;
-}
-
 /* create's operands after the name: [KIND] [timeout SECONDS]. */
 static int create_args(int argc, char **argv, int *kind, uint32_t *timeout)
 {
@@ -84,9 +70,23 @@ static int create_args(int argc, char **argv, int *kind, uint32_t *timeout)
  * command asks for (@kind, default @timeout), as ipset's -exist; else
  * say how it differs.  Exit code.
  */
+/* "a block", "an allow", "a rules-only block" set, for @kind. */
+static const char *kind_words(uint32_t kind, char *buf, size_t len)
+{
+	bool rules = kind & CTL_KIND_RULES_ONLY;
+	uint32_t k = kind & ~CTL_KIND_RULES_ONLY;
+
+	snprintf(buf, len, "%s%s", rules ? "a " CTL_RULES_ONLY_WORD " " :
+		 k == CNF_SET_ALLOW ? "an " : "a ",
+		 ctl_set_kind_name(k) ?: "unknown");
+	return buf;
+}
+
 static int create_exists(int fd, const char *name, int kind,
 			 uint32_t timeout)
 {
+	char a[48], b[48];
+	uint32_t have;
 	struct cnf_set_info *sets;
 	size_t n;
 	long i;
@@ -101,15 +101,15 @@ static int create_exists(int fd, const char *name, int kind,
 		err = ctl_set_call(fd, CNF_IOC_SET_CREATE, name, kind, timeout);
 		return err ? set_fail("create", name, err) : CTL_EXIT_OK;
 	}
-	if (sets[i].kind == (uint32_t)kind && sets[i].timeout == timeout) {
+	have = sets[i].kind | (sets[i].flags & CNF_SET_F_RULES_ONLY ?
+			       CTL_KIND_RULES_ONLY : 0);
+	if (have == (uint32_t)kind && sets[i].timeout == timeout) {
 		free(sets);
 		return CTL_EXIT_OK;
 	}
-	ctl_err("create %s: exists as %s %s set with default timeout %u, not %s %s set with %u",
-		name, sets[i].kind == CNF_SET_ALLOW ? "an" : "a",
-		ctl_set_kind_name(sets[i].kind), sets[i].timeout,
-		kind == CNF_SET_ALLOW ? "an" : "a", ctl_set_kind_name(kind),
-		timeout);
+	ctl_err("create %s: exists as %s set with default timeout %u, not %s set with %u",
+		name, kind_words(have, a, sizeof(a)), sets[i].timeout,
+		kind_words(kind, b, sizeof(b)), timeout);
 	free(sets);
 	return CTL_EXIT_FAIL;
 }
@@ -127,6 +127,8 @@ int ctl_cmd_create(const struct ctl_opts *o, int argc, char **argv)
 		rc = create_args(argc - 1, argv + 1, &kind, &timeout);
 	if (rc)
 		return rc;
+	if (o->rules_only)
+		kind |= CTL_KIND_RULES_ONLY;
 	fd = ctl_open_device();
 	if (fd < 0)
 		return -fd;
@@ -139,9 +141,28 @@ int ctl_cmd_create(const struct ctl_opts *o, int argc, char **argv)
 	return rc;
 }
 
+/* "destroy NAME: in use by N iptables rules", the rules named: exit code. */
+static int in_use(const char *cmd, int fd, const char *name)
+{
+	struct cnf_set_info *sets;
+	unsigned long rules = 0;
+	size_t n;
+	long i;
+
+	if (!ctl_set_list(fd, &sets, &n)) {
+		i = ctl_find_set(sets, n, name);
+		rules = i < 0 ? 0 : sets[i].rules;
+		free(sets);
+	}
+	ctl_err("%s %s: in use by %lu iptables %s (-m cuckoo --match-set %s): delete %s first",
+		cmd, name, rules, ctl_plural(rules, "rule", "rules"), name,
+		ctl_plural(rules, "it", "them"));
+	return CTL_EXIT_FAIL;
+}
+
 int ctl_cmd_destroy(const struct ctl_opts *o, int argc, char **argv)
 {
-	int rc;
+	int fd, err, rc;
 
 	if (argc != 1)
 		return ctl_usage_error("destroy", NULL, "one set name");
@@ -150,7 +171,14 @@ int ctl_cmd_destroy(const struct ctl_opts *o, int argc, char **argv)
 		return rc;
 	if (ctl_set_is_default(argv[0]))
 		return set_fail("destroy", argv[0], EBUSY);
-	return one_set_call("destroy", CNF_IOC_SET_DESTROY, argv[0], 0, 0);
+	fd = ctl_open_device();
+	if (fd < 0)
+		return -fd;
+	err = ctl_set_call(fd, CNF_IOC_SET_DESTROY, argv[0], 0, 0);
+	rc = err == EBUSY ? in_use("destroy", fd, argv[0]) :
+	     err ? set_fail("destroy", argv[0], err) : CTL_EXIT_OK;
+	close(fd);
+	return rc;
 }
 
 /* Why a swap of @a and @b failed, naming the set at fault. */
@@ -163,7 +191,8 @@ static int swap_fail(int fd, const char *a, const char *b, int err)
 
 	snprintf(what, sizeof(what), "swap %s %s", a, b);
 	if (err == EINVAL) {
-		ctl_err("%s: the sets are of different kinds", what);
+		ctl_err("%s: the sets are of different kinds (block, allow, rules-only)",
+			what);
 		return CTL_EXIT_FAIL;
 	}
 	if (err == ENOENT && !ctl_set_list(fd, &sets, &n)) {
@@ -231,6 +260,8 @@ void ctl_print_set_line(FILE *out, const struct cnf_set_info *s)
 	fprintf(out, CTL_SET_LINE "%.*s %s", (int)sizeof(s->name), s->name,
 		ctl_set_kind_name(s->kind) ? ctl_set_kind_name(s->kind) :
 					     "block");
+	if (s->flags & CNF_SET_F_RULES_ONLY)
+		fputs(" " CTL_RULES_ONLY_WORD, out);
 	if (s->timeout)
 		fprintf(out, " " CTL_TIMEOUT_WORD " %lu",
 			(unsigned long)s->timeout);

@@ -13,7 +13,9 @@
  * decide, in mark mode.  A packet that arrives on a device outside the
  * hooks' scope (by default, a loopback device) is not judged by them.  Each covering prefix is named with
  * its set, as the sets' own CNF_IOC_MATCH answers: one call per set and
- * address, none of which changes anything.
+ * address, none of which changes anything.  A rules-only set has no say:
+ * only iptables rules (-m cuckoo) ask it; those that cover the address
+ * are named apart, so that "passes" does not hide an entry.
  */
 #include <errno.h>
 #include <net/if.h>
@@ -132,10 +134,14 @@ static int set_covers(struct ns_view *v, const char *set,
 	return err;
 }
 
-/* The sets of @kind covering @a into @hits (room for every set). */
+/*
+ * The sets of @kind covering @a into @hits (room for every set); with
+ * CTL_KIND_RULES_ONLY in @kind, the rules-only sets of any kind instead.
+ */
 static int covering(struct ns_view *v, uint32_t kind, const struct cnf_addr *a,
 		    struct hit *hits, size_t *n)
 {
+	uint32_t k;
 	size_t i;
 	int err;
 
@@ -149,7 +155,9 @@ static int covering(struct ns_view *v, uint32_t kind, const struct cnf_addr *a,
 		return err == ENOENT ? 0 : err;
 	}
 	for (i = 0; i < v->nsets; i++) {
-		if (v->sets[i].kind != kind)
+		k = ctl_set_kind_of(&v->sets[i]);
+		if (kind & CTL_KIND_RULES_ONLY ? !(k & CTL_KIND_RULES_ONLY) :
+		    k != kind)
 			continue;
 		err = set_covers(v, v->sets[i].name, a, &hits[*n]);
 		if (!err)
@@ -181,6 +189,7 @@ static void print_hits(const struct hit *h, size_t n)
 
 static void print_text(const char *arg, enum reason r, const struct hit *b,
 		       size_t nb, const struct hit *al, size_t na,
+		       const struct hit *ro, size_t nr,
 		       const struct ns_view *v)
 {
 	const char *iif = v->iif;
@@ -236,6 +245,11 @@ static void print_text(const char *arg, enum reason r, const struct hit *b,
 		print_scope(&v->st);
 		printf(" only: the hooks' scope)");
 	}
+	if (nr) {
+		printf("; in " CTL_RULES_ONLY_WORD " %s, which only iptables rules consult: ",
+		       ctl_plural(nr, "set", "sets"));
+		print_hits(ro, nr);
+	}
 	putchar('\n');
 }
 
@@ -266,19 +280,23 @@ static int verdict_one(struct ns_view *v, const struct ctl_opts *o,
 		       const char *arg, const struct cnf_addr *a, bool first)
 {
 	char why[CTL_SET_ERRLEN];
-	size_t room = v->sets ? v->nsets : 1, nb = 0, na = 0;
+	size_t room = v->sets ? v->nsets : 1, nb = 0, na = 0, nr = 0;
 	struct hit *b = calloc(room, sizeof(*b));
 	struct hit *al = calloc(room, sizeof(*al));
+	struct hit *ro = calloc(room, sizeof(*ro));
 	enum reason r;
-	int err = b && al ? 0 : ENOMEM;
+	int err = b && al && ro ? 0 : ENOMEM;
 
 	if (!err)
 		err = covering(v, CNF_SET_BLOCK, a, b, &nb);
 	if (!err)
 		err = covering(v, CNF_SET_ALLOW, a, al, &na);
+	if (!err)
+		err = covering(v, CTL_KIND_RULES_ONLY, a, ro, &nr);
 	if (err) {
 		free(b);
 		free(al);
+		free(ro);
 		ctl_err("test %s: %s", arg,
 			ctl_strerror_entry(err, a, NULL, why, sizeof(why)));
 		return -no_answer(err);
@@ -306,12 +324,14 @@ static int verdict_one(struct ns_view *v, const struct ctl_opts *o,
 		       r == R_MARKED ? "marked" : "passes", reason_json[r]);
 		print_json_hits("block", b, nb);
 		print_json_hits("allow", al, na);
+		print_json_hits("rules_only", ro, nr);
 		putchar('}');
 	} else if (!o->quiet) {
-		print_text(arg, r, b, nb, al, na, v);
+		print_text(arg, r, b, nb, al, na, ro, nr, v);
 	}
 	free(b);
 	free(al);
+	free(ro);
 	return r == R_LISTED || r == R_HOOKS_OFF ? CTL_EXIT_OK : CTL_EXIT_FAIL;
 }
 

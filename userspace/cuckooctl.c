@@ -164,10 +164,14 @@ enum {
 	O_IIF = 1 << 9,		/* --iif NAME */
 	O_IPSET = 1 << 10,	/* --from-ipset */
 	O_PROM = 1 << 11,	/* --prometheus */
+	O_RULES = 1 << 12,	/* --rules-only */
 };
 
 /* Long options without a short one: values past any character. */
-enum { V_EXIST = 0x100, V_ADDRS, V_STRICT, V_EMPTY, V_IIF, V_IPSET, V_PROM };
+enum {
+	V_EXIST = 0x100, V_ADDRS, V_STRICT, V_EMPTY, V_IIF, V_IPSET, V_PROM,
+	V_RULES,
+};
 
 static const struct {
 	unsigned int bit;
@@ -203,6 +207,8 @@ static const struct {
 	  "    --from-ipset     FILE is what 'ipset save' prints" },
 	{ O_PROM, { "prometheus", no_argument, NULL, V_PROM },
 	  "    --prometheus     Prometheus' text format, for node_exporter" },
+	{ O_RULES, { "rules-only", no_argument, NULL, V_RULES },
+	  "    --rules-only     only iptables rules (-m cuckoo) consult the set" },
 };
 
 #define NOPTIONS	ARRAY_SIZE(cmd_options)
@@ -253,6 +259,9 @@ static int take_option(const struct ctl_cmd *cmd, int val,
 		break;
 	case V_PROM:
 		o->prometheus = true;
+		break;
+	case V_RULES:
+		o->rules_only = true;
 		break;
 	}
 	return CTL_EXIT_OK;
@@ -444,15 +453,19 @@ static const struct ctl_cmd commands[] = {
 	  "then loaded.  With --from-ipset, FILE is what 'ipset save' prints:\n"
 	  "its hash:ip, hash:net and bitmap:ip sets become block sets, nomatch\n"
 	  "entries an allow set NAME-nomatch (see cuckooctl(8)).\n" },
-	{ "create", ctl_cmd_create, O_EXIST, "NAME [block|allow] [timeout SECONDS]",
+	{ "create", ctl_cmd_create, O_EXIST | O_RULES, "NAME [block|allow] [timeout SECONDS]",
 	  "create a set",
 	  "Create an empty set: a block set (the default) drops the sources it\n"
 	  "covers, unless an allow set covers them too.  NAME: 1 to 31\n"
 	  "characters of A-Z a-z 0-9 _ . -.  With a timeout, prefixes added\n"
 	  "without one are removed SECONDS after (the set's default timeout).\n"
-	  "With --exist, a set of that name, kind and timeout is no error.\n" },
+	  "With --exist, a set of that name, kind and timeout is no error.\n"
+	  "With --rules-only, the hooks and the XDP and tc programs never\n"
+	  "consult the set: it drops nothing on its own, only iptables rules\n"
+	  "(-m cuckoo --match-set NAME src) ask it.\n" },
 	{ "destroy", ctl_cmd_destroy, 0, "NAME", "remove a set",
-	  "Remove the set and its prefixes.  The default set stays.\n" },
+	  "Remove the set and its prefixes.  The default set stays, and so\n"
+	  "does a set an iptables rule names.\n" },
 	{ "swap", ctl_cmd_swap, 0, "NAME NAME", "exchange two sets' contents",
 	  "Exchange the contents of two sets of the same kind in one step.\n" },
 	{ "sets", ctl_cmd_sets, O_JSON, "[-j]", "list the sets",

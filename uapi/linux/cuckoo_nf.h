@@ -459,7 +459,8 @@ struct cnf_stats {
  * struct cnf_set_req - name a set: create, destroy or flush it
  * @name:  the set's name.
  * @kind:  %CNF_IOC_SET_CREATE: enum cnf_set_kind; else 0.
- * @flags: none defined; 0.
+ * @flags: %CNF_IOC_SET_CREATE: %CNF_SET_F_RULES_ONLY or 0; else 0.  No
+ *         other bit is defined (-EINVAL).
  * @timeout: %CNF_IOC_SET_CREATE: the timeout in seconds of entries added
  *         without one (0: none); else 0.  Absent from structs before
  *         timeouts.
@@ -473,10 +474,18 @@ struct cnf_set_req {
 	__u32	reserved;
 };
 
+/*
+ * A set only iptables rules consult (`-m cuckoo --match-set`, struct
+ * cnf_xt_info): it stays out of the verdict of the netfilter hooks and of
+ * the XDP and tc kfuncs, which never look its entries up, so on its own it
+ * drops nothing.  Fixed at creation.  Kernels before it: -EINVAL.
+ */
+#define CNF_SET_F_RULES_ONLY	_BITUL(0)
+
 /**
  * struct cnf_set_swap - exchange the contents of two sets
- * @a, @b: the sets' names: two different sets of the same kind (-EINVAL
- *         otherwise).
+ * @a, @b: the sets' names: two different sets of the same kind, both
+ *         %CNF_SET_F_RULES_ONLY or neither (-EINVAL otherwise).
  */
 struct cnf_set_swap {
 	char	a[CNF_SET_NAME_LEN];
@@ -499,6 +508,13 @@ struct cnf_set_swap {
  *              covered and it let through.
  * @timed:      entries that have a timeout.  Absent from kernels before
  *              timeouts (see @size in &struct cnf_set_list).
+ * @flags:      %CNF_SET_F_RULES_ONLY when the set was created so.
+ * @rules:      iptables rules (`-m cuckoo`) that name the set: while
+ *              there is one, the set cannot be destroyed (-EBUSY) nor the
+ *              namespace reset.  Neither counts the packets they match:
+ *              @matched is the hooks' and kfuncs' count; iptables counts
+ *              its rules' own.  Both absent from kernels before iptables
+ *              rules.
  */
 struct cnf_set_info {
 	char	name[CNF_SET_NAME_LEN];
@@ -509,6 +525,8 @@ struct cnf_set_info {
 	__u64	bytes;
 	__u64	matched;
 	__u64	timed;
+	__u32	flags;
+	__u32	rules;
 };
 
 /**
@@ -579,8 +597,9 @@ struct cnf_version {
  * hooks are unregistered and its memory freed, as if it had never been
  * configured.  Addresses stay effective until the
  * hooks are gone.  Returns 0 (also for a namespace without state, left as
- * it is), or -EINTR when a fatal signal came while it waited for another
- * call on the namespace.
+ * it is), -EBUSY (nothing changed) while an iptables rule names one of its
+ * sets (&struct cnf_set_info.rules), or -EINTR when a fatal signal came
+ * while it waited for another call on the namespace.
  * %CNF_IOC_FLUSH, by contrast, empties the filter and keeps the rest.
  */
 #define CNF_IOC_RESET		_IO(CNF_IOC_TYPE, 0x0a)
@@ -597,8 +616,9 @@ struct cnf_version {
 #define CNF_IOC_SET_CREATE	_IOW(CNF_IOC_TYPE, 0x0d, struct cnf_set_req)
 /*
  * Remove a set and its entries (-ENOENT when there is none of the name;
- * -EBUSY for the default set).  Its sources stop matching when the call
- * returns.
+ * -EBUSY for the default set and for a set an iptables rule names, as
+ * ipset refuses to destroy a set in use: &struct cnf_set_info.rules).  Its
+ * sources stop matching when the call returns.
  */
 #define CNF_IOC_SET_DESTROY	_IOW(CNF_IOC_TYPE, 0x0e, struct cnf_set_req)
 /*
@@ -609,5 +629,39 @@ struct cnf_version {
 #define CNF_IOC_SET_LIST	_IOWR(CNF_IOC_TYPE, 0x10, struct cnf_set_list)
 /* Empty a set; it stays, with its kind and counters. */
 #define CNF_IOC_SET_FLUSH	_IOW(CNF_IOC_TYPE, 0x11, struct cnf_set_req)
+
+/*
+ * The iptables match `cuckoo` (ipt_cuckoo, ip6t_cuckoo; revision 0): does
+ * a set of the rule's network namespace cover the packet's source or
+ * destination address?  The set must exist when the rule is inserted
+ * (-ENOENT otherwise, its name in the kernel log), and cannot be destroyed
+ * while the rule is there (-EBUSY).
+ */
+#define CNF_XT_NAME		"cuckoo"
+
+/**
+ * struct cnf_xt_info - a `-m cuckoo` rule's match
+ * @set:      the set's name, NUL-padded, as &struct cnf_set_req.name:
+ *            "default" for the default set (an empty name is refused).
+ * @flags:    %CNF_XT_F_DST: the packet's destination address, else its
+ *            source.  %CNF_XT_F_INV: the match is inverted (`!`).
+ *            %CNF_XT_F_WITH_ALLOW: an address the set covers matches
+ *            only when no allow set the hooks consult covers it too (as
+ *            the hooks decide); without it only the named set is asked.
+ *            No other bit is defined (-EINVAL).
+ * @reserved: 0 (-EINVAL otherwise).
+ * @priv:     the kernel's (the set, held); userspace neither sets nor
+ *            reads it: iptables copies the struct up to it only.
+ */
+struct cnf_xt_info {
+	char	set[CNF_SET_NAME_LEN];
+	__u32	flags;
+	__u32	reserved;
+	__aligned_u64	priv;
+};
+
+#define CNF_XT_F_DST		_BITUL(0)
+#define CNF_XT_F_INV		_BITUL(1)
+#define CNF_XT_F_WITH_ALLOW	_BITUL(2)
 
 #endif /* _UAPI_LINUX_CUCKOO_NF_H */

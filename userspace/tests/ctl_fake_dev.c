@@ -82,6 +82,7 @@ struct fake_set {
 	char name[CNF_SET_NAME_LEN];
 	uint32_t kind;
 	uint32_t timeout;		/* default of entries added without */
+	uint32_t flags;			/* CNF_SET_F_RULES_ONLY */
 	uint32_t n;
 	struct cnf_addr a[FAKE_ROOM];
 	uint32_t to[FAKE_ROOM];		/* timeout of a[i], 0: none */
@@ -504,6 +505,7 @@ static int set_info(struct cnf_set_list *l)
 			out[i].timed += !!st.s[i].to[j];
 		}
 		out[i].timeout = st.s[i].timeout;
+		out[i].flags = st.s[i].flags;
 		out[i].bytes = 512 * (i + 1);
 		out[i].matched = 10 * i;
 	}
@@ -516,7 +518,8 @@ static int set_create(const struct cnf_set_req *r)
 
 	if ((r->timeout || r->reserved) && no_timeouts())
 		return fail(E2BIG);
-	if (!name_ok(r->name) || r->kind > CNF_SET_ALLOW || r->reserved)
+	if (!name_ok(r->name) || r->kind > CNF_SET_ALLOW || r->reserved ||
+	    (r->flags & ~CNF_SET_F_RULES_ONLY))
 		return fail(EINVAL);
 	if (find(r->name))
 		return fail(EEXIST);
@@ -527,6 +530,7 @@ static int set_create(const struct cnf_set_req *r)
 	memcpy(s->name, r->name, CNF_SET_NAME_LEN);
 	s->kind = r->kind;
 	s->timeout = r->timeout;
+	s->flags = r->flags;
 	save_state();
 	return 0;
 }
@@ -558,7 +562,7 @@ static int set_swap(const struct cnf_set_swap *w)
 	b = find(w->b);
 	if (!a || !b)
 		return fail(ENOENT);
-	if (a == b || a->kind != b->kind)
+	if (a == b || a->kind != b->kind || a->flags != b->flags)
 		return fail(EINVAL);
 	t = *a;
 	memcpy(a->a, b->a, sizeof(a->a));
@@ -687,6 +691,8 @@ static void log_request(unsigned long req, void *arg, bool v1)
 		if (((struct cnf_set_req *)arg)->timeout)
 			snprintf(extra, sizeof(extra), " timeout=%u",
 				 ((struct cnf_set_req *)arg)->timeout);
+		if (((struct cnf_set_req *)arg)->flags & CNF_SET_F_RULES_ONLY)
+			strcat(extra, " rules-only");
 	}
 	log_call(call_names[nr], v1 && nr != 0x07 && nr != 0x08, set, replace,
 		 extra);

@@ -429,17 +429,17 @@ TEST(sets_lifecycle_and_errors)
 	EXPECT_STREQ("192.0.2.1\n2001:db8::/48\n", r.out);
 	RUN(&r, "new", "", "sets");
 	EXPECT_EQ(0, r.status);
-	EXPECT_STREQ("name     kind         entries        bytes      matched    timeout        timed\n"
-		     "default  block              4          512            0          -            0\n"
-		     "foo      block              2         1024           10          -            0\n"
-		     "office   allow              0         1536           20          -            0\n", r.out);
+	EXPECT_STREQ("name     kind         entries        bytes      matched    timeout        timed  rules flags\n"
+		     "default  block              4          512            0          -            0      0 -\n"
+		     "foo      block              2         1024           10          -            0      0 -\n"
+		     "office   allow              0         1536           20          -            0      0 -\n", r.out);
 	EXPECT_RUN(&r, "new", 1, "cuckooctl: add 10.0.0.1: no set named nosuch\n",
 		   "add", "-s", "nosuch", "10.0.0.1");
 	EXPECT_RUN(&r, "new", 1, "cuckooctl: destroy default: the default set cannot be destroyed\n",
 		   "destroy", "default");
 	EXPECT_RUN(&r, "new", 1, "cuckooctl: destroy nosuch: no set named nosuch\n",
 		   "destroy", "nosuch");
-	EXPECT_RUN(&r, "new", 1, "cuckooctl: swap foo office: the sets are of different kinds\n",
+	EXPECT_RUN(&r, "new", 1, "cuckooctl: swap foo office: the sets are of different kinds (block, allow, rules-only)\n",
 		   "swap", "foo", "office");
 	RUN(&r, "new", "", "swap", "foo", "nosuch");
 	EXPECT_STREQ("cuckooctl: swap foo nosuch: no set named nosuch\n", r.err);
@@ -649,10 +649,10 @@ TEST(json_of_sets_and_stats)
 	EXPECT_EQ(0, r.status);
 	EXPECT_STREQ("[{\"name\":\"default\",\"kind\":\"block\",\"entries\":4,"
 		     "\"v4_entries\":3,\"v6_entries\":1,\"bytes\":512,\"matched\":0,"
-		     "\"timeout\":0,\"timed\":0},"
+		     "\"timeout\":0,\"timed\":0,\"rules_only\":false,\"rules\":0},"
 		     "{\"name\":\"office\",\"kind\":\"allow\",\"entries\":0,"
 		     "\"v4_entries\":0,\"v6_entries\":0,\"bytes\":1024,\"matched\":10,"
-		     "\"timeout\":0,\"timed\":0}]\n",
+		     "\"timeout\":0,\"timed\":0,\"rules_only\":false,\"rules\":0}]\n",
 		     r.out);
 	RUN(&r, "new", "", "-j", "stats");
 	EXPECT_EQ(0, r.status);
@@ -660,7 +660,7 @@ TEST(json_of_sets_and_stats)
 			       "\"bytes\":0,\"bytes_per_entry\":0.00,\"expired\":7,"
 			       "\"late\":2,\"max_late_ms\":1250},"
 			       "\"sets\":[{\"name\":\"default\","));
-	EXPECT_NE(NULL, strstr(r.out, "\"matched\":10,\"timeout\":0,\"timed\":0}]}\n"));
+	EXPECT_NE(NULL, strstr(r.out, "\"matched\":10,\"timeout\":0,\"timed\":0,\"rules_only\":false,\"rules\":0}]}\n"));
 	RUN(&r, "new", "", "stats");
 	EXPECT_NE(NULL, strstr(r.out, "sets:\nname     kind         entries"));
 	drop_module();
@@ -850,15 +850,15 @@ TEST(create_with_a_default_timeout)
 	RUN(&r, "new", "", "-s", "f2b", "list");
 	EXPECT_STREQ("192.0.2.1 timeout 600\n192.0.2.2\n", r.out);
 	RUN(&r, "new", "", "sets");
-	EXPECT_STREQ("name     kind         entries        bytes      matched    timeout        timed\n"
-		     "default  block              4          512            0          -            0\n"
-		     "f2b      block              2         1024           10        600            1\n"
-		     "ok       allow              0         1536           20          -            0\n",
+	EXPECT_STREQ("name     kind         entries        bytes      matched    timeout        timed  rules flags\n"
+		     "default  block              4          512            0          -            0      0 -\n"
+		     "f2b      block              2         1024           10        600            1      0 -\n"
+		     "ok       allow              0         1536           20          -            0      0 -\n",
 		     r.out);
 	RUN(&r, "new", "", "sets", "-j");
 	EXPECT_NE(NULL, strstr(r.out, "\"name\":\"f2b\",\"kind\":\"block\",\"entries\":2,"
 			       "\"v4_entries\":2,\"v6_entries\":0,\"bytes\":1024,"
-			       "\"matched\":10,\"timeout\":600,\"timed\":1}"))
+			       "\"matched\":10,\"timeout\":600,\"timed\":1,\"rules_only\":false,\"rules\":0}"))
 		TH_LOG("%s", r.out);
 	RUN(&r, "new", "", "stats");
 	EXPECT_NE(NULL, strstr(r.out, "expiry:\n  timed:        1 entry\n"
@@ -875,6 +875,68 @@ TEST(create_with_a_default_timeout)
 	RUN(&r, "new", "", "create", "x", "allow", "timeout", "5", "more");
 	EXPECT_EQ(2, r.status);
 	EXPECT_STREQ("", r.log);
+	drop_module();
+}
+
+/*
+ * A rules-only set: created so, listed and saved so, restored so; the
+ * verdict of test names it apart and lets its sources pass; a swap with
+ * a set the hooks consult is refused.
+ */
+TEST(rules_only_sets)
+{
+	static const char saved[] =
+		"# cuckoo_nf save\n"
+		"# cuckoo_nf set default block\n"
+		"10.0.0.0/8\n10.1.0.0/16\n192.0.2.7\n2001:db8::/32\n"
+		"# cuckoo_nf set f2b-sshd block rules-only timeout 600\n"
+		"192.0.2.1 timeout 600\n"
+		"# cuckoo_nf set feed block\n";
+	struct run r;
+
+	fresh_module();
+	RUN(&r, "new", "", "create", "f2b-sshd", "block", "timeout", "600",
+	    "--rules-only");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("SET_CREATE f2b-sshd timeout=600 rules-only\n", r.log);
+	RUN(&r, "new", "", "create", "feed");
+	RUN(&r, "new", "", "-s", "f2b-sshd", "add", "192.0.2.1");
+	EXPECT_EQ(0, r.status);
+	RUN(&r, "new", "", "sets");
+	EXPECT_NE(NULL, strstr(r.out, "f2b-sshd  block              1         1024           10        600            1      0 rules-only\n"))
+		TH_LOG("%s", r.out);
+	RUN(&r, "new", "", "sets", "-j");
+	EXPECT_NE(NULL, strstr(r.out, "\"name\":\"f2b-sshd\",\"kind\":\"block\",\"entries\":1,"
+			       "\"v4_entries\":1,\"v6_entries\":0,\"bytes\":1024,"
+			       "\"matched\":10,\"timeout\":600,\"timed\":1,\"rules_only\":true,\"rules\":0}"))
+		TH_LOG("%s", r.out);
+	RUN(&r, "new", "", "save", "--all");
+	EXPECT_STREQ(saved, r.out);
+	/* Only rules consult it: test says the address passes, and why. */
+	RUN(&r, "new", "", "test", "192.0.2.1");
+	EXPECT_EQ(1, r.status);
+	EXPECT_STREQ("192.0.2.1: passes: in no set; in rules-only set, which only iptables rules consult: f2b-sshd (192.0.2.1 timeout 600)\n",
+		     r.out);
+	RUN(&r, "new", "", "-j", "test", "192.0.2.1");
+	EXPECT_NE(NULL, strstr(r.out, "\"rules_only\":[{\"set\":\"f2b-sshd\""))
+		TH_LOG("%s", r.out);
+	EXPECT_RUN(&r, "new", 1, "cuckooctl: swap f2b-sshd feed: the sets are of different kinds (block, allow, rules-only)\n",
+		   "swap", "f2b-sshd", "feed");
+	/* Restored into a fresh module, it is rules-only again. */
+	fresh_module();
+	RUN(&r, "new", saved, "restore", "-");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("", r.err);
+	EXPECT_NE(NULL, strstr(r.log, "SET_CREATE f2b-sshd timeout=600 rules-only\n"))
+		TH_LOG("%s", r.log);
+	RUN(&r, "new", "", "save", "--all");
+	EXPECT_STREQ(saved, r.out);
+	/* A set the hooks consult is not turned into one by a restore. */
+	RUN(&r, "new", "# cuckoo_nf set feed block rules-only\n192.0.2.9\n",
+	    "restore", "-");
+	EXPECT_EQ(1, r.status);
+	EXPECT_STREQ("cuckooctl: restore feed: kind block rules-only in the input, block in the module; the old contents still serve\n",
+		     r.err);
 	drop_module();
 }
 
@@ -1028,9 +1090,9 @@ TEST(test_tells_the_namespace_verdict)
 	EXPECT_EQ(1, r.status);
 	EXPECT_STREQ("[{\"address\":\"192.0.2.7\",\"verdict\":\"dropped\",\"reason\":\"listed\","
 		     "\"block\":[{\"set\":\"default\",\"prefix\":\"192.0.2.7\",\"timeout\":0},"
-		     "{\"set\":\"feed\",\"prefix\":\"192.0.2.0/24\",\"timeout\":0}],\"allow\":[]},"
+		     "{\"set\":\"feed\",\"prefix\":\"192.0.2.0/24\",\"timeout\":0}],\"allow\":[],\"rules_only\":[]},"
 		     "{\"address\":\"198.51.100.1\",\"verdict\":\"passes\",\"reason\":\"in no set\","
-		     "\"block\":[],\"allow\":[]}]\n", r.out);
+		     "\"block\":[],\"allow\":[],\"rules_only\":[]}]\n", r.out);
 	RUN(&r, "new", "", "test", "--iif", "lo", "192.0.2.7");
 	EXPECT_EQ(1, r.status);
 	EXPECT_STREQ("192.0.2.7: passes: arrives on lo, a loopback device, never judged\n",

@@ -374,23 +374,23 @@ TEST(sets_json_and_text)
 	EXPECT_NE(NULL, strstr(text, "\"tc_dropped\":0,\"marked\":0},\"sets\":["
 		  "{\"name\":\"default\",\"kind\":\"block\",\"entries\":4,"
 		  "\"v4_entries\":3,\"v6_entries\":1,\"bytes\":8192,\"matched\":42,"
-		  "\"timeout\":0,\"timed\":1},"
+		  "\"timeout\":0,\"timed\":1,\"rules_only\":false,\"rules\":0},"
 		  "{\"name\":\"office.v2-a_b\",\"kind\":\"allow\",\"entries\":2,"
 		  "\"v4_entries\":0,\"v6_entries\":2,\"bytes\":512,\"matched\":7,"
-		  "\"timeout\":4294967295,\"timed\":2},"
+		  "\"timeout\":4294967295,\"timed\":2,\"rules_only\":false,\"rules\":0},"
 		  "{\"name\":\"odd\",\"kind\":\"unknown\",\"entries\":0,"
 		  "\"v4_entries\":0,\"v6_entries\":0,\"bytes\":0,\"matched\":0,"
-		  "\"timeout\":600,\"timed\":0}]}\n"))
+		  "\"timeout\":600,\"timed\":0,\"rules_only\":false,\"rules\":0}]}\n"))
 		TH_LOG("%s", text);
 	/* No expiry figures from a module without timeouts. */
 	EXPECT_EQ(NULL, strstr(text, "expiry"));
 	free(text);
 	text = capture(sets_text, &st);
 	ASSERT_NE(NULL, text);
-	EXPECT_STREQ("name           kind         entries        bytes      matched    timeout        timed\n"
-		     "default        block              4         8192           42          -            1\n"
-		     "office.v2-a_b  allow              2          512            7 4294967295            2\n"
-		     "odd            unknown            0            0            0        600            0\n", text);
+	EXPECT_STREQ("name           kind         entries        bytes      matched    timeout        timed  rules flags\n"
+		     "default        block              4         8192           42          -            1      0 -\n"
+		     "office.v2-a_b  allow              2          512            7 4294967295            2      0 -\n"
+		     "odd            unknown            0            0            0        600            0      0 -\n", text);
 	free(text);
 }
 

@@ -1565,6 +1565,29 @@ TEST(set_lines_with_timeout)
 	EXPECT_EQ(-1, set_line("# cuckoo_nf set f2b timeout 5\n", name, &kind));
 }
 
+TEST(set_lines_rules_only)
+{
+	char name[CNF_SET_NAME_LEN];
+	uint32_t kind = 9, timeout = 9;
+	const char *l = "# cuckoo_nf set f2b block rules-only timeout 600\n";
+
+	EXPECT_EQ(1, ctl_parse_set_line(l, strlen(l), name, &kind, &timeout));
+	EXPECT_STREQ("f2b", name);
+	EXPECT_EQ(CNF_SET_BLOCK | CTL_KIND_RULES_ONLY, kind);
+	EXPECT_EQ(600, timeout);
+	EXPECT_STREQ("block", ctl_set_kind_name(kind));
+	EXPECT_EQ(1, set_line("# cuckoo_nf set ok allow rules-only\r\n", name,
+			      &kind));
+	EXPECT_EQ(CNF_SET_ALLOW | CTL_KIND_RULES_ONLY, kind);
+	EXPECT_EQ(-1, set_line("# cuckoo_nf set f2b block rules-onlyx\n", name,
+			       &kind));
+	EXPECT_EQ(-1, set_line("# cuckoo_nf set f2b block rules-only \n", name,
+			       &kind));
+	EXPECT_EQ(-1, set_line("# cuckoo_nf set f2b block timeout 5 rules-only\n",
+			       name, &kind));
+	EXPECT_EQ(-1, set_line("# cuckoo_nf set f2b rules-only\n", name, &kind));
+}
+
 TEST(input_with_timeouts)
 {
 	struct ctl_input in;
