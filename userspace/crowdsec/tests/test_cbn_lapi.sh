@@ -351,14 +351,20 @@ else
 	echo "# requests:"; sed 's/^/#   /' "$T/requests"
 fi
 
-# 14: configuration errors name the line and the key.
-printf 'api_url: http://127.0.0.1:1/\napi_key: k\nmode: nftables\n' >"$T/bad.yaml"
-out=$("$BOUNCER" -c "$T/bad.yaml" 2>&1)
+# 14: a firewall's key and a misspelt one are warnings naming their line;
+# a bad value is an error naming its line and the key.
+printf 'api_url: http://127.0.0.1:1/\napi_key: k\nmode: nftables\nupdte_frequency: 1s\n' >"$T/warn.yaml"
+printf 'api_url: http://127.0.0.1:1/\napi_key: k\nupdate_frequency: 10\n' >"$T/bad.yaml"
+out=$("$BOUNCER" -t -c "$T/warn.yaml" 2>&1)
 rc=$?
-if [ "$rc" = 1 ] && [[ $out == *"$T/bad.yaml:3: mode: unknown key"* ]] &&
+bad=$("$BOUNCER" -t -c "$T/bad.yaml" 2>&1)
+badrc=$?
+if [ "$rc" = 0 ] && [[ $out == *"$T/warn.yaml:3: mode: a firewall's setting: not used"* ]] &&
+   [[ $out == *"$T/warn.yaml:4: updte_frequency: unknown key, ignored (the nearest known key is update_frequency)"* ]] &&
+   [ "$badrc" = 1 ] && [[ $bad == *"$T/bad.yaml:3: update_frequency: '10': a unit"* ]] &&
    "$BOUNCER" -t -c "$T/bouncer.yaml" >/dev/null; then
-	ok "configuration: an unknown key named with its line"
+	ok "configuration: warnings and errors named with their line"
 else
-	not_ok "configuration: an unknown key named with its line ($rc: $out)"
+	not_ok "configuration: warnings and errors named with their line ($rc: $out; $badrc: $bad)"
 fi
 totals
