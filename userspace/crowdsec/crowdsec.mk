@@ -63,7 +63,18 @@ $(B)/tests/test_cbn_lapi: $(CBN_DIR)/tests/test_cbn_lapi.sh \
 	sed 's,@CBN_TESTDIR@,$(B)/tests/cbn,' $< >$@
 	chmod +x $@
 
-UNIT_TESTS += $(B)/tests/test_cbn_parse
+# The same daemon over HTTPS with a client certificate, against
+# fake_lapi.py alone: no crowdsec needed, so in make unit.
+$(B)/tests/test_cbn_tls: $(CBN_DIR)/tests/test_cbn_tls.sh \
+			 $(CBN_DIR)/tests/fake_lapi.py \
+			 $(B)/tests/cbn/cuckoo-crowdsec-bouncer \
+			 $(B)/tests/cbn/cbn_fake_dev.so
+	@mkdir -p $(@D)
+	cp $(CBN_DIR)/tests/fake_lapi.py $(B)/tests/cbn/fake_lapi.py
+	sed 's,@CBN_TESTDIR@,$(B)/tests/cbn,' $< >$@
+	chmod +x $@
+
+UNIT_TESTS += $(B)/tests/test_cbn_parse $(B)/tests/test_cbn_tls
 
 # The bouncer against crowdsec's own Local API on the host: it needs the
 # engine packages (scripts/deps.sh --engines), so it runs in make
