@@ -33,10 +33,14 @@
 #   test_unreachable    the Local API stopped: the bouncer says so and the
 #                       set keeps dropping; started again, the bouncer
 #                       is in step and applies new bans
+#   test_ipv6_prefix    ipv6_ban_prefix: 64: two addresses of a /64
+#                       banned, one entry for the /64; the longer's
+#                       decision deleted: the entry stays with the
+#                       other's timeout; the last deleted: it passes
 set -uo pipefail
 
 ALL_TESTS="test_ban test_range test_ipv6 test_delete test_kernel_expiry
-	test_restart test_unreachable"
+	test_restart test_unreachable test_ipv6_prefix"
 
 NPINGS=3
 S=cs-s-$$
@@ -341,6 +345,46 @@ test_unreachable() {
 	expect drop 10.0.8.2
 	ban 10.0.8.1 --ip 10.0.8.1 --duration 5m || return
 	expect drop 10.0.8.1
+}
+
+# over VAR SECONDS: the /64's timeout (entry_timeout) is more than SECONDS.
+over() {
+	local t
+	entry_timeout t "$1"
+	[[ $t =~ ^[0-9]+$ ]] && ((t > $2))
+}
+
+test_ipv6_prefix() {
+	local n t
+	note "ipv6_ban_prefix: 64: one entry for a /64, until its last address's ban ends"
+	n=$(log_count "set crowdsec replaced")
+	stop_bouncer
+	echo "ipv6_ban_prefix: 64" >>"$TMP/bouncer.yaml"
+	start_bouncer
+	wait_for 30 logged "$n" "set crowdsec replaced"
+	verdict $? "restarted with ipv6_ban_prefix: 64"
+	ban fd08::11 --ip fd08::11 --duration 5m || return
+	cs decisions add --ip fd08::1 --duration 10m
+	wait_for 15 over fd08::/64 300
+	verdict $? "fd08::1 banned for 10 minutes: fd08::/64's timeout past 5 minutes"
+	[[ $(ctl -s crowdsec list) != *"fd08::1 "* && $(ctl -s crowdsec list) != *"fd08::11 "* ]]
+	verdict $? "one entry, fd08::/64, for both addresses"
+	expect drop fd08::11
+	cs decisions delete --ip fd08::1
+	# shellcheck disable=SC2016 # expanded by eval, at each try
+	wait_for 15 eval '! over fd08::/64 300'
+	verdict $? "fd08::1's decisions deleted: the /64 kept with fd08::11's 5 minutes"
+	set_has crowdsec fd08::11
+	verdict $? "fd08::/64 still in the set"
+	expect drop fd08::1
+	cs decisions delete --ip fd08::11
+	wait_for 15 set_lacks crowdsec fd08::11
+	verdict $? "the last address's decisions deleted: fd08::/64 out of the set"
+	expect pass fd08::1
+	expect pass fd08::11
+	entry_timeout t fd08::/64
+	[[ -z $t ]]
+	verdict $? "no entry left for fd08::/64"
 }
 
 require_root

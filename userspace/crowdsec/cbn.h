@@ -35,32 +35,53 @@ int cbn_duration_parse(const char *s, int64_t *ns, char *err, size_t len);
 /* @ns in whole seconds, rounded up; 0 for a non-positive one. */
 uint64_t cbn_duration_secs(int64_t ns);
 
-/* The configuration file (config.c). */
+/*
+ * The configuration file (config.c): crowdsec-firewall-bouncer's keys where
+ * they mean the same, YAML read with libyaml.
+ */
 struct cbn_config {
 	char *api_url;			/* without its trailing '/' */
-	char *api_key;
+	char *api_key;			/* NULL with a client certificate */
+	char *cert_path, *key_path;	/* TLS client certificate and key */
+	char *ca_cert_path;		/* a CA beside the system's */
 	int64_t update_ns;		/* update_frequency, > 0 */
 	enum cbn_level log_level;
-	char set[CNF_SET_NAME_LEN];	/* the block set, "crowdsec" */
+	char set4[CNF_SET_NAME_LEN];	/* IPv4 bans: set, blacklists_ipv4 */
+	char set6[CNF_SET_NAME_LEN];	/* IPv6 bans: set, blacklists_ipv6 */
 	char *device;			/* /dev/cuckoo_nf */
 	bool insecure_skip_verify;	/* TLS: no check of the LAPI's certificate */
 	bool disable_ipv6;		/* IPv6 decisions are not applied */
+	bool disable_ipv4;		/* IPv4 decisions are not applied */
+	bool ban;			/* supported_decisions_types has ban */
+	unsigned int ipv6_prefix;	/* ipv6_ban_prefix: 0, or 1 to 128 */
+	/* The stream's filters, comma-separated as the query wants; or NULL. */
+	char *origins, *scopes, *scenarios_containing, *scenarios_not_containing;
+	/* What was accepted but does not apply: "FILE:LINE: KEY: text". */
+	char **warnings;
+	size_t nwarnings;
 };
 
 /*
- * Read @path into @c (defaults first): 0, or -1 with @err saying which
- * line and key is wrong ("FILE:LINE: KEY: reason").
+ * Read @path, then @path.local over it when there is one (maps merged key
+ * by key, other values replaced), into @c (defaults first): 0, or -1 with
+ * @err saying which file, line and key is wrong ("FILE:LINE: KEY:
+ * reason").  ${VAR} and $VAR in values come from the environment.
  */
 int cbn_config_load(const char *path, struct cbn_config *c, char *err,
 		    size_t len);
-/* The same from a string (tests), @name in messages. */
+/* The same from @n texts, each over the ones before (tests). */
+int cbn_config_parse_texts(const char *const *texts, const char *const *names,
+			   size_t n, struct cbn_config *c, char *err,
+			   size_t len);
+/* One text, @name in messages. */
 int cbn_config_parse(const char *text, const char *name, struct cbn_config *c,
 		     char *err, size_t len);
 void cbn_config_free(struct cbn_config *c);
 
 /* One decision of a stream answer (decisions.c). */
 struct cbn_decision {
-	struct cnf_addr addr;	/* the prefix, ready for the device */
+	struct cnf_addr addr;	/* the set's prefix, ready for the device */
+	struct cnf_addr src;	/* the decision's own: @addr before widening */
 	int64_t id;
 	int64_t ns;		/* duration left (new decisions only) */
 	bool deleted;
@@ -73,6 +94,7 @@ struct cbn_skips {
 	uint64_t value;		/* a value that is no prefix */
 	uint64_t expired;	/* a new decision with a duration <= 0 */
 	uint64_t ipv6;		/* IPv6, and disable_ipv6 */
+	uint64_t ipv4;		/* IPv4, and disable_ipv4 */
 	uint64_t malformed;	/* fields missing or of the wrong type */
 };
 
@@ -82,14 +104,22 @@ struct cbn_stream {
 	struct cbn_skips skips;
 };
 
+/* Which decisions are applied, and how (from the configuration). */
+struct cbn_filter {
+	bool no_ipv4, no_ipv6;	/* disable_ipv4, disable_ipv6 */
+	bool ban;		/* supported_decisions_types has ban */
+	/* ipv6_ban_prefix: an IPv6 Ip decision bans its /N; 0, 128: off. */
+	unsigned int ipv6_prefix;
+};
+
 /*
  * Parse a /v1/decisions/stream answer of @len bytes into @s (emptied
  * first): the deleted decisions, then the new ones.  Decisions the bouncer
- * does not apply are counted in @s->skips, and each scope or type it does
- * not know is logged once per process.  0, or -1 with @err saying why the
- * whole answer is unusable (not JSON, not the stream's shape).
+ * does not apply (@f) are counted in @s->skips, and each scope or type it
+ * does not know is logged once per process.  0, or -1 with @err saying why
+ * the whole answer is unusable (not JSON, not the stream's shape).
  */
-int cbn_stream_parse(const char *json, size_t len, bool no_ipv6,
+int cbn_stream_parse(const char *json, size_t len, const struct cbn_filter *f,
 		     struct cbn_stream *s, char *err, size_t errlen);
 /*
  * The prefix of a decision's @value in scope Range (@range) or Ip, as the
@@ -110,9 +140,19 @@ struct cbn_entry {
 	struct cnf_addr addr;
 	int64_t until;		/* CLOCK_MONOTONIC ns; 0: not in the set */
 	bool listed;		/* on the touched list */
-	bool deleted;		/* a deleted decision named it */
-	bool longer;		/* a new decision ends later than @until did */
+	bool deleted;		/* its last decision was deleted */
+	bool longer;		/* @until changed: the device's timeout too */
 	struct cbn_entry *next, *next_touched;
+	/*
+	 * The decisions' own prefixes in it, each with the end of its
+	 * longest: one, the entry's own, unless ipv6_ban_prefix widened
+	 * addresses into it.  The entry goes when the last one does.
+	 */
+	struct cbn_src {
+		struct cnf_addr addr;
+		int64_t until;
+	} *src;
+	size_t nsrc;
 };
 
 struct cbn_table {
@@ -124,6 +164,19 @@ struct cbn_table {
 struct cbn_entry *cbn_table_get(struct cbn_table *t, const struct cnf_addr *a,
 				bool create);
 void cbn_table_remove(struct cbn_table *t, struct cbn_entry *e);
+/*
+ * Note that a decision for @src (in @e) lasts until @until: 0, or -1 out
+ * of memory.  @e->until becomes the latest end of its sources.
+ */
+int cbn_entry_src_add(struct cbn_entry *e, const struct cnf_addr *src,
+		      int64_t until);
+/*
+ * The decisions for @src ended (deleted, or @src NULL: none) and those of
+ * the others in @e that ended by @now: @e->until becomes the latest end
+ * of those left, 0 when none is.
+ */
+void cbn_entry_src_del(struct cbn_entry *e, const struct cnf_addr *src,
+		       int64_t now);
 /* Drop the entries that ended at or before @now (the kernel dropped them). */
 void cbn_table_prune(struct cbn_table *t, int64_t now);
 void cbn_table_clear(struct cbn_table *t);

@@ -1,45 +1,539 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cuckoo-crowdsec-bouncer: the configuration file, in the style of
- * CrowdSec's bouncers (crowdsec-firewall-bouncer.yaml): one "key: value"
- * a line, with the same keys where they mean the same.  Only that subset
- * of YAML is read: blank lines, comments from '#' (at a line's start or
- * after a space), values plain or in single or double quotes (no escapes).
- * Anything else (indentation, lists, a key given twice, a key this bouncer
- * does not know) is an error naming the line and the key.
+ * cuckoo-crowdsec-bouncer: the configuration file, crowdsec-firewall-
+ * bouncer's (as Debian ships it and as upstream documents it): a key of
+ * that file that means the same here works the same, and one that sets up
+ * iptables, nftables, ipset or pf is accepted with a warning saying what
+ * cuckoo_nf does instead.  A key nobody knows is a warning naming its line
+ * and the nearest known key: a misspelling must not stop the bouncer, nor
+ * go unsaid.
+ *
+ * As CrowdSec's Go bouncers do (go-cs-lib's csyaml and csstring): FILE.local,
+ * when there is one, is laid over FILE (mappings merged key by key,
+ * anything else replaced, a null clears), then "${VAR}" and "$VAR" in a
+ * value take the environment's VAR, and a VAR not set is left as written.
+ * Here the expansion is done on each value, not on the file's text, so a
+ * variable cannot change the file's structure or its line numbers.
+ *
+ * The YAML is libyaml's: its document, turned into a small tree of our
+ * own that keeps each node's file and line for the messages.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
+#include <yaml.h>
 
 #include "cbn.h"
 #include "../ctl_setname.h"
 
-enum key {
-	K_API_URL, K_API_KEY, K_UPDATE, K_LOG_LEVEL, K_SET, K_DEVICE,
-	K_INSECURE, K_NO_IPV6, K_COUNT,
+/* Bounds on what aliases can make of a small file ("billion laughs"). */
+#define YNODES_MAX	100000
+#define YDEPTH_MAX	64
+
+/* A YAML node: a scalar, a sequence, a mapping (keys and values), null. */
+struct ynode {
+	enum { Y_NULL, Y_STR, Y_SEQ, Y_MAP } kind;
+	char *s;			/* Y_STR */
+	struct ynode **v;		/* Y_SEQ: items; Y_MAP: key, value... */
+	size_t n;			/* entries of @v */
+	const char *file;
+	unsigned int line;
 };
 
-static const char *const keys[K_COUNT] = {
-	[K_API_URL] = "api_url",
-	[K_API_KEY] = "api_key",
-	[K_UPDATE] = "update_frequency",
-	[K_LOG_LEVEL] = "log_level",
-	[K_SET] = "set",
-	[K_DEVICE] = "device",
-	[K_INSECURE] = "insecure_skip_verify",
-	[K_NO_IPV6] = "disable_ipv6",
+static const char *const kind_names[] = {
+	[Y_NULL] = "null", [Y_STR] = "a value", [Y_SEQ] = "a list",
+	[Y_MAP] = "a mapping",
 };
 
-static int bool_parse(const char *s, bool *b)
+static void ynode_free(struct ynode *y)
 {
-	static const char *const yes[] = { "true", "yes", "on" };
-	static const char *const no[] = { "false", "no", "off" };
 	size_t i;
 
-	for (i = 0; i < 3; i++) {
+	if (!y)
+		return;
+	for (i = 0; i < y->n; i++)
+		ynode_free(y->v[i]);
+	free(y->v);
+	free(y->s);
+	free(y);
+}
+
+/* What one conversion of a libyaml document needs. */
+struct conv {
+	yaml_document_t *doc;
+	const char *file;
+	size_t budget;
+	char *err;
+	size_t len;
+};
+
+static struct ynode *convert(struct conv *cv, yaml_node_t *yn, int depth);
+
+static int add_kid(struct ynode *y, struct ynode *kid)
+{
+	struct ynode **v = realloc(y->v, (y->n + 1) * sizeof(*v));
+
+	if (!v)
+		return -1;
+	y->v = v;
+	y->v[y->n++] = kid;
+	return 0;
+}
+
+/* A key and its value onto mapping @y, both or neither. */
+static int add_pair(struct ynode *y, struct ynode *k, struct ynode *v)
+{
+	struct ynode **p = realloc(y->v, (y->n + 2) * sizeof(*p));
+
+	if (!p)
+		return -1;
+	y->v = p;
+	y->v[y->n++] = k;
+	y->v[y->n++] = v;
+	return 0;
+}
+
+/* A plain scalar that YAML reads as null: "", "~", "null". */
+static bool yaml_null(const yaml_node_t *yn)
+{
+	const char *s = (const char *)yn->data.scalar.value;
+
+	if (yn->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return false;
+	return !*s || !strcmp(s, "~") || !strcasecmp(s, "null");
+}
+
+static int convert_kids(struct conv *cv, yaml_node_t *yn, struct ynode *y,
+			int depth)
+{
+	yaml_node_item_t *it;
+	yaml_node_pair_t *pr;
+	struct ynode *k, *v;
+	size_t i;
+
+	if (yn->type == YAML_SEQUENCE_NODE) {
+		for (it = yn->data.sequence.items.start;
+		     it < yn->data.sequence.items.top; it++) {
+			k = convert(cv, yaml_document_get_node(cv->doc, *it), depth + 1);
+			if (!k || add_kid(y, k)) {
+				ynode_free(k);
+				return -1;
+			}
+		}
+		return 0;
+	}
+	for (pr = yn->data.mapping.pairs.start; pr < yn->data.mapping.pairs.top;
+	     pr++) {
+		k = convert(cv, yaml_document_get_node(cv->doc, pr->key), depth + 1);
+		if (!k)
+			return -1;
+		if (k->kind != Y_STR) {
+			snprintf(cv->err, cv->len, "%s:%u: a key that is %s, not a name",
+				 cv->file, k->line, kind_names[k->kind]);
+			ynode_free(k);
+			return -1;
+		}
+		for (i = 0; i < y->n; i += 2)
+			if (!strcmp(y->v[i]->s, k->s)) {
+				snprintf(cv->err, cv->len,
+					 "%s:%u: %s: given twice (first on line %u)",
+					 cv->file, k->line, k->s, y->v[i]->line);
+				ynode_free(k);
+				return -1;
+			}
+		v = convert(cv, yaml_document_get_node(cv->doc, pr->value), depth + 1);
+		if (!v || add_pair(y, k, v)) {
+			ynode_free(k);
+			ynode_free(v);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* libyaml's node @yn as ours: NULL with cv->err filled when it fails. */
+static struct ynode *convert(struct conv *cv, yaml_node_t *yn, int depth)
+{
+	struct ynode *y;
+
+	if (!yn || depth > YDEPTH_MAX || !cv->budget) {
+		snprintf(cv->err, cv->len, "%s:%lu: nested too deep or too large (aliases?)",
+			 cv->file, yn ? (unsigned long)yn->start_mark.line + 1 : 0ul);
+		return NULL;
+	}
+	cv->budget--;
+	y = calloc(1, sizeof(*y));
+	if (!y)
+		goto nomem;
+	y->file = cv->file;
+	y->line = yn->start_mark.line + 1;
+	switch (yn->type) {
+	case YAML_SCALAR_NODE:
+		if (yaml_null(yn)) {
+			y->kind = Y_NULL;
+			return y;
+		}
+		y->kind = Y_STR;
+		y->s = strdup((const char *)yn->data.scalar.value);
+		if (!y->s)
+			goto nomem;
+		if (strlen(y->s) != yn->data.scalar.length) {
+			snprintf(cv->err, cv->len, "%s:%u: a NUL character in a value",
+				 cv->file, y->line);
+			ynode_free(y);
+			return NULL;
+		}
+		return y;
+	case YAML_SEQUENCE_NODE:
+	case YAML_MAPPING_NODE:
+		y->kind = yn->type == YAML_SEQUENCE_NODE ? Y_SEQ : Y_MAP;
+		if (!convert_kids(cv, yn, y, depth)) {
+			return y;
+		}
+		ynode_free(y);
+		/* Out of memory, unless a deeper node said what is wrong. */
+		if (!cv->err[0])
+			snprintf(cv->err, cv->len, "%s: %s", cv->file, strerror(ENOMEM));
+		return NULL;
+	default:
+		snprintf(cv->err, cv->len, "%s:%u: an empty YAML node", cv->file,
+			 y->line);
+		ynode_free(y);
+		return NULL;
+	}
+nomem:
+	ynode_free(y);
+	snprintf(cv->err, cv->len, "%s: %s", cv->file, strerror(ENOMEM));
+	return NULL;
+}
+
+/*
+ * The line of libyaml's error: a scanner's is at the token it began (the
+ * opening quote, the key without its ':'), where it found out is often
+ * the end of the file; a reader's (a control character) has only an
+ * offset.
+ */
+static unsigned int error_line(const yaml_parser_t *parser, const char *text)
+{
+	unsigned int line = 1;
+	size_t i;
+
+	if (parser->error == YAML_READER_ERROR) {
+		for (i = 0; i < parser->problem_offset && text[i]; i++)
+			line += text[i] == '\n';
+		return line;
+	}
+	if (parser->error == YAML_SCANNER_ERROR && parser->context)
+		return parser->context_mark.line + 1;
+	return parser->problem_mark.line + 1;
+}
+
+/*
+ * @text's first YAML document (the one Go's yaml.Unmarshal reads) as a
+ * tree: NULL with @err filled.  An empty document is a null node.
+ */
+static struct ynode *yaml_read(const char *text, const char *file, char *err,
+			       size_t len)
+{
+	struct conv cv = { .file = file, .budget = YNODES_MAX, .err = err,
+			   .len = len };
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	struct ynode *y = NULL;
+	yaml_node_t *root;
+
+	err[0] = '\0';
+	if (!yaml_parser_initialize(&parser)) {
+		snprintf(err, len, "%s: %s", file, strerror(ENOMEM));
+		return NULL;
+	}
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text,
+				     strlen(text));
+	if (!yaml_parser_load(&parser, &doc)) {
+		snprintf(err, len, "%s:%u: not YAML: %s%s%s", file,
+			 error_line(&parser, text),
+			 parser.problem ? parser.problem : "a syntax error",
+			 parser.context ? " " : "",
+			 parser.context ? parser.context : "");
+		yaml_parser_delete(&parser);
+		return NULL;
+	}
+	cv.doc = &doc;
+	root = yaml_document_get_root_node(&doc);
+	if (!root) {
+		y = calloc(1, sizeof(*y));
+		if (y) {
+			y->file = file;
+			y->line = 1;
+		} else {
+			snprintf(err, len, "%s: %s", file, strerror(ENOMEM));
+		}
+	} else {
+		y = convert(&cv, root, 0);
+	}
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	return y;
+}
+
+/*
+ * Lay @from over @into (consumed): mappings merged key by key, anything
+ * else replaced, a null replaces; a mapping against something else is an
+ * error, as in go-cs-lib's csyaml.Merge.  @key names the place in messages.
+ */
+static struct ynode *merge(struct ynode *into, struct ynode *from,
+			   const char *key, char *err, size_t len)
+{
+	size_t i, j;
+
+	if (into->kind == Y_NULL || from->kind == Y_NULL ||
+	    (into->kind == from->kind && into->kind != Y_MAP)) {
+		ynode_free(into);
+		return from;
+	}
+	if (into->kind != from->kind) {
+		snprintf(err, len, "%s:%u: %s: %s cannot replace %s (%s:%u)",
+			 from->file, from->line, key, kind_names[from->kind],
+			 kind_names[into->kind], into->file, into->line);
+		ynode_free(into);
+		ynode_free(from);
+		return NULL;
+	}
+	for (j = 0; j < from->n; j += 2) {
+		for (i = 0; i < into->n; i += 2)
+			if (!strcmp(into->v[i]->s, from->v[j]->s))
+				break;
+		if (i < into->n) {
+			into->v[i + 1] = merge(into->v[i + 1], from->v[j + 1],
+					       from->v[j]->s, err, len);
+			from->v[j + 1] = NULL;
+			if (!into->v[i + 1])
+				goto fail;
+			/* A value replaced: the messages name its place. */
+			if (into->v[i + 1]->kind != Y_MAP) {
+				ynode_free(into->v[i]);
+				into->v[i] = from->v[j];
+				from->v[j] = NULL;
+			}
+			continue;
+		}
+		if (add_pair(into, from->v[j], from->v[j + 1])) {
+			snprintf(err, len, "%s: %s", from->file, strerror(ENOMEM));
+			goto fail;
+		}
+		from->v[j] = from->v[j + 1] = NULL;
+	}
+	ynode_free(from);
+	return into;
+fail:
+	/* A failed merge left a NULL in @into: ynode_free() passes over it. */
+	ynode_free(into);
+	ynode_free(from);
+	return NULL;
+}
+
+/* Keys, and what the bouncer does with each. */
+enum key {
+	/* The bouncer's own. */
+	K_API_URL, K_API_KEY, K_UPDATE, K_LOG_LEVEL, K_SET, K_DEVICE,
+	K_INSECURE, K_NO_IPV6, K_NO_IPV4, K_CERT, K_KEY, K_CA,
+	K_ORIGINS, K_SCOPES, K_SCEN_IN, K_SCEN_OUT, K_TYPES, K_V6_PREFIX,
+	K_SET4, K_SET6, K_RETRY,
+	/* Accepted, with a warning when set to something that does not apply. */
+	K_LOG_MODE, K_LOG_DIR, K_LOG_FILE_OPT, K_DENY_ACTION, K_DENY_LOG,
+	K_DENY_LOG_PREFIX, K_PROMETHEUS, K_DAEMONIZE, K_PID_DIR,
+	/* A firewall's: one warning saying what cuckoo_nf does instead. */
+	K_FIREWALL,
+};
+
+static const struct {
+	const char *name;
+	enum key k;
+} keys[] = {
+	{ "api_url", K_API_URL }, { "api_key", K_API_KEY },
+	{ "update_frequency", K_UPDATE }, { "log_level", K_LOG_LEVEL },
+	{ "set", K_SET }, { "device", K_DEVICE },
+	{ "insecure_skip_verify", K_INSECURE }, { "disable_ipv6", K_NO_IPV6 },
+	{ "disable_ipv4", K_NO_IPV4 }, { "cert_path", K_CERT },
+	{ "key_path", K_KEY }, { "ca_cert_path", K_CA },
+	{ "origins", K_ORIGINS }, { "scopes", K_SCOPES },
+	{ "scenarios_containing", K_SCEN_IN },
+	{ "scenarios_not_containing", K_SCEN_OUT },
+	{ "supported_decisions_types", K_TYPES },
+	{ "ipv6_ban_prefix", K_V6_PREFIX },
+	{ "blacklists_ipv4", K_SET4 }, { "blacklists_ipv6", K_SET6 },
+	{ "retry_initial_connect", K_RETRY },
+	{ "log_mode", K_LOG_MODE }, { "log_dir", K_LOG_DIR },
+	{ "log_max_size", K_LOG_FILE_OPT }, { "log_max_files", K_LOG_FILE_OPT },
+	{ "log_max_age", K_LOG_FILE_OPT }, { "compress_logs", K_LOG_FILE_OPT },
+	/* The names of crowdsec-firewall-bouncer 0.0.25 (Debian 12). */
+	{ "log_max_backups", K_LOG_FILE_OPT },
+	{ "log_compression", K_LOG_FILE_OPT },
+	{ "deny_action", K_DENY_ACTION }, { "deny_log", K_DENY_LOG },
+	{ "deny_log_prefix", K_DENY_LOG_PREFIX },
+	{ "prometheus", K_PROMETHEUS }, { "daemonize", K_DAEMONIZE },
+	{ "pid_dir", K_PID_DIR },
+	{ "mode", K_FIREWALL }, { "iptables_chains", K_FIREWALL },
+	{ "iptables_v4_chains", K_FIREWALL }, { "iptables_v6_chains", K_FIREWALL },
+	{ "iptables_add_rule_comments", K_FIREWALL },
+	{ "ipset_type", K_FIREWALL }, { "ipset_size", K_FIREWALL },
+	{ "ipset_disable_timeouts", K_FIREWALL }, { "nftables", K_FIREWALL },
+	{ "nftables_hooks", K_FIREWALL }, { "pf", K_FIREWALL },
+};
+
+#define NKEYS	(sizeof(keys) / sizeof(keys[0]))
+
+/* Where a value is, for messages. */
+struct at {
+	const char *file;
+	unsigned int line;
+	const char *key;
+};
+
+/* What one parse carries. */
+struct pctx {
+	struct cbn_config *c;
+	char *err;
+	size_t len;
+	int rc;
+};
+
+static void warn(struct pctx *p, const struct at *at, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void fail(struct pctx *p, const struct at *at, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void warn(struct pctx *p, const struct at *at, const char *fmt, ...)
+{
+	char msg[CBN_ERRLEN], *line = NULL, **w;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (asprintf(&line, "%s:%u: %s: %s", at->file, at->line, at->key, msg) < 0)
+		return;
+	w = realloc(p->c->warnings, (p->c->nwarnings + 1) * sizeof(*w));
+	if (!w) {
+		free(line);
+		return;
+	}
+	p->c->warnings = w;
+	w[p->c->nwarnings++] = line;
+}
+
+/* The first error is the one said. */
+static void fail(struct pctx *p, const struct at *at, const char *fmt, ...)
+{
+	char msg[CBN_ERRLEN];
+	va_list ap;
+
+	if (p->rc)
+		return;
+	p->rc = -1;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(p->err, p->len, "%s:%u: %s: %s", at->file, at->line, at->key,
+		 msg);
+}
+
+/*
+ * "${VAR}" and "$VAR" from the environment, as go-cs-lib's StrictExpand:
+ * one not set is left as written (and said).  A new string, or NULL.
+ */
+static char *expand(struct pctx *p, const struct at *at, const char *s)
+{
+	size_t n = strlen(s) + 1, room = n, o = 0;
+	char *out = malloc(room), name[128];
+	const char *q, *v;
+
+	while (out && *s) {
+		size_t nl = 0, skip = 0;
+
+		if (s[0] == '$' && s[1] == '{' && (q = strchr(s + 2, '}'))) {
+			nl = q - (s + 2);
+			skip = nl + 3;
+			if (nl < sizeof(name))
+				memcpy(name, s + 2, nl);
+		} else if (s[0] == '$') {
+			nl = strspn(s + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+			skip = nl + 1;
+			if (nl < sizeof(name))
+				memcpy(name, s + 1, nl);
+		}
+		if (!nl || nl >= sizeof(name)) {
+			out[o++] = *s++;
+			continue;
+		}
+		name[nl] = '\0';
+		v = getenv(name);
+		if (!v) {
+			warn(p, at, "$%s is not set in the environment: '%.*s' is kept as written",
+			     name, (int)skip, s);
+			memcpy(out + o, s, skip);
+			o += skip;
+			s += skip;
+			continue;
+		}
+		if (room < o + strlen(v) + strlen(s + skip) + 1) {
+			char *r;
+
+			room = o + strlen(v) + strlen(s + skip) + 1;
+			r = realloc(out, room);
+			if (!r) {
+				free(out);
+				return NULL;
+			}
+			out = r;
+		}
+		memcpy(out + o, v, strlen(v));
+		o += strlen(v);
+		s += skip;
+	}
+	if (out)
+		out[o] = '\0';
+	return out;
+}
+
+/*
+ * The value @y of a key that takes one word or number, expanded: NULL
+ * (after saying why, with p->rc set) when it is of another kind or empty.
+ */
+static char *scalar(struct pctx *p, const struct at *at, const struct ynode *y)
+{
+	char *s;
+
+	if (y->kind != Y_STR) {
+		fail(p, at, "%s, where one value is wanted", y->kind == Y_NULL ?
+		     "no value" : kind_names[y->kind]);
+		return NULL;
+	}
+	s = expand(p, at, y->s);
+	if (!s) {
+		fail(p, at, "%s", strerror(ENOMEM));
+		return NULL;
+	}
+	if (!*s) {
+		fail(p, at, "no value");
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* YAML 1.1's booleans, as Go's yaml.v2 reads them. */
+static int bool_parse(const char *s, bool *b)
+{
+	static const char *const yes[] = { "true", "yes", "on", "y" };
+	static const char *const no[] = { "false", "no", "off", "n" };
+	size_t i;
+
+	for (i = 0; i < 4; i++) {
 		if (!strcasecmp(s, yes[i])) {
 			*b = true;
 			return 0;
@@ -52,291 +546,586 @@ static int bool_parse(const char *s, bool *b)
 	return -1;
 }
 
-static int set_str(char **field, const char *v)
+static void set_bool(struct pctx *p, const struct at *at,
+		     const struct ynode *y, bool *b)
 {
-	char *p = strdup(v);
+	char *s = scalar(p, at, y);
 
-	if (!p)
-		return -1;
-	free(*field);
-	*field = p;
-	return 0;
+	if (s && bool_parse(s, b))
+		fail(p, at, "'%s': not true or false", s);
+	free(s);
 }
 
-/* Apply @v to key @k: 0, or -1 with @why filled. */
-static int apply(struct cbn_config *c, enum key k, char *v, char *why,
-		 size_t len)
+static void set_str(struct pctx *p, const struct at *at, const struct ynode *y,
+		    char **field)
 {
-	char derr[CBN_ERRLEN];
+	char *s = scalar(p, at, y);
+
+	if (!s)
+		return;
+	free(*field);
+	*field = s;
+}
+
+static void set_name(struct pctx *p, const struct at *at,
+		     const struct ynode *y, bool v4, bool v6)
+{
+	char *s = scalar(p, at, y);
+
+	if (!s)
+		return;
+	if (!ctl_set_name_ok(s)) {
+		fail(p, at, "'%s': not a set name (1 to %d characters of A-Z a-z 0-9 _ . -)",
+		     s, CNF_SET_NAME_LEN - 1);
+	} else if (ctl_set_is_default(s)) {
+		fail(p, at, "'%s': the default set is cuckooctl's; name a set of the bouncer's own",
+		     s);
+	} else {
+		if (v4) {
+			memset(p->c->set4, 0, sizeof(p->c->set4));
+			memcpy(p->c->set4, s, strlen(s));
+		}
+		if (v6) {
+			memset(p->c->set6, 0, sizeof(p->c->set6));
+			memcpy(p->c->set6, s, strlen(s));
+		}
+	}
+	free(s);
+}
+
+/* A Go duration, more than 0. */
+static void set_update(struct pctx *p, const struct at *at,
+		       const struct ynode *y)
+{
+	char derr[CBN_ERRLEN], *s = scalar(p, at, y);
+
+	if (!s)
+		return;
+	if (cbn_duration_parse(s, &p->c->update_ns, derr, sizeof(derr)))
+		fail(p, at, "%s", derr);
+	else if (p->c->update_ns <= 0)
+		fail(p, at, "'%s': must be more than 0", s);
+	free(s);
+}
+
+static void set_url(struct pctx *p, const struct at *at, const struct ynode *y)
+{
+	char *s = scalar(p, at, y);
 	size_t n;
 
-	switch (k) {
-	case K_API_URL:
-		if (strncmp(v, "http://", 7) && strncmp(v, "https://", 8)) {
-			snprintf(why, len, "'%s': not an http:// or https:// URL", v);
-			return -1;
-		}
-		n = strlen(v);
-		while (n && v[n - 1] == '/')
-			v[--n] = '\0';
-		break;
-	case K_API_KEY:
-		if (strpbrk(v, " \t")) {
-			snprintf(why, len, "not a key (get one with 'cscli bouncers add NAME')");
-			return -1;
-		}
-		break;
-	case K_UPDATE:
-		if (cbn_duration_parse(v, &c->update_ns, derr, sizeof(derr))) {
-			snprintf(why, len, "%s", derr);
-			return -1;
-		}
-		if (c->update_ns <= 0) {
-			snprintf(why, len, "'%s': must be more than 0", v);
-			return -1;
-		}
-		return 0;
-	case K_LOG_LEVEL:
-		if (cbn_level_parse(v, &c->log_level)) {
-			snprintf(why, len,
-				 "'%s': not a level (trace, debug, info, warning, error)", v);
-			return -1;
-		}
-		return 0;
-	case K_SET:
-		if (!ctl_set_name_ok(v)) {
-			snprintf(why, len,
-				 "'%s': not a set name (1 to %d characters of A-Z a-z 0-9 _ . -)",
-				 v, CNF_SET_NAME_LEN - 1);
-			return -1;
-		}
-		if (ctl_set_is_default(v)) {
-			snprintf(why, len,
-				 "'%s': the default set is cuckooctl's; name a set of the bouncer's own",
-				 v);
-			return -1;
-		}
-		memset(c->set, 0, sizeof(c->set));
-		memcpy(c->set, v, strlen(v));
-		return 0;
-	case K_DEVICE:
-		if (v[0] != '/') {
-			snprintf(why, len, "'%s': not an absolute path", v);
-			return -1;
-		}
-		break;
-	case K_INSECURE:
-	case K_NO_IPV6:
-		if (bool_parse(v, k == K_INSECURE ? &c->insecure_skip_verify :
-					  &c->disable_ipv6)) {
-			snprintf(why, len, "'%s': not true or false", v);
-			return -1;
-		}
-		return 0;
-	case K_COUNT:
-		break;
+	if (!s)
+		return;
+	if (strncmp(s, "http://", 7) && strncmp(s, "https://", 8)) {
+		fail(p, at, "'%s': not an http:// or https:// URL", s);
+		free(s);
+		return;
 	}
-	if (set_str(k == K_API_URL ? &c->api_url : k == K_API_KEY ?
-		    &c->api_key : &c->device, v)) {
-		snprintf(why, len, "%s", strerror(ENOMEM));
-		return -1;
-	}
-	return 0;
+	n = strlen(s);
+	while (n && s[n - 1] == '/')
+		s[--n] = '\0';
+	free(p->c->api_url);
+	p->c->api_url = s;
 }
 
 /*
- * The value of a line, after "key:": unquoted, comment and spaces taken
- * off, in place.  NULL with @why filled when it is not a plain value.
+ * A list of names (a YAML list, or one value with commas) as the comma-
+ * separated text the Local API's query takes.  An empty list is no filter.
  */
-static char *value_of(char *p, char *why, size_t len)
+static void set_list(struct pctx *p, const struct at *at,
+		     const struct ynode *y, char **field)
 {
-	char *end;
+	size_t i, n = y->kind == Y_SEQ ? y->n : 1, o = 0;
+	char *out = NULL, *s;
 
-	p += strspn(p, " \t");
-	if (*p == '"' || *p == '\'') {
-		end = strchr(p + 1, *p);
-		if (!end) {
-			snprintf(why, len, "no closing %c", *p);
-			return NULL;
-		}
-		*end++ = '\0';
-		end += strspn(end, " \t");
-		if (*end && *end != '#') {
-			snprintf(why, len, "text after the quoted value: '%s'", end);
-			return NULL;
-		}
-		return p + 1;
+	if (y->kind == Y_NULL || (y->kind == Y_SEQ && !y->n))
+		return;
+	if (y->kind == Y_MAP) {
+		fail(p, at, "a mapping, where a list of names is wanted");
+		return;
 	}
-	if (*p == '[' || *p == '{' || *p == '|' || *p == '>' || *p == '&' ||
-	    *p == '*' || *p == '!') {
-		snprintf(why, len,
-			 "'%s': only plain or quoted values are read (this is not a full YAML parser)",
-			 p);
-		return NULL;
-	}
-	/* A comment starts at a '#' after a space. */
-	for (end = p; *end; end++)
-		if (*end == '#' && (end == p || end[-1] == ' ' || end[-1] == '\t')) {
-			*end = '\0';
+	for (i = 0; i < n && !p->rc; i++) {
+		const struct ynode *item = y->kind == Y_SEQ ? y->v[i] : y;
+		char *r;
+
+		s = scalar(p, at, item);
+		if (!s)
+			break;
+		if (strpbrk(s, " \t\r\n")) {
+			fail(p, at, "'%s': a name with a space", s);
+			free(s);
 			break;
 		}
-	end = p + strlen(p);
-	while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
-		*--end = '\0';
-	return p;
+		r = realloc(out, o + strlen(s) + 2);
+		if (!r) {
+			fail(p, at, "%s", strerror(ENOMEM));
+			free(s);
+			break;
+		}
+		out = r;
+		o += sprintf(out + o, "%s%s", o ? "," : "", s);
+		free(s);
+	}
+	if (p->rc) {
+		free(out);
+		return;
+	}
+	free(*field);
+	*field = out;
 }
 
-static int parse_line(struct cbn_config *c, char *line, bool *seen,
-		      const char *name, unsigned int lineno, char *err,
-		      size_t len)
+/* Bans are what cuckoo_nf does: other types are said once, at start. */
+static void set_types(struct pctx *p, const struct at *at,
+		      const struct ynode *y)
 {
-	char why[CBN_ERRLEN], *colon, *v, *p = line;
-	size_t klen;
-	int k;
+	char *list = NULL, *t, *save = NULL;
 
-	if (!*p || *p == '#' || strspn(p, " \t") == strlen(p))
-		return 0;
-	if (p[strspn(p, " \t")] == '#')
-		return 0;
-	if (!strcmp(p, "---") || !strcmp(p, "..."))
-		return 0;
-	if (*p == ' ' || *p == '\t' || *p == '-') {
-		snprintf(err, len,
-			 "%s:%u: '%s': nested values and lists are not read: one 'key: value' a line",
-			 name, lineno, p);
-		return -1;
+	set_list(p, at, y, &list);
+	if (p->rc || !list)
+		return;
+	p->c->ban = false;
+	for (t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (!strcasecmp(t, "ban"))
+			p->c->ban = true;
+		else
+			warn(p, at, "'%s': cuckoo_nf only drops (ban): decisions of type %s are skipped",
+			     t, t);
 	}
-	colon = strchr(p, ':');
-	if (!colon) {
-		snprintf(err, len, "%s:%u: '%s': not 'key: value'", name,
-			 lineno, p);
-		return -1;
+	if (!p->c->ban)
+		warn(p, at, "no 'ban' in the list: no decision is applied");
+	free(list);
+}
+
+static void set_v6_prefix(struct pctx *p, const struct at *at,
+			  const struct ynode *y)
+{
+	char *s = scalar(p, at, y), *end;
+	long v;
+
+	if (!s)
+		return;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || end == s || v < 0 || v > 128)
+		fail(p, at, "'%s': not a prefix length from 0 (off) to 128", s);
+	else
+		p->c->ipv6_prefix = v;
+	free(s);
+}
+
+/* The value of mapping @y's key @name, or NULL. */
+static const struct ynode *lookup(const struct ynode *y, const char *name)
+{
+	size_t i;
+
+	for (i = 0; y->kind == Y_MAP && i < y->n; i += 2)
+		if (!strcmp(y->v[i]->s, name))
+			return y->v[i + 1];
+	return NULL;
+}
+
+/* Is @y, expanded, a true boolean?  A value that is none says so. */
+static bool is_true(struct pctx *p, const struct at *at, const struct ynode *y)
+{
+	bool b = false;
+
+	if (y && y->kind != Y_NULL)
+		set_bool(p, at, y, &b);
+	return b;
+}
+
+/* The keys that tell how to log, to a file with rotation. */
+static void log_keys(struct pctx *p, const struct at *at,
+		     const struct ynode *y, enum key k)
+{
+	char *s;
+
+	if (k == K_LOG_MODE) {
+		s = scalar(p, at, y);
+		if (s && strcmp(s, "stdout"))
+			warn(p, at, "'%s': the bouncer logs to standard error, the journal under systemd (journalctl -u " CBN_NAME ")",
+			     s);
+		free(s);
+		return;
 	}
-	klen = colon - p;
-	for (k = 0; k < K_COUNT; k++)
-		if (strlen(keys[k]) == klen && !strncmp(keys[k], p, klen))
+	warn(p, at, "not used: the bouncer logs to standard error, the journal under systemd, which keeps and rotates it");
+}
+
+/* The keys of crowdsec-firewall-bouncer's that do not apply as they are. */
+static void other_keys(struct pctx *p, const struct at *at,
+		       const struct ynode *y, enum key k)
+{
+	const struct ynode *en;
+	char *s;
+
+	switch (k) {
+	case K_DENY_ACTION:
+		s = scalar(p, at, y);
+		if (s && strcasecmp(s, "drop"))
+			warn(p, at, "'%s': cuckoo_nf drops the packets of a banned source (DROP); nothing else is done",
+			     s);
+		free(s);
+		break;
+	case K_DENY_LOG:
+		if (is_true(p, at, y))
+			warn(p, at, "cuckoo_nf does not log each dropped packet: it counts them ('cuckooctl stats')");
+		break;
+	case K_DENY_LOG_PREFIX:
+		warn(p, at, "not used: cuckoo_nf does not log each dropped packet ('cuckooctl stats' counts them)");
+		break;
+	case K_PROMETHEUS:
+		if (y->kind != Y_MAP && y->kind != Y_NULL) {
+			fail(p, at, "%s, where a mapping (enabled: ...) is wanted",
+			     kind_names[y->kind]);
 			break;
-	if (k == K_COUNT) {
-		snprintf(err, len,
-			 "%s:%u: %.*s: unknown key (api_url, api_key, update_frequency, log_level, set, device, insecure_skip_verify, disable_ipv6)",
-			 name, lineno, (int)klen, p);
-		return -1;
+		}
+		en = lookup(y, "enabled");
+		if (is_true(p, at, en))
+			warn(p, at, "no metrics endpoint here: 'cuckooctl stats' shows the drops, the log the decisions applied");
+		break;
+	case K_DAEMONIZE:
+		if (is_true(p, at, y))
+			warn(p, at, "not used: the bouncer runs in the foreground (systemd starts it)");
+		break;
+	case K_PID_DIR:
+		warn(p, at, "not used: the bouncer writes no pid file (systemd knows its pid)");
+		break;
+	case K_FIREWALL:
+		warn(p, at, "a firewall's setting: not used; cuckoo_nf drops banned sources in its own netfilter hook (and in XDP or tc programs), into the sets set or blacklists_ipv4 and blacklists_ipv6 name");
+		break;
+	default:
+		break;
 	}
-	if (colon[1] && colon[1] != ' ' && colon[1] != '\t') {
-		snprintf(err, len, "%s:%u: %s: a space must follow the ':'",
-			 name, lineno, keys[k]);
-		return -1;
+}
+
+/* Apply @y, the value of key number @i, to p->c. */
+static void apply(struct pctx *p, size_t i, const struct at *at,
+		  const struct ynode *y)
+{
+	struct cbn_config *c = p->c;
+	char *s;
+
+	switch (keys[i].k) {
+	case K_API_URL:
+		set_url(p, at, y);
+		break;
+	case K_API_KEY:
+		set_str(p, at, y, &c->api_key);
+		if (c->api_key && strpbrk(c->api_key, " \t"))
+			fail(p, at, "not a key (get one with 'cscli bouncers add NAME')");
+		break;
+	case K_UPDATE:
+		set_update(p, at, y);
+		break;
+	case K_LOG_LEVEL:
+		s = scalar(p, at, y);
+		if (s && cbn_level_parse(s, &c->log_level))
+			fail(p, at, "'%s': not a level (trace, debug, info, warning, error)",
+			     s);
+		free(s);
+		break;
+	case K_SET:
+		set_name(p, at, y, true, true);
+		break;
+	case K_SET4:
+	case K_SET6:
+		set_name(p, at, y, keys[i].k == K_SET4, keys[i].k == K_SET6);
+		break;
+	case K_DEVICE:
+		set_str(p, at, y, &c->device);
+		if (c->device && c->device[0] != '/')
+			fail(p, at, "'%s': not an absolute path", c->device);
+		break;
+	case K_CERT:
+	case K_KEY:
+	case K_CA:
+		set_str(p, at, y, keys[i].k == K_CERT ? &c->cert_path :
+			keys[i].k == K_KEY ? &c->key_path : &c->ca_cert_path);
+		break;
+	case K_INSECURE:
+		set_bool(p, at, y, &c->insecure_skip_verify);
+		break;
+	case K_NO_IPV6:
+		set_bool(p, at, y, &c->disable_ipv6);
+		break;
+	case K_NO_IPV4:
+		set_bool(p, at, y, &c->disable_ipv4);
+		break;
+	case K_RETRY:
+		/* The bouncer always retries: true or false, it goes on. */
+		if (y->kind != Y_NULL)
+			set_bool(p, at, y, &(bool){ false });
+		break;
+	case K_ORIGINS:
+		set_list(p, at, y, &c->origins);
+		break;
+	case K_SCOPES:
+		set_list(p, at, y, &c->scopes);
+		break;
+	case K_SCEN_IN:
+		set_list(p, at, y, &c->scenarios_containing);
+		break;
+	case K_SCEN_OUT:
+		set_list(p, at, y, &c->scenarios_not_containing);
+		break;
+	case K_TYPES:
+		set_types(p, at, y);
+		break;
+	case K_V6_PREFIX:
+		set_v6_prefix(p, at, y);
+		break;
+	case K_LOG_MODE:
+	case K_LOG_DIR:
+	case K_LOG_FILE_OPT:
+		log_keys(p, at, y, keys[i].k);
+		break;
+	default:
+		other_keys(p, at, y, keys[i].k);
+		break;
 	}
-	if (seen[k]) {
-		snprintf(err, len, "%s:%u: %s: given twice", name, lineno,
-			 keys[k]);
-		return -1;
+}
+
+/* Levenshtein's distance, for the nearest key to a misspelt one. */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j, row[64], prev, cur;
+
+	if (lb >= sizeof(row) / sizeof(row[0]))
+		return (size_t)-1;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			cur = row[j];
+			row[j] = prev + (a[i - 1] != b[j - 1]);
+			if (row[j] > row[j - 1] + 1)
+				row[j] = row[j - 1] + 1;
+			if (row[j] > cur + 1)
+				row[j] = cur + 1;
+			prev = cur;
+		}
 	}
-	seen[k] = true;
-	v = value_of(colon + 1, why, sizeof(why));
-	if (v && !*v) {
-		snprintf(why, sizeof(why), "no value");
-		v = NULL;
+	return row[lb];
+}
+
+static const char *nearest(const char *name)
+{
+	size_t i, best = 0, d, bd = (size_t)-1;
+
+	for (i = 0; i < NKEYS; i++) {
+		d = distance(name, keys[i].name);
+		if (d < bd) {
+			bd = d;
+			best = i;
+		}
 	}
-	if (!v || apply(c, k, v, why, sizeof(why))) {
-		snprintf(err, len, "%s:%u: %s: %s", name, lineno, keys[k], why);
-		return -1;
+	return keys[best].name;
+}
+
+static void defaults(struct cbn_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->update_ns = 10000000000ll;
+	c->log_level = CBN_INFO;
+	c->ban = true;
+	strcpy(c->set4, "crowdsec");
+	strcpy(c->set6, "crowdsec");
+}
+
+/* A TLS file that cannot be read is said now, not at each poll. */
+static bool unreadable(struct pctx *p, const char *key, const char *path)
+{
+	if (!path || !access(path, R_OK))
+		return false;
+	snprintf(p->err, p->len, "%s: '%s': %s", key, path, strerror(errno));
+	return true;
+}
+
+/* The merged tree's keys into p->c; then what must be there. */
+static void walk(struct pctx *p, const struct ynode *root, const char *name)
+{
+	struct at at = { .file = name, .line = 1, .key = "api_url" };
+	size_t i, k;
+
+	if (root->kind != Y_MAP && root->kind != Y_NULL) {
+		snprintf(p->err, p->len, "%s:%u: %s, where 'key: value' lines are wanted",
+			 root->file, root->line, kind_names[root->kind]);
+		p->rc = -1;
+		return;
 	}
-	return 0;
+	for (i = 0; i < root->n && !p->rc; i += 2) {
+		at.file = root->v[i]->file;
+		at.line = root->v[i]->line;
+		at.key = root->v[i]->s;
+		for (k = 0; k < NKEYS; k++)
+			if (!strcmp(keys[k].name, at.key))
+				break;
+		if (k == NKEYS)
+			warn(p, &at, "unknown key, ignored (the nearest known key is %s)",
+			     nearest(at.key));
+		/*
+		 * Empty is the default, as Go leaves a field of a null: how
+		 * a .local takes back a value (api_key, for a certificate).
+		 */
+		else if (root->v[i + 1]->kind != Y_NULL)
+			apply(p, k, &at, root->v[i + 1]);
+	}
+	if (p->rc)
+		return;
+	if (!p->c->api_url) {
+		snprintf(p->err, p->len,
+			 "%s: api_url: missing (the Local API's address, such as http://127.0.0.1:8080/)",
+			 name);
+		p->rc = -1;
+	} else if (!p->c->api_key && !p->c->cert_path) {
+		snprintf(p->err, p->len,
+			 "%s: api_key: missing (get one with 'cscli bouncers add cuckoo-bouncer', or give cert_path and key_path)",
+			 name);
+		p->rc = -1;
+	} else if (p->c->api_key && p->c->cert_path) {
+		snprintf(p->err, p->len, "%s: api_key and cert_path: both given: the Local API takes a key or a client certificate, not both",
+			 name);
+		p->rc = -1;
+	} else if (!p->c->cert_path != !p->c->key_path) {
+		snprintf(p->err, p->len, "%s: %s: missing (a client certificate needs both cert_path and key_path)",
+			 name, p->c->cert_path ? "key_path" : "cert_path");
+		p->rc = -1;
+	} else if (p->c->disable_ipv4 && p->c->disable_ipv6) {
+		snprintf(p->err, p->len, "%s: disable_ipv4 and disable_ipv6: both true: no decision would be applied",
+			 name);
+		p->rc = -1;
+	} else if (unreadable(p, "cert_path", p->c->cert_path) ||
+		   unreadable(p, "key_path", p->c->key_path) ||
+		   unreadable(p, "ca_cert_path", p->c->ca_cert_path)) {
+		p->rc = -1;
+	} else if (!p->c->device && !(p->c->device = strdup(CNF_DEVICE_PATH))) {
+		snprintf(p->err, p->len, "%s: %s", name, strerror(ENOMEM));
+		p->rc = -1;
+	}
+}
+
+int cbn_config_parse_texts(const char *const *texts, const char *const *names,
+			   size_t n, struct cbn_config *c, char *err, size_t len)
+{
+	struct pctx p = { .c = c, .err = err, .len = len };
+	struct ynode *root = NULL, *y;
+	size_t i;
+
+	defaults(c);
+	for (i = 0; i < n; i++) {
+		y = yaml_read(texts[i], names[i], err, len);
+		if (!y) {
+			ynode_free(root);
+			return -1;
+		}
+		/* An empty overlay (comments only) changes nothing. */
+		if (root && y->kind == Y_NULL) {
+			ynode_free(y);
+			continue;
+		}
+		root = root ? merge(root, y, names[i], err, len) : y;
+		if (!root)
+			return -1;
+	}
+	walk(&p, root, names[0]);
+	ynode_free(root);
+	if (p.rc)
+		cbn_config_free(c);
+	return p.rc;
 }
 
 int cbn_config_parse(const char *text, const char *name, struct cbn_config *c,
 		     char *err, size_t len)
 {
-	bool seen[K_COUNT] = { false };
-	char *copy = strdup(text), *line, *next;
-	unsigned int lineno = 0;
-	int rc = 0;
-
-	memset(c, 0, sizeof(*c));
-	c->update_ns = 10000000000ll;
-	c->log_level = CBN_INFO;
-	strcpy(c->set, "crowdsec");
-	if (!copy || set_str(&c->device, CNF_DEVICE_PATH)) {
-		free(copy);
-		snprintf(err, len, "%s: %s", name, strerror(ENOMEM));
-		return -1;
-	}
-	for (line = copy; line && !rc; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		lineno++;
-		if (*line && line[strlen(line) - 1] == '\r')
-			line[strlen(line) - 1] = '\0';
-		if (strlen(line) != strcspn(line, "\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0c\x0e\x0f")) {
-			snprintf(err, len, "%s:%u: a control character in the line",
-				 name, lineno);
-			rc = -1;
-			break;
-		}
-		rc = parse_line(c, line, seen, name, lineno, err, len);
-	}
-	free(copy);
-	if (!rc && (!seen[K_API_URL] || !seen[K_API_KEY])) {
-		snprintf(err, len, "%s: %s: missing (%s)", name,
-			 seen[K_API_URL] ? "api_key" : "api_url",
-			 seen[K_API_URL] ?
-			 "get one with 'cscli bouncers add cuckoo-bouncer'" :
-			 "the Local API's address, such as http://127.0.0.1:8080/");
-		rc = -1;
-	}
-	if (rc)
-		cbn_config_free(c);
-	return rc;
+	return cbn_config_parse_texts(&text, &name, 1, c, err, len);
 }
 
-int cbn_config_load(const char *path, struct cbn_config *c, char *err,
-		    size_t len)
+/* @path's text: 0, 1 when there is no such file and @optional, or -1. */
+static int slurp(const char *path, bool optional, char **text, char *err,
+		 size_t len)
 {
 	FILE *f = fopen(path, "re");
-	char *text = NULL;
 	size_t n = 0, room = 0, got;
-	int rc;
+	char *p;
 
+	*text = NULL;
 	if (!f) {
+		if (optional && errno == ENOENT)
+			return 1;
 		snprintf(err, len, "%s: %s", path, strerror(errno));
 		return -1;
 	}
 	do {
 		if (room - n < 4096) {
-			char *p = realloc(text, room + 65536);
-
+			p = realloc(*text, room + 65536);
 			if (!p) {
-				free(text);
-				fclose(f);
 				snprintf(err, len, "%s: %s", path, strerror(ENOMEM));
-				return -1;
+				goto fail;
 			}
-			text = p;
+			*text = p;
 			room += 65536;
 		}
-		got = fread(text + n, 1, room - n - 1, f);
+		got = fread(*text + n, 1, room - n - 1, f);
 		n += got;
 	} while (got);
-	if (ferror(f) || memchr(text, '\0', n)) {
+	if (ferror(f) || memchr(*text, '\0', n)) {
 		snprintf(err, len, "%s: %s", path,
 			 ferror(f) ? strerror(EIO) : "a NUL byte in the file");
-		free(text);
-		fclose(f);
-		return -1;
+		goto fail;
 	}
 	fclose(f);
-	text[n] = '\0';
-	rc = cbn_config_parse(text, path, c, err, len);
-	free(text);
+	(*text)[n] = '\0';
+	return 0;
+fail:
+	free(*text);
+	*text = NULL;
+	fclose(f);
+	return -1;
+}
+
+int cbn_config_load(const char *path, struct cbn_config *c, char *err,
+		    size_t len)
+{
+	const char *names[2] = { path, NULL };
+	char *texts[2] = { NULL, NULL }, *local = NULL;
+	int rc, got;
+
+	defaults(c);
+	if (asprintf(&local, "%s.local", path) < 0) {
+		snprintf(err, len, "%s: %s", path, strerror(ENOMEM));
+		return -1;
+	}
+	names[1] = local;
+	rc = slurp(path, false, &texts[0], err, len);
+	got = rc ? 1 : slurp(local, true, &texts[1], err, len);
+	if (!rc && got < 0)
+		rc = -1;
+	if (!rc)
+		rc = cbn_config_parse_texts((const char *const *)texts, names,
+					    got ? 1 : 2, c, err, len);
+	free(texts[0]);
+	free(texts[1]);
+	free(local);
 	return rc;
 }
 
 void cbn_config_free(struct cbn_config *c)
 {
+	size_t i;
+
 	free(c->api_url);
 	free(c->api_key);
+	free(c->cert_path);
+	free(c->key_path);
+	free(c->ca_cert_path);
 	free(c->device);
-	c->api_url = c->api_key = c->device = NULL;
+	free(c->origins);
+	free(c->scopes);
+	free(c->scenarios_containing);
+	free(c->scenarios_not_containing);
+	for (i = 0; i < c->nwarnings; i++)
+		free(c->warnings[i]);
+	free(c->warnings);
+	memset(c, 0, sizeof(*c));
 }

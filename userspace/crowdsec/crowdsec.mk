@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # cuckoo-crowdsec-bouncer (userspace/crowdsec/), its host unit tests and its
 # test against a real CrowdSec Local API (included by userspace/Makefile).
-# Built when libcurl's and json-c's development files are installed
-# (libcurl4-openssl-dev, libjson-c-dev: scripts/deps.sh); else `make` says
-# so and goes on without it.
+# Built when libcurl's, json-c's and libyaml's development files are
+# installed (libcurl4-openssl-dev, libjson-c-dev, libyaml-dev:
+# scripts/deps.sh); else `make` says so and goes on without it.
 CBN_DIR  := crowdsec
-CBN_PKGS := libcurl json-c
+CBN_PKGS := libcurl json-c yaml-0.1
 CBN_HAVE := $(shell pkg-config --exists $(CBN_PKGS) 2>/dev/null && echo y)
 CBN_SRCS := $(addprefix $(CBN_DIR)/,main.c config.c duration.c decisions.c \
 	    state.c dev.c lapi.c log.c)
@@ -29,10 +29,12 @@ $(CBN_BIN): $(CBN_SRCS) $(CBN_CTL_SRCS) $(CBN_HDRS) $(TOP)/dkms.conf
 	@mkdir -p $(@D)
 	$(CC) $(CBN_CFLAGS) -o $@ $(CBN_SRCS) $(CBN_CTL_SRCS) $(LDFLAGS) $(CBN_LIBS)
 
-CBN_TEST_CFLAGS = $(CBN_CFLAGS) -Wno-sign-compare -I$(KSFT) -I.
+CBN_TEST_CFLAGS = $(CBN_CFLAGS) -Wno-sign-compare -I$(KSFT) -I. \
+		  -DCBN_FIXTURES='"$(abspath $(CBN_DIR)/tests/cfb)"'
 
 $(B)/tests/test_cbn_parse: $(CBN_DIR)/tests/test_cbn_parse.c $(CBN_PARSE_SRCS) \
-			   $(CBN_CTL_SRCS) $(CBN_HDRS) $(KSFT_HARNESS)
+			   $(CBN_CTL_SRCS) $(CBN_HDRS) $(KSFT_HARNESS) \
+			   $(wildcard $(CBN_DIR)/tests/cfb/*.yaml*)
 	@mkdir -p $(@D)
 	$(CC) $(CBN_TEST_CFLAGS) -o $@ $< $(CBN_PARSE_SRCS) $(CBN_CTL_SRCS) \
 		$(LDFLAGS) $(CBN_LIBS)
@@ -61,7 +63,18 @@ $(B)/tests/test_cbn_lapi: $(CBN_DIR)/tests/test_cbn_lapi.sh \
 	sed 's,@CBN_TESTDIR@,$(B)/tests/cbn,' $< >$@
 	chmod +x $@
 
-UNIT_TESTS += $(B)/tests/test_cbn_parse
+# The same daemon over HTTPS with a client certificate, against
+# fake_lapi.py alone: no crowdsec needed, so in make unit.
+$(B)/tests/test_cbn_tls: $(CBN_DIR)/tests/test_cbn_tls.sh \
+			 $(CBN_DIR)/tests/fake_lapi.py \
+			 $(B)/tests/cbn/cuckoo-crowdsec-bouncer \
+			 $(B)/tests/cbn/cbn_fake_dev.so
+	@mkdir -p $(@D)
+	cp $(CBN_DIR)/tests/fake_lapi.py $(B)/tests/cbn/fake_lapi.py
+	sed 's,@CBN_TESTDIR@,$(B)/tests/cbn,' $< >$@
+	chmod +x $@
+
+UNIT_TESTS += $(B)/tests/test_cbn_parse $(B)/tests/test_cbn_tls
 
 # The bouncer against crowdsec's own Local API on the host: it needs the
 # engine packages (scripts/deps.sh --engines), so it runs in make
@@ -76,5 +89,5 @@ all: cbn-missing
 engine-unit: cbn-missing
 	@false
 cbn-missing:
-	@echo "userspace: cuckoo-crowdsec-bouncer not built: no development files of $(CBN_PKGS) (pkg-config); install libcurl4-openssl-dev and libjson-c-dev (scripts/deps.sh)"
+	@echo "userspace: cuckoo-crowdsec-bouncer not built: no development files of $(CBN_PKGS) (pkg-config); install libcurl4-openssl-dev, libjson-c-dev and libyaml-dev (scripts/deps.sh)"
 endif

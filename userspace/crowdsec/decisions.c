@@ -10,6 +10,9 @@
  * "duration" is the time the decision has left when the answer was made
  * (negative for one that ended).  Only bans of scope Ip or Range are kept;
  * scopes and types compare without case, as CrowdSec's bouncers do.
+ *
+ * ipv6_ban_prefix widens an IPv6 Ip decision to its /N: operators ban a
+ * host's /64 (or /48), since a host picks its address from it at will.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,8 +103,21 @@ int cbn_decision_value(const char *value, bool range, struct cnf_addr *a,
 	return 0;
 }
 
+/* @a with the bits past @len cleared. */
+static void widen(struct cnf_addr *a, unsigned int len)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(a->addr); i++)
+		if (i * 8 >= len)
+			a->addr[i] = 0;
+		else if (i * 8 + 8 > len)
+			a->addr[i] &= 0xff << (8 - (len - i * 8));
+	a->prefixlen = len;
+}
+
 /* One decision of list @deleted: kept in @s, or counted as skipped. */
-static int one(struct json_object *o, bool deleted, bool no_ipv6,
+static int one(struct json_object *o, bool deleted, const struct cbn_filter *f,
 	       struct cbn_stream *s)
 {
 	const char *scope, *type, *value, *duration;
@@ -134,6 +150,11 @@ static int one(struct json_object *o, bool deleted, bool no_ipv6,
 		report_once("type", type);
 		return 0;
 	}
+	/* Bans left out of supported_decisions_types: said at start. */
+	if (!f->ban) {
+		s->skips.type++;
+		return 0;
+	}
 	range = !strcasecmp(scope, "range");
 	if (cbn_decision_value(value, range, &d.addr, err, sizeof(err))) {
 		s->skips.value++;
@@ -141,10 +162,18 @@ static int one(struct json_object *o, bool deleted, bool no_ipv6,
 			(long long)d.id, scope, value, err);
 		return 0;
 	}
-	if (no_ipv6 && d.addr.family != AF_INET) {
+	if (f->no_ipv6 && d.addr.family != AF_INET) {
 		s->skips.ipv6++;
 		return 0;
 	}
+	if (f->no_ipv4 && d.addr.family == AF_INET) {
+		s->skips.ipv4++;
+		return 0;
+	}
+	d.src = d.addr;
+	if (!range && d.addr.family == AF_INET6 && f->ipv6_prefix &&
+	    f->ipv6_prefix < d.addr.prefixlen)
+		widen(&d.addr, f->ipv6_prefix);
 	if (!deleted) {
 		if (cbn_duration_parse(duration, &d.ns, err, sizeof(err))) {
 			s->skips.malformed++;
@@ -160,7 +189,8 @@ static int one(struct json_object *o, bool deleted, bool no_ipv6,
 	return push(s, &d);
 }
 
-static int list(struct json_object *root, const char *key, bool no_ipv6,
+static int list(struct json_object *root, const char *key,
+		const struct cbn_filter *f,
 		struct cbn_stream *s, char *err, size_t errlen)
 {
 	struct json_object *l;
@@ -176,7 +206,7 @@ static int list(struct json_object *root, const char *key, bool no_ipv6,
 	n = json_object_array_length(l);
 	for (i = 0; i < n; i++)
 		if (one(json_object_array_get_idx(l, i), !strcmp(key, "deleted"),
-			no_ipv6, s)) {
+			f, s)) {
 			snprintf(err, errlen, "out of memory");
 			return -1;
 		}
@@ -191,7 +221,7 @@ static bool blank(const char *p, size_t n)
 	return true;
 }
 
-int cbn_stream_parse(const char *json, size_t len, bool no_ipv6,
+int cbn_stream_parse(const char *json, size_t len, const struct cbn_filter *f,
 		     struct cbn_stream *s, char *err, size_t errlen)
 {
 	struct json_tokener *tok = json_tokener_new();
@@ -223,8 +253,8 @@ int cbn_stream_parse(const char *json, size_t len, bool no_ipv6,
 		snprintf(err, errlen,
 			 "not the decision stream's {\"new\": [...], \"deleted\": [...]} but %s",
 			 json_type_to_name(json_object_get_type(root)));
-	} else if (!list(root, "deleted", no_ipv6, s, err, errlen) &&
-		   !list(root, "new", no_ipv6, s, err, errlen)) {
+	} else if (!list(root, "deleted", f, s, err, errlen) &&
+		   !list(root, "new", f, s, err, errlen)) {
 		rc = 0;
 	}
 	json_object_put(root);

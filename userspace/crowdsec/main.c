@@ -13,10 +13,16 @@
  * kernel removes it when the decision ends, also while the bouncer is
  * stopped.
  *
+ * IPv4 bans go to one set, IPv6 bans to another (set, or blacklists_ipv4
+ * and blacklists_ipv6: one set for both unless they differ).
+ *
  * Two decisions for one prefix: the entry keeps the end of the longer.
  * A deleted decision removes its prefix: the Local API sends one only when
  * no other decision for the value is active (1.4 does so), and then the
- * prefix must go whatever else the bouncer saw.  When the longer of two
+ * prefix must go whatever else the bouncer saw.  With ipv6_ban_prefix the
+ * set's prefix (a /64) stands for every banned address in it: each
+ * address's decisions are kept apart in the entry, which goes when the
+ * last address's do (its timeout shortened to those left before).  When the longer of two
  * decisions is deleted the Local API says nothing, and the entry keeps the
  * longer timeout until the next resynchronization.  The Local API also
  * repeats a deleted decision in the answer after the one that brought it
@@ -37,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/socket.h>
 
 #include "cbn.h"
 #include "../ctl_format.h"
@@ -49,18 +56,33 @@ static struct {
 	struct cbn_stream stream;
 	struct cbn_body body;
 	struct cbn_ids deleted;
+	struct cbn_filter filter;
 	bool need_startup;
 } b;
 
+/* The set a prefix's bans go to. */
+static const char *set_of(const struct cnf_addr *a)
+{
+	return a->family == AF_INET ? b.cfg.set4 : b.cfg.set6;
+}
+
+/* One set for both families, or two. */
+static bool one_set(void)
+{
+	return !strcmp(b.cfg.set4, b.cfg.set6);
+}
+
 static void log_skips(const struct cbn_skips *k)
 {
-	if (k->scope + k->type + k->value + k->expired + k->ipv6 + k->malformed)
+	if (k->scope + k->type + k->value + k->expired + k->ipv6 + k->ipv4 +
+	    k->malformed)
 		cbn_log(CBN_DEBUG,
-			"skipped decisions: %llu of other scopes, %llu of other types, %llu bad values, %llu ended, %llu IPv6 (disable_ipv6), %llu malformed",
+			"skipped decisions: %llu of other scopes, %llu of other types, %llu bad values, %llu ended, %llu IPv6 (disable_ipv6), %llu IPv4 (disable_ipv4), %llu malformed",
 			(unsigned long long)k->scope, (unsigned long long)k->type,
 			(unsigned long long)k->value,
 			(unsigned long long)k->expired,
 			(unsigned long long)k->ipv6,
+			(unsigned long long)k->ipv4,
 			(unsigned long long)k->malformed);
 }
 
@@ -78,32 +100,18 @@ static int note_deleted(int64_t now)
 	return ENOMEM;
 }
 
-/* The whole answer as the set's new contents, in one step. */
-static int resync(int fd)
+/*
+ * The table's prefixes of @family (0: all) as the contents of @set, in
+ * one step: 0, or an errno.
+ */
+static int replace_set(int fd, const char *set, int family, int64_t now)
 {
-	size_t i, n = 0, nd = 0;
 	struct cnf_addr *addrs;
 	struct cbn_entry *e;
 	uint32_t *timeouts;
-	int64_t now = cbn_now();
+	size_t i, n = 0;
 	int err;
 
-	cbn_table_clear(&b.table);
-	for (i = 0; i < b.stream.n; i++) {
-		const struct cbn_decision *d = &b.stream.d[i];
-
-		/* Deleted decisions: whatever is not in "new" goes. */
-		if (d->deleted)
-			continue;
-		nd++;
-		e = cbn_table_get(&b.table, &d->addr, true);
-		if (!e) {
-			cbn_log(CBN_ERROR, "out of memory");
-			return ENOMEM;
-		}
-		if (now + d->ns > e->until)
-			e->until = now + d->ns;
-	}
 	addrs = calloc(b.table.n ? b.table.n : 1, sizeof(*addrs));
 	timeouts = calloc(b.table.n ? b.table.n : 1, sizeof(*timeouts));
 	if (!addrs || !timeouts) {
@@ -114,12 +122,49 @@ static int resync(int fd)
 	}
 	for (i = 0; i < b.table.nbuckets; i++)
 		for (e = b.table.b[i]; e; e = e->next) {
+			if (family && e->addr.family != family)
+				continue;
 			addrs[n] = e->addr;
 			timeouts[n++] = cbn_timeout_at(e->until, now);
 		}
-	err = cbn_dev_replace(fd, b.cfg.set, addrs, timeouts, n);
+	err = cbn_dev_replace(fd, set, addrs, timeouts, n);
 	free(addrs);
 	free(timeouts);
+	if (!err)
+		cbn_log(CBN_INFO, "set %s replaced: %zu prefixes", set, n);
+	return err;
+}
+
+/* The whole answer as the sets' new contents, each in one step. */
+static int resync(int fd)
+{
+	int64_t now = cbn_now();
+	struct cbn_entry *e;
+	size_t i, nd = 0;
+	int err = 0;
+
+	cbn_table_clear(&b.table);
+	for (i = 0; i < b.stream.n; i++) {
+		const struct cbn_decision *d = &b.stream.d[i];
+
+		/* Deleted decisions: whatever is not in "new" goes. */
+		if (d->deleted)
+			continue;
+		nd++;
+		e = cbn_table_get(&b.table, &d->addr, true);
+		if (!e || cbn_entry_src_add(e, &d->src, now + d->ns)) {
+			cbn_log(CBN_ERROR, "out of memory");
+			return ENOMEM;
+		}
+	}
+	if (one_set())
+		err = replace_set(fd, b.cfg.set4, 0, now);
+	else {
+		if (!b.cfg.disable_ipv4)
+			err = replace_set(fd, b.cfg.set4, AF_INET, now);
+		if (!err && !b.cfg.disable_ipv6)
+			err = replace_set(fd, b.cfg.set6, AF_INET6, now);
+	}
 	if (err) {
 		cbn_table_clear(&b.table);
 		return err;
@@ -127,8 +172,7 @@ static int resync(int fd)
 	err = note_deleted(now);
 	if (err)
 		return err;
-	cbn_log(CBN_INFO, "set %s replaced: %zu prefixes from %zu active bans",
-		b.cfg.set, n, nd);
+	cbn_log(CBN_INFO, "%zu prefixes from %zu active bans", b.table.n, nd);
 	return 0;
 }
 
@@ -149,7 +193,7 @@ static int apply(int fd)
 	struct cbn_entry *list = NULL, **tail = &list, *e, *next;
 	char text[CTL_PREFIXSTRLEN];
 	unsigned long added = 0, deleted = 0;
-	int64_t now = cbn_now();
+	int64_t now = cbn_now(), was;
 	int err = 0;
 	size_t i;
 
@@ -171,13 +215,19 @@ static int apply(int fd)
 			break;
 		}
 		touch(e, &tail);
+		was = e->until;
 		if (d->deleted) {
-			e->until = 0;
-			e->longer = false;
-			e->deleted = true;
-		} else if (now + d->ns > e->until) {
-			e->until = now + d->ns;
+			/* What is left: other addresses' bans in the prefix. */
+			cbn_entry_src_del(e, &d->src, now);
+			e->deleted = !e->nsrc;
+			e->longer = e->nsrc && e->until < was;
+		} else if (cbn_entry_src_add(e, &d->src, now + d->ns)) {
+			cbn_log(CBN_ERROR, "out of memory");
+			err = ENOMEM;
+			break;
+		} else if (e->until > was) {
 			e->longer = true;
+			e->deleted = false;
 		}
 	}
 	for (e = list; e; e = next) {
@@ -194,7 +244,7 @@ static int apply(int fd)
 			e->longer = e->deleted = false;
 			cbn_log(CBN_DEBUG, "ban %s for %us",
 				ctl_format_prefix(&e->addr, text, sizeof(text)), t);
-			err = cbn_dev_add(fd, b.cfg.set, &e->addr, t);
+			err = cbn_dev_add(fd, set_of(&e->addr), &e->addr, t);
 			if (err) {
 				/* Not in the set as the table says. */
 				e->until = 0;
@@ -206,7 +256,7 @@ static int apply(int fd)
 		} else if (e->deleted) {
 			cbn_log(CBN_DEBUG, "unban %s",
 				ctl_format_prefix(&e->addr, text, sizeof(text)));
-			err = cbn_dev_del(fd, b.cfg.set, &e->addr);
+			err = cbn_dev_del(fd, set_of(&e->addr), &e->addr);
 			if (!err || !cbn_dev_lost(err)) {
 				err = 0;
 				deleted++;
@@ -215,9 +265,20 @@ static int apply(int fd)
 		}
 	}
 	if (added || deleted)
-		cbn_log(CBN_INFO, "set %s: %lu added or extended, %lu deleted",
-			b.cfg.set, added, deleted);
+		cbn_log(CBN_INFO, "%lu prefixes added or retimed, %lu deleted",
+			added, deleted);
 	return err ? err : note_deleted(now);
+}
+
+/* The sets of the families applied, created when missing. */
+static int ensure_sets(int fd)
+{
+	if (!b.cfg.disable_ipv4 && cbn_dev_ensure_set(fd, b.cfg.set4))
+		return -1;
+	if (!b.cfg.disable_ipv6 && (b.cfg.disable_ipv4 || !one_set()) &&
+	    cbn_dev_ensure_set(fd, b.cfg.set6))
+		return -1;
+	return 0;
 }
 
 /* One poll: 0, or -1 after saying what failed. */
@@ -233,7 +294,7 @@ static int cycle(void)
 		b.need_startup = true;
 		return -1;
 	}
-	if (startup && cbn_dev_ensure_set(fd, b.cfg.set)) {
+	if (startup && ensure_sets(fd)) {
 		close(fd);
 		return -1;
 	}
@@ -244,7 +305,7 @@ static int cycle(void)
 		close(fd);
 		return -1;
 	}
-	if (cbn_stream_parse(b.body.p, b.body.len, b.cfg.disable_ipv6,
+	if (cbn_stream_parse(b.body.p, b.body.len, &b.filter,
 			     &b.stream, err, sizeof(err))) {
 		cbn_log(CBN_ERROR, "decision stream answer: %s; the set keeps its entries",
 			err);
@@ -289,6 +350,7 @@ int main(int argc, char **argv)
 	bool test = false;
 	sigset_t sigs;
 	int opt, sig;
+	size_t i;
 
 	while ((opt = getopt_long(argc, argv, "c:tVh", opts, NULL)) != -1) {
 		switch (opt) {
@@ -318,11 +380,18 @@ int main(int argc, char **argv)
 		cbn_log(CBN_ERROR, "%s", err);
 		return 1;
 	}
+	cbn_log_level = b.cfg.log_level;
+	for (i = 0; i < b.cfg.nwarnings; i++)
+		cbn_log(CBN_WARNING, "%s", b.cfg.warnings[i]);
 	if (test) {
 		printf("%s: configuration OK\n", path);
+		cbn_config_free(&b.cfg);
 		return 0;
 	}
-	cbn_log_level = b.cfg.log_level;
+	b.filter.no_ipv4 = b.cfg.disable_ipv4;
+	b.filter.no_ipv6 = b.cfg.disable_ipv6;
+	b.filter.ban = b.cfg.ban;
+	b.filter.ipv6_prefix = b.cfg.ipv6_prefix;
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGTERM);
 	sigaddset(&sigs, SIGINT);
@@ -333,9 +402,12 @@ int main(int argc, char **argv)
 		cbn_log(CBN_ERROR, "libcurl: cannot set up a transfer");
 		return 1;
 	}
-	cbn_log(CBN_INFO, CBN_NAME " %s: %s every %.3gs into set %s of %s",
-		CBN_VERSION, b.cfg.api_url, b.cfg.update_ns / 1e9, b.cfg.set,
-		b.cfg.device);
+	cbn_log(CBN_INFO, CBN_NAME " %s: %s every %.3gs into sets %s (IPv4) and %s (IPv6) of %s",
+		CBN_VERSION, b.cfg.api_url, b.cfg.update_ns / 1e9, b.cfg.set4,
+		b.cfg.set6, b.cfg.device);
+	if (b.cfg.ipv6_prefix && b.cfg.ipv6_prefix < 128)
+		cbn_log(CBN_INFO, "an IPv6 address banned bans its /%u",
+			b.cfg.ipv6_prefix);
 	b.need_startup = true;
 	for (;;) {
 		if (cycle()) {
@@ -361,8 +433,8 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
-	cbn_log(CBN_INFO, "stopping on %s: set %s keeps its %zu prefixes, each until its decision ends",
-		strsignal(sig), b.cfg.set, b.table.n);
+	cbn_log(CBN_INFO, "stopping on %s: the sets keep their %zu prefixes, each until its decision ends",
+		strsignal(sig), b.table.n);
 	cbn_lapi_cleanup();
 	cbn_table_clear(&b.table);
 	cbn_stream_free(&b.stream);

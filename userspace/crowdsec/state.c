@@ -85,6 +85,12 @@ struct cbn_entry *cbn_table_get(struct cbn_table *t, const struct cnf_addr *a,
 	return e;
 }
 
+static void entry_free(struct cbn_entry *e)
+{
+	free(e->src);
+	free(e);
+}
+
 void cbn_table_remove(struct cbn_table *t, struct cbn_entry *e)
 {
 	struct cbn_entry **p = &t->b[hash(&e->addr) & (t->nbuckets - 1)];
@@ -93,7 +99,49 @@ void cbn_table_remove(struct cbn_table *t, struct cbn_entry *e)
 		p = &(*p)->next;
 	*p = e->next;
 	t->n--;
-	free(e);
+	entry_free(e);
+}
+
+int cbn_entry_src_add(struct cbn_entry *e, const struct cnf_addr *src,
+		      int64_t until)
+{
+	struct cbn_src *p;
+	size_t i;
+
+	for (i = 0; i < e->nsrc; i++)
+		if (!memcmp(&e->src[i].addr, src, sizeof(*src)))
+			break;
+	if (i == e->nsrc) {
+		/* Widened by ipv6_ban_prefix: a /64 may gather a few. */
+		p = realloc(e->src, (e->nsrc + 1) * sizeof(*p));
+		if (!p)
+			return -1;
+		e->src = p;
+		e->src[e->nsrc].addr = *src;
+		e->src[e->nsrc++].until = until;
+	} else if (until > e->src[i].until) {
+		e->src[i].until = until;
+	}
+	if (until > e->until)
+		e->until = until;
+	return 0;
+}
+
+void cbn_entry_src_del(struct cbn_entry *e, const struct cnf_addr *src,
+		       int64_t now)
+{
+	size_t i, n = 0;
+
+	e->until = 0;
+	for (i = 0; i < e->nsrc; i++) {
+		if (e->src[i].until <= now ||
+		    (src && !memcmp(&e->src[i].addr, src, sizeof(*src))))
+			continue;
+		if (e->src[i].until > e->until)
+			e->until = e->src[i].until;
+		e->src[n++] = e->src[i];
+	}
+	e->nsrc = n;
 }
 
 void cbn_table_prune(struct cbn_table *t, int64_t now)
@@ -109,7 +157,7 @@ void cbn_table_prune(struct cbn_table *t, int64_t now)
 			}
 			*p = e->next;
 			t->n--;
-			free(e);
+			entry_free(e);
 		}
 }
 

@@ -287,6 +287,38 @@ else
 fi
 stop_bouncer
 
+# 12: origins and scenario filters go to the Local API, which leaves out
+# what they exclude: decisions of an origin left out never reach the set.
+# cscli's decisions are of origin "cscli", scenario "manual 'ban' from".
+in_set() {
+	awk -v s="$1" -v p="$2" '$1 == s && $2 == p { f = 1 } END { exit !f }' \
+		"$T/state" 2>/dev/null
+}
+replaced_more() { [ "$(lines "^REPLACE $1 " "$T/fake.log")" -gt "$2" ]; }
+filtered() {	# filtered SET LINE...: a bouncer with LINEs into SET, once
+	local set=$1 n
+	shift
+	{ grep -v '^set:' "$T/bouncer.yaml"; echo "set: $set"; printf '%s\n' "$@"; } \
+		>"$T/filter.yaml"
+	n=$(lines "^REPLACE $set " "$T/fake.log")
+	start_bouncer "$T/filter.yaml"
+	within 10 replaced_more "$set" "$n"
+	stop_bouncer
+}
+filtered cs-cscli 'origins: [cscli]'
+filtered cs-crowdsec 'origins:' '  - crowdsec' '  - CAPI'
+filtered cs-manual 'scenarios_containing: [manual]'
+filtered cs-notmanual 'scenarios_not_containing: [manual]'
+if in_set cs-cscli 192.0.2.20 && in_set cs-manual 192.0.2.20 &&
+   grep -q '^REPLACE cs-crowdsec 0$' "$T/fake.log" &&
+   grep -q '^REPLACE cs-notmanual 0$' "$T/fake.log" &&
+   ! in_set cs-crowdsec 192.0.2.20 && ! in_set cs-notmanual 192.0.2.20; then
+	ok "origins, scenarios_containing, scenarios_not_containing: the Local API leaves out what they exclude"
+else
+	not_ok "origins, scenarios_containing, scenarios_not_containing: the Local API leaves out what they exclude"
+	grep '^REPLACE' "$T/fake.log" | sed 's/^/# /'
+fi
+
 # 13: what the real Local API does not send on cue, from a scripted one
 # (fake_lapi.py), polled every 200 ms; the calls the device got, in order.
 d() {	# d ID SCOPE VALUE DURATION: a decision as the Local API writes it
@@ -351,14 +383,76 @@ else
 	echo "# requests:"; sed 's/^/#   /' "$T/requests"
 fi
 
-# 14: configuration errors name the line and the key.
-printf 'api_url: http://127.0.0.1:1/\napi_key: k\nmode: nftables\n' >"$T/bad.yaml"
-out=$("$BOUNCER" -c "$T/bad.yaml" 2>&1)
+# 14: a firewall's key and a misspelt one are warnings naming their line;
+# a bad value is an error naming its line and the key.
+printf 'api_url: http://127.0.0.1:1/\napi_key: k\nmode: nftables\nupdte_frequency: 1s\n' >"$T/warn.yaml"
+printf 'api_url: http://127.0.0.1:1/\napi_key: k\nupdate_frequency: 10\n' >"$T/bad.yaml"
+out=$("$BOUNCER" -t -c "$T/warn.yaml" 2>&1)
 rc=$?
-if [ "$rc" = 1 ] && [[ $out == *"$T/bad.yaml:3: mode: unknown key"* ]] &&
+bad=$("$BOUNCER" -t -c "$T/bad.yaml" 2>&1)
+badrc=$?
+if [ "$rc" = 0 ] && [[ $out == *"$T/warn.yaml:3: mode: a firewall's setting: not used"* ]] &&
+   [[ $out == *"$T/warn.yaml:4: updte_frequency: unknown key, ignored (the nearest known key is update_frequency)"* ]] &&
+   [ "$badrc" = 1 ] && [[ $bad == *"$T/bad.yaml:3: update_frequency: '10': a unit"* ]] &&
    "$BOUNCER" -t -c "$T/bouncer.yaml" >/dev/null; then
-	ok "configuration: an unknown key named with its line"
+	ok "configuration: warnings and errors named with their line"
 else
-	not_ok "configuration: an unknown key named with its line ($rc: $out)"
+	not_ok "configuration: warnings and errors named with their line ($rc: $out; $badrc: $bad)"
 fi
+
+# 15: mTLS: the Local API with a tls: block (certificates made here), the
+# bouncer authenticated by its client certificate's OU, no key.
+certs() {
+	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=test-ca \
+		-keyout "$T/ca.key" -out "$T/ca.pem" &&
+	openssl req -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 \
+		-keyout "$T/server.key" -out "$T/server.csr" &&
+	printf 'subjectAltName=IP:127.0.0.1\n' >"$T/server.ext" &&
+	openssl x509 -req -in "$T/server.csr" -CA "$T/ca.pem" -CAkey "$T/ca.key" \
+		-CAcreateserial -days 2 -extfile "$T/server.ext" -out "$T/server.pem" &&
+	openssl req -newkey rsa:2048 -nodes -subj "/OU=bouncer-ou/CN=cuckoo-bouncer" \
+		-keyout "$T/client.key" -out "$T/client.csr" &&
+	openssl x509 -req -in "$T/client.csr" -CA "$T/ca.pem" -CAkey "$T/ca.key" \
+		-CAcreateserial -days 2 -out "$T/client.pem"
+}
+stop_lapi
+certs >"$T/openssl.log" 2>&1
+# The same database; cscli's password login over HTTPS as well.
+sed -e "/^    profiles_path:/a\\
+    tls:\\
+      cert_file: $T/server.pem\\
+      key_file: $T/server.key\\
+      ca_cert_path: $T/ca.pem\\
+      client_verification: VerifyClientCertIfGiven\\
+      bouncers_allowed_ou:\\
+        - bouncer-ou" \
+    -e "/^    credentials_path:/a\\
+    insecure_skip_verify: true" "$T/config.yaml" >"$T/config-tls.yaml"
+sed -i "s,http://127.0.0.1:$PORT,https://127.0.0.1:$PORT," "$T/local_api_credentials.yaml"
+crowdsec -c "$T/config-tls.yaml" -no-cs >>"$T/lapi.log" 2>&1 &
+LAPI_PID=$!
+within 10 curl -sk -o /dev/null "https://127.0.0.1:$PORT/"
+cat >"$T/mtls.yaml" <<BOUNCER
+api_url: https://127.0.0.1:$PORT/
+cert_path: $T/client.pem
+key_path: $T/client.key
+ca_cert_path: $T/ca.pem
+update_frequency: 1s
+log_level: debug
+set: cs-mtls
+device: $T/dev
+BOUNCER
+n0=$(wc -l <"$T/bouncer.log")
+start_bouncer "$T/mtls.yaml"
+cscli -c "$T/config-tls.yaml" decisions add --ip 192.0.2.88 --duration 5m >>"$T/cscli.log" 2>&1
+if within 15 in_set cs-mtls 192.0.2.88 && grep -q 'set cs-mtls replaced' "$T/bouncer.log" &&
+   ! tail -n +$((n0 + 1)) "$T/bouncer.log" | grep -q 'error:' &&
+   grep -q 'Creating bouncer cuckoo-bouncer@127.0.0.1' "$T/lapi.log"; then
+	ok "mTLS against crowdsec's Local API: the client certificate's OU let in, a ban applied"
+else
+	not_ok "mTLS against crowdsec's Local API: the client certificate's OU let in, a ban applied"
+	echo "# Local API:"; tail -n 15 "$T/lapi.log" | sed 's/^/#   /'
+	echo "# cscli:"; tail -n 5 "$T/cscli.log" | sed 's/^/#   /'
+fi
+stop_bouncer
 totals

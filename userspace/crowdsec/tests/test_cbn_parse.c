@@ -124,7 +124,8 @@ TEST(config_full)
 	EXPECT_STREQ("0123abcd", c.api_key);
 	EXPECT_EQ(90000000000ll, c.update_ns);
 	EXPECT_EQ(CBN_DEBUG, c.log_level);
-	EXPECT_STREQ("cs-bans", c.set);
+	EXPECT_STREQ("cs-bans", c.set4);
+	EXPECT_STREQ("cs-bans", c.set6);
 	EXPECT_STREQ("/dev/cuckoo_nf_test", c.device);
 	EXPECT_TRUE(c.insecure_skip_verify);
 	EXPECT_FALSE(c.disable_ipv6);
@@ -143,10 +144,18 @@ TEST(config_defaults)
 	EXPECT_STREQ("k#1", c.api_key);
 	EXPECT_EQ(10000000000ll, c.update_ns);
 	EXPECT_EQ(CBN_INFO, c.log_level);
-	EXPECT_STREQ("crowdsec", c.set);
+	EXPECT_STREQ("crowdsec", c.set4);
+	EXPECT_STREQ("crowdsec", c.set6);
 	EXPECT_STREQ(CNF_DEVICE_PATH, c.device);
 	EXPECT_FALSE(c.insecure_skip_verify);
 	EXPECT_FALSE(c.disable_ipv6);
+	EXPECT_FALSE(c.disable_ipv4);
+	EXPECT_TRUE(c.ban);
+	EXPECT_EQ(0, c.ipv6_prefix);
+	EXPECT_EQ(NULL, c.cert_path);
+	EXPECT_EQ(NULL, c.origins);
+	EXPECT_EQ(NULL, c.scenarios_containing);
+	EXPECT_EQ(0, c.nwarnings);
 	cbn_config_free(&c);
 }
 
@@ -155,12 +164,8 @@ TEST(config_errors)
 	static const struct {
 		const char *text, *msg;
 	} cases[] = {
-		{ "api_url: http://x\napi_key: k\nmode: nftables\n",
-		  "bouncer.yaml:3: mode: unknown key" },
-		{ "api_url: http://x\napi_key: k\nblacklists_ipv4: crowdsec-blacklists\n",
-		  "bouncer.yaml:3: blacklists_ipv4: unknown key" },
 		{ "api_url: http://x\n\napi_key: k\napi_key: j\n",
-		  "bouncer.yaml:4: api_key: given twice" },
+		  "bouncer.yaml:4: api_key: given twice (first on line 3)" },
 		{ "api_url: ftp://x\napi_key: k\n",
 		  "bouncer.yaml:1: api_url: 'ftp://x': not an http:// or https:// URL" },
 		{ "api_url: http://x\napi_key: k\nupdate_frequency: 10\n",
@@ -175,33 +180,71 @@ TEST(config_errors)
 		  "bouncer.yaml:3: set: 'a b': not a set name" },
 		{ "api_url: http://x\napi_key: k\nset: default\n",
 		  "bouncer.yaml:3: set: 'default': the default set is cuckooctl's" },
+		{ "api_url: http://x\napi_key: k\nblacklists_ipv6: crowdsec/6\n",
+		  "bouncer.yaml:3: blacklists_ipv6: 'crowdsec/6': not a set name" },
 		{ "api_url: http://x\napi_key: k\ndevice: dev/x\n",
 		  "bouncer.yaml:3: device: 'dev/x': not an absolute path" },
 		{ "api_url: http://x\napi_key: k\ndisable_ipv6: maybe\n",
 		  "bouncer.yaml:3: disable_ipv6: 'maybe': not true or false" },
+		{ "api_url: http://x\napi_key: k\ndisable_ipv6: true\ndisable_ipv4: yes\n",
+		  "bouncer.yaml: disable_ipv4 and disable_ipv6: both true" },
+		{ "api_url: http://x\napi_key: k\nipv6_ban_prefix: 129\n",
+		  "bouncer.yaml:3: ipv6_ban_prefix: '129': not a prefix length from 0 (off) to 128" },
+		{ "api_url: http://x\napi_key: k\nipv6_ban_prefix: /64\n",
+		  "bouncer.yaml:3: ipv6_ban_prefix: '/64': not a prefix length" },
+		{ "api_url: http://x\napi_key: k\norigins: {a: b}\n",
+		  "bouncer.yaml:3: origins: a mapping, where a list of names is wanted" },
+		{ "api_url: http://x\napi_key: k\nscopes: [Ip, [Range]]\n",
+		  "bouncer.yaml:3: scopes: a list, where one value is wanted" },
+		{ "api_url: http://x\napi_key: k\nprometheus: true\n",
+		  "bouncer.yaml:3: prometheus: a value, where a mapping (enabled: ...) is wanted" },
+		{ "api_url: http://x\napi_key: k\nprometheus:\n  enabled: sure\n",
+		  "bouncer.yaml:3: prometheus: 'sure': not true or false" },
+		/* A key emptied is no key. */
 		{ "api_url: http://x\napi_key:\n",
-		  "bouncer.yaml:2: api_key: no value" },
+		  "bouncer.yaml: api_key: missing (get one with 'cscli bouncers add" },
+		{ "api_url:\napi_key: k\n",
+		  "bouncer.yaml: api_url: missing" },
+		{ "api_url: ''\napi_key: k\n",
+		  "bouncer.yaml:1: api_url: no value" },
 		{ "api_url: http://x\napi_key: \"k\n",
-		  "bouncer.yaml:2: api_key: no closing \"" },
+		  "bouncer.yaml:2: not YAML: found unexpected end of stream while scanning a quoted scalar" },
 		{ "api_url: http://x\napi_key: \"k\" x\n",
-		  "bouncer.yaml:2: api_key: text after the quoted value" },
+		  "bouncer.yaml:2: not YAML: did not find expected key" },
 		{ "api_url: http://x\napi_key: [a, b]\n",
-		  "bouncer.yaml:2: api_key: '[a, b]': only plain or quoted values" },
-		{ "api_url: http://x\napi_key: k\nnftables:\n  ipv4:\n",
-		  "bouncer.yaml:3: nftables: unknown key" },
+		  "bouncer.yaml:2: api_key: a list, where one value is wanted" },
 		{ "api_url: http://x\napi_key: k\n  set: x\n",
-		  "bouncer.yaml:3: '  set: x': nested values and lists are not read" },
+		  "bouncer.yaml:3: not YAML: mapping values are not allowed" },
 		{ "api_url: http://x\napi_key: k\n- x\n",
-		  "bouncer.yaml:3: '- x': nested values and lists" },
+		  "bouncer.yaml:3: not YAML: did not find expected key" },
 		{ "api_url: http://x\napi_key: k\njust text\n",
-		  "bouncer.yaml:3: 'just text': not 'key: value'" },
-		{ "api_url: http://x\napi_key:k\n",
-		  "bouncer.yaml:2: api_key: a space must follow the ':'" },
+		  "bouncer.yaml:3: not YAML: could not find expected ':'" },
+		{ "- api_url: http://x\n",
+		  "bouncer.yaml:1: a list, where 'key: value' lines are wanted" },
 		{ "api_url: http://x\n",
 		  "bouncer.yaml: api_key: missing (get one with 'cscli bouncers add" },
 		{ "api_key: k\n", "bouncer.yaml: api_url: missing" },
+		{ "", "bouncer.yaml: api_url: missing" },
 		{ "api_url: http://x\napi_key: k\x01\n",
-		  "bouncer.yaml:2: a control character" },
+		  "bouncer.yaml:2: not YAML: control characters are not allowed" },
+		{ "api_url: http://x\napi_key: k\n[a]: b\n",
+		  "bouncer.yaml:3: a key that is a list, not a name" },
+		/* Aliases that would make a billion nodes of a few lines. */
+		{ "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+		  "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+		  "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+		  "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+		  "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n"
+		  "f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n",
+		  "bouncer.yaml:1: nested too deep or too large (aliases?)" },
+		{ "api_url: http://x\ncert_path: /etc/passwd\n",
+		  "bouncer.yaml: key_path: missing (a client certificate needs both" },
+		{ "api_url: http://x\napi_key: k\ncert_path: /etc/passwd\nkey_path: /etc/passwd\n",
+		  "bouncer.yaml: api_key and cert_path: both given" },
+		{ "api_url: http://x\ncert_path: /nonexistent/c.pem\nkey_path: /etc/passwd\n",
+		  "cert_path: '/nonexistent/c.pem': No such file or directory" },
+		{ "api_url: http://x\napi_key: k\nca_cert_path: /nonexistent/ca.pem\n",
+		  "ca_cert_path: '/nonexistent/ca.pem': No such file or directory" },
 	};
 	struct cbn_config c;
 	char err[CBN_ERRLEN];
@@ -234,16 +277,300 @@ TEST(config_file)
 	EXPECT_EQ(0, strncmp(err, path, strlen(path))) TH_LOG("%s", err);
 }
 
+/* Does a warning of @c start with @start and hold @part (or NULL)? */
+static bool warned(const struct cbn_config *c, const char *start,
+		   const char *part)
+{
+	size_t i;
+
+	for (i = 0; i < c->nwarnings; i++)
+		if (!strncmp(c->warnings[i], start, strlen(start)) &&
+		    (!part || strstr(c->warnings[i], part)))
+			return true;
+	return false;
+}
+
+static void dump_warnings(struct __test_metadata *_metadata,
+			  const struct cbn_config *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nwarnings; i++)
+		TH_LOG("warning: %s", c->warnings[i]);
+}
+
+/* A key nobody knows: a warning naming its line and the nearest key. */
+TEST(config_unknown_keys)
+{
+	struct cbn_config c;
+	char err[CBN_ERRLEN];
+
+	ASSERT_EQ(0, conf("api_url: http://x\napi_key: k\n"
+			  "updte_frequency: 5s\n"
+			  "disable-ipv6: true\n"
+			  "scenario_containing: [ssh]\n"
+			  "zzz: 1\n", &c, err)) TH_LOG("%s", err);
+	dump_warnings(_metadata, &c);
+	EXPECT_EQ(4, c.nwarnings);
+	EXPECT_TRUE(warned(&c, "bouncer.yaml:3: updte_frequency: unknown key, ignored",
+			   "(the nearest known key is update_frequency)"));
+	EXPECT_TRUE(warned(&c, "bouncer.yaml:4: disable-ipv6: unknown key",
+			   "nearest known key is disable_ipv6"));
+	EXPECT_TRUE(warned(&c, "bouncer.yaml:5: scenario_containing: unknown key",
+			   "nearest known key is scenarios_containing"));
+	EXPECT_TRUE(warned(&c, "bouncer.yaml:6: zzz: unknown key", NULL));
+	/* Ignored: the defaults stand. */
+	EXPECT_EQ(10000000000ll, c.update_ns);
+	EXPECT_FALSE(c.disable_ipv6);
+	cbn_config_free(&c);
+}
+
+/* Firewall keys: accepted, one warning each; DROP and false say nothing. */
+TEST(config_firewall_keys)
+{
+	struct cbn_config c;
+	char err[CBN_ERRLEN];
+
+	ASSERT_EQ(0, conf("api_url: http://x\napi_key: k\n"
+			  "mode: iptables\n"
+			  "deny_action: REJECT\n"
+			  "deny_log: true\n"
+			  "iptables_chains:\n  - INPUT\n  - FORWARD\n"
+			  "nftables:\n  ipv4:\n    enabled: true\n"
+			  "prometheus:\n  enabled: true\n  listen_port: 60601\n"
+			  "log_mode: file\n"
+			  "log_max_size: 100\n"
+			  "retry_initial_connect: true\n", &c, err))
+		TH_LOG("%s", err);
+	dump_warnings(_metadata, &c);
+	EXPECT_EQ(8, c.nwarnings);
+	EXPECT_TRUE(warned(&c, "bouncer.yaml:3: mode: a firewall's setting: not used",
+			   "cuckoo_nf drops banned sources in its own netfilter hook"));
+	EXPECT_TRUE(warned(&c, "bouncer.yaml:4: deny_action: 'REJECT': cuckoo_nf drops",
+			   NULL));
+	EXPECT_TRUE(warned(&c, "bouncer.yaml:5: deny_log: cuckoo_nf does not log each dropped packet",
+			   "cuckooctl stats"));
+	EXPECT_TRUE(warned(&c, "bouncer.yaml:6: iptables_chains: a firewall's", NULL));
+	EXPECT_TRUE(warned(&c, "bouncer.yaml:9: nftables: a firewall's", NULL));
+	EXPECT_TRUE(warned(&c, "bouncer.yaml:12: prometheus: no metrics endpoint", NULL));
+	EXPECT_TRUE(warned(&c, "bouncer.yaml:15: log_mode: 'file': the bouncer logs to standard error",
+			   NULL));
+	EXPECT_TRUE(warned(&c, "bouncer.yaml:16: log_max_size: not used", NULL));
+	cbn_config_free(&c);
+
+	ASSERT_EQ(0, conf("api_url: http://x\napi_key: k\n"
+			  "deny_action: drop\ndeny_log: false\nlog_mode: stdout\n"
+			  "prometheus:\n  enabled: false\ndaemonize: false\n"
+			  "supported_decisions_types:\n  - ban\n", &c, err))
+		TH_LOG("%s", err);
+	dump_warnings(_metadata, &c);
+	EXPECT_EQ(0, c.nwarnings);
+	cbn_config_free(&c);
+}
+
+/* The keys that mean the same here as in crowdsec-firewall-bouncer. */
+TEST(config_bouncer_keys)
+{
+	struct cbn_config c;
+	char err[CBN_ERRLEN];
+
+	ASSERT_EQ(0, conf("api_url: https://lapi:8080/\n"
+			  "cert_path: /etc/passwd\nkey_path: /etc/passwd\n"
+			  "ca_cert_path: /etc/passwd\n"
+			  "origins:\n  - crowdsec\n  - cscli\n"
+			  "scopes: [Ip, Range]\n"
+			  "scenarios_containing: ssh\n"
+			  "scenarios_not_containing:\n  - crowdsecurity/http-probing\n  - 'x&y'\n"
+			  "supported_decisions_types: [ban, captcha, throttle]\n"
+			  "ipv6_ban_prefix: 64\n"
+			  "disable_ipv4: on\n"
+			  "blacklists_ipv4: crowdsec-blacklists\n"
+			  "blacklists_ipv6: crowdsec6-blacklists\n", &c, err))
+		TH_LOG("%s", err);
+	dump_warnings(_metadata, &c);
+	EXPECT_EQ(NULL, c.api_key);
+	EXPECT_STREQ("/etc/passwd", c.cert_path);
+	EXPECT_STREQ("/etc/passwd", c.key_path);
+	EXPECT_STREQ("/etc/passwd", c.ca_cert_path);
+	EXPECT_STREQ("crowdsec,cscli", c.origins);
+	EXPECT_STREQ("Ip,Range", c.scopes);
+	EXPECT_STREQ("ssh", c.scenarios_containing);
+	EXPECT_STREQ("crowdsecurity/http-probing,x&y", c.scenarios_not_containing);
+	EXPECT_TRUE(c.ban);
+	EXPECT_EQ(64, c.ipv6_prefix);
+	EXPECT_TRUE(c.disable_ipv4);
+	EXPECT_STREQ("crowdsec-blacklists", c.set4);
+	EXPECT_STREQ("crowdsec6-blacklists", c.set6);
+	EXPECT_EQ(2, c.nwarnings);
+	EXPECT_TRUE(warned(&c, "bouncer.yaml:13: supported_decisions_types: 'captcha': cuckoo_nf only drops (ban)",
+			   NULL));
+	EXPECT_TRUE(warned(&c, "bouncer.yaml:13: supported_decisions_types: 'throttle'",
+			   NULL));
+	cbn_config_free(&c);
+
+	/* Without ban, nothing is applied: said. */
+	ASSERT_EQ(0, conf("api_url: http://x\napi_key: k\n"
+			  "supported_decisions_types: [captcha]\n", &c, err));
+	EXPECT_FALSE(c.ban);
+	EXPECT_TRUE(warned(&c, "bouncer.yaml:3: supported_decisions_types: no 'ban' in the list",
+			   NULL));
+	cbn_config_free(&c);
+}
+
+/* ${VAR} and $VAR from the environment; one not set is kept and said. */
+TEST(config_environment)
+{
+	struct cbn_config c;
+	char err[CBN_ERRLEN];
+
+	setenv("CBN_TEST_KEY", "s3cr3t", 1);
+	setenv("CBN_TEST_PORT", "8081", 1);
+	unsetenv("CBN_TEST_UNSET");
+	ASSERT_EQ(0, conf("api_url: http://127.0.0.1:${CBN_TEST_PORT}/\n"
+			  "api_key: ${CBN_TEST_KEY}\n"
+			  "set: a$CBN_TEST_PORT\n"
+			  "device: /dev/${CBN_TEST_UNSET}x\n"
+			  "mode: ${CBN_TEST_UNSET}\n", &c, err)) TH_LOG("%s", err);
+	dump_warnings(_metadata, &c);
+	EXPECT_STREQ("http://127.0.0.1:8081", c.api_url);
+	EXPECT_STREQ("s3cr3t", c.api_key);
+	EXPECT_STREQ("a8081", c.set4);
+	EXPECT_STREQ("/dev/${CBN_TEST_UNSET}x", c.device);
+	EXPECT_TRUE(warned(&c, "bouncer.yaml:4: device: $CBN_TEST_UNSET is not set in the environment",
+			   "'${CBN_TEST_UNSET}' is kept as written"));
+	cbn_config_free(&c);
+	unsetenv("CBN_TEST_KEY");
+	unsetenv("CBN_TEST_PORT");
+}
+
+static int layers(const char *base, const char *local, struct cbn_config *c,
+		  char *err)
+{
+	const char *texts[] = { base, local };
+	const char *names[] = { "b.yaml", "b.yaml.local" };
+
+	err[0] = '\0';
+	return cbn_config_parse_texts(texts, names, 2, c, err, CBN_ERRLEN);
+}
+
+/* FILE.local over FILE: mappings merged, the rest replaced, null clears. */
+TEST(config_local_overlay)
+{
+	struct cbn_config c;
+	char err[CBN_ERRLEN];
+
+	ASSERT_EQ(0, layers("api_url: http://x\napi_key: ${CBN_NOPE}\n"
+			    "origins: [a, b]\nlog_level: debug\n"
+			    "prometheus:\n  enabled: false\n  listen_port: 1\n"
+			    "disable_ipv6: true\n",
+			    "# the override\napi_key: k2\norigins: [c]\n"
+			    "prometheus:\n  enabled: true\n"
+			    "disable_ipv6:\nupdate_frequency: 3s\n", &c, err))
+		TH_LOG("%s", err);
+	dump_warnings(_metadata, &c);
+	/* Replaced before the expansion: no warning about $CBN_NOPE. */
+	EXPECT_STREQ("k2", c.api_key);
+	EXPECT_STREQ("c", c.origins);
+	EXPECT_EQ(CBN_DEBUG, c.log_level);
+	EXPECT_FALSE(c.disable_ipv6);
+	EXPECT_EQ(3000000000ll, c.update_ns);
+	/* prometheus merged: enabled from .local, its line there. */
+	EXPECT_EQ(1, c.nwarnings);
+	EXPECT_TRUE(warned(&c, "b.yaml:5: prometheus: no metrics endpoint", NULL));
+	cbn_config_free(&c);
+
+	/* An empty .local changes nothing. */
+	ASSERT_EQ(0, layers("api_url: http://x\napi_key: k\n", "# nothing\n",
+			    &c, err)) TH_LOG("%s", err);
+	EXPECT_STREQ("k", c.api_key);
+	cbn_config_free(&c);
+
+	/* A mapping against a value: an error naming both places. */
+	EXPECT_EQ(-1, layers("api_url: http://x\napi_key: k\nprometheus:\n  enabled: true\n",
+			     "prometheus: off\n", &c, err));
+	EXPECT_STREQ("b.yaml.local:1: prometheus: a value cannot replace a mapping (b.yaml:4)",
+		     err);
+	/* A key misspelt in .local is named with its file. */
+	ASSERT_EQ(0, layers("api_url: http://x\napi_key: k\n", "\napi_kye: j\n",
+			    &c, err)) TH_LOG("%s", err);
+	EXPECT_TRUE(warned(&c, "b.yaml.local:2: api_kye: unknown key", "api_key"));
+	EXPECT_STREQ("k", c.api_key);
+	cbn_config_free(&c);
+}
+
+/* Debian 12's crowdsec-firewall-bouncer.yaml and upstream's: warnings only. */
+TEST(config_debian_and_upstream_files)
+{
+	static const char *const debian_warned[] = {
+		"mode", "pid_dir", "daemonize", "log_mode", "log_dir",
+		"log_compression", "log_max_size", "log_max_backups",
+		"log_max_age", "ipset_type", "iptables_chains", "nftables", "pf",
+		"prometheus",
+	};
+	struct cbn_config c;
+	char err[CBN_ERRLEN], want[64];
+	size_t i;
+
+	/* As Debian's package installs it, with the .local its postinst writes. */
+	ASSERT_EQ(0, cbn_config_load(CBN_FIXTURES "/debian-0.0.25.yaml", &c, err,
+				     sizeof(err))) TH_LOG("%s", err);
+	dump_warnings(_metadata, &c);
+	EXPECT_STREQ("http://127.0.0.1:8080", c.api_url);
+	EXPECT_STREQ("0123456789abcdef0123456789abcdef", c.api_key);
+	EXPECT_EQ(10000000000ll, c.update_ns);
+	EXPECT_STREQ("crowdsec-blacklists", c.set4);
+	EXPECT_STREQ("crowdsec6-blacklists", c.set6);
+	EXPECT_TRUE(c.ban);
+	EXPECT_FALSE(c.disable_ipv6);
+	EXPECT_EQ(ARRAY_SIZE(debian_warned), c.nwarnings);
+	for (i = 0; i < ARRAY_SIZE(debian_warned); i++) {
+		snprintf(want, sizeof(want), ": %s: ", debian_warned[i]);
+		EXPECT_TRUE(warned(&c, CBN_FIXTURES "/debian-0.0.25.yaml", want))
+			TH_LOG("no warning for %s", debian_warned[i]);
+	}
+	/* mode comes from .local, line 1. */
+	EXPECT_TRUE(warned(&c, CBN_FIXTURES "/debian-0.0.25.yaml.local:1: mode: ",
+			   NULL));
+	EXPECT_FALSE(warned(&c, "", "unknown key"));
+	cbn_config_free(&c);
+
+	/* Upstream's, its key from the environment as its docs say. */
+	setenv("API_KEY", "from-the-environment", 1);
+	unsetenv("BACKEND");
+	ASSERT_EQ(0, cbn_config_load(CBN_FIXTURES "/upstream.yaml", &c, err,
+				     sizeof(err))) TH_LOG("%s", err);
+	dump_warnings(_metadata, &c);
+	unsetenv("API_KEY");
+	EXPECT_STREQ("from-the-environment", c.api_key);
+	EXPECT_STREQ("crowdsec-blacklists", c.set4);
+	EXPECT_FALSE(warned(&c, "", "unknown key"));
+	EXPECT_TRUE(warned(&c, CBN_FIXTURES "/upstream.yaml:1: mode: a firewall's",
+			   NULL));
+	EXPECT_TRUE(warned(&c, CBN_FIXTURES "/upstream.yaml:", ": nftables_hooks: "));
+	EXPECT_TRUE(warned(&c, CBN_FIXTURES "/upstream.yaml:", ": iptables_add_rule_comments: "));
+	/* Its prometheus is off: nothing said. */
+	EXPECT_FALSE(warned(&c, "", ": prometheus: "));
+	cbn_config_free(&c);
+}
+
 static const char *pfx(const struct cbn_decision *d, char *buf)
 {
 	return ctl_format_prefix(&d->addr, buf, CTL_PREFIXSTRLEN);
 }
 
+static int stream_f(const char *json, const struct cbn_filter *f,
+		    struct cbn_stream *s, char *err)
+{
+	err[0] = '\0';
+	return cbn_stream_parse(json, strlen(json), f, s, err, CBN_ERRLEN);
+}
+
 static int stream(const char *json, bool no_ipv6, struct cbn_stream *s,
 		  char *err)
 {
-	err[0] = '\0';
-	return cbn_stream_parse(json, strlen(json), no_ipv6, s, err, CBN_ERRLEN);
+	struct cbn_filter f = { .no_ipv6 = no_ipv6, .ban = true };
+
+	return stream_f(json, &f, s, err);
 }
 
 /* An answer as crowdsec 1.4.6 writes it. */
@@ -296,6 +623,55 @@ TEST(stream_lapi_answer)
 	ASSERT_EQ(0, stream(lapi_answer, true, &s, err)) TH_LOG("%s", err);
 	EXPECT_EQ(3, s.n);
 	EXPECT_EQ(1, s.skips.ipv6);
+	cbn_stream_free(&s);
+}
+
+/* disable_ipv4, supported_decisions_types without ban, ipv6_ban_prefix. */
+TEST(stream_filter)
+{
+	struct cbn_filter f = { .no_ipv4 = true, .ban = true };
+	struct cbn_stream s = { 0 };
+	char err[CBN_ERRLEN], t[CTL_PREFIXSTRLEN];
+
+	ASSERT_EQ(0, stream_f(lapi_answer, &f, &s, err)) TH_LOG("%s", err);
+	/* The IPv6 ban only: the four IPv4 ones (one deleted) left out. */
+	ASSERT_EQ(1, s.n);
+	EXPECT_STREQ("2001:db8::7", pfx(&s.d[0], t));
+	EXPECT_EQ(4, s.skips.ipv4);
+
+	f.no_ipv4 = false;
+	f.ban = false;
+	ASSERT_EQ(0, stream_f(lapi_answer, &f, &s, err)) TH_LOG("%s", err);
+	EXPECT_EQ(0, s.n);
+	/* A captcha, and the five bans of scope Ip or Range. */
+	EXPECT_EQ(6, s.skips.type);
+
+	f.ban = true;
+	f.ipv6_prefix = 64;
+	ASSERT_EQ(0, stream_f("{\"new\":["
+			      "{\"duration\":\"1m\",\"id\":1,\"scope\":\"Ip\",\"type\":\"ban\",\"value\":\"2001:db8:1:2:3:4:5:6\"},"
+			      "{\"duration\":\"1m\",\"id\":2,\"scope\":\"Range\",\"type\":\"ban\",\"value\":\"2001:db8:9::/96\"},"
+			      "{\"duration\":\"1m\",\"id\":3,\"scope\":\"Ip\",\"type\":\"ban\",\"value\":\"192.0.2.1\"},"
+			      "{\"duration\":\"1m\",\"id\":4,\"scope\":\"Range\",\"type\":\"ban\",\"value\":\"2001:db8:8::/48\"}]}",
+			      &f, &s, err)) TH_LOG("%s", err);
+	ASSERT_EQ(4, s.n);
+	/* An Ip decision widened; its own address kept beside. */
+	EXPECT_STREQ("2001:db8:1:2::/64", pfx(&s.d[0], t));
+	EXPECT_STREQ("2001:db8:1:2:3:4:5:6", ctl_format_prefix(&s.d[0].src, t, sizeof(t)));
+	/* Ranges and IPv4 as they are. */
+	EXPECT_STREQ("2001:db8:9::/96", pfx(&s.d[1], t));
+	EXPECT_STREQ("192.0.2.1", pfx(&s.d[2], t));
+	EXPECT_STREQ("2001:db8:8::/48", pfx(&s.d[3], t));
+
+	/* /48, and a length that is not a multiple of 8. */
+	f.ipv6_prefix = 48;
+	ASSERT_EQ(0, stream_f("{\"new\":[{\"duration\":\"1m\",\"id\":1,\"scope\":\"Ip\",\"type\":\"ban\",\"value\":\"2001:db8:1:2::1\"}]}",
+			      &f, &s, err));
+	EXPECT_STREQ("2001:db8:1::/48", pfx(&s.d[0], t));
+	f.ipv6_prefix = 61;
+	ASSERT_EQ(0, stream_f("{\"new\":[{\"duration\":\"1m\",\"id\":1,\"scope\":\"Ip\",\"type\":\"ban\",\"value\":\"2001:db8:1:ffff::1\"}]}",
+			      &f, &s, err));
+	EXPECT_STREQ("2001:db8:1:fff8::/61", pfx(&s.d[0], t));
 	cbn_stream_free(&s);
 }
 
@@ -446,7 +822,8 @@ TEST(stream_bad_answers)
 			TH_LOG("got '%s', want '%s...'", err, cases[i].msg);
 	}
 	/* An empty body, as libcurl leaves it: no buffer at all. */
-	EXPECT_EQ(-1, cbn_stream_parse(NULL, 0, false, &s, err, sizeof(err)));
+	EXPECT_EQ(-1, cbn_stream_parse(NULL, 0, &(struct cbn_filter){ .ban = true },
+				       &s, err, sizeof(err)));
 	EXPECT_EQ(0, strncmp(err, "not JSON", 8)) TH_LOG("%s", err);
 	cbn_stream_free(&s);
 }
@@ -495,6 +872,41 @@ TEST(table)
 	cbn_table_clear(&t);
 	EXPECT_EQ(0, t.n);
 	EXPECT_EQ(NULL, cbn_table_get(&t, &a, false));
+}
+
+/* ipv6_ban_prefix: a /64 stands until the last address in it ends. */
+TEST(entry_sources)
+{
+	struct cbn_table t = { 0 };
+	struct cnf_addr net = { .family = AF_INET6, .prefixlen = 64 };
+	struct cnf_addr a = { .family = AF_INET6, .prefixlen = 128 }, b2;
+	struct cbn_entry *e;
+
+	net.addr[0] = 0x20;
+	a.addr[0] = 0x20;
+	a.addr[15] = 1;
+	b2 = a;
+	b2.addr[15] = 2;
+	e = cbn_table_get(&t, &net, true);
+	ASSERT_NE(NULL, e);
+	ASSERT_EQ(0, cbn_entry_src_add(e, &a, 500));
+	ASSERT_EQ(0, cbn_entry_src_add(e, &b2, 300));
+	/* One address twice: the longer kept, still two sources. */
+	ASSERT_EQ(0, cbn_entry_src_add(e, &a, 400));
+	EXPECT_EQ(2, e->nsrc);
+	EXPECT_EQ(500, e->until);
+	/* The longer one's decisions end: the entry lasts as the other. */
+	cbn_entry_src_del(e, &a, 100);
+	EXPECT_EQ(1, e->nsrc);
+	EXPECT_EQ(300, e->until);
+	/* Deleting an address not in it changes nothing. */
+	cbn_entry_src_del(e, &net, 100);
+	EXPECT_EQ(1, e->nsrc);
+	/* Past its end, the last one goes too. */
+	cbn_entry_src_del(e, NULL, 300);
+	EXPECT_EQ(0, e->nsrc);
+	EXPECT_EQ(0, e->until);
+	cbn_table_clear(&t);
 }
 
 TEST(deleted_ids)
