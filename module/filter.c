@@ -35,8 +35,8 @@ struct cnf_table *cnf_deref(const struct cnf_filter *f,
 }
 
 /* The address tier of @fam: always there. */
-static struct cnf_table *cnf_tab(const struct cnf_filter *f,
-				 enum cnf_family fam)
+static struct cnf_table *cnf_addr_tier(const struct cnf_filter *f,
+				       enum cnf_family fam)
 {
 	return cnf_deref(f, &f->tier[fam][cnf_family_bits(fam)]);
 }
@@ -208,7 +208,7 @@ u64 cnf_filter_bytes(const struct cnf_filter *f)
 	const struct cnf_table *t;
 	const struct cnf_map *m;
 	unsigned int fam, len, i;
-	u64 bytes = (d ? d->bytes : 0) + (f->tab4 ? cnf_tab4_bytes() : 0);
+	u64 bytes = (d ? d->bytes : 0) + (f->thash4 ? cnf_thash4_bytes() : 0);
 
 	for (i = 0; i < f->undo_n; i++)
 		bytes += f->undo[i].old->bytes;
@@ -281,12 +281,12 @@ static int cnf_rebuild_within(struct cnf_filter *f,
 	u64 in_use = cnf_budget_used(f->budget);
 	struct cnf_rebuild rb = { .path = f->path };
 	bool summary = old->summary;
-	u32 **tab4 = &f->tab4;
+	u32 **thash4 = &f->thash4;
 
-	for (; log <= cnf_max_log(layout); log++, tab4 = NULL) {
-		if (in_use + cnf_table_bytes(layout, log, summary, tab4) > limit)
+	for (; log <= cnf_max_log(layout); log++, thash4 = NULL) {
+		if (in_use + cnf_table_bytes(layout, log, summary, thash4) > limit)
 			return -ENOSPC;
-		rb.t = cnf_table_alloc(layout, log, summary, tab4);
+		rb.t = cnf_table_alloc(layout, log, summary, thash4);
 		if (!rb.t)
 			return -ENOMEM;
 		if (!cnf_table_walk(old, cnf_rebuild_one, &rb))
@@ -523,7 +523,7 @@ int cnf_tab_ensure(struct cnf_filter *f, struct cnf_table __rcu **tp,
 		log = floor;
 	if (!cnf_fits(f, cnf_table_bytes(layout, log, summary, true)))
 		return -ENOSPC;
-	t = cnf_table_alloc(layout, log, summary, &f->tab4);
+	t = cnf_table_alloc(layout, log, summary, &f->thash4);
 	if (!t)
 		return -ENOMEM;
 	rcu_assign_pointer(*tp, t);
@@ -828,7 +828,7 @@ void cnf_filter_prefetch(struct cnf_filter *f, const struct cnf_key *key)
 	cnf_assert_held(&f->lock);
 	if (key->family < CNF_NFAMILIES &&
 	    key->len == cnf_family_bits(key->family))
-		cnf_table_prefetch(cnf_tab(f, key->family), key);
+		cnf_table_prefetch(cnf_addr_tier(f, key->family), key);
 }
 
 /**
@@ -848,7 +848,7 @@ int cnf_filter_reserve(struct cnf_filter *f, enum cnf_family fam, u64 entries)
 	cnf_assert_held(&f->lock);
 	if (fam >= CNF_NFAMILIES)
 		return -EINVAL;
-	t = cnf_tab(f, fam);
+	t = cnf_addr_tier(f, fam);
 	log = cnf_log_for(cnf_family_layout(fam), entries, t->log);
 	if (log == t->log)
 		return 0;
@@ -1070,13 +1070,13 @@ int cnf_filter_flush(struct cnf_filter *f)
 	cnf_assert_held(&f->lock);
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
 		fresh[fam] = cnf_table_alloc(cnf_family_layout(fam),
-					     f->initial_log, true, &f->tab4);
+					     f->initial_log, true, &f->thash4);
 		if (!fresh[fam])
 			goto err_alloc;
 	}
 	cnf_filter_empty(f);
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
-		struct cnf_table *old = cnf_tab(f, fam);
+		struct cnf_table *old = cnf_addr_tier(f, fam);
 
 		rcu_assign_pointer(f->tier[fam][cnf_family_bits(fam)],
 				   fresh[fam]);
@@ -1155,8 +1155,8 @@ static void cnf_family_stats(struct cnf_filter *f, enum cnf_family fam,
 		ts->tables += hweight64(f->active[fam][len]);
 	if (fam == CNF_V6 && cnf_dir_deref(f))
 		ts->bytes += cnf_dir_deref(f)->bytes;
-	if (fam == CNF_V4 && f->tab4)
-		ts->bytes += cnf_tab4_bytes();
+	if (fam == CNF_V4 && f->thash4)
+		ts->bytes += cnf_thash4_bytes();
 	ts->entries = f->prefixes[fam];
 	ts->grows = f->grows[fam];
 }
@@ -1261,7 +1261,7 @@ struct cnf_filter *cnf_filter_create_in(u64 initial_capacity,
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
 		struct cnf_table *t = cnf_table_alloc(cnf_family_layout(fam),
 						      f->initial_log, true,
-						      &f->tab4);
+						      &f->thash4);
 
 		if (!t)
 			goto err_alloc;
@@ -1327,7 +1327,7 @@ void cnf_filter_destroy(struct cnf_filter *f)
 								 1));
 	}
 	/* After every table that shares it, retired ones included. */
-	cnf_free(f->tab4);
+	cnf_free(f->thash4);
 	cnf_mutex_destroy(&f->lock);
 	cnf_free(f);
 }

@@ -21,13 +21,13 @@
  *
  * For IPv6 keys, H is multiply-add-shift of r's words, mixed (cnf_hash6()).
  * For IPv4, H is simple
- * tabulation: r is cut into chunks of cnf_tab_bits() bits and H(r) is the
+ * tabulation: r is cut into chunks of CNF_THASH_BITS bits and H(r) is the
  * xor of one entry per chunk, out of a table of jhash values per chunk under
  * the seed; cuckoo hashing works with it as with a random function
  * (Patrascu and Thorup, "The Power of Simple Tabulation Hashing", 2012).
  * Chunks are bytes: narrow slots (r of at most 14 bits) take two, wide
  * ones four, 1,024 entries (4 KB), which a filter's IPv4 tables share
- * (cnf_filter.tab4), the narrow ones reading the first two chunks' tables.
+ * (cnf_filter.thash4), the narrow ones reading the first two chunks' tables.
  * Two or four loads replace a jhash, so the packet path costs about the
  * same at every table size.  Three chunks of 10 bits would save a load,
  * and take 12 KB a filter.
@@ -37,38 +37,38 @@
 
 #include "table.h"
 
-#define CNF_TAB_BITS		8
-#define CNF_TAB_ENTRIES		256	/* of one chunk: 2^CNF_TAB_BITS */
+#define CNF_THASH_BITS		8
+#define CNF_THASH_ENTRIES	256	/* of one chunk: 2^CNF_THASH_BITS */
 
 /* Chunks of r: 14 bits at most in narrow slots, 29 in wide ones. */
-static inline unsigned int cnf_tab_chunks(unsigned int width)
+static inline unsigned int cnf_thash_chunks(unsigned int width)
 {
 	return width == CNF_SLOT_V4_NARROW ? 2 : 4;
 }
 
 /* Entries of the tabulation of a table of @fam, 2^@log buckets; 0: none. */
-static inline size_t cnf_hashes_entries(enum cnf_layout layout,
-					unsigned int log)
+static inline size_t cnf_thash_entries(enum cnf_layout layout,
+				       unsigned int log)
 {
 	unsigned int width = cnf_slot_bytes(layout, log);
 
 	if (cnf_layout_words(layout) != 1)
 		return 0;
-	return (size_t)cnf_tab_chunks(width) * CNF_TAB_ENTRIES;
+	return (size_t)cnf_thash_chunks(width) * CNF_THASH_ENTRIES;
 }
 
 /*
  * H(r) of an IPv4 table.  The top chunk needs no mask: its bits are all the
- * bits r has (cnf_hashes_alloc()'s BUILD_BUG_ON()s).
+ * bits r has (cnf_thash_alloc()'s BUILD_BUG_ON()s).
  */
-static __always_inline u32 cnf_hash4(const struct cnf_table *t,
-				     unsigned int width, u32 r)
+static __always_inline u32 cnf_thash4(const struct cnf_table *t,
+				      unsigned int width, u32 r)
 {
-	const u32 *tab = t->hashes, mask = CNF_TAB_ENTRIES - 1;
+	const u32 *tab = t->thash, mask = CNF_THASH_ENTRIES - 1;
 	/* Per-chunk tables: their offsets fold into the loads. */
-	const u32 *tab1 = tab + CNF_TAB_ENTRIES, *tab2 = tab1 + CNF_TAB_ENTRIES;
-	const u32 *tab3 = tab2 + CNF_TAB_ENTRIES;
-	u32 r8 = r >> CNF_TAB_BITS;
+	const u32 *tab1 = tab + CNF_THASH_ENTRIES, *tab2 = tab1 + CNF_THASH_ENTRIES;
+	const u32 *tab3 = tab2 + CNF_THASH_ENTRIES;
+	u32 r8 = r >> CNF_THASH_BITS;
 
 	if (width == CNF_SLOT_V4_NARROW)
 		return tab[r & mask] ^ tab1[r8];
@@ -79,7 +79,7 @@ static __always_inline u32 cnf_hash4(const struct cnf_table *t,
 	 */
 	OPTIMIZER_HIDE_VAR(r8);
 	return tab[r & mask] ^ tab1[r8 & mask] ^
-	       tab2[r >> 2 * CNF_TAB_BITS & mask] ^ tab3[r >> 3 * CNF_TAB_BITS];
+	       tab2[r >> 2 * CNF_THASH_BITS & mask] ^ tab3[r >> 3 * CNF_THASH_BITS];
 }
 
 /*
@@ -142,7 +142,7 @@ static __always_inline u32 cnf_hash_r(const struct cnf_table *t,
 	u32 k[4] = { w[0], w[1], w[2], w[3] };
 
 	if (n == 1)
-		return cnf_hash4(t, width, r);
+		return cnf_thash4(t, width, r);
 	k[n - 1] = r;
 	return cnf_hash6(t, k, n);
 }

@@ -131,7 +131,7 @@ struct cnf_table {
 	u8 log;			/* 2^log buckets */
 	u8 slot_bytes;		/* enum cnf_slot_width */
 	u8 layout;		/* enum cnf_layout */
-	bool shared_hashes;	/* @hashes are its filter's @tab4 */
+	bool shared_thash;	/* @thash is its filter's @thash4 */
 	u32 mask;		/* buckets - 1 */
 	u32 stash_n;
 	/*
@@ -147,9 +147,9 @@ struct cnf_table {
 	u8 *slots;
 	/*
 	 * IPv4 tables: the tabulation of H (see hash.h), the table's own or
-	 * its filter's (@shared_hashes).  NULL for IPv6.
+	 * its filter's (@shared_thash).  NULL for IPv6.
 	 */
-	u32 *hashes;
+	u32 *thash;
 	/* IPv6 tables, both layouts: the multipliers and addend of H. */
 	u64 mul6[CNF_MUL6_WORDS];
 	/*
@@ -290,7 +290,7 @@ static __always_inline u32 cnf_dir_index(const struct cnf_dir *d, u32 top)
  * @long_tiers: the directory bits of the long tiers that @active names:
  *          what lookups probe while there is no directory.  Changed
  *          (release) with @active, read with acquire.
- * @tab4:   the tabulation the IPv4 tables share (hash.h), made of the
+ * @thash4: the tabulation the IPv4 tables share (hash.h), made of the
  *          seed of the first, the IPv4 address tier, when the filter is
  *          made (never by an add); freed with the filter.  A rebuild
  *          retried gives its table one of its own.
@@ -308,7 +308,7 @@ struct cnf_filter {
 	struct cnf_table __rcu *store[CNF_NFAMILIES][CNF_STORE_TABLES];
 	struct cnf_map __rcu *map[CNF_NFAMILIES];
 	struct cnf_dir __rcu *dir;
-	u32 *tab4;
+	u32 *thash4;
 	u16 long_tiers;
 	u32 nlen[CNF_NFAMILIES][CNF_TIERS];
 	u64 prefixes[CNF_NFAMILIES];
@@ -748,9 +748,9 @@ size_t cnf_table_bytes(enum cnf_layout layout, unsigned int log,
 size_t cnf_summary_bytes(enum cnf_layout layout, unsigned int log,
 			 bool summary);
 int cnf_summary_refresh(struct cnf_table *t);
-size_t cnf_tab4_bytes(void);
+size_t cnf_thash4_bytes(void);
 struct cnf_table *cnf_table_alloc(enum cnf_layout layout, unsigned int log,
-				  bool summary, u32 **tab4);
+				  bool summary, u32 **thash4);
 void cnf_table_free(struct cnf_table *t);
 void cnf_table_retire(struct cnf_table *t);
 int cnf_table_add(struct cnf_table *t, struct cnf_path_node *path,

@@ -527,8 +527,8 @@ TEST(tiers_share_tabulation)
 
 	ASSERT_NE(NULL, f);
 	ASSERT_NE(NULL, g);
-	ASSERT_NE(NULL, f->tab4);
-	ASSERT_NE(f->tab4, g->tab4);
+	ASSERT_NE(NULL, f->thash4);
+	ASSERT_NE(f->thash4, g->thash4);
 	ASSERT_EQ(0, add_p(f, cnf_key4(0x0a000000), 19));	/* /20 keys */
 	ASSERT_EQ(0, add_p(f, cnf_key4(0x0b000000), 23));	/* /24 keys */
 	for (i = 0; i < 5000; i++)	/* the /32 tier grows */
@@ -539,10 +539,10 @@ TEST(tiers_share_tabulation)
 	ASSERT_NE(NULL, t20);
 	ASSERT_NE(NULL, t24);
 	ASSERT_EQ((unsigned int)CNF_SLOT_V4_WIDE, cnf_width(t32));
-	ASSERT_EQ(f->tab4, t20->hashes);
-	ASSERT_EQ(f->tab4, t24->hashes);
-	ASSERT_EQ(f->tab4, t32->hashes);
-	ASSERT_TRUE(t32->shared_hashes);
+	ASSERT_EQ(f->thash4, t20->thash);
+	ASSERT_EQ(f->thash4, t24->thash);
+	ASSERT_EQ(f->thash4, t32->thash);
+	ASSERT_TRUE(t32->shared_thash);
 	for (i = 0; i < CNF_TIERS; i++) {
 		const struct cnf_table *t =
 			rcu_dereference_protected(f->tier[CNF_V4][i], 1);
@@ -555,7 +555,7 @@ TEST(tiers_share_tabulation)
 
 		slots += t ? t->bytes : 0;
 	}
-	ASSERT_EQ(slots + cnf_tab4_bytes(), v4_bytes(f));
+	ASSERT_EQ(slots + cnf_thash4_bytes(), v4_bytes(f));
 	ASSERT_EQ(0, add_p(f, cnf_key4(0x0a000000), 20));
 	ASSERT_TRUE(cnf_t_has(f, &(struct cnf_key){ .family = CNF_V4,
 		.len = 32, .v4 = htonl(0x0a000fff) }));
@@ -1640,15 +1640,15 @@ TEST(narrow_start_shares_tabulation)
 	ASSERT_NE(NULL, f);
 	t32 = rcu_dereference_protected(f->tier[CNF_V4][32], 1);
 	ASSERT_EQ((unsigned int)CNF_SLOT_V4_NARROW, cnf_width(t32));
-	ASSERT_TRUE(t32->shared_hashes);
-	ASSERT_EQ(f->tab4, t32->hashes);
+	ASSERT_TRUE(t32->shared_thash);
+	ASSERT_EQ(f->thash4, t32->thash);
 	for (n = 0; add_failing_at(_metadata, f, net, 23, n); n++)
 		ASSERT_EQ(NULL, rcu_dereference_protected(f->tier[CNF_V4][24],
 							  1));
 	ASSERT_LE(1, n);
 	t24 = rcu_dereference_protected(f->tier[CNF_V4][24], 1);
 	ASSERT_NE(NULL, t24);
-	ASSERT_EQ(f->tab4, t24->hashes);
+	ASSERT_EQ(f->thash4, t24->thash);
 	ASSERT_TRUE(cnf_t_has(f, &(struct cnf_key){ .family = CNF_V4,
 		.len = 32, .v4 = htonl(0x0a0001ff) }));
 	cnf_filter_destroy(f);
