@@ -44,26 +44,26 @@ static struct cnf_table *cnf_addr_tier(const struct cnf_filter *f,
 /* ---- the directory of the long tiers (table.h) ---- */
 
 /**
- * cnf_dir_deref - the directory of a filter's long tiers, to its writers
+ * cnf_v6dir_deref - the directory of a filter's long tiers, to its writers
  * @f: the filter, under cnf_filter_lock()
  *
  * Return: the directory, or NULL.
  */
-struct cnf_dir *cnf_dir_deref(const struct cnf_filter *f)
+struct cnf_v6dir *cnf_v6dir_deref(const struct cnf_filter *f)
 {
-	return rcu_dereference_protected(f->dir, lockdep_is_held(&f->lock));
+	return rcu_dereference_protected(f->v6dir, lockdep_is_held(&f->lock));
 }
 
-static size_t cnf_dir_bytes(unsigned int log)
+static size_t cnf_v6dir_bytes(unsigned int log)
 {
-	return sizeof(struct cnf_dir) + (sizeof(u16) << log);
+	return sizeof(struct cnf_v6dir) + (sizeof(u16) << log);
 }
 
 /**
- * cnf_dir_free - free a directory no reader sees
+ * cnf_v6dir_free - free a directory no reader sees
  * @d: the directory, or NULL
  */
-void cnf_dir_free(struct cnf_dir *d)
+void cnf_v6dir_free(struct cnf_v6dir *d)
 {
 	if (!d)
 		return;
@@ -71,16 +71,16 @@ void cnf_dir_free(struct cnf_dir *d)
 	cnf_free(d);
 }
 
-static void cnf_dir_free_rcu(struct rcu_head *head)
+static void cnf_v6dir_free_rcu(struct rcu_head *head)
 {
-	cnf_dir_free(container_of(head, struct cnf_dir, rcu));
+	cnf_v6dir_free(container_of(head, struct cnf_v6dir, rcu));
 }
 
 /* Free @d, or NULL, once no reader can see it. */
-static void cnf_dir_retire(struct cnf_dir *d)
+static void cnf_v6dir_retire(struct cnf_v6dir *d)
 {
 	if (d)
-		cnf_call_rcu(&d->rcu, cnf_dir_free_rcu);
+		cnf_call_rcu(&d->rcu, cnf_v6dir_free_rcu);
 }
 
 /* ---- undoing an add ---- */
@@ -204,7 +204,7 @@ static const struct cnf_table *cnf_budget_deref(struct cnf_table __rcu *const *t
  */
 u64 cnf_filter_bytes(const struct cnf_filter *f)
 {
-	const struct cnf_dir *d = rcu_dereference_protected(f->dir, 1);
+	const struct cnf_v6dir *d = rcu_dereference_protected(f->v6dir, 1);
 	const struct cnf_table *t;
 	const struct cnf_map *m;
 	unsigned int fam, len, i;
@@ -766,19 +766,19 @@ void cnf_map_release(struct cnf_filter *f, enum cnf_family fam)
 /* ---- a new directory ---- */
 
 /**
- * cnf_dir_alloc - an empty directory
+ * cnf_v6dir_alloc - an empty directory
  * @f: the filter it is for, under cnf_filter_lock()
  * @log: its size: 2^@log words, @log at least 1
  * @dp: the directory, on success
  *
  * Return: 0; -ENOSPC past the memory limit; -ENOMEM.
  */
-int cnf_dir_alloc(const struct cnf_filter *f, unsigned int log,
-		  struct cnf_dir **dp)
+int cnf_v6dir_alloc(const struct cnf_filter *f, unsigned int log,
+		    struct cnf_v6dir **dp)
 {
-	struct cnf_dir *d;
+	struct cnf_v6dir *d;
 
-	if (!cnf_fits(f, cnf_dir_bytes(log)))
+	if (!cnf_fits(f, cnf_v6dir_bytes(log)))
 		return -ENOSPC;
 	d = cnf_zalloc(sizeof(*d));
 	if (!d)
@@ -791,25 +791,25 @@ int cnf_dir_alloc(const struct cnf_filter *f, unsigned int log,
 	d->mul = ((u64)get_random_u32() << 32 | get_random_u32()) | 1;
 	d->log = log;
 	d->grow_at = 1ULL << (log - 1);
-	d->bytes = cnf_dir_bytes(log);
+	d->bytes = cnf_v6dir_bytes(log);
 	*dp = d;
 	return 0;
 }
 
 /**
- * cnf_dir_publish - make a directory the one lookups read
+ * cnf_v6dir_publish - make a directory the one lookups read
  * @f: the filter, under cnf_filter_lock()
  * @d: the directory, with the bits of every key of the long tiers; NULL
  *	once they hold none
  *
  * The one it replaces is freed after a grace period.
  */
-void cnf_dir_publish(struct cnf_filter *f, struct cnf_dir *d)
+void cnf_v6dir_publish(struct cnf_filter *f, struct cnf_v6dir *d)
 {
-	struct cnf_dir *old = cnf_dir_deref(f);
+	struct cnf_v6dir *old = cnf_v6dir_deref(f);
 
-	rcu_assign_pointer(f->dir, d);
-	cnf_dir_retire(old);
+	rcu_assign_pointer(f->v6dir, d);
+	cnf_v6dir_retire(old);
 }
 
 /* ---- filter ---- */
@@ -874,7 +874,7 @@ void cnf_filter_expect_tally(struct cnf_filter *f,
 	BUILD_BUG_ON(ARRAY_SIZE(tally->stored[0]) != CNF_STORE_TABLES);
 	cnf_assert_held(&f->lock);
 	f->tally = tally;
-	cnf_dir_expect(f);
+	cnf_v6dir_expect(f);
 }
 
 /* A table a batch left less than a quarter full: as small as holds it. */
@@ -905,7 +905,7 @@ static void cnf_shrink_all(struct cnf_filter *f)
 		for (i = 0; i < CNF_STORE_TABLES; i++)
 			cnf_batch_shrink(f, &f->store[fam][i]);
 	}
-	cnf_dir_fit(f);
+	cnf_v6dir_fit(f);
 }
 
 /**
@@ -1051,7 +1051,7 @@ static void cnf_filter_empty(struct cnf_filter *f)
 		memset(f->nlen[fam], 0, sizeof(f->nlen[fam]));
 		f->prefixes[fam] = 0;
 	}
-	cnf_dir_publish(f, NULL);
+	cnf_v6dir_publish(f, NULL);
 }
 
 /**
@@ -1153,8 +1153,8 @@ static void cnf_family_stats(struct cnf_filter *f, enum cnf_family fam,
 	}
 	for (len = 0; len < CNF_ACTIVE_WORDS; len++)
 		ts->tables += hweight64(f->active[fam][len]);
-	if (fam == CNF_V6 && cnf_dir_deref(f))
-		ts->bytes += cnf_dir_deref(f)->bytes;
+	if (fam == CNF_V6 && cnf_v6dir_deref(f))
+		ts->bytes += cnf_v6dir_deref(f)->bytes;
 	if (fam == CNF_V4 && f->thash4)
 		ts->bytes += cnf_thash4_bytes();
 	ts->entries = f->prefixes[fam];
@@ -1316,7 +1316,7 @@ void cnf_filter_destroy(struct cnf_filter *f)
 	if (!f)
 		return;
 	cnf_budget_leave(f);
-	cnf_dir_free(rcu_dereference_protected(f->dir, 1));
+	cnf_v6dir_free(rcu_dereference_protected(f->v6dir, 1));
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
 		for (i = 0; i < CNF_STORE_TABLES; i++)
 			cnf_table_free(rcu_dereference_protected(f->store[fam][i],

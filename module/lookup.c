@@ -259,11 +259,11 @@ static bool cnf_tier_probe6(const struct cnf_filter *f, unsigned int tl,
 static __always_inline u32 cnf_long_tiers(const struct cnf_filter *f,
 					  u32 top)
 {
-	const struct cnf_dir *d = rcu_dereference(f->dir);
+	const struct cnf_v6dir *d = rcu_dereference(f->v6dir);
 
 	if (d) {
 		/* Acquire: the tiers' reads come after, as after a probe. */
-		return smp_load_acquire(&d->words[cnf_dir_index(d, top)]);
+		return smp_load_acquire(&d->words[cnf_v6dir_index(d, top)]);
 	}
 	/* Pairs with cnf_active_set(), as cnf_active()'s read does. */
 	return smp_load_acquire(&f->long_tiers);
@@ -279,12 +279,12 @@ static noinline bool cnf_lookup6_tiers(const struct cnf_filter *f,
 				       const struct in6_addr *addr,
 				       u64 low, u64 high)
 {
-	u32 top = ntohl(addr->s6_addr32[0]), dir;
+	u32 top = ntohl(addr->s6_addr32[0]), tiers;
 
 	if (cnf_tiers32_have(f, CNF_V6, low & (BIT_ULL(33) - 1), top))
 		return true;
-	for (dir = cnf_long_tiers(f, top); dir; dir &= dir - 1)
-		if (cnf_tier_probe6(f, cnf_dir_tier(__ffs(dir)), addr))
+	for (tiers = cnf_long_tiers(f, top); tiers; tiers &= tiers - 1)
+		if (cnf_tier_probe6(f, cnf_v6dir_tier(__ffs(tiers)), addr))
 			return true;
 	return high && cnf_tier_probe6(f, CNF_V6_BITS, addr);
 }

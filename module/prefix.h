@@ -62,7 +62,7 @@
 #define CNF_V6_FINE_STEP	4
 #define CNF_V6_FINE_END		64
 /* Directory bits of the fine tiers, /36 to /64: the tiers after them follow. */
-#define CNF_DIR_FINE_BITS	((CNF_V6_FINE_END - 32) / CNF_V6_FINE_STEP)
+#define CNF_V6DIR_FINE_BITS	((CNF_V6_FINE_END - 32) / CNF_V6_FINE_STEP)
 
 static inline unsigned int cnf_family_bits(enum cnf_family fam)
 {
@@ -125,21 +125,21 @@ static inline bool cnf_tier_is_long(enum cnf_family fam, unsigned int tl)
  * The bit of long tier @tl in a directory word: /36 is bit 0, /64 bit 7,
  * /72 bit 8, /120 bit 14, /127 bit 15.
  */
-static __always_inline u16 cnf_dir_bit(unsigned int tl)
+static __always_inline u16 cnf_v6dir_bit(unsigned int tl)
 {
 	if (tl <= CNF_V6_FINE_END)
 		return 1U << (tl - 33) / CNF_V6_FINE_STEP;
-	return 1U << (CNF_DIR_FINE_BITS +
+	return 1U << (CNF_V6DIR_FINE_BITS +
 		      (tl - CNF_V6_FINE_END - 1) / CNF_V6_TIER_STEP);
 }
 
 /* The long tier of directory bit @b. */
-static __always_inline unsigned int cnf_dir_tier(unsigned int b)
+static __always_inline unsigned int cnf_v6dir_tier(unsigned int b)
 {
-	if (b < CNF_DIR_FINE_BITS)
+	if (b < CNF_V6DIR_FINE_BITS)
 		return 32 + (b + 1) * CNF_V6_FINE_STEP;
 	return min_t(unsigned int, CNF_V6_FINE_END +
-		     (b - CNF_DIR_FINE_BITS + 1) * CNF_V6_TIER_STEP,
+		     (b - CNF_V6DIR_FINE_BITS + 1) * CNF_V6_TIER_STEP,
 		     CNF_V6_BITS - 1);
 }
 

@@ -233,9 +233,9 @@ struct cnf_map {
 /*
  * The directory of a filter's long tiers, the IPv6 tiers past 32 bits but
  * the address tier (prefix.h): a word per hash of an address's first 32
- * bits, in which bit cnf_dir_bit(L) is set while tier L may hold a key
+ * bits, in which bit cnf_v6dir_bit(L) is set while tier L may hold a key
  * that starts with such 32 bits.  A filter has one once a few long tiers
- * hold keys (CNF_DIR_MIN_TIERS): with fewer, probing them costs about what
+ * hold keys (CNF_V6DIR_MIN_TIERS): with fewer, probing them costs about what
  * reading it does, and its bytes would be spent in vain.  A lookup probes only the long tiers its
  * word names, so an address outside the /32s that long prefixes fall in
  * probes none of them.  Readers: under RCU, a word with acquire.  Writers:
@@ -245,15 +245,15 @@ struct cnf_map {
  * one is freed after a grace period), so that a word has about half a bit
  * set at most: a lookup's long probes cost about one bucket's summary word
  * per two addresses.  Only an add that stands makes one, during a batch
- * sized for its long prefixes (cnf_dir_expect()), or the end of a batch
- * that left it too large (cnf_dir_fit()): a failed add leaves the
+ * sized for its long prefixes (cnf_v6dir_expect()), or the end of a batch
+ * that left it too large (cnf_v6dir_fit()): a failed add leaves the
  * filter's memory as it was.
  */
-#define CNF_DIR_MIN_TIERS	3
+#define CNF_V6DIR_MIN_TIERS	3
 
-struct cnf_dir {
+struct cnf_v6dir {
 	u16 *words;		/* 1 << @log, an allocation of their own */
-	u64 mul;		/* odd: cnf_dir_index()'s multiplier */
+	u64 mul;		/* odd: cnf_v6dir_index()'s multiplier */
 	unsigned int log;
 	u64 bits;		/* writer only: bits set, stale ones included */
 	u64 grow_at;		/* writer only: bits that call for a new one */
@@ -262,7 +262,7 @@ struct cnf_dir {
 };
 
 /* The word of @d for an address whose first 32 bits are @top. */
-static __always_inline u32 cnf_dir_index(const struct cnf_dir *d, u32 top)
+static __always_inline u32 cnf_v6dir_index(const struct cnf_v6dir *d, u32 top)
 {
 	return (top * d->mul) >> (64 - d->log);
 }
@@ -283,8 +283,8 @@ static __always_inline u32 cnf_dir_index(const struct cnf_dir *d, u32 top)
  * @map:    per family, the /16 map of prefixes of up to CNF_MAP_BITS bits
  *          (prefix.h); NULL while there are none.  Published before its
  *          @active bit is set, unpublished after it is cleared.
- * @dir:    the directory of the long tiers, once CNF_DIR_MIN_TIERS of
- *          them hold keys (or a batch's tally says they will); NULL
+ * @v6dir:  the IPv6 directory of the long tiers, once
+ *          CNF_V6DIR_MIN_TIERS of them hold keys (or a batch's tally says they will); NULL
  *          before, and after the last long key went.  Made of the keys
  *          there, published (rcu_assign_pointer()), and so replaced.
  * @long_tiers: the directory bits of the long tiers that @active names:
@@ -307,7 +307,7 @@ struct cnf_filter {
 	u64 active[CNF_NFAMILIES][CNF_ACTIVE_WORDS];
 	struct cnf_table __rcu *store[CNF_NFAMILIES][CNF_STORE_TABLES];
 	struct cnf_map __rcu *map[CNF_NFAMILIES];
-	struct cnf_dir __rcu *dir;
+	struct cnf_v6dir __rcu *v6dir;
 	u32 *thash4;
 	u16 long_tiers;
 	u32 nlen[CNF_NFAMILIES][CNF_TIERS];
@@ -320,7 +320,7 @@ struct cnf_filter {
 	u64 expect_adds;	/* cnf_filter_add()s since */
 	u64 expect_dups;	/* adds under @tally refused as stored */
 	const struct cnf_tally *tally;	/* cnf_filter_expect_tally()'s */
-	u64 dir_base;		/* @dir's bits set when @tally came */
+	u64 v6dir_base;		/* @v6dir's bits set when @tally came */
 	u64 grows[CNF_NFAMILIES];
 	struct cnf_undo {
 		struct cnf_table __rcu **tp;
@@ -795,12 +795,12 @@ struct cnf_map *cnf_map_deref(const struct cnf_filter *f,
 			      enum cnf_family fam);
 int cnf_map_ensure(struct cnf_filter *f, enum cnf_family fam);
 void cnf_map_release(struct cnf_filter *f, enum cnf_family fam);
-struct cnf_dir *cnf_dir_deref(const struct cnf_filter *f);
-int cnf_dir_alloc(const struct cnf_filter *f, unsigned int log,
-		  struct cnf_dir **dp);
-void cnf_dir_publish(struct cnf_filter *f, struct cnf_dir *d);
-void cnf_dir_free(struct cnf_dir *d);
-void cnf_dir_expect(struct cnf_filter *f);
-void cnf_dir_fit(struct cnf_filter *f);
+struct cnf_v6dir *cnf_v6dir_deref(const struct cnf_filter *f);
+int cnf_v6dir_alloc(const struct cnf_filter *f, unsigned int log,
+		    struct cnf_v6dir **dp);
+void cnf_v6dir_publish(struct cnf_filter *f, struct cnf_v6dir *d);
+void cnf_v6dir_free(struct cnf_v6dir *d);
+void cnf_v6dir_expect(struct cnf_filter *f);
+void cnf_v6dir_fit(struct cnf_filter *f);
 
 #endif /* _CNF_TABLE_H */

@@ -1378,7 +1378,7 @@ static u64 long_pairs(const struct pmodel *m)
 /* A directory is there, at most half full, and not much larger than need be. */
 static void dir_sized(struct __test_metadata *_metadata, struct prefix_run *s)
 {
-	const struct cnf_dir *d = s->f->dir;
+	const struct cnf_v6dir *d = s->f->v6dir;
 	u64 pairs = long_pairs(&s->m);
 
 	ASSERT_NE(NULL, d);
@@ -1452,12 +1452,12 @@ TEST(long_tiers_directory)
 	}
 	TH_LOG("%llu queries, %llu covered; directory of %llu words, %llu bits set, for %llu pairs",
 	       (unsigned long long)s.queries, (unsigned long long)s.hits,
-	       1ULL << s.f->dir->log, (unsigned long long)s.f->dir->bits,
+	       1ULL << s.f->v6dir->log, (unsigned long long)s.f->v6dir->bits,
 	       (unsigned long long)long_pairs(&s.m));
 	while (s.m.n) {
 		ASSERT_EQ(0, cnf_t_del(s.f, &s.m.p[--s.m.n]));
 	}
-	ASSERT_EQ(NULL, s.f->dir);
+	ASSERT_EQ(NULL, s.f->v6dir);
 	ASSERT_EQ(0, s.f->long_tiers);
 	cnf_filter_destroy(s.f);
 }
@@ -1480,9 +1480,9 @@ TEST(long_tiers_directory_enomem)
 	ASSERT_NE(NULL, f);
 	ASSERT_EQ(0, add_p(f, p40, 40));
 	ASSERT_EQ(0, add_p(f, p48, 48));
-	ASSERT_EQ(NULL, f->dir);	/* two long tiers: none yet */
+	ASSERT_EQ(NULL, f->v6dir);	/* two long tiers: none yet */
 	for (n = 0; add_failing_at(_metadata, f, p60, 60, n); n++) {
-		ASSERT_EQ(NULL, f->dir);
+		ASSERT_EQ(NULL, f->v6dir);
 		ASSERT_FALSE(has6(f, 0x20010dba, 0x3333333f, 0, 0));
 	}
 	ASSERT_LE(1, n);
@@ -1492,7 +1492,7 @@ TEST(long_tiers_directory_enomem)
 	ASSERT_TRUE(has6(f, 0x20010db9, 0x2222ffff, 9, 9));
 	ASSERT_FALSE(has6(f, 0x20010dbb, 1, 2, 3));
 	ASSERT_EQ(0, add_p(f, p96, 96));
-	ASSERT_NE(NULL, f->dir);
+	ASSERT_NE(NULL, f->v6dir);
 	ASSERT_TRUE(has6(f, 0x20010dbb, 1, 2, 3));
 	ASSERT_TRUE(has6(f, 0x20010dba, 0x3333333f, 9, 9));
 	ASSERT_TRUE(has6(f, 0x20010db8, 0x11ffffff, 9, 9));
@@ -1667,33 +1667,33 @@ TEST(long_tiers_directory_full)
 	struct cnf_rng r = { .s = 0x66756c6cULL };
 	struct cnf_key p41 = cnf_key6(0x30000000, 0x12800000, 0, 0), p;
 	unsigned int failed = 0, log;
-	const struct cnf_dir *d;
+	const struct cnf_v6dir *d;
 	long n;
 
 	ASSERT_NE(NULL, f);
 	ASSERT_EQ(0, add_p(f, cnf_key6(0x20010db8, 0x11000000, 0, 0), 40));
 	ASSERT_EQ(0, add_p(f, cnf_key6(0x20010db8, 0x22000000, 0, 0), 56));
 	ASSERT_EQ(0, add_p(f, cnf_key6(0x20010db8, 0x22000000, 0, 0), 64));
-	for (d = f->dir; d->bits < d->grow_at - 1; d = f->dir) {
+	for (d = f->v6dir; d->bits < d->grow_at - 1; d = f->v6dir) {
 		p = cnf_key6((u32)cnf_rng_next(&r), 0, 0, 0);
 		ASSERT_EQ(0, add_p(f, p, 56));
 	}
 	log = d->log;
 	for (n = 0; add_failing_at(_metadata, f, p41, 41, n); n++) {
-		ASSERT_EQ(d, f->dir);
+		ASSERT_EQ(d, f->v6dir);
 		ASSERT_FALSE(has6(f, 0x30000000, 0x12812345, 0, 0));
 		failed++;
 	}
 	ASSERT_LE(2U, failed);
 	ASSERT_TRUE(has6(f, 0x30000000, 0x12812345, 0, 0));
 	/* Its allocation was the one that failed: an add that sets no bit. */
-	if (f->dir == d)
+	if (f->v6dir == d)
 		ASSERT_EQ(0, add_p(f, cnf_key6(0x30000000, 0x14000000, 0, 0),
 				   44));
 	/* d is freed: its figures were read before. */
-	ASSERT_NE(d, f->dir);
-	ASSERT_EQ(log + 1, f->dir->log);
-	ASSERT_GT(f->dir->grow_at, f->dir->bits);
+	ASSERT_NE(d, f->v6dir);
+	ASSERT_EQ(log + 1, f->v6dir->log);
+	ASSERT_GT(f->v6dir->grow_at, f->v6dir->bits);
 	ASSERT_TRUE(has6(f, 0x30000000, 0x12812345, 0, 0));
 	ASSERT_TRUE(has6(f, 0x20010db8, 0x22000000, 1, 2));
 	ASSERT_FALSE(has6(f, 0x30000000, 0x13000000, 0, 0));
@@ -1713,7 +1713,7 @@ TEST(long_tiers_directory_batch)
 	static struct cnf_key p[3000];
 	struct cnf_rng r = { .s = 0x62617463ULL };
 	struct cnf_tally tally = { 0 };
-	const struct cnf_dir *d;
+	const struct cnf_v6dir *d;
 	unsigned int i, remade = 0, log, copy;
 
 	ASSERT_NE(NULL, f);
@@ -1726,14 +1726,14 @@ TEST(long_tiers_directory_batch)
 	cnf_filter_lock(f);
 	cnf_filter_expect(f, ARRAY_SIZE(p));
 	cnf_filter_expect_tally(f, &tally);
-	d = f->dir;
+	d = f->v6dir;
 	ASSERT_EQ(NULL, d);
 	for (i = 0; i < ARRAY_SIZE(p); i++) {
 		int err = cnf_filter_add(f, &p[i]);
 
 		ASSERT_TRUE(!err || err == -EEXIST);
-		remade += d != f->dir;
-		d = f->dir;
+		remade += d != f->v6dir;
+		d = f->v6dir;
 	}
 	cnf_filter_expect(f, 0);
 	ASSERT_EQ(1U, remade);
@@ -1765,8 +1765,8 @@ TEST(long_tiers_directory_batch)
 	}
 	cnf_filter_expect(f, 0);
 	TH_LOG("directory of 2^%u words, of 2^%u for the prefixes once",
-	       f->dir->log, log);
-	ASSERT_GE(log, f->dir->log);
+	       f->v6dir->log, log);
+	ASSERT_GE(log, f->v6dir->log);
 	cnf_filter_unlock(f);
 	cnf_filter_destroy(f);
 }
