@@ -18,7 +18,6 @@
  * is full the add fails with the filter unchanged.  A table that deletes,
  * or the duplicates of a batch, leave mostly empty is rebuilt smaller.
  */
-#include "hash.h"
 #include "prefix.h"
 
 /**

@@ -18,7 +18,6 @@
  * of two keys that together match a third, absent one: IPv6 hits are
  * validated as misses are.  Write sections are a few slot stores long.
  */
-#include "hash.h"
 #include "prefix.h"
 
 /**

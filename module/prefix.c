@@ -122,7 +122,7 @@ static void cnf_table_key_prefix(enum cnf_family fam, unsigned int tl,
  * with bit @len set above them, which marks its length.  An IPv4 /32 is
  * two: 32, and the address, so that what varies between them fills the
  * low bits of the second word, those that pick a CNF_LAYOUT64 key's
- * bucket (hash.h).  An IPv6 prefix of 32 bits or more (never /128: see
+ * bucket (cnf_locate()).  An IPv6 prefix of 32 bits or more (never /128: see
  * cnf_tier_of()) is the address with bit @len set, which marks where the
  * prefix ends: below /64 its last two words are zero, and the key fits in
  * two words too.

@@ -11,7 +11,7 @@
  * backwards.  When there is none, the filter grows the table (filter.c);
  * past its memory limit the key goes to a small stash.
  */
-#include "hash.h"
+#include "table.h"
 
 /**
  * cnf_max_log - the largest table of a layout

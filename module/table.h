@@ -5,14 +5,16 @@
  * (table.c, lookup.c, filter.c); users see filter.h.
  *
  * A table has 2^log buckets of CNF_BUCKET_SLOTS slots.  A slot holds what
- * the address does not give by its bucket (see hash.h) plus two tag bits:
- * valid, and whether the slot sits in the key's home or alternate bucket.
+ * the address does not give by its bucket (see cnf_locate()) plus two tag
+ * bits: valid, and whether the slot sits in the key's home or alternate
+ * bucket.
  * An empty slot is all zero.
  */
 #ifndef _CNF_TABLE_H
 #define _CNF_TABLE_H
 
 #include "filter.h"
+#include "hash.h"
 
 /*
  * What a table holds, and so its slot layouts, named by the bits its keys
@@ -103,12 +105,6 @@ enum cnf_slot_width {
  */
 #define CNF_TALLY_STEP		64
 #define CNF_TALLY_FIRST		16
-
-/*
- * H of IPv6 tables (both layouts): one multiplier per word hashed, and the
- * addend, the last.
- */
-#define CNF_MUL6_WORDS	5
 
 /*
  * A bucket, CNF_BUCKET_SLOTS * width bytes: the tag words of its slots side
@@ -738,6 +734,130 @@ static __always_inline void cnf_slot_end(struct cnf_table *t,
 {
 	if (cnf_width_words(width) > 1)
 		cnf_write_end(t);
+}
+
+/* ---- where a key lives ---- */
+
+/*
+ * Where a key lives: its two buckets and its slot, and back.
+ *
+ * A key's last word x (host order: an IPv4 address, the second word of a
+ * CNF_LAYOUT64 key, the fourth of an IPv6 address) is split into
+ * r = x >> log and l = x & mask; the words before it join r.  With
+ * h = H(r), a hash keyed by a per-table random seed, its home bucket is
+ * i1 = l ^ h and its alternate i2 = i1 ^ (rol32(h, 16) | 1): odd, so the
+ * buckets always differ, and either bucket with the slot gives the other
+ * (partial-key cuckoo hashing).  Outsiders cannot aim many
+ * addresses at one bucket pair without the seed.  One hash per lookup: an
+ * IPv4 r has at most 32 - log bits, so a second hash would add no pairs.
+ *
+ * A slot stores r (the upper words as they are, and x >> log, for two-word
+ * keys xored with bits of the upper word: cnf_tag_mix()), the tag bits,
+ * and nothing else: i1 follows from the bucket and the alternate
+ * bit, l = i1 ^ H(r), x = (x >> log) << log | l.  So the key comes back
+ * exactly from a slot and its bucket, a fingerprint hit is an exact match
+ * (no false positives), and growth rebuilds a table from its own slots.
+ *
+ */
+
+/* Chunks of r: 14 bits at most in narrow slots, 29 in wide ones. */
+static inline unsigned int cnf_thash_chunks(unsigned int width)
+{
+	return width == CNF_SLOT_V4_NARROW ? 2 : 4;
+}
+
+/* Entries of the tabulation of a table of @fam, 2^@log buckets; 0: none. */
+static inline size_t cnf_thash_entries(enum cnf_layout layout,
+				       unsigned int log)
+{
+	unsigned int width = cnf_slot_bytes(layout, log);
+
+	if (cnf_layout_words(layout) != 1)
+		return 0;
+	return (size_t)cnf_thash_chunks(width) * CNF_THASH_ENTRIES;
+}
+
+/*
+ * What a two-word key's tag word holds is r xor bits of the upper word, of
+ * the slot words @w: the keys of a tier of 33 to 64 bits are numbers below
+ * 2^(L - 32) after their /32 (prefix.h), whose r has few bits or none, and
+ * keys sharing a bucket would share a tag.  Mixed, their tags differ with
+ * their /32s, and a probe's tag test flags little but the key's own slot.
+ * The upper word is in the slot: r comes back.  Fits a narrow tag word.
+ */
+static __always_inline u32 cnf_tag_mix(unsigned int width, const u32 *w)
+{
+	if (cnf_width_words(width) != 2)
+		return 0;
+	return (w[0] ^ w[0] >> 16) & ((1U << CNF_NARROW_R_BITS) - 1);
+}
+
+/* r of slot words @w: their tag word without the tag bits, unmixed. */
+static __always_inline u32 cnf_slot_r(unsigned int width, const u32 *w)
+{
+	return (w[cnf_width_words(width) - 1] >> 2) ^ cnf_tag_mix(width, w);
+}
+
+/* H of slot words @w: their upper words, and @r, the last word's part. */
+static __always_inline u32 cnf_hash_r(const struct cnf_table *t,
+				      unsigned int width, const u32 *w, u32 r)
+{
+	const unsigned int n = cnf_width_words(width);
+	u32 k[4] = { w[0], w[1], w[2], w[3] };
+
+	if (n == 1)
+		return cnf_thash4(t->thash, cnf_thash_chunks(width), r);
+	k[n - 1] = r;
+	return cnf_hash6(t->mul6, k, n);
+}
+
+/* H(r), r being the part of the key slot words @w store; tags excluded. */
+static __always_inline u32 cnf_hash(const struct cnf_table *t,
+				    unsigned int width, const u32 *w)
+{
+	return cnf_hash_r(t, width, w, cnf_slot_r(width, w));
+}
+
+static __always_inline u32 cnf_alt_offset(const struct cnf_table *t, u32 h)
+{
+	return (rol32(h, 16) | 1) & t->mask;
+}
+
+/*
+ * Encode @addr for @t, its cnf_width_words() words (a __be32 for IPv4
+ * tables, the first two words of a struct in6_addr for CNF_LAYOUT64, all
+ * four for CNF_LAYOUT128; no word past them is read): its slot words (home
+ * tag) and its two buckets.  Returns H, which an IPv6 table's summary
+ * takes (table.h).
+ */
+static __always_inline u32 cnf_locate(const struct cnf_table *t,
+				      unsigned int width, const void *addr,
+				      struct cnf_pos *p)
+{
+	const unsigned int n = cnf_width_words(width);
+	const __be32 *a = addr;
+	u32 x, h, *w = p->w;
+
+	w[0] = n > 1 ? (__force u32)a[0] : 0;
+	w[1] = n > 2 ? (__force u32)a[1] : 0;
+	w[2] = n > 2 ? (__force u32)a[2] : 0;
+	w[3] = 0;
+	x = ntohl(a[n - 1]);
+	w[n - 1] = ((x >> t->log) ^ cnf_tag_mix(width, w)) << 2 | CNF_TAG_VALID;
+	h = cnf_hash_r(t, width, w, x >> t->log);
+	p->b[0] = (x ^ h) & t->mask;
+	p->b[1] = p->b[0] ^ cnf_alt_offset(t, h);
+	return h;
+}
+
+/* The bucket the key in (bucket, slot) would move to; @w: its new slot. */
+static __always_inline u32 cnf_slot_other(const struct cnf_table *t,
+					  unsigned int width, u32 bucket,
+					  unsigned int s, u32 *w)
+{
+	cnf_slot_read(t, width, bucket, s, w);
+	*cnf_tag_word(width, w) ^= CNF_TAG_ALT;
+	return bucket ^ cnf_alt_offset(t, cnf_hash(t, width, w));
 }
 
 /* ---- table.c: one table's writers (under the filter's lock) ---- */

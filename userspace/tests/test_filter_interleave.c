@@ -50,7 +50,7 @@
 #include <setjmp.h>
 
 #include "cnf_test.h"
-#include "hash.h"
+#include "table.h"
 #include "cnf_harness.h"
 
 #define NO_LIMIT	(1ULL << 40)
