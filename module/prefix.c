@@ -39,6 +39,7 @@
  * stash), the add undoes what it did with deletes, which cannot fail: the
  * filter is as before.
  */
+#include "filter.h"
 #include "prefix.h"
 
 /* Prefix lengths that expand into the tier of length @tl: [floor, tl]. */

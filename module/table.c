@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * One table's writers: allocation, inserts along cuckoo paths, deletes, the
- * stash, and walking the keys back out.  All under the filter's lock; slot
- * and stash changes inside write sections, so that readers (lookup.c) stay
- * exact.
+ * One table: allocation, inserts along cuckoo paths, deletes, the stash,
+ * walking the keys back out, and finding a key.  Writers are under the
+ * filter's lock, their slot and stash changes inside write sections, so
+ * that readers, under RCU, stay exact (finding a key, below).
  *
  * Inserts never loop: a bounded breadth-first search (CNF_MAX_KICKS slots
  * visited) looks for a cuckoo path to a free slot without changing anything;
@@ -767,4 +767,107 @@ int cnf_table_walk(const struct cnf_table *t,
 			return err;
 	}
 	return 0;
+}
+
+/* ---- finding a key, for readers ---- */
+
+/*
+ * Within a table every key that moves, and every change of the stash or
+ * of a slot of more than one word, does so in a seqcount write section
+ * (table.h), and a miss that overlaps one is looked up again: a key moving
+ * from one bucket to the other may be missed by a single pass (read i1,
+ * key moves i2 -> i1, read i2), never by a validated one.  An IPv4 hit
+ * needs no validation: its slots change in one store, so a slot holding
+ * the key's tag means the key was stored at that moment; a key added to a
+ * free slot, or deleted, in one store needs no write section either (the
+ * lookup it overlaps may answer either way).  An IPv6 slot takes two
+ * stores (CNF_LAYOUT64) or four, and a reader between them can see words
+ * of two keys that together match a third, absent one: IPv6 hits are
+ * validated as misses are.  Write sections are a few slot stores long.
+ */
+
+/**
+ * cnf_stash_has - is a key in a table's stash
+ * @t: the table
+ * @addr: the key's words, as cnf_locate() takes them
+ *
+ * Lookups read stash entries while a writer may change them, inside read
+ * sections that catch it: every word is a marked access.
+ *
+ * Return: true if the stash holds @addr.
+ */
+bool cnf_stash_has(const struct cnf_table *t, const void *addr)
+{
+	unsigned int i, w, words = cnf_width_words(cnf_width(t));
+	u32 n = READ_ONCE(t->stash_n);
+	const __be32 *a = addr;
+
+	for (i = 0; i < n && i < CNF_STASH_SLOTS; i++) {
+		const struct in6_addr *s = &t->stash[i].v6;
+
+		for (w = 0; w < words; w++)
+			if (READ_ONCE(s->s6_addr32[w]) != a[w])
+				break;
+		if (w == words)
+			return true;
+	}
+	return false;
+}
+
+/**
+ * cnf_table_has_slow - is a key in a table, the slow path
+ * @t: the table
+ * @addr: the key's words, as cnf_locate() takes them
+ *
+ * A miss while the stash holds keys, or a pass a write overlapped: buckets
+ * and stash again, in one read section, since a key can move between them.
+ * Under rcu_read_lock() or the filter's lock.
+ *
+ * Return: true if @t holds @addr.
+ */
+noinline bool cnf_table_has_slow(const struct cnf_table *t, const void *addr)
+{
+	struct cnf_pos p;
+	unsigned int seq;
+	bool hit;
+
+	cnf_locate(t, cnf_width(t), addr, &p);
+	do {
+		seq = read_seqcount_begin(&t->seq);
+		hit = cnf_table_probe(t, cnf_width(t), &p) ||
+		      cnf_stash_has(t, addr);
+	} while (read_seqcount_retry(&t->seq, seq));
+	return hit;
+}
+
+/**
+ * cnf_table_has4_slow - cnf_table_has_slow() of an IPv4-layout key
+ * @t: the table
+ * @addr: the key
+ *
+ * Takes the address by value, so that the fast path keeps it in a register
+ * (no stack copy, no stack protector).
+ *
+ * Return: true if @t holds @addr.
+ */
+noinline bool cnf_table_has4_slow(const struct cnf_table *t, __be32 addr)
+{
+	return cnf_table_has_slow(t, &addr);
+}
+
+/**
+ * cnf_table_contains - is a key in a table
+ * @t: the table
+ * @key: a key of @t's layout
+ *
+ * Under rcu_read_lock() or the filter's lock.  Exact, as
+ * cnf_filter_lookup4().
+ *
+ * Return: true if @t holds @key.
+ */
+bool cnf_table_contains(const struct cnf_table *t, const struct cnf_key *key)
+{
+	int ret = cnf_for_width(cnf_table_has, t, &key->v6);
+
+	return likely(ret >= 0) ? ret : cnf_table_has_slow(t, &key->v6);
 }

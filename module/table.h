@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The filter core's own structures: a table of buckets, its slot layouts,
- * and the bucket tests readers and writers share.  Private to the core
- * (table.c, lookup.c, filter.c); users see filter.h.
+ * One exact cuckoo table: its buckets, its slot layouts, where a key lives,
+ * and the bucket tests readers and writers share.  Private to the core;
+ * users see filter.h.
  *
  * A table has 2^log buckets of CNF_BUCKET_SLOTS slots.  A slot holds what
  * the address does not give by its bucket (see cnf_locate()) plus two tag
@@ -13,8 +13,8 @@
 #ifndef _CNF_TABLE_H
 #define _CNF_TABLE_H
 
-#include "filter.h"
 #include "hash.h"
+#include "types.h"
 
 /*
  * What a table holds, and so its slot layouts, named by the bits its keys
@@ -309,7 +309,7 @@ struct cnf_filter {
 	u32 nlen[CNF_NFAMILIES][CNF_TIERS];
 	u64 prefixes[CNF_NFAMILIES];
 	struct cnf_mutex lock;
-	struct cnf_budget *budget;	/* see filter.h */
+	struct cnf_budget *budget;	/* see types.h */
 	struct cnf_filter *budget_next;
 	struct cnf_budget own_budget;	/* cnf_filter_create()'s */
 	u64 expect;		/* adds announced by cnf_filter_expect() */
@@ -720,7 +720,7 @@ static inline void cnf_write_end(struct cnf_table *t)
  * Around a slot filled or emptied in place, no key moving: a write section
  * for slots of more than one word.  A one-word slot changes in one store,
  * which a reader sees whole or not at all, the key there or not, both
- * right for a lookup that overlaps the change (lookup.c).
+ * right for a lookup that overlaps the change (table.c).
  */
 static __always_inline void cnf_slot_begin(struct cnf_table *t,
 					   unsigned int width)
@@ -887,10 +887,61 @@ void cnf_table_prune(struct cnf_table *t, struct cnf_path_node *path,
 		     bool (*keep)(void *ctx, const struct cnf_key *key),
 		     void *ctx);
 
-/* ---- lookup.c: readers, also used by writers ---- */
+/* ---- table.c: finding a key, for readers, also used by writers ---- */
 
 bool cnf_stash_has(const struct cnf_table *t, const void *addr);
+bool cnf_table_has_slow(const struct cnf_table *t, const void *addr);
+bool cnf_table_has4_slow(const struct cnf_table *t, __be32 addr);
 bool cnf_table_contains(const struct cnf_table *t, const struct cnf_key *key);
+
+/* ---- the fast path of a lookup in one table ---- */
+
+/*
+ * The fast path.  An IPv6 key whose bit its home bucket's summary lacks is
+ * absent, buckets and stash alike.  The read section does not wait for a
+ * writer (raw_seqcount_begin()): a write that overlapped it, like a key in
+ * the stash, sends the lookup to the slow path, unless the answer is an
+ * IPv4 hit, which stands.  Returns 1 (present), 0 (absent) or -EAGAIN (ask
+ * the slow path).
+ */
+static __always_inline int cnf_table_has_width(const struct cnf_table *t,
+					       unsigned int width,
+					       const void *addr)
+{
+	struct cnf_pos p;
+	unsigned int seq;
+	bool hit, slow;
+	u32 h;
+
+	h = cnf_locate(t, width, addr, &p);
+	if (cnf_width_words(width) > 1 && !cnf_summary_has(t, p.b[0], h))
+		return 0;
+	seq = raw_seqcount_begin(&t->seq);
+	hit = cnf_table_probe(t, width, &p);
+	if (hit && cnf_width_words(width) == 1)
+		return 1;
+	slow = !hit && READ_ONCE(t->stash_n) != 0;
+	slow |= read_seqcount_retry(&t->seq, seq);
+	return unlikely(slow) ? -EAGAIN : hit;
+}
+
+/* Is @key, of an IPv4-layout table, in @t? */
+static __always_inline bool cnf_table_has4(const struct cnf_table *t,
+					   __be32 key)
+{
+	int ret = cnf_for_v4_width(cnf_table_has, t, &key);
+
+	return likely(ret >= 0) ? ret : cnf_table_has4_slow(t, key);
+}
+
+/* Is @addr a key of @t, a table of 16-byte slots? */
+static __always_inline bool cnf_table_has6(const struct cnf_table *t,
+					   const struct in6_addr *addr)
+{
+	int ret = cnf_table_has_width(t, CNF_SLOT_V6, addr);
+
+	return likely(ret >= 0) ? ret : cnf_table_has_slow(t, addr);
+}
 
 /* ---- filter.c: one table of a filter, grown and shrunk as it fills ---- */
 
