@@ -3,14 +3,19 @@
  * cuckoo_nf filter core: exact cuckoo filters (Fan et al., CoNEXT 2014) of
  * IPv4 and IPv6 prefixes, a few tables per family.
  *
- *   hash.h    where a key lives: its buckets and its slot, and back
- *   table.h   the table, its slot layouts and bucket tests
- *   table.c   one table's writers: cuckoo paths, deletes, the stash
- *   prefix.h  which tables a prefix expands into
- *   prefix.c  the prefixes stored, and how the tables follow them
- *   lookup.c  the readers: the packet path, and why it stays exact
+ *   types.h   families, keys, limits, stats, budget, tally
+ *   hash.h    H: tabulation (IPv4), multiply-add-shift (IPv6)
+ *   table.h   one table: slot layouts, where a key lives, bucket tests
+ *   table.c   one table: cuckoo paths, deletes, the stash; finding a key
+ *   prefix.h  which tier a prefix expands into
+ *   prefix.c  the prefixes stored, and how the tiers follow them
+ *   v6dir.h   the IPv6 directory of the long tiers
+ *   v6dir.c   the directory made, marked, made anew
+ *   filter.h  the API
  *   filter.c  (this file) the tables of a filter: growth, shrinking,
- *             memory limit; flush, stats
+ *             memory limit; flush, stats; the lookups
+ * Includes go one way: filter, prefix, v6dir -> table -> hash, types
+ * (scripts/lint.sh checks that no file includes one that includes it).
  *
  * A table that reaches its load limit, or finds no cuckoo path for a key,
  * is rebuilt twice as large (or as large as a batch announced) with a new
@@ -20,6 +25,7 @@
  */
 #include "filter.h"
 #include "prefix.h"
+#include "v6dir.h"
 
 /**
  * cnf_deref - a table of a filter, to its writers
@@ -39,48 +45,6 @@ static struct cnf_table *cnf_addr_tier(const struct cnf_filter *f,
 				       enum cnf_family fam)
 {
 	return cnf_deref(f, &f->tier[fam][cnf_family_bits(fam)]);
-}
-
-/* ---- the directory of the long tiers (table.h) ---- */
-
-/**
- * cnf_v6dir_deref - the directory of a filter's long tiers, to its writers
- * @f: the filter, under cnf_filter_lock()
- *
- * Return: the directory, or NULL.
- */
-struct cnf_v6dir *cnf_v6dir_deref(const struct cnf_filter *f)
-{
-	return rcu_dereference_protected(f->v6dir, lockdep_is_held(&f->lock));
-}
-
-static size_t cnf_v6dir_bytes(unsigned int log)
-{
-	return sizeof(struct cnf_v6dir) + (sizeof(u16) << log);
-}
-
-/**
- * cnf_v6dir_free - free a directory no reader sees
- * @d: the directory, or NULL
- */
-void cnf_v6dir_free(struct cnf_v6dir *d)
-{
-	if (!d)
-		return;
-	cnf_free(d->words);
-	cnf_free(d);
-}
-
-static void cnf_v6dir_free_rcu(struct rcu_head *head)
-{
-	cnf_v6dir_free(container_of(head, struct cnf_v6dir, rcu));
-}
-
-/* Free @d, or NULL, once no reader can see it. */
-static void cnf_v6dir_retire(struct cnf_v6dir *d)
-{
-	if (d)
-		cnf_call_rcu(&d->rcu, cnf_v6dir_free_rcu);
 }
 
 /* ---- undoing an add ---- */
@@ -243,8 +207,14 @@ u64 cnf_budget_used(const struct cnf_budget *b)
 	return bytes;
 }
 
-/* Would @bytes more fit in @f's budget? */
-static bool cnf_fits(const struct cnf_filter *f, u64 bytes)
+/**
+ * cnf_fits - would more bytes fit in a filter's budget
+ * @f: the filter, under cnf_filter_lock()
+ * @bytes: the bytes
+ *
+ * Return: true if they would.
+ */
+bool cnf_fits(const struct cnf_filter *f, u64 bytes)
 {
 	return cnf_budget_used(f->budget) + bytes <= f->budget->limit;
 }
@@ -761,55 +731,6 @@ void cnf_map_release(struct cnf_filter *f, enum cnf_family fam)
 
 	if (m && !m->bits)
 		cnf_map_drop(f, fam);
-}
-
-/* ---- a new directory ---- */
-
-/**
- * cnf_v6dir_alloc - an empty directory
- * @f: the filter it is for, under cnf_filter_lock()
- * @log: its size: 2^@log words, @log at least 1
- * @dp: the directory, on success
- *
- * Return: 0; -ENOSPC past the memory limit; -ENOMEM.
- */
-int cnf_v6dir_alloc(const struct cnf_filter *f, unsigned int log,
-		    struct cnf_v6dir **dp)
-{
-	struct cnf_v6dir *d;
-
-	if (!cnf_fits(f, cnf_v6dir_bytes(log)))
-		return -ENOSPC;
-	d = cnf_zalloc(sizeof(*d));
-	if (!d)
-		return -ENOMEM;
-	d->words = cnf_zalloc(sizeof(u16) << log);
-	if (!d->words) {
-		cnf_free(d);
-		return -ENOMEM;
-	}
-	d->mul = ((u64)get_random_u32() << 32 | get_random_u32()) | 1;
-	d->log = log;
-	d->grow_at = 1ULL << (log - 1);
-	d->bytes = cnf_v6dir_bytes(log);
-	*dp = d;
-	return 0;
-}
-
-/**
- * cnf_v6dir_publish - make a directory the one lookups read
- * @f: the filter, under cnf_filter_lock()
- * @d: the directory, with the bits of every key of the long tiers; NULL
- *	once they hold none
- *
- * The one it replaces is freed after a grace period.
- */
-void cnf_v6dir_publish(struct cnf_filter *f, struct cnf_v6dir *d)
-{
-	struct cnf_v6dir *old = cnf_v6dir_deref(f);
-
-	rcu_assign_pointer(f->v6dir, d);
-	cnf_v6dir_retire(old);
 }
 
 /* ---- filter ---- */
@@ -1337,7 +1258,7 @@ void cnf_filter_destroy(struct cnf_filter *f)
 /*
  * Readers take no lock and never wait.  A lookup probes each tier that
  * holds keys (prefix.h) for the address cut to the tier's length, but the
- * long IPv6 tiers that the directory (table.h) rules out.  Tables are
+ * long IPv6 tiers that the directory (v6dir.h) rules out.  Tables are
  * published with RCU and freed after a grace period; within a table, a
  * lookup stays exact while keys move (table.c: finding a key).
  */

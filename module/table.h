@@ -194,6 +194,13 @@ struct cnf_path_node {
 #define CNF_MAP_WORDS		((1U << CNF_MAP_BITS) / 64)
 /* Bits between IPv4 tier lengths past the map: /20, /24, /28, /32. */
 #define CNF_V4_TIER_STEP	4
+/*
+ * Bits between IPv6 tier lengths: 8, but 4 from /32 to /64, where lists
+ * have most of their lengths.  A prefix expands into 2^7 keys at most.
+ */
+#define CNF_V6_TIER_STEP	8
+#define CNF_V6_FINE_STEP	4
+#define CNF_V6_FINE_END		64
 
 /*
  * A family's store tables (prefix.c), by the bits of their keys: one-word
@@ -225,43 +232,6 @@ struct cnf_map {
 	size_t bytes;
 	struct rcu_head rcu;
 };
-
-/*
- * The directory of a filter's long tiers, the IPv6 tiers past 32 bits but
- * the address tier (prefix.h): a word per hash of an address's first 32
- * bits, in which bit cnf_v6dir_bit(L) is set while tier L may hold a key
- * that starts with such 32 bits.  A filter has one once a few long tiers
- * hold keys (CNF_V6DIR_MIN_TIERS): with fewer, probing them costs about what
- * reading it does, and its bytes would be spent in vain.  A lookup probes only the long tiers its
- * word names, so an address outside the /32s that long prefixes fall in
- * probes none of them.  Readers: under RCU, a word with acquire.  Writers:
- * under the filter's lock, a bit set (WRITE_ONCE()) before its first key
- * goes in; deletes leave theirs.  Once an add has set @grow_at bits, a new
- * directory of the keys replaces the whole (rcu_assign_pointer(); the old
- * one is freed after a grace period), so that a word has about half a bit
- * set at most: a lookup's long probes cost about one bucket's summary word
- * per two addresses.  Only an add that stands makes one, during a batch
- * sized for its long prefixes (cnf_v6dir_expect()), or the end of a batch
- * that left it too large (cnf_v6dir_fit()): a failed add leaves the
- * filter's memory as it was.
- */
-#define CNF_V6DIR_MIN_TIERS	3
-
-struct cnf_v6dir {
-	u16 *words;		/* 1 << @log, an allocation of their own */
-	u64 mul;		/* odd: cnf_v6dir_index()'s multiplier */
-	unsigned int log;
-	u64 bits;		/* writer only: bits set, stale ones included */
-	u64 grow_at;		/* writer only: bits that call for a new one */
-	size_t bytes;
-	struct rcu_head rcu;
-};
-
-/* The word of @d for an address whose first 32 bits are @top. */
-static __always_inline u32 cnf_v6dir_index(const struct cnf_v6dir *d, u32 top)
-{
-	return (top * d->mul) >> (64 - d->log);
-}
 
 /*
  * A filter.  Readers, under RCU: @active, then the tables and maps it names.
@@ -945,6 +915,7 @@ static __always_inline bool cnf_table_has6(const struct cnf_table *t,
 
 /* ---- filter.c: one table of a filter, grown and shrunk as it fills ---- */
 
+bool cnf_fits(const struct cnf_filter *f, u64 bytes);
 struct cnf_table *cnf_deref(const struct cnf_filter *f,
 			    struct cnf_table __rcu *const *tp);
 int cnf_tab_ensure(struct cnf_filter *f, struct cnf_table __rcu **tp,
@@ -966,12 +937,5 @@ struct cnf_map *cnf_map_deref(const struct cnf_filter *f,
 			      enum cnf_family fam);
 int cnf_map_ensure(struct cnf_filter *f, enum cnf_family fam);
 void cnf_map_release(struct cnf_filter *f, enum cnf_family fam);
-struct cnf_v6dir *cnf_v6dir_deref(const struct cnf_filter *f);
-int cnf_v6dir_alloc(const struct cnf_filter *f, unsigned int log,
-		    struct cnf_v6dir **dp);
-void cnf_v6dir_publish(struct cnf_filter *f, struct cnf_v6dir *d);
-void cnf_v6dir_free(struct cnf_v6dir *d);
-void cnf_v6dir_expect(struct cnf_filter *f);
-void cnf_v6dir_fit(struct cnf_filter *f);
 
 #endif /* _CNF_TABLE_H */

@@ -32,6 +32,7 @@
 
 #include "cnf_test.h"
 #include "table.h"
+#include "v6dir.h"
 #include "ref12.h"
 
 #define NO_LIMIT	(1ULL << 40)

@@ -51,6 +51,7 @@
 
 #include "cnf_test.h"
 #include "table.h"
+#include "v6dir.h"
 #include "cnf_harness.h"
 
 #define NO_LIMIT	(1ULL << 40)

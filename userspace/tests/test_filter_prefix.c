@@ -14,6 +14,7 @@
  */
 #include "cnf_test.h"
 #include "prefix.h"
+#include "v6dir.h"
 #include "cnf_harness.h"
 
 #define MODEL_MAX	4096
