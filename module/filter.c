@@ -3,14 +3,19 @@
  * cuckoo_nf filter core: exact cuckoo filters (Fan et al., CoNEXT 2014) of
  * IPv4 and IPv6 prefixes, a few tables per family.
  *
- *   hash.h    where a key lives: its buckets and its slot, and back
- *   table.h   the table, its slot layouts and bucket tests
- *   table.c   one table's writers: cuckoo paths, deletes, the stash
- *   prefix.h  which tables a prefix expands into
- *   prefix.c  the prefixes stored, and how the tables follow them
- *   lookup.c  the readers: the packet path, and why it stays exact
+ *   types.h   families, keys, limits, stats, budget, tally
+ *   hash.h    H: tabulation (IPv4), multiply-add-shift (IPv6)
+ *   table.h   one table: slot layouts, where a key lives, bucket tests
+ *   table.c   one table: cuckoo paths, deletes, the stash; finding a key
+ *   prefix.h  which tier a prefix expands into
+ *   prefix.c  the prefixes stored, and how the tiers follow them
+ *   v6dir.h   the IPv6 directory of the long tiers
+ *   v6dir.c   the directory made, marked, made anew
+ *   filter.h  the API
  *   filter.c  (this file) the tables of a filter: growth, shrinking,
- *             memory limit; flush, stats
+ *             memory limit; flush, stats; the lookups
+ * Includes go one way: filter, prefix, v6dir -> table -> hash, types
+ * (scripts/lint.sh checks that no file includes one that includes it).
  *
  * A table that reaches its load limit, or finds no cuckoo path for a key,
  * is rebuilt twice as large (or as large as a batch announced) with a new
@@ -18,8 +23,9 @@
  * is full the add fails with the filter unchanged.  A table that deletes,
  * or the duplicates of a batch, leave mostly empty is rebuilt smaller.
  */
-#include "hash.h"
+#include "filter.h"
 #include "prefix.h"
+#include "v6dir.h"
 
 /**
  * cnf_deref - a table of a filter, to its writers
@@ -35,52 +41,10 @@ struct cnf_table *cnf_deref(const struct cnf_filter *f,
 }
 
 /* The address tier of @fam: always there. */
-static struct cnf_table *cnf_tab(const struct cnf_filter *f,
-				 enum cnf_family fam)
+static struct cnf_table *cnf_addr_tier(const struct cnf_filter *f,
+				       enum cnf_family fam)
 {
 	return cnf_deref(f, &f->tier[fam][cnf_family_bits(fam)]);
-}
-
-/* ---- the directory of the long tiers (table.h) ---- */
-
-/**
- * cnf_dir_deref - the directory of a filter's long tiers, to its writers
- * @f: the filter, under cnf_filter_lock()
- *
- * Return: the directory, or NULL.
- */
-struct cnf_dir *cnf_dir_deref(const struct cnf_filter *f)
-{
-	return rcu_dereference_protected(f->dir, lockdep_is_held(&f->lock));
-}
-
-static size_t cnf_dir_bytes(unsigned int log)
-{
-	return sizeof(struct cnf_dir) + (sizeof(u16) << log);
-}
-
-/**
- * cnf_dir_free - free a directory no reader sees
- * @d: the directory, or NULL
- */
-void cnf_dir_free(struct cnf_dir *d)
-{
-	if (!d)
-		return;
-	cnf_free(d->words);
-	cnf_free(d);
-}
-
-static void cnf_dir_free_rcu(struct rcu_head *head)
-{
-	cnf_dir_free(container_of(head, struct cnf_dir, rcu));
-}
-
-/* Free @d, or NULL, once no reader can see it. */
-static void cnf_dir_retire(struct cnf_dir *d)
-{
-	if (d)
-		cnf_call_rcu(&d->rcu, cnf_dir_free_rcu);
 }
 
 /* ---- undoing an add ---- */
@@ -204,11 +168,11 @@ static const struct cnf_table *cnf_budget_deref(struct cnf_table __rcu *const *t
  */
 u64 cnf_filter_bytes(const struct cnf_filter *f)
 {
-	const struct cnf_dir *d = rcu_dereference_protected(f->dir, 1);
+	const struct cnf_v6dir *d = rcu_dereference_protected(f->v6dir, 1);
 	const struct cnf_table *t;
 	const struct cnf_map *m;
 	unsigned int fam, len, i;
-	u64 bytes = (d ? d->bytes : 0) + (f->tab4 ? cnf_tab4_bytes() : 0);
+	u64 bytes = (d ? d->bytes : 0) + (f->thash4 ? cnf_thash4_bytes() : 0);
 
 	for (i = 0; i < f->undo_n; i++)
 		bytes += f->undo[i].old->bytes;
@@ -243,8 +207,14 @@ u64 cnf_budget_used(const struct cnf_budget *b)
 	return bytes;
 }
 
-/* Would @bytes more fit in @f's budget? */
-static bool cnf_fits(const struct cnf_filter *f, u64 bytes)
+/**
+ * cnf_fits - would more bytes fit in a filter's budget
+ * @f: the filter, under cnf_filter_lock()
+ * @bytes: the bytes
+ *
+ * Return: true if they would.
+ */
+bool cnf_fits(const struct cnf_filter *f, u64 bytes)
 {
 	return cnf_budget_used(f->budget) + bytes <= f->budget->limit;
 }
@@ -281,12 +251,12 @@ static int cnf_rebuild_within(struct cnf_filter *f,
 	u64 in_use = cnf_budget_used(f->budget);
 	struct cnf_rebuild rb = { .path = f->path };
 	bool summary = old->summary;
-	u32 **tab4 = &f->tab4;
+	u32 **thash4 = &f->thash4;
 
-	for (; log <= cnf_max_log(layout); log++, tab4 = NULL) {
-		if (in_use + cnf_table_bytes(layout, log, summary, tab4) > limit)
+	for (; log <= cnf_max_log(layout); log++, thash4 = NULL) {
+		if (in_use + cnf_table_bytes(layout, log, summary, thash4) > limit)
 			return -ENOSPC;
-		rb.t = cnf_table_alloc(layout, log, summary, tab4);
+		rb.t = cnf_table_alloc(layout, log, summary, thash4);
 		if (!rb.t)
 			return -ENOMEM;
 		if (!cnf_table_walk(old, cnf_rebuild_one, &rb))
@@ -523,7 +493,7 @@ int cnf_tab_ensure(struct cnf_filter *f, struct cnf_table __rcu **tp,
 		log = floor;
 	if (!cnf_fits(f, cnf_table_bytes(layout, log, summary, true)))
 		return -ENOSPC;
-	t = cnf_table_alloc(layout, log, summary, &f->tab4);
+	t = cnf_table_alloc(layout, log, summary, &f->thash4);
 	if (!t)
 		return -ENOMEM;
 	rcu_assign_pointer(*tp, t);
@@ -763,55 +733,6 @@ void cnf_map_release(struct cnf_filter *f, enum cnf_family fam)
 		cnf_map_drop(f, fam);
 }
 
-/* ---- a new directory ---- */
-
-/**
- * cnf_dir_alloc - an empty directory
- * @f: the filter it is for, under cnf_filter_lock()
- * @log: its size: 2^@log words, @log at least 1
- * @dp: the directory, on success
- *
- * Return: 0; -ENOSPC past the memory limit; -ENOMEM.
- */
-int cnf_dir_alloc(const struct cnf_filter *f, unsigned int log,
-		  struct cnf_dir **dp)
-{
-	struct cnf_dir *d;
-
-	if (!cnf_fits(f, cnf_dir_bytes(log)))
-		return -ENOSPC;
-	d = cnf_zalloc(sizeof(*d));
-	if (!d)
-		return -ENOMEM;
-	d->words = cnf_zalloc(sizeof(u16) << log);
-	if (!d->words) {
-		cnf_free(d);
-		return -ENOMEM;
-	}
-	d->mul = ((u64)get_random_u32() << 32 | get_random_u32()) | 1;
-	d->log = log;
-	d->grow_at = 1ULL << (log - 1);
-	d->bytes = cnf_dir_bytes(log);
-	*dp = d;
-	return 0;
-}
-
-/**
- * cnf_dir_publish - make a directory the one lookups read
- * @f: the filter, under cnf_filter_lock()
- * @d: the directory, with the bits of every key of the long tiers; NULL
- *	once they hold none
- *
- * The one it replaces is freed after a grace period.
- */
-void cnf_dir_publish(struct cnf_filter *f, struct cnf_dir *d)
-{
-	struct cnf_dir *old = cnf_dir_deref(f);
-
-	rcu_assign_pointer(f->dir, d);
-	cnf_dir_retire(old);
-}
-
 /* ---- filter ---- */
 
 /**
@@ -828,7 +749,7 @@ void cnf_filter_prefetch(struct cnf_filter *f, const struct cnf_key *key)
 	cnf_assert_held(&f->lock);
 	if (key->family < CNF_NFAMILIES &&
 	    key->len == cnf_family_bits(key->family))
-		cnf_table_prefetch(cnf_tab(f, key->family), key);
+		cnf_table_prefetch(cnf_addr_tier(f, key->family), key);
 }
 
 /**
@@ -848,7 +769,7 @@ int cnf_filter_reserve(struct cnf_filter *f, enum cnf_family fam, u64 entries)
 	cnf_assert_held(&f->lock);
 	if (fam >= CNF_NFAMILIES)
 		return -EINVAL;
-	t = cnf_tab(f, fam);
+	t = cnf_addr_tier(f, fam);
 	log = cnf_log_for(cnf_family_layout(fam), entries, t->log);
 	if (log == t->log)
 		return 0;
@@ -874,7 +795,7 @@ void cnf_filter_expect_tally(struct cnf_filter *f,
 	BUILD_BUG_ON(ARRAY_SIZE(tally->stored[0]) != CNF_STORE_TABLES);
 	cnf_assert_held(&f->lock);
 	f->tally = tally;
-	cnf_dir_expect(f);
+	cnf_v6dir_expect(f);
 }
 
 /* A table a batch left less than a quarter full: as small as holds it. */
@@ -905,7 +826,7 @@ static void cnf_shrink_all(struct cnf_filter *f)
 		for (i = 0; i < CNF_STORE_TABLES; i++)
 			cnf_batch_shrink(f, &f->store[fam][i]);
 	}
-	cnf_dir_fit(f);
+	cnf_v6dir_fit(f);
 }
 
 /**
@@ -1051,7 +972,7 @@ static void cnf_filter_empty(struct cnf_filter *f)
 		memset(f->nlen[fam], 0, sizeof(f->nlen[fam]));
 		f->prefixes[fam] = 0;
 	}
-	cnf_dir_publish(f, NULL);
+	cnf_v6dir_publish(f, NULL);
 }
 
 /**
@@ -1070,13 +991,13 @@ int cnf_filter_flush(struct cnf_filter *f)
 	cnf_assert_held(&f->lock);
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
 		fresh[fam] = cnf_table_alloc(cnf_family_layout(fam),
-					     f->initial_log, true, &f->tab4);
+					     f->initial_log, true, &f->thash4);
 		if (!fresh[fam])
 			goto err_alloc;
 	}
 	cnf_filter_empty(f);
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
-		struct cnf_table *old = cnf_tab(f, fam);
+		struct cnf_table *old = cnf_addr_tier(f, fam);
 
 		rcu_assign_pointer(f->tier[fam][cnf_family_bits(fam)],
 				   fresh[fam]);
@@ -1153,10 +1074,10 @@ static void cnf_family_stats(struct cnf_filter *f, enum cnf_family fam,
 	}
 	for (len = 0; len < CNF_ACTIVE_WORDS; len++)
 		ts->tables += hweight64(f->active[fam][len]);
-	if (fam == CNF_V6 && cnf_dir_deref(f))
-		ts->bytes += cnf_dir_deref(f)->bytes;
-	if (fam == CNF_V4 && f->tab4)
-		ts->bytes += cnf_tab4_bytes();
+	if (fam == CNF_V6 && cnf_v6dir_deref(f))
+		ts->bytes += cnf_v6dir_deref(f)->bytes;
+	if (fam == CNF_V4 && f->thash4)
+		ts->bytes += cnf_thash4_bytes();
 	ts->entries = f->prefixes[fam];
 	ts->grows = f->grows[fam];
 }
@@ -1261,7 +1182,7 @@ struct cnf_filter *cnf_filter_create_in(u64 initial_capacity,
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
 		struct cnf_table *t = cnf_table_alloc(cnf_family_layout(fam),
 						      f->initial_log, true,
-						      &f->tab4);
+						      &f->thash4);
 
 		if (!t)
 			goto err_alloc;
@@ -1316,7 +1237,7 @@ void cnf_filter_destroy(struct cnf_filter *f)
 	if (!f)
 		return;
 	cnf_budget_leave(f);
-	cnf_dir_free(rcu_dereference_protected(f->dir, 1));
+	cnf_v6dir_free(rcu_dereference_protected(f->v6dir, 1));
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
 		for (i = 0; i < CNF_STORE_TABLES; i++)
 			cnf_table_free(rcu_dereference_protected(f->store[fam][i],
@@ -1327,7 +1248,329 @@ void cnf_filter_destroy(struct cnf_filter *f)
 								 1));
 	}
 	/* After every table that shares it, retired ones included. */
-	cnf_free(f->tab4);
+	cnf_free(f->thash4);
 	cnf_mutex_destroy(&f->lock);
 	cnf_free(f);
+}
+
+/* ---- lookups: the packet path ---- */
+
+/*
+ * Readers take no lock and never wait.  A lookup probes each tier that
+ * holds keys (prefix.h) for the address cut to the tier's length, but the
+ * long IPv6 tiers that the directory (v6dir.h) rules out.  Tables are
+ * published with RCU and freed after a grace period; within a table, a
+ * lookup stays exact while keys move (table.c: finding a key).
+ */
+
+/* The tiers of @fam that hold keys, @word'th 64 of them. */
+static __always_inline u64 cnf_active(const struct cnf_filter *f,
+				      enum cnf_family fam, unsigned int word)
+{
+	/* Pairs with cnf_active_set(): a tier seen has its table published. */
+	return smp_load_acquire(&f->active[fam][word]);
+}
+
+/*
+ * Is the /16 of an address whose first 32 bits are @top (host order) set
+ * in map @m?  NULL: emptied since the tiers were read.
+ */
+static __always_inline bool cnf_map_has(const struct cnf_map *m, u32 top)
+{
+	u32 i = top >> (32 - CNF_MAP_BITS);
+
+	return m && (READ_ONCE(m->words[i / 64]) >> (i % 64) & 1);
+}
+
+/*
+ * Is the address whose first 32 bits are @top (host order) covered by
+ * @fam's map or a key of its tiers of the IPv4 layout, those of @tiers?
+ * The map first, then the tables: the loop tests no tier for the map.
+ */
+static __always_inline bool cnf_tiers32_have(const struct cnf_filter *f,
+					     enum cnf_family fam, u64 tiers,
+					     u32 top)
+{
+	const struct cnf_table *t;
+	unsigned int tl;
+
+	if ((tiers & BIT_ULL(CNF_MAP_BITS)) &&
+	    cnf_map_has(rcu_dereference(f->map[fam]), top))
+		return true;
+	for (tiers &= ~BIT_ULL(CNF_MAP_BITS); tiers; tiers &= tiers - 1) {
+		tl = __ffs64(tiers);
+		t = rcu_dereference(f->tier[fam][tl]);
+		/* NULL: emptied since the tiers were read. */
+		if (t && cnf_table_has4(t, cnf_tier_key32(top, tl)))
+			return true;
+	}
+	return false;
+}
+
+/* Every tier in @tiers, for a set with prefixes. */
+static noinline bool cnf_lookup4_tiers(const struct cnf_filter *f,
+				       __be32 addr, u64 tiers)
+{
+	return cnf_tiers32_have(f, CNF_V4, tiers, ntohl(addr));
+}
+
+/**
+ * cnf_filter_lookup4 - does a stored prefix cover an IPv4 address
+ * @f: the filter
+ * @addr: the address, network byte order
+ *
+ * Under rcu_read_lock(), from any context; takes no lock.  Exact: true
+ * only when a prefix added and not deleted covers @addr, whatever writers
+ * do meanwhile.  One probe per tier that holds keys: at most four, and a
+ * read of the /16 map.
+ *
+ * Return: true if a prefix of @f covers @addr.
+ */
+bool cnf_filter_lookup4(const struct cnf_filter *f, __be32 addr)
+{
+	u64 tiers = cnf_active(f, CNF_V4, 0);
+
+	/* Addresses only: one table, the address tier, always there. */
+	if (likely(tiers == BIT_ULL(CNF_V4_BITS)))
+		return cnf_table_has4(rcu_dereference(f->tier[CNF_V4][CNF_V4_BITS]),
+				      addr);
+	return cnf_lookup4_tiers(f, addr, tiers);
+}
+
+/*
+ * Is @addr, cut to the tier length @tl, a key of IPv6 tier table @t, of a
+ * tier past 32 bits?  A table of two-word keys reads only those (prefix.h).
+ */
+static bool cnf_tier_has6(const struct cnf_table *t, unsigned int tl,
+			  const struct in6_addr *addr)
+{
+	struct in6_addr cut;
+	__be32 key[2];
+	int ret;
+
+	if (cnf_layout_words(cnf_tier_layout(tl)) == 2) {
+		key[0] = addr->s6_addr32[0];
+		key[1] = cnf_tier_key64(addr->s6_addr32[1], tl);
+		ret = cnf_for_64_width(cnf_table_has, t, key);
+		return likely(ret >= 0) ? ret : cnf_table_has_slow(t, key);
+	}
+	if (tl < CNF_V6_BITS) {
+		cut = *addr;
+		cnf_mask6(&cut, tl);
+		addr = &cut;
+	}
+	return cnf_table_has6(t, addr);
+}
+
+/* Is @addr, cut to the tier length @tl, in IPv6 tier @tl, if it has keys? */
+static bool cnf_tier_probe6(const struct cnf_filter *f, unsigned int tl,
+			    const struct in6_addr *addr)
+{
+	const struct cnf_table *t = rcu_dereference(f->tier[CNF_V6][tl]);
+
+	return t && cnf_tier_has6(t, tl, addr);
+}
+
+/*
+ * The long tiers that may hold keys under an address whose first 32 bits
+ * are @top, as directory bits: those its word in the directory names, or
+ * without one, every long tier with keys.
+ */
+static __always_inline u32 cnf_long_tiers(const struct cnf_filter *f,
+					  u32 top)
+{
+	const struct cnf_v6dir *d = rcu_dereference(f->v6dir);
+
+	if (d) {
+		/* Acquire: the tiers' reads come after, as after a probe. */
+		return smp_load_acquire(&d->words[cnf_v6dir_index(d, top)]);
+	}
+	/* Pairs with cnf_active_set(), as cnf_active()'s read does. */
+	return smp_load_acquire(&f->long_tiers);
+}
+
+/*
+ * The tiers of up to 32 bits that hold keys, the long tiers that
+ * cnf_long_tiers() names for @addr, and the /128 tier, for a set with
+ * prefixes.  @low and @high: the first and last words of @active, as
+ * cnf_filter_lookup6() read them.
+ */
+static noinline bool cnf_lookup6_tiers(const struct cnf_filter *f,
+				       const struct in6_addr *addr,
+				       u64 low, u64 high)
+{
+	u32 top = ntohl(addr->s6_addr32[0]), tiers;
+
+	if (cnf_tiers32_have(f, CNF_V6, low & (BIT_ULL(33) - 1), top))
+		return true;
+	for (tiers = cnf_long_tiers(f, top); tiers; tiers &= tiers - 1)
+		if (cnf_tier_probe6(f, cnf_v6dir_tier(__ffs(tiers)), addr))
+			return true;
+	return high && cnf_tier_probe6(f, CNF_V6_BITS, addr);
+}
+
+/**
+ * cnf_filter_lookup6 - does a stored prefix cover an IPv6 address
+ * @f: the filter
+ * @addr: the address
+ *
+ * As cnf_filter_lookup4(); one probe per tier that holds keys, but the
+ * long tiers the directory rules out for @addr (prefix.h).
+ *
+ * Return: true if a prefix of @f covers @addr.
+ */
+bool cnf_filter_lookup6(const struct cnf_filter *f, const struct in6_addr *addr)
+{
+	u64 low = cnf_active(f, CNF_V6, 0), high = cnf_active(f, CNF_V6, 2);
+
+	BUILD_BUG_ON(CNF_V6_BITS / 64 != 2 || CNF_ACTIVE_WORDS != 3);
+	/* Addresses only: the address tier alone, as for IPv4. */
+	if (likely(!low && !cnf_active(f, CNF_V6, 1) &&
+		   high == BIT_ULL(CNF_V6_BITS % 64)))
+		return cnf_table_has6(rcu_dereference(f->tier[CNF_V6][CNF_V6_BITS]),
+				      addr);
+	return cnf_lookup6_tiers(f, addr, low, high);
+}
+
+/**
+ * cnf_filter_contains - does a stored prefix cover an address
+ * @f: the filter
+ * @key: an address of either family (its length is not read)
+ *
+ * As cnf_filter_lookup4().
+ *
+ * Return: true if a prefix of @f covers @key; false for an unknown family.
+ */
+bool cnf_filter_contains(const struct cnf_filter *f, const struct cnf_key *key)
+{
+	if (key->family == CNF_V4)
+		return cnf_filter_lookup4(f, key->v4);
+	if (key->family == CNF_V6)
+		return cnf_filter_lookup6(f, &key->v6);
+	return false;
+}
+
+/* ---- batched IPv4 lookups ---- */
+
+/* What a batched probe needs of an IPv4 key: its buckets and home tag. */
+struct cnf_pos4 {
+	const u64 *b[2];
+	u32 tag;
+};
+
+static __always_inline void cnf_locate4_group(const struct cnf_table *t,
+					      unsigned int width,
+					      const __be32 *addrs,
+					      unsigned int n,
+					      struct cnf_pos4 *q)
+{
+	struct cnf_pos p;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		cnf_locate(t, width, &addrs[i], &p);
+		q[i].b[0] = cnf_bucket_words(t, width, p.b[0]);
+		q[i].b[1] = cnf_bucket_words(t, width, p.b[1]);
+		q[i].tag = p.w[0];
+		prefetch(q[i].b[0]);
+		prefetch(q[i].b[1]);
+	}
+}
+
+/*
+ * What cnf_table_has_width() does, for a group: the hits stand, and the
+ * misses go to the slow path if a write overlapped the group's read section
+ * or the stash holds keys.
+ */
+static __always_inline void cnf_probe4_group(const struct cnf_table *t,
+					     unsigned int width,
+					     const __be32 *addrs,
+					     const struct cnf_pos4 *q,
+					     unsigned int n, bool *hits)
+{
+	unsigned int i, seq;
+	bool slow;
+
+	seq = raw_seqcount_begin(&t->seq);
+	for (i = 0; i < n; i++)
+		hits[i] = cnf_probe4(width, q[i].b[0], q[i].b[1], q[i].tag);
+	slow = READ_ONCE(t->stash_n) != 0;
+	slow |= read_seqcount_retry(&t->seq, seq);
+	if (unlikely(slow))
+		for (i = 0; i < n; i++)
+			if (!hits[i])
+				hits[i] = cnf_table_has4_slow(t, addrs[i]);
+}
+
+/*
+ * Groups of CNF_LOOKUP_BATCH keys are located and their buckets prefetched
+ * one group ahead of their probe, so that the cache misses of a large table
+ * overlap with the work on the group before.
+ */
+static __always_inline void
+cnf_table_has4_batch_width(const struct cnf_table *t, unsigned int width,
+			   const __be32 *addrs, unsigned int n, bool *hits)
+{
+	struct cnf_pos4 q[2][CNF_LOOKUP_BATCH];
+	unsigned int i, len, next, cur = 0;
+
+	len = min_t(unsigned int, n, CNF_LOOKUP_BATCH);
+	cnf_locate4_group(t, width, addrs, len, q[0]);
+	for (i = 0; i < n; i += len, len = next, cur ^= 1) {
+		next = min_t(unsigned int, n - i - len, CNF_LOOKUP_BATCH);
+		cnf_locate4_group(t, width, addrs + i + len, next, q[cur ^ 1]);
+		cnf_probe4_group(t, width, addrs + i, q[cur], len, hits + i);
+	}
+}
+
+/*
+ * Does IPv4 tier @tl (the map, or a table) cover each of @n addresses?
+ * Or-ed into @hits: the tier is looked up once for them all.
+ */
+static void cnf_tier_has32_batch(const struct cnf_filter *f, unsigned int tl,
+				 const __be32 *addrs, unsigned int n,
+				 bool *hits)
+{
+	const struct cnf_table *t;
+	const struct cnf_map *m;
+	unsigned int i;
+
+	if (tl == CNF_MAP_BITS) {
+		m = rcu_dereference(f->map[CNF_V4]);
+		for (i = 0; i < n; i++)
+			hits[i] = hits[i] || cnf_map_has(m, ntohl(addrs[i]));
+		return;
+	}
+	t = rcu_dereference(f->tier[CNF_V4][tl]);
+	/* NULL: emptied since the tiers were read. */
+	for (i = 0; t && i < n; i++)
+		hits[i] = hits[i] ||
+			  cnf_table_has4(t, cnf_tier_key32(ntohl(addrs[i]), tl));
+}
+
+/**
+ * cnf_filter_lookup4_batch - many IPv4 lookups at once
+ * @f: the filter
+ * @addrs: @n addresses, network byte order
+ * @n: how many
+ * @hits: @n results: hits[i] for addrs[i]
+ *
+ * As cnf_filter_lookup4() for each address.  In the address tier, keys go
+ * in groups of CNF_LOOKUP_BATCH, each prefetched while the group before is
+ * probed, so that the cache misses of tables larger than the caches
+ * overlap; the other tiers are probed one address at a time.
+ */
+void cnf_filter_lookup4_batch(const struct cnf_filter *f, const __be32 *addrs,
+			      unsigned int n, bool *hits)
+{
+	u64 tiers = cnf_active(f, CNF_V4, 0);
+	const struct cnf_table *t;
+
+	memset(hits, 0, n * sizeof(*hits));
+	t = rcu_dereference(f->tier[CNF_V4][CNF_V4_BITS]);
+	if (t && (tiers & (1ULL << CNF_V4_BITS)))
+		cnf_for_v4_width(cnf_table_has4_batch, t, addrs, n, hits);
+	tiers &= ~(1ULL << CNF_V4_BITS);
+	for (; tiers; tiers &= tiers - 1)
+		cnf_tier_has32_batch(f, __ffs64(tiers), addrs, n, hits);
 }

@@ -39,7 +39,9 @@
  * stash), the add undoes what it did with deletes, which cannot fail: the
  * filter is as before.
  */
+#include "filter.h"
 #include "prefix.h"
+#include "v6dir.h"
 
 /* Prefix lengths that expand into the tier of length @tl: [floor, tl]. */
 static unsigned int cnf_tier_floor(enum cnf_family fam, unsigned int tl)
@@ -122,7 +124,7 @@ static void cnf_table_key_prefix(enum cnf_family fam, unsigned int tl,
  * with bit @len set above them, which marks its length.  An IPv4 /32 is
  * two: 32, and the address, so that what varies between them fills the
  * low bits of the second word, those that pick a CNF_LAYOUT64 key's
- * bucket (hash.h).  An IPv6 prefix of 32 bits or more (never /128: see
+ * bucket (cnf_locate()).  An IPv6 prefix of 32 bits or more (never /128: see
  * cnf_tier_of()) is the address with bit @len set, which marks where the
  * prefix ends: below /64 its last two words are zero, and the key fits in
  * two words too.
@@ -270,7 +272,7 @@ static void cnf_active_set(struct cnf_filter *f, enum cnf_family fam,
 	smp_store_release(word, on ? *word | bit : *word & ~bit);
 	if (!cnf_tier_is_long(fam, tl))
 		return;
-	dir_bit = cnf_dir_bit(tl);
+	dir_bit = cnf_v6dir_bit(tl);
 	/* Pairs with cnf_long_tiers(), as the store of @word does. */
 	smp_store_release(&f->long_tiers, on ? f->long_tiers | dir_bit :
 					       f->long_tiers & ~dir_bit);
@@ -389,178 +391,6 @@ static void cnf_map_del(struct cnf_filter *f, const struct cnf_key *p)
 	cnf_map_release(f, p->family);
 }
 
-/* ---- the directory of the long tiers (table.h) ---- */
-
-/* The smallest directory: 64 words. */
-#define CNF_DIR_MIN_LOG		6
-
-struct cnf_dir_fill {
-	struct cnf_dir *d;
-	u16 bit;
-};
-
-static int cnf_dir_fill_one(void *ctx, const struct cnf_key *key)
-{
-	struct cnf_dir_fill *df = ctx;
-	u32 i = cnf_dir_index(df->d, ntohl(key->v6.s6_addr32[0]));
-
-	df->d->bits += !(df->d->words[i] & df->bit);
-	df->d->words[i] |= df->bit;
-	return 0;
-}
-
-/* A directory of 2^@log words with the bits of the long tiers' keys. */
-static int cnf_dir_fill(struct cnf_filter *f, unsigned int log,
-			struct cnf_dir **dp)
-{
-	struct cnf_dir_fill df;
-	const struct cnf_table *t;
-	unsigned int tl;
-	int err;
-
-	err = cnf_dir_alloc(f, log, &df.d);
-	if (err)
-		return err;
-	for (tl = 33; tl < CNF_V6_BITS; tl++) {
-		t = cnf_deref(f, &f->tier[CNF_V6][tl]);
-		if (!t)
-			continue;
-		df.bit = cnf_dir_bit(tl);
-		cnf_table_walk(t, cnf_dir_fill_one, &df);
-	}
-	*dp = df.d;
-	return 0;
-}
-
-/* The smallest size at which @bits set fill at most a quarter of the words. */
-static unsigned int cnf_dir_log_for(u64 bits)
-{
-	unsigned int log = CNF_DIR_MIN_LOG;
-
-	while ((1ULL << log) < 4 * bits)
-		log++;
-	return log;
-}
-
-/*
- * Publish a new directory, for @bits set and @more to come.  Those set may
- * be mostly stale, left by deletes: a directory four times larger than its
- * keys and @more need is made anew at their size, so that churn does not
- * grow it.  Best effort: when none can be made, the one there stays.
- */
-static void cnf_dir_remake(struct cnf_filter *f, u64 bits, u64 more)
-{
-	struct cnf_dir *d, *fit;
-
-	if (cnf_dir_fill(f, cnf_dir_log_for(bits + more), &d))
-		return;
-	/* The larger one does if no smaller can be made. */
-	if (cnf_dir_log_for(d->bits + more) + 2 <= d->log &&
-	    !cnf_dir_fill(f, cnf_dir_log_for(d->bits + more), &fit)) {
-		cnf_dir_free(d);
-		d = fit;
-	}
-	cnf_dir_publish(f, d);
-}
-
-/*
- * The long prefixes a batch's tally lets a directory of @bits bits set
- * make room for, beyond them: as a table, it grows for the tally as they
- * land (cnf_tally_step(); in steps with @copies), each setting at most a
- * bit, those set since the tally came (@dir_base) counted among the
- * tally's.
- */
-static u64 cnf_dir_more(const struct cnf_filter *f, u64 bits, bool copies)
-{
-	u64 landed = bits - min(bits, f->dir_base), room;
-
-	if (!f->tally)
-		return 0;
-	room = f->dir_base + cnf_tally_step(f->tally->long_prefixes,
-					    landed + 1, copies);
-	return room - min(room, bits);
-}
-
-/*
- * After an add that stands: a directory for the long tiers once they are
- * CNF_DIR_MIN_TIERS with keys, a larger one once the adds have set its
- * grow_at bits; during a batch, large enough for more of the long
- * prefixes it brings (cnf_dir_more()), so that it is made in few steps.
- * Best effort: without one, lookups probe every long tier with keys, and
- * a full one is as exact, only slower.  Its allocation fails before it
- * walks a key, so the next add tries again at no cost.
- */
-static void cnf_dir_maintain(struct cnf_filter *f)
-{
-	struct cnf_dir *d = cnf_dir_deref(f);
-	u64 bits = d ? d->bits : 1;
-
-	if (d ? d->bits < d->grow_at :
-		hweight16(f->long_tiers) < CNF_DIR_MIN_TIERS)
-		return;
-	cnf_dir_remake(f, bits, cnf_dir_more(f, bits, f->expect_dups));
-}
-
-/*
- * Before the keys of prefix @p go into tier @tl: their bit in the
- * directory, if @tl is a long tier.  Keys of a long tier, expanded or not,
- * share their prefix's first 32 bits: one bit for them all.
- */
-static void cnf_dir_mark(struct cnf_filter *f, const struct cnf_key *p,
-			 unsigned int tl)
-{
-	struct cnf_dir *d = cnf_dir_deref(f);
-	u16 bit, *w;
-
-	if (!d || !cnf_tier_is_long(p->family, tl))
-		return;
-	bit = cnf_dir_bit(tl);
-	w = &d->words[cnf_dir_index(d, ntohl(p->v6.s6_addr32[0]))];
-	if (!(*w & bit)) {
-		WRITE_ONCE(*w, *w | bit);
-		d->bits++;
-	}
-}
-
-/**
- * cnf_dir_expect - a batch's long prefixes are coming
- * @f: the filter, under cnf_filter_lock()
- *
- * Nothing is made now: the tally may be copies of a few prefixes.  The
- * directory is made, or made anew, as the batch's long prefixes land
- * (cnf_dir_maintain()), then for the tally's (cnf_dir_more()); the bits
- * set now are the batch's start.
- */
-void cnf_dir_expect(struct cnf_filter *f)
-{
-	struct cnf_dir *d = cnf_dir_deref(f);
-
-	f->dir_base = d ? d->bits : 0;
-}
-
-/**
- * cnf_dir_fit - the end of a batch: a directory its copies left too large
- * @f: the filter, under cnf_filter_lock()
- *
- * One four times larger than its bits need (stale ones included) is made
- * anew at their size, as deletes leave it (cnf_dir_remake()).  Best
- * effort.
- */
-void cnf_dir_fit(struct cnf_filter *f)
-{
-	struct cnf_dir *d = cnf_dir_deref(f);
-
-	if (d && cnf_dir_log_for(d->bits) + 2 <= d->log)
-		cnf_dir_remake(f, d->bits, 0);
-}
-
-/* After a long tier's last key went: the directory goes with the last. */
-static void cnf_dir_release(struct cnf_filter *f)
-{
-	if (!f->long_tiers && cnf_dir_deref(f))
-		cnf_dir_publish(f, NULL);
-}
-
 /* ---- the tiers ---- */
 
 /* Is @p (a prefix of its tier's length) a key of its tier? */
@@ -602,7 +432,7 @@ static void cnf_tier_close(struct cnf_filter *f, enum cnf_family fam,
 		cnf_active_set(f, fam, tl, false);
 		cnf_tab_release(f, tp);
 		if (cnf_tier_is_long(fam, tl))
-			cnf_dir_release(f);
+			cnf_v6dir_release(f);
 	}
 }
 
@@ -768,7 +598,7 @@ static int cnf_native_publish(struct cnf_filter *f, const struct cnf_key *p)
 	struct cnf_key k;
 	int err;
 
-	cnf_dir_mark(f, p, p->len);
+	cnf_v6dir_mark(f, p, p->len);
 	cnf_table_key(p, &k);
 	err = cnf_tier_put(f, p, &k);
 	if (err == -EEXIST && !cnf_tier_plain(f, p))
@@ -889,7 +719,7 @@ static int cnf_expanded_publish(struct cnf_filter *f, const struct cnf_key *p)
 	int err;
 	u32 i;
 
-	cnf_dir_mark(f, p, tl);
+	cnf_v6dir_mark(f, p, tl);
 	cnf_expand_first(p, tl, &k, &tk);
 	for (i = 0; i < 1U << (tl - p->len); i++, cnf_expand_next(&k, &tk)) {
 		err = cnf_tier_put(f, &k, &tk);
@@ -1003,7 +833,7 @@ static int cnf_publish(struct cnf_filter *f, const struct cnf_key *key)
 	f->nlen[key->family][key->len]++;
 	f->prefixes[key->family]++;
 	if (key->family == CNF_V6)
-		cnf_dir_maintain(f);
+		cnf_v6dir_maintain(f);
 	return 0;
 }
 

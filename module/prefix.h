@@ -27,7 +27,7 @@
  *         expands into at most 128 keys (a /25, a /65): they cost 2 KB at
  *         most; one of /33 to /64, into 8 at most.  The tiers past 32 bits
  *         but /128, the long ones (16), are probed only where the directory
- *         (table.h) says they may hold keys under the address's first 32
+ *         (v6dir.h) says they may hold keys under the address's first 32
  *         bits, once three of them hold keys.  So an address probes the
  *         /24 and /32 tiers, the map, the /128 tier, and the long tiers
  *         that hold keys in its /32, plus at most half a tier on average
@@ -53,16 +53,6 @@
 #define _CNF_PREFIX_H
 
 #include "table.h"
-
-/*
- * Bits between IPv6 tier lengths: 8, but 4 from /32 to /64, where lists
- * have most of their lengths.  A prefix expands into 2^7 keys at most.
- */
-#define CNF_V6_TIER_STEP	8
-#define CNF_V6_FINE_STEP	4
-#define CNF_V6_FINE_END		64
-/* Directory bits of the fine tiers, /36 to /64: the tiers after them follow. */
-#define CNF_DIR_FINE_BITS	((CNF_V6_FINE_END - 32) / CNF_V6_FINE_STEP)
 
 static inline unsigned int cnf_family_bits(enum cnf_family fam)
 {
@@ -113,34 +103,6 @@ static __always_inline __be32 cnf_tier_key64(__be32 w1, unsigned int tl)
 static __always_inline __be32 cnf_tier_key32(u32 top, unsigned int tl)
 {
 	return htonl(top >> (32 - tl));
-}
-
-/* Is tier @tl of @fam a long tier, one that the directory covers? */
-static inline bool cnf_tier_is_long(enum cnf_family fam, unsigned int tl)
-{
-	return fam == CNF_V6 && tl > 32 && tl < CNF_V6_BITS;
-}
-
-/*
- * The bit of long tier @tl in a directory word: /36 is bit 0, /64 bit 7,
- * /72 bit 8, /120 bit 14, /127 bit 15.
- */
-static __always_inline u16 cnf_dir_bit(unsigned int tl)
-{
-	if (tl <= CNF_V6_FINE_END)
-		return 1U << (tl - 33) / CNF_V6_FINE_STEP;
-	return 1U << (CNF_DIR_FINE_BITS +
-		      (tl - CNF_V6_FINE_END - 1) / CNF_V6_TIER_STEP);
-}
-
-/* The long tier of directory bit @b. */
-static __always_inline unsigned int cnf_dir_tier(unsigned int b)
-{
-	if (b < CNF_DIR_FINE_BITS)
-		return 32 + (b + 1) * CNF_V6_FINE_STEP;
-	return min_t(unsigned int, CNF_V6_FINE_END +
-		     (b - CNF_DIR_FINE_BITS + 1) * CNF_V6_TIER_STEP,
-		     CNF_V6_BITS - 1);
 }
 
 /* @a with every bit past the first @len cleared. */

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * One table's writers: allocation, inserts along cuckoo paths, deletes, the
- * stash, and walking the keys back out.  All under the filter's lock; slot
- * and stash changes inside write sections, so that readers (lookup.c) stay
- * exact.
+ * One table: allocation, inserts along cuckoo paths, deletes, the stash,
+ * walking the keys back out, and finding a key.  Writers are under the
+ * filter's lock, their slot and stash changes inside write sections, so
+ * that readers, under RCU, stay exact (finding a key, below).
  *
  * Inserts never loop: a bounded breadth-first search (CNF_MAX_KICKS slots
  * visited) looks for a cuckoo path to a free slot without changing anything;
@@ -11,7 +11,7 @@
  * backwards.  When there is none, the filter grows the table (filter.c);
  * past its memory limit the key goes to a small stash.
  */
-#include "hash.h"
+#include "table.h"
 
 /**
  * cnf_max_log - the largest table of a layout
@@ -54,14 +54,14 @@ size_t cnf_summary_bytes(enum cnf_layout layout, unsigned int log,
  * @log: log2 of its buckets
  * @summary: as cnf_table_alloc() takes it
  * @shared: it will share its filter's tabulation, which counts with the
- *	filter (cnf_table_alloc() with @tab4)
+ *	filter (cnf_table_alloc() with @thash4)
  *
  * Return: the bytes cnf_table_alloc() takes for it.
  */
 size_t cnf_table_bytes(enum cnf_layout layout, unsigned int log,
 		       bool summary, bool shared)
 {
-	size_t own = shared ? 0 : cnf_hashes_entries(layout, log);
+	size_t own = shared ? 0 : cnf_thash_entries(layout, log);
 
 	return sizeof(struct cnf_table) + cnf_slots_bytes(layout, log) +
 	       own * sizeof(u32) + cnf_summary_bytes(layout, log, summary);
@@ -72,24 +72,24 @@ size_t cnf_table_bytes(enum cnf_layout layout, unsigned int log,
  * jhash(chunk value, chunk index) under @seed.  Inputs are distinct: equal
  * entries in two chunks' tables would cancel out of H.
  */
-static u32 *cnf_hashes_alloc(unsigned int width, u32 seed)
+static u32 *cnf_thash_alloc(unsigned int width, u32 seed)
 {
-	size_t i, entries = (size_t)cnf_tab_chunks(width) * CNF_TAB_ENTRIES;
+	size_t i, entries = (size_t)cnf_thash_chunks(width) * CNF_THASH_ENTRIES;
 	u32 *e = cnf_zalloc(entries * sizeof(u32));
 
-	BUILD_BUG_ON(CNF_TAB_ENTRIES != 1U << CNF_TAB_BITS);
-	BUILD_BUG_ON(2 * CNF_TAB_BITS < CNF_NARROW_R_BITS);
-	BUILD_BUG_ON(4 * CNF_TAB_BITS < 32 - CNF_MIN_BUCKETS_LOG);
+	BUILD_BUG_ON(CNF_THASH_ENTRIES != 1U << CNF_THASH_BITS);
+	BUILD_BUG_ON(2 * CNF_THASH_BITS < CNF_NARROW_R_BITS);
+	BUILD_BUG_ON(4 * CNF_THASH_BITS < 32 - CNF_MIN_BUCKETS_LOG);
 	for (i = 0; e && i < entries; i++)
-		e[i] = jhash_2words(i % CNF_TAB_ENTRIES, i / CNF_TAB_ENTRIES,
+		e[i] = jhash_2words(i % CNF_THASH_ENTRIES, i / CNF_THASH_ENTRIES,
 				    seed);
 	return e;
 }
 
 /* Memory of the tabulation a filter's IPv4 tables share (cnf_table_alloc()). */
-size_t cnf_tab4_bytes(void)
+size_t cnf_thash4_bytes(void)
 {
-	return cnf_hashes_entries(CNF_LAYOUT32, CNF_MIN_BUCKETS_LOG) *
+	return cnf_thash_entries(CNF_LAYOUT32, CNF_MIN_BUCKETS_LOG) *
 	       sizeof(u32);
 }
 
@@ -98,18 +98,18 @@ size_t cnf_tab4_bytes(void)
  * @layout: its layout
  * @log: log2 of its buckets, at most cnf_max_log(@layout)
  * @summary: lookups will read it: an IPv6 table gets a summary (table.h)
- * @tab4: where the tabulation IPv4 tables share is, made of this table's
+ * @thash4: where the tabulation IPv4 tables share is, made of this table's
  *	seed if there is none yet; it must outlive the tables that share it.
  *	NULL: new seeds of its own.
  *
  * A tabulation of its own costs a small table more to make than its slots
  * (1,024 jhashes) and takes 4 KB: a filter's tables share one
- * (cnf_filter.tab4).  Narrow slots read only its first 512 entries.
+ * (cnf_filter.thash4).  Narrow slots read only its first 512 entries.
  *
  * Return: the table, not yet visible to readers; NULL when memory is short.
  */
 struct cnf_table *cnf_table_alloc(enum cnf_layout layout, unsigned int log,
-				  bool summary, u32 **tab4)
+				  bool summary, u32 **thash4)
 {
 	enum cnf_family fam = cnf_width_family(cnf_slot_bytes(layout, log));
 	struct cnf_table *t = cnf_zalloc(sizeof(*t));
@@ -125,25 +125,25 @@ struct cnf_table *cnf_table_alloc(enum cnf_layout layout, unsigned int log,
 		t->mul6[i] = (u64)get_random_u32() << 32 | get_random_u32();
 	t->slot_bytes = cnf_slot_bytes(layout, log);
 	t->layout = layout;
-	t->bytes = cnf_table_bytes(layout, log, summary, tab4);
-	entries = cnf_hashes_entries(layout, log);
-	if (entries && tab4) {
-		if (!*tab4)
-			*tab4 = cnf_hashes_alloc(CNF_SLOT_V4_WIDE,
-						 get_random_u32());
-		if (!*tab4)
+	t->bytes = cnf_table_bytes(layout, log, summary, thash4);
+	entries = cnf_thash_entries(layout, log);
+	if (entries && thash4) {
+		if (!*thash4)
+			*thash4 = cnf_thash_alloc(CNF_SLOT_V4_WIDE,
+						  get_random_u32());
+		if (!*thash4)
 			goto err_slots;
-		t->hashes = *tab4;
-		t->shared_hashes = true;
+		t->thash = *thash4;
+		t->shared_thash = true;
 	} else if (entries) {
-		t->hashes = cnf_hashes_alloc(t->slot_bytes, get_random_u32());
-		if (!t->hashes)
+		t->thash = cnf_thash_alloc(t->slot_bytes, get_random_u32());
+		if (!t->thash)
 			goto err_slots;
 	}
 	if (cnf_summary_bytes(layout, log, summary)) {
 		t->summary = cnf_zalloc(cnf_summary_bytes(layout, log, summary));
 		if (!t->summary)
-			goto err_hashes;
+			goto err_thash;
 	}
 	seqcount_init(&t->seq);
 	t->family = fam;
@@ -152,9 +152,9 @@ struct cnf_table *cnf_table_alloc(enum cnf_layout layout, unsigned int log,
 	t->limit = cnf_table_limit(log);
 	return t;
 
-err_hashes:
-	if (!t->shared_hashes)
-		cnf_free(t->hashes);
+err_thash:
+	if (!t->shared_thash)
+		cnf_free(t->thash);
 err_slots:
 	cnf_free(t->slots);
 err_table:
@@ -171,8 +171,8 @@ void cnf_table_free(struct cnf_table *t)
 	if (!t)
 		return;
 	cnf_free(t->summary);
-	if (!t->shared_hashes)
-		cnf_free(t->hashes);
+	if (!t->shared_thash)
+		cnf_free(t->thash);
 	cnf_free(t->slots);
 	cnf_free(t);
 }
@@ -767,4 +767,107 @@ int cnf_table_walk(const struct cnf_table *t,
 			return err;
 	}
 	return 0;
+}
+
+/* ---- finding a key, for readers ---- */
+
+/*
+ * Within a table every key that moves, and every change of the stash or
+ * of a slot of more than one word, does so in a seqcount write section
+ * (table.h), and a miss that overlaps one is looked up again: a key moving
+ * from one bucket to the other may be missed by a single pass (read i1,
+ * key moves i2 -> i1, read i2), never by a validated one.  An IPv4 hit
+ * needs no validation: its slots change in one store, so a slot holding
+ * the key's tag means the key was stored at that moment; a key added to a
+ * free slot, or deleted, in one store needs no write section either (the
+ * lookup it overlaps may answer either way).  An IPv6 slot takes two
+ * stores (CNF_LAYOUT64) or four, and a reader between them can see words
+ * of two keys that together match a third, absent one: IPv6 hits are
+ * validated as misses are.  Write sections are a few slot stores long.
+ */
+
+/**
+ * cnf_stash_has - is a key in a table's stash
+ * @t: the table
+ * @addr: the key's words, as cnf_locate() takes them
+ *
+ * Lookups read stash entries while a writer may change them, inside read
+ * sections that catch it: every word is a marked access.
+ *
+ * Return: true if the stash holds @addr.
+ */
+bool cnf_stash_has(const struct cnf_table *t, const void *addr)
+{
+	unsigned int i, w, words = cnf_width_words(cnf_width(t));
+	u32 n = READ_ONCE(t->stash_n);
+	const __be32 *a = addr;
+
+	for (i = 0; i < n && i < CNF_STASH_SLOTS; i++) {
+		const struct in6_addr *s = &t->stash[i].v6;
+
+		for (w = 0; w < words; w++)
+			if (READ_ONCE(s->s6_addr32[w]) != a[w])
+				break;
+		if (w == words)
+			return true;
+	}
+	return false;
+}
+
+/**
+ * cnf_table_has_slow - is a key in a table, the slow path
+ * @t: the table
+ * @addr: the key's words, as cnf_locate() takes them
+ *
+ * A miss while the stash holds keys, or a pass a write overlapped: buckets
+ * and stash again, in one read section, since a key can move between them.
+ * Under rcu_read_lock() or the filter's lock.
+ *
+ * Return: true if @t holds @addr.
+ */
+noinline bool cnf_table_has_slow(const struct cnf_table *t, const void *addr)
+{
+	struct cnf_pos p;
+	unsigned int seq;
+	bool hit;
+
+	cnf_locate(t, cnf_width(t), addr, &p);
+	do {
+		seq = read_seqcount_begin(&t->seq);
+		hit = cnf_table_probe(t, cnf_width(t), &p) ||
+		      cnf_stash_has(t, addr);
+	} while (read_seqcount_retry(&t->seq, seq));
+	return hit;
+}
+
+/**
+ * cnf_table_has4_slow - cnf_table_has_slow() of an IPv4-layout key
+ * @t: the table
+ * @addr: the key
+ *
+ * Takes the address by value, so that the fast path keeps it in a register
+ * (no stack copy, no stack protector).
+ *
+ * Return: true if @t holds @addr.
+ */
+noinline bool cnf_table_has4_slow(const struct cnf_table *t, __be32 addr)
+{
+	return cnf_table_has_slow(t, &addr);
+}
+
+/**
+ * cnf_table_contains - is a key in a table
+ * @t: the table
+ * @key: a key of @t's layout
+ *
+ * Under rcu_read_lock() or the filter's lock.  Exact, as
+ * cnf_filter_lookup4().
+ *
+ * Return: true if @t holds @key.
+ */
+bool cnf_table_contains(const struct cnf_table *t, const struct cnf_key *key)
+{
+	int ret = cnf_for_width(cnf_table_has, t, &key->v6);
+
+	return likely(ret >= 0) ? ret : cnf_table_has_slow(t, &key->v6);
 }

@@ -1,18 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The filter core's own structures: a table of buckets, its slot layouts,
- * and the bucket tests readers and writers share.  Private to the core
- * (table.c, lookup.c, filter.c); users see filter.h.
+ * One exact cuckoo table: its buckets, its slot layouts, where a key lives,
+ * and the bucket tests readers and writers share.  Private to the core;
+ * users see filter.h.
  *
  * A table has 2^log buckets of CNF_BUCKET_SLOTS slots.  A slot holds what
- * the address does not give by its bucket (see hash.h) plus two tag bits:
- * valid, and whether the slot sits in the key's home or alternate bucket.
+ * the address does not give by its bucket (see cnf_locate()) plus two tag
+ * bits: valid, and whether the slot sits in the key's home or alternate
+ * bucket.
  * An empty slot is all zero.
  */
 #ifndef _CNF_TABLE_H
 #define _CNF_TABLE_H
 
-#include "filter.h"
+#include "hash.h"
+#include "types.h"
 
 /*
  * What a table holds, and so its slot layouts, named by the bits its keys
@@ -105,12 +107,6 @@ enum cnf_slot_width {
 #define CNF_TALLY_FIRST		16
 
 /*
- * H of IPv6 tables (both layouts): one multiplier per word hashed, and the
- * addend, the last.
- */
-#define CNF_MUL6_WORDS	5
-
-/*
  * A bucket, CNF_BUCKET_SLOTS * width bytes: the tag words of its slots side
  * by side (2 or 4 bytes each, the first 8 or 16 bytes), so that every
  * lookup tests them 64 bits at a time, then the upper words of each slot in
@@ -131,7 +127,7 @@ struct cnf_table {
 	u8 log;			/* 2^log buckets */
 	u8 slot_bytes;		/* enum cnf_slot_width */
 	u8 layout;		/* enum cnf_layout */
-	bool shared_hashes;	/* @hashes are its filter's @tab4 */
+	bool shared_thash;	/* @thash is its filter's @thash4 */
 	u32 mask;		/* buckets - 1 */
 	u32 stash_n;
 	/*
@@ -147,9 +143,9 @@ struct cnf_table {
 	u8 *slots;
 	/*
 	 * IPv4 tables: the tabulation of H (see hash.h), the table's own or
-	 * its filter's (@shared_hashes).  NULL for IPv6.
+	 * its filter's (@shared_thash).  NULL for IPv6.
 	 */
-	u32 *hashes;
+	u32 *thash;
 	/* IPv6 tables, both layouts: the multipliers and addend of H. */
 	u64 mul6[CNF_MUL6_WORDS];
 	/*
@@ -198,6 +194,13 @@ struct cnf_path_node {
 #define CNF_MAP_WORDS		((1U << CNF_MAP_BITS) / 64)
 /* Bits between IPv4 tier lengths past the map: /20, /24, /28, /32. */
 #define CNF_V4_TIER_STEP	4
+/*
+ * Bits between IPv6 tier lengths: 8, but 4 from /32 to /64, where lists
+ * have most of their lengths.  A prefix expands into 2^7 keys at most.
+ */
+#define CNF_V6_TIER_STEP	8
+#define CNF_V6_FINE_STEP	4
+#define CNF_V6_FINE_END		64
 
 /*
  * A family's store tables (prefix.c), by the bits of their keys: one-word
@@ -231,43 +234,6 @@ struct cnf_map {
 };
 
 /*
- * The directory of a filter's long tiers, the IPv6 tiers past 32 bits but
- * the address tier (prefix.h): a word per hash of an address's first 32
- * bits, in which bit cnf_dir_bit(L) is set while tier L may hold a key
- * that starts with such 32 bits.  A filter has one once a few long tiers
- * hold keys (CNF_DIR_MIN_TIERS): with fewer, probing them costs about what
- * reading it does, and its bytes would be spent in vain.  A lookup probes only the long tiers its
- * word names, so an address outside the /32s that long prefixes fall in
- * probes none of them.  Readers: under RCU, a word with acquire.  Writers:
- * under the filter's lock, a bit set (WRITE_ONCE()) before its first key
- * goes in; deletes leave theirs.  Once an add has set @grow_at bits, a new
- * directory of the keys replaces the whole (rcu_assign_pointer(); the old
- * one is freed after a grace period), so that a word has about half a bit
- * set at most: a lookup's long probes cost about one bucket's summary word
- * per two addresses.  Only an add that stands makes one, during a batch
- * sized for its long prefixes (cnf_dir_expect()), or the end of a batch
- * that left it too large (cnf_dir_fit()): a failed add leaves the
- * filter's memory as it was.
- */
-#define CNF_DIR_MIN_TIERS	3
-
-struct cnf_dir {
-	u16 *words;		/* 1 << @log, an allocation of their own */
-	u64 mul;		/* odd: cnf_dir_index()'s multiplier */
-	unsigned int log;
-	u64 bits;		/* writer only: bits set, stale ones included */
-	u64 grow_at;		/* writer only: bits that call for a new one */
-	size_t bytes;
-	struct rcu_head rcu;
-};
-
-/* The word of @d for an address whose first 32 bits are @top. */
-static __always_inline u32 cnf_dir_index(const struct cnf_dir *d, u32 top)
-{
-	return (top * d->mul) >> (64 - d->log);
-}
-
-/*
  * A filter.  Readers, under RCU: @active, then the tables and maps it names.
  * Everything else, and every change, under @lock.
  *
@@ -283,14 +249,14 @@ static __always_inline u32 cnf_dir_index(const struct cnf_dir *d, u32 top)
  * @map:    per family, the /16 map of prefixes of up to CNF_MAP_BITS bits
  *          (prefix.h); NULL while there are none.  Published before its
  *          @active bit is set, unpublished after it is cleared.
- * @dir:    the directory of the long tiers, once CNF_DIR_MIN_TIERS of
- *          them hold keys (or a batch's tally says they will); NULL
+ * @v6dir:  the IPv6 directory of the long tiers, once
+ *          CNF_V6DIR_MIN_TIERS of them hold keys (or a batch's tally says they will); NULL
  *          before, and after the last long key went.  Made of the keys
  *          there, published (rcu_assign_pointer()), and so replaced.
  * @long_tiers: the directory bits of the long tiers that @active names:
  *          what lookups probe while there is no directory.  Changed
  *          (release) with @active, read with acquire.
- * @tab4:   the tabulation the IPv4 tables share (hash.h), made of the
+ * @thash4: the tabulation the IPv4 tables share (hash.h), made of the
  *          seed of the first, the IPv4 address tier, when the filter is
  *          made (never by an add); freed with the filter.  A rebuild
  *          retried gives its table one of its own.
@@ -307,20 +273,20 @@ struct cnf_filter {
 	u64 active[CNF_NFAMILIES][CNF_ACTIVE_WORDS];
 	struct cnf_table __rcu *store[CNF_NFAMILIES][CNF_STORE_TABLES];
 	struct cnf_map __rcu *map[CNF_NFAMILIES];
-	struct cnf_dir __rcu *dir;
-	u32 *tab4;
+	struct cnf_v6dir __rcu *v6dir;
+	u32 *thash4;
 	u16 long_tiers;
 	u32 nlen[CNF_NFAMILIES][CNF_TIERS];
 	u64 prefixes[CNF_NFAMILIES];
 	struct cnf_mutex lock;
-	struct cnf_budget *budget;	/* see filter.h */
+	struct cnf_budget *budget;	/* see types.h */
 	struct cnf_filter *budget_next;
 	struct cnf_budget own_budget;	/* cnf_filter_create()'s */
 	u64 expect;		/* adds announced by cnf_filter_expect() */
 	u64 expect_adds;	/* cnf_filter_add()s since */
 	u64 expect_dups;	/* adds under @tally refused as stored */
 	const struct cnf_tally *tally;	/* cnf_filter_expect_tally()'s */
-	u64 dir_base;		/* @dir's bits set when @tally came */
+	u64 v6dir_base;		/* @v6dir's bits set when @tally came */
 	u64 grows[CNF_NFAMILIES];
 	struct cnf_undo {
 		struct cnf_table __rcu **tp;
@@ -724,7 +690,7 @@ static inline void cnf_write_end(struct cnf_table *t)
  * Around a slot filled or emptied in place, no key moving: a write section
  * for slots of more than one word.  A one-word slot changes in one store,
  * which a reader sees whole or not at all, the key there or not, both
- * right for a lookup that overlaps the change (lookup.c).
+ * right for a lookup that overlaps the change (table.c).
  */
 static __always_inline void cnf_slot_begin(struct cnf_table *t,
 					   unsigned int width)
@@ -740,6 +706,130 @@ static __always_inline void cnf_slot_end(struct cnf_table *t,
 		cnf_write_end(t);
 }
 
+/* ---- where a key lives ---- */
+
+/*
+ * Where a key lives: its two buckets and its slot, and back.
+ *
+ * A key's last word x (host order: an IPv4 address, the second word of a
+ * CNF_LAYOUT64 key, the fourth of an IPv6 address) is split into
+ * r = x >> log and l = x & mask; the words before it join r.  With
+ * h = H(r), a hash keyed by a per-table random seed, its home bucket is
+ * i1 = l ^ h and its alternate i2 = i1 ^ (rol32(h, 16) | 1): odd, so the
+ * buckets always differ, and either bucket with the slot gives the other
+ * (partial-key cuckoo hashing).  Outsiders cannot aim many
+ * addresses at one bucket pair without the seed.  One hash per lookup: an
+ * IPv4 r has at most 32 - log bits, so a second hash would add no pairs.
+ *
+ * A slot stores r (the upper words as they are, and x >> log, for two-word
+ * keys xored with bits of the upper word: cnf_tag_mix()), the tag bits,
+ * and nothing else: i1 follows from the bucket and the alternate
+ * bit, l = i1 ^ H(r), x = (x >> log) << log | l.  So the key comes back
+ * exactly from a slot and its bucket, a fingerprint hit is an exact match
+ * (no false positives), and growth rebuilds a table from its own slots.
+ *
+ */
+
+/* Chunks of r: 14 bits at most in narrow slots, 29 in wide ones. */
+static inline unsigned int cnf_thash_chunks(unsigned int width)
+{
+	return width == CNF_SLOT_V4_NARROW ? 2 : 4;
+}
+
+/* Entries of the tabulation of a table of @fam, 2^@log buckets; 0: none. */
+static inline size_t cnf_thash_entries(enum cnf_layout layout,
+				       unsigned int log)
+{
+	unsigned int width = cnf_slot_bytes(layout, log);
+
+	if (cnf_layout_words(layout) != 1)
+		return 0;
+	return (size_t)cnf_thash_chunks(width) * CNF_THASH_ENTRIES;
+}
+
+/*
+ * What a two-word key's tag word holds is r xor bits of the upper word, of
+ * the slot words @w: the keys of a tier of 33 to 64 bits are numbers below
+ * 2^(L - 32) after their /32 (prefix.h), whose r has few bits or none, and
+ * keys sharing a bucket would share a tag.  Mixed, their tags differ with
+ * their /32s, and a probe's tag test flags little but the key's own slot.
+ * The upper word is in the slot: r comes back.  Fits a narrow tag word.
+ */
+static __always_inline u32 cnf_tag_mix(unsigned int width, const u32 *w)
+{
+	if (cnf_width_words(width) != 2)
+		return 0;
+	return (w[0] ^ w[0] >> 16) & ((1U << CNF_NARROW_R_BITS) - 1);
+}
+
+/* r of slot words @w: their tag word without the tag bits, unmixed. */
+static __always_inline u32 cnf_slot_r(unsigned int width, const u32 *w)
+{
+	return (w[cnf_width_words(width) - 1] >> 2) ^ cnf_tag_mix(width, w);
+}
+
+/* H of slot words @w: their upper words, and @r, the last word's part. */
+static __always_inline u32 cnf_hash_r(const struct cnf_table *t,
+				      unsigned int width, const u32 *w, u32 r)
+{
+	const unsigned int n = cnf_width_words(width);
+	u32 k[4] = { w[0], w[1], w[2], w[3] };
+
+	if (n == 1)
+		return cnf_thash4(t->thash, cnf_thash_chunks(width), r);
+	k[n - 1] = r;
+	return cnf_hash6(t->mul6, k, n);
+}
+
+/* H(r), r being the part of the key slot words @w store; tags excluded. */
+static __always_inline u32 cnf_hash(const struct cnf_table *t,
+				    unsigned int width, const u32 *w)
+{
+	return cnf_hash_r(t, width, w, cnf_slot_r(width, w));
+}
+
+static __always_inline u32 cnf_alt_offset(const struct cnf_table *t, u32 h)
+{
+	return (rol32(h, 16) | 1) & t->mask;
+}
+
+/*
+ * Encode @addr for @t, its cnf_width_words() words (a __be32 for IPv4
+ * tables, the first two words of a struct in6_addr for CNF_LAYOUT64, all
+ * four for CNF_LAYOUT128; no word past them is read): its slot words (home
+ * tag) and its two buckets.  Returns H, which an IPv6 table's summary
+ * takes (table.h).
+ */
+static __always_inline u32 cnf_locate(const struct cnf_table *t,
+				      unsigned int width, const void *addr,
+				      struct cnf_pos *p)
+{
+	const unsigned int n = cnf_width_words(width);
+	const __be32 *a = addr;
+	u32 x, h, *w = p->w;
+
+	w[0] = n > 1 ? (__force u32)a[0] : 0;
+	w[1] = n > 2 ? (__force u32)a[1] : 0;
+	w[2] = n > 2 ? (__force u32)a[2] : 0;
+	w[3] = 0;
+	x = ntohl(a[n - 1]);
+	w[n - 1] = ((x >> t->log) ^ cnf_tag_mix(width, w)) << 2 | CNF_TAG_VALID;
+	h = cnf_hash_r(t, width, w, x >> t->log);
+	p->b[0] = (x ^ h) & t->mask;
+	p->b[1] = p->b[0] ^ cnf_alt_offset(t, h);
+	return h;
+}
+
+/* The bucket the key in (bucket, slot) would move to; @w: its new slot. */
+static __always_inline u32 cnf_slot_other(const struct cnf_table *t,
+					  unsigned int width, u32 bucket,
+					  unsigned int s, u32 *w)
+{
+	cnf_slot_read(t, width, bucket, s, w);
+	*cnf_tag_word(width, w) ^= CNF_TAG_ALT;
+	return bucket ^ cnf_alt_offset(t, cnf_hash(t, width, w));
+}
+
 /* ---- table.c: one table's writers (under the filter's lock) ---- */
 
 unsigned int cnf_max_log(enum cnf_layout layout);
@@ -748,9 +838,9 @@ size_t cnf_table_bytes(enum cnf_layout layout, unsigned int log,
 size_t cnf_summary_bytes(enum cnf_layout layout, unsigned int log,
 			 bool summary);
 int cnf_summary_refresh(struct cnf_table *t);
-size_t cnf_tab4_bytes(void);
+size_t cnf_thash4_bytes(void);
 struct cnf_table *cnf_table_alloc(enum cnf_layout layout, unsigned int log,
-				  bool summary, u32 **tab4);
+				  bool summary, u32 **thash4);
 void cnf_table_free(struct cnf_table *t);
 void cnf_table_retire(struct cnf_table *t);
 int cnf_table_add(struct cnf_table *t, struct cnf_path_node *path,
@@ -767,13 +857,65 @@ void cnf_table_prune(struct cnf_table *t, struct cnf_path_node *path,
 		     bool (*keep)(void *ctx, const struct cnf_key *key),
 		     void *ctx);
 
-/* ---- lookup.c: readers, also used by writers ---- */
+/* ---- table.c: finding a key, for readers, also used by writers ---- */
 
 bool cnf_stash_has(const struct cnf_table *t, const void *addr);
+bool cnf_table_has_slow(const struct cnf_table *t, const void *addr);
+bool cnf_table_has4_slow(const struct cnf_table *t, __be32 addr);
 bool cnf_table_contains(const struct cnf_table *t, const struct cnf_key *key);
+
+/* ---- the fast path of a lookup in one table ---- */
+
+/*
+ * The fast path.  An IPv6 key whose bit its home bucket's summary lacks is
+ * absent, buckets and stash alike.  The read section does not wait for a
+ * writer (raw_seqcount_begin()): a write that overlapped it, like a key in
+ * the stash, sends the lookup to the slow path, unless the answer is an
+ * IPv4 hit, which stands.  Returns 1 (present), 0 (absent) or -EAGAIN (ask
+ * the slow path).
+ */
+static __always_inline int cnf_table_has_width(const struct cnf_table *t,
+					       unsigned int width,
+					       const void *addr)
+{
+	struct cnf_pos p;
+	unsigned int seq;
+	bool hit, slow;
+	u32 h;
+
+	h = cnf_locate(t, width, addr, &p);
+	if (cnf_width_words(width) > 1 && !cnf_summary_has(t, p.b[0], h))
+		return 0;
+	seq = raw_seqcount_begin(&t->seq);
+	hit = cnf_table_probe(t, width, &p);
+	if (hit && cnf_width_words(width) == 1)
+		return 1;
+	slow = !hit && READ_ONCE(t->stash_n) != 0;
+	slow |= read_seqcount_retry(&t->seq, seq);
+	return unlikely(slow) ? -EAGAIN : hit;
+}
+
+/* Is @key, of an IPv4-layout table, in @t? */
+static __always_inline bool cnf_table_has4(const struct cnf_table *t,
+					   __be32 key)
+{
+	int ret = cnf_for_v4_width(cnf_table_has, t, &key);
+
+	return likely(ret >= 0) ? ret : cnf_table_has4_slow(t, key);
+}
+
+/* Is @addr a key of @t, a table of 16-byte slots? */
+static __always_inline bool cnf_table_has6(const struct cnf_table *t,
+					   const struct in6_addr *addr)
+{
+	int ret = cnf_table_has_width(t, CNF_SLOT_V6, addr);
+
+	return likely(ret >= 0) ? ret : cnf_table_has_slow(t, addr);
+}
 
 /* ---- filter.c: one table of a filter, grown and shrunk as it fills ---- */
 
+bool cnf_fits(const struct cnf_filter *f, u64 bytes);
 struct cnf_table *cnf_deref(const struct cnf_filter *f,
 			    struct cnf_table __rcu *const *tp);
 int cnf_tab_ensure(struct cnf_filter *f, struct cnf_table __rcu **tp,
@@ -795,12 +937,5 @@ struct cnf_map *cnf_map_deref(const struct cnf_filter *f,
 			      enum cnf_family fam);
 int cnf_map_ensure(struct cnf_filter *f, enum cnf_family fam);
 void cnf_map_release(struct cnf_filter *f, enum cnf_family fam);
-struct cnf_dir *cnf_dir_deref(const struct cnf_filter *f);
-int cnf_dir_alloc(const struct cnf_filter *f, unsigned int log,
-		  struct cnf_dir **dp);
-void cnf_dir_publish(struct cnf_filter *f, struct cnf_dir *d);
-void cnf_dir_free(struct cnf_dir *d);
-void cnf_dir_expect(struct cnf_filter *f);
-void cnf_dir_fit(struct cnf_filter *f);
 
 #endif /* _CNF_TABLE_H */

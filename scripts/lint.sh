@@ -11,8 +11,11 @@
 #     shell scripts: *.sh, those without the suffix found by their #! line,
 #     and the bash completion;
 #   - flake8 on the tracked Python (*.py, or a python #! line);
-# and the README's table of where things are must match the tree: every
-# path it names exists, and it names every top-level entry; and
+# the README's table of where things are must match the tree: every
+# path it names exists, and it names every top-level entry; no file of
+# the filter core may include, through others, a file that includes it
+# (scripts/include-cycles.py, which also reports, without failing, the
+# circles of units, x.c with x.h, and those outside the core); and
 # debian/changelog's version must be dkms.conf's.
 # The build runs on a fresh copy of the sources in build/lint/, so every file
 # is compiled every time (a cached object would hide its warnings) and the
@@ -287,6 +290,12 @@ if readme_checks; then
 	echo "lint: README's table of where things are: matches the tree"
 else
 	echo "lint: README's table of where things are: FAILED"
+	status=1
+fi
+if python3 scripts/include-cycles.py "$ROOT"; then
+	echo "lint: includes: no circle among the core's files"
+else
+	echo "lint: includes: FAILED"
 	status=1
 fi
 exit "$status"

@@ -32,6 +32,7 @@
 
 #include "cnf_test.h"
 #include "table.h"
+#include "v6dir.h"
 #include "ref12.h"
 
 #define NO_LIMIT	(1ULL << 40)
@@ -671,7 +672,7 @@ static void print_tables(const struct cnf_filter *f, enum cnf_family fam,
 {
 	const struct cnf_table *t;
 	const struct cnf_map *m = rcu_dereference_protected(f->map[fam], 1);
-	const struct cnf_dir *d = rcu_dereference_protected(f->dir, 1);
+	const struct cnf_v6dir *d = rcu_dereference_protected(f->v6dir, 1);
 	enum cnf_layout layout;
 	unsigned int i;
 	char name[32];

@@ -50,7 +50,8 @@
 #include <setjmp.h>
 
 #include "cnf_test.h"
-#include "hash.h"
+#include "table.h"
+#include "v6dir.h"
 #include "cnf_harness.h"
 
 #define NO_LIMIT	(1ULL << 40)
@@ -1672,12 +1673,12 @@ TEST_F(prefix, add_remakes_directory)
 	p[2] = pfx6(0x3000000000000000ULL, 64);
 	/* Long prefixes in /32s of their own, until one more bit remakes. */
 	for (;;) {
-		const struct cnf_dir *d;
+		const struct cnf_v6dir *d;
 
 		cnf_user_seed_random(SEED_CORE);
 		r = pfx_prepared(_metadata, "v6 add: the directory remade", p,
 				 n, NULL, 0);
-		d = r->f[0]->dir;
+		d = r->f[0]->v6dir;
 		if (d && d->bits + 1 == d->grow_at)
 			break;
 		pfx_free(r);
@@ -1686,7 +1687,7 @@ TEST_F(prefix, add_remakes_directory)
 		n++;
 	}
 	pfx_end(_metadata, r, pfx_change(r, &change, true), 0);
-	EXPECT_EQ(1U, logged_at(&r->f[0]->dir));
+	EXPECT_EQ(1U, logged_at(&r->f[0]->v6dir));
 	pfx_free(r);
 }
 
@@ -2019,7 +2020,7 @@ TEST(directory_rules_out_long_tiers)
 		k = pfx_parse(pfx[i]);
 		ASSERT_EQ(0, cnf_t_add(f, &k));
 	}
-	ASSERT_NE(NULL, f->dir);
+	ASSERT_NE(NULL, f->v6dir);
 	ASSERT_EQ(0U, long_loads("3fff::1", &hit));
 	ASSERT_FALSE(hit);
 	ASSERT_EQ(0U, long_loads("2001:db9:5::1", &hit));
@@ -2028,9 +2029,9 @@ TEST(directory_rules_out_long_tiers)
 	ASSERT_FALSE(hit);
 	ASSERT_LE(1U, long_loads("2001:db8:3:0:1::1", &hit));
 	ASSERT_TRUE(hit);
-	/* Without it, as with fewer than CNF_DIR_MIN_TIERS long tiers. */
+	/* Without it, as with fewer than CNF_V6DIR_MIN_TIERS long tiers. */
 	cnf_filter_lock(f);
-	cnf_dir_publish(f, NULL);
+	cnf_v6dir_publish(f, NULL);
 	cnf_filter_unlock(f);
 	ASSERT_EQ(4U, long_loads("3fff::1", &hit));
 	ASSERT_FALSE(hit);

@@ -14,6 +14,7 @@
  */
 #include "cnf_test.h"
 #include "prefix.h"
+#include "v6dir.h"
 #include "cnf_harness.h"
 
 #define MODEL_MAX	4096
@@ -527,8 +528,8 @@ TEST(tiers_share_tabulation)
 
 	ASSERT_NE(NULL, f);
 	ASSERT_NE(NULL, g);
-	ASSERT_NE(NULL, f->tab4);
-	ASSERT_NE(f->tab4, g->tab4);
+	ASSERT_NE(NULL, f->thash4);
+	ASSERT_NE(f->thash4, g->thash4);
 	ASSERT_EQ(0, add_p(f, cnf_key4(0x0a000000), 19));	/* /20 keys */
 	ASSERT_EQ(0, add_p(f, cnf_key4(0x0b000000), 23));	/* /24 keys */
 	for (i = 0; i < 5000; i++)	/* the /32 tier grows */
@@ -539,10 +540,10 @@ TEST(tiers_share_tabulation)
 	ASSERT_NE(NULL, t20);
 	ASSERT_NE(NULL, t24);
 	ASSERT_EQ((unsigned int)CNF_SLOT_V4_WIDE, cnf_width(t32));
-	ASSERT_EQ(f->tab4, t20->hashes);
-	ASSERT_EQ(f->tab4, t24->hashes);
-	ASSERT_EQ(f->tab4, t32->hashes);
-	ASSERT_TRUE(t32->shared_hashes);
+	ASSERT_EQ(f->thash4, t20->thash);
+	ASSERT_EQ(f->thash4, t24->thash);
+	ASSERT_EQ(f->thash4, t32->thash);
+	ASSERT_TRUE(t32->shared_thash);
 	for (i = 0; i < CNF_TIERS; i++) {
 		const struct cnf_table *t =
 			rcu_dereference_protected(f->tier[CNF_V4][i], 1);
@@ -555,7 +556,7 @@ TEST(tiers_share_tabulation)
 
 		slots += t ? t->bytes : 0;
 	}
-	ASSERT_EQ(slots + cnf_tab4_bytes(), v4_bytes(f));
+	ASSERT_EQ(slots + cnf_thash4_bytes(), v4_bytes(f));
 	ASSERT_EQ(0, add_p(f, cnf_key4(0x0a000000), 20));
 	ASSERT_TRUE(cnf_t_has(f, &(struct cnf_key){ .family = CNF_V4,
 		.len = 32, .v4 = htonl(0x0a000fff) }));
@@ -1378,7 +1379,7 @@ static u64 long_pairs(const struct pmodel *m)
 /* A directory is there, at most half full, and not much larger than need be. */
 static void dir_sized(struct __test_metadata *_metadata, struct prefix_run *s)
 {
-	const struct cnf_dir *d = s->f->dir;
+	const struct cnf_v6dir *d = s->f->v6dir;
 	u64 pairs = long_pairs(&s->m);
 
 	ASSERT_NE(NULL, d);
@@ -1452,12 +1453,12 @@ TEST(long_tiers_directory)
 	}
 	TH_LOG("%llu queries, %llu covered; directory of %llu words, %llu bits set, for %llu pairs",
 	       (unsigned long long)s.queries, (unsigned long long)s.hits,
-	       1ULL << s.f->dir->log, (unsigned long long)s.f->dir->bits,
+	       1ULL << s.f->v6dir->log, (unsigned long long)s.f->v6dir->bits,
 	       (unsigned long long)long_pairs(&s.m));
 	while (s.m.n) {
 		ASSERT_EQ(0, cnf_t_del(s.f, &s.m.p[--s.m.n]));
 	}
-	ASSERT_EQ(NULL, s.f->dir);
+	ASSERT_EQ(NULL, s.f->v6dir);
 	ASSERT_EQ(0, s.f->long_tiers);
 	cnf_filter_destroy(s.f);
 }
@@ -1480,9 +1481,9 @@ TEST(long_tiers_directory_enomem)
 	ASSERT_NE(NULL, f);
 	ASSERT_EQ(0, add_p(f, p40, 40));
 	ASSERT_EQ(0, add_p(f, p48, 48));
-	ASSERT_EQ(NULL, f->dir);	/* two long tiers: none yet */
+	ASSERT_EQ(NULL, f->v6dir);	/* two long tiers: none yet */
 	for (n = 0; add_failing_at(_metadata, f, p60, 60, n); n++) {
-		ASSERT_EQ(NULL, f->dir);
+		ASSERT_EQ(NULL, f->v6dir);
 		ASSERT_FALSE(has6(f, 0x20010dba, 0x3333333f, 0, 0));
 	}
 	ASSERT_LE(1, n);
@@ -1492,7 +1493,7 @@ TEST(long_tiers_directory_enomem)
 	ASSERT_TRUE(has6(f, 0x20010db9, 0x2222ffff, 9, 9));
 	ASSERT_FALSE(has6(f, 0x20010dbb, 1, 2, 3));
 	ASSERT_EQ(0, add_p(f, p96, 96));
-	ASSERT_NE(NULL, f->dir);
+	ASSERT_NE(NULL, f->v6dir);
 	ASSERT_TRUE(has6(f, 0x20010dbb, 1, 2, 3));
 	ASSERT_TRUE(has6(f, 0x20010dba, 0x3333333f, 9, 9));
 	ASSERT_TRUE(has6(f, 0x20010db8, 0x11ffffff, 9, 9));
@@ -1640,15 +1641,15 @@ TEST(narrow_start_shares_tabulation)
 	ASSERT_NE(NULL, f);
 	t32 = rcu_dereference_protected(f->tier[CNF_V4][32], 1);
 	ASSERT_EQ((unsigned int)CNF_SLOT_V4_NARROW, cnf_width(t32));
-	ASSERT_TRUE(t32->shared_hashes);
-	ASSERT_EQ(f->tab4, t32->hashes);
+	ASSERT_TRUE(t32->shared_thash);
+	ASSERT_EQ(f->thash4, t32->thash);
 	for (n = 0; add_failing_at(_metadata, f, net, 23, n); n++)
 		ASSERT_EQ(NULL, rcu_dereference_protected(f->tier[CNF_V4][24],
 							  1));
 	ASSERT_LE(1, n);
 	t24 = rcu_dereference_protected(f->tier[CNF_V4][24], 1);
 	ASSERT_NE(NULL, t24);
-	ASSERT_EQ(f->tab4, t24->hashes);
+	ASSERT_EQ(f->thash4, t24->thash);
 	ASSERT_TRUE(cnf_t_has(f, &(struct cnf_key){ .family = CNF_V4,
 		.len = 32, .v4 = htonl(0x0a0001ff) }));
 	cnf_filter_destroy(f);
@@ -1667,33 +1668,33 @@ TEST(long_tiers_directory_full)
 	struct cnf_rng r = { .s = 0x66756c6cULL };
 	struct cnf_key p41 = cnf_key6(0x30000000, 0x12800000, 0, 0), p;
 	unsigned int failed = 0, log;
-	const struct cnf_dir *d;
+	const struct cnf_v6dir *d;
 	long n;
 
 	ASSERT_NE(NULL, f);
 	ASSERT_EQ(0, add_p(f, cnf_key6(0x20010db8, 0x11000000, 0, 0), 40));
 	ASSERT_EQ(0, add_p(f, cnf_key6(0x20010db8, 0x22000000, 0, 0), 56));
 	ASSERT_EQ(0, add_p(f, cnf_key6(0x20010db8, 0x22000000, 0, 0), 64));
-	for (d = f->dir; d->bits < d->grow_at - 1; d = f->dir) {
+	for (d = f->v6dir; d->bits < d->grow_at - 1; d = f->v6dir) {
 		p = cnf_key6((u32)cnf_rng_next(&r), 0, 0, 0);
 		ASSERT_EQ(0, add_p(f, p, 56));
 	}
 	log = d->log;
 	for (n = 0; add_failing_at(_metadata, f, p41, 41, n); n++) {
-		ASSERT_EQ(d, f->dir);
+		ASSERT_EQ(d, f->v6dir);
 		ASSERT_FALSE(has6(f, 0x30000000, 0x12812345, 0, 0));
 		failed++;
 	}
 	ASSERT_LE(2U, failed);
 	ASSERT_TRUE(has6(f, 0x30000000, 0x12812345, 0, 0));
 	/* Its allocation was the one that failed: an add that sets no bit. */
-	if (f->dir == d)
+	if (f->v6dir == d)
 		ASSERT_EQ(0, add_p(f, cnf_key6(0x30000000, 0x14000000, 0, 0),
 				   44));
 	/* d is freed: its figures were read before. */
-	ASSERT_NE(d, f->dir);
-	ASSERT_EQ(log + 1, f->dir->log);
-	ASSERT_GT(f->dir->grow_at, f->dir->bits);
+	ASSERT_NE(d, f->v6dir);
+	ASSERT_EQ(log + 1, f->v6dir->log);
+	ASSERT_GT(f->v6dir->grow_at, f->v6dir->bits);
 	ASSERT_TRUE(has6(f, 0x30000000, 0x12812345, 0, 0));
 	ASSERT_TRUE(has6(f, 0x20010db8, 0x22000000, 1, 2));
 	ASSERT_FALSE(has6(f, 0x30000000, 0x13000000, 0, 0));
@@ -1713,7 +1714,7 @@ TEST(long_tiers_directory_batch)
 	static struct cnf_key p[3000];
 	struct cnf_rng r = { .s = 0x62617463ULL };
 	struct cnf_tally tally = { 0 };
-	const struct cnf_dir *d;
+	const struct cnf_v6dir *d;
 	unsigned int i, remade = 0, log, copy;
 
 	ASSERT_NE(NULL, f);
@@ -1726,14 +1727,14 @@ TEST(long_tiers_directory_batch)
 	cnf_filter_lock(f);
 	cnf_filter_expect(f, ARRAY_SIZE(p));
 	cnf_filter_expect_tally(f, &tally);
-	d = f->dir;
+	d = f->v6dir;
 	ASSERT_EQ(NULL, d);
 	for (i = 0; i < ARRAY_SIZE(p); i++) {
 		int err = cnf_filter_add(f, &p[i]);
 
 		ASSERT_TRUE(!err || err == -EEXIST);
-		remade += d != f->dir;
-		d = f->dir;
+		remade += d != f->v6dir;
+		d = f->v6dir;
 	}
 	cnf_filter_expect(f, 0);
 	ASSERT_EQ(1U, remade);
@@ -1765,8 +1766,8 @@ TEST(long_tiers_directory_batch)
 	}
 	cnf_filter_expect(f, 0);
 	TH_LOG("directory of 2^%u words, of 2^%u for the prefixes once",
-	       f->dir->log, log);
-	ASSERT_GE(log, f->dir->log);
+	       f->v6dir->log, log);
+	ASSERT_GE(log, f->v6dir->log);
 	cnf_filter_unlock(f);
 	cnf_filter_destroy(f);
 }

@@ -44,7 +44,7 @@
 
 #include "../../../module/prefix.c"
 #include "../../../module/table.c"
-#include "../../../module/lookup.c"
+#include "../../../module/v6dir.c"
 #include "../../../module/filter.c"
 
 #define BENCH_MIN_LOG		10
