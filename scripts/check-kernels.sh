@@ -5,7 +5,9 @@
 # the other (kver --list): Debian 12's 6.1 cloud kernel and its 6.12 cloud
 # kernel run the whole suite at its full sizes (CNF_TEST_FULL=1:
 # selftests/lib.sh), the 6.12 PREEMPT_RT kernel runs RT_TESTS.
-# make check-rt: the PREEMPT_RT part alone.  check-kernels then runs
+# make check-rt: the PREEMPT_RT part alone.  check-kernels then builds
+# the module against Debian sid's newest cloud headers (scripts/sid-build.sh,
+# build only, skipped without the sid root it makes), and runs
 # make check-dkms (scripts/check-dkms.sh: DKMS and the packages on 6.1 and
 # 6.12 cloud), one line of the summary.
 #
@@ -101,6 +103,18 @@ main() {
 		fi
 	done
 	if ((!rt_only)); then
+		echo
+		echo "==== sid"
+		run_logged "$LOGS/sid.log" "$SCRIPTS/sid-build.sh" build
+		case $? in
+		0) pass sid build "W=1 clean ($(tail -n1 "$LOGS/sid.log"))" ;;
+		4)
+			SKIP=$((SKIP + 1))
+			SKIPPED+=(sid-build)
+			result sid build "skipped (no sid root: scripts/sid-build.sh root)"
+			;;
+		*) fail sid build "FAILED (build/sid-build.log)" ;;
+		esac
 		echo
 		echo "==== dkms"
 		if run_logged "$LOGS/dkms.log" "$SCRIPTS/check-dkms.sh"; then
