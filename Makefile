@@ -184,7 +184,7 @@ demo: vm-build ## the module at work in a VM, step by step
 check: ## deps, build, unit, lint, selftests; ends "N passed, N failed"
 	scripts/check.sh
 
-check-kernels: ## the suite on 6.1 and 6.12 cloud, check-rt, check-dkms
+check-kernels: ## the suite on 6.1, 6.12 and sid's 7.2 cloud, check-rt, check-dkms
 	scripts/check-kernels.sh
 
 # make check three times in a row beside stress-ng on every CPU: no

@@ -5,6 +5,9 @@
 # the other (kver --list): Debian 12's 6.1 cloud kernel and its 6.12 cloud
 # kernel run the whole suite at its full sizes (CNF_TEST_FULL=1:
 # selftests/lib.sh), the 6.12 PREEMPT_RT kernel runs RT_TESTS.
+# The newest Debian kernel, sid's cloud kernel (7.2), runs the whole
+# suite too, built and booted from the sid root deps.sh --kernels makes
+# (scripts/sid-root.sh).
 # make check-rt: the PREEMPT_RT part alone.  check-kernels then runs
 # make check-dkms (scripts/check-dkms.sh: DKMS and the packages on 6.1 and
 # 6.12 cloud), one line of the summary.
@@ -67,8 +70,14 @@ one_kernel() {
 		fail "$k" selftests "FAILED (not run: the build for the VM failed)"
 		return
 	fi
-	# Each kernel balances its VMs by its own test durations.
+	# Each kernel balances its VMs by its own test durations.  The
+	# timeouts only catch a hang: at full size on a busy host every test
+	# takes several times its quiet time (cuckooctl.sh: 121 s beside one
+	# other VM, past 600 s, the default, at a load average of 17), so a
+	# test gets half an hour and a VM three hours, unless told otherwise.
 	CNF_TEST_FULL=1 CNF_VM_DURATIONS=$ROOT/build/vm/durations.$k KVER=$rel \
+		CNF_TEST_TIMEOUT=${CNF_TEST_TIMEOUT:-1800} \
+		CNF_VM_TIMEOUT=${CNF_VM_TIMEOUT:-10800} \
 		run_logged "$dir/suite.log" "$VM/selftests.sh" "$@"
 	# The VMs' consoles, which the next kernel's run replaces.
 	cp "$ROOT"/build/selftests.*log "$dir/" 2>/dev/null

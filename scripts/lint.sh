@@ -129,12 +129,26 @@ run_checkpatch() {
 }
 
 # Build a copy of the sources with W=1 and sparse; print our warnings.
-lint_kdir() { echo "${KDIR:-/lib/modules/$(KVER=${KVER:-} scripts/kver)/build}"; }
+# The newest Debian kernel's headers are in the sid root
+# (scripts/sid-root.sh): their path through it, read here, and the build
+# runs in the root, where they are at their own path.
+lint_kdir() {
+	local k=${KDIR:-/lib/modules/$(KVER=${KVER:-} scripts/kver)/build} sid
+	if [[ ! -d $k ]] && sid=$(scripts/sid-root.sh path 2>/dev/null) &&
+	   [[ -d $sid$k ]]; then
+		k=$sid$k
+	fi
+	echo "$k"
+}
 
 # shellcheck disable=SC2317 # called through checked
 run_build_checks() {
-	local kdir out rc=0
+	local kdir out rc=0 sid run=()
 	kdir=$(lint_kdir)
+	if sid=$(scripts/sid-root.sh path 2>/dev/null) && [[ $kdir == "$sid"/* ]]; then
+		run=(scripts/sid-root.sh run)
+		kdir=${kdir#"$sid"}
+	fi
 	rm -rf "$LINT"
 	mkdir -p "$LINT"
 	cp -a Kbuild dkms.conf module uapi "$LINT/"
@@ -146,10 +160,10 @@ run_build_checks() {
 	find "$LINT" \( -name '*.o' -o -name '*.ko' -o -name '.*.cmd' -o -name '*.mod*' \) -delete
 	echo "lint: W=1 C=2 build against $kdir"
 	out=$LINT/build.log
-	make -C "$kdir" M="$LINT" W=1 C=2 modules >"$out" 2>&1 || rc=$?
+	"${run[@]}" make -C "$kdir" M="$LINT" W=1 C=2 modules >"$out" 2>&1 || rc=$?
 	for d in $KMOD_DIRS; do
 		[[ -f $LINT/$d/Kbuild ]] || continue
-		make -C "$kdir" M="$LINT/$d" W=1 C=2 modules >>"$out" 2>&1 || rc=$?
+		"${run[@]}" make -C "$kdir" M="$LINT/$d" W=1 C=2 modules >>"$out" 2>&1 || rc=$?
 	done
 	if ((rc != 0)); then
 		sed "s|$LINT/||g" "$out"

@@ -19,7 +19,8 @@
 # (A test VM on a loaded host runs its timers late: the entries' removal is
 # waited for GRACE_MS past the second the kernel promises, and the kernel's
 # own lateness figures are reported.  ioctl_test's precision test asserts
-# the second.)
+# the second, beyond what the guest measures of its stalls and of the
+# removal's own time.)
 #
 # CNF_TEST_EXPIRY_UNIT   seconds test_expire and test_refresh count in
 #                        (default 1; make check-debug: 4)
