@@ -163,9 +163,39 @@ static void set_labels(FILE *out, const char *name,
 	fputs("} ", out);
 }
 
+/* A per-set figure of struct cnf_set_info, one metric family each. */
+enum set_figure { SET_MEMORY, SET_MATCHED, SET_TIMED, SET_TIMEOUT };
+
+static unsigned long long set_figure(const struct cnf_set_info *s,
+				     enum set_figure f)
+{
+	switch (f) {
+	case SET_MEMORY:
+		return s->bytes;
+	case SET_MATCHED:
+		return s->matched;
+	case SET_TIMED:
+		return s->timed;
+	default:
+		return s->timeout;
+	}
+}
+
 static void print_sets(FILE *out, const struct cnf_set_info *s, size_t n)
 {
-	size_t i;
+	static const struct {
+		const char *name, *type, *help;
+	} fig[] = {
+		[SET_MEMORY] = { "set_memory_bytes", "gauge",
+				 "Memory a set's own tables use." },
+		[SET_MATCHED] = { "set_packets_matched_total", "counter",
+				  "Packets whose source the set covered (a block set), or that it let through when a block set covered them (an allow set)." },
+		[SET_TIMED] = { "set_timed_entries", "gauge",
+				"A set's entries that have a timeout." },
+		[SET_TIMEOUT] = { "set_default_timeout_seconds", "gauge",
+				  "The timeout of entries added to a set without one, 0 for none." },
+	};
+	size_t i, f;
 
 	family(out, "set_entries", "gauge", "Prefixes a set holds, by family.");
 	for (i = 0; i < n; i++) {
@@ -174,29 +204,12 @@ static void print_sets(FILE *out, const struct cnf_set_info *s, size_t n)
 		set_labels(out, "set_entries", &s[i], "ipv6");
 		fprintf(out, "%llu\n", ULL(s[i].v6_entries));
 	}
-	family(out, "set_memory_bytes", "gauge",
-	       "Memory a set's own tables use.");
-	for (i = 0; i < n; i++) {
-		set_labels(out, "set_memory_bytes", &s[i], NULL);
-		fprintf(out, "%llu\n", ULL(s[i].bytes));
-	}
-	family(out, "set_packets_matched_total", "counter",
-	       "Packets whose source the set covered (a block set), or that it let through when a block set covered them (an allow set).");
-	for (i = 0; i < n; i++) {
-		set_labels(out, "set_packets_matched_total", &s[i], NULL);
-		fprintf(out, "%llu\n", ULL(s[i].matched));
-	}
-	family(out, "set_timed_entries", "gauge",
-	       "A set's entries that have a timeout.");
-	for (i = 0; i < n; i++) {
-		set_labels(out, "set_timed_entries", &s[i], NULL);
-		fprintf(out, "%llu\n", ULL(s[i].timed));
-	}
-	family(out, "set_default_timeout_seconds", "gauge",
-	       "The timeout of entries added to a set without one, 0 for none.");
-	for (i = 0; i < n; i++) {
-		set_labels(out, "set_default_timeout_seconds", &s[i], NULL);
-		fprintf(out, "%lu\n", (unsigned long)s[i].timeout);
+	for (f = 0; f < ARRAY_SIZE(fig); f++) {
+		family(out, fig[f].name, fig[f].type, fig[f].help);
+		for (i = 0; i < n; i++) {
+			set_labels(out, fig[f].name, &s[i], NULL);
+			fprintf(out, "%llu\n", set_figure(&s[i], f));
+		}
 	}
 }
 
