@@ -97,9 +97,9 @@ def cycles(graph):
 def circle(graph, part):
     """A path from the part's first node back to it, inside the part."""
     start, inside = part[0], set(part)
-    prev, todo = {start: None}, [start]
-    while todo:
-        v = todo.pop(0)
+    prev, queue = {start: None}, [start]
+    while queue:
+        v = queue.pop(0)
         for w in graph.get(v, ()):
             if w == start:
                 path = [v]
@@ -108,7 +108,7 @@ def circle(graph, part):
                 return list(reversed(path)) + [start]
             if w in inside and w not in prev:
                 prev[w] = v
-                todo.append(w)
+                queue.append(w)
     return part
 
 
