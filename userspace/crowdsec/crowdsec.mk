@@ -54,23 +54,18 @@ $(B)/tests/cbn/cbn_fake_dev.so: $(CBN_DIR)/tests/cbn_fake_dev.c ctl_parse.c \
 	$(CC) $(filter-out $(SAN_FLAGS),$(CFLAGS)) -shared -fPIC -o $@ $< \
 		ctl_parse.c ctl_format.c ctl_setname.c -ldl
 
-$(B)/tests/test_cbn_lapi: $(CBN_DIR)/tests/test_cbn_lapi.sh \
-			  $(CBN_DIR)/tests/fake_lapi.py \
+# test_cbn_lapi: the bouncer against crowdsec's Local API (make
+# engine-unit); test_cbn_tls: the same daemon over HTTPS with a client
+# certificate, against fake_lapi.py alone: no crowdsec needed, so in make
+# unit.  Both with the fake Local API and the certificates' maker beside
+# them.
+$(B)/tests/test_cbn_lapi $(B)/tests/test_cbn_tls: $(B)/tests/%: \
+			  $(CBN_DIR)/tests/%.sh \
+			  $(CBN_DIR)/tests/fake_lapi.py $(CBN_DIR)/tests/cbn_certs.sh \
 			  $(B)/tests/cbn/cuckoo-crowdsec-bouncer \
 			  $(B)/tests/cbn/cbn_fake_dev.so
 	@mkdir -p $(@D)
-	cp $(CBN_DIR)/tests/fake_lapi.py $(B)/tests/cbn/fake_lapi.py
-	sed 's,@CBN_TESTDIR@,$(B)/tests/cbn,' $< >$@
-	chmod +x $@
-
-# The same daemon over HTTPS with a client certificate, against
-# fake_lapi.py alone: no crowdsec needed, so in make unit.
-$(B)/tests/test_cbn_tls: $(CBN_DIR)/tests/test_cbn_tls.sh \
-			 $(CBN_DIR)/tests/fake_lapi.py \
-			 $(B)/tests/cbn/cuckoo-crowdsec-bouncer \
-			 $(B)/tests/cbn/cbn_fake_dev.so
-	@mkdir -p $(@D)
-	cp $(CBN_DIR)/tests/fake_lapi.py $(B)/tests/cbn/fake_lapi.py
+	cp $(CBN_DIR)/tests/fake_lapi.py $(CBN_DIR)/tests/cbn_certs.sh $(B)/tests/cbn/
 	sed 's,@CBN_TESTDIR@,$(B)/tests/cbn,' $< >$@
 	chmod +x $@
 

@@ -402,19 +402,8 @@ fi
 
 # 15: mTLS: the Local API with a tls: block (certificates made here), the
 # bouncer authenticated by its client certificate's OU, no key.
-certs() {
-	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=test-ca \
-		-keyout "$T/ca.key" -out "$T/ca.pem" &&
-	openssl req -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 \
-		-keyout "$T/server.key" -out "$T/server.csr" &&
-	printf 'subjectAltName=IP:127.0.0.1\n' >"$T/server.ext" &&
-	openssl x509 -req -in "$T/server.csr" -CA "$T/ca.pem" -CAkey "$T/ca.key" \
-		-CAcreateserial -days 2 -extfile "$T/server.ext" -out "$T/server.pem" &&
-	openssl req -newkey rsa:2048 -nodes -subj "/OU=bouncer-ou/CN=cuckoo-bouncer" \
-		-keyout "$T/client.key" -out "$T/client.csr" &&
-	openssl x509 -req -in "$T/client.csr" -CA "$T/ca.pem" -CAkey "$T/ca.key" \
-		-CAcreateserial -days 2 -out "$T/client.pem"
-}
+# shellcheck source=cbn_certs.sh
+source "$DIR/cbn_certs.sh"
 stop_lapi
 certs >"$T/openssl.log" 2>&1
 # The same database; cscli's password login over HTTPS as well.
