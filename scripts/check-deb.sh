@@ -44,20 +44,6 @@ cd "$ROOT" || exit 1
 # shellcheck source=tally.sh
 source "$ROOT/scripts/tally.sh"
 
-# step NAME COMMAND...: pass or fail NAME by COMMAND's status, its output
-# in NAME's log (shown when it fails).
-step() {
-	local name=$1 log
-	log=$OUT/$(tr -c 'a-z0-9\n' - <<<"$1").log
-	shift
-	if "$@" >"$log" 2>&1; then
-		pass "$name" ok
-		return 0
-	fi
-	sed 's/^/  | /' "$log" | tail -n 30
-	fail "$name" "FAILED (${log#"$ROOT"/})"
-	return 1
-}
 
 in_root() { chroot "$R" "$@"; }
 
@@ -219,17 +205,17 @@ main() {
 	rm -rf "$OUT"
 	mkdir -p "$OUT"
 	trap unmount EXIT
-	step deps scripts/deps.sh --pkg || { summary; exit 1; }
-	if step "scratch root (mmdebstrap, once)" make_tar &&
-	   step "previous version's packages" prev_debs &&
-	   step "make deb" new_debs; then
-		step "root set up" setup_root &&
-		step "install the previous version" install_prev &&
-		step "upgrade: enabled, registered, conffiles" upgrade &&
-		step "remove: state and conffiles only" remove &&
-		step "purge: nothing left" purge
+	tally_step deps scripts/deps.sh --pkg || { summary; exit 1; }
+	if tally_step "scratch root (mmdebstrap, once)" make_tar &&
+	   tally_step "previous version's packages" prev_debs &&
+	   tally_step "make deb" new_debs; then
+		tally_step "root set up" setup_root &&
+		tally_step "install the previous version" install_prev &&
+		tally_step "upgrade: enabled, registered, conffiles" upgrade &&
+		tally_step "remove: state and conffiles only" remove &&
+		tally_step "purge: nothing left" purge
 		unmount
-		step "piuparts: install and purge" piuparts_run
+		tally_step "piuparts: install and purge" piuparts_run
 	fi
 	summary
 	((FAIL == 0))

@@ -33,19 +33,6 @@ cd "$ROOT" || exit 1
 # shellcheck source=tally.sh
 source "$ROOT/scripts/tally.sh"
 
-# check NAME COMMAND...: pass or fail NAME by COMMAND's status, its output
-# in NAME's log (shown when it fails).
-check() {
-	local name=$1 log
-	log=$OUT/$(tr -c 'a-z0-9\n' - <<<"$1").log
-	shift
-	if "$@" >"$log" 2>&1; then
-		pass "$name" ok
-	else
-		sed 's/^/  | /' "$log" | tail -n 30
-		fail "$name" "FAILED (${log#"$ROOT"/})"
-	fi
-}
 
 # What make install puts under DESTDIR with PREFIX=/usr/local, the bouncer
 # built.
@@ -179,12 +166,12 @@ main() {
 	KVER=$(scripts/kver) || exit 1
 	# The tree as it is now, without what it built.
 	git ls-files -co --exclude-standard -z | cpio -0pdm --quiet "$SRC" || exit 1
-	check "no headers: an error naming the package" no_headers
-	check "install: kernel $KVER, every file" install_all &&
-		check "uninstall: nothing of it left" uninstall_all
-	check "uninstall: a set-up configuration kept" uninstall_keeps_conf
-	check "install: signed with the kernel's key" signed_install
-	check "cuckoo_nf.service: no module, one line" unit_no_module
+	tally_step "no headers: an error naming the package" no_headers
+	tally_step "install: kernel $KVER, every file" install_all &&
+		tally_step "uninstall: nothing of it left" uninstall_all
+	tally_step "uninstall: a set-up configuration kept" uninstall_keeps_conf
+	tally_step "install: signed with the kernel's key" signed_install
+	tally_step "cuckoo_nf.service: no module, one line" unit_no_module
 	summary
 	((FAIL == 0))
 }

@@ -61,3 +61,19 @@ summary() {
 		echo "$PASS passed, $FAIL failed"
 	fi
 }
+
+# tally_step NAME COMMAND...: pass or fail NAME by COMMAND's status, its
+# output in $OUT/NAME.log (its last lines shown when it fails).  Returns
+# 0 when it passed, 1 when not.
+tally_step() {
+	local name=$1 log
+	log=$OUT/$(tr -c 'a-z0-9\n' - <<<"$1").log
+	shift
+	if "$@" >"$log" 2>&1; then
+		pass "$name" ok
+		return 0
+	fi
+	sed 's/^/  | /' "$log" | tail -n 30
+	fail "$name" "FAILED (${log#"$ROOT"/})"
+	return 1
+}
