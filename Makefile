@@ -5,8 +5,8 @@
 #
 # `make help` lists the targets, each with the note after `## ` on its
 # rule's line.  What those lines leave out:
-#   module         with module BTF for the XDP kfuncs, an error without it
-#                  (CNF_XDP=n when XDP is not wanted, below)
+#   module         with module BTF for the XDP kfuncs where the build can
+#                  have it, else without them and a note (CNF_XDP, below)
 #   check-engines  the engines are Debian's fail2ban and crowdsec, installed
 #                  by scripts/deps.sh --engines; ends "N passed, N failed"
 #   check-kernels  installs the 6.12 kernels
@@ -37,10 +37,13 @@ endif
 # Debian's 6.12 headers have them, its 6.1 headers do not, so KVER's
 # modules are built against build/cache/kdir-KVER, those headers plus the
 # kernel's BTF and resolve_btfids (scripts/kernel-btf.sh).  KDIR= given is
-# used as it is.  A cuckoo_nf.ko without .BTF is an error, unless
-# CNF_XDP=n (XDP not wanted: the plain headers, a missing .BTF noted).
+# used as it is.  CNF_XDP says what a cuckoo_nf.ko without .BTF is:
+# auto (the default) a one-line note, the module loads and filters at
+# netfilter, its kfuncs left out, as an operator on a kernel whose
+# headers lack BTF would want rather than no module; y an error (the VM
+# targets: their tests need XDP); n XDP not wanted (the plain headers).
 KDIR_ORIGIN := $(origin KDIR)
-CNF_XDP ?= y
+CNF_XDP ?= auto
 BTF_SH = CNF_XDP=$(CNF_XDP) bash $(CURDIR)/scripts/kernel-btf.sh
 ifeq ($(origin KDIR),undefined)
 KDIR := /lib/modules/$(KVER)/build
@@ -117,7 +120,7 @@ help: ## this list
 		printf "  %-16s %s\n", substr($$0, 1, index($$0, ":") - 1), \
 		substr($$0, n + 3) }' $(firstword $(MAKEFILE_LIST))
 
-module: ## the module for the running kernel (KVER=, KDIR=, W=1, C=1; CNF_XDP=n: no module BTF)
+module: ## the module for the running kernel (KVER=, KDIR=, W=1, C=1; CNF_XDP=y|n: XDP required|not wanted)
 	@$(NEED_HEADERS)
 	@kdir=$(MOD_KDIR) && \
 	$(BTF_SH) relink "$(BTF_ROOT)$$kdir" $(CURDIR)/cuckoo_nf.ko && \
@@ -164,7 +167,7 @@ selftests-build: ## the C selftests, into build/selftests/
 
 # Everything the VM runs, built for the VM's kernel.
 vm-build: deps ## everything the VM runs, built for the VM's kernel
-	$(MAKE) module test-modules KVER=$(VM_KVER)
+	$(MAKE) module test-modules KVER=$(VM_KVER) CNF_XDP=y
 	$(MAKE) userspace
 	$(MAKE) selftests-build
 

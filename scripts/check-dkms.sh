@@ -64,7 +64,7 @@ dkms_source_clean() {
 
 # dkms_kernel RELEASE: build and install for RELEASE; KO is the result.
 dkms_kernel() {
-	local rel=$1 v vm f
+	local rel=$1 v vm f log
 	dkms build -m cuckoo-nf -v "$VERSION" -k "$rel" &&
 		dkms install -m cuckoo-nf -v "$VERSION" -k "$rel" || return 1
 	KO=
@@ -78,10 +78,15 @@ dkms_kernel() {
 	[[ $v == "$VERSION" && ${vm%% *} == "$rel" ]] || return 1
 	# Headers that can give it module BTF (6.12's), and it has it.
 	if [[ -f /lib/modules/$rel/build/vmlinux ]]; then
-		bash scripts/kernel-btf.sh check "/lib/modules/$rel/build" "$KO" &&
+		CNF_XDP=y bash scripts/kernel-btf.sh check "/lib/modules/$rel/build" "$KO" &&
 			echo "$KO: has .BTF (XDP kfuncs)"
 	else
+		# Built all the same, and DKMS's make.log says in one line
+		# what was left out.
+		log=/var/lib/dkms/cuckoo-nf/$VERSION/$rel/$(uname -m)/log/make.log
 		echo "$KO: no .BTF expected: the headers have no vmlinux"
+		grep -F 'built without its XDP/tc kfuncs' "$log" ||
+			{ echo "$log: no note of the kfuncs left out"; return 1; }
 	fi
 }
 

@@ -8,6 +8,11 @@
 #
 #   - a kernel without headers: make module stops, naming the headers
 #     package and KVER=, and builds nothing;
+#   - headers that cannot give the module BTF (Debian's 6.1 as given by
+#     KDIR=): make module builds it all the same, without the kfuncs,
+#     and says so in one line; with CNF_XDP=y that is an error;
+#   - the VM booted with module.sig_enforce=1 refuses that (unsigned)
+#     module with the message docs/install.md quotes;
 #   - make install: says which kernel it installed for, that the module is
 #     unsigned (Debian's headers have no signing key), and installs the
 #     module and every file of the list below; make uninstall then leaves
@@ -78,6 +83,40 @@ no_headers() {
 		grep -qF 'apt install linux-headers-9.9.9-none' <<<"$out" &&
 		grep -qF 'make KVER=RELEASE' <<<"$out" &&
 		[[ ! -e $SRC/cuckoo_nf.ko ]]
+}
+
+# make module with the headers as given (KDIR=): Debian's 6.1 headers
+# have neither vmlinux nor resolve_btfids.
+xdp_auto() {
+	local kdir=/lib/modules/$KVER/build out rc notes
+	[[ ! -f $kdir/vmlinux ]] || { echo "$kdir has vmlinux: not a kernel this step is about"; return 1; }
+	out=$(make -C "$SRC" --no-print-directory module KVER="$KVER" KDIR="$kdir" CNF_XDP=y 2>&1)
+	rc=$?
+	echo "CNF_XDP=y: exit $rc"
+	if ((rc == 0)) || ! grep -qF 'error: cuckoo_nf.ko has no .BTF section' <<<"$out"; then
+		echo "$out"
+		return 1
+	fi
+	out=$(make -C "$SRC" --no-print-directory module KVER="$KVER" KDIR="$kdir" 2>&1)
+	rc=$?
+	echo "$out" | tail -n 3
+	notes=$(grep -c 'kernel-btf:' <<<"$out")
+	((rc == 0 && notes == 1)) && [[ -f $SRC/cuckoo_nf.ko ]] &&
+		grep -qF 'note: cuckoo_nf.ko built without its XDP/tc kfuncs: vmlinux, resolve_btfids missing' <<<"$out"
+}
+
+# insmod of the unsigned module in the VM booted with
+# module.sig_enforce=1 (as Secure Boot's lockdown enforces): refused,
+# with the message the docs quote, and the kernel saying why.
+sig_enforce() {
+	local out
+	[[ -f $SRC/cuckoo_nf.ko ]] || { echo "no module built"; return 1; }
+	out=$(CNF_KO=$SRC/cuckoo_nf.ko CNF_VM_APPEND=module.sig_enforce=1 CNF_VM_TIMEOUT=300 \
+		CNF_VM_LOG=$OUT/sig_enforce.log selftests/vm/run --no-insmod -- \
+		bash -c 'cat /sys/module/module/parameters/sig_enforce; if insmod /cnf/cuckoo_nf.ko; then echo LOADED; fi; dmesg | grep -i "cuckoo_nf\|unsigned module"' 2>&1)
+	echo "$out" | grep -v '^vm: ' | tail -n 5
+	grep -qx 'Y' <<<"$out" && ! grep -q '^LOADED' <<<"$out" &&
+		grep -qF 'Key was rejected by service' <<<"$out"
 }
 
 install_all() {
@@ -167,6 +206,8 @@ main() {
 	# The tree as it is now, without what it built.
 	git ls-files -co --exclude-standard -z | cpio -0pdm --quiet "$SRC" || exit 1
 	tally_step "no headers: an error naming the package" no_headers
+	tally_step "headers without BTF: built without kfuncs, one line" xdp_auto &&
+		tally_step "module.sig_enforce=1: the unsigned module refused" sig_enforce
 	tally_step "install: kernel $KVER, every file" install_all &&
 		tally_step "uninstall: nothing of it left" uninstall_all
 	tally_step "uninstall: a set-up configuration kept" uninstall_keeps_conf

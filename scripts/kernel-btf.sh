@@ -30,9 +30,12 @@
 #                                external module)
 #   kernel-btf.sh check KDIR KO...
 #                                each KO has a .BTF section, and its
-#                                .BTF_ids resolved; if not, an error
-#                                naming what KDIR lacks, or a note only
-#                                with CNF_XDP=n (XDP not wanted)
+#                                .BTF_ids resolved; if not, by CNF_XDP:
+#                                auto (the default) one line noting that
+#                                the kfuncs are left out and what would
+#                                give them; y (XDP required) an error
+#                                naming what KDIR lacks; n (XDP not
+#                                wanted) a note
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -141,7 +144,7 @@ vmlinux_btf() {
 kdir() {
 	local kver=$1 headers=/lib/modules/$1/build dir f rb
 	[[ -d $headers ]] || die "no headers for $kver ($headers)"
-	if [[ ${CNF_XDP:-y} == n || -z $(missing "$headers") ]] ||
+	if [[ $XDP == n || -z $(missing "$headers") ]] ||
 	   ! grep -qx 'CONFIG_DEBUG_INFO_BTF_MODULES=y' "$headers/.config"; then
 		echo "$headers"
 		return
@@ -170,7 +173,15 @@ kdir() {
 		log "$kver: no resolve_btfids in its headers and no source for it here"
 		rb=
 	fi
-	[[ -z $rb ]] || ln -sfn "$rb" "$dir/$RESOLVE"
+	if [[ -z $rb ]]; then
+		# Without resolve_btfids kbuild's BTF step fails the link when
+		# it finds vmlinux, and skips itself when it does not: no
+		# vmlinux then, and the check says what is missing.
+		rm -f "$dir/$RESOLVE" "$dir/vmlinux"
+		echo "$dir"
+		return
+	fi
+	ln -sfn "$rb" "$dir/$RESOLVE"
 	if [[ -f $headers/vmlinux ]]; then
 		ln -sfn "$headers/vmlinux" "$dir/vmlinux"
 	elif [[ $(uname -r) == "$kver" && -r /sys/kernel/btf/vmlinux ]]; then
@@ -186,13 +197,21 @@ kdir() {
 relink() {
 	local kdir=$1 ko
 	shift
-	[[ ${CNF_XDP:-y} != n && -z $(missing "$kdir") ]] || return 0
+	[[ $XDP != n && -z $(missing "$kdir") ]] || return 0
 	for ko; do
 		# Nor when the kernel's BTF changed (a new image, same release).
 		if [[ -f $ko ]] && { ! has_btf "$ko" || [[ $ko -ot $kdir/vmlinux ]]; }; then
 			rm -f "$ko"
 		fi
 	done
+}
+
+# no_btf_line KO KDIR: the one line of CNF_XDP=auto for a KO built without
+# BTF: what is left out, what KDIR lacks, how to get it.
+no_btf_line() {
+	local lacks
+	lacks=$(missing "$2" | sed 's/ (.*//; s|.*/||' | paste -sd, - | sed 's/,/, /g')
+	log "note: ${1##*/} built without its XDP/tc kfuncs: ${lacks:-its build lacked module BTF} missing (docs/install.md, Module BTF; CNF_XDP=y makes this an error)"
 }
 
 check() {
@@ -203,20 +222,30 @@ check() {
 		case $(btf_state "$ko") in
 		ok) continue ;;
 		unresolved)
-			if [[ ${CNF_XDP:-y} == n ]]; then
+			if [[ $XDP == n ]]; then
 				log "note: ${ko##*/}: .BTF_ids all zeros: its XDP kfuncs are not available (CNF_XDP=n)"
 				continue
 			fi
+			# A mis-built module, whatever CNF_XDP: BPF programs would
+			# find kfuncs the kernel then refuses to call.
 			log "error: ${ko##*/} has .BTF but its .BTF_ids are all zeros: the kernel would refuse calls to its XDP kfuncs."
 			log "$kdir/$RESOLVE did not resolve them: make clean, then build again."
 			bad=1
 			continue
 			;;
 		esac
-		why=$(missing "$kdir" | sed 's/^/kernel-btf:   /')
-		[[ -n $why ]] || why="kernel-btf:   nothing: $ko was linked before; make clean, then build again"
-		if [[ ${CNF_XDP:-y} == n ]]; then
+		if [[ $XDP == n ]]; then
 			log "note: ${ko##*/} has no .BTF section: its XDP kfuncs are not available (CNF_XDP=n)"
+			continue
+		fi
+		why=$(missing "$kdir" | sed 's/^/kernel-btf:   /')
+		if [[ -z $why ]]; then
+			log "error: ${ko##*/} has no .BTF section although $kdir can make it: it was linked before; make clean, then build again"
+			bad=1
+			continue
+		fi
+		if [[ $XDP == auto ]]; then
+			no_btf_line "$ko" "$kdir"
 			continue
 		fi
 		log "error: ${ko##*/} has no .BTF section: BPF programs cannot find its XDP kfuncs."
@@ -226,15 +255,16 @@ check() {
 			log "without KDIR=, make module builds against build/cache/kdir-KVER, which has them"
 			log "when /boot/vmlinuz-KVER and Debian's linux-source-6.1 are there (scripts/deps.sh);"
 		}
-		log "make CNF_XDP=n builds without them (no XDP)."
+		log "without CNF_XDP=y, make builds without them (no XDP)."
 		bad=1
 	done
 	return $bad
 }
 
-case ${CNF_XDP:-y} in
-y | n) ;;
-*) die "CNF_XDP=$CNF_XDP: not y (XDP wanted, the default) or n" ;;
+XDP=${CNF_XDP:-auto}
+case $XDP in
+auto | y | n) ;;
+*) die "CNF_XDP=$CNF_XDP: not auto (XDP where the build can have it, the default), y (XDP required) or n (no XDP)" ;;
 esac
 
 case ${1:-} in

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # scripts/kernel-btf.sh's checks on the host, on small objects made here:
-#   check   a module without .BTF fails the build, naming what the build
-#           directory lacks; CNF_XDP=n makes it a note; one with .BTF
-#           passes, unless its .BTF_ids are all zeros (unresolved)
+#   check   a module without .BTF is one line naming what the build
+#           directory lacks (CNF_XDP=auto, the default), an error listing
+#           it (CNF_XDP=y), a note (CNF_XDP=n); one with .BTF passes,
+#           unless its .BTF_ids are all zeros (unresolved)
 #   relink  a module without .BTF, or older than the kernel's BTF, is
 #           removed (to be linked again, with BTF) only when the build
 #           directory can make BTF
@@ -39,7 +40,7 @@ has() {
 }
 
 echo "TAP version 13"
-echo "1..9"
+echo "1..10"
 
 # A module stand-in without .BTF, one with, and build directories: an
 # empty one (nothing for BTF), one with everything kbuild needs.
@@ -54,12 +55,20 @@ echo 'CONFIG_DEBUG_INFO_BTF_MODULES=y' >"$T/full/.config"
 printf '#!/bin/sh\n' >"$T/full/tools/bpf/resolve_btfids/resolve_btfids"
 chmod +x "$T/full/tools/bpf/resolve_btfids/resolve_btfids"
 
-out=$(bash "$BTF_SH" check "$T/none" "$T/plain.ko" 2>&1)
+out=$(CNF_XDP=y bash "$BTF_SH" check "$T/none" "$T/plain.ko" 2>&1)
 rc=$?
 ((rc != 0)) && has "no .BTF" "$out" "plain.ko has no .BTF section" \
 	CONFIG_DEBUG_INFO_BTF_MODULES "$T/none/vmlinux" \
-	"$T/none/tools/bpf/resolve_btfids/resolve_btfids" CNF_XDP=n
-result "check: a module without .BTF is an error naming what is missing" $?
+	"$T/none/tools/bpf/resolve_btfids/resolve_btfids" "without CNF_XDP=y"
+result "check: CNF_XDP=y: a module without .BTF is an error naming what is missing" $?
+
+out=$(bash "$BTF_SH" check "$T/none" "$T/plain.ko" 2>&1)
+rc=$?
+((rc == 0)) && [[ $(wc -l <<<"$out") == 1 ]] &&
+	has "auto" "$out" "note: plain.ko built without its XDP/tc kfuncs: " \
+	"CONFIG_DEBUG_INFO_BTF_MODULES, vmlinux, resolve_btfids" "CNF_XDP=y" ||
+	echo "# status $rc: $out"
+result "check: by default a module without .BTF is built, one line naming what is missing" $?
 
 out=$(CNF_XDP=n bash "$BTF_SH" check "$T/none" "$T/plain.ko" 2>&1)
 rc=$?
@@ -91,7 +100,7 @@ result "check: .BTF_ids resolved passes, all zeros fails" $?
 xz -k "$T/plain.ko" "$T/btf.ko"
 bash "$BTF_SH" check "$T/none" "$T/btf.ko.xz" 2>/dev/null
 r1=$?
-bash "$BTF_SH" check "$T/none" "$T/plain.ko.xz" 2>/dev/null
+CNF_XDP=y bash "$BTF_SH" check "$T/none" "$T/plain.ko.xz" 2>/dev/null
 r2=$?
 ((r1 == 0 && r2 != 0)) || echo "# with .BTF: status $r1, without: $r2"
 ((r1 == 0 && r2 != 0))
