@@ -7,6 +7,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/hash.h>
 #include <linux/netfilter.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -42,27 +43,58 @@ struct cnf_pcpu_stats {
 /* IPv4 and IPv6 PRE_ROUTING. */
 #define CNF_NHOOKS 2
 
-/* The fewest interface indexes a scope has room for: 8 KB of bits. */
-#define CNF_SCOPE_MIN_BITS 65536
+/* The fewest slots of a scope's table of interface indexes. */
+#define CNF_SCOPE_MIN_SLOTS 64
+/* A slot whose device left the scope: searches go on past it. */
+#define CNF_SCOPE_GONE U32_MAX
+
+/*
+ * The interface indexes of the devices a scope covers, in an open
+ * addressing table probed linearly from hash_32() of the index.
+ * Interface indexes only grow while a namespace lives (a host that
+ * starts containers for years reaches the millions), so the table is
+ * keyed by the devices there are, not by their indexes.  Written only
+ * under RTNL by the scope's notifier: a device that comes takes an empty
+ * or gone slot of its probe sequence, one that goes leaves
+ * %CNF_SCOPE_GONE, both single stores a packet sees whole or not at all;
+ * a table that would be over three quarters used is replaced by one made
+ * for the devices there are (at most half full), published with
+ * rcu_assign_pointer() and the old one freed after a grace period.
+ * Always at least one slot empty, where every search ends.
+ * @rcu:   frees it.
+ * @log:   log2 of the slots, at least ilog2(%CNF_SCOPE_MIN_SLOTS).
+ * @used:  slots not empty (devices and gone ones); RTNL.
+ * @live:  devices in it; RTNL.
+ * @slot:  an interface index, 0 (empty) or %CNF_SCOPE_GONE.
+ */
+struct cnf_ifset {
+	struct rcu_head rcu;
+	u32 log;
+	u32 used;
+	u32 live;
+	u32 slot[];
+};
 
 /*
  * The devices whose packets the hooks judge, when the operator named
- * them (CNF_CONFIG_IIF): a bit per interface index of the namespace.
- * Made whole by cnf_scope_create(), then published in cnf_state.scope;
- * replaced, never changed, by a new setting.
+ * them (CNF_CONFIG_IIF).  Made whole by cnf_scope_create(), then
+ * published in cnf_state.scope; replaced, never changed, by a new
+ * setting, but for @devs.
  * @nb:     on the namespace's netdevice chain from creation until
- *          cnf_scope_retire(): keeps @bits to the devices' names as they
+ *          cnf_scope_retire(): keeps @devs to the devices' names as they
  *          are registered, renamed and unregistered.
  * @net:    the namespace, for the chain.
  * @retired: set under RTNL before @nb leaves the chain, whose replay
- *          of unregistrations must not clear bits packets still read.
- * @bytes:  what the scope costs, charged to the state's budget.
- * @n:      patterns in @pat; immutable, as are @pat and @nbits.
+ *          of unregistrations must not take devices out of a table
+ *          packets still read.
+ * @bytes:  what the scope cost when made (its first table), charged to
+ *          the state's budget.  A table made larger as devices come is
+ *          made under RTNL, where the budget (cnf_net_lock(), taken
+ *          before RTNL) cannot be: it is bounded by the devices, 16 bytes
+ *          a covered device at most, and charged to the memory cgroup.
+ * @n:      patterns in @pat; immutable, as is @pat.
  * @pat:    the names or, ending in '+', prefixes of names, as given.
- * @nbits:  indexes @bits has room for: a device it covers whose index is
- *          past them is refused (-ENOSPC).
- * @bits:   set for the index of each device @pat covers: written under
- *          RTNL by @nb's callback (atomic bit operations), read by the
+ * @devs:   the covered devices' indexes (struct cnf_ifset), read by the
  *          hooks under RCU.
  */
 struct cnf_scope {
@@ -73,15 +105,24 @@ struct cnf_scope {
 	u64 bytes;
 	u32 n;
 	char pat[CNF_IIF_MAX][CNF_IFNAMSIZ];
-	u32 nbits;
-	unsigned long bits[];
+	struct cnf_ifset __rcu *devs;
 };
 
 /* Whether the hooks judge packets that arrive on the device of @ifindex. */
 static __always_inline bool cnf_scope_covers(const struct cnf_scope *s,
 					     int ifindex)
 {
-	return (unsigned int)ifindex < s->nbits && test_bit(ifindex, s->bits);
+	const struct cnf_ifset *t = rcu_dereference(s->devs);
+	u32 mask = (1U << t->log) - 1;
+	u32 i = hash_32(ifindex, t->log);
+	u32 v;
+
+	while ((v = READ_ONCE(t->slot[i]))) {
+		if (v == (u32)ifindex)
+			return true;
+		i = (i + 1) & mask;
+	}
+	return false;
 }
 
 /*

@@ -1551,7 +1551,7 @@ static int cnf_config_check_scope(const struct cnf_config *c)
 
 /*
  * Under cnf_net_lock(): a new scope of @c's names (NULL in *@scope when
- * it names none), charged and keeping its bits already, for the caller to
+ * it names none), charged and keeping its table already, for the caller to
  * publish, or to give back with cnf_config_drop_scope() on a later
  * failure.
  */
@@ -1595,7 +1595,7 @@ static void cnf_config_drop_scope(struct cnf_state *st, struct cnf_scope *s)
 
 /*
  * Under cnf_net_lock(): put @s in the place of the state's scope.  A
- * packet that still reads the old one finds its bits as they were: it is
+ * packet that still reads the old one finds its table as it was: it is
  * retired first, and freed after a grace period.
  */
 static void cnf_config_set_scope(struct cnf_state *st, struct cnf_scope *s)

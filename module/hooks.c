@@ -158,99 +158,179 @@ static bool cnf_scope_matches(const struct cnf_scope *s, const char *name)
 	return false;
 }
 
+/* A table of 2^@log slots for the indexes of a scope's devices. */
+static struct cnf_ifset *cnf_ifset_alloc(u32 log, gfp_t gfp)
+{
+	struct cnf_ifset *t = kvzalloc(struct_size(t, slot, 1U << log), gfp);
+
+	if (t)
+		t->log = log;
+	return t;
+}
+
+/* The slot of @t where @idx is, or NULL. */
+static u32 *cnf_ifset_find(struct cnf_ifset *t, u32 idx)
+{
+	u32 mask = (1U << t->log) - 1;
+	u32 i = hash_32(idx, t->log);
+
+	for (; t->slot[i]; i = (i + 1) & mask)
+		if (t->slot[i] == idx)
+			return &t->slot[i];
+	return NULL;
+}
+
 /*
- * Under RTNL: keep @s's bit of a device to its name.  Idempotent, as a
- * rename rolled back calls it again with the old name.  A device @s
- * covers whose index is past its map is refused: its registration or
- * rename fails (a move into the namespace cannot, and leaves it
- * uncovered, with a warning).
+ * Put @idx, not in @t, in the first empty or gone slot of its sequence:
+ * one store, which a packet searching for it sees or not, and which ends
+ * no other index's search (the slot held nothing they could be after).
+ */
+static void cnf_ifset_put(struct cnf_ifset *t, u32 idx)
+{
+	u32 mask = (1U << t->log) - 1;
+	u32 i = hash_32(idx, t->log);
+
+	while (t->slot[i] && t->slot[i] != CNF_SCOPE_GONE)
+		i = (i + 1) & mask;
+	t->used += !t->slot[i];
+	t->live++;
+	WRITE_ONCE(t->slot[i], idx);
+}
+
+/* The fewest slots, a power of two, that hold @n devices at most half full. */
+static u32 cnf_ifset_log_for(u32 n)
+{
+	return max_t(u32, ilog2(CNF_SCOPE_MIN_SLOTS),
+		     order_base_2(2 * (u64)n + 2));
+}
+
+/*
+ * Under RTNL: @s's table with room for one more device, a new one (the
+ * devices there are, without the gone slots) published in its place when
+ * it would be over three quarters used.
+ *
+ * Return: the table to put the device in, or NULL without memory.
+ */
+static struct cnf_ifset *cnf_scope_room(struct cnf_scope *s)
+{
+	struct cnf_ifset *t = rtnl_dereference(s->devs), *n;
+	u32 i;
+
+	if (4 * ((u64)t->used + 1) <= 3ULL << t->log)
+		return t;
+	n = cnf_ifset_alloc(cnf_ifset_log_for(t->live + 1), GFP_KERNEL_ACCOUNT);
+	if (!n)
+		return NULL;
+	for (i = 0; i < 1U << t->log; i++)
+		if (t->slot[i] && t->slot[i] != CNF_SCOPE_GONE)
+			cnf_ifset_put(n, t->slot[i]);
+	rcu_assign_pointer(s->devs, n);
+	kvfree_rcu(t, rcu);
+	return n;
+}
+
+/*
+ * Under RTNL: keep @s's table to a device's name.  Idempotent, as a
+ * rename rolled back calls it again with the old name.  A device that
+ * @s covers is refused (its registration or rename fails) only when
+ * there is no memory for a larger table.
  */
 static int cnf_scope_event(struct notifier_block *nb, unsigned long event,
 			   void *ptr)
 {
 	struct cnf_scope *s = container_of(nb, struct cnf_scope, nb);
 	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
-	unsigned int idx = dev->ifindex;
+	struct cnf_ifset *t;
+	u32 *slot;
 
 	if (READ_ONCE(s->retired))
 		return NOTIFY_DONE;
+	t = rtnl_dereference(s->devs);
+	slot = cnf_ifset_find(t, dev->ifindex);
 	switch (event) {
 	case NETDEV_REGISTER:
 	case NETDEV_CHANGENAME:
 		if (!cnf_scope_matches(s, dev->name))
 			break;
-		if (idx >= s->nbits) {
-			pr_warn_ratelimited("device %s (index %u) is past the %u indexes the hooks' scope has room for: set the scope again\n",
-					    dev->name, idx, s->nbits);
-			return notifier_from_errno(-ENOSPC);
+		if (slot)
+			return NOTIFY_DONE;
+		t = cnf_scope_room(s);
+		if (!t) {
+			/* A move into the namespace cannot fail: say so. */
+			pr_warn_ratelimited("device %s (index %d) left out of the hooks' scope: no memory\n",
+					    dev->name, dev->ifindex);
+			return notifier_from_errno(-ENOMEM);
 		}
-		set_bit(idx, s->bits);
+		cnf_ifset_put(t, dev->ifindex);
 		return NOTIFY_DONE;
 	case NETDEV_UNREGISTER:
 		break;
 	default:
 		return NOTIFY_DONE;
 	}
-	if (idx < s->nbits)
-		clear_bit(idx, s->bits);
+	if (slot) {
+		WRITE_ONCE(*slot, CNF_SCOPE_GONE);
+		t->live--;
+	}
 	return NOTIFY_DONE;
 }
 
-/* The highest interface index in @net now: what a new scope makes room for. */
-static unsigned int cnf_max_ifindex(struct net *net)
+/* The devices of @net that @s's patterns cover now. */
+static u32 cnf_scope_count(struct net *net, const struct cnf_scope *s)
 {
 	struct net_device *dev;
-	unsigned int max = 0;
+	u32 count = 0;
 
 	rcu_read_lock();
 	for_each_netdev_rcu(net, dev)
-		max = max_t(unsigned int, max, dev->ifindex);
+		count += cnf_scope_matches(s, dev->name);
 	rcu_read_unlock();
-	return max;
+	return count;
 }
 
 /**
- * cnf_scope_create - a scope of @n patterns, its map made for @net's devices
+ * cnf_scope_create - a scope of @n patterns, its table made for @net's devices
  * @net: the namespace
  * @n:   patterns in @pat, 1 to %CNF_IIF_MAX, each cnf_scope_name_valid()
  * @pat: the patterns, %CNF_IFNAMSIZ bytes each
  *
- * Room for twice the highest index the namespace has, and at least
- * %CNF_SCOPE_MIN_BITS: indexes grow as devices come and go.  The caller
- * charges ->bytes before cnf_scope_start() puts the scope to work.
+ * Its table has room for the devices it covers now, at most half full:
+ * more are made room for as they come.  The caller charges ->bytes before
+ * cnf_scope_start() puts the scope to work.
  *
  * Return: the scope, or NULL without memory.
  */
 struct cnf_scope *cnf_scope_create(struct net *net, u32 n, const void *pat)
 {
-	u32 nbits = max_t(u32, CNF_SCOPE_MIN_BITS,
-			  round_up(2 * (cnf_max_ifindex(net) + 1),
-				   BITS_PER_LONG));
-	size_t size = struct_size_t(struct cnf_scope, bits,
-				    BITS_TO_LONGS(nbits));
-	struct cnf_scope *s = kvzalloc(size, GFP_KERNEL_ACCOUNT);
+	struct cnf_scope *s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
+	struct cnf_ifset *t;
 
 	if (!s)
 		return NULL;
-	s->nb.notifier_call = cnf_scope_event;
-	s->net = net;
-	s->bytes = size;
 	s->n = n;
 	memcpy(s->pat, pat, n * CNF_IFNAMSIZ);
-	s->nbits = nbits;
+	t = cnf_ifset_alloc(cnf_ifset_log_for(cnf_scope_count(net, s)),
+			    GFP_KERNEL_ACCOUNT);
+	if (!t) {
+		kfree(s);
+		return NULL;
+	}
+	RCU_INIT_POINTER(s->devs, t);
+	s->nb.notifier_call = cnf_scope_event;
+	s->net = net;
+	s->bytes = sizeof(*s) + struct_size(t, slot, 1U << t->log);
 	return s;
 }
 
 /**
- * cnf_scope_start - set @s's bits and keep them to the devices
+ * cnf_scope_start - fill @s's table and keep it to the devices
  * @s: a scope from cnf_scope_create(), not yet published
  *
  * Takes RTNL: the caller's cnf_net_lock() comes first, and the callback
- * never takes it.  The registration's replay sets the bits of the devices
- * there now; those that come later are set as they come.
+ * never takes it.  The registration's replay puts in the devices there
+ * now; those that come later are put in as they come.
  *
- * Return: 0, or -ENOSPC when a device it covers is past its map (a new
- * one since it was made), -ENOMEM.
+ * Return: 0, or -ENOMEM.
  */
 int cnf_scope_start(struct cnf_scope *s)
 {
@@ -258,12 +338,12 @@ int cnf_scope_start(struct cnf_scope *s)
 }
 
 /**
- * cnf_scope_retire - stop keeping @s's bits, for good
+ * cnf_scope_retire - stop keeping @s's table, for good
  * @s: a started scope, published no more or never (its namespace's hooks
  *     unregistered, or another scope in its place), or one whose packets
  *     are all done
  *
- * The bits stay as they are for the packets still reading them.  Takes
+ * The table stays as it is for the packets still reading it.  Takes
  * RTNL, as cnf_scope_start().
  */
 void cnf_scope_retire(struct cnf_scope *s)
@@ -278,7 +358,9 @@ void cnf_scope_retire(struct cnf_scope *s)
  */
 void cnf_scope_free(struct cnf_scope *s)
 {
-	kvfree_rcu(s, rcu);
+	/* Nothing changes it any more: retired, or never on the chain. */
+	kvfree_rcu(rcu_dereference_protected(s->devs, true), rcu);
+	kfree_rcu(s, rcu);
 }
 
 /* The template of every state's ops. */

@@ -116,8 +116,7 @@ static int config_error(const char *what, const struct cnf_config *cfg,
 			cfg->set & CNF_CONFIG_MARK ? "mark mode" :
 			"scope of devices for its hooks");
 	} else if (err == ENOSPC && (cfg->set & CNF_CONFIG_IIF)) {
-		ctl_err("%s: the scope does not fit in the memory limit, or a device it covers has an index past what it has room for",
-			what);
+		ctl_err("%s: the scope does not fit in the memory limit", what);
 	} else if ((err == EINVAL || err == E2BIG) &&
 		   (cfg->set & CNF_CONFIG_HOOKS)) {
 		/* A module from before the setting. */
