@@ -9,7 +9,8 @@
 #                  have it, else without them and a note (CNF_XDP, below)
 #   check-engines  the engines are Debian's fail2ban and crowdsec, installed
 #                  by scripts/deps.sh --engines; ends "N passed, N failed"
-#   check-kernels  installs the 6.12 kernels
+#   check-kernels  installs the 6.12 kernels; scripts/check-kernels.sh
+#                  --kernel 7.2 runs one kernel's row
 #   install        the bouncer's configuration only when none is there
 #   dkms-install   with DESTDIR=: only the copy, no dkms add
 #

@@ -12,7 +12,10 @@
 # make check-dkms (scripts/check-dkms.sh: DKMS and the packages on 6.1 and
 # 6.12 cloud), one line of the summary.
 #
-#   check-kernels.sh [--rt]
+#   check-kernels.sh [--rt | --kernel NAME]
+#
+# --kernel NAME runs one kernel's row (a kver short name, 7.2 say), the
+# whole suite, without check-dkms.
 #
 # Per kernel: the W=1 + sparse build of the module and the test modules
 # against its headers (one test), the build for its VM, the selftests in
@@ -85,13 +88,30 @@ one_kernel() {
 }
 
 main() {
-	local k rt_only=0 tests
-	[[ ${1:-} == --rt ]] && rt_only=1
+	local k rt_only=0 tests only=
+	case ${1:-} in
+	--rt) rt_only=1 ;;
+	--kernel)
+		only=${2:-}
+		if [[ -z $only ]] || ! KVER=$only "$SCRIPTS/kver" >/dev/null; then
+			echo "check-kernels: --kernel NAME, one of: $("$SCRIPTS/kver" --list | xargs)" >&2
+			exit 2
+		fi
+		;;
+	"") ;;
+	*) echo "usage: check-kernels.sh [--rt | --kernel NAME]" >&2; exit 2 ;;
+	esac
 	mkdir -p "$LOGS"
 	if ! run_logged "$LOGS/deps.log" "$SCRIPTS/deps.sh" --kernels; then
 		fail deps "" FAILED
 		summary
 		exit 1
+	fi
+	if [[ -n $only ]]; then
+		one_kernel "$only"
+		summary
+		((FAIL == 0))
+		return
 	fi
 	for k in $("$SCRIPTS/kver" --list); do
 		if [[ $k == *-rt ]]; then
