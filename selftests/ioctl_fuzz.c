@@ -679,8 +679,8 @@ struct call {
 static struct call ring[RING];
 static unsigned int nring;
 
-/* Issue one call; returns true when it may have changed the set. */
-static bool one_call(void)
+/* Issue one random ioctl; returns true when it may have changed the set. */
+static bool fuzz_one_ioctl(void)
 {
 	static const int bad_fds[] = { -1, 1000, 0 };
 	unsigned long cmd = pick_cmd();
@@ -962,9 +962,9 @@ static int abandoned_fd(void)
 	return fd;
 }
 
-/* ---- a worker ---- */
+/* ---- a fuzzing process: its own device descriptor, seed and share of calls ---- */
 
-static int worker(unsigned int id, uint64_t seed, uint64_t calls)
+static int fuzz_process(unsigned int id, uint64_t seed, uint64_t calls)
 {
 	struct cnf_stats st;
 	struct cnf_dump d;
@@ -1002,7 +1002,7 @@ static int worker(unsigned int id, uint64_t seed, uint64_t calls)
 	/* Reads, deletes and flushes of a fresh namespace create nothing. */
 	inert_only = true;
 	for (i = 0; i < 4 * CHECK_EVERY && done < calls; i++, done++)
-		one_call();
+		fuzz_one_ioctl();
 	inert_only = false;
 	memset(&st, 0, sizeof(st));
 	if (ioctl(fd_check, CNF_IOC_STATS, &st))
@@ -1029,7 +1029,7 @@ static int worker(unsigned int id, uint64_t seed, uint64_t calls)
 		dirty = false;
 		refused_round = res->refused;
 		for (i = 0; i < CHECK_EVERY && done < calls; i++, done++)
-			dirty |= one_call();
+			dirty |= fuzz_one_ioctl();
 		if (dirty) {
 			err = restore();
 			if (err)
@@ -1098,7 +1098,7 @@ int main(void)
 			ksft_exit_fail_msg("fork: %s\n", strerror(errno));
 		if (!pids[i]) {
 			res = &all[i];
-			_exit(worker(i, seed + i * 0x9E3779B97F4A7C15ULL,
+			_exit(fuzz_process(i, seed + i * 0x9E3779B97F4A7C15ULL,
 				     per + (i < calls % procs)));
 		}
 	}
