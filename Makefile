@@ -29,6 +29,10 @@ ifeq ($(wildcard /lib/modules/$(KVER)),)
 # A short name (6.1, 6.12, 6.12-rt): the installed release it names.
 override KVER := $(or $(shell KVER=$(KVER) scripts/kver 2>/dev/null),$(KVER))
 endif
+# The recipes' scripts (scripts/kver, the VM's) boot and build for the
+# kernel asked for: a variable the makefile overrides is no longer
+# exported as the command line's was.  Unasked, they pick the VM's own.
+export KVER
 endif
 ifeq ($(KVER),)
 KVER := $(shell uname -r)
