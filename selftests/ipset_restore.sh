@@ -71,7 +71,7 @@ timeout_within() {
 
 test_ipset_save_restored() {
 	local rc=0 t
-	if ! nsx "$NS" ipset restore <<-IPSET; then
+	if ! nsx "$NS" ipset restore 2>"$TMP/ipset.err" <<-IPSET; then
 	create f2b-sshd hash:ip timeout 600
 	add f2b-sshd 203.0.113.9 timeout 500
 	add f2b-sshd 198.51.100.7
@@ -84,6 +84,13 @@ test_ipset_save_restored() {
 	add lan 192.168.0.7
 	add lan 192.168.0.9
 	IPSET
+		cat "$TMP/ipset.err"
+		# A kernel built without one of the three types (the debug
+		# kernel's own configuration, say) has nothing to save.
+		if grep -q "set type not supported" "$TMP/ipset.err"; then
+			skip_test "this kernel lacks an ipset type: $(cat "$TMP/ipset.err")"
+			return 0
+		fi
 		fail "ipset could not make the sets"
 		return 1
 	fi
