@@ -86,7 +86,8 @@ UNITDIR ?= /etc/systemd/system
 XDPDIR ?= $(PREFIX)/lib/cuckoo_nf
 # Where iptables loads its extensions from: libxt_cuckoo.so goes there.
 XTLIBDIR ?= $(shell pkg-config --variable=xtlibdir xtables 2>/dev/null)
-# fail2ban's action cuckoo_nf (banaction = cuckoo_nf); empty: not installed.
+# fail2ban's actions cuckoo_nf and cuckoo_nf-rules (banaction = cuckoo_nf);
+# empty: not installed.
 FAIL2BAN_ACTIONDIR ?= /etc/fail2ban/action.d
 # cuckoo-crowdsec-bouncer's configuration, where CrowdSec's bouncers keep theirs.
 CROWDSEC_BOUNCERDIR ?= /etc/crowdsec/bouncers
@@ -300,6 +301,8 @@ ifneq ($(FAIL2BAN_ACTIONDIR),)
 		userspace/fail2ban/action.d/cuckoo_nf.conf >build/fail2ban-cuckoo_nf.conf
 	install -D -m 644 build/fail2ban-cuckoo_nf.conf \
 		$(DESTDIR)$(FAIL2BAN_ACTIONDIR)/cuckoo_nf.conf
+	install -D -m 644 userspace/fail2ban/action.d/cuckoo_nf-rules.conf \
+		$(DESTDIR)$(FAIL2BAN_ACTIONDIR)/cuckoo_nf-rules.conf
 endif
 	@# The bouncer, when built; its configuration holds the key: kept
 	@# when there, else the template, readable by root only.
@@ -351,7 +354,8 @@ uninstall: ## remove what make install installed (same PREFIX=, DESTDIR=, KVER=)
 		$(DESTDIR)$(UNITDIR)/cuckoo-crowdsec-bouncer.service
 	-rmdir $(DESTDIR)$(XDPDIR) 2>/dev/null
 ifneq ($(FAIL2BAN_ACTIONDIR),)
-	rm -f $(DESTDIR)$(FAIL2BAN_ACTIONDIR)/cuckoo_nf.conf
+	rm -f $(DESTDIR)$(FAIL2BAN_ACTIONDIR)/cuckoo_nf.conf \
+		$(DESTDIR)$(FAIL2BAN_ACTIONDIR)/cuckoo_nf-rules.conf
 endif
 	@conf=$(DESTDIR)$(CROWDSEC_BOUNCERDIR)/cuckoo-crowdsec-bouncer.yaml; \
 	if [ ! -e "$$conf" ]; then :; \

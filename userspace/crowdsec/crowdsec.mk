@@ -71,12 +71,13 @@ $(B)/tests/test_cbn_lapi $(B)/tests/test_cbn_tls: $(B)/tests/%: \
 
 UNIT_TESTS += $(B)/tests/test_cbn_parse $(B)/tests/test_cbn_tls
 
-# The bouncer against crowdsec's own Local API on the host: it needs the
-# engine packages (scripts/deps.sh --engines), so it runs in make
-# check-engines, not in make unit.
+# The engines' host tests: the bouncer against crowdsec's own Local API,
+# and fail2ban's actions in fail2ban-server (ENGINE_TESTS, from
+# ../fail2ban/fail2ban.mk): they need the engine packages (scripts/deps.sh
+# --engines), so they run in make check-engines, not in make unit.
 .PHONY: engine-unit
-engine-unit: $(B)/tests/test_cbn_lapi
-	@CNF_UNIT_LOG=$(B)/tests/engine-unit.log bash tests/run_unit.sh $<
+engine-unit: $(B)/tests/test_cbn_lapi $(ENGINE_TESTS)
+	@CNF_UNIT_LOG=$(B)/tests/engine-unit.log bash tests/run_unit.sh $^
 else
 all: cbn-missing
 
