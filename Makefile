@@ -138,7 +138,7 @@ test-modules: ## the test and benchmark kernel modules, against the module's ker
 		$(KBUILD_RUN) $(MAKE) -C "$$kdir" M=$(CURDIR)/$$d $(KBUILD_OPTS) modules || exit 1; \
 	done
 
-userspace: ## cuckooctl, and the bouncer when libcurl, json-c and libyaml dev files are there
+userspace: ## cuckooctl, and the bouncer when libcurl, json-c, libyaml and zlib dev files are there
 	$(MAKE) -C userspace
 
 unit: ## host unit tests (SAN=1: with sanitizers)
@@ -322,7 +322,7 @@ endif
 		if [ -e "$$conf" ]; then echo "install: $$conf kept"; else \
 			install -D -m 600 userspace/crowdsec/cuckoo-crowdsec-bouncer.yaml "$$conf"; fi; \
 	else \
-		echo "install: cuckoo-crowdsec-bouncer not built (no libcurl, json-c or libyaml development files): not installed"; \
+		echo "install: cuckoo-crowdsec-bouncer not built (no libcurl, json-c, libyaml or zlib development files): not installed"; \
 	fi
 
 # What make install installs, with the same variables; the bouncer's

@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # cuckoo-crowdsec-bouncer (userspace/crowdsec/), its host unit tests and its
 # test against a real CrowdSec Local API (included by userspace/Makefile).
-# Built when libcurl's, json-c's and libyaml's development files are
-# installed (libcurl4-openssl-dev, libjson-c-dev, libyaml-dev:
-# scripts/deps.sh); else `make` says so and goes on without it.
+# Built when libcurl's, json-c's, libyaml's and zlib's development files
+# are installed (libcurl4-openssl-dev, libjson-c-dev, libyaml-dev,
+# zlib1g-dev: scripts/deps.sh); else `make` says so and goes on without it.
 CBN_DIR  := crowdsec
-CBN_PKGS := libcurl json-c yaml-0.1
+CBN_PKGS := libcurl json-c yaml-0.1 zlib
 CBN_HAVE := $(shell pkg-config --exists $(CBN_PKGS) 2>/dev/null && echo y)
 CBN_SRCS := $(addprefix $(CBN_DIR)/,main.c config.c duration.c decisions.c \
 	    state.c dev.c lapi.c log.c)
@@ -85,5 +85,5 @@ all: cbn-missing
 engine-unit: cbn-missing
 	@false
 cbn-missing:
-	@echo "userspace: cuckoo-crowdsec-bouncer not built: no development files of $(CBN_PKGS) (pkg-config); install libcurl4-openssl-dev, libjson-c-dev and libyaml-dev (scripts/deps.sh)"
+	@echo "userspace: cuckoo-crowdsec-bouncer not built: no development files of $(CBN_PKGS) (pkg-config); install libcurl4-openssl-dev, libjson-c-dev, libyaml-dev and zlib1g-dev (scripts/deps.sh)"
 endif
