@@ -94,19 +94,25 @@ static time_t backup_mtime(unsigned int n)
 	return t;
 }
 
-/* gzip backup 1 into .1.gz, with zlib; the plain one goes when done. */
+/*
+ * gzip backup 1 into .1.gz, with zlib; the plain one goes when done.  The
+ * .gz is made 0600, as the log: gzopen() would make it as umask says.
+ */
 static int backup_compress(void)
 {
 	char *plain = backup_name(1, false), *gz = backup_name(1, true);
-	char buf[65536];
-	int in = -1, rc = -1;
+	int in = -1, ofd = -1, rc = -1;
 	gzFile out = NULL;
+	char buf[65536];
 	ssize_t n;
 
 	if (!plain || !gz)
 		goto out;
 	in = open(plain, O_RDONLY | O_CLOEXEC);
-	out = gzopen(gz, "wbe");
+	ofd = open(gz, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	out = ofd < 0 ? NULL : gzdopen(ofd, "wb");
+	if (ofd >= 0 && !out)
+		close(ofd);
 	if (in < 0 || !out)
 		goto out;
 	while ((n = read(in, buf, sizeof(buf))) > 0)
@@ -125,6 +131,7 @@ out:
 	return rc;
 }
 
+/* Open (or create) the log file, for appending; its size noted. */
 static int log_open(void)
 {
 	struct stat st;
@@ -175,6 +182,9 @@ int cbn_log_to_file(const struct cbn_log_file *f, char *err, size_t len)
 
 	while (n > 1 && dir[n - 1] == '/')
 		n--;
+	if (lf.fd >= 0)
+		close(lf.fd);
+	lf.fd = -1;
 	free(lf.path);
 	if (asprintf(&lf.path, "%.*s/%s", (int)n, dir, CBN_LOG_FILE) < 0) {
 		lf.path = NULL;
@@ -185,6 +195,9 @@ int cbn_log_to_file(const struct cbn_log_file *f, char *err, size_t len)
 	lf.cfg.dir = NULL;
 	if (log_open()) {
 		snprintf(err, len, "log_dir: %s: %s", lf.path, strerror(errno));
+		/* Lines go to stderr again. */
+		free(lf.path);
+		lf.path = NULL;
 		return -1;
 	}
 	return 0;

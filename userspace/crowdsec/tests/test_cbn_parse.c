@@ -418,6 +418,7 @@ TEST(log_file_rotation)
 				  .compress = true };
 	char dir[] = "/tmp/test_cbn_log.XXXXXX", err[CBN_ERRLEN], buf[1024];
 	char path[512], cmd[600];
+	struct stat st;
 	struct timeval old[2] = { { time(NULL) - 40 * 86400, 0 },
 				  { time(NULL) - 40 * 86400, 0 } };
 	int i;
@@ -435,6 +436,10 @@ TEST(log_file_rotation)
 	EXPECT_LT(0, log_size(dir, ".1.gz"));
 	EXPECT_LT(0, log_size(dir, ".2.gz"));
 	EXPECT_EQ(-1, log_size(dir, ".3.gz"));
+	/* Each as private as the log. */
+	snprintf(path, sizeof(path), "%s/" CBN_LOG_FILE ".1.gz", dir);
+	ASSERT_EQ(0, stat(path, &st));
+	EXPECT_EQ(0600, st.st_mode & 0777);
 	ASSERT_LT(0, log_gunzip(dir, ".1.gz", buf, sizeof(buf)));
 	EXPECT_NE(NULL, strstr(buf, "info: line 08 of the log file\n"));
 	EXPECT_NE(NULL, strstr(buf, "info: line 11 of the log file\n"));
