@@ -94,7 +94,8 @@ UNITDIR ?= /etc/systemd/system
 XDPDIR ?= $(PREFIX)/lib/cuckoo_nf
 # Where iptables loads its extensions from: libxt_cuckoo.so goes there.
 XTLIBDIR ?= $(shell pkg-config --variable=xtlibdir xtables 2>/dev/null)
-# fail2ban's action cuckoo_nf (banaction = cuckoo_nf); empty: not installed.
+# fail2ban's actions cuckoo_nf and cuckoo_nf-rules (banaction = cuckoo_nf);
+# empty: not installed.
 FAIL2BAN_ACTIONDIR ?= /etc/fail2ban/action.d
 # cuckoo-crowdsec-bouncer's configuration, where CrowdSec's bouncers keep theirs.
 CROWDSEC_BOUNCERDIR ?= /etc/crowdsec/bouncers
@@ -145,7 +146,7 @@ test-modules: ## the test and benchmark kernel modules, against the module's ker
 		$(KBUILD_RUN) $(MAKE) -C "$$kdir" M=$(CURDIR)/$$d $(KBUILD_OPTS) modules || exit 1; \
 	done
 
-userspace: ## cuckooctl, and the bouncer when libcurl, json-c and libyaml dev files are there
+userspace: ## cuckooctl, and the bouncer when libcurl, json-c, libyaml and zlib dev files are there
 	$(MAKE) -C userspace
 
 unit: ## host unit tests (SAN=1: with sanitizers)
@@ -308,6 +309,8 @@ ifneq ($(FAIL2BAN_ACTIONDIR),)
 		userspace/fail2ban/action.d/cuckoo_nf.conf >build/fail2ban-cuckoo_nf.conf
 	install -D -m 644 build/fail2ban-cuckoo_nf.conf \
 		$(DESTDIR)$(FAIL2BAN_ACTIONDIR)/cuckoo_nf.conf
+	install -D -m 644 userspace/fail2ban/action.d/cuckoo_nf-rules.conf \
+		$(DESTDIR)$(FAIL2BAN_ACTIONDIR)/cuckoo_nf-rules.conf
 endif
 	@# The bouncer, when built; its configuration holds the key: kept
 	@# when there, else the template, readable by root only.
@@ -327,7 +330,7 @@ endif
 		if [ -e "$$conf" ]; then echo "install: $$conf kept"; else \
 			install -D -m 600 userspace/crowdsec/cuckoo-crowdsec-bouncer.yaml "$$conf"; fi; \
 	else \
-		echo "install: cuckoo-crowdsec-bouncer not built (no libcurl, json-c or libyaml development files): not installed"; \
+		echo "install: cuckoo-crowdsec-bouncer not built (no libcurl, json-c, libyaml or zlib development files): not installed"; \
 	fi
 
 # What make install installs, with the same variables; the bouncer's
@@ -359,7 +362,8 @@ uninstall: ## remove what make install installed (same PREFIX=, DESTDIR=, KVER=)
 		$(DESTDIR)$(UNITDIR)/cuckoo-crowdsec-bouncer.service
 	-rmdir $(DESTDIR)$(XDPDIR) 2>/dev/null
 ifneq ($(FAIL2BAN_ACTIONDIR),)
-	rm -f $(DESTDIR)$(FAIL2BAN_ACTIONDIR)/cuckoo_nf.conf
+	rm -f $(DESTDIR)$(FAIL2BAN_ACTIONDIR)/cuckoo_nf.conf \
+		$(DESTDIR)$(FAIL2BAN_ACTIONDIR)/cuckoo_nf-rules.conf
 endif
 	@conf=$(DESTDIR)$(CROWDSEC_BOUNCERDIR)/cuckoo-crowdsec-bouncer.yaml; \
 	if [ ! -e "$$conf" ]; then :; \

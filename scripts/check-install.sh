@@ -45,6 +45,7 @@ expected() {
 	cat <<-EOF
 	/etc/crowdsec/bouncers/cuckoo-crowdsec-bouncer.yaml
 	/etc/fail2ban/action.d/cuckoo_nf.conf
+	/etc/fail2ban/action.d/cuckoo_nf-rules.conf
 	/etc/systemd/system/cuckoo-crowdsec-bouncer.service
 	/etc/systemd/system/cuckoo_nf-metrics.service
 	/etc/systemd/system/cuckoo_nf-metrics.timer

@@ -1,20 +1,26 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# fail2ban drives cuckoo_nf: Debian's fail2ban-server with the action
-# userspace/fail2ban/action.d/cuckoo_nf.conf (copied next to the tests by
-# their Makefile as fail2ban-action.conf), in the receiver's namespace, on
-# log files this script writes.  An engine test: it needs the VM's engines
+# fail2ban drives cuckoo_nf: Debian's fail2ban-server with the actions
+# userspace/fail2ban/action.d/cuckoo_nf.conf and cuckoo_nf-rules.conf
+# (copied next to the tests by their Makefile as fail2ban-action.conf and
+# fail2ban-rules-action.conf), in the receiver's namespace, on log files
+# this script writes.  An engine test: it needs the VM's engines
 # layer (make check-engines, or CNF_VM_LAYERS=engines selftests/vm/run
 # selftests/vm/run_tests.sh fail2ban.sh) and skips without fail2ban.
 #
-#   sender ns: 10.0.7.1-.9, fd07::1, fd07::11     receiver ns: 10.0.7.100,
-#      s1 ----------------------------------- r1   fd07::100; fail2ban-server
+#   sender ns: 10.0.7.1-.12, fd07::1, fd07::11,   receiver ns: 10.0.7.100,
+#      fd07::21, fd07::22                           fd07::100; fail2ban-server,
+#      s1 ----------------------------------- r1   TCP listeners on 22 and 80
 #
 # The jails (filter: "auth failure from <HOST>", maxretry 3, findtime 60 s):
 #   web   bantime BANTIME s, set f2b-web
 #   long  bantime 600 s, set f2b-long: bans that must not run out in a test
 #   perm  bantime -1 (permanent), set f2b-perm
+#   ssh   action cuckoo_nf-rules, port 22, tcp, ipv6_ban_prefix 64,
+#         bantime 600 s: a --rules-only set f2b-ssh and a rule
+#         `-p tcp -m multiport --dports 22 -m cuckoo --match-set f2b-ssh src
+#         -j REJECT` in iptables' and ip6tables' INPUT
 # A source is banned when its address is in the jail's set (`cuckooctl
 # test`), and its traffic judged on counters: a banned source's pings are
 # all added to the module's dropped counter and none reaches the
@@ -42,16 +48,26 @@
 #                        still dropped; started again (its database was in
 #                        memory: it remembers no ban), each jail's
 #                        actionstart empties the set left behind
+#   test_rules           the ssh jail: its rules are there; an offender's
+#                        connections to port 22 refused (the REJECT's ICMP
+#                        error), to port 80 still served, its pings passed
+#                        (the hooks never consult a --rules-only set)
+#   test_rules_ipv6      an IPv6 offender of the ssh jail: its /64 banned,
+#                        another address of it refused on port 22, served
+#                        on 80
+#   test_rules_stop      fail2ban-client stop ssh: both rules and f2b-ssh
+#                        gone, port 22 served again
 # Each test uses sources of its own, so TESTS= may pick any of them;
-# test_stop_jail and test_restart, which end jails, run last.
+# test_rules_stop, test_stop_jail and test_restart, which end jails, run
+# last.
 #
 # CNF_TEST_F2B_BANTIME: the web jail's bantime (default 8 s: long enough
 # to see the drop under TCG on a busy host, short enough to wait for).
 set -uo pipefail
 
 ALL_TESTS="test_ban test_below_maxretry test_unbanip test_bantime_expiry
-	test_kernel_expiry test_ipv6 test_permanent test_repair test_stop_jail
-	test_restart"
+	test_kernel_expiry test_ipv6 test_permanent test_repair test_rules
+	test_rules_ipv6 test_rules_stop test_stop_jail test_restart"
 
 NPINGS=3
 BANTIME=${CNF_TEST_F2B_BANTIME:-8}
@@ -60,9 +76,11 @@ R=f2b-r-$$
 DST4=10.0.7.100
 DST6=fd07::100
 SRCS=(10.0.7.1 10.0.7.2 10.0.7.3 10.0.7.4 10.0.7.5 10.0.7.6 10.0.7.7 10.0.7.8
-	10.0.7.9 10.0.7.10 10.0.7.11 fd07::1 fd07::11)
-JAILS=(web long perm)
+	10.0.7.9 10.0.7.10 10.0.7.11 10.0.7.12 fd07::1 fd07::11 fd07::21 fd07::22)
+JAILS=(web long perm ssh)
 ACTION=$(dirname "$(realpath "$0")")/fail2ban-action.conf
+RULES_ACTION=$(dirname "$(realpath "$0")")/fail2ban-rules-action.conf
+RULE=(-p tcp -m multiport --dports 22 -m cuckoo --match-set f2b-ssh src -j REJECT)
 TMP=
 CONF=
 F2B_PID=
@@ -81,6 +99,7 @@ f2b() { fail2ban-client -c "$CONF" "$@"; }
 write_conf() {
 	mkdir -p "$CONF/action.d" "$CONF/filter.d" || return 1
 	cp "$ACTION" "$CONF/action.d/cuckoo_nf.conf" || return 1
+	cp "$RULES_ACTION" "$CONF/action.d/cuckoo_nf-rules.conf" || return 1
 	cat >"$CONF/fail2ban.conf" <<-EOF || return 1
 	[Definition]
 	loglevel = INFO
@@ -120,7 +139,79 @@ write_conf() {
 	filter = cnf-test
 	logpath = $TMP/perm.log
 	bantime = -1
+
+	[ssh]
+	enabled = true
+	filter = cnf-test
+	logpath = $TMP/ssh.log
+	bantime = 600
+	action = cuckoo_nf-rules[cuckooctl=$(command -v cuckooctl), port=22, protocol=tcp, ipv6_ban_prefix=64]
 	EOF
+}
+
+# listen: a TCP server in the receiver's namespace on ports 22 and 80, both
+# families, that takes each connection and closes it.
+listen() {
+	local argv
+	nsx_argv argv "$R" python3 -c '
+import selectors, socket
+sel = selectors.DefaultSelector()
+for fam, addr in ((socket.AF_INET, "0.0.0.0"), (socket.AF_INET6, "::")):
+    for port in (22, 80):
+        s = socket.socket(fam, socket.SOCK_STREAM)
+        if fam == socket.AF_INET6:
+            s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind((addr, port))
+        s.listen(64)
+        sel.register(s, selectors.EVENT_READ)
+print("listening", flush=True)
+while True:
+    for key, _ in sel.select():
+        key.fileobj.accept()[0].close()
+'
+	"${argv[@]}" >"$TMP/listen.out" 2>&1 &
+	defer kill $!
+	wait_for 10 grep -q listening "$TMP/listen.out"
+}
+
+# tcp_try SRC PORT: "connected", "refused" or "timeout" (5 s), a TCP
+# connection from SRC to the receiver's PORT.
+tcp_try() {
+	local dst=$DST4
+	is_v6 "$1" && dst=$DST6
+	nsx "$S" python3 -c '
+import socket, sys
+src, dst, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
+try:
+    socket.create_connection((dst, port), timeout=5, source_address=(src, 0))
+    print("connected")
+except ConnectionRefusedError:
+    print("refused")
+except socket.timeout:
+    print("timeout")
+except OSError as e:
+    print(e)
+' "$1" "$dst" "$2"
+}
+
+# expect_tcp VERDICT SRC PORT: tcp_try says VERDICT.
+expect_tcp() {
+	local got
+	got=$(tcp_try "$2" "$3")
+	[[ $got == "$1" ]]
+	verdict $? "$2 to port $3: $1 ($got)"
+}
+
+# listed SET LINE: a line of `cuckooctl -s SET list` starts with LINE.
+listed() { ctl -s "$1" list | grep -q "^$2"; }
+
+# rule_in IPTABLES: the ssh jail's rule is in IPTABLES' INPUT.
+rule_in() { nsx "$R" "$1" -w -C INPUT "${RULE[@]}" 2>/dev/null; }
+
+# rule_pkts IPTABLES: the packets the ssh jail's rule matched.
+rule_pkts() {
+	nsx "$R" "$1" -w -L INPUT -v -x -n | awk '/cuckoo/ && /REJECT/ { print $1; exit }'
 }
 
 set_empty() { [[ -z $(ctl -s "$1" list) ]]; }
@@ -140,6 +231,7 @@ setup() {
 	for j in "${JAILS[@]}"; do
 		: >"$TMP/$j.log"
 	done
+	listen || return 1
 	defer kill_server
 	start_server
 }
@@ -405,6 +497,52 @@ test_stop_jail() {
 	expect drop 10.0.7.6
 }
 
+test_rules() {
+	local p
+	note "cuckoo_nf-rules: port 22 refused to an offender, port 80 served"
+	[[ $(ctl -j sets) == *'"name":"f2b-ssh",'*'"rules_only":true'* ]]
+	verdict $? "f2b-ssh is --rules-only"
+	rule_in iptables && rule_in ip6tables
+	verdict $? "iptables and ip6tables: -A INPUT ${RULE[*]}"
+	expect_tcp connected 10.0.7.12 22
+	ban ssh f2b-ssh 10.0.7.12
+	expect_tcp refused 10.0.7.12 22
+	p=$(rule_pkts iptables)
+	[[ $p =~ ^[0-9]+$ ]] && ((p > 0))
+	verdict $? "the rule matched its packets ($p)"
+	expect_tcp connected 10.0.7.12 80
+	expect pass 10.0.7.12
+}
+
+test_rules_ipv6() {
+	local l rc
+	note "cuckoo_nf-rules, ipv6_ban_prefix 64: an IPv6 offender's /64"
+	ban ssh f2b-ssh fd07::21
+	# The network goes in just after the address.
+	wait_for 10 listed f2b-ssh "fd07::/64 timeout"
+	rc=$?
+	l=$(ctl -s f2b-ssh list)
+	verdict "$rc" "f2b-ssh holds fd07::/64 (${l//$'\n'/, })"
+	expect_tcp refused fd07::22 22
+	expect_tcp connected fd07::22 80
+}
+
+test_rules_stop() {
+	note "stopping the ssh jail removes its rules and its set"
+	if ! set_has f2b-ssh 10.0.7.12; then
+		ban ssh f2b-ssh 10.0.7.12
+	fi
+	f2b stop ssh >/dev/null
+	verdict $? "fail2ban-client stop ssh"
+	! rule_in iptables && ! rule_in ip6tables
+	verdict $? "the rules are gone from iptables and ip6tables"
+	! nsx "$R" iptables -w -S | grep -q cuckoo
+	verdict $? "no rule of iptables names a set"
+	! set_exists f2b-ssh
+	verdict $? "f2b-ssh destroyed"
+	expect_tcp connected 10.0.7.12 22
+}
+
 test_restart() {
 	local j
 	note "fail2ban killed, started again: the sets it left are emptied"
@@ -428,7 +566,10 @@ test_restart() {
 
 require_root
 require_module
-require_cmds fail2ban-server fail2ban-client python3
+require_cmds fail2ban-server fail2ban-client python3 iptables ip6tables
 require_file "$ACTION" "the action, copied by the selftests' Makefile"
+require_file "$RULES_ACTION" "the rules action, copied by the selftests' Makefile"
+iptables -m cuckoo -h >/dev/null 2>&1 ||
+	ktap_skip_all "iptables has no match cuckoo (build/libxt_cuckoo.so not built)"
 setup || ktap_bail "setup: namespaces, veth or fail2ban-server"
 run_tests

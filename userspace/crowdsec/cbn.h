@@ -17,7 +17,10 @@
 #define CBN_CONFIG	"/etc/crowdsec/bouncers/" CBN_NAME ".yaml"
 #define CBN_ERRLEN	256
 
-/* Logging (log.c): a line on stderr, its level first. */
+/*
+ * Logging (log.c): a line on stderr, its level first; or, once
+ * cbn_log_to_file() succeeded, a line of the log file.
+ */
 enum cbn_level {
 	CBN_ERROR, CBN_WARNING, CBN_INFO, CBN_DEBUG, CBN_TRACE,
 };
@@ -26,6 +29,27 @@ void cbn_log(enum cbn_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* "trace", "debug", "info", "warning" ("warn"), "error" ("fatal", "panic"). */
 int cbn_level_parse(const char *s, enum cbn_level *level);
+
+/*
+ * log_mode: file, as crowdsec-firewall-bouncer's: the log is
+ * DIR/cuckoo-crowdsec-bouncer.log; when a line takes it past max_size
+ * bytes it becomes the backup .1 (the older ones .2, .3...: logrotate's
+ * names), gzipped to .1.gz with compress; at most max_files backups are
+ * kept (0: all), none older than max_age days (0: any age).
+ */
+#define CBN_LOG_FILE	CBN_NAME ".log"
+#define CBN_LOG_DIR	"/var/log"
+#define CBN_LOG_MAX_SIZE_MB 100
+struct cbn_log_file {
+	char *dir;			/* log_dir, default /var/log/ */
+	uint64_t max_size;		/* log_max_size MB, in bytes */
+	unsigned int max_files;		/* log_max_files, log_max_backups */
+	unsigned int max_age;		/* log_max_age, in days */
+	bool compress;			/* compress_logs, log_compression */
+};
+
+/* Log into @f's file from now on: 0, or -1 with @err saying why. */
+int cbn_log_to_file(const struct cbn_log_file *f, char *err, size_t len);
 
 /*
  * Go duration strings (time.ParseDuration: "3h59m58.123s", "-1.5s", "300ms",
@@ -46,6 +70,8 @@ struct cbn_config {
 	char *ca_cert_path;		/* a CA beside the system's */
 	int64_t update_ns;		/* update_frequency, > 0 */
 	enum cbn_level log_level;
+	bool log_to_file;		/* log_mode: file (else stdout) */
+	struct cbn_log_file log_file;	/* its file and rotation */
 	char set4[CNF_SET_NAME_LEN];	/* IPv4 bans: set, blacklists_ipv4 */
 	char set6[CNF_SET_NAME_LEN];	/* IPv6 bans: set, blacklists_ipv6 */
 	char *device;			/* /dev/cuckoo_nf */

@@ -343,9 +343,11 @@ enum key {
 	K_INSECURE, K_NO_IPV6, K_NO_IPV4, K_CERT, K_KEY, K_CA,
 	K_ORIGINS, K_SCOPES, K_SCEN_IN, K_SCEN_OUT, K_TYPES, K_V6_PREFIX,
 	K_SET4, K_SET6, K_RETRY,
+	K_LOG_MODE, K_LOG_DIR, K_LOG_SIZE, K_LOG_FILES, K_LOG_AGE,
+	K_LOG_COMPRESS,
 	/* Accepted, with a warning when set to something that does not apply. */
-	K_LOG_MODE, K_LOG_DIR, K_LOG_FILE_OPT, K_DENY_ACTION, K_DENY_LOG,
-	K_DENY_LOG_PREFIX, K_PROMETHEUS, K_DAEMONIZE, K_PID_DIR,
+	K_DENY_ACTION, K_DENY_LOG, K_DENY_LOG_PREFIX, K_PROMETHEUS,
+	K_DAEMONIZE, K_PID_DIR,
 	/* A firewall's: one warning saying what cuckoo_nf does instead. */
 	K_FIREWALL,
 };
@@ -368,11 +370,11 @@ static const struct {
 	{ "blacklists_ipv4", K_SET4 }, { "blacklists_ipv6", K_SET6 },
 	{ "retry_initial_connect", K_RETRY },
 	{ "log_mode", K_LOG_MODE }, { "log_dir", K_LOG_DIR },
-	{ "log_max_size", K_LOG_FILE_OPT }, { "log_max_files", K_LOG_FILE_OPT },
-	{ "log_max_age", K_LOG_FILE_OPT }, { "compress_logs", K_LOG_FILE_OPT },
+	{ "log_max_size", K_LOG_SIZE }, { "log_max_files", K_LOG_FILES },
+	{ "log_max_age", K_LOG_AGE }, { "compress_logs", K_LOG_COMPRESS },
 	/* The names of crowdsec-firewall-bouncer 0.0.25 (Debian 12). */
-	{ "log_max_backups", K_LOG_FILE_OPT },
-	{ "log_compression", K_LOG_FILE_OPT },
+	{ "log_max_backups", K_LOG_FILES },
+	{ "log_compression", K_LOG_COMPRESS },
 	{ "deny_action", K_DENY_ACTION }, { "deny_log", K_DENY_LOG },
 	{ "deny_log_prefix", K_DENY_LOG_PREFIX },
 	{ "prometheus", K_PROMETHEUS }, { "daemonize", K_DAEMONIZE },
@@ -733,21 +735,72 @@ static bool is_true(struct pctx *p, const struct at *at, const struct ynode *y)
 	return b;
 }
 
-/* The keys that tell how to log, to a file with rotation. */
+/* @y, a whole number from 0 to @max, into @v. */
+static void set_uint(struct pctx *p, const struct at *at,
+		     const struct ynode *y, unsigned long max,
+		     unsigned long *v)
+{
+	char *s = scalar(p, at, y), *end;
+	unsigned long n;
+
+	if (!s)
+		return;
+	errno = 0;
+	n = strtoul(s, &end, 10);
+	if (errno || *end || end == s || s[0] == '-' || n > max)
+		fail(p, at, "'%s': not a whole number from 0 to %lu", s, max);
+	else
+		*v = n;
+	free(s);
+}
+
+/*
+ * The keys that tell how to log: log_mode "stdout" (standard error, the
+ * journal under systemd) or "file", and the file's.
+ */
 static void log_keys(struct pctx *p, const struct at *at,
 		     const struct ynode *y, enum key k)
 {
+	struct cbn_log_file *f = &p->c->log_file;
+	unsigned long v;
 	char *s;
 
-	if (k == K_LOG_MODE) {
+	switch (k) {
+	case K_LOG_MODE:
 		s = scalar(p, at, y);
-		if (s && strcmp(s, "stdout"))
-			warn(p, at, "'%s': the bouncer logs to standard error, the journal under systemd (journalctl -u " CBN_NAME ")",
-			     s);
+		if (s && !strcmp(s, "file"))
+			p->c->log_to_file = true;
+		else if (s && !strcmp(s, "stdout"))
+			p->c->log_to_file = false;
+		else if (s)
+			fail(p, at, "'%s': not a log mode (file, stdout)", s);
 		free(s);
-		return;
+		break;
+	case K_LOG_DIR:
+		set_str(p, at, y, &f->dir);
+		if (f->dir && !f->dir[0])
+			fail(p, at, "an empty directory");
+		break;
+	case K_LOG_SIZE:
+		/* In MB, as upstream's; 0 is its default, 100. */
+		v = f->max_size >> 20;
+		set_uint(p, at, y, 1ul << 20, &v);
+		f->max_size = (uint64_t)(v ? v : CBN_LOG_MAX_SIZE_MB) << 20;
+		break;
+	case K_LOG_FILES:
+		v = f->max_files;
+		set_uint(p, at, y, 1000, &v);
+		f->max_files = v;
+		break;
+	case K_LOG_AGE:
+		v = f->max_age;
+		set_uint(p, at, y, 36500, &v);
+		f->max_age = v;
+		break;
+	default:
+		set_bool(p, at, y, &f->compress);
+		break;
 	}
-	warn(p, at, "not used: the bouncer logs to standard error, the journal under systemd, which keeps and rotates it");
 }
 
 /* The keys of crowdsec-firewall-bouncer's that do not apply as they are. */
@@ -875,7 +928,10 @@ static void apply(struct pctx *p, size_t i, const struct at *at,
 		break;
 	case K_LOG_MODE:
 	case K_LOG_DIR:
-	case K_LOG_FILE_OPT:
+	case K_LOG_SIZE:
+	case K_LOG_FILES:
+	case K_LOG_AGE:
+	case K_LOG_COMPRESS:
 		log_keys(p, at, y, keys[i].k);
 		break;
 	default:
@@ -928,6 +984,11 @@ static void defaults(struct cbn_config *c)
 	memset(c, 0, sizeof(*c));
 	c->update_ns = 10000000000ll;
 	c->log_level = CBN_INFO;
+	/* The log file's, as crowdsec-firewall-bouncer's example file. */
+	c->log_file.max_size = (uint64_t)CBN_LOG_MAX_SIZE_MB << 20;
+	c->log_file.max_files = 3;
+	c->log_file.max_age = 30;
+	c->log_file.compress = true;
 	c->ban = true;
 	strcpy(c->set4, "crowdsec");
 	strcpy(c->set6, "crowdsec");
@@ -1120,6 +1181,7 @@ void cbn_config_free(struct cbn_config *c)
 	free(c->key_path);
 	free(c->ca_cert_path);
 	free(c->device);
+	free(c->log_file.dir);
 	free(c->origins);
 	free(c->scopes);
 	free(c->scenarios_containing);

@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # cuckoo-crowdsec-bouncer (userspace/crowdsec/), its host unit tests and its
 # test against a real CrowdSec Local API (included by userspace/Makefile).
-# Built when libcurl's, json-c's and libyaml's development files are
-# installed (libcurl4-openssl-dev, libjson-c-dev, libyaml-dev:
-# scripts/deps.sh); else `make` says so and goes on without it.
+# Built when libcurl's, json-c's, libyaml's and zlib's development files
+# are installed (libcurl4-openssl-dev, libjson-c-dev, libyaml-dev,
+# zlib1g-dev: scripts/deps.sh); else `make` says so and goes on without it.
 CBN_DIR  := crowdsec
-CBN_PKGS := libcurl json-c yaml-0.1
+CBN_PKGS := libcurl json-c yaml-0.1 zlib
 CBN_HAVE := $(shell pkg-config --exists $(CBN_PKGS) 2>/dev/null && echo y)
 CBN_SRCS := $(addprefix $(CBN_DIR)/,main.c config.c duration.c decisions.c \
 	    state.c dev.c lapi.c log.c)
@@ -71,12 +71,13 @@ $(B)/tests/test_cbn_lapi $(B)/tests/test_cbn_tls: $(B)/tests/%: \
 
 UNIT_TESTS += $(B)/tests/test_cbn_parse $(B)/tests/test_cbn_tls
 
-# The bouncer against crowdsec's own Local API on the host: it needs the
-# engine packages (scripts/deps.sh --engines), so it runs in make
-# check-engines, not in make unit.
+# The engines' host tests: the bouncer against crowdsec's own Local API,
+# and fail2ban's actions in fail2ban-server (ENGINE_TESTS, from
+# ../fail2ban/fail2ban.mk): they need the engine packages (scripts/deps.sh
+# --engines), so they run in make check-engines, not in make unit.
 .PHONY: engine-unit
-engine-unit: $(B)/tests/test_cbn_lapi
-	@CNF_UNIT_LOG=$(B)/tests/engine-unit.log bash tests/run_unit.sh $<
+engine-unit: $(B)/tests/test_cbn_lapi $(ENGINE_TESTS)
+	@CNF_UNIT_LOG=$(B)/tests/engine-unit.log bash tests/run_unit.sh $^
 else
 all: cbn-missing
 
@@ -84,5 +85,5 @@ all: cbn-missing
 engine-unit: cbn-missing
 	@false
 cbn-missing:
-	@echo "userspace: cuckoo-crowdsec-bouncer not built: no development files of $(CBN_PKGS) (pkg-config); install libcurl4-openssl-dev, libjson-c-dev and libyaml-dev (scripts/deps.sh)"
+	@echo "userspace: cuckoo-crowdsec-bouncer not built: no development files of $(CBN_PKGS) (pkg-config); install libcurl4-openssl-dev, libjson-c-dev, libyaml-dev and zlib1g-dev (scripts/deps.sh)"
 endif

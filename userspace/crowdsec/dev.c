@@ -22,7 +22,7 @@ int cbn_dev_open(const char *path)
 	if (fd < 0) {
 		if (errno == ENOENT || errno == ENXIO || errno == ENODEV)
 			cbn_log(CBN_ERROR,
-				"%s: %s: is the cuckoo_nf module loaded? (modprobe cuckoo_nf)",
+				"cuckoo_nf module not loaded (%s: %s): modprobe cuckoo_nf",
 				path, strerror(errno));
 		else
 			cbn_log(CBN_ERROR, "%s: %s", path, strerror(errno));

@@ -381,6 +381,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	cbn_log_level = b.cfg.log_level;
+	/* -t writes nothing: its warnings go to stderr. */
+	if (!test && b.cfg.log_to_file &&
+	    cbn_log_to_file(&b.cfg.log_file, err, sizeof(err))) {
+		cbn_log(CBN_ERROR, "%s", err);
+		return 1;
+	}
 	for (i = 0; i < b.cfg.nwarnings; i++)
 		cbn_log(CBN_WARNING, "%s", b.cfg.warnings[i]);
 	if (test) {

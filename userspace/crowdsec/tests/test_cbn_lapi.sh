@@ -237,7 +237,7 @@ fi
 rm "$T/dev"
 cs decisions add --ip 192.0.2.40 --duration 5m
 sleep 3
-missing=$(lines 'is the cuckoo_nf module loaded' "$T/bouncer.log")
+missing=$(lines 'cuckoo_nf module not loaded' "$T/bouncer.log")
 replaces=$(lines '^REPLACE' "$T/fake.log")
 touch "$T/dev"
 if [ "$missing" -ge 1 ] && [ "$replaces" = 1 ] && has 192.0.2.20 &&

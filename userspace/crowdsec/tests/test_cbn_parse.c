@@ -9,6 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
+#include <zlib.h>
 
 #include "kselftest_harness.h"
 #include "crowdsec/cbn.h"
@@ -196,6 +200,14 @@ TEST(config_errors)
 		  "bouncer.yaml:3: origins: a mapping, where a list of names is wanted" },
 		{ "api_url: http://x\napi_key: k\nscopes: [Ip, [Range]]\n",
 		  "bouncer.yaml:3: scopes: a list, where one value is wanted" },
+		{ "api_url: http://x\napi_key: k\nlog_mode: syslog\n",
+		  "bouncer.yaml:3: log_mode: 'syslog': not a log mode (file, stdout)" },
+		{ "api_url: http://x\napi_key: k\nlog_max_size: 10M\n",
+		  "bouncer.yaml:3: log_max_size: '10M': not a whole number from 0 to 1048576" },
+		{ "api_url: http://x\napi_key: k\nlog_max_backups: -1\n",
+		  "bouncer.yaml:3: log_max_backups: '-1': not a whole number from 0 to 1000" },
+		{ "api_url: http://x\napi_key: k\ncompress_logs: gz\n",
+		  "bouncer.yaml:3: compress_logs: 'gz': not true or false" },
 		{ "api_url: http://x\napi_key: k\nprometheus: true\n",
 		  "bouncer.yaml:3: prometheus: a value, where a mapping (enabled: ...) is wanted" },
 		{ "api_url: http://x\napi_key: k\nprometheus:\n  enabled: sure\n",
@@ -325,6 +337,138 @@ TEST(config_unknown_keys)
 	cbn_config_free(&c);
 }
 
+/* log_mode and the log file's keys: upstream's names and Debian's. */
+TEST(config_log_file)
+{
+	struct cbn_config c;
+	char err[CBN_ERRLEN];
+
+	ASSERT_EQ(0, conf("api_url: http://x\napi_key: k\n", &c, err))
+		TH_LOG("%s", err);
+	EXPECT_FALSE(c.log_to_file);
+	EXPECT_EQ(NULL, c.log_file.dir);
+	EXPECT_EQ(100ull << 20, c.log_file.max_size);
+	EXPECT_EQ(3, c.log_file.max_files);
+	EXPECT_EQ(30, c.log_file.max_age);
+	EXPECT_TRUE(c.log_file.compress);
+	cbn_config_free(&c);
+
+	ASSERT_EQ(0, conf("api_url: http://x\napi_key: k\nlog_mode: file\n"
+			  "log_dir: /srv/log\nlog_max_size: 5\nlog_max_files: 0\n"
+			  "log_max_age: 7\ncompress_logs: false\n", &c, err))
+		TH_LOG("%s", err);
+	EXPECT_EQ(0, c.nwarnings);
+	EXPECT_TRUE(c.log_to_file);
+	EXPECT_STREQ("/srv/log", c.log_file.dir);
+	EXPECT_EQ(5ull << 20, c.log_file.max_size);
+	EXPECT_EQ(0, c.log_file.max_files);
+	EXPECT_EQ(7, c.log_file.max_age);
+	EXPECT_FALSE(c.log_file.compress);
+	cbn_config_free(&c);
+
+	/* 0 MB is upstream's default size; stdout leaves the file unused. */
+	ASSERT_EQ(0, conf("api_url: http://x\napi_key: k\nlog_mode: stdout\n"
+			  "log_max_size: 0\nlog_max_backups: 9\n"
+			  "log_compression: false\n", &c, err))
+		TH_LOG("%s", err);
+	EXPECT_EQ(0, c.nwarnings);
+	EXPECT_FALSE(c.log_to_file);
+	EXPECT_EQ(100ull << 20, c.log_file.max_size);
+	EXPECT_EQ(9, c.log_file.max_files);
+	EXPECT_FALSE(c.log_file.compress);
+	cbn_config_free(&c);
+}
+
+/* @dir/cuckoo-crowdsec-bouncer.log@ext: its size, -1 when missing. */
+static long log_size(const char *dir, const char *ext)
+{
+	char path[512];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/" CBN_LOG_FILE "%s", dir, ext);
+	return stat(path, &st) ? -1 : (long)st.st_size;
+}
+
+/* What the gzipped backup @ext of @dir holds, into @buf. */
+static int log_gunzip(const char *dir, const char *ext, char *buf, int len)
+{
+	char path[512];
+	gzFile f;
+	int n;
+
+	snprintf(path, sizeof(path), "%s/" CBN_LOG_FILE "%s", dir, ext);
+	f = gzopen(path, "rb");
+	if (!f)
+		return -1;
+	n = gzread(f, buf, len - 1);
+	gzclose(f);
+	if (n >= 0)
+		buf[n] = '\0';
+	return n;
+}
+
+/*
+ * log_mode: file: lines of 51 bytes into files of 210 at most: 4 a
+ * file, then a rotation.  Backups shift up, the oldest past max_files go,
+ * compressed or not; with max_files 0 all stay, but those past max_age.
+ */
+TEST(log_file_rotation)
+{
+	struct cbn_log_file f = { .max_size = 210, .max_files = 2,
+				  .compress = true };
+	char dir[] = "/tmp/test_cbn_log.XXXXXX", err[CBN_ERRLEN], buf[1024];
+	char path[512], cmd[600];
+	struct stat st;
+	struct timeval old[2] = { { time(NULL) - 40 * 86400, 0 },
+				  { time(NULL) - 40 * 86400, 0 } };
+	int i;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	f.dir = dir;
+	ASSERT_EQ(0, cbn_log_to_file(&f, err, sizeof(err))) TH_LOG("%s", err);
+	cbn_log_level = CBN_INFO;
+	for (i = 0; i < 16; i++)
+		cbn_log(CBN_INFO, "line %02d of the log file", i);
+	/* 16 lines: 4 files, the 1st gone, the 2nd and 3rd backups. */
+	EXPECT_LT(0, log_size(dir, ""));
+	EXPECT_GE(210, log_size(dir, ""));
+	EXPECT_EQ(-1, log_size(dir, ".1"));
+	EXPECT_LT(0, log_size(dir, ".1.gz"));
+	EXPECT_LT(0, log_size(dir, ".2.gz"));
+	EXPECT_EQ(-1, log_size(dir, ".3.gz"));
+	/* Each as private as the log. */
+	snprintf(path, sizeof(path), "%s/" CBN_LOG_FILE ".1.gz", dir);
+	ASSERT_EQ(0, stat(path, &st));
+	EXPECT_EQ(0600, st.st_mode & 0777);
+	ASSERT_LT(0, log_gunzip(dir, ".1.gz", buf, sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, "info: line 08 of the log file\n"));
+	EXPECT_NE(NULL, strstr(buf, "info: line 11 of the log file\n"));
+	ASSERT_LT(0, log_gunzip(dir, ".2.gz", buf, sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, "info: line 04 of the log file\n"));
+	EXPECT_EQ(NULL, strstr(buf, "line 03"));
+
+	/* Keep all, plain: 4 backups after 20 lines; the oldest made old. */
+	f.max_files = 0;
+	f.compress = false;
+	f.max_age = 30;
+	snprintf(cmd, sizeof(cmd), "rm -f %s/*", dir);
+	ASSERT_EQ(0, system(cmd));
+	ASSERT_EQ(0, cbn_log_to_file(&f, err, sizeof(err))) TH_LOG("%s", err);
+	for (i = 0; i < 20; i++)
+		cbn_log(CBN_INFO, "line %02d of the log file", i);
+	EXPECT_LT(0, log_size(dir, ".4"));
+	EXPECT_EQ(-1, log_size(dir, ".1.gz"));
+	snprintf(path, sizeof(path), "%s/" CBN_LOG_FILE ".4", dir);
+	ASSERT_EQ(0, utimes(path, old));
+	for (i = 0; i < 4; i++)
+		cbn_log(CBN_INFO, "line %02d of the log file", 20 + i);
+	/* Moved to .5 by the rotation, then removed for its age. */
+	EXPECT_LT(0, log_size(dir, ".4"));
+	EXPECT_EQ(-1, log_size(dir, ".5"));
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	EXPECT_EQ(0, system(cmd));
+}
+
 /* Firewall keys: accepted, one warning each; DROP and false say nothing. */
 TEST(config_firewall_keys)
 {
@@ -338,12 +482,10 @@ TEST(config_firewall_keys)
 			  "iptables_chains:\n  - INPUT\n  - FORWARD\n"
 			  "nftables:\n  ipv4:\n    enabled: true\n"
 			  "prometheus:\n  enabled: true\n  listen_port: 60601\n"
-			  "log_mode: file\n"
-			  "log_max_size: 100\n"
 			  "retry_initial_connect: true\n", &c, err))
 		TH_LOG("%s", err);
 	dump_warnings(_metadata, &c);
-	EXPECT_EQ(8, c.nwarnings);
+	EXPECT_EQ(6, c.nwarnings);
 	EXPECT_TRUE(warned(&c, "bouncer.yaml:3: mode: a firewall's setting: not used",
 			   "cuckoo_nf drops banned sources in its own netfilter hook"));
 	EXPECT_TRUE(warned(&c, "bouncer.yaml:4: deny_action: 'REJECT': cuckoo_nf drops",
@@ -353,9 +495,6 @@ TEST(config_firewall_keys)
 	EXPECT_TRUE(warned(&c, "bouncer.yaml:6: iptables_chains: a firewall's", NULL));
 	EXPECT_TRUE(warned(&c, "bouncer.yaml:9: nftables: a firewall's", NULL));
 	EXPECT_TRUE(warned(&c, "bouncer.yaml:12: prometheus: no metrics endpoint", NULL));
-	EXPECT_TRUE(warned(&c, "bouncer.yaml:15: log_mode: 'file': the bouncer logs to standard error",
-			   NULL));
-	EXPECT_TRUE(warned(&c, "bouncer.yaml:16: log_max_size: not used", NULL));
 	cbn_config_free(&c);
 
 	ASSERT_EQ(0, conf("api_url: http://x\napi_key: k\n"
@@ -502,10 +641,8 @@ TEST(config_local_overlay)
 TEST(config_debian_and_upstream_files)
 {
 	static const char *const debian_warned[] = {
-		"mode", "pid_dir", "daemonize", "log_mode", "log_dir",
-		"log_compression", "log_max_size", "log_max_backups",
-		"log_max_age", "ipset_type", "iptables_chains", "nftables", "pf",
-		"prometheus",
+		"mode", "pid_dir", "daemonize", "ipset_type", "iptables_chains",
+		"nftables", "pf", "prometheus",
 	};
 	struct cbn_config c;
 	char err[CBN_ERRLEN], want[64];
@@ -522,6 +659,13 @@ TEST(config_debian_and_upstream_files)
 	EXPECT_STREQ("crowdsec6-blacklists", c.set6);
 	EXPECT_TRUE(c.ban);
 	EXPECT_FALSE(c.disable_ipv6);
+	/* Its log file: /var/log/, 100 MB, 3 backups, 30 days, gzipped. */
+	EXPECT_TRUE(c.log_to_file);
+	EXPECT_STREQ("/var/log/", c.log_file.dir);
+	EXPECT_EQ(100ull << 20, c.log_file.max_size);
+	EXPECT_EQ(3, c.log_file.max_files);
+	EXPECT_EQ(30, c.log_file.max_age);
+	EXPECT_TRUE(c.log_file.compress);
 	EXPECT_EQ(ARRAY_SIZE(debian_warned), c.nwarnings);
 	for (i = 0; i < ARRAY_SIZE(debian_warned); i++) {
 		snprintf(want, sizeof(want), ": %s: ", debian_warned[i]);

@@ -5,8 +5,9 @@
 # HTTPS that requires a client certificate, as crowdsec's with a tls:
 # block: the certificates made here with openssl, the device emulated by
 # cbn_fake_dev.so.  What the requests carry (the stream filters as query
-# parameters, the certificate in place of a key) and what ipv6_ban_prefix
-# makes of the answers.  No crowdsec needed: part of make unit.
+# parameters, the certificate in place of a key), what ipv6_ban_prefix
+# makes of the answers, and log_mode: file with the module missing.  No
+# crowdsec needed: part of make unit.
 # kselftest-style output, "# Totals:" last.
 set -u
 DIR=@CBN_TESTDIR@
@@ -200,5 +201,30 @@ if [ "$rc" = 0 ] && grep -q 'the set keeps its entries' "$T/bouncer.log"; then
 	ok "no ca_cert_path: the Local API's certificate refused"
 else
 	not_ok "no ca_cert_path: the Local API's certificate refused"
+fi
+
+# 6: log_mode: file, and no module: the line that says so is in the file,
+# none on stderr past the start; the device back, the bans go in.
+: >"$T/bouncer.log"
+rm -f "$T/dev" "$T/state"
+mkdir -p "$T/log"
+start_lapi "$T/server.pem" "$T/server.key" "$T/ca.pem"
+PORT=$(cat "$T/port")
+sed "s,^api_url: .*,api_url: https://127.0.0.1:$PORT/," "$T/bouncer.yaml" >"$T/file.yaml"
+printf 'log_mode: file\nlog_dir: %s/log/\n' "$T" >>"$T/file.yaml"
+start_bouncer "$T/file.yaml"
+LOG=$T/log/cuckoo-crowdsec-bouncer.log
+within 10 grep -qs 'error: cuckoo_nf module not loaded ('"$T"'/dev: No such file or directory): modprobe cuckoo_nf' "$LOG"
+rc=$?
+touch "$T/dev"
+within 10 grep -qs "^crowdsec [0-9]" "$T/state"
+rc2=$?
+stop
+if [ "$rc" = 0 ] && [ "$rc2" = 0 ] && [ ! -s "$T/bouncer.log" ] &&
+   grep -q 'info: in step with the Local API again' "$LOG"; then
+	ok "log_mode: file: the missing module said in log_dir's file, nothing on stderr"
+else
+	not_ok "log_mode: file: the missing module said in log_dir's file, nothing on stderr"
+	sed 's/^/#   /' "$LOG" 2>/dev/null | tail -n 5
 fi
 totals
