@@ -918,6 +918,14 @@ nchain_off() {
 	EOF
 }
 
+# quiet CMD...: CMD in the receiver's namespace, its output (cuckooctl
+# load's progress) shown only when it fails.
+quiet() {
+	inns "$@" >"$D/quiet.out" 2>&1 && return
+	cat "$D/quiet.out" >&2
+	return 1
+}
+
 place_hooks() { inns cuckooctl hooks "$@" || die "cuckooctl hooks $*"; }
 
 hook_on() { place_hooks on; }
@@ -995,7 +1003,7 @@ empty_nft_in_off() { nchain_off inp; }
 place_base_on() {
 	rmmod cuckoo_nf || die "rmmod cuckoo_nf"
 	insmod "$BASE_KO" || die "insmod $BASE_KO"
-	inns cuckooctl load "$F/addrs" >/dev/null || die "base: cuckooctl load"
+	quiet cuckooctl load "$F/addrs" || die "base: cuckooctl load"
 }
 
 place_base_off() {
@@ -1007,9 +1015,9 @@ place_base_off() {
 # off.
 place_module() {
 	insmod "$CNF_KO" || die "insmod $CNF_KO"
-	{ inns cuckooctl load "$F/addrs" >/dev/null &&
-		inns cuckooctl create rb block --rules-only >/dev/null &&
-		inns cuckooctl -s rb load "$F/addrs" >/dev/null; } ||
+	{ quiet cuckooctl load "$F/addrs" &&
+		quiet cuckooctl create rb block --rules-only &&
+		quiet cuckooctl -s rb load "$F/addrs"; } ||
 		die "cuckooctl: the default set and rb"
 	place_hooks off
 }

@@ -619,10 +619,12 @@ PLACE_NOTE = (
     "ns/pkt - the same repetition's empty chain of the same framework "
     "at the same place (the table there, no rule: the rule's own cost); "
     "blocked, ns/pkt - its unconditional drop there (the match's cost on "
-    "a hit).  Ratios are paired per repetition: median (min..max).")
+    "a hit).  Ratios are paired per repetition: median (min..max).{base}")
+PLACE_BASE = ("  place_base: the module of revision {rev}, hooks on, the "
+              "addresses in its one list.")
 
 
-def place_part(pps):
+def place_part(pps, base=None):
     """The placement part: its packet path, each contender's added cost
     (pass: over the baseline; blocked: over its floor), and the ratios
     the goals are on, paired per repetition."""
@@ -693,7 +695,7 @@ def place_part(pps):
             ns.get((size, "hook", "blocked"), {}))
         add("unscoped/base revision, added pass", look,
             over("place_base", "pass"), 1.05,
-            "hooks unscoped (loopback test): pass cost <= 1.05x base's")
+            "hooks unscoped: pass cost <= 1.05x the base revision's")
         add("out of scope/lookup, added pass", over("hook_other", "pass"),
             look, 0.10, "out-of-scope packet <= 0.10x a lookup's added cost")
         add("out of scope (listed source)/lookup, added",
@@ -718,7 +720,9 @@ def place_part(pps):
                         add(f"{a}/{b}, rule alone, {what}",
                             alone(a, case), alone(b, case), 0.5,
                             f"{xn} <= 1/2 of {on}, {where}, {what}")
-    return {"note": PLACE_NOTE, "packet_path": pp, "rule_alone": own,
+    note = PLACE_NOTE.format(base=PLACE_BASE.format(rev=base) if base
+                             else "")
+    return {"note": note, "packet_path": pp, "rule_alone": own,
             "ratios": ratios, "goals": goals_}
 
 
@@ -1066,7 +1070,8 @@ def main():
     xdp6 = xdp_part([s for s in pps if set_of(s) == "xdp6"], pkt_samples,
                     "xdp6", " IPv6")
     xdp6["note"] = XDP6_NOTE
-    place = place_part([s for s in pps if set_of(s) == "place"])
+    place = place_part([s for s in pps if set_of(s) == "place"],
+                       meta.get("base"))
     gl = goals(pp, ld, km, km_ic)
     print_table(meta, pp, ld, km, km_ic, kmem, gl, pfx, pfx6, sets, xdp,
                 xdp6, place)
