@@ -453,6 +453,9 @@ PLACE_NAMES = {
     "floor_raw": "`-j DROP` alone, raw PREROUTING",
     "floor_xtnft_raw": "`-j DROP` alone (iptables-nft), raw PREROUTING",
     "floor_nft_raw": "nft `drop` alone, prerouting raw",
+    "empty_raw": "raw table, no rule",
+    "empty_xtnft_raw": "raw table (iptables-nft), no rule",
+    "empty_nft_raw": "nft prerouting raw chain, no rule",
     "xt_in": "`-m cuckoo`, filter INPUT",
     "xtnft_in": "`-m cuckoo` (iptables-nft), filter INPUT",
     "ipset_in": "`-m set` hash:ip, filter INPUT",
@@ -461,6 +464,9 @@ PLACE_NAMES = {
     "floor_in": "`-j DROP` alone, filter INPUT",
     "floor_xtnft_in": "`-j DROP` alone (iptables-nft), filter INPUT",
     "floor_nft_in": "nft `drop` alone, input filter",
+    "empty_in": "filter table, no rule",
+    "empty_xtnft_in": "filter table (iptables-nft), no rule",
+    "empty_nft_in": "nft input filter chain, no rule",
 }
 
 

@@ -726,9 +726,10 @@ def place_part(pps, base=None):
             "ratios": ratios, "goals": goals_}
 
 
-def print_place(p, place):
+def print_place(p, place, reps):
     p("")
     p(place["note"])
+    p(f"{reps} repetitions, interleaved.")
     own = {(d["size"], d["contender"], d["case"]): d
            for d in place["rule_alone"]}
     p(f"{'size':>7} {'contender':<44} {'case':<7} {'ns/pkt':>6} "
@@ -902,7 +903,7 @@ def print_table(meta, pp, ld, km, km_ic, kmem, gl, pfx, pfx6, sets, xdp,
     if sets["packet_path"]:
         print_sets(p, sets)
     if place["packet_path"]:
-        print_place(p, place)
+        print_place(p, place, meta.get("pkt_place_reps", "?"))
     if xdp["packet_path"]:
         print_xdp(p, xdp)
     if xdp6["packet_path"]:
