@@ -186,12 +186,13 @@ def core_prefix_report():
     return "\n".join(out) + "\n"
 
 
-def vm_measured(data, what="", set_name="addr"):
-    """The "Measured ..." line of a vm.json, for the part of @set_name."""
+def vm_measured(data, what="", set_name="addr", reps=None):
+    """The "Measured ..." line of a vm.json, for the part of @set_name
+    (@reps: its repetitions, where they are not the others')."""
     meta = data["meta"]
     how = ("under QEMU -icount (ns are guest instructions)"
            if meta.get("pkt_icount") not in (None, "") else "under plain TCG")
-    reps = meta.get("pkt_reps", meta.get("reps", "?"))
+    reps = reps or meta.get("pkt_reps", meta.get("reps", "?"))
     pkts = meta.get("pkt_pkts", meta.get("pkts", "?"))
     # vm_report.py names the sets whose loads come from the packet path's
     # boot (a vm.json that names none: XDP's); the others' come from the
@@ -436,6 +437,93 @@ def vm_sets_report():
     return "\n".join(out) + "\n"
 
 
+# The placement part's contenders, in the order of its table.
+PLACE_NAMES = {
+    "none": "no filter (hooks off)",
+    "hook": "hooks, unscoped (loopback spared)",
+    "place_base": "hooks, base revision",
+    "hook_iif": "hooks `--iif` the receiving device",
+    "hook_other": "hooks `--iif` another device (out of scope)",
+    "mark": "`mode mark` + nft `meta mark` drop",
+    "xt_raw": "`-m cuckoo`, raw PREROUTING",
+    "xtnft_raw": "`-m cuckoo` (iptables-nft), raw PREROUTING",
+    "ipset_raw": "`-m set` hash:ip, raw PREROUTING",
+    "ipnet_raw": "`-m set` hash:net, raw PREROUTING",
+    "nft_raw": "nft `ip saddr @set`, prerouting raw",
+    "floor_raw": "`-j DROP` alone, raw PREROUTING",
+    "floor_xtnft_raw": "`-j DROP` alone (iptables-nft), raw PREROUTING",
+    "floor_nft_raw": "nft `drop` alone, prerouting raw",
+    "empty_raw": "raw table, no rule",
+    "empty_xtnft_raw": "raw table (iptables-nft), no rule",
+    "empty_nft_raw": "nft prerouting raw chain, no rule",
+    "xt_in": "`-m cuckoo`, filter INPUT",
+    "xtnft_in": "`-m cuckoo` (iptables-nft), filter INPUT",
+    "ipset_in": "`-m set` hash:ip, filter INPUT",
+    "ipnet_in": "`-m set` hash:net, filter INPUT",
+    "nft_in": "nft `ip saddr @set`, input filter",
+    "floor_in": "`-j DROP` alone, filter INPUT",
+    "floor_xtnft_in": "`-j DROP` alone (iptables-nft), filter INPUT",
+    "floor_nft_in": "nft `drop` alone, input filter",
+    "empty_in": "filter table, no rule",
+    "empty_xtnft_in": "filter table (iptables-nft), no rule",
+    "empty_nft_in": "nft input filter chain, no rule",
+}
+
+
+def vm_place_report():
+    data = load("vm.json")
+    if data is None:
+        return ("No figures yet: `CNF_TEST_BENCH_SKIP='addr prefix sets xdp "
+                "mod load' make bench-vm` writes `build/bench/vm.json` and "
+                "these tables.\n")
+    place = data.get("place")
+    if not place or not place["packet_path"]:
+        return None  # a run without the placement part
+
+    def cell(m, lo, hi, spec="{:.0f}"):
+        if m is None:
+            return "-"
+        return (spec.format(m) + " (" + spec.format(lo) + ".." +
+                spec.format(hi) + ")")
+
+    own = {(d["size"], d["contender"], d["case"]): d
+           for d in place["rule_alone"]}
+    out = [vm_measured(data, " (placement)", "place",
+                       data["meta"].get("pkt_place_reps")),
+           "| contender | entries | pass: added ns/packet | pass: rule "
+           "alone, over its empty chain | blocked: ns/packet | drop: rule "
+           "alone, over its unconditional drop |",
+           "|---|---|---|---|---|---|"]
+    pp = place["packet_path"]
+    for size in sorted({r["size"] for r in pp}):
+        for c in PLACE_NAMES:
+            row = {r["case"]: r for r in pp
+                   if r["size"] == size and r["contender"] == c}
+            if not row:
+                continue
+            ps, bl = row.get("pass"), row.get("blocked")
+            added = "-" if c == "none" or not ps else cell(
+                ps["added_ns"], ps["added_ns_min"], ps["added_ns_max"])
+            blocked = "-" if not bl else cell(
+                bl["ns_per_pkt"], bl["ns_per_pkt_min"], bl["ns_per_pkt_max"])
+            alone = []
+            for case in ("pass", "blocked"):
+                d = own.get((size, c, case))
+                alone.append("-" if not d else
+                             cell(d["ns"], d["ns_min"], d["ns_max"]))
+            out.append(f"| {PLACE_NAMES[c]} | {size_name(size)} | {added} "
+                       f"| {alone[0]} | {blocked} | {alone[1]} |")
+    out += ["", "| ratio, paired per repetition | entries | median "
+            "(min..max) | goal | met |", "|---|---|---|---|---|"]
+    for x in place["ratios"]:
+        b = x.get("bound")
+        out.append(f"| {x['ratio']} | {size_name(x['size'])} "
+                   f"| {cell(x['median'], x['min'], x['max'], '{:.3f}')} "
+                   f"| {'-' if b is None else f'<= {b:.2f}'} "
+                   f"| {'-' if b is None else 'yes' if x['met'] else 'no'} |")
+    return "\n".join(out) + "\n"
+
+
 def vm_xdp_report():
     data = load("vm.json")
     if data is None:
@@ -600,7 +688,7 @@ def replace_region(text, name, body):
 REPORTS = {"core": core_report, "core-prefix": core_prefix_report,
            "vm": vm_report,
            "vm-prefix": vm_prefix_report, "vm-sets": vm_sets_report,
-           "vm-xdp": vm_xdp_report,
+           "vm-place": vm_place_report, "vm-xdp": vm_xdp_report,
            "reliability": reliability_report}
 
 

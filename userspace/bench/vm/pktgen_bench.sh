@@ -62,6 +62,42 @@
 # module of another revision with all addresses in its one list.  Their
 # samples carry "set":"sets".
 #
+# Then placement, at PLACE_SIZE addresses (the address sets' sources),
+# sent to PLACE_DST, an address of the receiver's: delivered there (IP
+# InDelivers counts them), so that filter INPUT sees them too.  cuckoo_nf
+# stays inserted, the addresses in its default set and in a rules-only
+# set rb (`cuckooctl create rb block --rules-only`), its hooks off
+# between contenders; nft's set (ipv4_addr) and two ipsets, hash:ip and
+# hash:net (the addresses as /32s), hold the same addresses:
+#   none        hooks off (registers no hook), no rule: the baseline
+#   hook        `cuckooctl hooks on`: the hooks unscoped (loopback is
+#               tested and spared), as in the address sets
+#   hook_iif    `hooks on --iif r0`, the receiving device: in scope
+#   hook_other  `hooks on --iif d0`: every packet (on r0) out of scope,
+#               listed or not, passes
+#   mark        `mode mark 0x10/0x10`, hooks on, and an nft chain at
+#               prerouting priority raw: meta mark and 0x10 == 0x10 drop
+#   place_base  when bench-vm built one (CNF_BENCH_BASE): the module of
+#               another revision, the addresses in its one list, hooks on
+#   xt_raw      iptables (legacy) raw PREROUTING -m cuckoo --match-set rb
+#               src -j DROP; xt_in the same in filter INPUT; xtnft_raw
+#               and xtnft_in with iptables-nft, when the VM has both
+#   ipset_raw, ipset_in  -m set --match-set on the hash:ip, same places
+#   ipnet_raw, ipnet_in  the same on the hash:net
+#   nft_raw     ip saddr @blocked drop, at prerouting priority raw;
+#               nft_in at hook input priority filter
+#   floor_raw, floor_in, floor_xtnft_raw, floor_xtnft_in, floor_nft_raw,
+#   floor_nft_in  an unconditional drop at the same places (iptables,
+#               iptables-nft, nft): what a drop there costs with no
+#               match, blocked case only
+#   empty_raw, empty_in, empty_xtnft_raw, empty_xtnft_in, empty_nft_raw,
+#   empty_nft_in  the table's chain there with no rule (policy ACCEPT;
+#               nft: an empty base chain): what the table costs a
+#               packet without a rule, pass case only
+# A table's hooks go with its contender (iptable_raw and iptable_filter
+# unloaded, iptables-nft's table deleted).  Their samples carry
+# "set":"place".
+#
 # Then XDP, at XDP_SIZES addresses, the address sets' sources, native XDP
 # on r0 (veth runs it in r0's NAPI poll, before an skb is built for it):
 #   none        as above (the netfilter path, no hook)
@@ -110,6 +146,9 @@
 #                           "1000 100000 1000000")
 #   CNF_TEST_BENCH_XDP6_SIZES  address counts of its IPv6 run (default
 #                           "1000"; empty: none)
+#   CNF_TEST_BENCH_PLACE_SIZE  addresses of the placement part (default
+#                           100000)
+#   CNF_TEST_BENCH_PLACE_REPS  its repetitions (default 5)
 #   CNF_TEST_BENCH_REPS     repetitions (default 7)
 #   CNF_TEST_BENCH_REPS_BIG repetitions at sizes >= 1000000 (default 5)
 #   CNF_TEST_BENCH_PKTS     packets per sample (default 60000)
@@ -123,8 +162,8 @@
 #                           with its packets: it is left out), "addr" its
 #                           address sets, "prefix"
 #                           its prefix sets (IPv4 and IPv6), "sets" its
-#                           named sets, "xdp"
-#                           its XDP part, "mod" the test module
+#                           named sets, "place" its placement part,
+#                           "xdp" its XDP part, "mod" the test module
 #   CNF_TEST_BENCH_ICOUNT   the VM's -icount shift, when bench-vm boots it
 #                           with one (selftests/vm/run CNF_VM_ICOUNT); only
 #                           recorded in the meta line for the report
@@ -140,6 +179,8 @@ PFX6_SIZES=${CNF_TEST_BENCH_PFX6_SIZES-1000 10000 100000}
 SETS_SIZES=${CNF_TEST_BENCH_SETS_SIZES:-1000 100000}
 XDP_SIZES=${CNF_TEST_BENCH_XDP_SIZES:-1000 100000 1000000}
 XDP6_SIZES=${CNF_TEST_BENCH_XDP6_SIZES-1000}
+PLACE_SIZE=${CNF_TEST_BENCH_PLACE_SIZE:-100000}
+PLACE_REPS=${CNF_TEST_BENCH_PLACE_REPS:-5}
 REPS=${CNF_TEST_BENCH_REPS:-7}
 REPS_BIG=${CNF_TEST_BENCH_REPS_BIG:-5}
 PKTS=${CNF_TEST_BENCH_PKTS:-60000}
@@ -157,6 +198,15 @@ D=/tmp/cnf-bench
 CONTENDERS=(none unused cuckoo nft ipset)
 PFX_CONTENDERS=(none cuckoo nft ipset)
 SETS_CONTENDERS=(none cuckoo sets)
+PLACE_CONTENDERS=(none hook hook_iif hook_other mark place_base
+	xt_raw ipset_raw ipnet_raw nft_raw xtnft_raw
+	floor_raw floor_nft_raw floor_xtnft_raw
+	empty_raw empty_nft_raw empty_xtnft_raw
+	xt_in ipset_in ipnet_in nft_in xtnft_in
+	floor_in floor_nft_in floor_xtnft_in
+	empty_in empty_nft_in empty_xtnft_in)
+# The placement part's destination, an address of the receiver's.
+PLACE_DST=203.0.113.1
 XDP_CONTENDERS=(none xdp_drop xdp_pass cuckoo nft cuckoo_xdp cuckoo_xdp_nohooks
 	bpf_hash xdp_filter)
 # bpf_xdp with its programs' object, and xdp-filter (its libraries come
@@ -299,19 +349,23 @@ setup_pktgen() {
 # dropped by a hook or not (Ip6InReceives, ipv6_rcv(), for FAM=ipv6); the
 # dummy's tx counter what was forwarded.
 counters() {
-	local a b c d rx fwd
+	local a b rx fwd ip dlv
 	if [[ $FAM == ipv6 ]]; then
 		while read -r a b; do
 			[[ $a == Ip6InReceives ]] && rx=$b
 		done <"/proc/$HOLD/net/snmp6"
 	else
-		while read -r a b c d _; do
-			[[ $a == Ip: && $b == [0-9]* ]] && rx=$d
+		while read -r -a ip; do
+			[[ ${ip[0]} == Ip: && ${ip[1]} == [0-9]* ]] && rx=${ip[3]} &&
+				dlv=${ip[9]}
 		done <"/proc/$HOLD/net/snmp"
 	fi
 	while read -r a b; do
 		[[ $a == d0: ]] && read -ra fwd <<<"$b"
 	done <"/proc/$HOLD/net/dev"
+	# The placement part's packets are delivered to the receiver: IP
+	# InDelivers counts them instead.
+	[[ $SET == place ]] && fwd[9]=$dlv
 	echo "$rx ${fwd[9]}"
 }
 
@@ -724,7 +778,8 @@ is_xdp() { [[ $1 == xdp_* || $1 == cuckoo_xdp* || $1 == bpf_hash ]]; }
 # cases_of CONTENDER: the cases it is measured in.
 cases_of() {
 	case $1 in
-	xdp_drop) echo blocked ;;
+	xdp_drop | floor_*) echo blocked ;;
+	empty_*) echo pass ;;
 	xdp_pass) echo pass ;;
 	*) echo blocked pass ;;
 	esac
@@ -752,7 +807,8 @@ measure() {
 		# Verdicts: with a filter, blocked packets never reach d0; at
 		# XDP, never IP either.
 		want_rx=$PKTS want_fwd=$rx
-		if [[ $c != none && $c != unused && $case == blocked ]]; then
+		if [[ $c != none && $c != unused && $c != hook_other &&
+			$case == blocked ]]; then
 			want_fwd=0
 			is_xdp "$c" && want_rx=0
 		fi
@@ -807,6 +863,221 @@ bench_size() {
 	rm -rf "$D"
 }
 
+# ---- placement: the hooks' scope, the xtables match, mark mode ----
+#
+# One set of PLACE_SIZE addresses (the address sets' files), sent to
+# PLACE_DST, an address of the receiver's (on d0): delivered, so that a
+# rule in filter INPUT sees the packets (UDP to a port no socket has; the
+# ICMP errors it answers are held by the global ICMP rate limit).
+# cuckoo_nf stays inserted the whole part, the addresses in its default
+# set and in the rules-only set rb, its hooks off between contenders
+# (`cuckooctl hooks off` registers no hook: "none", the baseline, costs
+# what an unconfigured namespace does).  Contenders (see the header):
+# each rule drops with -j DROP (nft: drop) after its match, at raw
+# PREROUTING ("_raw") or filter INPUT ("_in", nft: hook input priority
+# filter).
+
+# xrule TOOL TABLE CHAIN MATCH...: one rule, TOOL -t TABLE -A CHAIN MATCH
+# -j DROP.  xempty TOOL TABLE CHAIN: the table and its chain, no rule (the
+# policy ACCEPT set).  xrule_off TOOL TABLE CHAIN: flushed, and the table's hooks
+# gone (an empty table keeps them): iptable_TABLE unloaded (legacy), the
+# nft table deleted (iptables-nft).
+xrule() {
+	local tool=$1 tab=$2 chain=$3
+	shift 3
+	inns "$tool" -t "$tab" -A "$chain" "$@" -j DROP ||
+		die "$tool -t $tab -A $chain $* -j DROP"
+}
+
+xempty() {
+	inns "$1" -t "$2" -P "$3" ACCEPT || die "$1 -t $2 -P $3 ACCEPT"
+}
+
+xrule_off() {
+	inns "$1" -t "$2" -F "$3" 2>/dev/null || die "$1 -t $2 -F $3"
+	if [[ $1 == *-nft ]]; then
+		inns nft delete table ip "$2" || die "nft delete table ip $2"
+	else
+		rmmod "iptable_$2" || die "rmmod iptable_$2"
+	fi
+}
+
+# nchain NAME HOOK PRIORITY RULE: an nft chain of table ip bench with one
+# rule (none without RULE); nchain_off NAME.
+nchain() {
+	inns nft -f - <<-EOF || die "nft chain $1: ${4:-}"
+		add chain ip bench $1 { type filter hook $2 priority $3; }
+		${4:+add rule ip bench $1 $4}
+	EOF
+}
+
+nchain_off() {
+	inns nft -f - <<-EOF || die "nft delete chain $1"
+		flush chain ip bench $1
+		delete chain ip bench $1
+	EOF
+}
+
+# quiet CMD...: CMD in the receiver's namespace, its output (cuckooctl
+# load's progress) shown only when it fails.
+quiet() {
+	inns "$@" >"$D/quiet.out" 2>&1 && return
+	cat "$D/quiet.out" >&2
+	return 1
+}
+
+place_hooks() { inns cuckooctl hooks "$@" || die "cuckooctl hooks $*"; }
+
+hook_on() { place_hooks on; }
+hook_off() { place_hooks off; }
+hook_iif_on() { place_hooks on --iif r0; }
+hook_iif_off() { place_hooks off; }
+# Scoped to d0 only: every packet, arriving on r0, is out of scope.
+hook_other_on() { place_hooks on --iif d0; }
+hook_other_off() { place_hooks off; }
+
+mark_on() {
+	inns cuckooctl mode mark 0x10/0x10 || die "cuckooctl mode mark"
+	place_hooks on
+	nchain mk prerouting raw "meta mark and 0x10 == 0x10 drop"
+}
+
+mark_off() {
+	nchain_off mk
+	place_hooks off
+	inns cuckooctl mode drop || die "cuckooctl mode drop"
+}
+
+xt_raw_on() { xrule "$IPT" raw PREROUTING -m cuckoo --match-set rb src; }
+xt_raw_off() { xrule_off "$IPT" raw PREROUTING; }
+xt_in_on() { xrule "$IPT" filter INPUT -m cuckoo --match-set rb src; }
+xt_in_off() { xrule_off "$IPT" filter INPUT; }
+xtnft_raw_on() { xrule "$IPT_NFT" raw PREROUTING -m cuckoo --match-set rb src; }
+xtnft_raw_off() { xrule_off "$IPT_NFT" raw PREROUTING; }
+xtnft_in_on() { xrule "$IPT_NFT" filter INPUT -m cuckoo --match-set rb src; }
+xtnft_in_off() { xrule_off "$IPT_NFT" filter INPUT; }
+ipset_raw_on() { xrule "$IPT" raw PREROUTING -m set --match-set blocked src; }
+ipset_raw_off() { xrule_off "$IPT" raw PREROUTING; }
+ipset_in_on() { xrule "$IPT" filter INPUT -m set --match-set blocked src; }
+ipset_in_off() { xrule_off "$IPT" filter INPUT; }
+ipnet_raw_on() { xrule "$IPT" raw PREROUTING -m set --match-set blockednet src; }
+ipnet_raw_off() { xrule_off "$IPT" raw PREROUTING; }
+ipnet_in_on() { xrule "$IPT" filter INPUT -m set --match-set blockednet src; }
+ipnet_in_off() { xrule_off "$IPT" filter INPUT; }
+nft_raw_on() { nchain pre prerouting raw "ip saddr @blocked drop"; }
+nft_raw_off() { nchain_off pre; }
+nft_in_on() { nchain inp input filter "ip saddr @blocked drop"; }
+nft_in_off() { nchain_off inp; }
+# The floors: an unconditional drop at the same place, for the drop's
+# added cost (a match's cost on a hit).
+floor_raw_on() { xrule "$IPT" raw PREROUTING; }
+floor_raw_off() { xrule_off "$IPT" raw PREROUTING; }
+floor_in_on() { xrule "$IPT" filter INPUT; }
+floor_in_off() { xrule_off "$IPT" filter INPUT; }
+floor_xtnft_raw_on() { xrule "$IPT_NFT" raw PREROUTING; }
+floor_xtnft_raw_off() { xrule_off "$IPT_NFT" raw PREROUTING; }
+floor_xtnft_in_on() { xrule "$IPT_NFT" filter INPUT; }
+floor_xtnft_in_off() { xrule_off "$IPT_NFT" filter INPUT; }
+floor_nft_raw_on() { nchain pre prerouting raw drop; }
+floor_nft_raw_off() { nchain_off pre; }
+floor_nft_in_on() { nchain inp input filter drop; }
+floor_nft_in_off() { nchain_off inp; }
+# The empty chains: the table (nft: the base chain) at the same place and
+# no rule, for the pass's added cost of a rule alone, pass case only.
+empty_raw_on() { xempty "$IPT" raw PREROUTING; }
+empty_raw_off() { xrule_off "$IPT" raw PREROUTING; }
+empty_in_on() { xempty "$IPT" filter INPUT; }
+empty_in_off() { xrule_off "$IPT" filter INPUT; }
+empty_xtnft_raw_on() { xempty "$IPT_NFT" raw PREROUTING; }
+empty_xtnft_raw_off() { xrule_off "$IPT_NFT" raw PREROUTING; }
+empty_xtnft_in_on() { xempty "$IPT_NFT" filter INPUT; }
+empty_xtnft_in_off() { xrule_off "$IPT_NFT" filter INPUT; }
+empty_nft_raw_on() { nchain pre prerouting raw; }
+empty_nft_raw_off() { nchain_off pre; }
+empty_nft_in_on() { nchain inp input filter; }
+empty_nft_in_off() { nchain_off inp; }
+
+# The module of another revision (bench-vm's CNF_BENCH_BASE), hooks on
+# with the addresses in its one list: this module's hooks beside it.  Its
+# off puts this tree's module back as place_setup left it.
+place_base_on() {
+	rmmod cuckoo_nf || die "rmmod cuckoo_nf"
+	insmod "$BASE_KO" || die "insmod $BASE_KO"
+	quiet cuckooctl load "$F/addrs" || die "base: cuckooctl load"
+}
+
+place_base_off() {
+	rmmod cuckoo_nf || die "rmmod cuckoo_nf (base)"
+	place_module
+}
+
+# This tree's module, the addresses in its default set and in rb, hooks
+# off.
+place_module() {
+	insmod "$CNF_KO" || die "insmod $CNF_KO"
+	{ quiet cuckooctl load "$F/addrs" &&
+		quiet cuckooctl create rb block --rules-only &&
+		quiet cuckooctl -s rb load "$F/addrs"; } ||
+		die "cuckooctl: the default set and rb"
+	place_hooks off
+}
+
+# The contenders this VM can run, in cs: iptables-nft's only with it.
+place_contenders() {
+	local c
+	cs=()
+	for c in "${PLACE_CONTENDERS[@]}"; do
+		[[ $c == *xtnft* && -z $IPT_NFT ]] && continue
+		[[ $c == place_base && ! -f $BASE_KO ]] && continue
+		cs+=("$c")
+	done
+}
+
+place_part() {
+	local rep c cs
+	SET=place LIST=addrs SIZE=$PLACE_SIZE RANGE=$PLACE_SIZE
+	make_files
+	IPT_NFT=
+	if command -v iptables-nft >/dev/null && [[ $IPT == *-legacy ]]; then
+		IPT_NFT=iptables-nft
+	else
+		log "place: no iptables-nft beside $IPT: its rules left out"
+	fi
+	place_contenders
+	inns ip addr add "$PLACE_DST/32" dev d0 || die "ip addr add $PLACE_DST"
+	echo "dst $PLACE_DST" >"$PG/s0" || die "pktgen: dst $PLACE_DST"
+	log "place size $SIZE: cuckooctl load, nft -f, ipset restore (hash:ip, hash:net)"
+	place_module
+	inns nft add table ip bench || die "nft add table"
+	inns nft add set ip bench blocked "{ type ipv4_addr; }" ||
+		die "nft add set"
+	inns nft -f "$F/nft" >/dev/null || die "nft -f"
+	modprobe -a ip_set_hash_ip ip_set_hash_net ||
+		die "modprobe -a ip_set_hash_ip ip_set_hash_net"
+	inns ipset restore <"$F/ipset" || die "ipset restore"
+	sed -e 's/^create blocked hash:ip /create blockednet hash:net /' \
+		-e 's/^add blocked /add blockednet /' "$F/ipset" |
+		inns ipset restore || die "ipset restore (hash:net)"
+	for ((rep = 1; rep <= PLACE_REPS; rep++)); do
+		log "place size $SIZE: repetition $rep/$PLACE_REPS"
+		for c in "${cs[@]}"; do
+			"${c}_on" "$rep"
+			# What the last change deferred (RCU callbacks, a
+			# table's freeing) done before the packets.
+			sleep 1
+			measure "$c" "$rep"
+			"${c}_off"
+		done
+	done
+	inns nft delete table ip bench
+	inns ipset destroy blocked
+	inns ipset destroy blockednet
+	rmmod cuckoo_nf || die "rmmod cuckoo_nf"
+	inns ip addr del "$PLACE_DST/32" dev d0
+	echo "dst $DST" >"$PG/s0" || die "pktgen: dst $DST"
+	rm -rf "$D"
+}
+
 # ---- test module ----
 
 run_module() {
@@ -830,7 +1101,7 @@ main() {
 	echo 1 >/proc/sys/kernel/printk
 	nproc=$(grep -c ^processor /proc/cpuinfo)
 	memmb=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
-	emit "{\"kind\":\"meta\",\"kernel\":\"$(uname -r)\",\"vcpus\":$nproc,\"mem_mb\":$memmb,\"pkts\":$PKTS,\"reps\":$REPS,\"pfx_sizes\":\"$PFX_SIZES\",\"pfx6_sizes\":\"$PFX6_SIZES\",\"sets_sizes\":\"$SETS_SIZES\",\"xdp_sizes\":\"$XDP_SIZES\",\"xdp6_sizes\":\"$XDP6_SIZES\",\"reps_big\":$REPS_BIG,\"icount\":\"${CNF_TEST_BENCH_ICOUNT:-}\",\"skip\":\"$SKIP\",\"iptables\":\"$IPT\",\"nft\":\"$(nft --version | head -n1)\",\"ipset\":\"$(ipset version | head -n1)\"}"
+	emit "{\"kind\":\"meta\",\"kernel\":\"$(uname -r)\",\"vcpus\":$nproc,\"mem_mb\":$memmb,\"pkts\":$PKTS,\"reps\":$REPS,\"pfx_sizes\":\"$PFX_SIZES\",\"pfx6_sizes\":\"$PFX6_SIZES\",\"sets_sizes\":\"$SETS_SIZES\",\"place_size\":$PLACE_SIZE,\"place_reps\":$PLACE_REPS,\"xdp_sizes\":\"$XDP_SIZES\",\"xdp6_sizes\":\"$XDP6_SIZES\",\"reps_big\":$REPS_BIG,\"icount\":\"${CNF_TEST_BENCH_ICOUNT:-}\",\"skip\":\"$SKIP\",\"iptables\":\"$IPT\",\"nft\":\"$(nft --version | head -n1)\",\"ipset\":\"$(ipset version | head -n1)\"}"
 	grep -q '^cuckoo_nf ' /proc/modules && rmmod cuckoo_nf
 	[[ " $SKIP " == *" mod "* ]] || run_module
 	if [[ " $SKIP " != *" pkt "* ]]; then
@@ -856,6 +1127,9 @@ main() {
 				RANGE=$SIZE
 				bench_size "${SETS_CONTENDERS[@]}"
 			done
+		fi
+		if [[ " $SKIP " != *" place "* && " $SKIP " != *" pps "* ]]; then
+			place_part
 		fi
 		# Its loads and memory are measured with its packets.
 		if [[ " $SKIP " != *" xdp "* && " $SKIP " != *" pps "* ]]; then

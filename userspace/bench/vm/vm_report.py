@@ -20,9 +20,12 @@
 # Samples with "set":"prefix" (prefix sets: cuckoo_nf, an nftables interval
 # set, ipset hash:net) are reported apart, under "prefix" in the JSON, with
 # their own goals; so are "prefix6" (the same in IPv6), "sets" (named
-# sets), "xdp" and "xdp6" (the XDP part, its derived figures paired per
-# repetition, memory per address from cuckooctl stats and bpf_xdp's and
-# xdp-filter's "xdp_load" samples); the others are the address sets.  The
+# sets), "place" (the hooks' scope, the xtables match and mark mode
+# beside ipset and nft rules, each rule's drop over an unconditional
+# drop at its place), "xdp" and "xdp6" (the XDP part, its derived
+# figures paired per repetition, memory per address from cuckooctl stats
+# and bpf_xdp's and xdp-filter's "xdp_load" samples); the others are the
+# address sets.  The
 # prefix and XDP parts take their loads from PKTLOG too (PKT_LOAD_SETS).
 import json
 import statistics
@@ -557,6 +560,199 @@ def xdp_goals(derived, memory, label=""):
     return g
 
 
+PLACE_CONTENDERS = ["none", "hook", "hook_iif", "hook_other", "mark",
+                    "place_base", "xt_raw", "xtnft_raw", "ipset_raw",
+                    "ipnet_raw", "nft_raw", "floor_raw", "floor_xtnft_raw",
+                    "floor_nft_raw", "xt_in", "xtnft_in", "ipset_in",
+                    "ipnet_in", "nft_in", "floor_in", "floor_xtnft_in",
+                    "floor_nft_in", "empty_raw", "empty_xtnft_raw",
+                    "empty_nft_raw", "empty_in", "empty_xtnft_in",
+                    "empty_nft_in"]
+PLACE_NAMES = {
+    "none": "no filter (hooks off)",
+    "hook": "hooks, unscoped",
+    "hook_iif": "hooks --iif r0 (receiving device)",
+    "hook_other": "hooks --iif d0 (packet out of scope)",
+    "mark": "mode mark + nft meta mark drop",
+    "place_base": "hooks, base revision",
+    "xt_raw": "-m cuckoo, raw PREROUTING",
+    "xtnft_raw": "-m cuckoo (iptables-nft), raw PREROUTING",
+    "ipset_raw": "-m set hash:ip, raw PREROUTING",
+    "ipnet_raw": "-m set hash:net, raw PREROUTING",
+    "nft_raw": "nft ip saddr @set, prerouting raw",
+    "floor_raw": "-j DROP alone, raw PREROUTING",
+    "floor_xtnft_raw": "-j DROP alone (iptables-nft), raw PREROUTING",
+    "floor_nft_raw": "nft drop alone, prerouting raw",
+    "xt_in": "-m cuckoo, filter INPUT",
+    "xtnft_in": "-m cuckoo (iptables-nft), filter INPUT",
+    "ipset_in": "-m set hash:ip, filter INPUT",
+    "ipnet_in": "-m set hash:net, filter INPUT",
+    "nft_in": "nft ip saddr @set, input filter",
+    "floor_in": "-j DROP alone, filter INPUT",
+    "floor_xtnft_in": "-j DROP alone (iptables-nft), filter INPUT",
+    "floor_nft_in": "nft drop alone, input filter",
+    "empty_raw": "raw table, no rule",
+    "empty_xtnft_raw": "raw table (iptables-nft), no rule",
+    "empty_nft_raw": "nft prerouting raw chain, no rule",
+    "empty_in": "filter table, no rule",
+    "empty_xtnft_in": "filter table (iptables-nft), no rule",
+    "empty_nft_in": "nft input filter chain, no rule",
+}
+# What a rule alone costs is measured over its framework's floor at its
+# place: the empty chain (pass), the unconditional drop (blocked).
+PLACE_FW = {"xt": "", "ipset": "", "ipnet": "", "xtnft": "_xtnft",
+            "nft": "_nft"}
+PLACE_NOTE = (
+    "Placement (pktgen_bench.sh's place part): N addresses, the address "
+    "sets' sources, sent to an address of the receiver's (delivered: "
+    "filter INPUT sees them).  cuckoo_nf inserted the whole part, the "
+    "addresses in its default set and in a rules-only set; the baseline "
+    "has its hooks off (no hook registered).  hook: hooks on, unscoped "
+    "(loopback tested and spared); hook_iif: hooks on --iif of the "
+    "receiving device; hook_other: hooks on --iif of another device only, "
+    "every packet out of scope.  Rules drop (-j DROP, nft drop) after "
+    "their match: -m cuckoo on the rules-only set, -m set on ipset "
+    "hash:ip and hash:net (the addresses as /32s), nft ip saddr @set, in "
+    "raw PREROUTING (nft: prerouting priority raw) and filter INPUT (nft: "
+    "input priority filter), iptables legacy unless said.  Added: pass "
+    "ns/pkt - the same repetition's baseline's.  Rule alone: pass, "
+    "ns/pkt - the same repetition's empty chain of the same framework "
+    "at the same place (the table there, no rule: the rule's own cost); "
+    "blocked, ns/pkt - its unconditional drop there (the match's cost on "
+    "a hit).  Ratios are paired per repetition: median (min..max).{base}")
+PLACE_BASE = ("  place_base: the module of revision {rev}, hooks on, the "
+              "addresses in its one list.")
+
+
+def place_part(pps, base=None):
+    """The placement part: its packet path, each contender's added cost
+    (pass: over the baseline; blocked: over its floor), and the ratios
+    the goals are on, paired per repetition."""
+    pp = packet_path(pps, PLACE_CONTENDERS)
+    ns = {}
+    for s in pps:
+        n = s["rx"] if s["rx"] > 0 else s["pkts"]
+        ns.setdefault((s["size"], s["contender"], s["case"]),
+                      {})[s["rep"]] = s["usec"] * 1000.0 / n
+    sizes = sorted({s["size"] for s in pps})
+    ratios, goals_, own = [], [], []
+    for size in sizes:
+        def over(c, case, base="none", bcase=None, size=size):
+            """{rep: ns/pkt of c - ns/pkt of base}, paired per rep."""
+            a = ns.get((size, c, case), {})
+            b = ns.get((size, base, bcase or case), {})
+            return {r: a[r] - b[r] for r in a if r in b}
+
+        def floor_of(c, case):
+            """The floor a rule alone is measured over in @case."""
+            fw, _, pos = c.rpartition("_")
+            if fw not in PLACE_FW:
+                return None
+            kind = "empty" if case == "pass" else "floor"
+            return kind + PLACE_FW[fw] + "_" + pos
+
+        def alone(c, case):
+            f = floor_of(c, case)
+            return over(c, case, f) if f else {}
+
+        for c in PLACE_CONTENDERS:
+            for case in CASES:
+                d = alone(c, case)
+                if d:
+                    m, lo, hi, _ = spread(list(d.values()))
+                    own.append({"size": size, "contender": c, "case": case,
+                                "floor": floor_of(c, case), "ns": m,
+                                "ns_min": lo, "ns_max": hi,
+                                "reps": len(d)})
+
+        def add(name, a, b, bound=None, goal=None):
+            if not a or not b:
+                return
+            rr = [a[r] / b[r] for r in a if r in b and b[r] > 0]
+            if len(rr) != len(a):
+                rr = []
+            m, lo, hi, _ = spread(rr)
+            x = {"size": size, "ratio": name, "median": m, "min": lo,
+                 "max": hi, "reps": len(rr),
+                 "numerator_ns": median(list(a.values())),
+                 "denominator_ns": median(list(b.values()))}
+            if bound is not None:
+                # In every repetition, not just the median.
+                x.update({"goal": f"{goal} ({size})", "bound": bound,
+                          "met": hi is not None and hi <= bound})
+                goals_.append({"goal": x["goal"],
+                               "target": f"ratio <= {bound:.3f}",
+                               "measured": m, "measured_min": lo,
+                               "measured_max": hi, "met": x["met"]})
+            ratios.append(x)
+
+        look = over("hook", "pass")
+        add("scoped/unscoped, added pass", over("hook_iif", "pass"), look,
+            1.05, "hooks --iif (receiving device): pass cost <= 1.05x "
+            "unscoped")
+        add("scoped/unscoped, blocked ns/pkt",
+            ns.get((size, "hook_iif", "blocked"), {}),
+            ns.get((size, "hook", "blocked"), {}))
+        add("unscoped/base revision, added pass", look,
+            over("place_base", "pass"), 1.05,
+            "hooks unscoped: pass cost <= 1.05x the base revision's")
+        add("out of scope/lookup, added pass", over("hook_other", "pass"),
+            look, 0.10, "out-of-scope packet <= 0.10x a lookup's added cost")
+        add("out of scope (listed source)/lookup, added",
+            over("hook_other", "blocked"), look, 0.10,
+            "out-of-scope listed source <= 0.10x a lookup's added cost")
+        add("mark mode + nft/hook drop, blocked ns/pkt",
+            ns.get((size, "mark", "blocked"), {}),
+            ns.get((size, "hook", "blocked"), {}))
+        add("mark mode/hook, added pass", over("mark", "pass"), look)
+        for pos, where in (("raw", "raw PREROUTING"),
+                           ("in", "filter INPUT")):
+            for x, xn in (("xt", "-m cuckoo"),
+                          ("xtnft", "-m cuckoo (iptables-nft)")):
+                for o, on in (("ipset", "-m set hash:ip"),
+                              ("ipnet", "-m set hash:net"),
+                              ("nft", "nft @set")):
+                    a, b = f"{x}_{pos}", f"{o}_{pos}"
+                    add(f"{a}/{b}, added pass (over no filter)",
+                        over(a, "pass"), over(b, "pass"))
+                    for case in CASES:
+                        what = "pass" if case == "pass" else "drop"
+                        add(f"{a}/{b}, rule alone, {what}",
+                            alone(a, case), alone(b, case), 0.5,
+                            f"{xn} <= 1/2 of {on}, {where}, {what}")
+    note = PLACE_NOTE.format(base=PLACE_BASE.format(rev=base) if base
+                             else "")
+    return {"note": note, "packet_path": pp, "rule_alone": own,
+            "ratios": ratios, "goals": goals_}
+
+
+def print_place(p, place, reps):
+    p("")
+    p(place["note"])
+    p(f"{reps} repetitions, interleaved.")
+    own = {(d["size"], d["contender"], d["case"]): d
+           for d in place["rule_alone"]}
+    p(f"{'size':>7} {'contender':<44} {'case':<7} {'ns/pkt':>6} "
+      f"{'added':>5} {'(min..max)':<11} {'alone':>5} {'(min..max)'}")
+    for r in place["packet_path"]:
+        lo = hi = ad = None
+        if r["case"] == "pass" and r["contender"] != "none":
+            ad, lo, hi = r["added_ns"], r["added_ns_min"], r["added_ns_max"]
+        d = own.get((r["size"], r["contender"], r["case"])) or {}
+        p(f"{r['size']:>7} {PLACE_NAMES[r['contender']]:<44} "
+          f"{r['case']:<7} {r['ns_per_pkt']:>6.0f} {fmt(ad):>5} "
+          f"{rng(lo, hi, '{:.0f}'):<11} {fmt(d.get('ns')):>5} "
+          f"{rng(d.get('ns_min'), d.get('ns_max'), '{:.0f}')}".rstrip())
+    p("")
+    p("Ratios, paired per repetition: median (min..max)")
+    for x in place["ratios"]:
+        p(f"{x['size']:>7} {x['ratio']:<46} "
+          f"{fmt(x['median'], '{:.3f}'):>6} "
+          f"{rng(x['min'], x['max'], '{:.3f}')}")
+    print_goals(p, "Placement goals, printed not asserted:",
+                place["goals"])
+
+
 def print_xdp(p, xdp):
     p("")
     p(xdp["note"])
@@ -668,7 +864,7 @@ def print_core(p, title, unit, km):
 
 
 def print_table(meta, pp, ld, km, km_ic, kmem, gl, pfx, pfx6, sets, xdp,
-                xdp6):
+                xdp6, place):
     p = print
     p("=" * 78)
     p("cuckoo_nf benchmark in the VM (make bench-vm)")
@@ -684,7 +880,8 @@ def print_table(meta, pp, ld, km, km_ic, kmem, gl, pfx, pfx6, sets, xdp,
     if meta.get("icount") not in (None, ""):
         p("Load times ran under -icount too: guest seconds of "
           "instructions, not host time.")
-    if pp or pfx["packet_path"] or pfx6["packet_path"]:
+    if pp or pfx["packet_path"] or pfx6["packet_path"] or \
+            place["packet_path"]:
         print_packet_path(p, meta, pp)
     if ld:
         p("")
@@ -705,6 +902,8 @@ def print_table(meta, pp, ld, km, km_ic, kmem, gl, pfx, pfx6, sets, xdp,
             print_prefix(p, x, what)
     if sets["packet_path"]:
         print_sets(p, sets)
+    if place["packet_path"]:
+        print_place(p, place, meta.get("pkt_place_reps", "?"))
     if xdp["packet_path"]:
         print_xdp(p, xdp)
     if xdp6["packet_path"]:
@@ -824,7 +1023,7 @@ def main():
     pkt_samples = load_samples(pkt_path) if pkt_path else samples
     meta = read_meta(samples)
     pmeta = read_meta(pkt_samples)
-    for k in ["icount", "pkts", "reps", "reps_big"]:
+    for k in ["icount", "pkts", "reps", "reps_big", "place_reps"]:
         meta["pkt_" + k] = pmeta.get(k)
     for kv in args[2:]:
         k, _, v = kv.partition("=")
@@ -872,9 +1071,11 @@ def main():
     xdp6 = xdp_part([s for s in pps if set_of(s) == "xdp6"], pkt_samples,
                     "xdp6", " IPv6")
     xdp6["note"] = XDP6_NOTE
+    place = place_part([s for s in pps if set_of(s) == "place"],
+                       meta.get("base"))
     gl = goals(pp, ld, km, km_ic)
     print_table(meta, pp, ld, km, km_ic, kmem, gl, pfx, pfx6, sets, xdp,
-                xdp6)
+                xdp6, place)
     raw = pps + [s for s in samples if s["kind"] == "load" and
                  not (pkt_path and set_of(s) in PKT_LOAD_SETS)]
     if pkt_path:
@@ -886,7 +1087,7 @@ def main():
                    "core_vs_rhashtable": km,
                    "core_vs_rhashtable_icount": km_ic, "core_memory": kmem,
                    "goals": gl, "prefix": pfx, "prefix6": pfx6,
-                   "sets": sets, "xdp": xdp,
+                   "sets": sets, "place": place, "xdp": xdp,
                    "xdp6": xdp6,
                    "samples": raw}, f,
                   indent=1)
