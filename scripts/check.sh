@@ -6,7 +6,9 @@
 # kernels and the selftests in the VMs, side by side.  Every stage runs
 # even when an earlier one failed (except that selftests need a build).
 # The selftests on the other kernels, and at full size, are make
-# check-kernels'.
+# check-kernels'; the unit tests run at their quick size here
+# (CNF_TEST_FULL=0: cnf_scaled() in userspace/tests/cnf_test.h), at full
+# size in make unit.
 # Totals: unit test cases (from the runner's "N passed, N failed" line), lint
 # as one test, each other kernel's build as one test (skipped when its
 # headers are not installed: scripts/deps.sh --kernels installs them; it is
@@ -193,7 +195,7 @@ main() {
 		start_stage selftests selftests/vm/selftests.sh
 		vms_up
 	fi
-	start_stage unit "$MAKE" --no-print-directory unit
+	start_stage unit "$MAKE" --no-print-directory unit CNF_TEST_FULL="${CNF_TEST_FULL:-0}"
 	start_stage lint "$MAKE" --no-print-directory lint
 	start_other_builds
 	stage_unit
