@@ -6,7 +6,9 @@
 # kernels and the selftests in the VMs, side by side.  Every stage runs
 # even when an earlier one failed (except that selftests need a build).
 # The selftests on the other kernels, and at full size, are make
-# check-kernels'.
+# check-kernels'; the unit tests run at their quick size here
+# (CNF_TEST_FULL=0: cnf_scaled() in userspace/tests/cnf_test.h), at full
+# size in make unit.
 # Totals: unit test cases (from the runner's "N passed, N failed" line), lint
 # as one test, each other kernel's build as one test (skipped when its
 # headers are not installed: scripts/deps.sh --kernels installs them; it is
@@ -14,7 +16,8 @@
 # developer's boot loader would then boot), selftests from their KTAP.  The
 # last line is
 # "N passed, N failed", with ", N skipped" when some were skipped, named on
-# the line before.  Logs are in build/check/.
+# the line before.  Logs are in build/check/; each stage's seconds and CPU
+# seconds, and the load average, in build/check/times too.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -26,15 +29,42 @@ MAKE=${MAKE:-make}
 # shellcheck source=tally.sh
 source "$ROOT/scripts/tally.sh"
 
+# cpu_seconds VAR: VAR = the CPU seconds (user and system) of this
+# shell's children that have ended, from bash's times: what a stage cost
+# whatever else the machine was doing, where its seconds on the clock
+# depend on the load beside it.
+cpu_seconds() {
+	local -n _cpu=$1
+	local f
+	# A builtin's redirection, not a pipe: a pipe's subshell would report
+	# its own children, none.
+	f=$(mktemp) || return 1
+	times >"$f"
+	_cpu=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } }
+		END { printf "%d", t + 0.5 }' "$f")
+	rm -f "$f"
+}
+
+# STAGE_TIMES: "NAME S CPU" of every stage that ended, for the summary.
+STAGE_TIMES=()
+
 # run_stage NAME COMMAND...: run with output shown and kept in NAME.log.
 run_stage() {
-	local name=$1 t0=$SECONDS rc
+	local name=$1 t0=$SECONDS rc cpu
 	shift
 	echo
 	echo "==== $name: $*"
-	"$@" 2>&1 | tee "$LOGS/$name.log"
-	rc=${PIPESTATUS[0]}
-	echo "==== $name: exit $rc after $((SECONDS - t0)) s"
+	(
+		"$@" 2>&1 | tee "$LOGS/$name.log"
+		rc=${PIPESTATUS[0]}
+		cpu_seconds cpu
+		echo "$cpu" >"$LOGS/$name.cpu"
+		exit "$rc"
+	)
+	rc=$?
+	read -r cpu <"$LOGS/$name.cpu" || cpu='?'
+	STAGE_TIMES+=("$name $((SECONDS - t0)) $cpu")
+	echo "==== $name: exit $rc after $((SECONDS - t0)) s, $cpu s of CPU"
 	return "$rc"
 }
 
@@ -50,19 +80,22 @@ start_stage() {
 	(
 		t0=$SECONDS
 		"$@" >"$LOGS/$name.log" 2>&1
-		echo "$? $((SECONDS - t0))" >"$LOGS/$name.rc"
+		rc=$?
+		cpu_seconds cpu
+		echo "$rc $((SECONDS - t0)) $cpu" >"$LOGS/$name.rc"
 	) &
 	STAGE_PID[$name]=$!
 }
 
 finish_stage() {
-	local name=$1 rc=1 t='?'
+	local name=$1 rc=1 t='?' cpu='?'
 	wait "${STAGE_PID[$name]}"
-	[[ -f $LOGS/$name.rc ]] && read -r rc t <"$LOGS/$name.rc"
+	[[ -f $LOGS/$name.rc ]] && read -r rc t cpu <"$LOGS/$name.rc"
+	STAGE_TIMES+=("$name $t $cpu")
 	echo
 	echo "==== $name (run alongside the other stages)"
 	cat "$LOGS/$name.log"
-	echo "==== $name: exit $rc after $t s"
+	echo "==== $name: exit $rc after $t s, $cpu s of CPU"
 	return "$rc"
 }
 
@@ -162,7 +195,7 @@ main() {
 		start_stage selftests selftests/vm/selftests.sh
 		vms_up
 	fi
-	start_stage unit "$MAKE" --no-print-directory unit
+	start_stage unit "$MAKE" --no-print-directory unit CNF_TEST_FULL="${CNF_TEST_FULL:-0}"
 	start_stage lint "$MAKE" --no-print-directory lint
 	start_other_builds
 	stage_unit
@@ -173,8 +206,24 @@ main() {
 	else
 		fail selftests "FAILED (not run: the build failed)"
 	fi
+	stage_times
 	summary
 	((FAIL == 0))
+}
+
+# stage_times: each stage's seconds and CPU seconds, and the machine's
+# load, one line (also in build/check/times): the figures to compare runs
+# by, the CPU seconds whatever the load.
+stage_times() {
+	local st name t cpu line=''
+	for st in "${STAGE_TIMES[@]}"; do
+		read -r name t cpu <<<"$st"
+		line+=" $name ${t}s/${cpu}cpu"
+	done
+	line="stages:$line; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo
+	echo "==== $line"
+	echo "$line" >"$LOGS/times"
 }
 
 main

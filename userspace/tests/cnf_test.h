@@ -12,6 +12,18 @@
 
 #include "filter.h"
 
+/*
+ * cnf_scaled - the size of this run, as selftests/lib.sh's scaled: @full
+ * when CNF_TEST_FULL is 1 (make unit's default), else @quick (make
+ * check's, which runs the unit tests beside the VMs).
+ */
+static inline u64 cnf_scaled(u64 quick, u64 full)
+{
+	const char *e = getenv("CNF_TEST_FULL");
+
+	return e && e[0] == '1' && !e[1] ? full : quick;
+}
+
 /* ---- PRNG: splitmix64, tiny and good enough; state is the seed ---- */
 struct cnf_rng {
 	u64 s;

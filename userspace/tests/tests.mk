@@ -7,6 +7,9 @@
 #                      lines go to build/bench/reliability.json
 #   make unit SAN=1    the same with -fsanitize=address,undefined (every unit
 #                      test, not just the core's: the flags go into CFLAGS)
+#   make unit CNF_TEST_FULL=0
+#                      the quick sizes (make check's: cnf_scaled() in
+#                      cnf_test.h); the full ones are the default
 #
 # Binaries are rebuilt when the compiler flags change (a SAN=1 run after a
 # plain one), recorded in build/tests/.flags.
@@ -29,14 +32,19 @@ TEST_HDRS    := tests/cnf_test.h $(KSFT_HARNESS)
 UNIT_FLAGS    = $(CC) $(CFLAGS) $(LDFLAGS)
 UNIT_STAMP   := $(B)/tests/.flags
 
+# The full sizes unless asked otherwise; the tests read it (cnf_scaled).
+CNF_TEST_FULL ?= 1
+UNIT_SOURCE := make unit$(if $(filter 1,$(CNF_TEST_FULL)),, (quick size))
+
 .PHONY: unit
+unit: export CNF_TEST_FULL := $(CNF_TEST_FULL)
 unit:
 	@mkdir -p $(B)/tests
 	@if [ "$$(cat $(UNIT_STAMP) 2>/dev/null)" != '$(UNIT_FLAGS)' ]; then \
 		rm -f $(UNIT_TESTS); echo '$(UNIT_FLAGS)' > $(UNIT_STAMP); fi
 	@$(MAKE) --no-print-directory $(UNIT_TESTS)
 	@CNF_UNIT_LOG=$(B)/tests/unit.log bash tests/run_unit.sh $(UNIT_TESTS) $(UNIT_SCRIPTS); rc=$$?; \
-		python3 $(TOP)/scripts/reliability.py collect "make unit" \
+		python3 $(TOP)/scripts/reliability.py collect "$(UNIT_SOURCE)" \
 		--where "host, userspace build of the core" $(B)/tests/unit.log; exit $$rc
 
 # One translation unit per test plus the core, unchanged.
