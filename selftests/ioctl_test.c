@@ -28,6 +28,7 @@
 
 #include "kselftest_harness.h"
 #include "cnf_util.h"
+#include "cnf_stall.h"
 
 #define PAGE	4096UL
 
@@ -4830,53 +4831,6 @@ TEST_F(timeouts, reset_and_netns_exit_pending)
 }
 
 /*
- * What delays the expiry work and is not the module's doing, as the guest
- * measures it: a test VM beside others on a loaded host gets its vCPUs
- * run late, by as much as the host starves them.  One thread per CPU,
- * pinned there, sleeps STALL_TICK_MS at a time and keeps the most any of
- * its sleeps overran: the worst a timer of that CPU (the work's) could
- * have fired late for that reason.
- */
-#define STALL_TICK_MS	10
-#define STALL_CPUS	64
-
-struct stall_probe {
-	pthread_t thread;
-	int cpu;
-	atomic_bool *stop;
-	unsigned int worst_ms;
-};
-
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
-}
-
-static void *stall_probe(void *arg)
-{
-	struct stall_probe *p = arg;
-	cpu_set_t cpus;
-	uint64_t t;
-
-	CPU_ZERO(&cpus);
-	CPU_SET(p->cpu, &cpus);
-	/* A CPU that went offline is nobody's: its probe measures nothing. */
-	if (pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus))
-		return NULL;
-	while (!atomic_load(p->stop)) {
-		t = mono_ms();
-		sleep_ms(STALL_TICK_MS);
-		t = mono_ms() - t;
-		if (t > STALL_TICK_MS && t - STALL_TICK_MS > p->worst_ms)
-			p->worst_ms = t - STALL_TICK_MS;
-	}
-	return NULL;
-}
-
-/*
  * Precision: 100,000 entries in four sets (and permanent ones beside
  * them) run out over ten seconds; none is removed more than a second
  * late, but for what the VM could not help.  At the quick size (without
@@ -4901,23 +4855,15 @@ TEST_F(timeouts, precision)
 	const bool big = full && !strcmp(full, "1");
 	const uint32_t per = big ? 25000 : 2500, spread = big ? 10 : 3;
 	static const char *const names[] = { "p0", "p1", "p2", "p3" };
-	struct stall_probe probe[STALL_CPUS];
 	uint32_t *secs = calloc(per, sizeof(*secs));
 	uint64_t t0, t, prev_t, drain_from = 0, drain = 0, last;
-	unsigned int s, i, n, stall = 0, bound;
-	atomic_bool stop = false;
+	unsigned int s, i, stall, bound;
+	struct cnf_stall probes;
 	struct cnf_batch b;
 	struct cnf_stats st;
-	long cpus;
 
 	ASSERT_NE(NULL, secs);
-	cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	n = cpus < 1 ? 1 : cpus > STALL_CPUS ? STALL_CPUS : cpus;
-	for (i = 0; i < n; i++) {
-		probe[i] = (struct stall_probe){ .cpu = i, .stop = &stop };
-		ASSERT_EQ(0, pthread_create(&probe[i].thread, NULL,
-					    stall_probe, &probe[i]));
-	}
+	ASSERT_EQ(0, cnf_stall_start(&probes));
 	ASSERT_EQ(0, populate(self->fd, 1000000, 1000));
 	for (s = 0; s < 4; s++) {
 		ASSERT_EQ(0, set_create(self->fd, names[s], CNF_SET_BLOCK));
@@ -4935,11 +4881,11 @@ TEST_F(timeouts, precision)
 	 * without a pause, from the poll before it to its last.
 	 */
 	last = st.expiry.expired;
-	t0 = prev_t = mono_ms();
+	t0 = prev_t = cnf_stall_mono_ms();
 	while (st.expiry.entries && prev_t - t0 < 60000) {
 		sleep_ms(PRECISION_POLL_MS);
 		st = stats(self->fd);
-		t = mono_ms();
+		t = cnf_stall_mono_ms();
 		if (st.expiry.expired > last) {
 			if (!drain_from)
 				drain_from = prev_t;
@@ -4951,12 +4897,7 @@ TEST_F(timeouts, precision)
 		last = st.expiry.expired;
 		prev_t = t;
 	}
-	atomic_store(&stop, true);
-	for (i = 0; i < n; i++) {
-		pthread_join(probe[i].thread, NULL);
-		if (probe[i].worst_ms > stall)
-			stall = probe[i].worst_ms;
-	}
+	stall = cnf_stall_stop(&probes);
 	bound = 1000 + stall + drain + 2 * PRECISION_POLL_MS;
 	ksft_print_msg("%u timed entries over %u s: %llu expired, %llu late, worst %u ms after its deadline (bound %u ms: CPUs stalled up to %u ms, removal without a pause up to %llu ms)\n",
 		       4 * per, spread, (unsigned long long)st.expiry.expired,
