@@ -8,7 +8,8 @@
  * of its deadline (struct cnf_expiry_stats).  Nor must one that makes a
  * kind's union change with every call: a set of hundreds of thousands of
  * entries replaced, flushed, destroyed and made again beside others of its
- * kind (union_changes_starve_nobody).
+ * kind (union_changes_starve_nobody).  Nor one that dumps a set of up to a
+ * million entries over and over (dumps_starve_nobody).
  *
  * Bounds are derived from what the VM measures, so that a loaded host
  * slows both sides alike: a replace is made large enough to take
@@ -47,6 +48,16 @@
 #define UNION_MIN_ENTRIES	(1U << 15)
 #define UNION_MAX_ENTRIES	(1U << 20)
 #define UNION_ROUNDS		6
+/*
+ * A dump is made to take DUMP_MS at least, of a set of up to
+ * DUMP_MAX_ENTRIES (2^18 unless CNF_TEST_FULL=1: 2^20), and the attack
+ * lasts DUMP_ROUNDS dumps.
+ */
+#define DUMP_MS			1000
+#define DUMP_MIN_ENTRIES	(1U << 16)
+#define DUMP_MAX_ENTRIES	(1U << 18)
+#define DUMP_MAX_FULL		(1U << 20)
+#define DUMP_ROUNDS		4
 
 /* A diagnostic line, out before a test's child process exits. */
 #define note(...)	do { ksft_print_msg(__VA_ARGS__); fflush(stdout); } while (0)
@@ -464,6 +475,96 @@ TEST_F_TIMEOUT(iso, union_changes_starve_nobody, 600)
 	EXPECT_EQ((unsigned long long)at.n + 1, st.v4.entries);
 	EXPECT_EQ((unsigned long long)at.n + 1, st.v4_lookup.keys);
 	free(keep);
+	free(at.a);
+	pthread_mutex_destroy(&at.lock);
+}
+
+/* Whole dumps of the set "big", over and over. */
+static void *dump_attacker(void *arg)
+{
+	struct attack *at = arg;
+	struct cnf_addr *got;
+	long n = 0;
+
+	while (!at->stop && n >= 0) {
+		n = cnf_dump_set_all(at->fd, "big", 65536, &got);
+		pthread_mutex_lock(&at->lock);
+		if (n != at->n)
+			at->err = n < 0 ? -n : EPROTO;
+		else
+			at->replaces++;
+		pthread_mutex_unlock(&at->lock);
+		if (n >= 0)
+			free(got);
+		if (n != at->n)
+			break;
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(iso, dumps_starve_nobody, 600)
+{
+	const char *full = getenv("CNF_TEST_FULL");
+	uint32_t most = full && !strcmp(full, "1") ? DUMP_MAX_FULL :
+						     DUMP_MAX_ENTRIES;
+	struct attack at = { .fd = self->attacker_fd };
+	struct victim v[VICTIMS + 1];
+	double dump_ms = 0, t0, attack_ms;
+	unsigned int i, nv = VICTIMS + 1;
+	struct cnf_addr *got;
+	struct cnf_set_req r;
+	uint32_t round;
+	pthread_t th;
+	long n;
+
+	pthread_mutex_init(&at.lock, NULL);
+	memset(&r, 0, sizeof(r));
+	cnf_set_name(r.name, "victim");
+	for (i = 0; i < VICTIMS; i++) {
+		ASSERT_EQ(0, cnf_ioc(self->fd[i], CNF_IOC_SET_CREATE, &r));
+		v[i] = (struct victim){ .fd = self->fd[i], .set = "victim" };
+	}
+	ASSERT_EQ(0, cnf_ioc(self->attacker_fd, CNF_IOC_SET_CREATE, &r));
+	v[VICTIMS] = (struct victim){ .fd = self->attacker_fd,
+				      .set = "victim" };
+	/*
+	 * An allow set: a block set would make a union with "victim" each
+	 * time that gets an entry again, which is not what is measured here.
+	 */
+	cnf_set_name(r.name, "big");
+	r.kind = CNF_SET_ALLOW;
+	ASSERT_EQ(0, cnf_ioc(self->attacker_fd, CNF_IOC_SET_CREATE, &r));
+
+	/* As large as makes a dump take DUMP_MS, or as large as allowed. */
+	for (at.n = DUMP_MIN_ENTRIES; ; at.n *= 2) {
+		free(at.a);
+		at.a = addr_list(at.n, 0);
+		ASSERT_NE(NULL, at.a);
+		ASSERT_EQ(0, replace_all(self->attacker_fd, "big", at.a, at.n));
+		t0 = now_ms();
+		n = cnf_dump_set_all(self->attacker_fd, "big", 65536, &got);
+		dump_ms = now_ms() - t0;
+		ASSERT_EQ((long)at.n, n);
+		free(got);
+		if (dump_ms >= DUMP_MS || at.n >= most)
+			break;
+	}
+	note("a dump of a set of %u entries takes %.0f ms\n", at.n, dump_ms);
+
+	ASSERT_EQ(0, pthread_create(&th, NULL, dump_attacker, &at));
+	t0 = now_ms();
+	for (round = 0; now_ms() - t0 < DUMP_ROUNDS * dump_ms; round++) {
+		victims_round(v, nv, round);
+		usleep(VICTIM_PAUSE_US);
+	}
+	attack_ms = now_ms() - t0;
+	at.stop = 1;
+	pthread_join(th, NULL);
+	EXPECT_EQ(0, at.err);
+	note("%lu dumps in %.0f ms, %u victim rounds\n", at.replaces,
+	     attack_ms, round);
+	EXPECT_LT(0UL, at.replaces);
+	victims_judge(_metadata, v, nv, dump_ms, DUMP_ROUNDS);
 	free(at.a);
 	pthread_mutex_destroy(&at.lock);
 }
