@@ -361,18 +361,20 @@ static long cnf_ioc_change(struct cnf_file *cf, const void __user *uarg,
 	struct cnf_set *set;
 	struct cnf_entry e;
 	struct cnf_key key;
+	struct cnf_mend m;
 	bool created;
 	int err;
 
 	err = cnf_get_entry(uarg, usize, &e, &key, add ? flags : 0);
 	if (err)
 		return err;
+	cnf_mend_init(&m);
 	st = cnf_lock_set(cf, e.set, add, &created, &set);
 	if (IS_ERR(st))
 		return PTR_ERR(st);
 	err = -ENOENT;
 	if (set)
-		err = cnf_change_begin(&c, &st->sets, set, add);
+		err = cnf_change_begin(&c, &st->sets, set, add, &m);
 	if (set && !err) {
 		if (add)
 			err = cnf_entry_add(st, &c, &key,
@@ -387,6 +389,7 @@ static long cnf_ioc_change(struct cnf_file *cf, const void __user *uarg,
 	if (err == -EEXIST && (e.flags & CNF_ENTRY_F_EXIST))
 		err = 0;
 	cnf_unlock_state(cf, st, created, err);
+	cnf_mend_run(cf, &m);
 	return err;
 }
 
@@ -591,7 +594,7 @@ static struct cnf_tally *cnf_batch_tally(const struct cnf_batch *b,
  */
 static int cnf_batch_chunk(struct cnf_file *cf, struct cnf_batch *b,
 			   struct cnf_chunk *ck, bool add,
-			   const struct cnf_tally *tally)
+			   const struct cnf_tally *tally, struct cnf_mend *m)
 {
 	u32 want = min_t(u32, b->count - b->done, CNF_CHUNK);
 	struct cnf_change change, *c = NULL;
@@ -612,7 +615,7 @@ static int cnf_batch_chunk(struct cnf_file *cf, struct cnf_batch *b,
 		return PTR_ERR(st);
 	if (set) {
 		err = cnf_change_begin(&change, &st->sets, set,
-				       add ? b->count - b->done : 0);
+				       add ? b->count - b->done : 0, m);
 		c = err ? NULL : &change;
 		if (c && add && tally)
 			cnf_change_expect_tally(c, tally);
@@ -659,7 +662,9 @@ static int cnf_batch_chunk(struct cnf_file *cf, struct cnf_batch *b,
  * @capacity: the namespace's initial capacity, of the contents too.
  * @union4, @union6: the prefixes of each family the set's kind's union
  *            held; @has_union: whether the kind had one, which a replace
- *            then mends (sets.h), with a union made aside of the contents.
+ *            then mends (sets.h), with a union made aside of the contents,
+ *            or other sets of the kind had prefixes, whose first union it
+ *            builds from that union made aside.
  * @timeout:  the set's default timeout, of entries given none.
  * @created:  this call made the state; a failed replace undoes it.
  */
@@ -710,8 +715,7 @@ static int cnf_stage_begin(struct cnf_file *cf, struct cnf_batch *b,
 		sg->capacity = st->sets.initial_capacity;
 		sg->timeout = set->timeout;
 		/* A rules-only set is in no union: none to make aside. */
-		sg->has_union = !set->rules_only &&
-				st->sets.union_of[set->kind];
+		sg->has_union = cnf_replace_wants_union(&st->sets, set);
 		cnf_union_peek(&st->sets, set->kind, &sg->union4,
 			       &sg->union6);
 	}
@@ -928,8 +932,9 @@ static int cnf_stage_end(struct cnf_file *cf, struct cnf_batch *b,
  * A replace: the entries copied in, the new contents built from them and
  * their timeouts all aside, without cnf_net_lock(), which is held only to
  * charge the staging and to put the contents in place; so is, when the
- * set's kind has a union, a copy of the contents that becomes the kind's
- * new union, mended afterwards in steps (cnf_mend_run()).  The expiry and
+ * set's kind has a union or other sets with prefixes, a copy of the
+ * contents that becomes the kind's new union, mended (or, the kind's
+ * first, built) afterwards in steps (cnf_mend_run()).  The expiry and
  * the other calls of the namespace go on meanwhile.
  */
 static int cnf_replace(struct cnf_file *cf, struct cnf_batch *b)
@@ -1005,6 +1010,7 @@ static long cnf_ioc_batch(struct cnf_file *cf, void __user *uarg,
 {
 	struct cnf_tally *tally = NULL;
 	struct cnf_chunk ck;
+	struct cnf_mend m;
 	struct cnf_batch b;
 	int err;
 
@@ -1035,7 +1041,10 @@ static long cnf_ioc_batch(struct cnf_file *cf, void __user *uarg,
 	else if (add)
 		tally = cnf_batch_tally(&b, &ck.e->addr);
 	while (b.done < b.count && !b.error) {
-		b.error = cnf_batch_chunk(cf, &b, &ck, add, tally);
+		cnf_mend_init(&m);
+		b.error = cnf_batch_chunk(cf, &b, &ck, add, tally, &m);
+		/* A union the chunk began, filled before the next chunk. */
+		cnf_mend_run(cf, &m);
 		cond_resched();
 	}
 	kfree(tally);
