@@ -593,7 +593,12 @@ TEST_F_TIMEOUT(iso, dumps_starve_nobody, 600)
 	note("%lu snapshots in %.0f ms, %u victim rounds\n", at.replaces,
 	     attack_ms, round);
 	EXPECT_LT(0UL, at.replaces);
-	victims_judge(_metadata, v, nv, dump_ms, DUMP_ROUNDS);
+	/*
+	 * Judged against half a snapshot rather than a quarter: one under
+	 * the lock makes a victim wait for all of it, and a snapshot of the
+	 * largest set still takes little time next to the host's stalls.
+	 */
+	victims_judge(_metadata, v, nv, 2 * dump_ms, DUMP_ROUNDS / 2);
 	free(at.a);
 	pthread_mutex_destroy(&at.lock);
 }
