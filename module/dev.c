@@ -12,11 +12,13 @@
  * filter's writer lock, and never while reading or writing user memory: a
  * stalled user buffer stalls only its own call.  A batch takes the locks
  * once per chunk; a union's mend after a flush, destroy or replace once
- * per step (cnf_mend_run()); a dump copies the filter under them once, to
- * a snapshot it then reads out.  The packet path takes neither.
+ * per step (cnf_mend_run()); a dump takes its snapshot a step at a time
+ * (cnf_dump_snapshot()), which it then reads out.  The packet path takes
+ * neither.
  */
 #include "cnf.h"
 
+#include <linux/bitmap.h>
 #include <linux/ctype.h>
 #include <linux/err.h>
 #include <linux/fs.h>
@@ -25,6 +27,7 @@
 #include <linux/nsproxy.h>
 #include <linux/sched/signal.h>
 #include <linux/socket.h>
+#include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/wait_bit.h>
@@ -53,25 +56,36 @@ struct cnf_chunk {
 static_assert(sizeof(union cnf_chunk_entry) == sizeof(struct cnf_addr));
 
 /*
+ * One family's entries of a dump snapshot, in the order they were taken.
+ * @addr:     @cap addresses of @size bytes, @n of them taken.
+ * @len:      their prefix lengths.
+ * @deadline: their deadlines (cnf_timeout_deadline()); NULL while none
+ *            of them has one.
+ */
+struct cnf_dump_fam {
+	void *addr;
+	u8 *len;
+	u64 *deadline;
+	u32 n, cap;
+	u32 size;
+};
+
+/*
  * An open file.  @net is fixed at open.  The dump snapshot (@dump_*) is
  * used under @dump_lock: a cursor is only valid on the file that made it.
- * Its memory is charged to the filter of the state whose cnf_state.gen is
- * @dump_gen (cnf_filter_charge()); a reset frees that filter, charge and
- * all, and the snapshot then has nothing to uncharge.
+ * Its memory is charged to the budget of the state whose cnf_state.gen is
+ * @dump_gen; a reset frees that budget, charge and all, and the snapshot
+ * then has nothing to uncharge.
+ * @dump_again: the snapshot, while it is taken, may hold an entry twice.
  */
 struct cnf_file {
 	struct net *net;
 	struct mutex dump_lock;	/* guards the dump_* fields */
 	u32 dump_id;		/* 0: no snapshot */
-	u32 dump_n4, dump_n6;
-	u32 dump_cap4, dump_cap6;	/* room in dump_v4, dump_v6 */
+	struct cnf_dump_fam dump[CNF_NFAMILIES];
 	u64 dump_charged;
 	u64 dump_gen;
-	__be32 *dump_v4;
-	struct in6_addr *dump_v6;
-	u8 *dump_len;		/* prefix lengths, by position in the dump */
-	u64 *dump_deadline;	/* by position; NULL: no entry has a timeout */
-	const struct cnf_timeouts *dump_from;	/* while the snapshot is taken */
+	bool dump_again;
 };
 
 static atomic_t cnf_dump_ids = ATOMIC_INIT(0);
@@ -129,6 +143,26 @@ static bool cnf_expiry_due(const struct net *net)
 }
 
 /*
+ * Between two holds of cnf_net_lock() by a call that takes it many times.
+ * The expiry work does not wait for the lock, it tries again every few
+ * milliseconds, and would seldom find it free if it were free only between
+ * two holds: while it is @due, leave the lock free as long as the last
+ * hold took, @held_ns.  Else for 50 us at least: another caller spinning
+ * on the mutex while its owner runs (optimistic spinning) waits for the
+ * owner to change, and would not see it let go of the lock and take it
+ * again at once; it would spin on until the owner slept (measured: 0.8 s
+ * under TCG while expiry was due once a second).
+ */
+static void cnf_lock_pause(bool due, u64 held_ns)
+{
+	u64 us = 50;
+
+	if (due)
+		us = clamp_t(u64, held_ns / NSEC_PER_USEC, us, 10000);
+	usleep_range(us, 2 * us);
+}
+
+/*
  * Mend the union a change of a set left to mend (sets.h), once the change
  * let go of cnf_net_lock(): the old union's prefixes taken out without it,
  * then put in the new union CNF_MEND_STEP at a time under it, which the
@@ -154,18 +188,7 @@ static void cnf_mend_run(struct cnf_file *cf, struct cnf_mend *m)
 		mutex_unlock(lock);
 		if (done)
 			break;
-		/*
-		 * The expiry work does not wait for the lock: it tries again
-		 * every few milliseconds, and would seldom find it free if
-		 * it were free only between two steps.  While it is due,
-		 * leave the lock free as long as the step held it.
-		 */
-		if (due) {
-			held = clamp_t(u64, held / NSEC_PER_USEC, 50, 10000);
-			usleep_range(held, 2 * held);
-		} else {
-			cond_resched();
-		}
+		cnf_lock_pause(due, held);
 	}
 	cnf_mend_release(m);
 }
@@ -338,18 +361,20 @@ static long cnf_ioc_change(struct cnf_file *cf, const void __user *uarg,
 	struct cnf_set *set;
 	struct cnf_entry e;
 	struct cnf_key key;
+	struct cnf_mend m;
 	bool created;
 	int err;
 
 	err = cnf_get_entry(uarg, usize, &e, &key, add ? flags : 0);
 	if (err)
 		return err;
+	cnf_mend_init(&m);
 	st = cnf_lock_set(cf, e.set, add, &created, &set);
 	if (IS_ERR(st))
 		return PTR_ERR(st);
 	err = -ENOENT;
 	if (set)
-		err = cnf_change_begin(&c, &st->sets, set, add);
+		err = cnf_change_begin(&c, &st->sets, set, add, &m);
 	if (set && !err) {
 		if (add)
 			err = cnf_entry_add(st, &c, &key,
@@ -364,6 +389,7 @@ static long cnf_ioc_change(struct cnf_file *cf, const void __user *uarg,
 	if (err == -EEXIST && (e.flags & CNF_ENTRY_F_EXIST))
 		err = 0;
 	cnf_unlock_state(cf, st, created, err);
+	cnf_mend_run(cf, &m);
 	return err;
 }
 
@@ -568,7 +594,7 @@ static struct cnf_tally *cnf_batch_tally(const struct cnf_batch *b,
  */
 static int cnf_batch_chunk(struct cnf_file *cf, struct cnf_batch *b,
 			   struct cnf_chunk *ck, bool add,
-			   const struct cnf_tally *tally)
+			   const struct cnf_tally *tally, struct cnf_mend *m)
 {
 	u32 want = min_t(u32, b->count - b->done, CNF_CHUNK);
 	struct cnf_change change, *c = NULL;
@@ -589,7 +615,7 @@ static int cnf_batch_chunk(struct cnf_file *cf, struct cnf_batch *b,
 		return PTR_ERR(st);
 	if (set) {
 		err = cnf_change_begin(&change, &st->sets, set,
-				       add ? b->count - b->done : 0);
+				       add ? b->count - b->done : 0, m);
 		c = err ? NULL : &change;
 		if (c && add && tally)
 			cnf_change_expect_tally(c, tally);
@@ -636,7 +662,9 @@ static int cnf_batch_chunk(struct cnf_file *cf, struct cnf_batch *b,
  * @capacity: the namespace's initial capacity, of the contents too.
  * @union4, @union6: the prefixes of each family the set's kind's union
  *            held; @has_union: whether the kind had one, which a replace
- *            then mends (sets.h), with a union made aside of the contents.
+ *            then mends (sets.h), with a union made aside of the contents,
+ *            or other sets of the kind had prefixes, whose first union it
+ *            builds from that union made aside.
  * @timeout:  the set's default timeout, of entries given none.
  * @created:  this call made the state; a failed replace undoes it.
  */
@@ -687,8 +715,7 @@ static int cnf_stage_begin(struct cnf_file *cf, struct cnf_batch *b,
 		sg->capacity = st->sets.initial_capacity;
 		sg->timeout = set->timeout;
 		/* A rules-only set is in no union: none to make aside. */
-		sg->has_union = !set->rules_only &&
-				st->sets.union_of[set->kind];
+		sg->has_union = cnf_replace_wants_union(&st->sets, set);
 		cnf_union_peek(&st->sets, set->kind, &sg->union4,
 			       &sg->union6);
 	}
@@ -905,8 +932,9 @@ static int cnf_stage_end(struct cnf_file *cf, struct cnf_batch *b,
  * A replace: the entries copied in, the new contents built from them and
  * their timeouts all aside, without cnf_net_lock(), which is held only to
  * charge the staging and to put the contents in place; so is, when the
- * set's kind has a union, a copy of the contents that becomes the kind's
- * new union, mended afterwards in steps (cnf_mend_run()).  The expiry and
+ * set's kind has a union or other sets with prefixes, a copy of the
+ * contents that becomes the kind's new union, mended (or, the kind's
+ * first, built) afterwards in steps (cnf_mend_run()).  The expiry and
  * the other calls of the namespace go on meanwhile.
  */
 static int cnf_replace(struct cnf_file *cf, struct cnf_batch *b)
@@ -982,6 +1010,7 @@ static long cnf_ioc_batch(struct cnf_file *cf, void __user *uarg,
 {
 	struct cnf_tally *tally = NULL;
 	struct cnf_chunk ck;
+	struct cnf_mend m;
 	struct cnf_batch b;
 	int err;
 
@@ -1012,7 +1041,10 @@ static long cnf_ioc_batch(struct cnf_file *cf, void __user *uarg,
 	else if (add)
 		tally = cnf_batch_tally(&b, &ck.e->addr);
 	while (b.done < b.count && !b.error) {
-		b.error = cnf_batch_chunk(cf, &b, &ck, add, tally);
+		cnf_mend_init(&m);
+		b.error = cnf_batch_chunk(cf, &b, &ck, add, tally, &m);
+		/* A union the chunk began, filled before the next chunk. */
+		cnf_mend_run(cf, &m);
 		cond_resched();
 	}
 	kfree(tally);
@@ -1038,9 +1070,38 @@ static long cnf_ioc_del_batch(struct cnf_file *cf, void __user *uarg,
 
 /* ---- dump ---- */
 
+/*
+ * A dump's snapshot is taken in steps of CNF_DUMP_STEP buckets of the
+ * set's tables (cnf_walk_step()), each under cnf_net_lock() and the set's
+ * lock, which others take in between: a set of millions of entries is
+ * copied a few milliseconds at a time.  The snapshot is then not one
+ * moment's set but what the walk promises: every entry the set held from
+ * the dump's first call until the snapshot was whole, each once, and no
+ * entry the set did not hold while it was taken; one added or deleted
+ * meanwhile may be there or not.  Contents replaced or swapped meanwhile
+ * are walked anew, which keeps the promise for the set as it then is;
+ * after CNF_DUMP_RESTARTS new contents the dump fails with -EAGAIN, so
+ * that a loop of replaces cannot keep it going for ever.
+ */
+#define CNF_DUMP_STEP		1024
+#define CNF_DUMP_RESTARTS	4
+
+/* What the snapshot holds in memory: its arrays. */
+static u64 cnf_dump_bytes(const struct cnf_file *cf)
+{
+	const struct cnf_dump_fam *d;
+	u64 bytes = 0;
+
+	for (d = cf->dump; d < cf->dump + CNF_NFAMILIES; d++)
+		bytes += (u64)d->cap * (d->size + 1 +
+					(d->deadline ? sizeof(u64) : 0));
+	return bytes;
+}
+
 /* Also from release: waits for cnf_net_lock() unkillably. */
 static void cnf_dump_free(struct cnf_file *cf)
 {
+	struct cnf_dump_fam *d;
 	struct cnf_state *st;
 
 	if (cf->dump_charged) {
@@ -1050,119 +1111,340 @@ static void cnf_dump_free(struct cnf_file *cf)
 			cnf_budget_uncharge(&st->sets.budget, cf->dump_charged);
 		mutex_unlock(cnf_net_lock(cf->net));
 	}
-	kvfree(cf->dump_v4);
-	kvfree(cf->dump_v6);
-	kvfree(cf->dump_len);
-	kvfree(cf->dump_deadline);
-	cf->dump_v4 = NULL;
-	cf->dump_v6 = NULL;
-	cf->dump_len = NULL;
-	cf->dump_deadline = NULL;
-	cf->dump_n4 = 0;
-	cf->dump_n6 = 0;
-	cf->dump_cap4 = 0;
-	cf->dump_cap6 = 0;
+	for (d = cf->dump; d < cf->dump + CNF_NFAMILIES; d++) {
+		kvfree(d->addr);
+		kvfree(d->len);
+		kvfree(d->deadline);
+		memset(d, 0, sizeof(*d));
+	}
+	cf->dump[CNF_V4].size = sizeof(__be32);
+	cf->dump[CNF_V6].size = sizeof(struct in6_addr);
 	cf->dump_charged = 0;
 	cf->dump_gen = 0;
 	cf->dump_id = 0;
+	cf->dump_again = false;
 }
 
-static int cnf_dump_collect(void *ctx, const struct cnf_key *key)
+/*
+ * Charge the snapshot's @bytes to the budget of @st, under cnf_net_lock():
+ * what they grew by since the last charge, or all of them to a state made
+ * since (a reset freed the charge with the budget).  -ENOSPC past the
+ * memory limit.
+ */
+static int cnf_dump_charge(struct cnf_file *cf, struct cnf_state *st,
+			   u64 bytes)
 {
-	struct cnf_file *cf = ctx;
-	u32 pos;
+	int err;
 
-	if (key->family == CNF_V4) {
-		if (WARN_ON_ONCE(cf->dump_n4 == cf->dump_cap4))
-			return -EOVERFLOW;
-		pos = cf->dump_n4;
-		cf->dump_v4[cf->dump_n4++] = key->v4;
-	} else {
-		if (WARN_ON_ONCE(cf->dump_n6 == cf->dump_cap6))
-			return -EOVERFLOW;
-		pos = cf->dump_n4 + cf->dump_n6;
-		cf->dump_v6[cf->dump_n6++] = key->v6;
+	if (st->gen != cf->dump_gen) {
+		cf->dump_gen = st->gen;
+		cf->dump_charged = 0;
 	}
-	cf->dump_len[pos] = key->len;
-	if (cf->dump_deadline)
-		cf->dump_deadline[pos] = cnf_timeout_deadline(cf->dump_from,
-							      key);
+	if (bytes <= cf->dump_charged)
+		return 0;
+	err = cnf_budget_charge(&st->sets.budget, bytes - cf->dump_charged);
+	if (!err)
+		cf->dump_charged = bytes;
+	return err;
+}
+
+/*
+ * Room in @d for @more entries, and their deadlines if @deadlines: made
+ * anew, a quarter larger at least, without the locks (charged at the next
+ * step).  Entries taken before it had deadlines had none.
+ */
+static int cnf_dump_grow(struct cnf_dump_fam *d, u32 more, bool deadlines)
+{
+	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN;
+	u64 cap = max3((u64)d->cap + d->cap / 4, (u64)d->n + more, 64ULL);
+	u64 *dl = NULL;
+	void *addr;
+	u8 *len;
+
+	deadlines |= !!d->deadline;
+	if (cap > U32_MAX)
+		return -EOVERFLOW;
+	addr = kvmalloc_array(cap, d->size, gfp);
+	len = kvmalloc(cap, gfp);
+	if (deadlines)
+		dl = kvcalloc(cap, sizeof(*dl), gfp);
+	if (!addr || !len || (deadlines && !dl)) {
+		kvfree(dl);
+		kvfree(len);
+		kvfree(addr);
+		return -ENOMEM;
+	}
+	memcpy(addr, d->addr, (size_t)d->n * d->size);
+	memcpy(len, d->len, d->n);
+	if (d->deadline)
+		memcpy(dl, d->deadline, (size_t)d->n * sizeof(*dl));
+	kvfree(d->addr);
+	kvfree(d->len);
+	kvfree(d->deadline);
+	d->addr = addr;
+	d->len = len;
+	d->deadline = dl;
+	d->cap = cap;
 	return 0;
 }
 
 /*
- * Room for the snapshot, charged to the namespace's memory limit; under
- * cnf_net_lock() and the set's lock.  No set (no state): an empty
- * snapshot, charged to nothing.
+ * What a step of the snapshot takes its entries into.
+ * @timeouts: the set's, NULL while it has none.
+ * @full:     the family that had no room for an entry (-ENOBUFS).
+ * @more:     how many entries more it wants room for.
+ * @deadlines: and the entry had a deadline its family had no room for.
  */
-static int cnf_dump_alloc(struct cnf_file *cf, struct cnf_state *st,
-			  struct cnf_set *set)
-{
-	struct cnf_filter *f = set ? set->filter : NULL;
-	u64 n4 = f ? cnf_filter_count(f, CNF_V4) : 0;
-	u64 n6 = f ? cnf_filter_count(f, CNF_V6) : 0;
-	bool timed = set && set->timeouts.n;
-	u64 bytes = n4 * (sizeof(__be32) + 1) +
-		    n6 * (sizeof(struct in6_addr) + 1) +
-		    (timed ? (n4 + n6) * sizeof(u64) : 0);
-	int err;
+struct cnf_dump_ctx {
+	struct cnf_file *cf;
+	const struct cnf_timeouts *timeouts;
+	enum cnf_family full;
+	u32 more;
+	bool deadlines;
+};
 
-	if (n4 + n6 > U32_MAX)
-		return -EOVERFLOW;
-	if (f) {
-		err = cnf_budget_charge(&st->sets.budget, bytes);
-		if (err)
-			return err;
-		cf->dump_charged = bytes;
-		cf->dump_gen = st->gen;
+static int cnf_dump_collect(void *ctx, const struct cnf_key *key)
+{
+	struct cnf_dump_ctx *c = ctx;
+	struct cnf_dump_fam *d = &c->cf->dump[key->family];
+	u64 deadline = 0;
+
+	if (c->timeouts)
+		deadline = cnf_timeout_deadline(c->timeouts, key);
+	if (d->n == d->cap || (deadline && !d->deadline)) {
+		c->full = key->family;
+		c->more = CNF_DUMP_STEP * CNF_BUCKET_SLOTS;
+		c->deadlines = deadline;
+		return -ENOBUFS;
 	}
-	cf->dump_cap4 = n4;
-	cf->dump_cap6 = n6;
-	cf->dump_v4 = kvmalloc_array(max_t(u64, n4, 1), sizeof(__be32),
-				     GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	cf->dump_v6 = kvmalloc_array(max_t(u64, n6, 1),
-				     sizeof(struct in6_addr),
-				     GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	cf->dump_len = kvmalloc(max_t(u64, n4 + n6, 1),
-				GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	if (timed) {
-		cf->dump_deadline = kvmalloc_array(n4 + n6, sizeof(u64),
-						   GFP_KERNEL_ACCOUNT |
-						   __GFP_NOWARN);
-		cf->dump_from = &set->timeouts;
-	}
-	return cf->dump_v4 && cf->dump_v6 && cf->dump_len &&
-	       (!timed || cf->dump_deadline) ? 0 : -ENOMEM;
+	memcpy(d->addr + (size_t)d->n * d->size,
+	       key->family == CNF_V4 ? (const void *)&key->v4 : &key->v6,
+	       d->size);
+	d->len[d->n] = key->len;
+	if (d->deadline)
+		d->deadline[d->n] = deadline;
+	d->n++;
+	return 0;
 }
 
 /*
- * Copy the whole set, so that a dump over many calls is one moment's set.
- * A snapshot that does not fit in the memory limit fails with -ENOSPC.
+ * Room in the snapshot for the entries of @f, under its lock, before its
+ * walk begins: -ENOBUFS, and what @c->full lacks, rather than room made
+ * step by step.
+ */
+static int cnf_dump_room(struct cnf_file *cf, struct cnf_filter *f,
+			 struct cnf_dump_ctx *c)
+{
+	const struct cnf_dump_fam *d;
+	u64 n;
+
+	for (d = cf->dump; d < cf->dump + CNF_NFAMILIES; d++) {
+		c->full = d - cf->dump;
+		n = cnf_filter_count(f, c->full);
+		if (d->n + n <= d->cap)
+			continue;
+		/* An eighth more for what is added while it is taken. */
+		c->more = min_t(u64, n + n / 8, U32_MAX);
+		c->deadlines = false;
+		return -ENOBUFS;
+	}
+	return 0;
+}
+
+/*
+ * A step of the snapshot of the set named @name, under cnf_net_lock():
+ * @w walks its contents, begun anew when they are other ones, *@starts
+ * counting them.  A namespace without state has an empty default set.
+ *
+ * Return: 1 when the snapshot is whole; 0 when there is more to take;
+ * -ENOBUFS when @c->full needs room; -ENXIO, -EAGAIN, -ENOSPC, -ENOMEM.
+ */
+static int cnf_dump_step(struct cnf_file *cf, const char *name,
+			 struct cnf_walk *w, struct cnf_dump_ctx *c,
+			 unsigned int *starts)
+{
+	struct cnf_state *st = cnf_state_locked(cf->net);
+	struct cnf_set *set = st ? cnf_set_find(&st->sets, name) : NULL;
+	struct cnf_filter *f, *old = w->f;
+	int err;
+
+	if (!set)
+		return !st && cnf_names_default(name) ? 1 : -ENXIO;
+	err = cnf_dump_charge(cf, st, cnf_dump_bytes(cf));
+	if (err)
+		return err;
+	f = set->filter;
+	if (old != f) {
+		if (old) {
+			cnf_filter_lock(old);
+			cnf_walk_end(w);
+			cnf_filter_unlock(old);
+		}
+		if (*starts > CNF_DUMP_RESTARTS)
+			return -EAGAIN;
+		cnf_filter_lock(f);
+		err = cnf_dump_room(cf, f, c) ?: cnf_walk_begin(f, w);
+		if (err) {
+			cnf_filter_unlock(f);
+			return err;
+		}
+		/* Entries of the contents walked before may come again. */
+		cf->dump_again |= (*starts)++ > 0;
+	} else {
+		cnf_filter_lock(f);
+	}
+	c->timeouts = set->timeouts.n ? &set->timeouts : NULL;
+	err = cnf_walk_step(w, CNF_DUMP_STEP, cnf_dump_collect, c);
+	cf->dump_again |= w->again;
+	if (!err && w->done) {
+		cnf_walk_end(w);
+		err = 1;
+	}
+	cnf_filter_unlock(f);
+	return err;
+}
+
+/* Entries @a and @b (indices) of @priv, a snapshot's family, in order. */
+static bool cnf_dump_same(const struct cnf_dump_fam *d, u32 a, u32 b)
+{
+	return d->len[a] == d->len[b] &&
+	       !memcmp(d->addr + (size_t)a * d->size,
+		       d->addr + (size_t)b * d->size, d->size);
+}
+
+static int cnf_dump_cmp(const void *pa, const void *pb, const void *priv)
+{
+	const struct cnf_dump_fam *d = priv;
+	u32 a = *(const u32 *)pa, b = *(const u32 *)pb;
+	int r = memcmp(d->addr + (size_t)a * d->size,
+		       d->addr + (size_t)b * d->size, d->size);
+
+	if (!r)
+		r = (int)d->len[a] - (int)d->len[b];
+	/* Equal entries in the order taken: the first of them is kept. */
+	return r ?: (a < b ? -1 : a > b);
+}
+
+/* Memory cnf_dump_dedup() takes for a family of @n entries. */
+static u64 cnf_dedup_bytes(u32 n)
+{
+	return (u64)n * sizeof(u32) + BITS_TO_LONGS(n) * sizeof(long);
+}
+
+/*
+ * Drop the entries @d holds twice, keeping the first of each, in the
+ * order taken; without the locks, the memory it takes charged.
+ */
+static int cnf_dump_dedup(struct cnf_dump_fam *d)
+{
+	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN;
+	unsigned long *dup;
+	u32 *idx, i, j;
+
+	if (d->n < 2)
+		return 0;
+	idx = kvmalloc_array(d->n, sizeof(*idx), gfp);
+	dup = kvcalloc(BITS_TO_LONGS(d->n), sizeof(*dup), gfp);
+	if (!idx || !dup) {
+		kvfree(dup);
+		kvfree(idx);
+		return -ENOMEM;
+	}
+	for (i = 0; i < d->n; i++)
+		idx[i] = i;
+	sort_r(idx, d->n, sizeof(*idx), cnf_dump_cmp, NULL, d);
+	for (i = 1; i < d->n; i++)
+		if (cnf_dump_same(d, idx[i - 1], idx[i]))
+			__set_bit(idx[i], dup);
+	for (i = 0, j = 0; i < d->n; i++) {
+		if (test_bit(i, dup))
+			continue;
+		if (i != j) {
+			memcpy(d->addr + (size_t)j * d->size,
+			       d->addr + (size_t)i * d->size, d->size);
+			d->len[j] = d->len[i];
+			if (d->deadline)
+				d->deadline[j] = d->deadline[i];
+		}
+		j++;
+	}
+	d->n = j;
+	kvfree(dup);
+	kvfree(idx);
+	return 0;
+}
+
+/*
+ * The entries a snapshot may hold twice go, once the memory that takes is
+ * charged (until the snapshot is freed).
+ */
+static int cnf_dump_unique(struct cnf_file *cf)
+{
+	struct mutex *lock = cnf_net_lock(cf->net);
+	u32 most = max(cf->dump[CNF_V4].n, cf->dump[CNF_V6].n);
+	struct cnf_state *st;
+	int err = 0;
+
+	if (!cf->dump_again)
+		return 0;
+	mutex_lock(lock);
+	st = cnf_state_locked(cf->net);
+	if (st)
+		err = cnf_dump_charge(cf, st, cnf_dump_bytes(cf) +
+				      cnf_dedup_bytes(most));
+	mutex_unlock(lock);
+	return err ?: cnf_dump_dedup(&cf->dump[CNF_V4]) ?:
+		      cnf_dump_dedup(&cf->dump[CNF_V6]);
+}
+
+/*
+ * Take the snapshot of a set in steps, to be read out over many calls.
+ * One that does not fit in the memory limit fails with -ENOSPC.  A fatal
+ * signal stops it, once it let go of the walk under the lock.
  */
 static int cnf_dump_snapshot(struct cnf_file *cf, const char *name)
 {
-	struct cnf_state *st;
-	struct cnf_set *set;
-	bool created;
-	int err;
+	struct mutex *lock = cnf_net_lock(cf->net);
+	struct cnf_dump_ctx c = { .cf = cf };
+	struct cnf_walk w = { };
+	unsigned int starts = 0;
+	struct cnf_filter *f;
+	u64 held = 0;
+	bool due;
+	int err = 0;
 
 	cnf_dump_free(cf);
-	st = cnf_lock_set(cf, name, false, &created, &set);
-	if (IS_ERR(st))
-		return PTR_ERR(st);
-	if (set)
-		cnf_filter_lock(set->filter);
-	err = cnf_dump_alloc(cf, st, set);
-	if (!err && set)
-		err = cnf_filter_walk(set->filter, cnf_dump_collect, cf);
-	if (err && cf->dump_charged) {
-		cnf_budget_uncharge(&st->sets.budget, cf->dump_charged);
-		cf->dump_charged = 0;
+	for (;;) {
+		if (err == -ENOBUFS)
+			err = cnf_dump_grow(&cf->dump[c.full], c.more,
+					    c.deadlines);
+		if (!err && fatal_signal_pending(current))
+			err = -EINTR;
+		if (mutex_lock_killable(lock)) {
+			err = -EINTR;
+			mutex_lock(lock);
+		}
+		if (!err) {
+			held = ktime_get_ns();
+			err = cnf_dump_step(cf, name, &w, &c, &starts);
+			held = ktime_get_ns() - held;
+		}
+		f = w.f;
+		if (err && err != -ENOBUFS && f) {
+			cnf_filter_lock(f);
+			cnf_walk_end(&w);
+			cnf_filter_unlock(f);
+		}
+		due = cnf_expiry_due(cf->net);
+		mutex_unlock(lock);
+		if (err && err != -ENOBUFS)
+			break;
+		cnf_lock_pause(due, held);
 	}
-	if (set)
-		cnf_filter_unlock(set->filter);
-	cf->dump_from = NULL;
-	cnf_unlock_state(cf, st, created, false);
+	if (err == 1)
+		err = cnf_dump_unique(cf);
+	if (!err && (u64)cf->dump[CNF_V4].n + cf->dump[CNF_V6].n > U32_MAX)
+		err = -EOVERFLOW;
 	if (err) {
 		cnf_dump_free(cf);
 		return err;
@@ -1173,17 +1455,30 @@ static int cnf_dump_snapshot(struct cnf_file *cf, const char *name)
 	return 0;
 }
 
+/* Entry @pos of the snapshot, IPv4 first, and its family's part. */
+static const struct cnf_dump_fam *cnf_dump_at(const struct cnf_file *cf,
+					      u32 *pos)
+{
+	const struct cnf_dump_fam *d = &cf->dump[CNF_V4];
+
+	if (*pos < d->n)
+		return d;
+	*pos -= d->n;
+	return &cf->dump[CNF_V6];
+}
+
 static void cnf_dump_entry(const struct cnf_file *cf, u32 pos,
 			   struct cnf_addr *a)
 {
-	struct cnf_key key = { .len = cf->dump_len[pos] };
+	const struct cnf_dump_fam *d = cnf_dump_at(cf, &pos);
+	struct cnf_key key = { .len = d->len[pos] };
 
-	if (pos < cf->dump_n4) {
+	if (d == &cf->dump[CNF_V4]) {
 		key.family = CNF_V4;
-		key.v4 = cf->dump_v4[pos];
+		memcpy(&key.v4, d->addr + (size_t)pos * d->size, d->size);
 	} else {
 		key.family = CNF_V6;
-		key.v6 = cf->dump_v6[pos - cf->dump_n4];
+		memcpy(&key.v6, d->addr + (size_t)pos * d->size, d->size);
 	}
 	cnf_key_to_addr(&key, a);
 }
@@ -1191,7 +1486,15 @@ static void cnf_dump_entry(const struct cnf_file *cf, u32 pos,
 /* Seconds left of the snapshot's entry at @pos; 0: no timeout. */
 static u32 cnf_dump_left(const struct cnf_file *cf, u32 pos)
 {
-	return cf->dump_deadline ? cnf_timeout_left(cf->dump_deadline[pos]) : 0;
+	const struct cnf_dump_fam *d = cnf_dump_at(cf, &pos);
+
+	return d->deadline ? cnf_timeout_left(d->deadline[pos]) : 0;
+}
+
+/* Entries in the snapshot. */
+static u32 cnf_dump_total(const struct cnf_file *cf)
+{
+	return cf->dump[CNF_V4].n + cf->dump[CNF_V6].n;
 }
 
 /*
@@ -1248,12 +1551,12 @@ static long cnf_ioc_dump(struct cnf_file *cf, void __user *uarg, size_t usize)
 		if (err)
 			goto out;
 	} else if (!cf->dump_id || d.cursor >> 32 != cf->dump_id ||
-		   (u32)d.cursor > cf->dump_n4 + cf->dump_n6) {
+		   (u32)d.cursor > cnf_dump_total(cf)) {
 		err = -EINVAL;
 		goto out;
 	}
 	pos = d.cursor ? (u32)d.cursor : 0;
-	total = cf->dump_n4 + cf->dump_n6;
+	total = cnf_dump_total(cf);
 	n = min_t(u32, d.count, total - pos);
 	err = cnf_dump_copy_out(cf, u64_to_user_ptr(d.addrs),
 				u64_to_user_ptr(d.timeouts), pos, n);

@@ -180,7 +180,7 @@ static unsigned int cnf_expire_set(struct cnf_state *st, struct cnf_set *set,
 	if (!e || e->deadline > now)
 		return 0;
 	/* Deletes only: a change that cannot fail. */
-	if (WARN_ON_ONCE(cnf_change_begin(&c, &st->sets, set, 0)))
+	if (WARN_ON_ONCE(cnf_change_begin(&c, &st->sets, set, 0, NULL)))
 		return 0;
 	while (done < max && (e = cnf_timed_first(t)) && e->deadline <= now) {
 		WARN_ON_ONCE(cnf_change_del(&c, &e->key));

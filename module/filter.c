@@ -47,6 +47,24 @@ static struct cnf_table *cnf_addr_tier(const struct cnf_filter *f,
 	return cnf_deref(f, &f->tier[fam][cnf_family_bits(fam)]);
 }
 
+/*
+ * A new table for @f (cnf_table_alloc()), numbered and recording its
+ * moves for @f's walks (struct cnf_moves).
+ */
+static struct cnf_table *cnf_filter_table(struct cnf_filter *f,
+					  enum cnf_layout layout,
+					  unsigned int log, bool summary,
+					  u32 **thash4)
+{
+	struct cnf_table *t = cnf_table_alloc(layout, log, summary, thash4);
+
+	if (t) {
+		t->serial = ++f->serials;
+		t->moves = &f->moves;
+	}
+	return t;
+}
+
 /* ---- undoing an add ---- */
 
 /*
@@ -172,7 +190,8 @@ u64 cnf_filter_bytes(const struct cnf_filter *f)
 	const struct cnf_table *t;
 	const struct cnf_map *m;
 	unsigned int fam, len, i;
-	u64 bytes = (d ? d->bytes : 0) + (f->thash4 ? cnf_thash4_bytes() : 0);
+	u64 bytes = (d ? d->bytes : 0) + (f->thash4 ? cnf_thash4_bytes() : 0) +
+		    (f->moves.ring ? (f->moves.mask + 1ULL) * sizeof(u64) : 0);
 
 	for (i = 0; i < f->undo_n; i++)
 		bytes += f->undo[i].old->bytes;
@@ -256,7 +275,7 @@ static int cnf_rebuild_within(struct cnf_filter *f,
 	for (; log <= cnf_max_log(layout); log++, thash4 = NULL) {
 		if (in_use + cnf_table_bytes(layout, log, summary, thash4) > limit)
 			return -ENOSPC;
-		rb.t = cnf_table_alloc(layout, log, summary, thash4);
+		rb.t = cnf_filter_table(f, layout, log, summary, thash4);
 		if (!rb.t)
 			return -ENOMEM;
 		if (!cnf_table_walk(old, cnf_rebuild_one, &rb))
@@ -493,7 +512,7 @@ int cnf_tab_ensure(struct cnf_filter *f, struct cnf_table __rcu **tp,
 		log = floor;
 	if (!cnf_fits(f, cnf_table_bytes(layout, log, summary, true)))
 		return -ENOSPC;
-	t = cnf_table_alloc(layout, log, summary, &f->thash4);
+	t = cnf_filter_table(f, layout, log, summary, &f->thash4);
 	if (!t)
 		return -ENOMEM;
 	rcu_assign_pointer(*tp, t);
@@ -990,8 +1009,9 @@ int cnf_filter_flush(struct cnf_filter *f)
 
 	cnf_assert_held(&f->lock);
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
-		fresh[fam] = cnf_table_alloc(cnf_family_layout(fam),
-					     f->initial_log, true, &f->thash4);
+		fresh[fam] = cnf_filter_table(f, cnf_family_layout(fam),
+					      f->initial_log, true,
+					      &f->thash4);
 		if (!fresh[fam])
 			goto err_alloc;
 	}
@@ -1180,9 +1200,10 @@ struct cnf_filter *cnf_filter_create_in(u64 initial_capacity,
 	f->budget_next = f->budget->filters;
 	f->budget->filters = f;
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
-		struct cnf_table *t = cnf_table_alloc(cnf_family_layout(fam),
-						      f->initial_log, true,
-						      &f->thash4);
+		struct cnf_table *t = cnf_filter_table(f,
+						       cnf_family_layout(fam),
+						       f->initial_log, true,
+						       &f->thash4);
 
 		if (!t)
 			goto err_alloc;
@@ -1233,9 +1254,14 @@ static void cnf_budget_leave(struct cnf_filter *f)
 void cnf_filter_destroy(struct cnf_filter *f)
 {
 	unsigned int fam, len, i;
+	struct cnf_walk *w;
 
 	if (!f)
 		return;
+	/* A walk left over finds its filter gone (cnf_walk_step()). */
+	for (w = f->moves.walks; w; w = w->next)
+		w->f = NULL;
+	cnf_free(f->moves.ring);
 	cnf_budget_leave(f);
 	cnf_v6dir_free(rcu_dereference_protected(f->v6dir, 1));
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {

@@ -368,6 +368,22 @@ static int cnf_union_reserve(struct cnf_filter *u, u64 n4, u64 n6)
 }
 
 /**
+ * cnf_replace_wants_union - should a replace of a set make a union aside
+ * @ss: the sets, under cnf_net_lock()
+ * @set: the set
+ *
+ * Return: true when the set's kind has a union, which the replace mends,
+ * or other sets of the kind hold prefixes, whose first union it builds
+ * (cnf_set_replace()).
+ */
+bool cnf_replace_wants_union(struct cnf_sets *ss, struct cnf_set *set)
+{
+	return !set->rules_only &&
+	       (ss->union_of[set->kind] ||
+		cnf_kind_nonempty(ss, set->kind, set));
+}
+
+/**
  * cnf_union_peek - how many prefixes a kind's union holds
  * @ss: the sets, under cnf_net_lock()
  * @kind: enum cnf_set_kind
@@ -544,6 +560,9 @@ void cnf_mend_take(struct cnf_mend *m)
 {
 	int err = -ENOMEM;
 
+	/* A build has no old union: its sets are walked in its steps. */
+	if (m->build)
+		return;
 	synchronize_net();
 	m->v4 = kvmalloc_array(max_t(u64, m->n4, 1), sizeof(*m->v4),
 			       GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
@@ -624,6 +643,164 @@ static void cnf_mend_end(struct cnf_sets *ss, struct cnf_mend *m)
 		cnf_filter_destroy(r.filter[i]);
 }
 
+/* ---- building a kind's first union ---- */
+
+/*
+ * Why a union built in steps is exact: as a mended one (above), with the
+ * walks of the sets' filters in place of the old union.  From the build's
+ * beginning every add to a set of the kind puts its prefix in the union,
+ * and every delete takes it out unless another set holds it.  A prefix a
+ * walk gives is one its filter holds then, and a filter walked is a set's
+ * of the kind for as long as it is there (a swap exchanges filters of two
+ * sets of the kind; a replace or a destroy frees it, and its walk ends),
+ * so the union never holds what no set holds.  A prefix a set holds when
+ * the build ends either was added since it began, and is in the union, or
+ * was held throughout by the set, whose filter was there throughout, or
+ * it would not be held (a replace's new contents are in the union made
+ * aside that its mend brings): the walk of that filter gave it, and it
+ * stayed in the union since.  Until the build is done the kind's packets
+ * probe its sets one by one (cnf_sets.mending).
+ */
+
+/* End the build's walks from @from on, each under its filter's lock. */
+static void cnf_build_end_walks(struct cnf_mend *m, u32 from)
+{
+	struct cnf_filter *f;
+	u32 i;
+
+	for (i = from; i < m->nwalk; i++) {
+		f = m->walk[i].f;
+		if (!f)
+			continue;
+		cnf_filter_lock(f);
+		cnf_walk_end(&m->walk[i]);
+		cnf_filter_unlock(f);
+	}
+}
+
+/*
+ * Begin @m, a build of @kind's first union: @given (a replace's contents'
+ * union made aside), or else a new, empty one, with room for the prefixes
+ * of the kind's sets that have some but @skip, and a walk of each of
+ * them.  Nothing changed on error, @given still the caller's.
+ */
+static int cnf_build_begin(struct cnf_sets *ss, u32 kind,
+			   const struct cnf_set *skip, struct cnf_filter *given,
+			   struct cnf_mend *m)
+{
+	struct cnf_filter *u = given, *f;
+	u64 n4 = 0, n6 = 0;
+	unsigned int i;
+	int err;
+
+	/* The walks' room, charged as a mend's prefixes are (@bytes). */
+	m->bytes = ss->n * sizeof(*m->walk);
+	err = cnf_budget_charge(&ss->budget, m->bytes);
+	if (err)
+		return err;
+	m->walk = kcalloc(ss->n, sizeof(*m->walk), GFP_KERNEL_ACCOUNT);
+	if (!m->walk) {
+		cnf_budget_uncharge(&ss->budget, m->bytes);
+		return -ENOMEM;
+	}
+	if (!u)
+		u = cnf_set_filter_new(ss);
+	if (IS_ERR(u)) {
+		err = PTR_ERR(u);
+		u = NULL;
+	}
+	for (i = 0; i < ss->n && !err; i++) {
+		if (ss->set[i] == skip || !cnf_set_planned(ss->set[i], kind) ||
+		    !cnf_set_count(ss->set[i]))
+			continue;
+		f = ss->set[i]->filter;
+		cnf_filter_lock(f);
+		n4 += cnf_filter_count(f, CNF_V4);
+		n6 += cnf_filter_count(f, CNF_V6);
+		err = cnf_walk_begin(f, &m->walk[m->nwalk]);
+		if (!err)
+			m->nwalk++;
+		cnf_filter_unlock(f);
+	}
+	if (!err) {
+		cnf_filter_lock(u);
+		err = cnf_union_reserve(u, n4, n6);
+		cnf_filter_unlock(u);
+	}
+	if (err) {
+		cnf_build_end_walks(m, 0);
+		if (u != given)
+			cnf_filter_destroy(u);
+		kfree(m->walk);
+		cnf_budget_uncharge(&ss->budget, m->bytes);
+		cnf_mend_init(m);
+		return err;
+	}
+	m->ss = ss;
+	m->kind = kind;
+	m->build = true;
+	ss->union_of[kind] = u;
+	ss->mending[kind]++;
+	list_add_tail(&m->node, &ss->mends);
+	return 0;
+}
+
+/*
+ * A build begun for a change whose adds all failed, before any plan had
+ * its union: undone, as if it had never begun.
+ */
+static void cnf_build_cancel(struct cnf_sets *ss, struct cnf_mend *m)
+{
+	cnf_build_end_walks(m, 0);
+	list_del_init(&m->node);
+	ss->mending[m->kind]--;
+	cnf_filter_destroy(ss->union_of[m->kind]);
+	ss->union_of[m->kind] = NULL;
+	kfree(m->walk);
+	cnf_budget_uncharge(&ss->budget, m->bytes);
+	cnf_mend_init(m);
+}
+
+/*
+ * One step of a build, under cnf_net_lock(): CNF_BUILD_STEP buckets of a
+ * set's filter walked, each prefix put in the kind's union, whichever it
+ * is now (a mend begun meanwhile gives it another one).  Returns true
+ * when every walk is over.
+ */
+static bool cnf_build_step(struct cnf_mend *m)
+{
+	struct cnf_filter *u = m->ss->union_of[m->kind], *f;
+	struct cnf_walk *w;
+	bool over;
+
+	while (m->at < m->nwalk && !m->failed) {
+		w = &m->walk[m->at];
+		f = w->f;
+		if (!f) {
+			m->at++;
+			continue;
+		}
+		cnf_filter_lock(f);
+		/* No union any more: its kind has one set left, or none. */
+		if (u) {
+			cnf_filter_lock_nested(u);
+			if (cnf_walk_step(w, CNF_BUILD_STEP, cnf_copy_one, u))
+				m->failed = true;
+			cnf_filter_unlock(u);
+		}
+		over = !u || w->done || m->failed;
+		if (over) {
+			cnf_walk_end(w);
+			m->at++;
+		}
+		cnf_filter_unlock(f);
+		if (!over)
+			return false;
+	}
+	cnf_build_end_walks(m, m->at);
+	return true;
+}
+
 /**
  * cnf_mend_step - put some of the old union's prefixes in the new one
  * @m: a taken mend (cnf_mend_take()), under cnf_net_lock()
@@ -644,6 +821,12 @@ bool cnf_mend_step(struct cnf_mend *m)
 
 	if (m->dead)
 		return true;
+	if (m->build) {
+		if (!cnf_build_step(m))
+			return false;
+		cnf_mend_end(ss, m);
+		return true;
+	}
 	u = ss->union_of[m->kind];
 	for (i = 0; i < CNF_MEND_STEP && !m->failed && m->pos < n;
 	     i++, m->pos++) {
@@ -663,6 +846,8 @@ bool cnf_mend_step(struct cnf_mend *m)
  */
 void cnf_mend_release(struct cnf_mend *m)
 {
+	kfree(m->walk);
+	m->walk = NULL;
 	kvfree(m->v4);
 	kvfree(m->v6);
 	kvfree(m->len);
@@ -903,14 +1088,16 @@ int cnf_set_flush(struct cnf_sets *ss, struct cnf_set *set,
  *
  * @u: NULL, or a union made aside of @contents (cnf_union_aside()), in
  *     @ss's budget: on success the set's kind mends it, if it has a union
- *     to mend, else it is freed
+ *     to mend, or builds it (a build, @m pending), if the other sets of
+ *     the kind make it need its first, else it is freed
  * @m: a mend not begun (cnf_mend_init()), which the replace may begin
  *
  * A source that both the old and the new contents cover is matched
  * throughout; one that neither covers never is.  A kind that has a union
  * keeps it, mended (cnf_mend_pending(@m)) when @u is given, else made
- * anew; one that gets a union now has it made anew, of its sets as they
- * are: that takes time that grows with them.
+ * anew; one that gets a union now has it built from @u when given, else
+ * made anew, of its sets as they are: that takes time that grows with
+ * them.
  *
  * Return: 0; -ENOSPC, -ENOMEM when the kind's union cannot be made anew:
  * nothing changed and @contents, @timeouts and @u are still the caller's.
@@ -922,8 +1109,8 @@ int cnf_set_replace(struct cnf_sets *ss, struct cnf_set *set,
 	struct cnf_filter *nu = NULL;
 	struct cnf_retired r = { };
 	struct cnf_plan *spare;
+	bool mend = false, build = false;
 	unsigned int others;
-	bool mend = false;
 	int err = 0;
 
 	spare = cnf_plan_alloc(ss);
@@ -935,6 +1122,10 @@ int cnf_set_replace(struct cnf_sets *ss, struct cnf_set *set,
 		if (mend) {
 			nu = u;
 			err = cnf_mend_prepare(ss, set->kind, &nu, m);
+		} else if (u) {
+			/* The first union: @u, and the others' walked in. */
+			err = cnf_build_begin(ss, set->kind, set, u, m);
+			build = !err;
 		} else {
 			nu = cnf_union_build(ss, set->kind, set, contents);
 			err = PTR_ERR_OR_ZERO(nu);
@@ -951,7 +1142,7 @@ int cnf_set_replace(struct cnf_sets *ss, struct cnf_set *set,
 	cnf_budget_uncharge(&ss->budget, cnf_timeouts_bytes(timeouts));
 	if (mend) {
 		cnf_mend_commit(ss, set->kind, nu, m);
-	} else {
+	} else if (!build) {
 		/* A rules-only set is in no union: its kind's stays. */
 		if (!set->rules_only) {
 			if (ss->union_of[set->kind])
@@ -974,22 +1165,27 @@ int cnf_set_replace(struct cnf_sets *ss, struct cnf_set *set,
  * @ss: the sets, under cnf_net_lock() until cnf_change_end()
  * @set: the set
  * @adds: adds that may follow (0: deletes only)
+ * @m: a mend not begun (cnf_mend_init()), or NULL when @adds is 0
  *
  * A set getting its first prefixes while another set of its kind has some
- * gets the kind's union made now.
+ * gets the kind's union: begun now, empty, as a build (@m pending), which
+ * the caller then runs without cnf_net_lock() (cnf_mend_run()), to fill
+ * it with the other sets' prefixes in steps.
  *
  * Return: 0; -ENOSPC, -ENOMEM (nothing changed, no cnf_change_end()).
  */
 int cnf_change_begin(struct cnf_change *c, struct cnf_sets *ss,
-		     struct cnf_set *set, u64 adds)
+		     struct cnf_set *set, u64 adds, struct cnf_mend *m)
 {
 	struct cnf_filter *u;
+	int err;
 
 	c->ss = ss;
 	c->set = set;
 	c->locked = false;
 	c->built = false;
 	c->spare = NULL;
+	c->mend = m;
 	c->was_empty = !cnf_set_count(set);
 	/* Only a set getting its first prefixes needs a new plan for sure. */
 	if (adds && c->was_empty) {
@@ -999,12 +1195,18 @@ int cnf_change_begin(struct cnf_change *c, struct cnf_sets *ss,
 	}
 	if (c->spare && !set->rules_only && !ss->union_of[set->kind] &&
 	    cnf_kind_nonempty(ss, set->kind, set)) {
-		u = cnf_union_build(ss, set->kind, NULL, NULL);
-		if (IS_ERR(u)) {
-			kfree(c->spare);
-			return PTR_ERR(u);
+		if (m) {
+			err = cnf_build_begin(ss, set->kind, set, NULL, m);
+		} else {
+			u = cnf_union_build(ss, set->kind, NULL, NULL);
+			err = PTR_ERR_OR_ZERO(u);
+			if (!err)
+				ss->union_of[set->kind] = u;
 		}
-		ss->union_of[set->kind] = u;
+		if (err) {
+			kfree(c->spare);
+			return err;
+		}
 		c->built = true;
 	}
 	/* The set alone serves its kind, or none: changed as one filter. */
@@ -1141,7 +1343,9 @@ void cnf_change_end(struct cnf_change *c)
 	}
 	if (!cnf_set_count(c->set) == c->was_empty) {
 		/* A union made for adds that all failed was never seen. */
-		if (c->built) {
+		if (c->built && c->mend && cnf_mend_pending(c->mend)) {
+			cnf_build_cancel(c->ss, c->mend);
+		} else if (c->built) {
 			cnf_filter_destroy(c->ss->union_of[kind]);
 			c->ss->union_of[kind] = NULL;
 		}

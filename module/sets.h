@@ -138,12 +138,14 @@ struct cnf_sets {
 
 /* Prefixes a mend puts in the union per hold of cnf_net_lock(). */
 #define CNF_MEND_STEP	64
+/* Buckets of a set's tables a build walks per hold of cnf_net_lock(). */
+#define CNF_BUILD_STEP	1024
 
 /*
  * A mend of a kind's union, owned by the call whose change began it (a
- * flush, destroy or replace, cnf_mend_begin()), which then takes the old
- * union's prefixes out without any lock but its filter's
- * (cnf_mend_take()), mends step by step under cnf_net_lock()
+ * flush, destroy or replace, or an add that began a build, below), which
+ * then takes the old union's prefixes out without any lock but its
+ * filter's (cnf_mend_take()), mends step by step under cnf_net_lock()
  * (cnf_mend_step()) and frees what is left (cnf_mend_release()).  Fields
  * under cnf_net_lock() but where said.
  * @node:    in cnf_sets.mends until done.
@@ -162,6 +164,16 @@ struct cnf_sets {
  * @failed:  a prefix could not be put back, or there was no room to take
  *           them out: the new union is dropped at the end.
  * @dead:    the sets were freed (a reset): nothing is left to do.
+ *
+ * A build is a mend with no old union: the kind's first union, made when
+ * a second set of the kind gets prefixes (cnf_change_begin()), empty, and
+ * filled with the prefixes of the sets of the kind that had some then,
+ * walked in steps (struct cnf_walk) of CNF_BUILD_STEP buckets, the union
+ * taking changes of the sets meanwhile as a mended one does.
+ * @build:   it is one.
+ * @walk:    @nwalk walks, one per set that had prefixes, by their filters:
+ *           a filter that goes (its set destroyed or replaced) ends its
+ *           walk; @at is the one under way.
  */
 struct cnf_mend {
 	struct list_head node;
@@ -179,6 +191,9 @@ struct cnf_mend {
 	bool stop;
 	bool failed;
 	bool dead;
+	bool build;
+	struct cnf_walk *walk;
+	u32 nwalk, at;
 };
 
 /*
@@ -189,6 +204,7 @@ struct cnf_change {
 	struct cnf_sets *ss;
 	struct cnf_set *set;
 	struct cnf_plan *spare;		/* the plan cnf_change_end() may need */
+	struct cnf_mend *mend;		/* the build of the kind's union */
 	bool was_empty;			/* the set, when the change began */
 	bool built;			/* the kind's union made for it */
 	bool locked;			/* set->filter locked throughout */
@@ -213,6 +229,7 @@ int cnf_set_replace(struct cnf_sets *ss, struct cnf_set *set,
 		    struct cnf_filter *contents, struct cnf_timeouts *timeouts,
 		    struct cnf_filter *u, struct cnf_mend *m);
 u64 cnf_set_count(struct cnf_set *set);
+bool cnf_replace_wants_union(struct cnf_sets *ss, struct cnf_set *set);
 void cnf_union_peek(struct cnf_sets *ss, u32 kind, u64 *n4, u64 *n6);
 struct cnf_filter *cnf_union_aside(struct cnf_filter *contents,
 				   struct cnf_budget *aside, u64 capacity,
@@ -225,7 +242,7 @@ bool cnf_mend_step(struct cnf_mend *m);
 void cnf_mend_release(struct cnf_mend *m);
 
 int cnf_change_begin(struct cnf_change *c, struct cnf_sets *ss,
-		     struct cnf_set *set, u64 adds);
+		     struct cnf_set *set, u64 adds, struct cnf_mend *m);
 int cnf_change_add(struct cnf_change *c, const struct cnf_key *key);
 int cnf_change_del(struct cnf_change *c, const struct cnf_key *key);
 void cnf_change_prefetch(struct cnf_change *c, const struct cnf_key *key);

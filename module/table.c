@@ -413,6 +413,7 @@ static __always_inline u16 cnf_path_apply(struct cnf_table *t,
 	for (;;) {
 		to_bucket = cnf_slot_other(t, width, path[n].bucket, *s, w);
 		cnf_slot_write(t, width, to_bucket, to_slot, w);
+		cnf_note_move(t, to_bucket);
 		to_slot = *s;
 		if (path[n].parent == CNF_NO_PARENT)
 			return n;
@@ -734,22 +735,25 @@ void cnf_table_prune(struct cnf_table *t, struct cnf_path_node *path,
 }
 
 /**
- * cnf_table_walk - call a function for every key of a table
+ * cnf_table_walk_buckets - call a function for every key of some buckets
  * @t: the table
+ * @from: the first bucket
+ * @to: the bucket after the last, at most @t->mask + 1
  * @fn: called with @ctx and each key
  * @ctx: passed to @fn
  *
  * Return: 0, or @fn's first non-zero return, which stops the walk.
  */
-int cnf_table_walk(const struct cnf_table *t,
-		   int (*fn)(void *ctx, const struct cnf_key *key), void *ctx)
+int cnf_table_walk_buckets(const struct cnf_table *t, u32 from, u32 to,
+			   int (*fn)(void *ctx, const struct cnf_key *key),
+			   void *ctx)
 {
 	struct cnf_key key;
-	unsigned int s, i;
+	unsigned int s;
 	u32 b;
 	int err;
 
-	for (b = 0; b <= t->mask; b++) {
+	for (b = from; b < to; b++) {
 		for (s = 0; s < CNF_BUCKET_SLOTS; s++) {
 			if (!cnf_slot_key(t, b, s, &key))
 				continue;
@@ -760,6 +764,25 @@ int cnf_table_walk(const struct cnf_table *t,
 		if (!(b & 0xffff))
 			cond_resched();
 	}
+	return 0;
+}
+
+/**
+ * cnf_table_walk_stash - call a function for every key of a table's stash
+ * @t: the table
+ * @fn: called with @ctx and each key
+ * @ctx: passed to @fn
+ *
+ * Return: 0, or @fn's first non-zero return, which stops the walk.
+ */
+int cnf_table_walk_stash(const struct cnf_table *t,
+			 int (*fn)(void *ctx, const struct cnf_key *key),
+			 void *ctx)
+{
+	struct cnf_key key;
+	unsigned int i;
+	int err;
+
 	for (i = 0; i < t->stash_n; i++) {
 		cnf_stash_get(t, i, &key);
 		err = fn(ctx, &key);
@@ -767,6 +790,21 @@ int cnf_table_walk(const struct cnf_table *t,
 			return err;
 	}
 	return 0;
+}
+
+/**
+ * cnf_table_walk - call a function for every key of a table
+ * @t: the table
+ * @fn: called with @ctx and each key
+ * @ctx: passed to @fn
+ *
+ * Return: 0, or @fn's first non-zero return, which stops the walk.
+ */
+int cnf_table_walk(const struct cnf_table *t,
+		   int (*fn)(void *ctx, const struct cnf_key *key), void *ctx)
+{
+	return cnf_table_walk_buckets(t, 0, t->mask + 1, fn, ctx) ?:
+	       cnf_table_walk_stash(t, fn, ctx);
 }
 
 /* ---- finding a key, for readers ---- */

@@ -167,8 +167,55 @@ struct cnf_table {
 	u64 limit;		/* writer only: cnf_table_limit(log) */
 	u64 stale;		/* writer only: deletes since the summary */
 	size_t bytes;
+	/*
+	 * Writer only.  @serial: which table of its filter it is, numbered
+	 * as they are made (cnf_filter.serials), so that a walk over several
+	 * holds of the filter's lock tells its table from one made since in
+	 * its place.  @moves: the filter's record of keys moved, or NULL for
+	 * a table of no filter.
+	 */
+	u32 serial;
+	struct cnf_moves *moves;
 	struct rcu_head rcu;
 };
+
+struct cnf_walk;
+
+/*
+ * Keys moved between their buckets, recorded while a walk of the filter
+ * is under way (struct cnf_walk): a walk that steps over the buckets in
+ * several holds of the filter's lock would miss a key that moved from a
+ * bucket ahead of it into one behind it between two holds, so each hold
+ * first scans again the buckets behind it that keys moved into.  Writer
+ * only, under the filter's lock.
+ * @n:     moves recorded since the filter was made.
+ * @walks: the walks under way (linked by cnf_walk.next); @ring is there
+ *         while there is one, and counts in the filter's memory.
+ * @ring:  the last @mask + 1 moves, the one numbered i at i & @mask: the
+ *         table's serial in the upper 32 bits, the bucket moved into in
+ *         the lower.  A walk that fell further behind walks its table
+ *         again.  Its size, a power of two, is set by the first walk
+ *         (cnf_walk_begin()).
+ */
+struct cnf_moves {
+	u64 n;
+	struct cnf_walk *walks;
+	u64 *ring;
+	u32 mask;
+};
+
+/* The most moves a ring holds, and the fewest. */
+#define CNF_MOVES_RING		4096
+#define CNF_MOVES_RING_MIN	64
+
+/* A key of @t moved into @bucket: recorded if a walk is under way. */
+static __always_inline void cnf_note_move(struct cnf_table *t, u32 bucket)
+{
+	struct cnf_moves *m = t->moves;
+
+	if (unlikely(m && m->ring))
+		m->ring[m->n++ & m->mask] = (u64)t->serial << 32 | bucket;
+}
 
 /*
  * A bucket the search for a cuckoo path reached: the key in slot @slot of
@@ -267,6 +314,8 @@ struct cnf_map {
  *          it replaced at each place, out of the readers' sight: a failed
  *          add puts it back, so that it leaves the filter as it found it,
  *          its memory included.  Writer only.
+ * @serials: tables made for the filter (cnf_table.serial).  Writer only.
+ * @moves:  keys its tables moved while walks were under way.
  */
 struct cnf_filter {
 	struct cnf_table __rcu *tier[CNF_NFAMILIES][CNF_TIERS];
@@ -295,6 +344,8 @@ struct cnf_filter {
 	u8 undo_n;
 	bool undo_on;
 	u8 initial_log;
+	u32 serials;
+	struct cnf_moves moves;
 	struct cnf_path_node path[CNF_PATH_NODES];
 };
 
@@ -853,6 +904,12 @@ bool cnf_stash_put(struct cnf_table *t, const struct cnf_key *key);
 void cnf_table_prefetch(struct cnf_table *t, const struct cnf_key *key);
 int cnf_table_walk(const struct cnf_table *t,
 		   int (*fn)(void *ctx, const struct cnf_key *key), void *ctx);
+int cnf_table_walk_buckets(const struct cnf_table *t, u32 from, u32 to,
+			   int (*fn)(void *ctx, const struct cnf_key *key),
+			   void *ctx);
+int cnf_table_walk_stash(const struct cnf_table *t,
+			 int (*fn)(void *ctx, const struct cnf_key *key),
+			 void *ctx);
 void cnf_table_prune(struct cnf_table *t, struct cnf_path_node *path,
 		     bool (*keep)(void *ctx, const struct cnf_key *key),
 		     void *ctx);

@@ -3738,6 +3738,75 @@ TEST_F_TIMEOUT(sets, union_mended_exactly, 300)
 	free(list);
 }
 
+/*
+ * A kind's first union, built in steps from a set of 2^16 entries that a
+ * thread keeps changing, when a second set of the kind gets an entry (an
+ * add, then a replace): once built, it holds what the sets hold, each
+ * prefix once, no more, no less.
+ */
+TEST_F_TIMEOUT(sets, first_union_built_exactly, 300)
+{
+	const uint32_t n = 1U << 16;
+	struct churn_adds ca = { .fd = self->fd };
+	struct cnf_addr *list = calloc(n, sizeof(*list)), *got, *all;
+	struct cnf_addr two[2] = { cnf_v4(0x0b000001), cnf_v4(0x0a000003) };
+	long union_n = 0, na, nc, i, j;
+	struct cnf_stats st;
+	struct cnf_batch b;
+	unsigned int round;
+	pthread_t th;
+
+	ASSERT_NE(NULL, list);
+	for (i = 0; i < n; i++)
+		list[i] = cnf_v4(0x0a000000 + i * 3);
+	ASSERT_EQ(0, set_create(self->fd, "a", CNF_SET_BLOCK));
+	ASSERT_EQ(0, sbatch(self->fd, CNF_IOC_ADD_BATCH, "a", list, n,
+			    CNF_BATCH_F_REPLACE, &b));
+	ASSERT_EQ(0, pthread_create(&th, NULL, churn_adder, &ca));
+	for (round = 0; round < 6; round++) {
+		ASSERT_EQ(0, set_create(self->fd, "c", CNF_SET_BLOCK));
+		if (round % 2) {
+			EXPECT_EQ(0, sbatch(self->fd, CNF_IOC_ADD_BATCH, "c",
+					    two, 2, CNF_BATCH_F_REPLACE, &b));
+		} else {
+			EXPECT_EQ(0, sadd(self->fd, "c", two[0]));
+		}
+		if (round == 5)
+			break;
+		EXPECT_EQ(0, set_destroy(self->fd, "c"));
+	}
+	ca.stop = 1;
+	pthread_join(th, NULL);
+	EXPECT_EQ(0, ca.err);
+	EXPECT_LT(0UL, ca.calls);
+
+	/* Every set's prefixes, each once: what the union must hold. */
+	na = cnf_dump_set_sorted(self->fd, "a", &got);
+	ASSERT_LE(0, na);
+	all = calloc(na + 2, sizeof(*all));
+	ASSERT_NE(NULL, all);
+	memcpy(all, got, na * sizeof(*all));
+	free(got);
+	nc = cnf_dump_set_sorted(self->fd, "c", &got);
+	ASSERT_EQ(2, nc);
+	memcpy(all + na, got, nc * sizeof(*all));
+	free(got);
+	cnf_sort(all, na + nc);
+	for (i = 0; i < na + nc; i = j) {
+		for (j = i + 1; j < na + nc && !cnf_addr_cmp(&all[i], &all[j]);
+		     j++)
+			;
+		union_n++;
+	}
+	st = stats(self->fd);
+	EXPECT_EQ((unsigned long long)union_n,
+		  st.v4_lookup.keys + st.v6_lookup.keys)
+		TH_LOG("sets hold %ld prefixes, %ld in a, after %lu adds and deletes",
+		       union_n, na, ca.calls);
+	free(all);
+	free(list);
+}
+
 TEST_F(sets, replace_empty)
 {
 	struct cnf_addr one = a4(1);

@@ -207,9 +207,16 @@ struct cnf_batch {
  *          0 for an entry without a timeout.  Absent from structs before
  *          timeouts.
  *
- * Starting a dump takes a snapshot of the set: a dump sees exactly the
- * entries present at that moment, whatever changes while it runs.  A cursor
- * from another open file or an older dump fails with -EINVAL.
+ * Starting a dump takes a snapshot of the set, which later calls read
+ * out: what changes after the first call returns does not show.  The
+ * first call copies the set a few thousand entries at a time, letting the
+ * set change in between, as a netlink dump does; the snapshot then holds,
+ * each once, every entry the set held throughout that call, and no entry
+ * it did not hold at some moment of it; an entry added or deleted during
+ * the call may be there or not.  Contents replaced or swapped during the
+ * call are copied anew; after a few times the call fails with -EAGAIN.
+ * Entries come IPv4 first, in no particular order.  A cursor from another
+ * open file or an older dump fails with -EINVAL.
  */
 struct cnf_dump {
 	__u64	addrs;

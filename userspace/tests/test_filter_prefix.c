@@ -1772,4 +1772,154 @@ TEST(long_tiers_directory_batch)
 	cnf_filter_destroy(f);
 }
 
+/*
+ * A walk in steps (cnf_walk_step()) while the filter changes between its
+ * steps: adds and deletes of every length, tables that fill, move keys
+ * along cuckoo paths, grow, shrink and are flushed.  Every prefix given
+ * is stored when it is given; every prefix stored from the walk's
+ * beginning to its end is given; one given twice only when the walk says
+ * it may be (cnf_walk.again).
+ */
+struct step_run {
+	struct pmodel m;		/* stored now */
+	bool kept[MODEL_MAX];		/* stored since the walk began */
+	bool given[MODEL_MAX];		/* given while stored */
+	unsigned long gives, twice, phantoms;
+};
+
+static int step_give(void *ctx, const struct cnf_key *p)
+{
+	struct step_run *s = ctx;
+	int i = model_find(&s->m, p);
+
+	if (i < 0) {
+		s->phantoms++;
+		return 0;
+	}
+	s->gives++;
+	s->twice += s->given[i];
+	s->given[i] = true;
+	return 0;
+}
+
+static void step_model_del(struct step_run *s, unsigned int i)
+{
+	unsigned int last = --s->m.n;
+
+	s->m.p[i] = s->m.p[last];
+	s->kept[i] = s->kept[last];
+	s->given[i] = s->given[last];
+}
+
+/* A change between two steps: mostly adds, a delete in three. */
+static void step_change(struct __test_metadata *_metadata,
+			struct step_run *s, struct cnf_filter *f,
+			struct cnf_rng *r)
+{
+	struct cnf_key p;
+	unsigned int i;
+	int err;
+
+	if (s->m.n && !cnf_rng_below(r, 3)) {
+		i = cnf_rng_below(r, s->m.n);
+		ASSERT_EQ(0, cnf_t_del(f, &s->m.p[i]));
+		step_model_del(s, i);
+		return;
+	}
+	if (s->m.n == MODEL_MAX)
+		return;
+	p = random_prefix(r, cnf_rng_below(r, 4) ? CNF_V4 : CNF_V6);
+	err = cnf_t_add(f, &p);
+	ASSERT_TRUE(!err || err == -EEXIST);
+	if (err)
+		return;
+	s->m.p[s->m.n] = p;
+	s->kept[s->m.n] = false;
+	s->given[s->m.n++] = false;
+}
+
+static void walk_in_steps(struct __test_metadata *_metadata, u64 seed,
+			  unsigned int start, unsigned int changes,
+			  unsigned long *moves, unsigned long *again)
+{
+	static struct step_run s;
+	struct cnf_rng r = { 0x7374657073ULL ^ seed };
+	struct cnf_filter *f = cnf_filter_create(0, NO_LIMIT);
+	struct cnf_walk w;
+	unsigned int i, steps = 0;
+	u64 moves0;
+
+	ASSERT_NE(NULL, f);
+	memset(&s, 0, sizeof(s));
+	while (s.m.n < start)
+		step_change(_metadata, &s, f, &r);
+	for (i = 0; i < s.m.n; i++)
+		s.kept[i] = true;
+	cnf_filter_lock(f);
+	ASSERT_EQ(0, cnf_walk_begin(f, &w));
+	moves0 = f->moves.n;
+	cnf_filter_unlock(f);
+	while (!w.done) {
+		cnf_filter_lock(f);
+		ASSERT_EQ(0, cnf_walk_step(&w, 1 + cnf_rng_below(&r, 8),
+					   step_give, &s));
+		cnf_filter_unlock(f);
+		steps++;
+		for (i = cnf_rng_below(&r, 2 * changes + 1); i > 0; i--)
+			step_change(_metadata, &s, f, &r);
+		if (!cnf_rng_below(&r, 5000)) {
+			ASSERT_EQ(0, cnf_t_flush(f));
+			s.m.n = 0;
+		}
+	}
+	ASSERT_EQ(0UL, s.phantoms);
+	for (i = 0; i < s.m.n; i++)
+		if (s.kept[i])
+			ASSERT_TRUE(s.given[i]) TH_LOG("prefix %u missed", i);
+	if (!w.again)
+		ASSERT_EQ(0UL, s.twice);
+	cnf_filter_lock(f);
+	*moves += f->moves.n - moves0;
+	*again += w.again;
+	cnf_walk_end(&w);
+	ASSERT_EQ(NULL, f->moves.ring);
+	cnf_filter_unlock(f);
+	cnf_filter_destroy(f);
+	(void)steps;
+}
+
+TEST(walk_in_steps_under_changes)
+{
+	unsigned long moves = 0, again = 0;
+	u64 seed;
+
+	for (seed = 0; seed < 40; seed++)
+		walk_in_steps(_metadata, 100 + seed, 1000, 1 + seed % 8,
+			      &moves, &again);
+	TH_LOG("40 walks: %lu keys moved during them, %lu gave some twice",
+	       moves, again);
+	/* The changes moved keys behind the walks, as meant. */
+	ASSERT_LT(0UL, moves);
+}
+
+/* A walk whose filter goes is left with nothing to end. */
+TEST(walk_outlived_by_nothing)
+{
+	struct cnf_filter *f = cnf_filter_create(0, NO_LIMIT);
+	struct cnf_key p = cnf_key4(0x0a000001);
+	struct cnf_walk w, v;
+
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, cnf_t_add(f, &p));
+	cnf_filter_lock(f);
+	ASSERT_EQ(0, cnf_walk_begin(f, &w));
+	ASSERT_EQ(0, cnf_walk_begin(f, &v));
+	cnf_walk_end(&v);
+	ASSERT_NE(NULL, f->moves.ring);
+	cnf_filter_unlock(f);
+	cnf_filter_destroy(f);
+	ASSERT_EQ(NULL, w.f);
+	cnf_walk_end(&w);
+}
+
 TEST_HARNESS_MAIN
