@@ -17,6 +17,7 @@
 #include <linux/cuckoo_nf.h>
 
 #include "filter.h"
+#include "log.h"
 #include "sets.h"
 
 /* Where a packet is looked up: the netfilter hooks, an XDP or a tc program. */
@@ -37,6 +38,8 @@ struct cnf_pcpu_stats {
 	u64_stats_t matched[CNF_NPATHS][CNF_NFAMILIES];
 	u64_stats_t dropped[CNF_NPATHS][CNF_NFAMILIES];
 	u64_stats_t marked[CNF_NFAMILIES];	/* by the hooks */
+	u64_stats_t logged;			/* by the hooks, log.c */
+	u64_stats_t log_suppressed;
 };
 
 /* IPv4 and IPv6 PRE_ROUTING. */
@@ -123,6 +126,9 @@ static __always_inline bool cnf_scope_covers(const struct cnf_scope *s,
  *          (READ_ONCE), which leave no mark for hooks that are off.
  * @expiry: the work that removes entries whose timeout ran out, and its
  *          figures (expiry.h); under cnf_net_lock().
+ * @log:    the rate limit on the lines the hooks log for the logging sets
+ *          (log.h): shared by the CPUs without a lock, set under
+ *          cnf_net_lock().
  */
 struct cnf_state {
 	/* What a packet reads first, in one cache line: */
@@ -136,6 +142,7 @@ struct cnf_state {
 	struct nf_hook_ops ops[CNF_NHOOKS];
 	bool hooks_on;
 	struct cnf_expiry expiry;
+	struct cnf_log_limit log;
 };
 
 /*

@@ -5,6 +5,9 @@
  */
 #include "verdict.h"
 
+#define CREATE_TRACE_POINTS
+#include "cnf_trace.h"
+
 /*
  * Count a packet in the @n sets of @p from @first that cover its source:
  * a kind with one set has it covered, since the kind's lookup did.
@@ -59,6 +62,35 @@ static enum cnf_action cnf_mode_action(const struct cnf_state *cs)
 }
 
 /*
+ * The name of the first set of @kind in @p that covers @addr, for a
+ * tracepoint that is on; "" when none does (a change since the lookup).
+ */
+static const char *cnf_plan_first(const struct cnf_plan *p, unsigned int kind,
+				  enum cnf_family fam, const void *addr)
+{
+	unsigned int first = kind == CNF_SET_BLOCK ? 0 : p->n[CNF_SET_BLOCK];
+	unsigned int i;
+
+	for (i = first; i < first + p->n[kind]; i++)
+		if (cnf_probe(p->set[i].filter, fam, addr))
+			return p->set[i].set->name;
+	return "";
+}
+
+/* The tracepoints of a decision, when on (cnf_trace.h). */
+static void cnf_trace(const struct cnf_state *cs, const struct cnf_plan *p,
+		      enum cnf_path path, enum cnf_family fam,
+		      const void *addr, bool listed, enum cnf_action act)
+{
+	if (trace_drop_enabled() && act == CNF_ACT_DROP)
+		trace_drop(cs->expiry.net->net_cookie, path, fam, addr,
+			   cnf_plan_first(p, CNF_SET_BLOCK, fam, addr));
+	if (trace_pass_allowed_enabled() && !listed)
+		trace_pass_allowed(cs->expiry.net->net_cookie, path, fam, addr,
+				   cnf_plan_first(p, CNF_SET_ALLOW, fam, addr));
+}
+
+/*
  * A source the block sets of @p cover: listed unless an allow set covers
  * it too.  Only the hooks count the packets they mark: a kfunc passes a
  * packet it would mark on to them.
@@ -88,5 +120,6 @@ enum cnf_action cnf_verdict_hit(struct cnf_state *cs,
 		u64_stats_inc(&st->marked[fam]);
 	u64_stats_update_end(&st->syncp);
 	cnf_stats_end(bh);
+	cnf_trace(cs, p, path, fam, addr, listed, act);
 	return act;
 }
