@@ -8,6 +8,7 @@
 #include "verdict.h"
 
 #include <linux/kernel.h>
+#include <linux/kmod.h>
 #include <linux/netfilter.h>
 #include <linux/printk.h>
 #include <linux/timekeeping.h>
@@ -100,6 +101,21 @@ static enum nf_log_type cnf_log_type(u32 log)
 						      NF_LOG_TYPE_LOG;
 }
 
+/*
+ * Hold the logger of @type for @pf, loading its module first when none is
+ * registered, by the alias every logger module has (nf-logger-PF-TYPE):
+ * some kernels' nf_logger_find_get() loads none itself.
+ */
+static int cnf_logger_get(u8 pf, enum nf_log_type type)
+{
+	int err = nf_logger_find_get(pf, type);
+
+	if (err != -ENOENT)
+		return err;
+	request_module("nf-logger-%u-%u", pf, type);
+	return nf_logger_find_get(pf, type);
+}
+
 /**
  * cnf_log_get - hold the loggers a setting logs to, for both families
  * @log: a set's logging word; 0 holds nothing
@@ -116,10 +132,10 @@ int cnf_log_get(u32 log)
 
 	if (!log)
 		return 0;
-	err = nf_logger_find_get(NFPROTO_IPV4, cnf_log_type(log));
+	err = cnf_logger_get(NFPROTO_IPV4, cnf_log_type(log));
 	if (err)
 		return err;
-	err = nf_logger_find_get(NFPROTO_IPV6, cnf_log_type(log));
+	err = cnf_logger_get(NFPROTO_IPV6, cnf_log_type(log));
 	if (err)
 		nf_logger_put(NFPROTO_IPV4, cnf_log_type(log));
 	return err;
