@@ -208,6 +208,16 @@ void ctl_print_stats_text(FILE *out, const struct cnf_stats *st)
 			  &st->tc_v6);
 }
 
+void ctl_print_log_text(FILE *out, const struct cnf_stats *st)
+{
+	if (!st->log_rate)
+		return;
+	fprintf(out, "log:          %llu %s, %llu suppressed (limit %lu/s, burst %lu)\n",
+		ULL(st->logged), st->logged == 1 ? "line" : "lines",
+		ULL(st->log_suppressed), (unsigned long)st->log_rate,
+		(unsigned long)st->log_burst);
+}
+
 /* A BPF path's counters: the hook's names, @path + "_" before each. */
 static void print_path_json(FILE *out, const char *path,
 			    const struct cnf_path_stats *ps)
@@ -324,6 +334,12 @@ void ctl_print_stats_json(FILE *out, const struct cnf_stats *st,
 	fputc(',', out);
 	print_family_json(out, "ipv6", &st->v6, &st->v6_lookup, st->marked_v6,
 			  &st->xdp_v6, &st->tc_v6);
+	/* A module without logging reports no rate: no "log". */
+	if (st->log_rate)
+		fprintf(out, ",\"log\":{\"lines\":%llu,\"suppressed\":%llu,"
+			"\"rate\":%lu,\"burst\":%lu}", ULL(st->logged),
+			ULL(st->log_suppressed), (unsigned long)st->log_rate,
+			(unsigned long)st->log_burst);
 	if (ex)
 		fprintf(out, ",\"expiry\":{\"entries\":%llu,\"bytes\":%llu,"
 			"\"bytes_per_entry\":%.2f,\"expired\":%llu,"
@@ -358,24 +374,27 @@ static const char *kind_text(uint32_t kind)
 void ctl_print_sets_text(FILE *out, const struct cnf_set_info *s, size_t n)
 {
 	int w = (int)name_width(s, n);
-	char timeout[16];
+	char timeout[16], log[CTL_LOGSTRLEN];
+	struct ctl_log l;
 	size_t i;
 
-	fprintf(out, "%-*s  kind    %12s %12s %12s %10s %12s %6s %s\n", w,
+	fprintf(out, "%-*s  kind    %12s %12s %12s %10s %12s %6s %-11s %s\n", w,
 		"name", "entries", "bytes", "matched", "timeout", "timed",
-		"rules", "flags");
+		"rules", "log", "flags");
 	for (i = 0; i < n; i++) {
+		l = ctl_set_log_of(&s[i]);
 		if (s[i].timeout)
 			snprintf(timeout, sizeof(timeout), "%lu",
 				 (unsigned long)s[i].timeout);
 		else
 			strcpy(timeout, "-");
-		fprintf(out, "%-*.*s  %-7s %12llu %12llu %12llu %10s %12llu %6lu %s\n",
+		fprintf(out, "%-*.*s  %-7s %12llu %12llu %12llu %10s %12llu %6lu %-11s %s\n",
 			w, (int)sizeof(s[i].name), s[i].name,
 			kind_text(s[i].kind),
 			ULL(s[i].v4_entries + s[i].v6_entries),
 			ULL(s[i].bytes), ULL(s[i].matched), timeout,
 			ULL(s[i].timed), (unsigned long)s[i].rules,
+			ctl_format_log(&l, log, sizeof(log)),
 			s[i].flags & CNF_SET_F_RULES_ONLY ?
 			CTL_RULES_ONLY_WORD : "-");
 	}
@@ -383,14 +402,17 @@ void ctl_print_sets_text(FILE *out, const struct cnf_set_info *s, size_t n)
 
 void ctl_print_sets_json(FILE *out, const struct cnf_set_info *s, size_t n)
 {
+	struct ctl_log l;
 	size_t i;
 
 	fputc('[', out);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		l = ctl_set_log_of(&s[i]);
 		fprintf(out, "%s{\"name\":\"%.*s\",\"kind\":\"%s\",\"entries\":%llu,"
 			"\"v4_entries\":%llu,\"v6_entries\":%llu,\"bytes\":%llu,"
 			"\"matched\":%llu,\"timeout\":%lu,\"timed\":%llu,"
-			"\"rules_only\":%s,\"rules\":%lu}",
+			"\"rules_only\":%s,\"rules\":%lu,\"log\":\"%s\","
+			"\"log_group\":%lu}",
 			i ? "," : "",
 			(int)sizeof(s[i].name), s[i].name, kind_text(s[i].kind),
 			ULL(s[i].v4_entries + s[i].v6_entries),
@@ -398,7 +420,10 @@ void ctl_print_sets_json(FILE *out, const struct cnf_set_info *s, size_t n)
 			ULL(s[i].bytes), ULL(s[i].matched),
 			(unsigned long)s[i].timeout, ULL(s[i].timed),
 			s[i].flags & CNF_SET_F_RULES_ONLY ? "true" : "false",
-			(unsigned long)s[i].rules);
+			(unsigned long)s[i].rules,
+			l.flags & CNF_SET_F_NFLOG ? "nflog" :
+			l.flags ? "on" : "off", (unsigned long)l.group);
+	}
 	fputc(']', out);
 }
 
@@ -411,6 +436,10 @@ const char *ctl_strerror(int err)
 		return "the loaded module has no atomic replace (a version without sets)";
 	case CTL_ENOTIMEOUT:
 		return "the loaded module does not support timeouts (a version without them)";
+	case CTL_ENOLOG:
+		return "the loaded module does not log drops (a version without logging)";
+	case CTL_ENOLOGGER:
+		return "the kernel has no packet logger of that type (nf_log_syslog for 'on', nfnetlink_log for 'nflog')";
 	case ENXIO:
 		return "no such set";
 	case EEXIST:

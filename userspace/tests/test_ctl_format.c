@@ -333,9 +333,10 @@ static void stats_json(FILE *f, const struct cnf_stats *st)
 }
 
 static const struct cnf_set_info sample_sets[] = {
-	{ "default", CNF_SET_BLOCK, 0, 3, 1, 8192, 42, 1 },
-	{ "office.v2-a_b", CNF_SET_ALLOW, 4294967295u, 0, 2, 512, 7, 2 },
-	{ "odd", 9, 600, 0, 0, 0, 0, 0 },
+	{ "default", CNF_SET_BLOCK, 0, 3, 1, 8192, 42, 1, CNF_SET_F_LOG, 0, 0, 0 },
+	{ "office.v2-a_b", CNF_SET_ALLOW, 4294967295u, 0, 2, 512, 7, 2, 0, 0, 0,
+	  0 },
+	{ "odd", 9, 600, 0, 0, 0, 0, 0, CNF_SET_F_NFLOG, 0, 65535, 0 },
 };
 
 static void sets_json(FILE *f, const struct cnf_stats *st)
@@ -374,23 +375,26 @@ TEST(sets_json_and_text)
 	EXPECT_NE(NULL, strstr(text, "\"tc_dropped\":0,\"marked\":0},\"sets\":["
 		  "{\"name\":\"default\",\"kind\":\"block\",\"entries\":4,"
 		  "\"v4_entries\":3,\"v6_entries\":1,\"bytes\":8192,\"matched\":42,"
-		  "\"timeout\":0,\"timed\":1,\"rules_only\":false,\"rules\":0},"
+		  "\"timeout\":0,\"timed\":1,\"rules_only\":false,\"rules\":0,"
+		  "\"log\":\"on\",\"log_group\":0},"
 		  "{\"name\":\"office.v2-a_b\",\"kind\":\"allow\",\"entries\":2,"
 		  "\"v4_entries\":0,\"v6_entries\":2,\"bytes\":512,\"matched\":7,"
-		  "\"timeout\":4294967295,\"timed\":2,\"rules_only\":false,\"rules\":0},"
+		  "\"timeout\":4294967295,\"timed\":2,\"rules_only\":false,\"rules\":0,"
+		  "\"log\":\"off\",\"log_group\":0},"
 		  "{\"name\":\"odd\",\"kind\":\"unknown\",\"entries\":0,"
 		  "\"v4_entries\":0,\"v6_entries\":0,\"bytes\":0,\"matched\":0,"
-		  "\"timeout\":600,\"timed\":0,\"rules_only\":false,\"rules\":0}]}\n"))
+		  "\"timeout\":600,\"timed\":0,\"rules_only\":false,\"rules\":0,"
+		  "\"log\":\"nflog\",\"log_group\":65535}]}\n"))
 		TH_LOG("%s", text);
 	/* No expiry figures from a module without timeouts. */
 	EXPECT_EQ(NULL, strstr(text, "expiry"));
 	free(text);
 	text = capture(sets_text, &st);
 	ASSERT_NE(NULL, text);
-	EXPECT_STREQ("name           kind         entries        bytes      matched    timeout        timed  rules flags\n"
-		     "default        block              4         8192           42          -            1      0 -\n"
-		     "office.v2-a_b  allow              2          512            7 4294967295            2      0 -\n"
-		     "odd            unknown            0            0            0        600            0      0 -\n", text);
+	EXPECT_STREQ("name           kind         entries        bytes      matched    timeout        timed  rules log         flags\n"
+		     "default        block              4         8192           42          -            1      0 on          -\n"
+		     "office.v2-a_b  allow              2          512            7 4294967295            2      0 off         -\n"
+		     "odd            unknown            0            0            0        600            0      0 nflog 65535 -\n", text);
 	free(text);
 }
 
@@ -521,6 +525,54 @@ TEST(stats_json_exact)
 		     "\"xdp_dropped\":0,\"tc_checked\":5,\"tc_matched\":0,"
 		     "\"tc_dropped\":0,\"marked\":0}}\n", text);
 	free(text);
+}
+
+static void log_text(FILE *f, const struct cnf_stats *st)
+{
+	ctl_print_log_text(f, st);
+}
+
+TEST(stats_log_json_and_text)
+{
+	struct cnf_stats st = sample_stats();
+	char *text = capture(log_text, &st);
+
+	/* A module without logging reports no rate: neither says a thing. */
+	ASSERT_NE(NULL, text);
+	EXPECT_STREQ("", text);
+	free(text);
+	text = capture(stats_json, &st);
+	ASSERT_NE(NULL, text);
+	EXPECT_EQ(NULL, strstr(text, "\"log\""));
+	free(text);
+	st.logged = 1;
+	st.log_suppressed = 18446744073709551615ull;
+	st.log_rate = 10;
+	st.log_burst = 1000000;
+	text = capture(log_text, &st);
+	ASSERT_NE(NULL, text);
+	EXPECT_STREQ("log:          1 line, 18446744073709551615 suppressed (limit 10/s, burst 1000000)\n",
+		     text);
+	free(text);
+	text = capture(stats_json, &st);
+	ASSERT_NE(NULL, text);
+	/* After the families, before the expiry and the sets. */
+	EXPECT_NE(NULL, strstr(text, "\"tc_dropped\":0,\"marked\":0},"
+				      "\"log\":{\"lines\":1,"
+				      "\"suppressed\":18446744073709551615,"
+				      "\"rate\":10,\"burst\":1000000}}\n"));
+	free(text);
+	st.logged = 2;
+	text = capture(log_text, &st);
+	ASSERT_NE(NULL, text);
+	EXPECT_NE(NULL, strstr(text, "log:          2 lines, "));
+	free(text);
+}
+
+TEST(log_errno_text)
+{
+	EXPECT_NE(NULL, strstr(ctl_strerror(CTL_ENOLOG), "does not log drops"));
+	EXPECT_NE(NULL, strstr(ctl_strerror(CTL_ENOLOGGER), "nfnetlink_log"));
 }
 
 TEST(stats_json_older_kernel)
