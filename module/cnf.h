@@ -30,7 +30,8 @@ enum cnf_path {
 
 /*
  * Packet counters of one CPU, written only on that CPU, with bottom halves
- * off (cnf_verdict()).
+ * off (cnf_verdict()); each has its bytes beside it (struct
+ * cnf_byte_stats says which bytes a path counts).
  */
 struct cnf_pcpu_stats {
 	struct u64_stats_sync syncp;
@@ -38,6 +39,10 @@ struct cnf_pcpu_stats {
 	u64_stats_t matched[CNF_NPATHS][CNF_NFAMILIES];
 	u64_stats_t dropped[CNF_NPATHS][CNF_NFAMILIES];
 	u64_stats_t marked[CNF_NFAMILIES];	/* by the hooks */
+	u64_stats_t checked_bytes[CNF_NPATHS][CNF_NFAMILIES];
+	u64_stats_t matched_bytes[CNF_NPATHS][CNF_NFAMILIES];
+	u64_stats_t dropped_bytes[CNF_NPATHS][CNF_NFAMILIES];
+	u64_stats_t marked_bytes[CNF_NFAMILIES];
 	u64_stats_t logged;			/* by the hooks, log.c */
 	u64_stats_t log_suppressed;
 };

@@ -1330,7 +1330,17 @@ static long cnf_ioc_reset(struct cnf_file *cf, void __user *uarg, size_t usize)
 
 struct cnf_counts {
 	u64 checked, matched, dropped, marked;
+	struct cnf_byte_stats bytes;
 };
+
+static void cnf_add_bytes(struct cnf_byte_stats *sum,
+			  const struct cnf_byte_stats *b)
+{
+	sum->checked += b->checked;
+	sum->matched += b->matched;
+	sum->dropped += b->dropped;
+	sum->marked += b->marked;
+}
 
 /* Add one CPU's packet counters to @sum. */
 static void cnf_add_cpu_counters(const struct cnf_pcpu_stats *p,
@@ -1348,9 +1358,17 @@ static void cnf_add_cpu_counters(const struct cnf_pcpu_stats *p,
 				cc->checked = u64_stats_read(&p->checked[path][fam]);
 				cc->matched = u64_stats_read(&p->matched[path][fam]);
 				cc->dropped = u64_stats_read(&p->dropped[path][fam]);
+				cc->bytes.checked =
+					u64_stats_read(&p->checked_bytes[path][fam]);
+				cc->bytes.matched =
+					u64_stats_read(&p->matched_bytes[path][fam]);
+				cc->bytes.dropped =
+					u64_stats_read(&p->dropped_bytes[path][fam]);
 				/* Only the hooks mark. */
 				cc->marked = path == CNF_PATH_HOOK ?
 					     u64_stats_read(&p->marked[fam]) : 0;
+				cc->bytes.marked = path == CNF_PATH_HOOK ?
+					u64_stats_read(&p->marked_bytes[fam]) : 0;
 			}
 		}
 	} while (u64_stats_fetch_retry(&p->syncp, start));
@@ -1360,6 +1378,8 @@ static void cnf_add_cpu_counters(const struct cnf_pcpu_stats *p,
 			sum[path][fam].matched += c[path][fam].matched;
 			sum[path][fam].dropped += c[path][fam].dropped;
 			sum[path][fam].marked += c[path][fam].marked;
+			cnf_add_bytes(&sum[path][fam].bytes,
+				      &c[path][fam].bytes);
 		}
 	}
 }
@@ -1388,6 +1408,11 @@ static void cnf_sum_counters(struct cnf_state *cs, struct cnf_stats *st)
 		[CNF_PATH_TC] = { &st->tc_v4, &st->tc_v6 },
 	};
 	u64 *marked[CNF_NFAMILIES] = { &st->marked_v4, &st->marked_v6 };
+	struct cnf_byte_stats *bytes[CNF_NPATHS][CNF_NFAMILIES] = {
+		[CNF_PATH_HOOK] = { &st->bytes_v4, &st->bytes_v6 },
+		[CNF_PATH_XDP] = { &st->xdp_bytes_v4, &st->xdp_bytes_v6 },
+		[CNF_PATH_TC] = { &st->tc_bytes_v4, &st->tc_bytes_v6 },
+	};
 	struct cnf_counts sum[CNF_NPATHS][CNF_NFAMILIES] = {};
 	unsigned int path, fam;
 	int cpu;
@@ -1403,6 +1428,8 @@ static void cnf_sum_counters(struct cnf_state *cs, struct cnf_stats *st)
 		fs[fam]->matched = hook->matched;
 		fs[fam]->dropped = hook->dropped;
 		*marked[fam] = hook->marked;
+		for (path = 0; path < CNF_NPATHS; path++)
+			*bytes[path][fam] = sum[path][fam].bytes;
 		for (path = CNF_PATH_XDP; path < CNF_NPATHS; path++) {
 			ps[path][fam]->checked = sum[path][fam].checked;
 			ps[path][fam]->matched = sum[path][fam].matched;
@@ -1769,8 +1796,9 @@ static int cnf_get_set_req(const void __user *uarg, size_t usize,
 	    r->kind > (create ? CNF_SET_ALLOW : 0) ||
 	    (!create && r->timeout) || cnf_set_name(r->name, r->name))
 		return -EINVAL;
-	/* A rules-only set never drops a packet of the hooks': nothing to log. */
-	if ((r->flags & CNF_SET_F_RULES_ONLY) && (r->flags & CNF_SET_F_LOGGING))
+	/* Neither makes the hooks drop a packet: nothing to log. */
+	if ((r->flags & CNF_SET_F_LOGGING) &&
+	    ((r->flags & CNF_SET_F_RULES_ONLY) || r->kind == CNF_SET_ALLOW))
 		return -EINVAL;
 	return 0;
 }
@@ -1843,7 +1871,7 @@ static long cnf_ioc_set_change(struct cnf_file *cf, void __user *uarg,
 		set = cnf_set_find(&st->sets, r.name);
 	if (!set)
 		err = -ENXIO;
-	else if (set->rules_only && log)
+	else if ((set->rules_only || set->kind == CNF_SET_ALLOW) && log)
 		err = -EINVAL;
 	else
 		err = cnf_set_log(&st->sets, set, &log);
@@ -1923,23 +1951,29 @@ static long cnf_ioc_set_swap(struct cnf_file *cf, void __user *uarg,
 	return err;
 }
 
-/* Packets a set covered, summed over the CPUs; under cnf_net_lock(). */
-static u64 cnf_set_matched(struct cnf_state *cs, struct cnf_set *set)
+/*
+ * Packets a set covered, and their bytes, summed over the CPUs, into
+ * @info; under cnf_net_lock().
+ */
+static void cnf_set_matched(struct cnf_state *cs, struct cnf_set *set,
+			    struct cnf_set_info *info)
 {
 	unsigned int start;
-	u64 sum = 0, v;
+	u64 n, b;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
 		const struct cnf_pcpu_stats *p = per_cpu_ptr(cs->stats, cpu);
+		const struct cnf_set_matched *m = per_cpu_ptr(set->matched, cpu);
 
 		do {
 			start = u64_stats_fetch_begin(&p->syncp);
-			v = u64_stats_read(per_cpu_ptr(set->matched, cpu));
+			n = u64_stats_read(&m->packets);
+			b = u64_stats_read(&m->bytes);
 		} while (u64_stats_fetch_retry(&p->syncp, start));
-		sum += v;
+		info->matched += n;
+		info->matched_bytes += b;
 	}
-	return sum;
 }
 
 static void cnf_set_info(struct cnf_state *cs, struct cnf_set *set,
@@ -1962,7 +1996,7 @@ static void cnf_set_info(struct cnf_state *cs, struct cnf_set *set,
 	info->v6_entries = cnf_filter_count(f, CNF_V6);
 	info->bytes = cnf_filter_bytes(f);
 	cnf_filter_unlock(f);
-	info->matched = cnf_set_matched(cs, set);
+	cnf_set_matched(cs, set, info);
 }
 
 /* Without state: the default set, empty. */

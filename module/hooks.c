@@ -88,7 +88,7 @@ static __always_inline unsigned int cnf_hook(struct cnf_state *cs,
 	if (cnf_hook_spares(cs, state) ||
 	    cnf_xdp_passed(cs, skb, fam, saddr))
 		return NF_ACCEPT;
-	switch (cnf_verdict(cs, CNF_PATH_HOOK, fam, saddr)) {
+	switch (cnf_verdict(cs, CNF_PATH_HOOK, fam, saddr, skb->len)) {
 	case CNF_ACT_DROP:
 		/* Whether a set logs: in the plan, which is in cache. */
 		if (unlikely(rcu_dereference(cs->sets.plan)->log))

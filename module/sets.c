@@ -100,7 +100,7 @@ static bool cnf_kind_holds(struct cnf_sets *ss, u32 kind,
 static u64 cnf_set_size(void)
 {
 	return sizeof(struct cnf_set) + cnf_filter_size() +
-	       num_possible_cpus() * sizeof(u64_stats_t) +
+	       num_possible_cpus() * sizeof(struct cnf_set_matched) +
 	       2 * sizeof(struct cnf_plan_set);
 }
 
@@ -728,7 +728,8 @@ int cnf_set_create(struct cnf_sets *ss, const char *name, u32 kind,
 	set->kind = kind;
 	set->timeout = timeout;
 	set->rules_only = flags & CNF_SET_F_RULES_ONLY;
-	set->matched = alloc_percpu_gfp(u64_stats_t, GFP_KERNEL_ACCOUNT);
+	set->matched = alloc_percpu_gfp(struct cnf_set_matched,
+					GFP_KERNEL_ACCOUNT);
 	if (!set->matched)
 		goto err_free;
 	set->filter = cnf_set_filter_new(ss);

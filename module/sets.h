@@ -47,12 +47,18 @@
 
 #define CNF_SET_KINDS	2
 
+/* A set's per-CPU count of the packets it covered, and their bytes. */
+struct cnf_set_matched {
+	u64_stats_t packets;
+	u64_stats_t bytes;
+};
+
 /*
  * A set.  Its fields are read and changed under cnf_net_lock(), @filter's
  * contents also under its own cnf_filter_lock(); the hooks reach @filter
  * and @matched only through a plan.
- * @matched: per CPU, packets the set covered; written by the hooks inside
- *           their CPU's cnf_pcpu_stats syncp section.
+ * @matched: per CPU, packets the set covered and their bytes; written by
+ *           the hooks inside their CPU's cnf_pcpu_stats syncp section.
  * @timeout: seconds, the default of entries added without one; 0: none.
  * @timeouts: the timeouts of @filter's entries that have one: they go
  *           with the contents (a swap exchanges them too).
@@ -78,7 +84,7 @@ struct cnf_set {
 	u32 kind;		/* enum cnf_set_kind */
 	u32 timeout;
 	struct cnf_filter *filter;
-	u64_stats_t __percpu *matched;
+	struct cnf_set_matched __percpu *matched;
 	struct cnf_timeouts timeouts;
 	bool rules_only;
 	u32 log;
@@ -104,7 +110,7 @@ cnf_set_filter_rcu(const struct cnf_set *set)
  */
 struct cnf_plan_set {
 	const struct cnf_filter *filter;
-	u64_stats_t __percpu *matched;
+	struct cnf_set_matched __percpu *matched;
 	const struct cnf_set *set;
 };
 

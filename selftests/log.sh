@@ -13,7 +13,8 @@
 # test_syslog      `create NAME block log`: each drop a line with the set's
 #                  prefix in the kernel log, counted in stats; no line for
 #                  the set that does not log; `sets` and save show it, and
-#                  restore brings it back after a reset
+#                  restore brings it back; the byte counters, the hooks'
+#                  and the set's, equal the bytes sent
 # test_nflog       `set NAME log nflog 5`: each drop to the NFLOG group,
 #                  read by a listener, and no more to the kernel log
 # test_flood       pktgen's 10,000 packets a second from the logged source:
@@ -89,11 +90,36 @@ klog_count() {
 	_n=$(dmesg | grep -c -- "$2")
 }
 
+# set_bytes VAR NAME: set NAME's matched_bytes, from `sets -j`.
+set_bytes() {
+	local -n _b=$1
+	_b=x
+	[[ $(ctl -j sets) =~ \"name\":\"$2\"[^}]*\"matched_bytes\":([0-9]+) ]] &&
+		_b=${BASH_REMATCH[1]}
+}
+
 test_syslog() {
-	local l0 s0 d0 l1 s1 d1 n4 n6 nq saved
+	local l0 s0 d0 l1 s1 d1 n4 n6 nq saved b0 b1 want4 want6 got4 got6
+	local -A st0 st1
 	log_counts l0 s0 d0
 	verdict $? "stats reports the drop log: $l0 lines, $s0 suppressed"
+	ns_stats st0 "$R" "$TMP/stats"
+	set_bytes b0 "$SET"
 	pings "$LOGGED4" "$LOGGED6" "$QUIET4"
+	ns_stats st1 "$R" "$TMP/stats"
+	set_bytes b1 "$SET"
+	# ping's 56 bytes, its ICMP header and the IP header the hooks see.
+	want4=$((2 * N * (56 + 8 + 20))) want6=$((N * (56 + 8 + 40)))
+	got4=$((${st1[ipv4.dropped_bytes]:-0} - ${st0[ipv4.dropped_bytes]:-0}))
+	got6=$((${st1[ipv6.dropped_bytes]:-0} - ${st0[ipv6.dropped_bytes]:-0}))
+	((got4 == want4 && got6 == want6))
+	verdict $? "the hooks' dropped bytes: IPv4 $got4 (want $want4), IPv6 $got6 (want $want6)"
+	got4=$((${st1[ipv4.checked_bytes]:-0} - ${st0[ipv4.checked_bytes]:-0}))
+	got6=$((${st1[ipv4.matched_bytes]:-0} - ${st0[ipv4.matched_bytes]:-0}))
+	((got4 == want4 && got6 == want4))
+	verdict $? "and checked and matched: $got4 and $got6 (want $want4)"
+	((b1 - b0 == want4 / 2 + want6))
+	verdict $? "set $SET's matched bytes: $((b1 - b0)), want $((want4 / 2 + want6))"
 	log_counts l1 s1 d1
 	klog_count n4 "cuckoo_nf $SET: IN=r1 .*SRC=$LOGGED4 DST=$DST4"
 	klog_count n6 "cuckoo_nf $SET: IN=r1 .*SRC=fd06:0000:0000:0000:0000:0000:0000:0010 "

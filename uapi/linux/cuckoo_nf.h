@@ -415,6 +415,24 @@ struct cnf_path_stats {
 };
 
 /**
+ * struct cnf_byte_stats - per path and address family, the bytes of the
+ *                         packets its packet counters count
+ * @checked, @matched, @dropped: beside the packet counters of the same
+ *          names.  The netfilter hooks count a packet's IP datagram
+ *          (skb->len at PRE_ROUTING, its IP header on), the XDP and tc
+ *          paths its frame (its link-layer header on, as the program
+ *          sees it).
+ * @marked: the hooks' only: beside &struct cnf_stats.marked_v4 and
+ *          .marked_v6; 0 for the other paths.
+ */
+struct cnf_byte_stats {
+	__u64	checked;
+	__u64	matched;
+	__u64	dropped;
+	__u64	marked;
+};
+
+/**
  * struct cnf_stats - state and counters of the namespace's filter
  * @v4, @v6:   per family, the namespace's totals: &struct
  *             cnf_family_stats.entries counts the prefixes of every set,
@@ -451,6 +469,10 @@ struct cnf_path_stats {
  *             limit: counted here instead.
  * @log_rate, @log_burst: the rate limit, as &struct cnf_config has it.
  *             The four absent from kernels before logging.
+ * @bytes_v4, @bytes_v6, @xdp_bytes_v4, @xdp_bytes_v6, @tc_bytes_v4,
+ *             @tc_bytes_v6: per path and family, the bytes beside the
+ *             packet counters, see &struct cnf_byte_stats.  Absent from
+ *             kernels before byte counters.
  */
 struct cnf_stats {
 	struct cnf_family_stats v4;
@@ -476,6 +498,12 @@ struct cnf_stats {
 	__u64	log_suppressed;
 	__u32	log_rate;
 	__u32	log_burst;
+	struct cnf_byte_stats bytes_v4;
+	struct cnf_byte_stats bytes_v6;
+	struct cnf_byte_stats xdp_bytes_v4;
+	struct cnf_byte_stats xdp_bytes_v6;
+	struct cnf_byte_stats tc_bytes_v4;
+	struct cnf_byte_stats tc_bytes_v6;
 };
 
 #define CNF_STATS_F_INACTIVE	_BITUL(0)
@@ -529,8 +557,9 @@ struct cnf_set_req {
  * logging is turned on (-ENOENT when the kernel has none) and held while
  * the set logs.  The namespace's rate limit (&struct cnf_config.log_rate)
  * bounds the lines of all its sets together.  XDP and tc programs never
- * log: they count.  Not for a rules-only set (-EINVAL): the hooks never
- * drop for it.  Kernels before logging: -EINVAL.
+ * log: they count.  Not for a rules-only set nor an allow set (-EINVAL):
+ * the hooks never drop a packet for either.  Kernels before logging:
+ * -EINVAL.
  */
 #define CNF_SET_F_LOG		_BITUL(1)
 #define CNF_SET_F_NFLOG		_BITUL(2)
@@ -571,6 +600,9 @@ struct cnf_set_swap {
  *              while the set logs.
  * @log_group:  the NFLOG group under %CNF_SET_F_NFLOG, else 0.
  * @reserved:   0.  Both absent from kernels before logging.
+ * @matched_bytes: the bytes of the packets @matched counts, as their
+ *              path counts them (&struct cnf_byte_stats).  Absent from
+ *              kernels before byte counters.
  */
 struct cnf_set_info {
 	char	name[CNF_SET_NAME_LEN];
@@ -585,6 +617,7 @@ struct cnf_set_info {
 	__u32	rules;
 	__u32	log_group;
 	__u32	reserved;
+	__u64	matched_bytes;
 };
 
 /**

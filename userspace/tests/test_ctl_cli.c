@@ -182,11 +182,13 @@ TEST(stats_new_and_old_module)
 				       "\"tables\":3,\"xdp_checked\":90,"
 				       "\"xdp_matched\":5,\"xdp_dropped\":4,"
 				       "\"tc_checked\":70,\"tc_matched\":3,"
-				       "\"tc_dropped\":2,\"marked\":0}"));
+				       "\"tc_dropped\":2,\"marked\":0,"
+		  "\"checked_bytes\":0,\"matched_bytes\":0,\"dropped_bytes\":0,\"xdp_checked_bytes\":0,\"xdp_matched_bytes\":0,\"xdp_dropped_bytes\":0,\"tc_checked_bytes\":0,\"tc_matched_bytes\":0,\"tc_dropped_bytes\":0,\"marked_bytes\":0}"));
 	EXPECT_NE(NULL, strstr(r.out, "\"tables\":1,\"xdp_checked\":91,"
 				       "\"xdp_matched\":0,\"xdp_dropped\":0,"
 				       "\"tc_checked\":71,\"tc_matched\":0,"
-				       "\"tc_dropped\":0,\"marked\":0}"));
+				       "\"tc_dropped\":0,\"marked\":0,"
+		  "\"checked_bytes\":0,\"matched_bytes\":0,\"dropped_bytes\":0,\"xdp_checked_bytes\":0,\"xdp_matched_bytes\":0,\"xdp_dropped_bytes\":0,\"tc_checked_bytes\":0,\"tc_matched_bytes\":0,\"tc_dropped_bytes\":0,\"marked_bytes\":0}"));
 }
 
 /* The hook's counters, the XDP path's and the tc path's, each family. */
@@ -199,10 +201,13 @@ TEST(stats_path_counters)
 	EXPECT_NE(NULL, strstr(r.out, "  packets:      checked 0 matched 0 dropped 0\n"
 				       "  xdp packets:  checked 90 matched 5 dropped 4\n"
 				       "  tc packets:   checked 70 matched 3 dropped 2\n"
+				       "  bytes:        checked 0 matched 0 dropped 0\n"
+				       "  xdp bytes:    checked 0 matched 0 dropped 0\n"
+				       "  tc bytes:     checked 0 matched 0 dropped 0\n"
 				       "ipv6:\n")) TH_LOG("%s", r.out);
 	EXPECT_NE(NULL, strstr(r.out, "  xdp packets:  checked 91 matched 0 dropped 0\n"
 				       "  tc packets:   checked 71 matched 0 dropped 0\n"
-				       "expiry:\n")) TH_LOG("%s", r.out);
+				       "  bytes:        checked 0 matched 0 dropped 0\n")) TH_LOG("%s", r.out);
 }
 
 /*
@@ -649,18 +654,19 @@ TEST(json_of_sets_and_stats)
 	EXPECT_EQ(0, r.status);
 	EXPECT_STREQ("[{\"name\":\"default\",\"kind\":\"block\",\"entries\":4,"
 		     "\"v4_entries\":3,\"v6_entries\":1,\"bytes\":512,\"matched\":0,"
-		     "\"timeout\":0,\"timed\":0,\"rules_only\":false,\"rules\":0,\"log\":\"off\",\"log_group\":0},"
+		     "\"timeout\":0,\"timed\":0,\"rules_only\":false,\"rules\":0,\"log\":\"off\",\"log_group\":0,\"matched_bytes\":0},"
 		     "{\"name\":\"office\",\"kind\":\"allow\",\"entries\":0,"
 		     "\"v4_entries\":0,\"v6_entries\":0,\"bytes\":1024,\"matched\":10,"
-		     "\"timeout\":0,\"timed\":0,\"rules_only\":false,\"rules\":0,\"log\":\"off\",\"log_group\":0}]\n",
+		     "\"timeout\":0,\"timed\":0,\"rules_only\":false,\"rules\":0,\"log\":\"off\",\"log_group\":0,\"matched_bytes\":0}]\n",
 		     r.out);
 	RUN(&r, "new", "", "-j", "stats");
 	EXPECT_EQ(0, r.status);
-	EXPECT_NE(NULL, strstr(r.out, "\"tc_dropped\":0,\"marked\":0},\"expiry\":{\"entries\":0,"
+	EXPECT_NE(NULL, strstr(r.out, "\"tc_dropped\":0,\"marked\":0,"
+		  "\"checked_bytes\":0,\"matched_bytes\":0,\"dropped_bytes\":0,\"xdp_checked_bytes\":0,\"xdp_matched_bytes\":0,\"xdp_dropped_bytes\":0,\"tc_checked_bytes\":0,\"tc_matched_bytes\":0,\"tc_dropped_bytes\":0,\"marked_bytes\":0},\"expiry\":{\"entries\":0,"
 			       "\"bytes\":0,\"bytes_per_entry\":0.00,\"expired\":7,"
 			       "\"late\":2,\"max_late_ms\":1250},"
 			       "\"sets\":[{\"name\":\"default\","));
-	EXPECT_NE(NULL, strstr(r.out, "\"matched\":10,\"timeout\":0,\"timed\":0,\"rules_only\":false,\"rules\":0,\"log\":\"off\",\"log_group\":0}]}\n"));
+	EXPECT_NE(NULL, strstr(r.out, "\"matched\":10,\"timeout\":0,\"timed\":0,\"rules_only\":false,\"rules\":0,\"log\":\"off\",\"log_group\":0,\"matched_bytes\":0}]}\n"));
 	RUN(&r, "new", "", "stats");
 	EXPECT_NE(NULL, strstr(r.out, "sets:\nname     kind         entries"));
 	drop_module();
@@ -858,7 +864,7 @@ TEST(create_with_a_default_timeout)
 	RUN(&r, "new", "", "sets", "-j");
 	EXPECT_NE(NULL, strstr(r.out, "\"name\":\"f2b\",\"kind\":\"block\",\"entries\":2,"
 			       "\"v4_entries\":2,\"v6_entries\":0,\"bytes\":1024,"
-			       "\"matched\":10,\"timeout\":600,\"timed\":1,\"rules_only\":false,\"rules\":0,\"log\":\"off\",\"log_group\":0}"))
+			       "\"matched\":10,\"timeout\":600,\"timed\":1,\"rules_only\":false,\"rules\":0,\"log\":\"off\",\"log_group\":0,\"matched_bytes\":0}"))
 		TH_LOG("%s", r.out);
 	RUN(&r, "new", "", "stats");
 	EXPECT_NE(NULL, strstr(r.out, "expiry:\n  timed:        1 entry\n"
@@ -908,7 +914,7 @@ TEST(rules_only_sets)
 	RUN(&r, "new", "", "sets", "-j");
 	EXPECT_NE(NULL, strstr(r.out, "\"name\":\"f2b-sshd\",\"kind\":\"block\",\"entries\":1,"
 			       "\"v4_entries\":1,\"v6_entries\":0,\"bytes\":1024,"
-			       "\"matched\":10,\"timeout\":600,\"timed\":1,\"rules_only\":true,\"rules\":0,\"log\":\"off\",\"log_group\":0}"))
+			       "\"matched\":10,\"timeout\":600,\"timed\":1,\"rules_only\":true,\"rules\":0,\"log\":\"off\",\"log_group\":0,\"matched_bytes\":0}"))
 		TH_LOG("%s", r.out);
 	RUN(&r, "new", "", "save", "--all");
 	EXPECT_STREQ(saved, r.out);
