@@ -183,12 +183,12 @@ TEST(stats_new_and_old_module)
 				       "\"xdp_matched\":5,\"xdp_dropped\":4,"
 				       "\"tc_checked\":70,\"tc_matched\":3,"
 				       "\"tc_dropped\":2,\"marked\":0,"
-		  "\"checked_bytes\":0,\"matched_bytes\":0,\"dropped_bytes\":0,\"xdp_checked_bytes\":0,\"xdp_matched_bytes\":0,\"xdp_dropped_bytes\":0,\"tc_checked_bytes\":0,\"tc_matched_bytes\":0,\"tc_dropped_bytes\":0,\"marked_bytes\":0}"));
+		  "\"checked_bytes\":7560,\"matched_bytes\":0,\"dropped_bytes\":0,\"xdp_checked_bytes\":0,\"xdp_matched_bytes\":0,\"xdp_dropped_bytes\":0,\"tc_checked_bytes\":0,\"tc_matched_bytes\":252,\"tc_dropped_bytes\":0,\"marked_bytes\":0}"));
 	EXPECT_NE(NULL, strstr(r.out, "\"tables\":1,\"xdp_checked\":91,"
 				       "\"xdp_matched\":0,\"xdp_dropped\":0,"
 				       "\"tc_checked\":71,\"tc_matched\":0,"
 				       "\"tc_dropped\":0,\"marked\":0,"
-		  "\"checked_bytes\":0,\"matched_bytes\":0,\"dropped_bytes\":0,\"xdp_checked_bytes\":0,\"xdp_matched_bytes\":0,\"xdp_dropped_bytes\":0,\"tc_checked_bytes\":0,\"tc_matched_bytes\":0,\"tc_dropped_bytes\":0,\"marked_bytes\":0}"));
+		  "\"checked_bytes\":0,\"matched_bytes\":0,\"dropped_bytes\":0,\"xdp_checked_bytes\":0,\"xdp_matched_bytes\":0,\"xdp_dropped_bytes\":98,\"tc_checked_bytes\":0,\"tc_matched_bytes\":0,\"tc_dropped_bytes\":0,\"marked_bytes\":0}"));
 }
 
 /* The hook's counters, the XDP path's and the tc path's, each family. */
@@ -201,9 +201,9 @@ TEST(stats_path_counters)
 	EXPECT_NE(NULL, strstr(r.out, "  packets:      checked 0 matched 0 dropped 0\n"
 				       "  xdp packets:  checked 90 matched 5 dropped 4\n"
 				       "  tc packets:   checked 70 matched 3 dropped 2\n"
-				       "  bytes:        checked 0 matched 0 dropped 0\n"
+				       "  bytes:        checked 7560 matched 0 dropped 0\n"
 				       "  xdp bytes:    checked 0 matched 0 dropped 0\n"
-				       "  tc bytes:     checked 0 matched 0 dropped 0\n"
+				       "  tc bytes:     checked 0 matched 252 dropped 0\n"
 				       "ipv6:\n")) TH_LOG("%s", r.out);
 	EXPECT_NE(NULL, strstr(r.out, "  xdp packets:  checked 91 matched 0 dropped 0\n"
 				       "  tc packets:   checked 71 matched 0 dropped 0\n"
@@ -662,7 +662,7 @@ TEST(json_of_sets_and_stats)
 	RUN(&r, "new", "", "-j", "stats");
 	EXPECT_EQ(0, r.status);
 	EXPECT_NE(NULL, strstr(r.out, "\"tc_dropped\":0,\"marked\":0,"
-		  "\"checked_bytes\":0,\"matched_bytes\":0,\"dropped_bytes\":0,\"xdp_checked_bytes\":0,\"xdp_matched_bytes\":0,\"xdp_dropped_bytes\":0,\"tc_checked_bytes\":0,\"tc_matched_bytes\":0,\"tc_dropped_bytes\":0,\"marked_bytes\":0},\"expiry\":{\"entries\":0,"
+		  "\"checked_bytes\":0,\"matched_bytes\":0,\"dropped_bytes\":0,\"xdp_checked_bytes\":0,\"xdp_matched_bytes\":0,\"xdp_dropped_bytes\":98,\"tc_checked_bytes\":0,\"tc_matched_bytes\":0,\"tc_dropped_bytes\":0,\"marked_bytes\":0},\"log\":{\"lines\":7,\"suppressed\":3,\"rate\":10,\"burst\":20},\"expiry\":{\"entries\":0,"
 			       "\"bytes\":0,\"bytes_per_entry\":0.00,\"expired\":7,"
 			       "\"late\":2,\"max_late_ms\":1250},"
 			       "\"sets\":[{\"name\":\"default\","));
