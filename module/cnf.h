@@ -18,6 +18,7 @@
 #include <linux/cuckoo_nf.h>
 
 #include "filter.h"
+#include "log.h"
 #include "sets.h"
 
 /* Where a packet is looked up: the netfilter hooks, an XDP or a tc program. */
@@ -30,7 +31,8 @@ enum cnf_path {
 
 /*
  * Packet counters of one CPU, written only on that CPU, with bottom halves
- * off (cnf_verdict()).
+ * off (cnf_verdict()); each has its bytes beside it (struct
+ * cnf_byte_stats says which bytes a path counts).
  */
 struct cnf_pcpu_stats {
 	struct u64_stats_sync syncp;
@@ -38,6 +40,12 @@ struct cnf_pcpu_stats {
 	u64_stats_t matched[CNF_NPATHS][CNF_NFAMILIES];
 	u64_stats_t dropped[CNF_NPATHS][CNF_NFAMILIES];
 	u64_stats_t marked[CNF_NFAMILIES];	/* by the hooks */
+	u64_stats_t checked_bytes[CNF_NPATHS][CNF_NFAMILIES];
+	u64_stats_t matched_bytes[CNF_NPATHS][CNF_NFAMILIES];
+	u64_stats_t dropped_bytes[CNF_NPATHS][CNF_NFAMILIES];
+	u64_stats_t marked_bytes[CNF_NFAMILIES];
+	u64_stats_t logged;			/* by the hooks, log.c */
+	u64_stats_t log_suppressed;
 };
 
 /* IPv4 and IPv6 PRE_ROUTING. */
@@ -164,6 +172,9 @@ static __always_inline bool cnf_scope_covers(const struct cnf_scope *s,
  *          (READ_ONCE), which leave no mark for hooks that are off.
  * @expiry: the work that removes entries whose timeout ran out, and its
  *          figures (expiry.h); under cnf_net_lock().
+ * @log:    the rate limit on the lines the hooks log for the logging sets
+ *          (log.h): shared by the CPUs without a lock, set under
+ *          cnf_net_lock().
  */
 struct cnf_state {
 	/* What a packet reads first, in one cache line: */
@@ -177,6 +188,7 @@ struct cnf_state {
 	struct nf_hook_ops ops[CNF_NHOOKS];
 	bool hooks_on;
 	struct cnf_expiry expiry;
+	struct cnf_log_limit log;
 };
 
 /*

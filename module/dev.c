@@ -1633,7 +1633,17 @@ static long cnf_ioc_reset(struct cnf_file *cf, void __user *uarg, size_t usize)
 
 struct cnf_counts {
 	u64 checked, matched, dropped, marked;
+	struct cnf_byte_stats bytes;
 };
+
+static void cnf_add_bytes(struct cnf_byte_stats *sum,
+			  const struct cnf_byte_stats *b)
+{
+	sum->checked += b->checked;
+	sum->matched += b->matched;
+	sum->dropped += b->dropped;
+	sum->marked += b->marked;
+}
 
 /* Add one CPU's packet counters to @sum. */
 static void cnf_add_cpu_counters(const struct cnf_pcpu_stats *p,
@@ -1651,9 +1661,17 @@ static void cnf_add_cpu_counters(const struct cnf_pcpu_stats *p,
 				cc->checked = u64_stats_read(&p->checked[path][fam]);
 				cc->matched = u64_stats_read(&p->matched[path][fam]);
 				cc->dropped = u64_stats_read(&p->dropped[path][fam]);
+				cc->bytes.checked =
+					u64_stats_read(&p->checked_bytes[path][fam]);
+				cc->bytes.matched =
+					u64_stats_read(&p->matched_bytes[path][fam]);
+				cc->bytes.dropped =
+					u64_stats_read(&p->dropped_bytes[path][fam]);
 				/* Only the hooks mark. */
 				cc->marked = path == CNF_PATH_HOOK ?
 					     u64_stats_read(&p->marked[fam]) : 0;
+				cc->bytes.marked = path == CNF_PATH_HOOK ?
+					u64_stats_read(&p->marked_bytes[fam]) : 0;
 			}
 		}
 	} while (u64_stats_fetch_retry(&p->syncp, start));
@@ -1663,8 +1681,26 @@ static void cnf_add_cpu_counters(const struct cnf_pcpu_stats *p,
 			sum[path][fam].matched += c[path][fam].matched;
 			sum[path][fam].dropped += c[path][fam].dropped;
 			sum[path][fam].marked += c[path][fam].marked;
+			cnf_add_bytes(&sum[path][fam].bytes,
+				      &c[path][fam].bytes);
 		}
 	}
+}
+
+/* Add one CPU's drop log counters to @st's. */
+static void cnf_add_log_counters(const struct cnf_pcpu_stats *p,
+				 struct cnf_stats *st)
+{
+	unsigned int start;
+	u64 logged, suppressed;
+
+	do {
+		start = u64_stats_fetch_begin(&p->syncp);
+		logged = u64_stats_read(&p->logged);
+		suppressed = u64_stats_read(&p->log_suppressed);
+	} while (u64_stats_fetch_retry(&p->syncp, start));
+	st->logged += logged;
+	st->log_suppressed += suppressed;
 }
 
 static void cnf_sum_counters(struct cnf_state *cs, struct cnf_stats *st)
@@ -1675,12 +1711,19 @@ static void cnf_sum_counters(struct cnf_state *cs, struct cnf_stats *st)
 		[CNF_PATH_TC] = { &st->tc_v4, &st->tc_v6 },
 	};
 	u64 *marked[CNF_NFAMILIES] = { &st->marked_v4, &st->marked_v6 };
+	struct cnf_byte_stats *bytes[CNF_NPATHS][CNF_NFAMILIES] = {
+		[CNF_PATH_HOOK] = { &st->bytes_v4, &st->bytes_v6 },
+		[CNF_PATH_XDP] = { &st->xdp_bytes_v4, &st->xdp_bytes_v6 },
+		[CNF_PATH_TC] = { &st->tc_bytes_v4, &st->tc_bytes_v6 },
+	};
 	struct cnf_counts sum[CNF_NPATHS][CNF_NFAMILIES] = {};
 	unsigned int path, fam;
 	int cpu;
 
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
 		cnf_add_cpu_counters(per_cpu_ptr(cs->stats, cpu), sum);
+		cnf_add_log_counters(per_cpu_ptr(cs->stats, cpu), st);
+	}
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
 		const struct cnf_counts *hook = &sum[CNF_PATH_HOOK][fam];
 
@@ -1688,6 +1731,8 @@ static void cnf_sum_counters(struct cnf_state *cs, struct cnf_stats *st)
 		fs[fam]->matched = hook->matched;
 		fs[fam]->dropped = hook->dropped;
 		*marked[fam] = hook->marked;
+		for (path = 0; path < CNF_NPATHS; path++)
+			*bytes[path][fam] = sum[path][fam].bytes;
 		for (path = CNF_PATH_XDP; path < CNF_NPATHS; path++) {
 			ps[path][fam]->checked = sum[path][fam].checked;
 			ps[path][fam]->matched = sum[path][fam].matched;
@@ -1796,8 +1841,11 @@ static int cnf_fill_stats(struct cnf_file *cf, struct cnf_stats *st)
 		st->mode = CNF_MODE_DROP;
 		st->mem_limit = cnf_mem_limit;
 		st->flags = CNF_STATS_F_INACTIVE;
+		st->log_rate = CNF_LOG_RATE_DEFAULT;
+		st->log_burst = CNF_LOG_BURST_DEFAULT;
 		return 0;
 	}
+	cnf_log_limit_get(&cs->log, &st->log_rate, &st->log_burst);
 	cnf_sets_stats(&cs->sets, st);
 	cnf_expiry_stats(cs, &st->expiry);
 	st->mode = cs->mode;
@@ -1908,11 +1956,23 @@ static void cnf_config_set_scope(struct cnf_state *st, struct cnf_scope *s)
 	cnf_config_drop_scope(st, old);
 }
 
+/* The drop log's rate limit: set within its bounds, or not and zero. */
+static int cnf_config_check_log(const struct cnf_config *c)
+{
+	if (!(c->set & CNF_CONFIG_LOG_LIMIT))
+		return c->log_rate || c->log_burst ? -EINVAL : 0;
+	if (!c->log_rate || c->log_rate > CNF_LOG_RATE_MAX ||
+	    !c->log_burst || c->log_burst > CNF_LOG_BURST_MAX)
+		return -EINVAL;
+	return 0;
+}
+
 static long cnf_ioc_set_config(struct cnf_file *cf, void __user *uarg,
 			       size_t usize)
 {
 	const u32 known = CNF_CONFIG_MODE | CNF_CONFIG_MEM_LIMIT |
-			  CNF_CONFIG_HOOKS | CNF_CONFIG_MARK | CNF_CONFIG_IIF;
+			  CNF_CONFIG_HOOKS | CNF_CONFIG_MARK | CNF_CONFIG_IIF |
+			  CNF_CONFIG_LOG_LIMIT;
 	struct cnf_scope *scope = NULL;
 	struct cnf_state *st;
 	struct cnf_config c;
@@ -1931,7 +1991,7 @@ static long cnf_ioc_set_config(struct cnf_file *cf, void __user *uarg,
 	    c.mode > CNF_MODE_MARK || c.hooks > CNF_HOOKS_OFF ||
 	    c.reserved || c.reserved2)
 		return -EINVAL;
-	err = cnf_config_check_scope(&c);
+	err = cnf_config_check_scope(&c) ?: cnf_config_check_log(&c);
 	if (err)
 		return err;
 	/*
@@ -1976,6 +2036,8 @@ static long cnf_ioc_set_config(struct cnf_file *cf, void __user *uarg,
 		cnf_config_set_scope(st, scope);
 	if (c.set & CNF_CONFIG_MARK)
 		WRITE_ONCE(st->mark, (u64)c.mark_mask << 32 | c.mark);
+	if (c.set & CNF_CONFIG_LOG_LIMIT)
+		cnf_log_limit_set(&st->log, c.log_rate, c.log_burst);
 	if (c.set & CNF_CONFIG_MODE) {
 		WRITE_ONCE(st->mode, c.mode);
 		/* A listed source XDP passed in monitor mode is dropped now. */
@@ -2007,16 +2069,39 @@ static long cnf_ioc_version(struct cnf_file *cf, void __user *uarg,
 
 /* ---- sets ---- */
 
+/* The log flags and group of a request to create or change a set. */
+#define CNF_SET_F_LOGGING	(CNF_SET_F_LOG | CNF_SET_F_NFLOG)
+
+/*
+ * What each call takes of a &struct cnf_set_req: a create every field, a
+ * change the name and the logging, the others the name.
+ */
+enum cnf_set_call {
+	CNF_SET_CALL_NAME,
+	CNF_SET_CALL_CREATE,
+	CNF_SET_CALL_CHANGE,
+};
+
 static int cnf_get_set_req(const void __user *uarg, size_t usize,
-			   struct cnf_set_req *r, bool create)
+			   struct cnf_set_req *r, enum cnf_set_call call)
 {
+	static const u32 flags[] = {
+		[CNF_SET_CALL_CREATE] = CNF_SET_F_RULES_ONLY | CNF_SET_F_LOGGING,
+		[CNF_SET_CALL_CHANGE] = CNF_SET_F_LOGGING,
+	};
+	bool create = call == CNF_SET_CALL_CREATE;
 	int err = copy_struct_from_user(r, sizeof(*r), uarg, usize);
 
 	if (err)
 		return err;
-	if ((r->flags & ~(create ? CNF_SET_F_RULES_ONLY : 0)) || r->reserved ||
+	if ((r->flags & ~flags[call]) || r->reserved || r->reserved2 ||
+	    (call == CNF_SET_CALL_NAME && r->log_group) ||
 	    r->kind > (create ? CNF_SET_ALLOW : 0) ||
 	    (!create && r->timeout) || cnf_set_name(r->name, r->name))
+		return -EINVAL;
+	/* Neither makes the hooks drop a packet: nothing to log. */
+	if ((r->flags & CNF_SET_F_LOGGING) &&
+	    ((r->flags & CNF_SET_F_RULES_ONLY) || r->kind == CNF_SET_ALLOW))
 		return -EINVAL;
 	return 0;
 }
@@ -2028,18 +2113,74 @@ static long cnf_ioc_set_create(struct cnf_file *cf, void __user *uarg,
 	struct cnf_set_req r;
 	struct cnf_state *st;
 	bool created;
+	u32 log;
 	int err;
 
-	err = cnf_get_set_req(uarg, usize, &r, true);
+	err = cnf_get_set_req(uarg, usize, &r, CNF_SET_CALL_CREATE);
+	if (!err)
+		err = cnf_log_setting(r.flags & CNF_SET_F_LOGGING, r.log_group,
+				      &log);
 	if (err)
 		return err;
 	if (cnf_names_default(r.name))
 		return -EEXIST;
+	/* The logger's module may have to be loaded: before the lock. */
+	err = cnf_log_get(log);
+	if (err)
+		return err;
 	st = cnf_lock_state(cf, true, &created);
-	if (IS_ERR(st))
+	if (IS_ERR(st)) {
+		cnf_log_put(log);
 		return PTR_ERR(st);
-	err = cnf_set_create(&st->sets, r.name, r.kind, r.timeout, r.flags);
+	}
+	err = cnf_set_create(&st->sets, r.name, r.kind, r.timeout,
+			     r.flags & CNF_SET_F_RULES_ONLY);
+	/* Empty, the set is in no plan yet: packets see it once it fills. */
+	if (!err)
+		cnf_set_find(&st->sets, r.name)->log = log;
 	cnf_unlock_state(cf, st, created, err);
+	if (err)
+		cnf_log_put(log);
+	return err;
+}
+
+/*
+ * A set's logging, set anew.  Changing the default set's configures the
+ * namespace, as creating a set does.
+ */
+static long cnf_ioc_set_change(struct cnf_file *cf, void __user *uarg,
+			       size_t usize)
+{
+	struct cnf_set *set = NULL;
+	struct cnf_set_req r;
+	struct cnf_state *st;
+	bool created;
+	u32 log;
+	int err;
+
+	err = cnf_get_set_req(uarg, usize, &r, CNF_SET_CALL_CHANGE);
+	if (!err)
+		err = cnf_log_setting(r.flags, r.log_group, &log);
+	if (!err)
+		err = cnf_log_get(log);
+	if (err)
+		return err;
+	st = cnf_lock_state(cf, cnf_names_default(r.name), &created);
+	if (IS_ERR(st)) {
+		cnf_log_put(log);
+		return PTR_ERR(st);
+	}
+	if (st)
+		set = cnf_set_find(&st->sets, r.name);
+	if (!set)
+		err = -ENXIO;
+	else if ((set->rules_only || set->kind == CNF_SET_ALLOW) && log)
+		err = -EINVAL;
+	else
+		err = cnf_set_log(&st->sets, set, &log);
+	cnf_unlock_state(cf, st, created, err);
+	/* The old setting's loggers, or on failure the new one's. */
+	cnf_log_put(log);
 	return err;
 }
 
@@ -2054,7 +2195,7 @@ static long cnf_ioc_set_destroy(struct cnf_file *cf, void __user *uarg,
 	bool created;
 	int err;
 
-	err = cnf_get_set_req(uarg, usize, &r, false);
+	err = cnf_get_set_req(uarg, usize, &r, CNF_SET_CALL_NAME);
 	if (err)
 		return err;
 	if (cnf_names_default(r.name))
@@ -2078,7 +2219,7 @@ static long cnf_ioc_set_flush(struct cnf_file *cf, void __user *uarg,
 	struct cnf_set_req r;
 	int err;
 
-	err = cnf_get_set_req(uarg, usize, &r, false);
+	err = cnf_get_set_req(uarg, usize, &r, CNF_SET_CALL_NAME);
 	return err ?: cnf_flush_set(cf, r.name);
 }
 
@@ -2113,23 +2254,29 @@ static long cnf_ioc_set_swap(struct cnf_file *cf, void __user *uarg,
 	return err;
 }
 
-/* Packets a set covered, summed over the CPUs; under cnf_net_lock(). */
-static u64 cnf_set_matched(struct cnf_state *cs, struct cnf_set *set)
+/*
+ * Packets a set covered, and their bytes, summed over the CPUs, into
+ * @info; under cnf_net_lock().
+ */
+static void cnf_set_matched(struct cnf_state *cs, struct cnf_set *set,
+			    struct cnf_set_info *info)
 {
 	unsigned int start;
-	u64 sum = 0, v;
+	u64 n, b;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
 		const struct cnf_pcpu_stats *p = per_cpu_ptr(cs->stats, cpu);
+		const struct cnf_set_matched *m = per_cpu_ptr(set->matched, cpu);
 
 		do {
 			start = u64_stats_fetch_begin(&p->syncp);
-			v = u64_stats_read(per_cpu_ptr(set->matched, cpu));
+			n = u64_stats_read(&m->packets);
+			b = u64_stats_read(&m->bytes);
 		} while (u64_stats_fetch_retry(&p->syncp, start));
-		sum += v;
+		info->matched += n;
+		info->matched_bytes += b;
 	}
-	return sum;
 }
 
 static void cnf_set_info(struct cnf_state *cs, struct cnf_set *set,
@@ -2143,13 +2290,16 @@ static void cnf_set_info(struct cnf_state *cs, struct cnf_set *set,
 	info->timeout = set->timeout;
 	info->timed = set->timeouts.n;
 	info->flags = set->rules_only ? CNF_SET_F_RULES_ONLY : 0;
+	info->flags |= cnf_log_flags(set->log);
+	if (info->flags & CNF_SET_F_NFLOG)
+		info->log_group = cnf_log_group(set->log);
 	info->rules = set->rules;
 	cnf_filter_lock(f);
 	info->v4_entries = cnf_filter_count(f, CNF_V4);
 	info->v6_entries = cnf_filter_count(f, CNF_V6);
 	info->bytes = cnf_filter_bytes(f);
 	cnf_filter_unlock(f);
-	info->matched = cnf_set_matched(cs, set);
+	cnf_set_matched(cs, set, info);
 }
 
 /* Without state: the default set, empty. */
@@ -2252,6 +2402,8 @@ static const struct cnf_ioctl_desc cnf_ioctls[] = {
 	[_IOC_NR(CNF_IOC_SET_LIST)] = { CNF_IOC_SET_LIST, cnf_ioc_set_list },
 	[_IOC_NR(CNF_IOC_SET_FLUSH)] = { CNF_IOC_SET_FLUSH, cnf_ioc_set_flush,
 					 offsetof(struct cnf_set_req, timeout) },
+	[_IOC_NR(CNF_IOC_SET_CHANGE)] = { CNF_IOC_SET_CHANGE,
+					  cnf_ioc_set_change },
 };
 
 static long cnf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)

@@ -88,8 +88,11 @@ static __always_inline unsigned int cnf_hook(struct cnf_state *cs,
 	if (cnf_hook_spares(cs, state) ||
 	    cnf_xdp_passed(cs, skb, fam, saddr))
 		return NF_ACCEPT;
-	switch (cnf_verdict(cs, CNF_PATH_HOOK, fam, saddr)) {
+	switch (cnf_verdict(cs, CNF_PATH_HOOK, fam, saddr, skb->len)) {
 	case CNF_ACT_DROP:
+		/* Whether a set logs: in the plan, which is in cache. */
+		if (unlikely(rcu_dereference(cs->sets.plan)->log))
+			cnf_log_drop(cs, skb, state, fam, saddr);
 		return NF_DROP;
 	case CNF_ACT_MARK:
 		cnf_hook_mark(cs, skb);
@@ -420,6 +423,7 @@ static struct cnf_state *cnf_state_alloc(struct net *net)
 	st->mode = CNF_MODE_DROP;
 	st->gen = atomic64_inc_return(&cnf_state_gens);
 	st->xdp_cookie = get_random_u64();
+	cnf_log_limit_init(&st->log);
 	st->stats = alloc_percpu_gfp(struct cnf_pcpu_stats, GFP_KERNEL_ACCOUNT);
 	if (!st->stats ||
 	    cnf_sets_init(&st->sets, cnf_initial_capacity, cnf_mem_limit) ||

@@ -100,7 +100,7 @@ static bool cnf_kind_holds(struct cnf_sets *ss, u32 kind,
 static u64 cnf_set_size(void)
 {
 	return sizeof(struct cnf_set) + cnf_filter_size() +
-	       num_possible_cpus() * sizeof(u64_stats_t) +
+	       num_possible_cpus() * sizeof(struct cnf_set_matched) +
 	       2 * sizeof(struct cnf_plan_set);
 }
 
@@ -223,6 +223,7 @@ static void cnf_plan_fill(struct cnf_sets *ss, struct cnf_plan *p)
 {
 	unsigned int kind, i, n = 0;
 
+	p->log = false;
 	for (kind = 0; kind < CNF_SET_KINDS; kind++) {
 		p->n[kind] = 0;
 		for (i = 0; i < ss->n; i++) {
@@ -231,8 +232,10 @@ static void cnf_plan_fill(struct cnf_sets *ss, struct cnf_plan *p)
 			if (!cnf_set_planned(s, kind) || !cnf_set_count(s))
 				continue;
 			p->set[n].filter = s->filter;
-			p->set[n++].matched = s->matched;
+			p->set[n].matched = s->matched;
+			p->set[n++].set = s;
 			p->n[kind]++;
+			p->log |= kind == CNF_SET_BLOCK && s->log;
 		}
 		if (p->n[kind] > 1)
 			p->lookup[kind] = ss->mending[kind] ? NULL :
@@ -247,7 +250,7 @@ static bool cnf_plan_same(const struct cnf_plan *a, const struct cnf_plan *b)
 	unsigned int i, n = a->n[CNF_SET_BLOCK] + a->n[CNF_SET_ALLOW];
 
 	if (memcmp(a->lookup, b->lookup, sizeof(a->lookup)) ||
-	    memcmp(a->n, b->n, sizeof(a->n)))
+	    memcmp(a->n, b->n, sizeof(a->n)) || a->log != b->log)
 		return false;
 	for (i = 0; i < n; i++)
 		if (a->set[i].filter != b->set[i].filter ||
@@ -262,6 +265,7 @@ static void cnf_set_free(struct cnf_set *set)
 	cnf_timeouts_clear(&set->timeouts, NULL);
 	cnf_filter_destroy(set->filter);
 	free_percpu(set->matched);
+	cnf_log_put(set->log);
 	kfree(set);
 }
 
@@ -909,7 +913,8 @@ int cnf_set_create(struct cnf_sets *ss, const char *name, u32 kind,
 	set->kind = kind;
 	set->timeout = timeout;
 	set->rules_only = flags & CNF_SET_F_RULES_ONLY;
-	set->matched = alloc_percpu_gfp(u64_stats_t, GFP_KERNEL_ACCOUNT);
+	set->matched = alloc_percpu_gfp(struct cnf_set_matched,
+					GFP_KERNEL_ACCOUNT);
 	if (!set->matched)
 		goto err_free;
 	set->filter = cnf_set_filter_new(ss);
@@ -1024,6 +1029,34 @@ int cnf_set_swap(struct cnf_sets *ss, struct cnf_set *a, struct cnf_set *b)
 	swap(a->timeouts, b->timeouts);
 	cnf_sets_publish(ss, spare, &r);
 	cnf_sets_changed(ss);
+	return 0;
+}
+
+/**
+ * cnf_set_log - change how the hooks log the drops a set causes
+ * @ss: the sets, under cnf_net_lock()
+ * @set: one of them, not rules-only
+ * @log: in: the new setting, its loggers held (cnf_log_get()); out: the
+ *	old one, whose loggers the caller lets go of (cnf_log_put()) once it
+ *	let go of cnf_net_lock()
+ *
+ * Packets see the new setting once the call returns; a plan says whether
+ * any set logs, so that a drop without a logging set costs no search.
+ *
+ * Return: 0, or -ENOMEM (nothing changed).
+ */
+int cnf_set_log(struct cnf_sets *ss, struct cnf_set *set, u32 *log)
+{
+	struct cnf_retired r = { };
+	struct cnf_plan *spare;
+	u32 old = set->log;
+
+	spare = cnf_plan_alloc(ss);
+	if (!spare)
+		return -ENOMEM;
+	WRITE_ONCE(set->log, *log);
+	*log = old;
+	cnf_sets_publish(ss, spare, &r);
 	return 0;
 }
 

@@ -47,17 +47,29 @@
 
 #define CNF_SET_KINDS	2
 
+/* A set's per-CPU count of the packets it covered, and their bytes. */
+struct cnf_set_matched {
+	u64_stats_t packets;
+	u64_stats_t bytes;
+};
+
 /*
  * A set.  Its fields are read and changed under cnf_net_lock(), @filter's
  * contents also under its own cnf_filter_lock(); the hooks reach @filter
  * and @matched only through a plan.
- * @matched: per CPU, packets the set covered; written by the hooks inside
- *           their CPU's cnf_pcpu_stats syncp section.
+ * @matched: per CPU, packets the set covered and their bytes; written by
+ *           the hooks inside their CPU's cnf_pcpu_stats syncp section.
  * @timeout: seconds, the default of entries added without one; 0: none.
  * @timeouts: the timeouts of @filter's entries that have one: they go
  *           with the contents (a swap exchanges them too).
  * @rules_only: %CNF_SET_F_RULES_ONLY: never in a plan nor in a union, so
  *           the hooks and the kfuncs never see it; fixed at creation.
+ * @log:     how the hooks log the drops the set causes (log.h): 0 for
+ *           not at all; written with WRITE_ONCE() under cnf_net_lock() by
+ *           cnf_set_log() only, read by the hooks through a plan
+ *           (READ_ONCE()).  While not 0, the set holds the logger's
+ *           modules (cnf_log_get()), let go of when it changes or the set
+ *           is freed.
  * @rules:   the iptables rules that hold the set (xt_cuckoo.c), which
  *           read @filter under RCU with cnf_set_filter_rcu(): while there
  *           is one, the set is neither destroyed nor freed by a reset.
@@ -72,9 +84,10 @@ struct cnf_set {
 	u32 kind;		/* enum cnf_set_kind */
 	u32 timeout;
 	struct cnf_filter *filter;
-	u64_stats_t __percpu *matched;
+	struct cnf_set_matched __percpu *matched;
 	struct cnf_timeouts timeouts;
 	bool rules_only;
+	u32 log;
 	u32 rules;
 };
 
@@ -91,9 +104,14 @@ cnf_set_filter_rcu(const struct cnf_set *set)
 	return READ_ONCE(set->filter);
 }
 
+/*
+ * @set: for its name and @log, which packets read; a set a plan names is
+ * freed only once no packet sees that plan (cnf_sets_publish()).
+ */
 struct cnf_plan_set {
 	const struct cnf_filter *filter;
-	u64_stats_t __percpu *matched;
+	struct cnf_set_matched __percpu *matched;
+	const struct cnf_set *set;
 };
 
 /*
@@ -103,10 +121,13 @@ struct cnf_plan_set {
  *          probed (cnf_plan_covers()).
  * @n:      per kind, its non-empty sets: @set holds the block ones, then
  *          the allow ones.
+ * @log:    whether a block set of @set logs: the hooks look for it only
+ *          then (cnf_log_drop()).
  */
 struct cnf_plan {
 	const struct cnf_filter *lookup[CNF_SET_KINDS];
 	u16 n[CNF_SET_KINDS];
+	bool log;
 	struct rcu_head rcu;
 	struct cnf_plan_set set[];
 };
@@ -222,6 +243,7 @@ bool cnf_sets_held(struct cnf_sets *ss);
 int cnf_set_destroy(struct cnf_sets *ss, struct cnf_set *set,
 		    struct cnf_timeouts *old, struct cnf_mend *m);
 int cnf_set_swap(struct cnf_sets *ss, struct cnf_set *a, struct cnf_set *b);
+int cnf_set_log(struct cnf_sets *ss, struct cnf_set *set, u32 *log);
 int cnf_set_flush(struct cnf_sets *ss, struct cnf_set *set,
 		  struct cnf_timeouts *old, struct cnf_mend *m);
 struct cnf_filter *cnf_set_filter_new(struct cnf_sets *ss);

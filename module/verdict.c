@@ -5,23 +5,35 @@
  */
 #include "verdict.h"
 
+#define CREATE_TRACE_POINTS
+#include "cnf_trace.h"
+
 /*
  * Count a packet in the @n sets of @p from @first that cover its source:
  * a kind with one set has it covered, since the kind's lookup did.
  */
+static void cnf_count_set(struct cnf_set_matched __percpu *m,
+			  unsigned int len)
+{
+	struct cnf_set_matched *c = this_cpu_ptr(m);
+
+	u64_stats_inc(&c->packets);
+	u64_stats_add(&c->bytes, len);
+}
+
 static void cnf_count_sets(const struct cnf_plan *p, unsigned int first,
 			   unsigned int n, enum cnf_family fam,
-			   const void *addr)
+			   const void *addr, unsigned int len)
 {
 	unsigned int i;
 
 	if (n == 1) {
-		u64_stats_inc(this_cpu_ptr(p->set[first].matched));
+		cnf_count_set(p->set[first].matched, len);
 		return;
 	}
 	for (i = first; i < first + n; i++)
 		if (cnf_probe(p->set[i].filter, fam, addr))
-			u64_stats_inc(this_cpu_ptr(p->set[i].matched));
+			cnf_count_set(p->set[i].matched, len);
 }
 
 /**
@@ -59,6 +71,35 @@ static enum cnf_action cnf_mode_action(const struct cnf_state *cs)
 }
 
 /*
+ * The name of the first set of @kind in @p that covers @addr, for a
+ * tracepoint that is on; "" when none does (a change since the lookup).
+ */
+static const char *cnf_plan_first(const struct cnf_plan *p, unsigned int kind,
+				  enum cnf_family fam, const void *addr)
+{
+	unsigned int first = kind == CNF_SET_BLOCK ? 0 : p->n[CNF_SET_BLOCK];
+	unsigned int i;
+
+	for (i = first; i < first + p->n[kind]; i++)
+		if (cnf_probe(p->set[i].filter, fam, addr))
+			return p->set[i].set->name;
+	return "";
+}
+
+/* The tracepoints of a decision, when on (cnf_trace.h). */
+static void cnf_trace(const struct cnf_state *cs, const struct cnf_plan *p,
+		      enum cnf_path path, enum cnf_family fam,
+		      const void *addr, bool listed, enum cnf_action act)
+{
+	if (trace_drop_enabled() && act == CNF_ACT_DROP)
+		trace_drop(cs->expiry.net->net_cookie, path, fam, addr,
+			   cnf_plan_first(p, CNF_SET_BLOCK, fam, addr));
+	if (trace_pass_allowed_enabled() && !listed)
+		trace_pass_allowed(cs->expiry.net->net_cookie, path, fam, addr,
+				   cnf_plan_first(p, CNF_SET_ALLOW, fam, addr));
+}
+
+/*
  * A source the block sets of @p cover: listed unless an allow set covers
  * it too.  Only the hooks count the packets they mark: a kfunc passes a
  * packet it would mark on to them.
@@ -67,7 +108,8 @@ static enum cnf_action cnf_mode_action(const struct cnf_state *cs)
  */
 enum cnf_action cnf_verdict_hit(struct cnf_state *cs,
 				const struct cnf_plan *p, enum cnf_path path,
-				enum cnf_family fam, const void *addr)
+				enum cnf_family fam, const void *addr,
+				unsigned int len)
 {
 	bool listed = !cnf_plan_covers(p, CNF_SET_ALLOW, fam, addr);
 	enum cnf_action act = listed ? cnf_mode_action(cs) : CNF_ACT_PASS;
@@ -76,17 +118,24 @@ enum cnf_action cnf_verdict_hit(struct cnf_state *cs,
 
 	u64_stats_update_begin(&st->syncp);
 	u64_stats_inc(&st->checked[path][fam]);
-	cnf_count_sets(p, 0, p->n[CNF_SET_BLOCK], fam, addr);
-	if (listed)
+	u64_stats_add(&st->checked_bytes[path][fam], len);
+	cnf_count_sets(p, 0, p->n[CNF_SET_BLOCK], fam, addr, len);
+	if (listed) {
 		u64_stats_inc(&st->matched[path][fam]);
-	else
+		u64_stats_add(&st->matched_bytes[path][fam], len);
+	} else {
 		cnf_count_sets(p, p->n[CNF_SET_BLOCK], p->n[CNF_SET_ALLOW],
-			       fam, addr);
-	if (act == CNF_ACT_DROP)
+			       fam, addr, len);
+	}
+	if (act == CNF_ACT_DROP) {
 		u64_stats_inc(&st->dropped[path][fam]);
-	else if (act == CNF_ACT_MARK && path == CNF_PATH_HOOK)
+		u64_stats_add(&st->dropped_bytes[path][fam], len);
+	} else if (act == CNF_ACT_MARK && path == CNF_PATH_HOOK) {
 		u64_stats_inc(&st->marked[fam]);
+		u64_stats_add(&st->marked_bytes[fam], len);
+	}
 	u64_stats_update_end(&st->syncp);
 	cnf_stats_end(bh);
+	cnf_trace(cs, p, path, fam, addr, listed, act);
 	return act;
 }

@@ -45,13 +45,15 @@ static __always_inline void cnf_stats_end(bool bh_was_on)
 
 static __always_inline void cnf_count_checked(struct cnf_state *cs,
 					      enum cnf_path path,
-					      enum cnf_family fam)
+					      enum cnf_family fam,
+					      unsigned int len)
 {
 	bool bh = cnf_stats_begin();
 	struct cnf_pcpu_stats *st = this_cpu_ptr(cs->stats);
 
 	u64_stats_update_begin(&st->syncp);
 	u64_stats_inc(&st->checked[path][fam]);
+	u64_stats_add(&st->checked_bytes[path][fam], len);
 	u64_stats_update_end(&st->syncp);
 	cnf_stats_end(bh);
 }
@@ -85,10 +87,12 @@ enum cnf_action {
 
 enum cnf_action cnf_verdict_hit(struct cnf_state *cs,
 				const struct cnf_plan *p, enum cnf_path path,
-				enum cnf_family fam, const void *addr);
+				enum cnf_family fam, const void *addr,
+				unsigned int len);
 
 /*
- * What to do with a packet from @addr: a source is listed when the block
+ * What to do with a packet from @addr, of @len bytes as its path counts
+ * them (struct cnf_byte_stats): a source is listed when the block
  * sets cover it and no allow set does, and dropped when listed in drop
  * mode, marked in mark mode.  The allow sets are probed only for a source
  * the block sets cover; that case is out of line, so that the pass path
@@ -97,13 +101,14 @@ enum cnf_action cnf_verdict_hit(struct cnf_state *cs,
 static __always_inline enum cnf_action cnf_verdict(struct cnf_state *cs,
 						   enum cnf_path path,
 						   enum cnf_family fam,
-						   const void *addr)
+						   const void *addr,
+						   unsigned int len)
 {
 	const struct cnf_plan *p = rcu_dereference(cs->sets.plan);
 
 	if (cnf_plan_covers(p, CNF_SET_BLOCK, fam, addr))
-		return cnf_verdict_hit(cs, p, path, fam, addr);
-	cnf_count_checked(cs, path, fam);
+		return cnf_verdict_hit(cs, p, path, fam, addr, len);
+	cnf_count_checked(cs, path, fam, len);
 	return CNF_ACT_PASS;
 }
 

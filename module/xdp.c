@@ -86,7 +86,8 @@ static __always_inline int cnf_xdp_verdict(struct xdp_md *ctx,
 		 * counts (pairs with cnf_state_changed(), see xdp.h).
 		 */
 		word = smp_load_acquire(&cs->xdp_cookie);
-	act = cnf_verdict(cs, CNF_PATH_XDP, fam, saddr);
+	act = cnf_verdict(cs, CNF_PATH_XDP, fam, saddr,
+			  xdp->data_end - xdp->data);
 	if (act == CNF_ACT_DROP)
 		return 1;
 	/* A source to mark is passed on unmarked: the hooks look it up. */
@@ -142,7 +143,7 @@ static __always_inline int cnf_skb_verdict(struct __sk_buff *ctx,
 	rcu_read_lock();
 	cs = cnf_dev_state(skb->dev);
 	if (cs)
-		drop = cnf_verdict(cs, CNF_PATH_TC, fam, saddr) ==
+		drop = cnf_verdict(cs, CNF_PATH_TC, fam, saddr, skb->len) ==
 		       CNF_ACT_DROP;
 	rcu_read_unlock();
 	return drop;

@@ -182,13 +182,19 @@ test_stats() {
 	run jq -r -n '
 		input as $s | input as $g |
 		[($s | keys == ["active", "expiry", "hooks", "iif", "ipv4", "ipv6",
-				"mark", "mark_mask", "mem_limit", "mode", "sets"] and
+				"log", "mark", "mark_mask", "mem_limit", "mode",
+				"sets"] and
 			.active == true and
+			(.log | keys == ["burst", "lines", "rate", "suppressed"]) and
 			([.ipv4, .ipv6] | all(keys == ["bytes", "capacity", "checked",
-				"dropped", "entries", "grows", "keys", "lengths",
-				"load_factor", "marked", "matched", "prefixes", "stashed",
-				"tables", "tc_checked", "tc_dropped", "tc_matched",
-				"xdp_checked", "xdp_dropped", "xdp_matched"]))),
+				"checked_bytes", "dropped", "dropped_bytes", "entries",
+				"grows", "keys", "lengths", "load_factor", "marked",
+				"marked_bytes", "matched", "matched_bytes", "prefixes",
+				"stashed", "tables", "tc_checked", "tc_checked_bytes",
+				"tc_dropped", "tc_dropped_bytes", "tc_matched",
+				"tc_matched_bytes", "xdp_checked", "xdp_checked_bytes",
+				"xdp_dropped", "xdp_dropped_bytes", "xdp_matched",
+				"xdp_matched_bytes"]))),
 		 ($s | .ipv4.entries == 4 and .ipv6.entries == 1 and
 			.ipv4.prefixes == 4 and .ipv6.prefixes == 1),
 		 ($s | [.ipv4, .ipv6] | all(.load_factor |

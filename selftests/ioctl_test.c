@@ -3313,7 +3313,7 @@ TEST_F(sets, create_refused)
 	EXPECT_EQ(EINVAL, set_create(self->fd, "new", ~0U));
 	memset(&r, 0, sizeof(r));
 	cnf_set_name(r.name, "new");
-	r.flags = CNF_SET_F_RULES_ONLY << 1;
+	r.flags = CNF_SET_F_NFLOG << 1;
 	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CREATE, &r));
 	r.flags = CNF_SET_F_RULES_ONLY | 1U << 31;
 	EXPECT_EQ(EINVAL, cnf_ioc(self->fd, CNF_IOC_SET_CREATE, &r));

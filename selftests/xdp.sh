@@ -39,7 +39,7 @@ ALL_TESTS="test_native_drops_before_netfilter test_vlan test_prefix_and_allow
 	test_held_allow_set_ops
 	test_hooks_off test_mark_mode
 	test_rmmod_while_attached test_tc test_tc_egress
-	test_tc_rmmod_while_attached"
+	test_tc_rmmod_while_attached test_tracepoint"
 NPINGS=3
 S=ns-xs-$$
 R=ns-xr-$$
@@ -274,6 +274,35 @@ test_native_drops_before_netfilter() {
 	out=$(ctl stats -j)
 	[[ $out =~ \"ipv4\":\{[^}]*\"dropped\":([0-9]+) && ${BASH_REMATCH[1]} -ge 1 ]]
 	verdict $? "detached: the hook dropped ${BASH_REMATCH[1]:-none}"
+}
+
+# cuckoo_nf:drop shows the drops of XDP, which never reach nf_log: one
+# event per ping dropped, path xdp, none of the hook's; XDP's byte
+# counter counts their frames.
+test_tracepoint() {
+	local tr=/sys/kernel/tracing ev n h b
+	local -A st0 st1
+	[[ -d $tr/events ]] || mount -t tracefs nodev "$tr" 2>/dev/null
+	ev=$tr/events/cuckoo_nf/drop/enable
+	[[ -e $ev ]] || { skip_test "no tracefs or no cuckoo_nf:drop"; return; }
+	fresh || { fail "reset"; return; }
+	ctl add "$A4" || fail "add"
+	attach "$R" native
+	ns_stats st0 "$R" "$TMP/stats"
+	: >"$tr/trace"
+	echo 1 >"$ev"
+	ping_all "$S" "$NPINGS" 0.1 0.1 "$A4" "$B4"
+	echo 0 >"$ev"
+	ns_stats st1 "$R" "$TMP/stats"
+	# The frames: ping's 56 bytes, the ICMP, IP and Ethernet headers.
+	b=$((${st1[ipv4.xdp_dropped_bytes]:-0} - ${st0[ipv4.xdp_dropped_bytes]:-0}))
+	((b == NPINGS * (56 + 8 + 20 + 14)))
+	verdict $? "XDP's dropped bytes: $b, want $((NPINGS * (56 + 8 + 20 + 14)))"
+	n=$(grep -c "drop: netns=[1-9][0-9]* path=xdp family=ipv4 saddr=::ffff:$A4 set=default\$" "$tr/trace")
+	h=$(grep -c "drop: .*path=hook" "$tr/trace")
+	((n == NPINGS && h == 0))
+	verdict $? "cuckoo_nf:drop at XDP: $n events for $A4 (want $NPINGS), $h of the hook's"
+	ctl xdp detach r1 || fail "xdp detach r1"
 }
 
 test_vlan() {

@@ -75,6 +75,12 @@ int ctl_dump_call(int fd, const char *set, struct cnf_dump *d);
  * CNF_IOC_SET_CREATE, _DESTROY or _FLUSH (req) of set @name; @kind and
  * @timeout (its default, 0: none) for CNF_IOC_SET_CREATE, else 0.
  */
+/*
+ * As ctl_set_call(), with the set's logging (NULL: none given): for
+ * CNF_IOC_SET_CREATE and CNF_IOC_SET_CHANGE.
+ */
+int ctl_set_log_call(int fd, unsigned long req, const char *name,
+		     uint32_t kind, uint32_t timeout, const struct ctl_log *log);
 int ctl_set_call(int fd, unsigned long req, const char *name, uint32_t kind,
 		 uint32_t timeout);
 /* Whether the module takes timeouts: asked once, without a change. */
@@ -145,6 +151,8 @@ int ctl_hooks_config(const struct ctl_opts *o, int argc, char **argv,
 /* Apply @cfg from ctl_hooks_config(), errors reported: the exit code. */
 int ctl_set_hooks(const char *what, struct cnf_config *cfg);
 int ctl_cmd_limit(const struct ctl_opts *o, int argc, char **argv);
+int ctl_cmd_log_limit(const struct ctl_opts *o, int argc, char **argv);
+int ctl_cmd_set(const struct ctl_opts *o, int argc, char **argv);
 int ctl_cmd_create(const struct ctl_opts *o, int argc, char **argv);
 int ctl_cmd_destroy(const struct ctl_opts *o, int argc, char **argv);
 int ctl_cmd_swap(const struct ctl_opts *o, int argc, char **argv);
@@ -166,7 +174,7 @@ int ctl_check_set_name(const char *cmd, const char *name);
 /* save of @set (NULL: the default set, as before sets), or of every set. */
 int ctl_save_set(int fd, const char *set, FILE *out);
 int ctl_save_sets(int fd, FILE *out);
-/* The line of a save that starts set @s: name, kind, default timeout. */
+/* The line of a save that starts set @s: name, kind, default timeout, log. */
 void ctl_print_set_line(FILE *out, const struct cnf_set_info *s);
 
 /* The commands reading prefix files (ctl_load.c, ctl_replace.c). */
@@ -180,8 +188,8 @@ int ctl_restore(const struct ctl_opts *o, const char *path);
  * step.  Exit code.
  */
 int ctl_replace_set(const char *cmd, int fd, const char *set, uint32_t kind,
-		    uint32_t timeout, const struct ctl_input *in, size_t first,
-		    size_t end);
+		    uint32_t timeout, const struct ctl_log *log,
+		    const struct ctl_input *in, size_t first, size_t end);
 
 /* What ctl_load.c shares with ctl_replace.c. */
 struct ctl_batch_result {

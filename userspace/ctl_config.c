@@ -3,6 +3,7 @@
  * cuckooctl: the namespace's settings and figures - reset, stats, mode, hooks,
  * limit.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +76,7 @@ int ctl_cmd_stats(const struct ctl_opts *o, int argc, char **argv)
 		ctl_print_stats_json(stdout, &st, ex, sets, n);
 	} else {
 		ctl_print_stats_text(stdout, &st);
+		ctl_print_log_text(stdout, &st);
 		ctl_print_expiry_text(stdout, ex);
 		if (sets) {
 			puts("sets:");
@@ -117,6 +119,10 @@ static int config_error(const char *what, const struct cnf_config *cfg,
 			"scope of devices for its hooks");
 	} else if (err == ENOSPC && (cfg->set & CNF_CONFIG_IIF)) {
 		ctl_err("%s: the scope does not fit in the memory limit", what);
+	} else if ((err == EINVAL || err == E2BIG) &&
+		   (cfg->set & CNF_CONFIG_LOG_LIMIT)) {
+		/* Checked here before: a module from before logging. */
+		ctl_err("%s: %s", what, ctl_strerror(CTL_ENOLOG));
 	} else if ((err == EINVAL || err == E2BIG) &&
 		   (cfg->set & CNF_CONFIG_HOOKS)) {
 		/* A module from before the setting. */
@@ -267,6 +273,61 @@ static int show_limit(void)
 	printf("%llu (%s)\n", (unsigned long long)st.mem_limit,
 	       ctl_format_bytes(st.mem_limit, human, sizeof(human)));
 	return CTL_EXIT_OK;
+}
+
+/* A number of lines for log-limit, 1 to @max: 0 when it is not one. */
+static uint32_t log_number(const char *s, uint32_t max)
+{
+	unsigned long v;
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return 0;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	return errno || *end || v > max ? 0 : (uint32_t)v;
+}
+
+int ctl_cmd_log_limit(const struct ctl_opts *o, int argc, char **argv)
+{
+	struct cnf_config cfg;
+	struct cnf_stats st;
+	char what[64];
+	int rc;
+
+	if (!argc) {
+		rc = read_stats("log-limit", &st);
+		if (rc)
+			return rc;
+		if (!st.log_rate)
+			return ctl_fail("log-limit", CTL_ENOLOG);
+		printf("%lu %lu\n", (unsigned long)st.log_rate,
+		       (unsigned long)st.log_burst);
+		return CTL_EXIT_OK;
+	}
+	if (argc > 2)
+		return ctl_usage_error("log-limit", argv[2],
+				       "a rate and at most a burst");
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.set = CNF_CONFIG_LOG_LIMIT;
+	cfg.log_rate = log_number(argv[0], CNF_LOG_RATE_MAX);
+	if (!cfg.log_rate) {
+		ctl_err("log-limit %s: not a rate (lines a second, 1 to %u)",
+			argv[0], CNF_LOG_RATE_MAX);
+		return CTL_EXIT_BADINPUT;
+	}
+	/* A burst of twice the rate unless given, as the defaults have. */
+	cfg.log_burst = argc > 1 ? log_number(argv[1], CNF_LOG_BURST_MAX) :
+		       cfg.log_rate > CNF_LOG_BURST_MAX / 2 ? CNF_LOG_BURST_MAX :
+		       2 * cfg.log_rate;
+	if (!cfg.log_burst) {
+		ctl_err("log-limit %s: not a burst (lines at once, 1 to %u)",
+			argv[1], CNF_LOG_BURST_MAX);
+		return CTL_EXIT_BADINPUT;
+	}
+	snprintf(what, sizeof(what), "log-limit %s%s%s", argv[0],
+		 argc > 1 ? " " : "", argc > 1 ? argv[1] : "");
+	return set_config(what, &cfg);
 }
 
 int ctl_cmd_limit(const struct ctl_opts *o, int argc, char **argv)

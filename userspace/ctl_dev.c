@@ -142,6 +142,13 @@ int ctl_dump_call(int fd, const char *set, struct cnf_dump *d)
 int ctl_set_call(int fd, unsigned long req, const char *name, uint32_t kind,
 		 uint32_t timeout)
 {
+	return ctl_set_log_call(fd, req, name, kind, timeout, NULL);
+}
+
+int ctl_set_log_call(int fd, unsigned long req, const char *name,
+		     uint32_t kind, uint32_t timeout, const struct ctl_log *log)
+{
+	bool logs = log && log->flags;
 	struct cnf_set_req r;
 
 	memset(&r, 0, sizeof(r));
@@ -149,10 +156,23 @@ int ctl_set_call(int fd, unsigned long req, const char *name, uint32_t kind,
 	r.kind = kind & ~CTL_KIND_RULES_ONLY;
 	r.flags = kind & CTL_KIND_RULES_ONLY ? CNF_SET_F_RULES_ONLY : 0;
 	r.timeout = timeout;
+	if (log) {
+		r.flags |= log->flags;
+		r.log_group = log->group;
+	}
 	if (!ioctl(fd, req, &r))
 		return 0;
 	if (errno == ENOTTY)
-		return CTL_ENOSETS;
+		return req == CNF_IOC_SET_CHANGE ? CTL_ENOLOG : CTL_ENOSETS;
+	/*
+	 * Set names, kinds and logging were checked here: a module before
+	 * logging refuses its flags (EINVAL) or its group (E2BIG); one with
+	 * it says ENOENT when the kernel has no logger of the type.
+	 */
+	if (logs && (errno == EINVAL || errno == E2BIG))
+		return CTL_ENOLOG;
+	if (logs && errno == ENOENT)
+		return CTL_ENOLOGGER;
 	return errno == E2BIG && timeout ? CTL_ENOTIMEOUT : errno;
 }
 

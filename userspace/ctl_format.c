@@ -138,13 +138,34 @@ static void print_path_text(FILE *out, const char *path,
 		ULL(ps->checked), ULL(ps->matched), ULL(ps->dropped));
 }
 
-/* @marked: the packets the hooks marked, NULL when not to be shown. */
+/*
+ * A path's byte counters, "" (the hooks'), "xdp" or "tc", as its packets'
+ * line; the marked bytes with @marked.
+ */
+static void print_bytes_text(FILE *out, const char *path,
+			     const struct cnf_byte_stats *b, bool marked)
+{
+	char label[16];
+
+	snprintf(label, sizeof(label), "%s%sbytes:", path, *path ? " " : "");
+	fprintf(out, "  %-14schecked %llu matched %llu dropped %llu", label,
+		ULL(b->checked), ULL(b->matched), ULL(b->dropped));
+	if (marked)
+		fprintf(out, " marked %llu", ULL(b->marked));
+	fputc('\n', out);
+}
+
+/*
+ * @marked: the packets the hooks marked, NULL when not to be shown;
+ * @bytes: the hooks', XDP's and tc's byte counters of the family.
+ */
 static void print_family_text(FILE *out, const char *name,
 			      const struct cnf_family_stats *fs,
 			      const struct cnf_lookup_stats *ls,
 			      const __u64 *marked,
 			      const struct cnf_path_stats *xdp,
-			      const struct cnf_path_stats *tc)
+			      const struct cnf_path_stats *tc,
+			      const struct cnf_byte_stats *bytes[3])
 {
 	bool lookup = ctl_lookup_reported(fs, ls);
 	char human[32];
@@ -177,6 +198,9 @@ static void print_family_text(FILE *out, const char *name,
 		fprintf(out, "  marked:       %llu\n", ULL(*marked));
 	print_path_text(out, "xdp", xdp);
 	print_path_text(out, "tc", tc);
+	print_bytes_text(out, "", bytes[0], marked);
+	print_bytes_text(out, "xdp", bytes[1], false);
+	print_bytes_text(out, "tc", bytes[2], false);
 }
 
 void ctl_print_stats_text(FILE *out, const struct cnf_stats *st)
@@ -185,6 +209,9 @@ void ctl_print_stats_text(FILE *out, const struct cnf_stats *st)
 	/* Marked packets: in mark mode, or when some were marked before. */
 	bool marked = st->mode == CNF_MODE_MARK || st->marked_v4 ||
 		      st->marked_v6;
+	const struct cnf_byte_stats *b4[3] = {
+		&st->bytes_v4, &st->xdp_bytes_v4, &st->tc_bytes_v4
+	}, *b6[3] = { &st->bytes_v6, &st->xdp_bytes_v6, &st->tc_bytes_v6 };
 	char h1[32], h2[32];
 
 	fprintf(out, "state:        %s\n",
@@ -202,10 +229,20 @@ void ctl_print_stats_text(FILE *out, const struct cnf_stats *st)
 		ctl_format_bytes(used, h2, sizeof(h2)));
 	print_family_text(out, "ipv4", &st->v4, &st->v4_lookup,
 			  marked ? &st->marked_v4 : NULL, &st->xdp_v4,
-			  &st->tc_v4);
+			  &st->tc_v4, b4);
 	print_family_text(out, "ipv6", &st->v6, &st->v6_lookup,
 			  marked ? &st->marked_v6 : NULL, &st->xdp_v6,
-			  &st->tc_v6);
+			  &st->tc_v6, b6);
+}
+
+void ctl_print_log_text(FILE *out, const struct cnf_stats *st)
+{
+	if (!st->log_rate)
+		return;
+	fprintf(out, "log:          %llu %s, %llu suppressed (limit %lu/s, burst %lu)\n",
+		ULL(st->logged), st->logged == 1 ? "line" : "lines",
+		ULL(st->log_suppressed), (unsigned long)st->log_rate,
+		(unsigned long)st->log_burst);
 }
 
 /* A BPF path's counters: the hook's names, @path + "_" before each. */
@@ -227,8 +264,12 @@ static void print_family_json(FILE *out, const char *name,
 			      const struct cnf_family_stats *fs,
 			      const struct cnf_lookup_stats *ls, uint64_t marked,
 			      const struct cnf_path_stats *xdp,
-			      const struct cnf_path_stats *tc)
+			      const struct cnf_path_stats *tc,
+			      const struct cnf_byte_stats *bytes[3])
 {
+	static const char *const paths[3] = { "", "xdp_", "tc_" };
+	unsigned int i;
+
 	bool lookup = ctl_lookup_reported(fs, ls);
 
 	fprintf(out, "\"%s\":{\"entries\":%llu,\"capacity\":%llu,"
@@ -244,7 +285,14 @@ static void print_family_json(FILE *out, const char *name,
 			ls->lengths, ULL(ls->keys), ls->tables);
 	print_path_json(out, "xdp", xdp);
 	print_path_json(out, "tc", tc);
-	fprintf(out, ",\"marked\":%llu}", ULL(marked));
+	fprintf(out, ",\"marked\":%llu", ULL(marked));
+	/* Each path's bytes, 0 from a kernel before byte counters. */
+	for (i = 0; i < 3; i++)
+		fprintf(out, ",\"%schecked_bytes\":%llu,\"%smatched_bytes\":%llu,"
+			"\"%sdropped_bytes\":%llu", paths[i],
+			ULL(bytes[i]->checked), paths[i], ULL(bytes[i]->matched),
+			paths[i], ULL(bytes[i]->dropped));
+	fprintf(out, ",\"marked_bytes\":%llu}", ULL(bytes[0]->marked));
 }
 
 /* A device name as a JSON string: '"', '\\' and control bytes escaped. */
@@ -313,6 +361,9 @@ void ctl_print_stats_json(FILE *out, const struct cnf_stats *st,
 			  const struct cnf_set_info *sets, size_t nsets)
 {
 	const char *mode = ctl_mode_name(st->mode);
+	const struct cnf_byte_stats *b4[3] = {
+		&st->bytes_v4, &st->xdp_bytes_v4, &st->tc_bytes_v4
+	}, *b6[3] = { &st->bytes_v6, &st->xdp_bytes_v6, &st->tc_bytes_v6 };
 
 	fprintf(out, "{\"mode\":\"%s\",\"hooks\":\"%s\",\"mem_limit\":%llu,"
 		"\"active\":%s,", mode ? mode : "unknown", ctl_hooks_name(st),
@@ -320,10 +371,16 @@ void ctl_print_stats_json(FILE *out, const struct cnf_stats *st,
 		st->flags & CNF_STATS_F_INACTIVE ? "false" : "true");
 	print_scope_json(out, st);
 	print_family_json(out, "ipv4", &st->v4, &st->v4_lookup, st->marked_v4,
-			  &st->xdp_v4, &st->tc_v4);
+			  &st->xdp_v4, &st->tc_v4, b4);
 	fputc(',', out);
 	print_family_json(out, "ipv6", &st->v6, &st->v6_lookup, st->marked_v6,
-			  &st->xdp_v6, &st->tc_v6);
+			  &st->xdp_v6, &st->tc_v6, b6);
+	/* A module without logging reports no rate: no "log". */
+	if (st->log_rate)
+		fprintf(out, ",\"log\":{\"lines\":%llu,\"suppressed\":%llu,"
+			"\"rate\":%lu,\"burst\":%lu}", ULL(st->logged),
+			ULL(st->log_suppressed), (unsigned long)st->log_rate,
+			(unsigned long)st->log_burst);
 	if (ex)
 		fprintf(out, ",\"expiry\":{\"entries\":%llu,\"bytes\":%llu,"
 			"\"bytes_per_entry\":%.2f,\"expired\":%llu,"
@@ -358,24 +415,27 @@ static const char *kind_text(uint32_t kind)
 void ctl_print_sets_text(FILE *out, const struct cnf_set_info *s, size_t n)
 {
 	int w = (int)name_width(s, n);
-	char timeout[16];
+	char timeout[16], log[CTL_LOGSTRLEN];
+	struct ctl_log l;
 	size_t i;
 
-	fprintf(out, "%-*s  kind    %12s %12s %12s %10s %12s %6s %s\n", w,
+	fprintf(out, "%-*s  kind    %12s %12s %12s %10s %12s %6s %-11s %s\n", w,
 		"name", "entries", "bytes", "matched", "timeout", "timed",
-		"rules", "flags");
+		"rules", "log", "flags");
 	for (i = 0; i < n; i++) {
+		l = ctl_set_log_of(&s[i]);
 		if (s[i].timeout)
 			snprintf(timeout, sizeof(timeout), "%lu",
 				 (unsigned long)s[i].timeout);
 		else
 			strcpy(timeout, "-");
-		fprintf(out, "%-*.*s  %-7s %12llu %12llu %12llu %10s %12llu %6lu %s\n",
+		fprintf(out, "%-*.*s  %-7s %12llu %12llu %12llu %10s %12llu %6lu %-11s %s\n",
 			w, (int)sizeof(s[i].name), s[i].name,
 			kind_text(s[i].kind),
 			ULL(s[i].v4_entries + s[i].v6_entries),
 			ULL(s[i].bytes), ULL(s[i].matched), timeout,
 			ULL(s[i].timed), (unsigned long)s[i].rules,
+			ctl_format_log(&l, log, sizeof(log)),
 			s[i].flags & CNF_SET_F_RULES_ONLY ?
 			CTL_RULES_ONLY_WORD : "-");
 	}
@@ -383,14 +443,17 @@ void ctl_print_sets_text(FILE *out, const struct cnf_set_info *s, size_t n)
 
 void ctl_print_sets_json(FILE *out, const struct cnf_set_info *s, size_t n)
 {
+	struct ctl_log l;
 	size_t i;
 
 	fputc('[', out);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		l = ctl_set_log_of(&s[i]);
 		fprintf(out, "%s{\"name\":\"%.*s\",\"kind\":\"%s\",\"entries\":%llu,"
 			"\"v4_entries\":%llu,\"v6_entries\":%llu,\"bytes\":%llu,"
 			"\"matched\":%llu,\"timeout\":%lu,\"timed\":%llu,"
-			"\"rules_only\":%s,\"rules\":%lu}",
+			"\"rules_only\":%s,\"rules\":%lu,\"log\":\"%s\","
+			"\"log_group\":%lu,\"matched_bytes\":%llu}",
 			i ? "," : "",
 			(int)sizeof(s[i].name), s[i].name, kind_text(s[i].kind),
 			ULL(s[i].v4_entries + s[i].v6_entries),
@@ -398,7 +461,11 @@ void ctl_print_sets_json(FILE *out, const struct cnf_set_info *s, size_t n)
 			ULL(s[i].bytes), ULL(s[i].matched),
 			(unsigned long)s[i].timeout, ULL(s[i].timed),
 			s[i].flags & CNF_SET_F_RULES_ONLY ? "true" : "false",
-			(unsigned long)s[i].rules);
+			(unsigned long)s[i].rules,
+			l.flags & CNF_SET_F_NFLOG ? "nflog" :
+			l.flags ? "on" : "off", (unsigned long)l.group,
+			ULL(s[i].matched_bytes));
+	}
 	fputc(']', out);
 }
 
@@ -411,6 +478,10 @@ const char *ctl_strerror(int err)
 		return "the loaded module has no atomic replace (a version without sets)";
 	case CTL_ENOTIMEOUT:
 		return "the loaded module does not support timeouts (a version without them)";
+	case CTL_ENOLOG:
+		return "the loaded module does not log drops (a version without logging)";
+	case CTL_ENOLOGGER:
+		return "the kernel has no packet logger of that type (nf_log_syslog for 'on', nfnetlink_log for 'nflog')";
 	case ENXIO:
 		return "no such set";
 	case EEXIST:

@@ -33,6 +33,8 @@ enum ctl_exit {
 #define CTL_ENOSETS	4096	/* a named set, and a module without sets */
 #define CTL_ENOREPLACE	4097	/* replace, and a module without sets */
 #define CTL_ENOTIMEOUT	4098	/* a timeout, and a module without them */
+#define CTL_ENOLOG	4099	/* a set's logging, and a module without it */
+#define CTL_ENOLOGGER	4100	/* a set's logging, and no logger for it */
 
 /* Longest address text we print: an IPv6 address, as INET6_ADDRSTRLEN. */
 #define CTL_ADDRSTRLEN		46
@@ -82,6 +84,12 @@ double ctl_load_factor(const struct cnf_family_stats *fs,
 		       const struct cnf_lookup_stats *ls);
 
 void ctl_print_stats_text(FILE *out, const struct cnf_stats *st);
+/*
+ * The drop log's figures after ctl_print_stats_text(): "log: N lines, M
+ * suppressed (limit R/s, burst B)", nothing from a module without logging
+ * (log_rate 0).
+ */
+void ctl_print_log_text(FILE *out, const struct cnf_stats *st);
 /*
  * The expiry figures (entries with a timeout, all sets together), after
  * ctl_print_stats_text(); @ex NULL: a module without timeouts.

@@ -536,7 +536,7 @@ const char *ctl_parse_reason(enum ctl_parse_err err,
 		break;
 	case CTL_PARSE_SET_LINE:
 		snprintf(buf, len,
-			 "a set line is '" CTL_SET_LINE "NAME block' or '... NAME allow', then optionally 'timeout SECONDS'");
+			 "a set line is '" CTL_SET_LINE "NAME block' or '... NAME allow', then optionally 'timeout SECONDS', then 'log on' or 'log nflog GROUP'");
 		break;
 	case CTL_PARSE_SET_TWICE:
 		snprintf(buf, len, "a set given twice");
@@ -899,7 +899,8 @@ static int input_take_set_line(struct ctl_input *in, const char *line,
 	struct ctl_section s = { .first = in->n, .lineno = lineno }, *sect;
 	size_t i;
 
-	if (ctl_parse_set_line(line, len, s.name, &s.kind, &s.timeout) < 0)
+	if (ctl_parse_set_line(line, len, s.name, &s.kind, &s.timeout,
+			       &s.log) < 0)
 		return input_add_bad(in, lineno, CTL_PARSE_SET_LINE, &no_hint,
 				     line, len);
 	/* Prefixes before any set line are the default set's. */

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <linux/cuckoo_nf.h>
+#include "ctl_setname.h"
 
 /* A bad line keeps this much of its text for the report, then "...". */
 #define CTL_BADLINE_TEXT	120
@@ -179,6 +180,7 @@ struct ctl_section {
 	char name[CNF_SET_NAME_LEN];
 	uint32_t kind;			/* enum cnf_set_kind */
 	uint32_t timeout;		/* the set's default timeout, 0: none */
+	struct ctl_log log;		/* the set's logging */
 	size_t first;
 	unsigned long lineno;		/* of its set line */
 };

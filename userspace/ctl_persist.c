@@ -371,7 +371,8 @@ static int restore_one(int fd, const char *dir, const char *name)
 	rc = ctl_replace_set("restore-all", fd,
 			     ctl_set_is_default(name) ? NULL : name,
 			     in.nsect ? in.sect[0].kind : CNF_SET_BLOCK,
-			     in.nsect ? in.sect[0].timeout : 0, &in, 0, in.n);
+			     in.nsect ? in.sect[0].timeout : 0,
+			     in.nsect ? &in.sect[0].log : NULL, &in, 0, in.n);
 out:
 	fclose(f);
 	ctl_input_free(&in);

@@ -60,7 +60,15 @@ enum { CHECKED, MATCHED, DROPPED, NCOUNTS };
 struct path_counts {
 	const char *path;
 	uint64_t n[NCOUNTS][2];
+	const struct cnf_byte_stats *b[2];
 };
+
+/* @b's counter of @k. */
+static uint64_t bytes_of(const struct cnf_byte_stats *b, int k)
+{
+	return k == CHECKED ? b->checked : k == MATCHED ? b->matched :
+	       b->dropped;
+}
 
 static void print_packets(FILE *out, const struct cnf_stats *st)
 {
@@ -73,17 +81,27 @@ static void print_packets(FILE *out, const struct cnf_stats *st)
 			      "Packets looked up whose source a block set covered and no allow set exempted." },
 		[DROPPED] = { "packets_dropped_total",
 			      "Packets dropped (matched, in drop mode)." },
+	}, bwhat[NCOUNTS] = {
+		[CHECKED] = { "bytes_checked_total",
+			      "Bytes of the packets looked up, by family and path (hook: IP datagrams; xdp, tc: frames)." },
+		[MATCHED] = { "bytes_matched_total",
+			      "Bytes of the packets matched." },
+		[DROPPED] = { "bytes_dropped_total",
+			      "Bytes of the packets dropped." },
 	};
 	const struct path_counts p[] = {
 		{ "hook", { { st->v4.checked, st->v6.checked },
 			    { st->v4.matched, st->v6.matched },
-			    { st->v4.dropped, st->v6.dropped } } },
+			    { st->v4.dropped, st->v6.dropped } },
+		  { &st->bytes_v4, &st->bytes_v6 } },
 		{ "xdp", { { st->xdp_v4.checked, st->xdp_v6.checked },
 			   { st->xdp_v4.matched, st->xdp_v6.matched },
-			   { st->xdp_v4.dropped, st->xdp_v6.dropped } } },
+			   { st->xdp_v4.dropped, st->xdp_v6.dropped } },
+		  { &st->xdp_bytes_v4, &st->xdp_bytes_v6 } },
 		{ "tc", { { st->tc_v4.checked, st->tc_v6.checked },
 			  { st->tc_v4.matched, st->tc_v6.matched },
-			  { st->tc_v4.dropped, st->tc_v6.dropped } } },
+			  { st->tc_v4.dropped, st->tc_v6.dropped } },
+		  { &st->tc_bytes_v4, &st->tc_bytes_v6 } },
 	};
 	size_t k, i, f;
 
@@ -95,6 +113,64 @@ static void print_packets(FILE *out, const struct cnf_stats *st)
 					"cuckoo_nf_%s{family=\"%s\",path=\"%s\"} %llu\n",
 					what[k].name, family_label[f],
 					p[i].path, ULL(p[i].n[k][f]));
+	}
+	for (k = 0; k < NCOUNTS; k++) {
+		family(out, bwhat[k].name, "counter", bwhat[k].help);
+		for (i = 0; i < ARRAY_SIZE(p); i++)
+			for (f = 0; f < 2; f++)
+				fprintf(out,
+					"cuckoo_nf_%s{family=\"%s\",path=\"%s\"} %llu\n",
+					bwhat[k].name, family_label[f],
+					p[i].path,
+					ULL(bytes_of(p[i].b[f], k)));
+	}
+	family(out, "packets_marked_total", "counter",
+	       "Packets the hooks marked in mark mode, by family.");
+	fprintf(out, "cuckoo_nf_packets_marked_total{family=\"ipv4\"} %llu\n",
+		ULL(st->marked_v4));
+	fprintf(out, "cuckoo_nf_packets_marked_total{family=\"ipv6\"} %llu\n",
+		ULL(st->marked_v6));
+	family(out, "bytes_marked_total", "counter",
+	       "Bytes of the packets the hooks marked, by family.");
+	fprintf(out, "cuckoo_nf_bytes_marked_total{family=\"ipv4\"} %llu\n",
+		ULL(st->bytes_v4.marked));
+	fprintf(out, "cuckoo_nf_bytes_marked_total{family=\"ipv6\"} %llu\n",
+		ULL(st->bytes_v6.marked));
+}
+
+/* The drop log's figures, from a module that logs (a rate set). */
+static void print_log(FILE *out, const struct cnf_stats *st)
+{
+	if (!st->log_rate)
+		return;
+	family(out, "log_lines_total", "counter",
+	       "Drops of logging sets given to the kernel's packet logger.");
+	sample(out, "log_lines_total", st->logged);
+	family(out, "log_suppressed_total", "counter",
+	       "Drops of logging sets past the rate limit, not logged.");
+	sample(out, "log_suppressed_total", st->log_suppressed);
+	family(out, "log_rate_limit", "gauge",
+	       "The drop log's lines a second at most.");
+	sample(out, "log_rate_limit", st->log_rate);
+	family(out, "log_burst_limit", "gauge",
+	       "The drop log's lines at once at most.");
+	sample(out, "log_burst_limit", st->log_burst);
+}
+
+/* The hooks' scope: a sample per device name or pattern it has. */
+static void print_scope(FILE *out, const struct cnf_stats *st)
+{
+	uint32_t i;
+
+	family(out, "hooks_scope_names", "gauge",
+	       "Device names or patterns the hooks judge the packets of; 0: every device but loopback ones.");
+	sample(out, "hooks_scope_names", ctl_iif_count(st));
+	family(out, "hooks_scope", "gauge",
+	       "1 for each device name or pattern (a trailing + a prefix) of the hooks' scope.");
+	for (i = 0; i < ctl_iif_count(st); i++) {
+		fputs("cuckoo_nf_hooks_scope{iif=\"", out);
+		label_value(out, st->iif[i], CNF_IFNAMSIZ);
+		fputs("\"} 1\n", out);
 	}
 }
 
@@ -164,7 +240,8 @@ static void set_labels(FILE *out, const char *name,
 }
 
 /* A per-set figure of struct cnf_set_info, one metric family each. */
-enum set_figure { SET_MEMORY, SET_MATCHED, SET_TIMED, SET_TIMEOUT };
+enum set_figure { SET_MEMORY, SET_MATCHED, SET_MATCHED_BYTES, SET_TIMED,
+		  SET_TIMEOUT };
 
 static unsigned long long set_figure(const struct cnf_set_info *s,
 				     enum set_figure f)
@@ -174,6 +251,8 @@ static unsigned long long set_figure(const struct cnf_set_info *s,
 		return s->bytes;
 	case SET_MATCHED:
 		return s->matched;
+	case SET_MATCHED_BYTES:
+		return s->matched_bytes;
 	case SET_TIMED:
 		return s->timed;
 	default:
@@ -190,6 +269,8 @@ static void print_sets(FILE *out, const struct cnf_set_info *s, size_t n)
 				 "Memory a set's own tables use." },
 		[SET_MATCHED] = { "set_packets_matched_total", "counter",
 				  "Packets whose source the set covered (a block set), or that it let through when a block set covered them (an allow set)." },
+		[SET_MATCHED_BYTES] = { "set_bytes_matched_total", "counter",
+					"Bytes of the packets a set matched." },
 		[SET_TIMED] = { "set_timed_entries", "gauge",
 				"A set's entries that have a timeout." },
 		[SET_TIMEOUT] = { "set_default_timeout_seconds", "gauge",
@@ -218,7 +299,9 @@ void ctl_print_stats_prometheus(FILE *out, const struct cnf_stats *st,
 				const struct cnf_set_info *sets, size_t nsets)
 {
 	print_state(out, st);
+	print_scope(out, st);
 	print_packets(out, st);
+	print_log(out, st);
 	if (ex)
 		print_expiry(out, ex);
 	if (sets)

@@ -30,6 +30,7 @@ struct part {
 	size_t first, end;
 	bool create;		/* a save's set: made with its kind if missing */
 	uint32_t timeout;	/* a save's set: its default timeout */
+	const struct ctl_log *log; /* a save's set line: its logging */
 };
 
 static const char *set_name(const char *set)
@@ -128,6 +129,32 @@ static int replace_in_one_step(const char *cmd, int fd,
 }
 
 /*
+ * The logging of @p's set line, for set @s (NULL: made just now, without
+ * logging) when it has another.  A set line with none means a set that
+ * does not log.  Exit code.
+ */
+static int restore_log(const char *cmd, int fd, const struct part *p,
+		       const struct cnf_set_info *s)
+{
+	struct ctl_log have = { 0, 0 };
+	char why[CTL_SET_ERRLEN];
+	int err;
+
+	if (s)
+		have = ctl_set_log_of(s);
+	if (!p->log || (have.flags == p->log->flags &&
+			have.group == p->log->group))
+		return CTL_EXIT_OK;
+	err = ctl_set_log_call(fd, CNF_IOC_SET_CHANGE, set_name(p->set), 0, 0,
+			       p->log);
+	if (!err)
+		return CTL_EXIT_OK;
+	ctl_err("%s %s: log: %s", cmd, set_name(p->set),
+		ctl_strerror_set(err, p->set, why, sizeof(why)));
+	return ctl_exit_code(err);
+}
+
+/*
  * Replace @p's set, creating it with @p's kind when missing; @sets is the
  * module's list (NULL: a module without sets).
  */
@@ -137,7 +164,7 @@ static int replace_part(const char *cmd, int fd, const struct ctl_input *in,
 {
 	char why[CTL_SET_ERRLEN];
 	long i;
-	int err;
+	int err, rc;
 
 	if (!sets) {
 		/* restore of the default set only; replace never flushes. */
@@ -186,9 +213,10 @@ static int replace_part(const char *cmd, int fd, const struct ctl_input *in,
 	}
 	ctl_local_warn_all(cmd, fd, p->set, quiet, &in->addrs[p->first],
 			   p->end - p->first);
-	return replace_in_one_step(cmd, fd, in, p, i < 0 ? 0 :
-				   sets[i].v4_entries + sets[i].v6_entries,
-				   i < 0 ? p->timeout : sets[i].timeout, quiet);
+	rc = replace_in_one_step(cmd, fd, in, p, i < 0 ? 0 :
+				 sets[i].v4_entries + sets[i].v6_entries,
+				 i < 0 ? p->timeout : sets[i].timeout, quiet);
+	return rc ?: restore_log(cmd, fd, p, i < 0 ? NULL : &sets[i]);
 }
 
 /* Read and parse all of @path; a bad line is reported and ends it. */
@@ -287,12 +315,12 @@ static int split_parts(const struct ctl_opts *o, const struct ctl_input *in,
 		return ctl_fail("restore", ENOMEM);
 	if (!in->nsect || in->sect[0].first)
 		(*parts)[k++] = (struct part){ NULL, CNF_SET_BLOCK, 0,
-			in->nsect ? in->sect[0].first : in->n, true, 0 };
+			in->nsect ? in->sect[0].first : in->n, true, 0, NULL };
 	for (i = 0; i < in->nsect; i++)
 		(*parts)[k++] = (struct part){
 			in->sect[i].name, in->sect[i].kind, in->sect[i].first,
 			i + 1 < in->nsect ? in->sect[i + 1].first : in->n, true,
-			in->sect[i].timeout };
+			in->sect[i].timeout, &in->sect[i].log };
 	*n = k;
 	if (!o->set)
 		return CTL_EXIT_OK;
@@ -376,10 +404,10 @@ int ctl_restore(const struct ctl_opts *o, const char *path)
 }
 
 int ctl_replace_set(const char *cmd, int fd, const char *set, uint32_t kind,
-		    uint32_t timeout, const struct ctl_input *in, size_t first,
-		    size_t end)
+		    uint32_t timeout, const struct ctl_log *log,
+		    const struct ctl_input *in, size_t first, size_t end)
 {
-	struct part p = { set, kind, first, end, true, timeout };
+	struct part p = { set, kind, first, end, true, timeout, log };
 	struct cnf_set_info *sets = NULL;
 	size_t nsets = 0;
 	int err, rc;

@@ -2,7 +2,10 @@
 /*
  * cuckooctl: set names, set kinds and the lines of a save that start a set.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ctl_parse.h"
@@ -63,9 +66,79 @@ int ctl_set_kind_parse(const char *s)
 	return -EINVAL;
 }
 
+int ctl_log_parse(int argc, char *const *argv, struct ctl_log *log)
+{
+	char *end;
+	unsigned long g;
+
+	if (argc < 1)
+		return -EINVAL;
+	if (!strcmp(argv[0], "on") || !strcmp(argv[0], "off")) {
+		*log = (struct ctl_log){ argv[0][1] == 'n' ? CNF_SET_F_LOG : 0, 0 };
+		return 1;
+	}
+	if (strcmp(argv[0], "nflog"))
+		return -EINVAL;
+	if (argc < 2 || !isdigit((unsigned char)argv[1][0]))
+		return -ERANGE;
+	errno = 0;
+	g = strtoul(argv[1], &end, 10);
+	if (errno || *end || g > 65535)
+		return -ERANGE;
+	*log = (struct ctl_log){ CNF_SET_F_NFLOG, (uint32_t)g };
+	return 2;
+}
+
+const char *ctl_format_log(const struct ctl_log *log, char *buf, size_t len)
+{
+	if (log->flags & CNF_SET_F_NFLOG)
+		snprintf(buf, len, "nflog %u", log->group);
+	else
+		snprintf(buf, len, "%s", log->flags ? "on" : "off");
+	return buf;
+}
+
+/*
+ * The " log on" or " log nflog GROUP" that may end a set line's
+ * [@p, *@end): parsed into @log, and *@end moved before it.  -1 when it
+ * is there but bad.
+ */
+static int set_line_log(const char *p, const char **end, struct ctl_log *log)
+{
+	static const char lw[] = " " CTL_LOG_WORD " ";
+	char tail[sizeof(" nflog 65535")], *words[2] = { tail, NULL }, *sp;
+	const char *at = NULL, *q;
+	int n = 1;
+
+	*log = (struct ctl_log){ 0, 0 };
+	for (q = p; q + strlen(lw) <= *end; q++)
+		if (!memcmp(q, lw, strlen(lw)))
+			at = q;
+	if (!at)
+		return 0;
+	q = at + strlen(lw);
+	if ((size_t)(*end - q) >= sizeof(tail))
+		return -1;
+	memcpy(tail, q, *end - q);
+	tail[*end - q] = '\0';
+	/* Single spaces, as save writes them: "on" or "nflog GROUP". */
+	sp = strchr(tail, ' ');
+	if (sp) {
+		*sp = '\0';
+		words[n++] = sp + 1;
+		if (strchr(sp + 1, ' '))
+			return -1;
+	}
+	/* "off" is never written: a set without logging has no word. */
+	if (ctl_log_parse(n, words, log) != n || !log->flags)
+		return -1;
+	*end = at;
+	return 0;
+}
+
 int ctl_parse_set_line(const char *line, size_t len,
 		       char name[CNF_SET_NAME_LEN], uint32_t *kind,
-		       uint32_t *timeout)
+		       uint32_t *timeout, struct ctl_log *log)
 {
 	static const char tw[] = CTL_TIMEOUT_WORD " ";
 	static const char rw[] = CTL_RULES_ONLY_WORD;
@@ -81,6 +154,8 @@ int ctl_parse_set_line(const char *line, size_t len,
 		return 0;
 	while (end > p && (end[-1] == '\n' || end[-1] == '\r'))
 		end--;
+	if (set_line_log(p, &end, log))
+		return -1;
 	sp = memchr(p, ' ', end - p);
 	if (!sp || !name_ok(p, sp - p) || (size_t)(end - sp - 1) >= sizeof(rest))
 		return -1;

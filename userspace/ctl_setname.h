@@ -56,14 +56,49 @@ const char *ctl_set_kind_name(uint32_t kind);
 int ctl_set_kind_parse(const char *s);
 
 /*
+ * A set's drop log: CNF_SET_F_LOG (the kernel log), CNF_SET_F_NFLOG (the
+ * NFLOG group @group) or 0 (none).
+ */
+struct ctl_log {
+	uint32_t flags;
+	uint32_t group;
+};
+
+/* The word before a set's logging, on a set line and on the command line. */
+#define CTL_LOG_WORD	"log"
+/* Room for ctl_format_log()'s text: "nflog 65535". */
+#define CTL_LOGSTRLEN	12
+
+/* @s's logging, as the module reports it. */
+static inline struct ctl_log ctl_set_log_of(const struct cnf_set_info *s)
+{
+	struct ctl_log l = { s->flags & (CNF_SET_F_LOG | CNF_SET_F_NFLOG), 0 };
+
+	if (l.flags & CNF_SET_F_NFLOG)
+		l.group = s->log_group;
+	return l;
+}
+
+/*
+ * A logging as the commands take it, from @argc words of @argv: "on"
+ * (the kernel log), "off", or "nflog GROUP" (0 to 65535).  Returns the
+ * words it took (1 or 2), -EINVAL for a word it does not know, -ERANGE
+ * for a bad or missing group.
+ */
+int ctl_log_parse(int argc, char *const *argv, struct ctl_log *log);
+/* "on", "off" or "nflog GROUP", as ctl_log_parse() reads it, into @buf. */
+const char *ctl_format_log(const struct ctl_log *log, char *buf, size_t len);
+
+/*
  * Whether @line (@len bytes, its line ending allowed) starts with
- * CTL_SET_LINE.  If so, 1 with @name, *@kind and *@timeout from "NAME
- * KIND [rules-only] [timeout SECONDS]" (*@timeout 0 without, *@kind with
- * CTL_KIND_RULES_ONLY for "rules-only"), or -1 when they are not a valid
- * name, kind and timeout.  0 for any other line.
+ * CTL_SET_LINE.  If so, 1 with @name, *@kind, *@timeout and *@log from
+ * "NAME KIND [rules-only] [timeout SECONDS] [log on|nflog GROUP]"
+ * (*@timeout 0 and *@log off without, *@kind with CTL_KIND_RULES_ONLY
+ * for "rules-only"), or -1 when they are not a valid name, kind, timeout
+ * and logging.  0 for any other line.
  */
 int ctl_parse_set_line(const char *line, size_t len,
 		       char name[CNF_SET_NAME_LEN], uint32_t *kind,
-		       uint32_t *timeout);
+		       uint32_t *timeout, struct ctl_log *log);
 
 #endif /* _CTL_SETNAME_H */

@@ -29,13 +29,53 @@ static int set_fail(const char *cmd, const char *name, int err)
 	return ctl_exit_code(err);
 }
 
-/* create's operands after the name: [KIND] [timeout SECONDS]. */
-static int create_args(int argc, char **argv, int *kind, uint32_t *timeout)
+/*
+ * "log on", "log off" or "log nflog GROUP" at @argv for @cmd NAME: the
+ * words taken, or -the exit code, reported.
+ */
+static int log_args(const char *cmd, const char *name, int argc, char **argv,
+		    struct ctl_log *log)
+{
+	int n = argc > 1 ? ctl_log_parse(argc - 1, argv + 1, log) : -EINVAL;
+
+	if (n == -ERANGE) {
+		ctl_err("%s %s: log nflog %s: not an NFLOG group (0 to 65535)",
+			cmd, name, argc > 2 ? argv[2] : "");
+		return -CTL_EXIT_BADINPUT;
+	}
+	if (n < 0) {
+		ctl_err("%s %s: log %s: not a logging (on, off or nflog GROUP)",
+			cmd, name, argc > 1 ? argv[1] : "");
+		return -CTL_EXIT_BADINPUT;
+	}
+	return n + 1;
+}
+
+/*
+ * create's operands after the name: [KIND] [timeout SECONDS] [log on|
+ * nflog GROUP].
+ */
+static int create_args(const char *name, int argc, char **argv, int *kind,
+		       uint32_t *timeout, struct ctl_log *log)
 {
 	static const struct cnf_addr no_hint;
 	char reason[CTL_REASONLEN];
 	enum ctl_parse_err err;
-	int i = 0;
+	int i = 0, n;
+
+	for (n = 0; n < argc; n++) {
+		if (strcmp(argv[n], CTL_LOG_WORD))
+			continue;
+		i = log_args("create", name, argc - n, argv + n, log);
+		if (i < 0)
+			return -i;
+		if (n + i < argc)
+			return ctl_usage_error("create", argv[n + i],
+					       "unexpected argument");
+		argc = n;
+		break;
+	}
+	i = 0;
 
 	if (argc && strcmp(argv[0], CTL_TIMEOUT_WORD)) {
 		*kind = ctl_set_kind_parse(argv[0]);
@@ -83,8 +123,10 @@ static const char *kind_words(uint32_t kind, char *buf, size_t len)
 }
 
 static int create_exists(int fd, const char *name, int kind,
-			 uint32_t timeout)
+			 uint32_t timeout, const struct ctl_log *log)
 {
+	char la[CTL_LOGSTRLEN], lb[CTL_LOGSTRLEN];
+	struct ctl_log hl;
 	char a[48], b[48];
 	uint32_t have;
 	struct cnf_set_info *sets;
@@ -98,14 +140,24 @@ static int create_exists(int fd, const char *name, int kind,
 	/* Destroyed between the two calls: create would have worked. */
 	if (i < 0) {
 		free(sets);
-		err = ctl_set_call(fd, CNF_IOC_SET_CREATE, name, kind, timeout);
+		err = ctl_set_log_call(fd, CNF_IOC_SET_CREATE, name, kind,
+				       timeout, log);
 		return err ? set_fail("create", name, err) : CTL_EXIT_OK;
 	}
 	have = sets[i].kind | (sets[i].flags & CNF_SET_F_RULES_ONLY ?
 			       CTL_KIND_RULES_ONLY : 0);
-	if (have == (uint32_t)kind && sets[i].timeout == timeout) {
+	hl = ctl_set_log_of(&sets[i]);
+	if (have == (uint32_t)kind && sets[i].timeout == timeout &&
+	    hl.flags == log->flags && hl.group == log->group) {
 		free(sets);
 		return CTL_EXIT_OK;
+	}
+	if (have == (uint32_t)kind && sets[i].timeout == timeout) {
+		ctl_err("create %s: exists with log %s, not %s ('cuckooctl set %s log ...' changes it)",
+			name, ctl_format_log(&hl, la, sizeof(la)),
+			ctl_format_log(log, lb, sizeof(lb)), name);
+		free(sets);
+		return CTL_EXIT_FAIL;
 	}
 	ctl_err("create %s: exists as %s set with default timeout %u, not %s set with %u",
 		name, kind_words(have, a, sizeof(a)), sets[i].timeout,
@@ -117,26 +169,93 @@ static int create_exists(int fd, const char *name, int kind,
 int ctl_cmd_create(const struct ctl_opts *o, int argc, char **argv)
 {
 	int kind = CNF_SET_BLOCK, rc, fd, err;
+	struct ctl_log log = { 0, 0 };
 	uint32_t timeout = 0;
 
-	if (argc < 1 || argc > 4)
+	if (argc < 1 || argc > 7)
 		return ctl_usage_error("create", NULL,
-				       "a name, then at most a kind and a timeout");
+				       "a name, then at most a kind, a timeout and a logging");
 	rc = ctl_check_set_name("create", argv[0]);
 	if (!rc)
-		rc = create_args(argc - 1, argv + 1, &kind, &timeout);
+		rc = create_args(argv[0], argc - 1, argv + 1, &kind, &timeout,
+				 &log);
 	if (rc)
 		return rc;
 	if (o->rules_only)
 		kind |= CTL_KIND_RULES_ONLY;
+	if ((o->rules_only || kind == CNF_SET_ALLOW) && log.flags) {
+		ctl_err("create %s: %s drops nothing itself: it has nothing to log",
+			argv[0], o->rules_only ? "a " CTL_RULES_ONLY_WORD " set" :
+			"an allow set");
+		return CTL_EXIT_BADINPUT;
+	}
 	fd = ctl_open_device();
 	if (fd < 0)
 		return -fd;
-	err = ctl_set_call(fd, CNF_IOC_SET_CREATE, argv[0], kind, timeout);
+	err = ctl_set_log_call(fd, CNF_IOC_SET_CREATE, argv[0], kind, timeout,
+			       &log);
 	if (err == EEXIST && o->exist)
-		rc = create_exists(fd, argv[0], kind, timeout);
+		rc = create_exists(fd, argv[0], kind, timeout, &log);
 	else if (err)
 		rc = set_fail("create", argv[0], err);
+	close(fd);
+	return rc;
+}
+
+/*
+ * Why a module with logging refused to log set @name: EINVAL, reported,
+ * for a rules-only or an allow set; else CTL_ENOLOG (a module without).
+ */
+static int log_refused(int fd, const char *name)
+{
+	struct cnf_set_info *sets;
+	int err = CTL_ENOLOG;
+	size_t n;
+	long i;
+
+	if (ctl_set_list(fd, &sets, &n))
+		return err;
+	i = ctl_find_set(sets, n, name);
+	if (i >= 0 && ((sets[i].flags & CNF_SET_F_RULES_ONLY) ||
+		       sets[i].kind == CNF_SET_ALLOW)) {
+		ctl_err("set %s: %s drops nothing itself: it has nothing to log",
+			name, sets[i].flags & CNF_SET_F_RULES_ONLY ?
+			"a " CTL_RULES_ONLY_WORD " set" : "an allow set");
+		err = EINVAL;
+	}
+	free(sets);
+	return err;
+}
+
+/* set NAME log on|off|nflog GROUP: change a set's logging. */
+int ctl_cmd_set(const struct ctl_opts *o, int argc, char **argv)
+{
+	struct ctl_log log;
+	int fd, err, rc, n;
+
+	if (argc < 1)
+		return ctl_usage_error("set", NULL,
+				       "a set name, then 'log' and a logging");
+	rc = ctl_check_set_name("set", argv[0]);
+	if (rc)
+		return rc;
+	if (argc < 2 || strcmp(argv[1], CTL_LOG_WORD))
+		return ctl_usage_error("set", argc > 1 ? argv[1] : NULL,
+				       "'log' and a logging (on, off or nflog GROUP)");
+	n = log_args("set", argv[0], argc - 1, argv + 1, &log);
+	if (n < 0)
+		return -n;
+	if (1 + n < argc)
+		return ctl_usage_error("set", argv[1 + n], "unexpected argument");
+	fd = ctl_open_device();
+	if (fd < 0)
+		return -fd;
+	err = ctl_set_log_call(fd, CNF_IOC_SET_CHANGE, argv[0], 0, 0, &log);
+	/* Only a rules-only or an allow set refuses a valid logging. */
+	if (err == CTL_ENOLOG && log.flags)
+		err = log_refused(fd, argv[0]);
+	rc = err == EINVAL ? CTL_EXIT_FAIL :
+	     err ? set_fail("set", argv[0], err) : CTL_EXIT_OK;
 	close(fd);
 	return rc;
 }
@@ -257,6 +376,9 @@ int ctl_cmd_sets(const struct ctl_opts *o, int argc, char **argv)
 
 void ctl_print_set_line(FILE *out, const struct cnf_set_info *s)
 {
+	char buf[CTL_LOGSTRLEN];
+	struct ctl_log log;
+
 	fprintf(out, CTL_SET_LINE "%.*s %s", (int)sizeof(s->name), s->name,
 		ctl_set_kind_name(s->kind) ? ctl_set_kind_name(s->kind) :
 					     "block");
@@ -265,6 +387,10 @@ void ctl_print_set_line(FILE *out, const struct cnf_set_info *s)
 	if (s->timeout)
 		fprintf(out, " " CTL_TIMEOUT_WORD " %lu",
 			(unsigned long)s->timeout);
+	log = ctl_set_log_of(s);
+	if (log.flags)
+		fprintf(out, " " CTL_LOG_WORD " %s",
+			ctl_format_log(&log, buf, sizeof(buf)));
 	putc('\n', out);
 }
 

@@ -453,16 +453,35 @@ static const struct ctl_cmd commands[] = {
 	  "then loaded.  With --from-ipset, FILE is what 'ipset save' prints:\n"
 	  "its hash:ip, hash:net and bitmap:ip sets become block sets, nomatch\n"
 	  "entries an allow set NAME-nomatch (see cuckooctl(8)).\n" },
-	{ "create", ctl_cmd_create, O_EXIST | O_RULES, "NAME [block|allow] [timeout SECONDS]",
+	{ "create", ctl_cmd_create, O_EXIST | O_RULES,
+	  "NAME [block|allow] [timeout SECONDS] [log on|nflog GROUP]",
 	  "create a set",
 	  "Create an empty set: a block set (the default) drops the sources it\n"
 	  "covers, unless an allow set covers them too.  NAME: 1 to 31\n"
 	  "characters of A-Z a-z 0-9 _ . -.  With a timeout, prefixes added\n"
 	  "without one are removed SECONDS after (the set's default timeout).\n"
-	  "With --exist, a set of that name, kind and timeout is no error.\n"
+	  "With log, the hooks log each packet they drop for the set, as\n"
+	  "'set NAME log' says.\n"
+	  "With --exist, a set of that name, kind, timeout and log is no error.\n"
 	  "With --rules-only, the hooks and the XDP and tc programs never\n"
 	  "consult the set: it drops nothing on its own, only iptables rules\n"
 	  "(-m cuckoo --match-set NAME src) ask it.\n" },
+	{ "set", ctl_cmd_set, 0, "NAME log on|off|nflog GROUP",
+	  "change whether a set's drops are logged",
+	  "on: the netfilter hooks give each packet they drop because the set\n"
+	  "covers its source to the kernel log (nf_log_syslog), prefixed\n"
+	  "'cuckoo_nf NAME: ', as iptables' LOG target does; outside the initial\n"
+	  "namespace only with the sysctl net.netfilter.nf_log_all_netns=1.\n"
+	  "nflog GROUP: to the NFLOG group (nfnetlink_log), which ulogd2 or\n"
+	  "'tcpdump -i nflog:GROUP' reads.  off: no more.  The namespace's\n"
+	  "log-limit bounds the lines; XDP and tc drops are never logged (the\n"
+	  "cuckoo_nf:drop tracepoint shows them).\n" },
+	{ "log-limit", ctl_cmd_log_limit, 0, "[RATE [BURST]]",
+	  "show or set the rate limit of the drop log",
+	  "At most RATE lines a second (1 to 1000000) for all the namespace's\n"
+	  "logging sets together, BURST at once after a quiet spell (default\n"
+	  "twice RATE); a drop past them is counted in stats as suppressed.\n"
+	  "The default is 10 and 20.  Without argument, print RATE and BURST.\n" },
 	{ "destroy", ctl_cmd_destroy, 0, "NAME", "remove a set",
 	  "Remove the set and its prefixes.  The default set stays, and so\n"
 	  "does a set an iptables rule names.\n" },

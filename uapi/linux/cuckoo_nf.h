@@ -302,6 +302,14 @@ enum cnf_hooks {
  *             namespace then: setting the scope again makes room.
  *             XDP and tc programs are attached per device: the scope
  *             concerns the hooks only.
+ * @log_rate, @log_burst: %CNF_CONFIG_LOG_LIMIT: the lines a second the
+ *             namespace's logging sets may give the kernel's packet
+ *             logger together (%CNF_SET_F_LOG), 1 to %CNF_LOG_RATE_MAX,
+ *             and how many may come at once after a quiet spell, 1 to
+ *             %CNF_LOG_BURST_MAX (-EINVAL otherwise); a drop past them is
+ *             counted (&struct cnf_stats.log_suppressed), not logged.
+ *             %CNF_LOG_RATE_DEFAULT and %CNF_LOG_BURST_DEFAULT until set.
+ *             Both absent from kernels before logging.
  */
 struct cnf_config {
 	__u32	set;
@@ -314,6 +322,8 @@ struct cnf_config {
 	__u32	iif_count;
 	__u32	reserved2;
 	char	iif[CNF_IIF_MAX][CNF_IFNAMSIZ];
+	__u32	log_rate;
+	__u32	log_burst;
 };
 
 #define CNF_CONFIG_MODE		_BITUL(0)
@@ -321,6 +331,12 @@ struct cnf_config {
 #define CNF_CONFIG_HOOKS	_BITUL(2)
 #define CNF_CONFIG_MARK		_BITUL(3)
 #define CNF_CONFIG_IIF		_BITUL(4)
+#define CNF_CONFIG_LOG_LIMIT	_BITUL(5)
+
+#define CNF_LOG_RATE_DEFAULT	10
+#define CNF_LOG_BURST_DEFAULT	20
+#define CNF_LOG_RATE_MAX	1000000
+#define CNF_LOG_BURST_MAX	1000000
 
 /**
  * struct cnf_family_stats - per address family figures
@@ -406,6 +422,24 @@ struct cnf_path_stats {
 };
 
 /**
+ * struct cnf_byte_stats - per path and address family, the bytes of the
+ *                         packets its packet counters count
+ * @checked, @matched, @dropped: beside the packet counters of the same
+ *          names.  The netfilter hooks count a packet's IP datagram
+ *          (skb->len at PRE_ROUTING, its IP header on), the XDP and tc
+ *          paths its frame (its link-layer header on, as the program
+ *          sees it).
+ * @marked: the hooks' only: beside &struct cnf_stats.marked_v4 and
+ *          .marked_v6; 0 for the other paths.
+ */
+struct cnf_byte_stats {
+	__u64	checked;
+	__u64	matched;
+	__u64	dropped;
+	__u64	marked;
+};
+
+/**
  * struct cnf_stats - state and counters of the namespace's filter
  * @v4, @v6:   per family, the namespace's totals: &struct
  *             cnf_family_stats.entries counts the prefixes of every set,
@@ -436,6 +470,16 @@ struct cnf_path_stats {
  *             has them: the mark, 0 and 0 when never set; the hooks'
  *             scope, @iif_count 0 for every device but loopback ones.
  *             All absent from kernels before mark mode and the scope.
+ * @logged:    drops the hooks gave the kernel's packet logger for a
+ *             logging set (%CNF_SET_F_LOG, %CNF_SET_F_NFLOG).
+ * @log_suppressed: drops of a logging set past the namespace's rate
+ *             limit: counted here instead.
+ * @log_rate, @log_burst: the rate limit, as &struct cnf_config has it.
+ *             The four absent from kernels before logging.
+ * @bytes_v4, @bytes_v6, @xdp_bytes_v4, @xdp_bytes_v6, @tc_bytes_v4,
+ *             @tc_bytes_v6: per path and family, the bytes beside the
+ *             packet counters, see &struct cnf_byte_stats.  Absent from
+ *             kernels before byte counters.
  */
 struct cnf_stats {
 	struct cnf_family_stats v4;
@@ -457,6 +501,16 @@ struct cnf_stats {
 	__u32	iif_count;
 	__u32	reserved2;
 	char	iif[CNF_IIF_MAX][CNF_IFNAMSIZ];
+	__u64	logged;
+	__u64	log_suppressed;
+	__u32	log_rate;
+	__u32	log_burst;
+	struct cnf_byte_stats bytes_v4;
+	struct cnf_byte_stats bytes_v6;
+	struct cnf_byte_stats xdp_bytes_v4;
+	struct cnf_byte_stats xdp_bytes_v6;
+	struct cnf_byte_stats tc_bytes_v4;
+	struct cnf_byte_stats tc_bytes_v6;
 };
 
 #define CNF_STATS_F_INACTIVE	_BITUL(0)
@@ -466,12 +520,18 @@ struct cnf_stats {
  * struct cnf_set_req - name a set: create, destroy or flush it
  * @name:  the set's name.
  * @kind:  %CNF_IOC_SET_CREATE: enum cnf_set_kind; else 0.
- * @flags: %CNF_IOC_SET_CREATE: %CNF_SET_F_RULES_ONLY or 0; else 0.  No
- *         other bit is defined (-EINVAL).
+ * @flags: %CNF_IOC_SET_CREATE: %CNF_SET_F_RULES_ONLY, and at most one
+ *         of %CNF_SET_F_LOG and %CNF_SET_F_NFLOG, or 0.
+ *         %CNF_IOC_SET_CHANGE: the set's logging from then on: one of
+ *         %CNF_SET_F_LOG and %CNF_SET_F_NFLOG, or 0 for none.  Else 0.
+ *         No other bit is defined (-EINVAL).
  * @timeout: %CNF_IOC_SET_CREATE: the timeout in seconds of entries added
  *         without one (0: none); else 0.  Absent from structs before
  *         timeouts.
  * @reserved: 0.
+ * @log_group: with %CNF_SET_F_NFLOG, the NFLOG group, 0 to 65535; else
+ *         0.  Absent from structs before logging.
+ * @reserved2: 0.
  */
 struct cnf_set_req {
 	char	name[CNF_SET_NAME_LEN];
@@ -479,6 +539,8 @@ struct cnf_set_req {
 	__u32	flags;
 	__u32	timeout;
 	__u32	reserved;
+	__u32	log_group;
+	__u32	reserved2;
 };
 
 /*
@@ -488,6 +550,26 @@ struct cnf_set_req {
  * drops nothing.  Fixed at creation.  Kernels before it: -EINVAL.
  */
 #define CNF_SET_F_RULES_ONLY	_BITUL(0)
+
+/*
+ * A logging set: the netfilter hooks hand each packet they drop because
+ * the set covers its source (the first such set in creation order) to the
+ * kernel's packet logger, as iptables' LOG and NFLOG targets do, with the
+ * prefix "cuckoo_nf NAME: ".  %CNF_SET_F_LOG: to the kernel log, through
+ * the logger of type LOG (nf_log_syslog, which logs for a namespace other
+ * than the initial one only under the sysctl
+ * net.netfilter.nf_log_all_netns).  %CNF_SET_F_NFLOG: to the NFLOG group
+ * &struct cnf_set_req.log_group (nfnetlink_log), which ulogd2 or
+ * tcpdump -i nflog:GROUP reads.  The logger's module is loaded when
+ * logging is turned on (-ENOENT when the kernel has none) and held while
+ * the set logs.  The namespace's rate limit (&struct cnf_config.log_rate)
+ * bounds the lines of all its sets together.  XDP and tc programs never
+ * log: they count.  Not for a rules-only set nor an allow set (-EINVAL):
+ * the hooks never drop a packet for either.  Kernels before logging:
+ * -EINVAL.
+ */
+#define CNF_SET_F_LOG		_BITUL(1)
+#define CNF_SET_F_NFLOG		_BITUL(2)
 
 /**
  * struct cnf_set_swap - exchange the contents of two sets
@@ -521,7 +603,13 @@ struct cnf_set_swap {
  *              namespace reset.  Neither counts the packets they match:
  *              @matched is the hooks' and kfuncs' count; iptables counts
  *              its rules' own.  Both absent from kernels before iptables
- *              rules.
+ *              rules.  @flags also has %CNF_SET_F_LOG or %CNF_SET_F_NFLOG
+ *              while the set logs.
+ * @log_group:  the NFLOG group under %CNF_SET_F_NFLOG, else 0.
+ * @reserved:   0.  Both absent from kernels before logging.
+ * @matched_bytes: the bytes of the packets @matched counts, as their
+ *              path counts them (&struct cnf_byte_stats).  Absent from
+ *              kernels before byte counters.
  */
 struct cnf_set_info {
 	char	name[CNF_SET_NAME_LEN];
@@ -534,6 +622,9 @@ struct cnf_set_info {
 	__u64	timed;
 	__u32	flags;
 	__u32	rules;
+	__u32	log_group;
+	__u32	reserved;
+	__u64	matched_bytes;
 };
 
 /**
@@ -636,6 +727,11 @@ struct cnf_version {
 #define CNF_IOC_SET_LIST	_IOWR(CNF_IOC_TYPE, 0x10, struct cnf_set_list)
 /* Empty a set; it stays, with its kind and counters. */
 #define CNF_IOC_SET_FLUSH	_IOW(CNF_IOC_TYPE, 0x11, struct cnf_set_req)
+/*
+ * Change a set's logging (&struct cnf_set_req.flags): its entries, kind
+ * and counters stay.  Kernels before it: -ENOTTY.
+ */
+#define CNF_IOC_SET_CHANGE	_IOW(CNF_IOC_TYPE, 0x12, struct cnf_set_req)
 
 /*
  * The iptables match `cuckoo` (ipt_cuckoo, ip6t_cuckoo; revision 0): does

@@ -418,6 +418,13 @@ static int stats_call(struct cnf_stats *out)
 	s.tc_v4.matched = FAKE_TC_MATCHED;
 	s.tc_v4.dropped = FAKE_TC_DROPPED;
 	s.tc_v6.checked = FAKE_TC_CHECKED + 1;
+	s.bytes_v4.checked = 84 * FAKE_XDP_CHECKED;
+	s.xdp_bytes_v6.dropped = 98;
+	s.tc_bytes_v4.matched = 84 * FAKE_TC_MATCHED;
+	s.logged = 7;
+	s.log_suppressed = 3;
+	s.log_rate = CNF_LOG_RATE_DEFAULT;
+	s.log_burst = CNF_LOG_BURST_DEFAULT;
 	s.mode = st.cfg.mode;
 	if (st.cfg.hooks == CNF_HOOKS_OFF)
 		s.flags |= CNF_STATS_F_HOOKS_OFF;

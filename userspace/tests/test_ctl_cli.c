@@ -182,11 +182,13 @@ TEST(stats_new_and_old_module)
 				       "\"tables\":3,\"xdp_checked\":90,"
 				       "\"xdp_matched\":5,\"xdp_dropped\":4,"
 				       "\"tc_checked\":70,\"tc_matched\":3,"
-				       "\"tc_dropped\":2,\"marked\":0}"));
+				       "\"tc_dropped\":2,\"marked\":0,"
+		  "\"checked_bytes\":7560,\"matched_bytes\":0,\"dropped_bytes\":0,\"xdp_checked_bytes\":0,\"xdp_matched_bytes\":0,\"xdp_dropped_bytes\":0,\"tc_checked_bytes\":0,\"tc_matched_bytes\":252,\"tc_dropped_bytes\":0,\"marked_bytes\":0}"));
 	EXPECT_NE(NULL, strstr(r.out, "\"tables\":1,\"xdp_checked\":91,"
 				       "\"xdp_matched\":0,\"xdp_dropped\":0,"
 				       "\"tc_checked\":71,\"tc_matched\":0,"
-				       "\"tc_dropped\":0,\"marked\":0}"));
+				       "\"tc_dropped\":0,\"marked\":0,"
+		  "\"checked_bytes\":0,\"matched_bytes\":0,\"dropped_bytes\":0,\"xdp_checked_bytes\":0,\"xdp_matched_bytes\":0,\"xdp_dropped_bytes\":98,\"tc_checked_bytes\":0,\"tc_matched_bytes\":0,\"tc_dropped_bytes\":0,\"marked_bytes\":0}"));
 }
 
 /* The hook's counters, the XDP path's and the tc path's, each family. */
@@ -199,10 +201,13 @@ TEST(stats_path_counters)
 	EXPECT_NE(NULL, strstr(r.out, "  packets:      checked 0 matched 0 dropped 0\n"
 				       "  xdp packets:  checked 90 matched 5 dropped 4\n"
 				       "  tc packets:   checked 70 matched 3 dropped 2\n"
+				       "  bytes:        checked 7560 matched 0 dropped 0\n"
+				       "  xdp bytes:    checked 0 matched 0 dropped 0\n"
+				       "  tc bytes:     checked 0 matched 252 dropped 0\n"
 				       "ipv6:\n")) TH_LOG("%s", r.out);
 	EXPECT_NE(NULL, strstr(r.out, "  xdp packets:  checked 91 matched 0 dropped 0\n"
 				       "  tc packets:   checked 71 matched 0 dropped 0\n"
-				       "expiry:\n")) TH_LOG("%s", r.out);
+				       "  bytes:        checked 0 matched 0 dropped 0\n")) TH_LOG("%s", r.out);
 }
 
 /*
@@ -429,10 +434,10 @@ TEST(sets_lifecycle_and_errors)
 	EXPECT_STREQ("192.0.2.1\n2001:db8::/48\n", r.out);
 	RUN(&r, "new", "", "sets");
 	EXPECT_EQ(0, r.status);
-	EXPECT_STREQ("name     kind         entries        bytes      matched    timeout        timed  rules flags\n"
-		     "default  block              4          512            0          -            0      0 -\n"
-		     "foo      block              2         1024           10          -            0      0 -\n"
-		     "office   allow              0         1536           20          -            0      0 -\n", r.out);
+	EXPECT_STREQ("name     kind         entries        bytes      matched    timeout        timed  rules log         flags\n"
+		     "default  block              4          512            0          -            0      0 off         -\n"
+		     "foo      block              2         1024           10          -            0      0 off         -\n"
+		     "office   allow              0         1536           20          -            0      0 off         -\n", r.out);
 	EXPECT_RUN(&r, "new", 1, "cuckooctl: add 10.0.0.1: no set named nosuch\n",
 		   "add", "-s", "nosuch", "10.0.0.1");
 	EXPECT_RUN(&r, "new", 1, "cuckooctl: destroy default: the default set cannot be destroyed\n",
@@ -649,18 +654,19 @@ TEST(json_of_sets_and_stats)
 	EXPECT_EQ(0, r.status);
 	EXPECT_STREQ("[{\"name\":\"default\",\"kind\":\"block\",\"entries\":4,"
 		     "\"v4_entries\":3,\"v6_entries\":1,\"bytes\":512,\"matched\":0,"
-		     "\"timeout\":0,\"timed\":0,\"rules_only\":false,\"rules\":0},"
+		     "\"timeout\":0,\"timed\":0,\"rules_only\":false,\"rules\":0,\"log\":\"off\",\"log_group\":0,\"matched_bytes\":0},"
 		     "{\"name\":\"office\",\"kind\":\"allow\",\"entries\":0,"
 		     "\"v4_entries\":0,\"v6_entries\":0,\"bytes\":1024,\"matched\":10,"
-		     "\"timeout\":0,\"timed\":0,\"rules_only\":false,\"rules\":0}]\n",
+		     "\"timeout\":0,\"timed\":0,\"rules_only\":false,\"rules\":0,\"log\":\"off\",\"log_group\":0,\"matched_bytes\":0}]\n",
 		     r.out);
 	RUN(&r, "new", "", "-j", "stats");
 	EXPECT_EQ(0, r.status);
-	EXPECT_NE(NULL, strstr(r.out, "\"tc_dropped\":0,\"marked\":0},\"expiry\":{\"entries\":0,"
+	EXPECT_NE(NULL, strstr(r.out, "\"tc_dropped\":0,\"marked\":0,"
+		  "\"checked_bytes\":0,\"matched_bytes\":0,\"dropped_bytes\":0,\"xdp_checked_bytes\":0,\"xdp_matched_bytes\":0,\"xdp_dropped_bytes\":98,\"tc_checked_bytes\":0,\"tc_matched_bytes\":0,\"tc_dropped_bytes\":0,\"marked_bytes\":0},\"log\":{\"lines\":7,\"suppressed\":3,\"rate\":10,\"burst\":20},\"expiry\":{\"entries\":0,"
 			       "\"bytes\":0,\"bytes_per_entry\":0.00,\"expired\":7,"
 			       "\"late\":2,\"max_late_ms\":1250},"
 			       "\"sets\":[{\"name\":\"default\","));
-	EXPECT_NE(NULL, strstr(r.out, "\"matched\":10,\"timeout\":0,\"timed\":0,\"rules_only\":false,\"rules\":0}]}\n"));
+	EXPECT_NE(NULL, strstr(r.out, "\"matched\":10,\"timeout\":0,\"timed\":0,\"rules_only\":false,\"rules\":0,\"log\":\"off\",\"log_group\":0,\"matched_bytes\":0}]}\n"));
 	RUN(&r, "new", "", "stats");
 	EXPECT_NE(NULL, strstr(r.out, "sets:\nname     kind         entries"));
 	drop_module();
@@ -850,15 +856,15 @@ TEST(create_with_a_default_timeout)
 	RUN(&r, "new", "", "-s", "f2b", "list");
 	EXPECT_STREQ("192.0.2.1 timeout 600\n192.0.2.2\n", r.out);
 	RUN(&r, "new", "", "sets");
-	EXPECT_STREQ("name     kind         entries        bytes      matched    timeout        timed  rules flags\n"
-		     "default  block              4          512            0          -            0      0 -\n"
-		     "f2b      block              2         1024           10        600            1      0 -\n"
-		     "ok       allow              0         1536           20          -            0      0 -\n",
+	EXPECT_STREQ("name     kind         entries        bytes      matched    timeout        timed  rules log         flags\n"
+		     "default  block              4          512            0          -            0      0 off         -\n"
+		     "f2b      block              2         1024           10        600            1      0 off         -\n"
+		     "ok       allow              0         1536           20          -            0      0 off         -\n",
 		     r.out);
 	RUN(&r, "new", "", "sets", "-j");
 	EXPECT_NE(NULL, strstr(r.out, "\"name\":\"f2b\",\"kind\":\"block\",\"entries\":2,"
 			       "\"v4_entries\":2,\"v6_entries\":0,\"bytes\":1024,"
-			       "\"matched\":10,\"timeout\":600,\"timed\":1,\"rules_only\":false,\"rules\":0}"))
+			       "\"matched\":10,\"timeout\":600,\"timed\":1,\"rules_only\":false,\"rules\":0,\"log\":\"off\",\"log_group\":0,\"matched_bytes\":0}"))
 		TH_LOG("%s", r.out);
 	RUN(&r, "new", "", "stats");
 	EXPECT_NE(NULL, strstr(r.out, "expiry:\n  timed:        1 entry\n"
@@ -867,7 +873,7 @@ TEST(create_with_a_default_timeout)
 			       "  late:         2 (removed over a second late), at most 1250 ms\n"))
 		TH_LOG("%s", r.out);
 	EXPECT_RUN(&r, "new", 2, "cuckooctl: create timeout: needs a number of seconds\n"
-		   "Usage: cuckooctl create [OPTION...] NAME [block|allow] [timeout SECONDS]\n"
+		   "Usage: cuckooctl create [OPTION...] NAME [block|allow] [timeout SECONDS] [log on|nflog GROUP]\n"
 		   "Try 'cuckooctl help create' for more.\n",
 		   "create", "x", "block", "timeout");
 	EXPECT_RUN(&r, "new", 3, "cuckooctl: create 1x: not a timeout: seconds from 0 (none) to 4294967295, or a duration such as 90s, 15m, 1h30m, 7d\n",
@@ -903,12 +909,12 @@ TEST(rules_only_sets)
 	RUN(&r, "new", "", "-s", "f2b-sshd", "add", "192.0.2.1");
 	EXPECT_EQ(0, r.status);
 	RUN(&r, "new", "", "sets");
-	EXPECT_NE(NULL, strstr(r.out, "f2b-sshd  block              1         1024           10        600            1      0 rules-only\n"))
+	EXPECT_NE(NULL, strstr(r.out, "f2b-sshd  block              1         1024           10        600            1      0 off         rules-only\n"))
 		TH_LOG("%s", r.out);
 	RUN(&r, "new", "", "sets", "-j");
 	EXPECT_NE(NULL, strstr(r.out, "\"name\":\"f2b-sshd\",\"kind\":\"block\",\"entries\":1,"
 			       "\"v4_entries\":1,\"v6_entries\":0,\"bytes\":1024,"
-			       "\"matched\":10,\"timeout\":600,\"timed\":1,\"rules_only\":true,\"rules\":0}"))
+			       "\"matched\":10,\"timeout\":600,\"timed\":1,\"rules_only\":true,\"rules\":0,\"log\":\"off\",\"log_group\":0,\"matched_bytes\":0}"))
 		TH_LOG("%s", r.out);
 	RUN(&r, "new", "", "save", "--all");
 	EXPECT_STREQ(saved, r.out);

@@ -333,9 +333,10 @@ static void stats_json(FILE *f, const struct cnf_stats *st)
 }
 
 static const struct cnf_set_info sample_sets[] = {
-	{ "default", CNF_SET_BLOCK, 0, 3, 1, 8192, 42, 1 },
-	{ "office.v2-a_b", CNF_SET_ALLOW, 4294967295u, 0, 2, 512, 7, 2 },
-	{ "odd", 9, 600, 0, 0, 0, 0, 0 },
+	{ "default", CNF_SET_BLOCK, 0, 3, 1, 8192, 42, 1, CNF_SET_F_LOG, 0, 0, 0 },
+	{ "office.v2-a_b", CNF_SET_ALLOW, 4294967295u, 0, 2, 512, 7, 2, 0, 0, 0,
+	  0 },
+	{ "odd", 9, 600, 0, 0, 0, 0, 0, CNF_SET_F_NFLOG, 0, 65535, 0 },
 };
 
 static void sets_json(FILE *f, const struct cnf_stats *st)
@@ -371,26 +372,30 @@ TEST(sets_json_and_text)
 
 	ASSERT_NE(NULL, text);
 	/* The sets close the object, after the families. */
-	EXPECT_NE(NULL, strstr(text, "\"tc_dropped\":0,\"marked\":0},\"sets\":["
+	EXPECT_NE(NULL, strstr(text, "\"tc_dropped\":0,\"marked\":0,"
+		  "\"checked_bytes\":0,\"matched_bytes\":0,\"dropped_bytes\":0,\"xdp_checked_bytes\":0,\"xdp_matched_bytes\":0,\"xdp_dropped_bytes\":0,\"tc_checked_bytes\":0,\"tc_matched_bytes\":0,\"tc_dropped_bytes\":0,\"marked_bytes\":0},\"sets\":["
 		  "{\"name\":\"default\",\"kind\":\"block\",\"entries\":4,"
 		  "\"v4_entries\":3,\"v6_entries\":1,\"bytes\":8192,\"matched\":42,"
-		  "\"timeout\":0,\"timed\":1,\"rules_only\":false,\"rules\":0},"
+		  "\"timeout\":0,\"timed\":1,\"rules_only\":false,\"rules\":0,"
+		  "\"log\":\"on\",\"log_group\":0,\"matched_bytes\":0},"
 		  "{\"name\":\"office.v2-a_b\",\"kind\":\"allow\",\"entries\":2,"
 		  "\"v4_entries\":0,\"v6_entries\":2,\"bytes\":512,\"matched\":7,"
-		  "\"timeout\":4294967295,\"timed\":2,\"rules_only\":false,\"rules\":0},"
+		  "\"timeout\":4294967295,\"timed\":2,\"rules_only\":false,\"rules\":0,"
+		  "\"log\":\"off\",\"log_group\":0,\"matched_bytes\":0},"
 		  "{\"name\":\"odd\",\"kind\":\"unknown\",\"entries\":0,"
 		  "\"v4_entries\":0,\"v6_entries\":0,\"bytes\":0,\"matched\":0,"
-		  "\"timeout\":600,\"timed\":0,\"rules_only\":false,\"rules\":0}]}\n"))
+		  "\"timeout\":600,\"timed\":0,\"rules_only\":false,\"rules\":0,"
+		  "\"log\":\"nflog\",\"log_group\":65535,\"matched_bytes\":0}]}\n"))
 		TH_LOG("%s", text);
 	/* No expiry figures from a module without timeouts. */
 	EXPECT_EQ(NULL, strstr(text, "expiry"));
 	free(text);
 	text = capture(sets_text, &st);
 	ASSERT_NE(NULL, text);
-	EXPECT_STREQ("name           kind         entries        bytes      matched    timeout        timed  rules flags\n"
-		     "default        block              4         8192           42          -            1      0 -\n"
-		     "office.v2-a_b  allow              2          512            7 4294967295            2      0 -\n"
-		     "odd            unknown            0            0            0        600            0      0 -\n", text);
+	EXPECT_STREQ("name           kind         entries        bytes      matched    timeout        timed  rules log         flags\n"
+		     "default        block              4         8192           42          -            1      0 on          -\n"
+		     "office.v2-a_b  allow              2          512            7 4294967295            2      0 off         -\n"
+		     "odd            unknown            0            0            0        600            0      0 nflog 65535 -\n", text);
 	free(text);
 }
 
@@ -406,7 +411,8 @@ TEST(expiry_json_and_text)
 	st.expiry.max_late_ms = 1500;
 	text = capture(expiry_json, &st);
 	ASSERT_NE(NULL, text);
-	EXPECT_NE(NULL, strstr(text, "\"tc_dropped\":0,\"marked\":0},\"expiry\":{\"entries\":3,"
+	EXPECT_NE(NULL, strstr(text, "\"tc_dropped\":0,\"marked\":0,"
+		  "\"checked_bytes\":0,\"matched_bytes\":0,\"dropped_bytes\":0,\"xdp_checked_bytes\":0,\"xdp_matched_bytes\":0,\"xdp_dropped_bytes\":0,\"tc_checked_bytes\":0,\"tc_matched_bytes\":0,\"tc_dropped_bytes\":0,\"marked_bytes\":0},\"expiry\":{\"entries\":3,"
 		  "\"bytes\":200,\"bytes_per_entry\":66.67,\"expired\":1000,"
 		  "\"late\":4,\"max_late_ms\":1500},\"sets\":[{\"name\":\"default\""))
 		TH_LOG("%s", text);
@@ -513,14 +519,103 @@ TEST(stats_json_exact)
 		     "\"matched\":10,\"dropped\":0,\"prefixes\":3,\"lengths\":2,"
 		     "\"keys\":258,\"tables\":2,\"xdp_checked\":500,"
 		     "\"xdp_matched\":40,\"xdp_dropped\":39,\"tc_checked\":300,"
-		     "\"tc_matched\":20,\"tc_dropped\":19,\"marked\":0},"
+		     "\"tc_matched\":20,\"tc_dropped\":19,\"marked\":0,"
+		  "\"checked_bytes\":0,\"matched_bytes\":0,\"dropped_bytes\":0,\"xdp_checked_bytes\":0,\"xdp_matched_bytes\":0,\"xdp_dropped_bytes\":0,\"tc_checked_bytes\":0,\"tc_matched_bytes\":0,\"tc_dropped_bytes\":0,\"marked_bytes\":0},"
 		     "\"ipv6\":{\"entries\":0,\"capacity\":16,\"load_factor\":0.000000,"
 		     "\"bytes\":512,\"grows\":0,\"stashed\":0,\"checked\":0,"
 		     "\"matched\":0,\"dropped\":0,\"prefixes\":0,\"lengths\":0,"
 		     "\"keys\":0,\"tables\":0,\"xdp_checked\":7,\"xdp_matched\":0,"
 		     "\"xdp_dropped\":0,\"tc_checked\":5,\"tc_matched\":0,"
-		     "\"tc_dropped\":0,\"marked\":0}}\n", text);
+		     "\"tc_dropped\":0,\"marked\":0,"
+		  "\"checked_bytes\":0,\"matched_bytes\":0,\"dropped_bytes\":0,\"xdp_checked_bytes\":0,\"xdp_matched_bytes\":0,\"xdp_dropped_bytes\":0,\"tc_checked_bytes\":0,\"tc_matched_bytes\":0,\"tc_dropped_bytes\":0,\"marked_bytes\":0}}\n", text);
 	free(text);
+}
+
+static void log_text(FILE *f, const struct cnf_stats *st)
+{
+	ctl_print_log_text(f, st);
+}
+
+TEST(stats_log_json_and_text)
+{
+	struct cnf_stats st = sample_stats();
+	char *text = capture(log_text, &st);
+
+	/* A module without logging reports no rate: neither says a thing. */
+	ASSERT_NE(NULL, text);
+	EXPECT_STREQ("", text);
+	free(text);
+	text = capture(stats_json, &st);
+	ASSERT_NE(NULL, text);
+	EXPECT_EQ(NULL, strstr(text, "\"log\""));
+	free(text);
+	st.logged = 1;
+	st.log_suppressed = 18446744073709551615ull;
+	st.log_rate = 10;
+	st.log_burst = 1000000;
+	text = capture(log_text, &st);
+	ASSERT_NE(NULL, text);
+	EXPECT_STREQ("log:          1 line, 18446744073709551615 suppressed (limit 10/s, burst 1000000)\n",
+		     text);
+	free(text);
+	text = capture(stats_json, &st);
+	ASSERT_NE(NULL, text);
+	/* After the families, before the expiry and the sets. */
+	EXPECT_NE(NULL, strstr(text, "\"tc_dropped\":0,\"marked\":0,"
+		  "\"checked_bytes\":0,\"matched_bytes\":0,\"dropped_bytes\":0,\"xdp_checked_bytes\":0,\"xdp_matched_bytes\":0,\"xdp_dropped_bytes\":0,\"tc_checked_bytes\":0,\"tc_matched_bytes\":0,\"tc_dropped_bytes\":0,\"marked_bytes\":0},"
+				      "\"log\":{\"lines\":1,"
+				      "\"suppressed\":18446744073709551615,"
+				      "\"rate\":10,\"burst\":1000000}}\n"));
+	free(text);
+	st.logged = 2;
+	text = capture(log_text, &st);
+	ASSERT_NE(NULL, text);
+	EXPECT_NE(NULL, strstr(text, "log:          2 lines, "));
+	free(text);
+}
+
+TEST(stats_bytes_text)
+{
+	struct cnf_stats st = sample_stats();
+	char *text;
+
+	st.bytes_v4 = (struct cnf_byte_stats){ 84000, 840, 84, 0 };
+	st.xdp_bytes_v6 = (struct cnf_byte_stats){ 1, 2, 3, 0 };
+	st.tc_bytes_v4.dropped = 18446744073709551615ull;
+	text = capture(ctl_print_stats_text, &st);
+	ASSERT_NE(NULL, text);
+	/* After each family's packets, path by path. */
+	EXPECT_NE(NULL, strstr(text, "  tc packets:   checked 300 matched 20 dropped 19\n"
+				      "  bytes:        checked 84000 matched 840 dropped 84\n"
+				      "  xdp bytes:    checked 0 matched 0 dropped 0\n"
+				      "  tc bytes:     checked 0 matched 0 dropped 18446744073709551615\n"
+				      "ipv6:\n")) TH_LOG("%s", text);
+	EXPECT_NE(NULL, strstr(text, "  xdp bytes:    checked 1 matched 2 dropped 3\n"));
+	free(text);
+	/* In mark mode, the marked bytes too. */
+	st.mode = CNF_MODE_MARK;
+	st.bytes_v4.marked = 42;
+	text = capture(ctl_print_stats_text, &st);
+	ASSERT_NE(NULL, text);
+	EXPECT_NE(NULL, strstr(text, "  bytes:        checked 84000 matched 840 dropped 84 marked 42\n"
+				      "  xdp bytes:    checked 0 matched 0 dropped 0\n"));
+	free(text);
+	text = capture(stats_json, &st);
+	ASSERT_NE(NULL, text);
+	EXPECT_NE(NULL, strstr(text, "\"marked\":0,\"checked_bytes\":84000,"
+				      "\"matched_bytes\":840,\"dropped_bytes\":84,"
+				      "\"xdp_checked_bytes\":0,\"xdp_matched_bytes\":0,"
+				      "\"xdp_dropped_bytes\":0,\"tc_checked_bytes\":0,"
+				      "\"tc_matched_bytes\":0,"
+				      "\"tc_dropped_bytes\":18446744073709551615,"
+				      "\"marked_bytes\":42}")) TH_LOG("%s", text);
+	free(text);
+}
+
+TEST(log_errno_text)
+{
+	EXPECT_NE(NULL, strstr(ctl_strerror(CTL_ENOLOG), "does not log drops"));
+	EXPECT_NE(NULL, strstr(ctl_strerror(CTL_ENOLOGGER), "nfnetlink_log"));
 }
 
 TEST(stats_json_older_kernel)
@@ -557,7 +652,10 @@ TEST(stats_json_extremes)
 	EXPECT_NE(NULL, strstr(text, "\"lengths\":4294967295,\"keys\":18446744073709551615,"
 				      "\"tables\":4294967295,\"xdp_checked\":18446744073709551615,"));
 	EXPECT_NE(NULL, strstr(text, "\"tc_dropped\":18446744073709551615,"
-				      "\"marked\":18446744073709551615}"));
+				      "\"marked\":18446744073709551615,"
+				      "\"checked_bytes\":18446744073709551615,"));
+	EXPECT_NE(NULL, strstr(text, "\"tc_dropped_bytes\":18446744073709551615,"
+				      "\"marked_bytes\":18446744073709551615}"));
 	/* A count past the most: the most, each name cut at its room. */
 	EXPECT_NE(NULL, strstr(text, "\"active\":false,\"mark\":4294967295,"
 				      "\"mark_mask\":4294967295,\"iif\":[\"\\u00ff\\u00ff"));

@@ -1092,7 +1092,12 @@ TEST(set_kinds)
 static int set_line(const char *s, char *name, uint32_t *kind)
 {
 	uint32_t timeout = 7;
-	int rc = ctl_parse_set_line(s, strlen(s), name, kind, &timeout);
+	struct ctl_log log;
+	int rc = ctl_parse_set_line(s, strlen(s), name, kind, &timeout, &log);
+
+	/* A line without a logging says none. */
+	if (rc == 1 && log.flags)
+		return 3;
 
 	/* A line without a timeout says none. */
 	if (rc == 1 && timeout)
@@ -1546,9 +1551,10 @@ TEST(set_lines_with_timeout)
 {
 	char name[CNF_SET_NAME_LEN];
 	uint32_t kind = 9, timeout = 9;
+	struct ctl_log log;
 
 	EXPECT_EQ(1, ctl_parse_set_line("# cuckoo_nf set f2b block timeout 600\n",
-					38, name, &kind, &timeout));
+					38, name, &kind, &timeout, &log));
 	EXPECT_STREQ("f2b", name);
 	EXPECT_EQ(CNF_SET_BLOCK, kind);
 	EXPECT_EQ(600, timeout);
@@ -1565,13 +1571,83 @@ TEST(set_lines_with_timeout)
 	EXPECT_EQ(-1, set_line("# cuckoo_nf set f2b timeout 5\n", name, &kind));
 }
 
+TEST(set_lines_with_log)
+{
+	char name[CNF_SET_NAME_LEN];
+	uint32_t kind = 9, timeout = 9;
+	struct ctl_log log = { 7, 7 };
+	const char *l = "# cuckoo_nf set feed block timeout 600 log nflog 65535\n";
+
+	EXPECT_EQ(1, ctl_parse_set_line(l, strlen(l), name, &kind, &timeout,
+					&log));
+	EXPECT_STREQ("feed", name);
+	EXPECT_EQ(CNF_SET_BLOCK, kind);
+	EXPECT_EQ(600, timeout);
+	EXPECT_EQ(CNF_SET_F_NFLOG, log.flags);
+	EXPECT_EQ(65535, log.group);
+	l = "# cuckoo_nf set feed block log on\r\n";
+	EXPECT_EQ(1, ctl_parse_set_line(l, strlen(l), name, &kind, &timeout,
+					&log));
+	EXPECT_STREQ("feed", name);
+	EXPECT_EQ(0, timeout);
+	EXPECT_EQ(CNF_SET_F_LOG, log.flags);
+	EXPECT_EQ(0, log.group);
+	EXPECT_EQ(3, set_line("# cuckoo_nf set a allow rules-only log on\n", name,
+			      &kind));
+	EXPECT_EQ(CNF_SET_ALLOW | CTL_KIND_RULES_ONLY, kind);
+	/* "off" is never written; a group needs nflog, and fits 16 bits. */
+	EXPECT_EQ(-1, set_line("# cuckoo_nf set f block log off\n", name, &kind));
+	EXPECT_EQ(-1, set_line("# cuckoo_nf set f block log\n", name, &kind));
+	EXPECT_EQ(-1, set_line("# cuckoo_nf set f block log nflog\n", name, &kind));
+	EXPECT_EQ(-1, set_line("# cuckoo_nf set f block log nflog 65536\n", name,
+			       &kind));
+	EXPECT_EQ(-1, set_line("# cuckoo_nf set f block log nflog -1\n", name,
+			       &kind));
+	EXPECT_EQ(-1, set_line("# cuckoo_nf set f block log on 5\n", name, &kind));
+	EXPECT_EQ(-1, set_line("# cuckoo_nf set f block log nflog 5 6\n", name,
+			       &kind));
+	EXPECT_EQ(-1, set_line("# cuckoo_nf set f block log  on\n", name, &kind));
+	EXPECT_EQ(-1, set_line("# cuckoo_nf set f block log syslog\n", name,
+			       &kind));
+	EXPECT_EQ(-1, set_line("# cuckoo_nf set f log on\n", name, &kind));
+}
+
+TEST(log_words)
+{
+	char *on[] = { "on" }, *off[] = { "off", "x" }, *nf[] = { "nflog", "0" };
+	char *bad[] = { "nflog", "1x" }, *big[] = { "nflog", "65536" };
+	char *other[] = { "syslog" }, *alone[] = { "nflog" };
+	struct ctl_log log = { 9, 9 };
+	char buf[CTL_LOGSTRLEN];
+
+	EXPECT_EQ(1, ctl_log_parse(1, on, &log));
+	EXPECT_EQ(CNF_SET_F_LOG, log.flags);
+	EXPECT_STREQ("on", ctl_format_log(&log, buf, sizeof(buf)));
+	EXPECT_EQ(1, ctl_log_parse(2, off, &log));
+	EXPECT_EQ(0, log.flags);
+	EXPECT_STREQ("off", ctl_format_log(&log, buf, sizeof(buf)));
+	EXPECT_EQ(2, ctl_log_parse(2, nf, &log));
+	EXPECT_EQ(CNF_SET_F_NFLOG, log.flags);
+	EXPECT_EQ(0, log.group);
+	EXPECT_STREQ("nflog 0", ctl_format_log(&log, buf, sizeof(buf)));
+	log.group = 65535;
+	EXPECT_STREQ("nflog 65535", ctl_format_log(&log, buf, sizeof(buf)));
+	EXPECT_EQ(-ERANGE, ctl_log_parse(2, bad, &log));
+	EXPECT_EQ(-ERANGE, ctl_log_parse(2, big, &log));
+	EXPECT_EQ(-ERANGE, ctl_log_parse(1, alone, &log));
+	EXPECT_EQ(-EINVAL, ctl_log_parse(1, other, &log));
+	EXPECT_EQ(-EINVAL, ctl_log_parse(0, on, &log));
+}
+
 TEST(set_lines_rules_only)
 {
 	char name[CNF_SET_NAME_LEN];
 	uint32_t kind = 9, timeout = 9;
 	const char *l = "# cuckoo_nf set f2b block rules-only timeout 600\n";
+	struct ctl_log log;
 
-	EXPECT_EQ(1, ctl_parse_set_line(l, strlen(l), name, &kind, &timeout));
+	EXPECT_EQ(1, ctl_parse_set_line(l, strlen(l), name, &kind, &timeout,
+					&log));
 	EXPECT_STREQ("f2b", name);
 	EXPECT_EQ(CNF_SET_BLOCK | CTL_KIND_RULES_ONLY, kind);
 	EXPECT_EQ(600, timeout);

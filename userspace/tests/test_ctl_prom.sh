@@ -70,6 +70,14 @@ check 'cuckoo_nf_expired_total' expired '"expiry":{'
 check 'cuckoo_nf_expired_late_total' late '"expiry":{'
 check 'cuckoo_nf_set_entries{set="default",kind="block",family="ipv4"}' v4_entries '"name":"default"'
 check 'cuckoo_nf_set_memory_bytes{set="default",kind="block"}' bytes '"name":"default"'
+check 'cuckoo_nf_bytes_checked_total{family="ipv4",path="hook"}' checked_bytes '"ipv4":{'
+check 'cuckoo_nf_bytes_dropped_total{family="ipv6",path="xdp"}' xdp_dropped_bytes '"ipv6":{'
+check 'cuckoo_nf_bytes_matched_total{family="ipv4",path="tc"}' tc_matched_bytes '"ipv4":{'
+check 'cuckoo_nf_packets_marked_total{family="ipv4"}' marked '"ipv4":{'
+check 'cuckoo_nf_bytes_marked_total{family="ipv6"}' marked_bytes '"ipv6":{'
+check 'cuckoo_nf_set_bytes_matched_total{set="default",kind="block"}' matched_bytes '"name":"default"'
+check 'cuckoo_nf_log_lines_total' lines '"log":{'
+check 'cuckoo_nf_log_suppressed_total' suppressed '"log":{'
 result same "$rc"
 
 ctl stats -j --prometheus >/dev/null 2>"$T/err"
