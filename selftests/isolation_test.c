@@ -112,14 +112,19 @@ static int replace_fails(int fd, const char *set, struct cnf_addr *a,
 	return err ?: EPROTO;
 }
 
+/*
+ * An attack: @round, the calls one round makes on @fd (0, or the errno
+ * that ends the attack), over and over from each attacking thread.
+ */
 struct attack {
 	int fd;
 	struct cnf_addr *a;
 	uint32_t n;
+	int (*round)(struct attack *at);
 	volatile int stop;
 	int err;
-	unsigned long replaces;
-	pthread_mutex_t lock;	/* guards err, replaces */
+	unsigned long rounds;
+	pthread_mutex_t lock;	/* guards err, rounds */
 };
 
 static void *attacker(void *arg)
@@ -128,15 +133,21 @@ static void *attacker(void *arg)
 	int err = 0;
 
 	while (!at->stop && !err) {
-		err = replace_fails(at->fd, NULL, at->a, at->n);
+		err = at->round(at);
 		pthread_mutex_lock(&at->lock);
 		if (err)
 			at->err = err;
 		else
-			at->replaces++;
+			at->rounds++;
 		pthread_mutex_unlock(&at->lock);
 	}
 	return NULL;
+}
+
+/* A failing replace of the default set. */
+static int replace_round(struct attack *at)
+{
+	return replace_fails(at->fd, NULL, at->a, at->n);
 }
 
 /*
@@ -245,6 +256,63 @@ static void victims_judge(struct __test_metadata *_metadata,
 	}
 }
 
+/*
+ * A set "victim" in every namespace, for its victim in @v: of kind
+ * @attacker_kind in the attacker's, the last of @v.
+ */
+static int victims_make(const int *fd, int attacker_fd, struct victim *v,
+			uint8_t attacker_kind)
+{
+	struct cnf_set_req r;
+	unsigned int i;
+	int err;
+
+	memset(&r, 0, sizeof(r));
+	cnf_set_name(r.name, "victim");
+	for (i = 0; i < VICTIMS; i++) {
+		err = cnf_ioc(fd[i], CNF_IOC_SET_CREATE, &r);
+		if (err)
+			return err;
+		v[i] = (struct victim){ .fd = fd[i], .set = "victim" };
+	}
+	r.kind = attacker_kind;
+	v[VICTIMS] = (struct victim){ .fd = attacker_fd, .set = "victim" };
+	return cnf_ioc(attacker_fd, CNF_IOC_SET_CREATE, &r);
+}
+
+/*
+ * @threads threads run @at's rounds while the victims add timed entries,
+ * for @ms of the guest's time; @probes measure the VM's stalls from the
+ * start (victims_judge() stops them).  @what names the rounds.
+ */
+static void attack_run(struct __test_metadata *_metadata, struct attack *at,
+		       unsigned int threads, struct victim *v, unsigned int nv,
+		       double ms, struct cnf_stall *probes, const char *what)
+{
+	pthread_t th[ATTACKERS];
+	double t0, attack_ms;
+	uint32_t round;
+	unsigned int i;
+
+	ASSERT_GE(ATTACKERS, threads);
+	ASSERT_EQ(0, cnf_stall_start(probes));
+	for (i = 0; i < threads; i++)
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, attacker, at));
+	t0 = now_ms();
+	for (round = 0; now_ms() - t0 < ms; round++) {
+		victims_round(v, nv, round);
+		usleep(VICTIM_PAUSE_US);
+	}
+	attack_ms = now_ms() - t0;
+	at->stop = 1;
+	for (i = 0; i < threads; i++)
+		pthread_join(th[i], NULL);
+	EXPECT_EQ(0, at->err);
+	note("%lu %s by %u thread(s) in %.0f ms, %u victim rounds\n",
+	     at->rounds, what, threads, attack_ms, round);
+	EXPECT_LT(0UL, at->rounds);
+}
+
 FIXTURE(iso)
 {
 	int attacker_fd;
@@ -306,48 +374,22 @@ static struct cnf_addr *calibrate(struct __test_metadata *_metadata, int fd,
 
 TEST_F_TIMEOUT(iso, replace_starves_nobody, 600)
 {
+	struct attack at = { .fd = self->attacker_fd, .round = replace_round };
 	struct victim v[VICTIMS + 1];
-	pthread_t th[ATTACKERS];
-	struct attack at = { .fd = self->attacker_fd };
-	double replace_ms, t0, attack_ms;
 	struct cnf_stall probes;
-	uint32_t round;
-	unsigned int i, nv = VICTIMS + 1;
-	struct cnf_set_req r;
+	double replace_ms;
 
 	pthread_mutex_init(&at.lock, NULL);
-	/* The victims: a set each, and one in the attacker's namespace. */
-	memset(&r, 0, sizeof(r));
-	cnf_set_name(r.name, "victim");
-	for (i = 0; i < VICTIMS; i++) {
-		ASSERT_EQ(0, cnf_ioc(self->fd[i], CNF_IOC_SET_CREATE, &r));
-		v[i] = (struct victim){ .fd = self->fd[i], .set = "victim" };
-	}
-	ASSERT_EQ(0, cnf_ioc(self->attacker_fd, CNF_IOC_SET_CREATE, &r));
-	v[VICTIMS] = (struct victim){ .fd = self->attacker_fd,
-				      .set = "victim" };
-
+	ASSERT_EQ(0, victims_make(self->fd, self->attacker_fd, v,
+				  CNF_SET_BLOCK));
 	at.a = calibrate(_metadata, self->attacker_fd, &at.n, &replace_ms);
 	ASSERT_NE(NULL, at.a);
 	note("a failing replace of %u entries takes %.0f ms\n",
 		       at.n, replace_ms);
-	ASSERT_EQ(0, cnf_stall_start(&probes));
-	for (i = 0; i < ATTACKERS; i++)
-		ASSERT_EQ(0, pthread_create(&th[i], NULL, attacker, &at));
-	t0 = now_ms();
-	for (round = 0; now_ms() - t0 < ATTACK_REPLACES * replace_ms; round++) {
-		victims_round(v, nv, round);
-		usleep(VICTIM_PAUSE_US);
-	}
-	attack_ms = now_ms() - t0;
-	at.stop = 1;
-	for (i = 0; i < ATTACKERS; i++)
-		pthread_join(th[i], NULL);
-	EXPECT_EQ(0, at.err);
-	note("%lu replaces by %d threads in %.0f ms, %u victim rounds\n",
-		       at.replaces, ATTACKERS, attack_ms, round);
-	EXPECT_LT(0UL, at.replaces);
-	victims_judge(_metadata, v, nv, replace_ms, ATTACK_REPLACES, &probes);
+	attack_run(_metadata, &at, ATTACKERS, v, VICTIMS + 1,
+		   ATTACK_REPLACES * replace_ms, &probes, "failing replaces");
+	victims_judge(_metadata, v, VICTIMS + 1, replace_ms, ATTACK_REPLACES,
+		      &probes);
 	free(at.a);
 	pthread_mutex_destroy(&at.lock);
 }
@@ -392,50 +434,27 @@ static int set_call(int fd, unsigned long cmd, const char *set)
  * The set "churn", beside "keep1" and "keep2" of its kind: each call
  * changes the kind's union.
  */
-static void *union_attacker(void *arg)
+static int union_round(struct attack *at)
 {
-	struct attack *at = arg;
-	int err = 0;
-
-	while (!at->stop && !err) {
-		err = replace_all(at->fd, "churn", at->a, at->n) ?:
-		      set_call(at->fd, CNF_IOC_SET_FLUSH, "churn") ?:
-		      replace_all(at->fd, "churn", at->a, at->n) ?:
-		      set_call(at->fd, CNF_IOC_SET_DESTROY, "churn") ?:
-		      set_call(at->fd, CNF_IOC_SET_CREATE, "churn");
-		pthread_mutex_lock(&at->lock);
-		if (err)
-			at->err = err;
-		else
-			at->replaces++;
-		pthread_mutex_unlock(&at->lock);
-	}
-	return NULL;
+	return replace_all(at->fd, "churn", at->a, at->n) ?:
+	       set_call(at->fd, CNF_IOC_SET_FLUSH, "churn") ?:
+	       replace_all(at->fd, "churn", at->a, at->n) ?:
+	       set_call(at->fd, CNF_IOC_SET_DESTROY, "churn") ?:
+	       set_call(at->fd, CNF_IOC_SET_CREATE, "churn");
 }
 
 TEST_F_TIMEOUT(iso, union_changes_starve_nobody, 600)
 {
-	struct attack at = { .fd = self->attacker_fd };
+	struct attack at = { .fd = self->attacker_fd, .round = union_round };
 	struct victim v[VICTIMS + 1];
 	struct cnf_addr *keep = NULL, one = cnf_v4(0x0c000001);
-	double flush_ms = 0, t0, attack_ms;
 	struct cnf_stall probes;
-	unsigned int i, nv = VICTIMS + 1;
-	struct cnf_set_req r;
+	double flush_ms = 0, t0;
 	struct cnf_stats st;
-	uint32_t round;
-	pthread_t th;
 
 	pthread_mutex_init(&at.lock, NULL);
-	memset(&r, 0, sizeof(r));
-	cnf_set_name(r.name, "victim");
-	for (i = 0; i < VICTIMS; i++) {
-		ASSERT_EQ(0, cnf_ioc(self->fd[i], CNF_IOC_SET_CREATE, &r));
-		v[i] = (struct victim){ .fd = self->fd[i], .set = "victim" };
-	}
-	ASSERT_EQ(0, cnf_ioc(self->attacker_fd, CNF_IOC_SET_CREATE, &r));
-	v[VICTIMS] = (struct victim){ .fd = self->attacker_fd,
-				      .set = "victim" };
+	ASSERT_EQ(0, victims_make(self->fd, self->attacker_fd, v,
+				  CNF_SET_BLOCK));
 	ASSERT_EQ(0, set_call(self->attacker_fd, CNF_IOC_SET_CREATE, "keep1"));
 	ASSERT_EQ(0, set_call(self->attacker_fd, CNF_IOC_SET_CREATE, "keep2"));
 	ASSERT_EQ(0, set_call(self->attacker_fd, CNF_IOC_SET_CREATE, "churn"));
@@ -463,21 +482,10 @@ TEST_F_TIMEOUT(iso, union_changes_starve_nobody, 600)
 	note("a flush of a set of %u entries beside one of as many takes %.0f ms\n",
 	     at.n, flush_ms);
 
-	ASSERT_EQ(0, cnf_stall_start(&probes));
-	ASSERT_EQ(0, pthread_create(&th, NULL, union_attacker, &at));
-	t0 = now_ms();
-	for (round = 0; now_ms() - t0 < UNION_ROUNDS * flush_ms; round++) {
-		victims_round(v, nv, round);
-		usleep(VICTIM_PAUSE_US);
-	}
-	attack_ms = now_ms() - t0;
-	at.stop = 1;
-	pthread_join(th, NULL);
-	EXPECT_EQ(0, at.err);
-	note("%lu rounds of replace, flush, replace, destroy, create in %.0f ms, %u victim rounds\n",
-	     at.replaces, attack_ms, round);
-	EXPECT_LT(0UL, at.replaces);
-	victims_judge(_metadata, v, nv, flush_ms, UNION_ROUNDS, &probes);
+	attack_run(_metadata, &at, 1, v, VICTIMS + 1, UNION_ROUNDS * flush_ms,
+		   &probes, "rounds of replace, flush, replace, destroy, create");
+	victims_judge(_metadata, v, VICTIMS + 1, flush_ms, UNION_ROUNDS,
+		      &probes);
 
 	/*
 	 * The union the packets probe holds what the sets do, no more, no
@@ -524,46 +532,26 @@ static int dump_start(int fd)
 }
 
 /* Snapshots of the set "big", over and over. */
-static void *dump_attacker(void *arg)
+static int dump_round(struct attack *at)
 {
-	struct attack *at = arg;
-	int err = 0;
-
-	while (!at->stop && !err) {
-		err = dump_start(at->fd);
-		pthread_mutex_lock(&at->lock);
-		if (err)
-			at->err = err;
-		else
-			at->replaces++;
-		pthread_mutex_unlock(&at->lock);
-	}
-	return NULL;
+	return dump_start(at->fd);
 }
 
 TEST_F_TIMEOUT(iso, dumps_starve_nobody, 600)
 {
-	struct attack at = { .fd = self->attacker_fd };
+	struct attack at = { .fd = self->attacker_fd, .round = dump_round };
 	struct victim v[VICTIMS + 1];
-	double dump_ms = 0, t0, attack_ms;
-	struct cnf_stall probes;
-	unsigned int i, nv = VICTIMS + 1;
 	struct cnf_addr *got = NULL;
+	struct cnf_stall probes;
+	double dump_ms = 0, t0;
 	struct cnf_set_req r;
-	uint32_t round;
-	pthread_t th;
+	unsigned int i;
 	long n;
 
 	pthread_mutex_init(&at.lock, NULL);
+	ASSERT_EQ(0, victims_make(self->fd, self->attacker_fd, v,
+				  CNF_SET_BLOCK));
 	memset(&r, 0, sizeof(r));
-	cnf_set_name(r.name, "victim");
-	for (i = 0; i < VICTIMS; i++) {
-		ASSERT_EQ(0, cnf_ioc(self->fd[i], CNF_IOC_SET_CREATE, &r));
-		v[i] = (struct victim){ .fd = self->fd[i], .set = "victim" };
-	}
-	ASSERT_EQ(0, cnf_ioc(self->attacker_fd, CNF_IOC_SET_CREATE, &r));
-	v[VICTIMS] = (struct victim){ .fd = self->attacker_fd,
-				      .set = "victim" };
 	/*
 	 * An allow set: a block set would make a union with "victim" each
 	 * time that gets an entry again, which is not what is measured here.
@@ -593,26 +581,15 @@ TEST_F_TIMEOUT(iso, dumps_starve_nobody, 600)
 	note("a dump's snapshot of a set of %u IPv6 entries takes %.0f ms\n",
 	     at.n, dump_ms);
 
-	ASSERT_EQ(0, cnf_stall_start(&probes));
-	ASSERT_EQ(0, pthread_create(&th, NULL, dump_attacker, &at));
-	t0 = now_ms();
-	for (round = 0; now_ms() - t0 < DUMP_ROUNDS * dump_ms; round++) {
-		victims_round(v, nv, round);
-		usleep(VICTIM_PAUSE_US);
-	}
-	attack_ms = now_ms() - t0;
-	at.stop = 1;
-	pthread_join(th, NULL);
-	EXPECT_EQ(0, at.err);
-	note("%lu snapshots in %.0f ms, %u victim rounds\n", at.replaces,
-	     attack_ms, round);
-	EXPECT_LT(0UL, at.replaces);
+	attack_run(_metadata, &at, 1, v, VICTIMS + 1, DUMP_ROUNDS * dump_ms,
+		   &probes, "snapshots");
 	/*
 	 * Judged against half a snapshot rather than a quarter: one under
 	 * the lock makes a victim wait for all of it, and a snapshot of the
 	 * largest set still takes little time next to the host's stalls.
 	 */
-	victims_judge(_metadata, v, nv, 2 * dump_ms, DUMP_ROUNDS / 2, &probes);
+	victims_judge(_metadata, v, VICTIMS + 1, 2 * dump_ms, DUMP_ROUNDS / 2,
+		      &probes);
 	free(at.a);
 	pthread_mutex_destroy(&at.lock);
 }
@@ -621,56 +598,28 @@ TEST_F_TIMEOUT(iso, dumps_starve_nobody, 600)
  * A set "second" made beside "big", of its kind, given an entry (the
  * kind's first union is made), then destroyed (the union goes).
  */
-static int first_union_round(int fd)
+static int first_union_round(struct attack *at)
 {
 	struct cnf_entry e = cnf_entry_of(cnf_v4(0x0d000001), "second");
 
-	return set_call(fd, CNF_IOC_SET_CREATE, "second") ?:
-	       cnf_ioc(fd, CNF_IOC_ADD, &e) ?:
-	       set_call(fd, CNF_IOC_SET_DESTROY, "second");
-}
-
-static void *first_union_attacker(void *arg)
-{
-	struct attack *at = arg;
-	int err = 0;
-
-	while (!at->stop && !err) {
-		err = first_union_round(at->fd);
-		pthread_mutex_lock(&at->lock);
-		if (err)
-			at->err = err;
-		else
-			at->replaces++;
-		pthread_mutex_unlock(&at->lock);
-	}
-	return NULL;
+	return set_call(at->fd, CNF_IOC_SET_CREATE, "second") ?:
+	       cnf_ioc(at->fd, CNF_IOC_ADD, &e) ?:
+	       set_call(at->fd, CNF_IOC_SET_DESTROY, "second");
 }
 
 TEST_F_TIMEOUT(iso, first_unions_starve_nobody, 600)
 {
-	struct attack at = { .fd = self->attacker_fd };
+	struct attack at = { .fd = self->attacker_fd,
+			     .round = first_union_round };
 	struct victim v[VICTIMS + 1];
-	double round_ms = 0, t0, attack_ms;
 	struct cnf_stall probes;
-	unsigned int i, nv = VICTIMS + 1;
-	struct cnf_set_req r;
+	double round_ms = 0, t0;
 	struct cnf_stats st;
-	uint32_t round;
-	pthread_t th;
 
 	pthread_mutex_init(&at.lock, NULL);
-	memset(&r, 0, sizeof(r));
-	cnf_set_name(r.name, "victim");
-	for (i = 0; i < VICTIMS; i++) {
-		ASSERT_EQ(0, cnf_ioc(self->fd[i], CNF_IOC_SET_CREATE, &r));
-		v[i] = (struct victim){ .fd = self->fd[i], .set = "victim" };
-	}
-	/* Of the other kind, so that its own adds make no union. */
-	r.kind = CNF_SET_ALLOW;
-	ASSERT_EQ(0, cnf_ioc(self->attacker_fd, CNF_IOC_SET_CREATE, &r));
-	v[VICTIMS] = (struct victim){ .fd = self->attacker_fd,
-				      .set = "victim" };
+	/* The attacker's of the other kind, so that its adds make no union. */
+	ASSERT_EQ(0, victims_make(self->fd, self->attacker_fd, v,
+				  CNF_SET_ALLOW));
 	ASSERT_EQ(0, set_call(self->attacker_fd, CNF_IOC_SET_CREATE, "big"));
 
 	/* As large as makes a round take DUMP_MS, or DUMP_MAX_ENTRIES. */
@@ -680,7 +629,7 @@ TEST_F_TIMEOUT(iso, first_unions_starve_nobody, 600)
 		ASSERT_NE(NULL, at.a);
 		ASSERT_EQ(0, replace_all(self->attacker_fd, "big", at.a, at.n));
 		t0 = now_ms();
-		ASSERT_EQ(0, first_union_round(self->attacker_fd));
+		ASSERT_EQ(0, first_union_round(&at));
 		round_ms = now_ms() - t0;
 		if (round_ms >= DUMP_MS || at.n >= DUMP_MAX_ENTRIES)
 			break;
@@ -688,21 +637,10 @@ TEST_F_TIMEOUT(iso, first_unions_starve_nobody, 600)
 	note("a second set beside one of %u entries: made, given an entry and destroyed in %.0f ms\n",
 	     at.n, round_ms);
 
-	ASSERT_EQ(0, cnf_stall_start(&probes));
-	ASSERT_EQ(0, pthread_create(&th, NULL, first_union_attacker, &at));
-	t0 = now_ms();
-	for (round = 0; now_ms() - t0 < FIRST_ROUNDS * round_ms; round++) {
-		victims_round(v, nv, round);
-		usleep(VICTIM_PAUSE_US);
-	}
-	attack_ms = now_ms() - t0;
-	at.stop = 1;
-	pthread_join(th, NULL);
-	EXPECT_EQ(0, at.err);
-	note("%lu rounds in %.0f ms, %u victim rounds\n", at.replaces,
-	     attack_ms, round);
-	EXPECT_LT(0UL, at.replaces);
-	victims_judge(_metadata, v, nv, round_ms, FIRST_ROUNDS, &probes);
+	attack_run(_metadata, &at, 1, v, VICTIMS + 1, FIRST_ROUNDS * round_ms,
+		   &probes, "rounds of a second set made, given an entry, destroyed");
+	victims_judge(_metadata, v, VICTIMS + 1, round_ms, FIRST_ROUNDS,
+		      &probes);
 
 	/*
 	 * The union the packets probe holds what the sets do: made once
