@@ -294,7 +294,7 @@ static void attack_run(struct __test_metadata *_metadata, struct attack *at,
 	uint32_t round;
 	unsigned int i;
 
-	ASSERT_GE(ATTACKERS, threads);
+	ASSERT_GE((unsigned int)ATTACKERS, threads);
 	ASSERT_EQ(0, cnf_stall_start(probes));
 	for (i = 0; i < threads; i++)
 		ASSERT_EQ(0, pthread_create(&th[i], NULL, attacker, at));

@@ -23,6 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nfnl_send.h"
+
 #define BUF	65536
 
 static int nl_fd;
@@ -38,22 +40,8 @@ static void die(const char *what)
 static void send_config(unsigned short attr, const void *data,
 			unsigned short len)
 {
-	char buf[NLMSG_SPACE(sizeof(struct nfgenmsg) + NLA_HDRLEN + 64)];
-	struct nlmsghdr *nh = (struct nlmsghdr *)buf;
-	struct nfgenmsg *g = NLMSG_DATA(nh);
-	struct nlattr *a = (struct nlattr *)(g + 1);
-
-	memset(buf, 0, sizeof(buf));
-	nh->nlmsg_len = NLMSG_LENGTH(sizeof(*g) + NLA_HDRLEN + NLA_ALIGN(len));
-	nh->nlmsg_type = (NFNL_SUBSYS_ULOG << 8) | NFULNL_MSG_CONFIG;
-	nh->nlmsg_flags = NLM_F_REQUEST;
-	g->nfgen_family = AF_UNSPEC;
-	g->version = NFNETLINK_V0;
-	g->res_id = htons(group);
-	a->nla_type = attr;
-	a->nla_len = NLA_HDRLEN + len;
-	memcpy((char *)a + NLA_HDRLEN, data, len);
-	if (send(nl_fd, buf, nh->nlmsg_len, 0) < 0)
+	if (nfnl_send_one(nl_fd, (NFNL_SUBSYS_ULOG << 8) | NFULNL_MSG_CONFIG,
+			  group, attr, data, len) < 0)
 		die("send");
 }
 
