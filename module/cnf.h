@@ -92,9 +92,12 @@ struct cnf_ifset {
  *          cnf_scope_retire(): keeps @devs to the devices' names as they
  *          are registered, renamed and unregistered.
  * @net:    the namespace, for the chain.
- * @retired: set under RTNL before @nb leaves the chain, whose replay
- *          of unregistrations must not take devices out of a table
- *          packets still read.
+ * @retired: set before @nb leaves the chain, whose replay of
+ *          unregistrations must not take devices out of a table packets
+ *          still read.
+ * @put_away: takes @nb off the chain and frees the scope
+ *          (cnf_scope_put_away()), in a work: RTNL is not to be taken
+ *          under cnf_net_lock().
  * @bytes:  what the scope cost when made (its first table), charged to
  *          the state's budget.  A table made larger as devices come is
  *          made under RTNL, where the budget (cnf_net_lock(), taken
@@ -109,6 +112,7 @@ struct cnf_scope {
 	struct notifier_block nb;
 	struct net *net;
 	struct rcu_head rcu;
+	struct work_struct put_away;
 	bool retired;
 	u64 bytes;
 	u32 n;
@@ -287,6 +291,7 @@ int cnf_state_set_hooks(struct net *net, struct cnf_state *st, bool on);
 struct cnf_scope *cnf_scope_create(struct net *net, u32 n, const void *pat);
 int cnf_scope_start(struct cnf_scope *s);
 void cnf_scope_retire(struct cnf_scope *s);
+void cnf_scope_put_away(struct cnf_scope *s);
 void cnf_scope_free(struct cnf_scope *s);
 int cnf_scope_name_valid(const char *pat);
 

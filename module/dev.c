@@ -1901,32 +1901,25 @@ static int cnf_config_check_scope(const struct cnf_config *c)
 }
 
 /*
- * Under cnf_net_lock(): a new scope of @c's names (NULL in *@scope when
- * it names none), charged and keeping its table already, for the caller to
- * publish, or to give back with cnf_config_drop_scope() on a later
- * failure.
+ * Before cnf_net_lock(), since registering its notifier takes RTNL: a new
+ * scope of @c's names (NULL in *@scope when it names none), keeping its
+ * table already, for the caller to charge and publish, or to give back
+ * with cnf_scope_put_away().
  */
-static int cnf_config_make_scope(struct net *net, struct cnf_state *st,
-				 const struct cnf_config *c,
+static int cnf_config_make_scope(struct net *net, const struct cnf_config *c,
 				 struct cnf_scope **scope)
 {
 	struct cnf_scope *s;
 	int err;
 
 	*scope = NULL;
-	if (!c->iif_count)
+	if (!(c->set & CNF_CONFIG_IIF) || !c->iif_count)
 		return 0;
 	s = cnf_scope_create(net, c->iif_count, c->iif);
 	if (!s)
 		return -ENOMEM;
-	err = cnf_budget_charge(&st->sets.budget, s->bytes);
-	if (err) {
-		cnf_scope_free(s);
-		return err;
-	}
 	err = cnf_scope_start(s);
 	if (err) {
-		cnf_budget_uncharge(&st->sets.budget, s->bytes);
 		cnf_scope_free(s);
 		return err;
 	}
@@ -1934,20 +1927,19 @@ static int cnf_config_make_scope(struct net *net, struct cnf_state *st,
 	return 0;
 }
 
-/* Under cnf_net_lock(): retire, uncharge and free @s, if any. */
+/* Under cnf_net_lock(): uncharge and put away @s, if any. */
 static void cnf_config_drop_scope(struct cnf_state *st, struct cnf_scope *s)
 {
 	if (!s)
 		return;
-	cnf_scope_retire(s);
 	cnf_budget_uncharge(&st->sets.budget, s->bytes);
-	cnf_scope_free(s);
+	cnf_scope_put_away(s);
 }
 
 /*
- * Under cnf_net_lock(): put @s in the place of the state's scope.  A
- * packet that still reads the old one finds its table as it was: it is
- * retired first, and freed after a grace period.
+ * Under cnf_net_lock(): put @s, charged, in the place of the state's
+ * scope.  A packet that still reads the old one finds its table as it
+ * was: it stops changing now, and is freed after a grace period.
  */
 static void cnf_config_set_scope(struct cnf_state *st, struct cnf_scope *s)
 {
@@ -2001,10 +1993,16 @@ static long cnf_ioc_set_config(struct cnf_file *cf, void __user *uarg,
 	if ((c.set & CNF_CONFIG_MEM_LIMIT) && c.mem_limit > cnf_mem_limit &&
 	    !capable(CAP_NET_ADMIN))
 		return -EPERM;
+	err = cnf_config_make_scope(cf->net, &c, &scope);
+	if (err)
+		return err;
 	/* Even a setting equal to the default configures the namespace. */
 	st = cnf_lock_state(cf, c.set, &created);
-	if (IS_ERR(st))
+	if (IS_ERR(st)) {
+		if (scope)
+			cnf_scope_put_away(scope);
 		return PTR_ERR(st);
+	}
 	if (!st)
 		goto out;
 	/* Mark mode marks with a mark: this call's, or one set before. */
@@ -2017,23 +2015,29 @@ static long cnf_ioc_set_config(struct cnf_file *cf, void __user *uarg,
 	old_limit = st->sets.budget.limit;
 	if (c.set & CNF_CONFIG_MEM_LIMIT)
 		err = cnf_budget_set_limit(&st->sets.budget, c.mem_limit);
-	if (!err && (c.set & CNF_CONFIG_IIF)) {
-		err = cnf_config_make_scope(cf->net, st, &c, &scope);
-		if (err)
+	if (!err && scope) {
+		err = cnf_budget_charge(&st->sets.budget, scope->bytes);
+		if (err) {
+			cnf_scope_put_away(scope);
+			scope = NULL;
 			cnf_budget_set_limit(&st->sets.budget, old_limit);
+		}
 	}
 	if (!err && (c.set & CNF_CONFIG_HOOKS)) {
 		err = cnf_state_set_hooks(cf->net, st, c.hooks == CNF_HOOKS_ON);
 		if (err) {
 			cnf_config_drop_scope(st, scope);
+			scope = NULL;
 			/* The old limit, which held a moment ago. */
 			cnf_budget_set_limit(&st->sets.budget, old_limit);
 		}
 	}
 	if (err)
 		goto out;
-	if (c.set & CNF_CONFIG_IIF)
+	if (c.set & CNF_CONFIG_IIF) {
 		cnf_config_set_scope(st, scope);
+		scope = NULL;
+	}
 	if (c.set & CNF_CONFIG_MARK)
 		WRITE_ONCE(st->mark, (u64)c.mark_mask << 32 | c.mark);
 	if (c.set & CNF_CONFIG_LOG_LIMIT)
@@ -2044,6 +2048,9 @@ static long cnf_ioc_set_config(struct cnf_file *cf, void __user *uarg,
 		cnf_state_changed(st);
 	}
 out:
+	/* Made but neither charged nor published. */
+	if (scope)
+		cnf_scope_put_away(scope);
 	cnf_unlock_state(cf, st, created, err);
 	return err;
 }

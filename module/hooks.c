@@ -329,8 +329,8 @@ struct cnf_scope *cnf_scope_create(struct net *net, u32 n, const void *pat)
  * cnf_scope_start - fill @s's table and keep it to the devices
  * @s: a scope from cnf_scope_create(), not yet published
  *
- * Takes RTNL: the caller's cnf_net_lock() comes first, and the callback
- * never takes it.  The registration's replay puts in the devices there
+ * Takes RTNL, so never under cnf_net_lock() (see cnf_scope_put_away());
+ * the callback takes neither.  The registration's replay puts in the devices there
  * now; those that come later are put in as they come.
  *
  * Return: 0, or -ENOMEM.
@@ -347,12 +347,43 @@ int cnf_scope_start(struct cnf_scope *s)
  *     are all done
  *
  * The table stays as it is for the packets still reading it.  Takes
- * RTNL, as cnf_scope_start().
+ * RTNL: never under cnf_net_lock() (see cnf_scope_put_away()).
  */
 void cnf_scope_retire(struct cnf_scope *s)
 {
 	WRITE_ONCE(s->retired, true);
 	unregister_netdevice_notifier_net(s->net, &s->nb);
+}
+
+/* Scopes put away: drained before the module goes. */
+static struct workqueue_struct *cnf_scope_wq;
+
+static void cnf_scope_put_away_work(struct work_struct *work)
+{
+	struct cnf_scope *s = container_of(work, struct cnf_scope, put_away);
+	struct net *net = s->net;
+
+	cnf_scope_retire(s);
+	cnf_scope_free(s);
+	put_net(net);
+}
+
+/**
+ * cnf_scope_put_away - retire and free a started scope, RTNL not taken
+ * @s: as for cnf_scope_retire(), its namespace alive
+ *
+ * Under cnf_net_lock(), which must not be held for RTNL: an iptables-nft
+ * rule's check takes it under nf_tables' commit mutex, which nf_tables
+ * takes under RTNL (lockdep saw the circle).  @s stops changing its table
+ * now, and leaves the notifier chain and memory in a work, which holds
+ * the namespace until then.
+ */
+void cnf_scope_put_away(struct cnf_scope *s)
+{
+	WRITE_ONCE(s->retired, true);
+	get_net(s->net);
+	INIT_WORK(&s->put_away, cnf_scope_put_away_work);
+	queue_work(cnf_scope_wq, &s->put_away);
 }
 
 /**
@@ -390,9 +421,11 @@ static void cnf_state_free(struct cnf_state *st)
 	struct cnf_scope *s = rcu_dereference_protected(st->scope, true);
 
 	if (s) {
-		if (!s->retired)
-			cnf_scope_retire(s);
-		cnf_scope_free(s);
+		/* Retired in .pre_exit, or put away from a reset. */
+		if (s->retired)
+			cnf_scope_free(s);
+		else
+			cnf_scope_put_away(s);
 	}
 	cnf_expiry_stop(&st->expiry);
 	free_percpu(st->stats);
@@ -557,12 +590,22 @@ static struct pernet_operations cnf_net_ops = {
 
 int cnf_hooks_init(void)
 {
-	return register_pernet_subsys(&cnf_net_ops);
+	int err;
+
+	cnf_scope_wq = alloc_workqueue("cnf_scope", 0, 0);
+	if (!cnf_scope_wq)
+		return -ENOMEM;
+	err = register_pernet_subsys(&cnf_net_ops);
+	if (err)
+		destroy_workqueue(cnf_scope_wq);
+	return err;
 }
 
 void cnf_hooks_exit(void)
 {
 	unregister_pernet_subsys(&cnf_net_ops);
+	/* The scopes put away, off their chains and freed. */
+	destroy_workqueue(cnf_scope_wq);
 	/* Tables retired by growth or flush are freed by our RCU callbacks. */
 	rcu_barrier();
 }
