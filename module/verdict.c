@@ -36,6 +36,25 @@ static void cnf_count_sets(const struct cnf_plan *p, unsigned int first,
 			cnf_count_set(p->set[i].matched, len);
 }
 
+/*
+ * The first of @p's sets of @kind that covers @addr, set by set, or NULL:
+ * for the packets while the kind has no lookup filter, and for the names
+ * the tracepoints give.
+ */
+static const struct cnf_set *cnf_plan_first(const struct cnf_plan *p,
+					    unsigned int kind,
+					    enum cnf_family fam,
+					    const void *addr)
+{
+	unsigned int first = kind == CNF_SET_BLOCK ? 0 : p->n[CNF_SET_BLOCK];
+	unsigned int i;
+
+	for (i = first; i < first + p->n[kind]; i++)
+		if (cnf_probe(p->set[i].filter, fam, addr))
+			return p->set[i].set;
+	return NULL;
+}
+
 /**
  * cnf_plan_covers_sets - does a set of a kind cover an address, set by set
  * @p: the plan, under the RCU read lock
@@ -48,13 +67,7 @@ static void cnf_count_sets(const struct cnf_plan *p, unsigned int first,
 bool cnf_plan_covers_sets(const struct cnf_plan *p, unsigned int kind,
 			  enum cnf_family fam, const void *addr)
 {
-	unsigned int first = kind == CNF_SET_BLOCK ? 0 : p->n[CNF_SET_BLOCK];
-	unsigned int i;
-
-	for (i = first; i < first + p->n[kind]; i++)
-		if (cnf_probe(p->set[i].filter, fam, addr))
-			return true;
-	return false;
+	return cnf_plan_first(p, kind, fam, addr);
 }
 
 /* The mode's answer for a listed source. */
@@ -70,20 +83,10 @@ static enum cnf_action cnf_mode_action(const struct cnf_state *cs)
 	}
 }
 
-/*
- * The name of the first set of @kind in @p that covers @addr, for a
- * tracepoint that is on; "" when none does (a change since the lookup).
- */
-static const char *cnf_plan_first(const struct cnf_plan *p, unsigned int kind,
-				  enum cnf_family fam, const void *addr)
+/* The name of @set for a tracepoint: "" for none (a change since the lookup). */
+static const char *cnf_trace_name(const struct cnf_set *set)
 {
-	unsigned int first = kind == CNF_SET_BLOCK ? 0 : p->n[CNF_SET_BLOCK];
-	unsigned int i;
-
-	for (i = first; i < first + p->n[kind]; i++)
-		if (cnf_probe(p->set[i].filter, fam, addr))
-			return p->set[i].set->name;
-	return "";
+	return set ? set->name : "";
 }
 
 /* The tracepoints of a decision, when on (cnf_trace.h). */
@@ -93,10 +96,12 @@ static void cnf_trace(const struct cnf_state *cs, const struct cnf_plan *p,
 {
 	if (trace_drop_enabled() && act == CNF_ACT_DROP)
 		trace_drop(cs->expiry.net->net_cookie, path, fam, addr,
-			   cnf_plan_first(p, CNF_SET_BLOCK, fam, addr));
+			   cnf_trace_name(cnf_plan_first(p, CNF_SET_BLOCK, fam,
+							 addr)));
 	if (trace_pass_allowed_enabled() && !listed)
 		trace_pass_allowed(cs->expiry.net->net_cookie, path, fam, addr,
-				   cnf_plan_first(p, CNF_SET_ALLOW, fam, addr));
+				   cnf_trace_name(cnf_plan_first(p, CNF_SET_ALLOW,
+								 fam, addr)));
 }
 
 /*
