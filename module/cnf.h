@@ -120,21 +120,29 @@ struct cnf_scope {
 	struct cnf_ifset __rcu *devs;
 };
 
+/*
+ * The slot of @t that holds @idx, or -1: the probe from hash_32(@idx) to
+ * the first empty slot.  Lockless under RCU (the hooks), or under RTNL.
+ */
+static __always_inline int cnf_ifset_slot(const struct cnf_ifset *t, u32 idx)
+{
+	u32 mask = (1U << t->log) - 1;
+	u32 i = hash_32(idx, t->log);
+	u32 v;
+
+	while ((v = READ_ONCE(t->slot[i]))) {
+		if (v == idx)
+			return i;
+		i = (i + 1) & mask;
+	}
+	return -1;
+}
+
 /* Whether the hooks judge packets that arrive on the device of @ifindex. */
 static __always_inline bool cnf_scope_covers(const struct cnf_scope *s,
 					     int ifindex)
 {
-	const struct cnf_ifset *t = rcu_dereference(s->devs);
-	u32 mask = (1U << t->log) - 1;
-	u32 i = hash_32(ifindex, t->log);
-	u32 v;
-
-	while ((v = READ_ONCE(t->slot[i]))) {
-		if (v == (u32)ifindex)
-			return true;
-		i = (i + 1) & mask;
-	}
-	return false;
+	return cnf_ifset_slot(rcu_dereference(s->devs), ifindex) >= 0;
 }
 
 /*

@@ -171,16 +171,12 @@ static struct cnf_ifset *cnf_ifset_alloc(u32 log, gfp_t gfp)
 	return t;
 }
 
-/* The slot of @t where @idx is, or NULL. */
+/* The slot of @t where @idx is, or NULL; under RTNL. */
 static u32 *cnf_ifset_find(struct cnf_ifset *t, u32 idx)
 {
-	u32 mask = (1U << t->log) - 1;
-	u32 i = hash_32(idx, t->log);
+	int i = cnf_ifset_slot(t, idx);
 
-	for (; t->slot[i]; i = (i + 1) & mask)
-		if (t->slot[i] == idx)
-			return &t->slot[i];
-	return NULL;
+	return i < 0 ? NULL : &t->slot[i];
 }
 
 /*
