@@ -588,7 +588,12 @@ int cnf_hooks_init(void)
 {
 	int err;
 
-	cnf_scope_wq = alloc_workqueue("cnf_scope", 0, 0);
+	/*
+	 * Unbound: a put-away has no CPU it should stay near.  Recent kernels
+	 * (7.2 here) warn at a workqueue that says neither WQ_UNBOUND
+	 * nor WQ_PERCPU, and a warning stops a panic_on_warn host.
+	 */
+	cnf_scope_wq = alloc_workqueue("cnf_scope", WQ_UNBOUND, 0);
 	if (!cnf_scope_wq)
 		return -ENOMEM;
 	err = register_pernet_subsys(&cnf_net_ops);

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check-dkms (part of make check-kernels): the module as an operator
-# gets it, on Debian 12's 6.1 and 6.12 cloud kernels.  As root.
+# gets it, on Debian 12's 6.1 and 6.12 cloud kernels and on the newest
+# Debian kernel (sid's, 7.2 today).  As root.
 #
 #  1. make dkms-install: the sources (no build product) in
 #     /usr/src/cuckoo-nf-VERSION, dkms add; per kernel, dkms build and
@@ -11,8 +12,12 @@
 #     (6.12's); its signature by DKMS's key (/var/lib/dkms/mok.pub:
 #     modinfo -F signer and sig_key); then a VM boots that kernel, the
 #     DKMS-built module is put back in the same place there, and modprobe must load it from there
-#     (selftests/vm/dkms-modprobe.sh); make dkms-uninstall must take it
-#     away again.
+#     (selftests/vm/dkms-modprobe.sh).  A kernel upgrade: the module
+#     removed from the newest of these kernels, then that kernel's
+#     headers package installed again (apt runs DKMS's
+#     /etc/kernel/header_postinst.d hook, as for a newly installed
+#     kernel) must build and install it again (AUTOINSTALL).  make
+#     dkms-uninstall must take it all away again.
 #  2. make deb (lintian errors fail it) and both packages unpacked into a
 #     scratch root: their control fields, maintainer scripts (sh -n),
 #     man page (man --warnings), completion (bash -n), the unit
@@ -20,10 +25,17 @@
 #     DKMS inside the scratch root (--dkmstree/--sourcetree/--installtree,
 #     nothing of the host's DKMS touched): the module's modinfo version
 #     and the packaged cuckooctl's --version must both be VERSION.
+#  3. The newest kernel, in the sid root that has its headers and sid's
+#     own dkms (scripts/sid-root.sh): cuckoo-nf-dkms installed there with
+#     dpkg -i, dkms autoinstall for that kernel, the module's version,
+#     vermagic, .BTF and signature by that root's DKMS key checked, and a
+#     VM booting that kernel loads it with modprobe; the package is
+#     purged again, and must leave no module behind.
 #
-# Installs dkms, lintian (deps.sh --pkg) and the 6.12 kernel (--kernels).
-# Logs in build/check-dkms/.  The host is left as found: the DKMS tree
-# of cuckoo-nf VERSION is removed at the start and at the end.  The last
+# Installs dkms, lintian (deps.sh --pkg), the 6.12 kernel and the sid
+# root (--kernels).  Logs in build/check-dkms/.  The host is left as
+# found: the DKMS tree of cuckoo-nf VERSION is removed at the start and
+# at the end, and the sid root has no cuckoo-nf-dkms after.  The last
 # line is "N passed, N failed".
 set -uo pipefail
 
@@ -90,12 +102,12 @@ dkms_kernel() {
 	fi
 }
 
-# dkms_signed: KO carries a signature by DKMS's key (Debian's dkms signs
-# every module it builds with /var/lib/dkms/mok.key, made at its first
-# build): modinfo's signer is the certificate's subject CN, its sig_key
-# the certificate's serial.
+# dkms_signed [ROOT]: KO carries a signature by DKMS's key (Debian's dkms
+# signs every module it builds with ROOT/var/lib/dkms/mok.key, made at
+# its first build): modinfo's signer is the certificate's subject CN, its
+# sig_key the certificate's serial.
 dkms_signed() {
-	local cert=/var/lib/dkms/mok.pub cn serial signer key
+	local cert=${1:-}/var/lib/dkms/mok.pub cn serial signer key
 	[[ -f $cert ]] || { echo "no $cert: DKMS made no key"; return 1; }
 	cn=$(openssl x509 -inform DER -in "$cert" -noout -subject -nameopt RFC2253 |
 		sed -n 's/^subject=.*CN=\([^,]*\).*/\1/p')
@@ -111,6 +123,31 @@ dkms_vm() {
 	KVER=$rel CNF_KO=$KO CNF_VM_LOG=$LOGS/vm-$rel.console \
 		selftests/vm/run --no-insmod selftests/vm/dkms-modprobe.sh \
 		"$VERSION" "${KO##*/}"
+}
+
+# dkms_upgrade RELEASE: as if RELEASE were newly installed: the module
+# taken off it, then its headers package installed again, whose
+# postinst runs DKMS's header_postinst.d hook; AUTOINSTALL must bring the
+# module back, built for RELEASE.
+dkms_upgrade() {
+	local rel=$1 pkg f
+	pkg=$(dpkg -S "/lib/modules/$rel/build" 2>/dev/null | sed -n '1s/:.*//p')
+	[[ -n $pkg ]] || { echo "no package owns /lib/modules/$rel/build"; return 1; }
+	dkms remove -m cuckoo-nf -v "$VERSION" -k "$rel" || return 1
+	for f in /lib/modules/"$rel"/updates/dkms/cuckoo_nf.ko*; do
+		[[ -e $f ]] && { echo "$f still there after dkms remove"; return 1; }
+	done
+	echo "== apt-get install --reinstall $pkg"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --reinstall "$pkg" || return 1
+	dkms status -m cuckoo-nf -v "$VERSION" -k "$rel"
+	dkms status -m cuckoo-nf -v "$VERSION" -k "$rel" | grep -q ': installed' || return 1
+	for f in /lib/modules/"$rel"/updates/dkms/cuckoo_nf.ko*; do
+		[[ -f $f ]] || continue
+		echo "$f: vermagic $(modinfo -F vermagic "$f")"
+		[[ $(modinfo -F vermagic "$f") == "$rel "* ]] && return 0
+	done
+	echo "no module for $rel after its headers were installed"
+	return 1
 }
 
 dkms_gone() {
@@ -180,6 +217,65 @@ deb_build() {
 	[[ $v == "$VERSION" && $out == "cuckooctl $VERSION (ABI 1)" ]]
 }
 
+# ---- the newest kernel, in the sid root ----
+
+# sid_in ARGS...: ARGS run in the sid root.
+sid_in() {
+	scripts/sid-root.sh run "$@"
+}
+
+# sid_deb RELEASE: the cuckoo-nf-dkms package on a system running sid's
+# RELEASE: installed with dpkg -i (dh_dkms's postinst adds it to DKMS),
+# then dkms autoinstall for RELEASE.  KO is the module installed, its
+# path outside the root.
+sid_deb() {
+	local rel=$1 deb="" f
+	for f in build/deb/cuckoo-nf-dkms_"$VERSION"-*_all.deb; do
+		[[ -f $f ]] && deb=$f
+	done
+	[[ -n $deb ]] || { echo "no cuckoo-nf-dkms $VERSION package in build/deb"; return 1; }
+	sid_in dpkg --purge cuckoo-nf-dkms >/dev/null 2>&1
+	sid_in env DEBIAN_FRONTEND=noninteractive dpkg -i "$ROOT/$deb" &&
+		sid_in dkms autoinstall -k "$rel" &&
+		sid_in dkms status -m cuckoo-nf -v "$VERSION" -k "$rel" || return 1
+	KO=
+	for f in "$SID"/lib/modules/"$rel"/updates/dkms/cuckoo_nf.ko*; do
+		[[ -f $f ]] && KO=$f
+	done
+	[[ -n $KO ]] || { echo "no module in the root's /lib/modules/$rel/updates/dkms"; return 1; }
+	echo "$KO: version $(modinfo -F version "$KO"), vermagic $(modinfo -F vermagic "$KO")"
+	[[ $(modinfo -F version "$KO") == "$VERSION" &&
+	   $(modinfo -F vermagic "$KO") == "$rel "* ]] || return 1
+	# sid's headers have vmlinux: the kfuncs are built in.
+	CNF_XDP=y bash scripts/kernel-btf.sh check "$SID/lib/modules/$rel/build" "$KO" &&
+		echo "$KO: has .BTF (XDP kfuncs)"
+}
+
+# sid_purge: the package purged from the root leaves no module there.
+sid_purge() {
+	local rel=$1 f
+	sid_in dpkg --purge cuckoo-nf-dkms || return 1
+	for f in "$SID"/lib/modules/"$rel"/updates/dkms/cuckoo_nf.ko* \
+		 "$SID"/usr/src/cuckoo-nf-"$VERSION"; do
+		[[ -e $f ]] && { echo "$f left behind by dpkg --purge"; return 1; }
+	done
+	echo "purged: no module, no sources left in the root"
+}
+
+# newest: step 3, when the sid root is there (deps.sh --kernels makes it).
+newest() {
+	local rel
+	if ! SID=$(scripts/sid-root.sh path) || ! rel=$(scripts/sid-root.sh release) ||
+	   [[ -z $rel ]]; then
+		fail "sid root" "not made (scripts/sid-root.sh make)"
+		return
+	fi
+	step "deb dkms $rel (sid root)" "sid-$rel.log" sid_deb "$rel" &&
+		step "dkms signed $rel" "signed-$rel.log" dkms_signed "$SID" &&
+		step "modprobe $rel" "vm-$rel.log" dkms_vm "$rel"
+	step "deb purge $rel (sid root)" "sid-purge.log" sid_purge "$rel"
+}
+
 main() {
 	local k rel
 	mkdir -p "$LOGS"
@@ -199,12 +295,15 @@ main() {
 				step "dkms signed $rel" "signed-$rel.log" dkms_signed &&
 				step "modprobe $rel" "vm-$rel.log" dkms_vm "$rel"
 		done
+		rel=${RELS[-1]}
+		step "dkms autoinstall $rel" "upgrade-$rel.log" dkms_upgrade "$rel"
 	fi
 	step "dkms-uninstall" dkms-uninstall.log dkms_clean && step "dkms gone" gone.log dkms_gone
 	if step "make deb" deb.log make --no-print-directory deb &&
 	   step "deb unpack" deb-unpack.log deb_unpack; then
 		step "deb files" deb-files.log deb_files
 		step "deb dkms ${RELS[0]}" deb-build.log deb_build "${RELS[0]}"
+		newest
 	fi
 	summary
 	((FAIL == 0))

@@ -27,9 +27,10 @@ SID_SERIES=7.2
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MIRROR=${CNF_SID_MIRROR:-http://deb.debian.org/debian}
 # gcc and make for kbuild, pahole and libelf for module BTF, sparse for
-# make lint's C=1 (W=1 needs nothing more); the metapackages are sid's
-# newest cloud kernel.
-PKGS=make,gcc,libc6-dev,pahole,libelf-dev,sparse,linux-image-cloud-amd64,linux-headers-cloud-amd64
+# make lint's C=1 (W=1 needs nothing more); dkms, and the openssl it signs
+# modules with, for make check-dkms's package on this kernel; the
+# metapackages are sid's newest cloud kernel.
+PKGS=make,gcc,libc6-dev,pahole,libelf-dev,sparse,dkms,openssl,linux-image-cloud-amd64,linux-headers-cloud-amd64
 RECIPE=$(printf '%s\n' "$SID_SERIES" "$PKGS" | sha256sum | cut -c1-12)
 DIR=$ROOT/build/cache/sid-root-$RECIPE
 
