@@ -214,7 +214,7 @@ check-engines: ## fail2ban and crowdsec tests in a VM with the engines layer
 check-rt: ## stress.sh and lifecycle.sh on 6.12 PREEMPT_RT
 	scripts/check-kernels.sh --rt
 
-check-dkms: ## DKMS build and modprobe on 6.1 and 6.12 cloud; make deb checked
+check-dkms: ## DKMS build and modprobe on 6.1, 6.12 and 7.2 cloud, a kernel upgrade; make deb checked
 	scripts/check-dkms.sh
 
 check-install: ## make install and uninstall into scratch DESTDIRs, the headers error, signing
