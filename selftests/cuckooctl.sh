@@ -865,11 +865,14 @@ test_timeouts() {
 	check "bad timeout: named" has_line "cuckooctl: add 1h30: not a timeout: seconds from 0 (none) to 4294967295, or a duration such as 90s, 15m, 1h30m, 7d" "$ERR"
 	expect_rc 1 "test: nothing added" "$CTL" test -s default -q 192.0.2.22
 	expect_rc 0 "create with a default timeout" "$CTL" create ctl-bans timeout 600
-	expect_rc 0 "add: the default, none, 1 s" "$CTL" add -s ctl-bans \
-		198.51.100.1 198.51.100.2 timeout 0 198.51.100.3 timeout 1
+	expect_rc 0 "add: the default, and none" "$CTL" add -s ctl-bans \
+		198.51.100.1 198.51.100.2 timeout 0
 	expect_rc 0 "sets -j" "$CTL" sets -j
-	check "sets -j: default timeout 600, 2 timed" \
-		[ "$(jq -r '.[] | select(.name == "ctl-bans") | "\(.timeout) \(.timed)"' "$OUT")" = "600 2" ]
+	check "sets -j: default timeout 600, 1 timed" \
+		[ "$(jq -r '.[] | select(.name == "ctl-bans") | "\(.timeout) \(.timed)"' "$OUT")" = "600 1" ]
+	# Added after the count: a loaded host may take a second between
+	# two commands, and the entry may be gone by the next.
+	expect_rc 0 "add: 1 s" "$CTL" add -s ctl-bans 198.51.100.3 timeout 1
 	expect_rc 0 "save -s of a set with a default" "$CTL" save -s ctl-bans
 	cp "$OUT" "$TMP/bans"
 	check "save: the set line has the default" has_line "# cuckoo_nf set ctl-bans block timeout 600" "$TMP/bans"
