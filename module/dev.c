@@ -163,12 +163,14 @@ static void cnf_lock_pause(bool due, u64 held_ns)
 }
 
 /*
- * Mend the union a change of a set left to mend (sets.h), once the change
- * let go of cnf_net_lock(): the old union's prefixes taken out without it,
- * then put in the new union CNF_MEND_STEP at a time under it, which the
- * namespace's other calls, waiting for it, get in between (a mutex hands
- * itself to a waiter that lost it once).  Unkillable, as the change was:
- * until the mend is done the kind's packets probe its sets one by one.
+ * Once a change of a set let go of cnf_net_lock(): free what it retired
+ * (sets.h, struct cnf_retired), after a grace period, and mend the union
+ * it left to mend (sets.h): the old union's prefixes taken out without
+ * the lock, then put in the new union CNF_MEND_STEP at a time under it,
+ * which the namespace's other calls, waiting for it, get in between (a
+ * mutex hands itself to a waiter that lost it once); what the mend's end
+ * retires is freed after it.  Unkillable, as the change was: until the
+ * mend is done the kind's packets probe its sets one by one.
  */
 static void cnf_mend_run(struct cnf_file *cf, struct cnf_mend *m)
 {
@@ -176,6 +178,7 @@ static void cnf_mend_run(struct cnf_file *cf, struct cnf_mend *m)
 	bool done, due;
 	u64 held;
 
+	cnf_retired_free(&m->retired);
 	if (!cnf_mend_pending(m))
 		return;
 	cnf_mend_take(m);
@@ -190,6 +193,7 @@ static void cnf_mend_run(struct cnf_file *cf, struct cnf_mend *m)
 			break;
 		cnf_lock_pause(due, held);
 	}
+	cnf_retired_free(&m->retired);
 	cnf_mend_release(m);
 }
 
@@ -880,10 +884,10 @@ static int cnf_replace_publish(struct cnf_file *cf, struct cnf_batch *b,
 		return err;
 	err = cnf_set_replace(&st->sets, set, *n, t, *u, m);
 	if (err) {
-		/* The timeouts are freed without the lock, the filters not. */
+		/* All freed without the lock, the filters retired first. */
 		cnf_budget_uncharge(budget, cnf_timeouts_bytes(t));
-		cnf_filter_destroy(*n);
-		cnf_filter_destroy(*u);
+		cnf_retire(&st->sets, &m->retired, *n);
+		cnf_retire(&st->sets, &m->retired, *u);
 	}
 	*n = NULL;
 	*u = NULL;
@@ -2158,6 +2162,7 @@ static long cnf_ioc_set_create(struct cnf_file *cf, void __user *uarg,
 static long cnf_ioc_set_change(struct cnf_file *cf, void __user *uarg,
 			       size_t usize)
 {
+	struct cnf_retired retired = { };
 	struct cnf_set *set = NULL;
 	struct cnf_set_req r;
 	struct cnf_state *st;
@@ -2184,8 +2189,9 @@ static long cnf_ioc_set_change(struct cnf_file *cf, void __user *uarg,
 	else if ((set->rules_only || set->kind == CNF_SET_ALLOW) && log)
 		err = -EINVAL;
 	else
-		err = cnf_set_log(&st->sets, set, &log);
+		err = cnf_set_log(&st->sets, set, &log, &retired);
 	cnf_unlock_state(cf, st, created, err);
+	cnf_retired_free(&retired);
 	/* The old setting's loggers, or on failure the new one's. */
 	cnf_log_put(log);
 	return err;
@@ -2234,6 +2240,7 @@ static long cnf_ioc_set_swap(struct cnf_file *cf, void __user *uarg,
 			     size_t usize)
 {
 	struct cnf_set *a = NULL, *b = NULL;
+	struct cnf_retired retired = { };
 	struct cnf_set_swap sw;
 	struct cnf_state *st;
 	bool created;
@@ -2252,12 +2259,13 @@ static long cnf_ioc_set_swap(struct cnf_file *cf, void __user *uarg,
 		b = cnf_set_find(&st->sets, sw.b);
 	}
 	if (a && b)
-		err = cnf_set_swap(&st->sets, a, b);
+		err = cnf_set_swap(&st->sets, a, b, &retired);
 	else if (!st && cnf_names_default(sw.a) && cnf_names_default(sw.b))
 		err = -EINVAL;	/* the default set with itself */
 	else
 		err = -ENOENT;
 	cnf_unlock_state(cf, st, created, false);
+	cnf_retired_free(&retired);
 	return err;
 }
 

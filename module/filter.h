@@ -29,6 +29,7 @@ void cnf_budget_uncharge(struct cnf_budget *b, u64 bytes);
 int cnf_budget_merge(struct cnf_budget *to, struct cnf_budget *from);
 size_t cnf_filter_size(void);
 u64 cnf_filter_max_capacity(void);
+void cnf_filter_retire(struct cnf_filter *f);
 void cnf_filter_destroy(struct cnf_filter *f);
 
 void cnf_filter_lock(struct cnf_filter *f);
