@@ -226,10 +226,10 @@ struct cnf_state {
  *         CNF_BUILD_STEP buckets at a time, a dump's snapshot (dev.c) for
  *         CNF_DUMP_STEP buckets.  What still takes time that grows with a
  *         set's size: the first tables of a kind's new union, sized for
- *         its sets' prefixes when its mend or build begins, a walk's step
- *         that churn drove to walk a whole table (prefix.c), and a
- *         table's growth within a batch's chunk; those delay the
- *         namespace's own calls and expiry only.
+ *         its sets' prefixes when its mend or build begins, and a table's
+ *         growth within a batch's chunk; those delay the namespace's own
+ *         calls and expiry only.  A walk that churn would drive to walk a
+ *         whole table in one step is ended instead (cnf_walk_churned()).
  * @state: NULL until the namespace is configured.  Published with
  *         rcu_assign_pointer() under @lock once its hooks are
  *         registered; cleared under @lock before they are

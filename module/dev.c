@@ -1259,6 +1259,10 @@ static int cnf_dump_room(struct cnf_file *cf, struct cnf_filter *f,
  * A step of the snapshot of the set named @name, under cnf_net_lock():
  * @w walks its contents, begun anew when they are other ones, *@starts
  * counting them.  A namespace without state has an empty default set.
+ * Contents that change so fast that a table of theirs had to be walked
+ * again from its start CNF_WALK_REWINDS times end the snapshot with
+ * -EAGAIN, as contents replaced too often do: the step after could take a
+ * whole table in one hold.
  *
  * Return: 1 when the snapshot is whole; 0 when there is more to take;
  * -ENOBUFS when @c->full needs room; -ENXIO, -EAGAIN, -ENOSPC, -ENOMEM.
@@ -1298,6 +1302,11 @@ static int cnf_dump_step(struct cnf_file *cf, const char *name,
 		cnf_filter_lock(f);
 	}
 	c->timeouts = set->timeouts.n ? &set->timeouts : NULL;
+	/* Its next step may be a whole table, in one hold of the lock. */
+	if (cnf_walk_churned(w)) {
+		cnf_filter_unlock(f);
+		return -EAGAIN;
+	}
 	err = cnf_walk_step(w, CNF_DUMP_STEP, cnf_dump_collect, c);
 	cf->dump_again |= w->again;
 	if (!err && w->done) {

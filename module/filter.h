@@ -95,6 +95,27 @@ struct cnf_walk {
 	struct cnf_walk *next;
 };
 
+/*
+ * A step of a walk whose table was walked again from its first bucket
+ * this many times walks the rest of it at once (cnf_walk_step()).
+ */
+#define CNF_WALK_REWINDS	4
+
+/**
+ * cnf_walk_churned - would the next step of a walk perhaps take a whole table
+ * @w: the walk, begun
+ *
+ * A walk whose filter changes under it faster than it goes gets here; a
+ * caller that holds a lock others wait for ends it rather than step on,
+ * since the next step may walk a whole table in one hold.
+ *
+ * Return: true when its table was walked again CNF_WALK_REWINDS times.
+ */
+static inline bool cnf_walk_churned(const struct cnf_walk *w)
+{
+	return w->rewinds >= CNF_WALK_REWINDS;
+}
+
 int cnf_walk_begin(struct cnf_filter *f, struct cnf_walk *w);
 int cnf_walk_step(struct cnf_walk *w, u32 buckets,
 		  int (*fn)(void *ctx, const struct cnf_key *key), void *ctx);

@@ -816,8 +816,15 @@ static bool cnf_build_step(struct cnf_mend *m)
 			continue;
 		}
 		cnf_filter_lock(f);
-		/* No union any more: its kind has one set left, or none. */
-		if (u) {
+		/*
+		 * No union any more: its kind has one set left, or none.  A
+		 * set changed so fast that the next step may walk a whole
+		 * table fails the build: the kind's sets are probed one by
+		 * one, rather than the lock held that long.
+		 */
+		if (u && cnf_walk_churned(w))
+			m->failed = true;
+		if (u && !m->failed) {
 			cnf_filter_lock_nested(u);
 			if (cnf_walk_step(w, CNF_BUILD_STEP, cnf_copy_one, u))
 				m->failed = true;
