@@ -225,10 +225,12 @@ struct cnf_state {
  *         union's mend or build (sets.h) for CNF_MEND_STEP prefixes or
  *         CNF_BUILD_STEP buckets at a time, a dump's snapshot (dev.c) for
  *         CNF_DUMP_STEP buckets.  What still takes time that grows with a
- *         set's size: the first tables of a kind's new union, sized for
- *         its sets' prefixes when its mend or build begins, and a table's
- *         growth within a batch's chunk; those delay the namespace's own
- *         calls and expiry only.  A walk that churn would drive to walk a
+ *         set's size: a table's growth within a batch's chunk, and the
+ *         first tables of a union a replace finds its kind in need of
+ *         without having made it aside (other sets got prefixes while it
+ *         built); those delay the namespace's own calls and expiry only.
+ *         A kind's new union otherwise is made and sized aside, before
+ *         the lock is taken (struct cnf_aside, sets.h).  A walk that churn would drive to walk a
  *         whole table in one step is ended instead (cnf_walk_churned()).
  * @state: NULL until the namespace is configured.  Published with
  *         rcu_assign_pointer() under @lock once its hooks are

@@ -355,45 +355,74 @@ static int cnf_entry_del(struct cnf_state *st, struct cnf_change *c,
 
 /* ---- one address ---- */
 
+/*
+ * Whether a change that failed with @err asked for a union made aside
+ * (struct cnf_aside): then made, without cnf_net_lock(), and true when
+ * the change is to be tried again.  *@err is what fails the call if not.
+ */
+static bool cnf_aside_again(struct cnf_aside *a, int *err)
+{
+	if (*err != -EAGAIN || !a->wanted)
+		return false;
+	*err = cnf_aside_make(a);
+	return !*err;
+}
+
+/* An add or delete of @key, once; -EAGAIN with @m->aside wanted: again. */
+static int cnf_change_once(struct cnf_file *cf, const struct cnf_entry *e,
+			   const struct cnf_key *key, bool add,
+			   struct cnf_mend *m)
+{
+	struct cnf_change c;
+	struct cnf_state *st;
+	struct cnf_set *set;
+	bool created;
+	int err;
+
+	st = cnf_lock_set(cf, e->set, add, &created, &set);
+	if (IS_ERR(st))
+		return PTR_ERR(st);
+	err = -ENOENT;
+	if (set)
+		err = cnf_change_begin(&c, &st->sets, set, add, m);
+	if (set && !err) {
+		if (add)
+			err = cnf_entry_add(st, &c, key,
+					    e->flags & CNF_ENTRY_F_TIMEOUT ?
+					    e->timeout : set->timeout,
+					    e->flags & CNF_ENTRY_F_EXIST);
+		else
+			err = cnf_entry_del(st, &c, key);
+		cnf_change_end(&c);
+	}
+	/* -exist: a stored entry is no error; it has its new timeout. */
+	if (err == -EEXIST && (e->flags & CNF_ENTRY_F_EXIST))
+		err = 0;
+	cnf_unlock_state(cf, st, created, err);
+	cnf_mend_run(cf, m);
+	return err;
+}
+
 /* An add creates the state; a delete from a namespace without one fails. */
 static long cnf_ioc_change(struct cnf_file *cf, const void __user *uarg,
 			   size_t usize, bool add)
 {
 	const u32 flags = CNF_ENTRY_F_TIMEOUT | CNF_ENTRY_F_EXIST;
-	struct cnf_change c;
-	struct cnf_state *st;
-	struct cnf_set *set;
+	struct cnf_aside aside = { };
 	struct cnf_entry e;
 	struct cnf_key key;
 	struct cnf_mend m;
-	bool created;
 	int err;
 
 	err = cnf_get_entry(uarg, usize, &e, &key, add ? flags : 0);
 	if (err)
 		return err;
-	cnf_mend_init(&m);
-	st = cnf_lock_set(cf, e.set, add, &created, &set);
-	if (IS_ERR(st))
-		return PTR_ERR(st);
-	err = -ENOENT;
-	if (set)
-		err = cnf_change_begin(&c, &st->sets, set, add, &m);
-	if (set && !err) {
-		if (add)
-			err = cnf_entry_add(st, &c, &key,
-					    e.flags & CNF_ENTRY_F_TIMEOUT ?
-					    e.timeout : set->timeout,
-					    e.flags & CNF_ENTRY_F_EXIST);
-		else
-			err = cnf_entry_del(st, &c, &key);
-		cnf_change_end(&c);
-	}
-	/* -exist: a stored entry is no error; it has its new timeout. */
-	if (err == -EEXIST && (e.flags & CNF_ENTRY_F_EXIST))
-		err = 0;
-	cnf_unlock_state(cf, st, created, err);
-	cnf_mend_run(cf, &m);
+	do {
+		cnf_mend_init(&m);
+		m.aside = &aside;
+		err = cnf_change_once(cf, &e, &key, add, &m);
+	} while (cnf_aside_again(&aside, &err));
+	cnf_aside_free(&aside);
 	return err;
 }
 
@@ -1013,6 +1042,7 @@ static long cnf_ioc_batch(struct cnf_file *cf, void __user *uarg,
 			  size_t usize, bool add)
 {
 	struct cnf_tally *tally = NULL;
+	struct cnf_aside aside = { };
 	struct cnf_chunk ck;
 	struct cnf_mend m;
 	struct cnf_batch b;
@@ -1046,11 +1076,16 @@ static long cnf_ioc_batch(struct cnf_file *cf, void __user *uarg,
 		tally = cnf_batch_tally(&b, &ck.e->addr);
 	while (b.done < b.count && !b.error) {
 		cnf_mend_init(&m);
+		m.aside = &aside;
 		b.error = cnf_batch_chunk(cf, &b, &ck, add, tally, &m);
 		/* A union the chunk began, filled before the next chunk. */
 		cnf_mend_run(cf, &m);
+		/* Nothing of the chunk applied: it goes again. */
+		if (cnf_aside_again(&aside, &b.error))
+			b.error = 0;
 		cond_resched();
 	}
+	cnf_aside_free(&aside);
 	kfree(tally);
 	kfree(ck.secs);
 	kfree(ck.e);
@@ -1594,24 +1629,39 @@ out:
  * memory limit, the counters, the sets and the hooks stay.  Of a namespace
  * without state there is nothing to flush, and nothing is made for it.
  */
-static int cnf_flush_set(struct cnf_file *cf, const char *name)
+/* A flush, once; -EAGAIN with @m->aside wanted: again. */
+static int cnf_flush_once(struct cnf_file *cf, const char *name,
+			  struct cnf_mend *m)
 {
 	struct cnf_timeouts old = { RB_ROOT, RB_ROOT_CACHED, 0 };
 	struct cnf_state *st;
 	struct cnf_set *set;
-	struct cnf_mend m;
 	bool created;
 	int err = 0;
 
-	cnf_mend_init(&m);
 	st = cnf_lock_set(cf, name, false, &created, &set);
 	if (IS_ERR(st))
 		return PTR_ERR(st);
 	if (set)
-		err = cnf_set_flush(&st->sets, set, &old, &m);
+		err = cnf_set_flush(&st->sets, set, &old, m);
 	cnf_unlock_state(cf, st, created, false);
 	cnf_timeouts_clear(&old, NULL);
-	cnf_mend_run(cf, &m);
+	cnf_mend_run(cf, m);
+	return err;
+}
+
+static int cnf_flush_set(struct cnf_file *cf, const char *name)
+{
+	struct cnf_aside aside = { };
+	struct cnf_mend m;
+	int err;
+
+	do {
+		cnf_mend_init(&m);
+		m.aside = &aside;
+		err = cnf_flush_once(cf, name, &m);
+	} while (cnf_aside_again(&aside, &err));
+	cnf_aside_free(&aside);
 	return err;
 }
 
@@ -2206,15 +2256,34 @@ static long cnf_ioc_set_change(struct cnf_file *cf, void __user *uarg,
 	return err;
 }
 
-static long cnf_ioc_set_destroy(struct cnf_file *cf, void __user *uarg,
-				size_t usize)
+/* A destroy, once; -EAGAIN with @m->aside wanted: again. */
+static int cnf_destroy_once(struct cnf_file *cf, const char *name,
+			    struct cnf_mend *m)
 {
 	struct cnf_timeouts old = { RB_ROOT, RB_ROOT_CACHED, 0 };
 	struct cnf_set *set = NULL;
-	struct cnf_set_req r;
 	struct cnf_state *st;
-	struct cnf_mend m;
 	bool created;
+	int err;
+
+	st = cnf_lock_state(cf, false, &created);
+	if (IS_ERR(st))
+		return PTR_ERR(st);
+	if (st)
+		set = cnf_set_find(&st->sets, name);
+	err = set ? cnf_set_destroy(&st->sets, set, &old, m) : -ENOENT;
+	cnf_unlock_state(cf, st, created, false);
+	cnf_timeouts_clear(&old, NULL);
+	cnf_mend_run(cf, m);
+	return err;
+}
+
+static long cnf_ioc_set_destroy(struct cnf_file *cf, void __user *uarg,
+				size_t usize)
+{
+	struct cnf_aside aside = { };
+	struct cnf_set_req r;
+	struct cnf_mend m;
 	int err;
 
 	err = cnf_get_set_req(uarg, usize, &r, CNF_SET_CALL_NAME);
@@ -2222,16 +2291,12 @@ static long cnf_ioc_set_destroy(struct cnf_file *cf, void __user *uarg,
 		return err;
 	if (cnf_names_default(r.name))
 		return -EBUSY;
-	cnf_mend_init(&m);
-	st = cnf_lock_state(cf, false, &created);
-	if (IS_ERR(st))
-		return PTR_ERR(st);
-	if (st)
-		set = cnf_set_find(&st->sets, r.name);
-	err = set ? cnf_set_destroy(&st->sets, set, &old, &m) : -ENOENT;
-	cnf_unlock_state(cf, st, created, false);
-	cnf_timeouts_clear(&old, NULL);
-	cnf_mend_run(cf, &m);
+	do {
+		cnf_mend_init(&m);
+		m.aside = &aside;
+		err = cnf_destroy_once(cf, r.name, &m);
+	} while (cnf_aside_again(&aside, &err));
+	cnf_aside_free(&aside);
 	return err;
 }
 

@@ -384,6 +384,89 @@ static int cnf_union_reserve(struct cnf_filter *u, u64 n4, u64 n6)
 	       cnf_filter_reserve(u, CNF_V6, cnf_filter_count(u, CNF_V6) + n6);
 }
 
+/*
+ * A kind's new union, empty, with room for @n4 and @n6 prefixes, in @ss's
+ * budget: @a's, made aside, when given; none there: -EAGAIN, @a told
+ * what to make (cnf_aside_make()).  Without @a, made and sized here,
+ * under the lock (a replace that found a union needed that it had not
+ * made aside).  One made aside for fewer prefixes than are there now
+ * grows as the mend or build fills it.
+ */
+static struct cnf_filter *cnf_union_take(struct cnf_sets *ss,
+					 struct cnf_aside *a, u64 n4, u64 n6)
+{
+	struct cnf_filter *u;
+	int err;
+
+	if (a && !a->u) {
+		a->wanted = true;
+		a->n4 = n4;
+		a->n6 = n6;
+		a->capacity = ss->initial_capacity;
+		a->room = ss->budget.limit -
+			  min(cnf_budget_used(&ss->budget), ss->budget.limit);
+		return ERR_PTR(-EAGAIN);
+	}
+	if (a) {
+		err = cnf_budget_merge(&ss->budget, &a->budget);
+		if (err)
+			return ERR_PTR(err);
+		u = a->u;
+		a->u = NULL;
+		return u;
+	}
+	u = cnf_set_filter_new(ss);
+	if (IS_ERR(u))
+		return u;
+	cnf_filter_lock(u);
+	err = cnf_union_reserve(u, n4, n6);
+	cnf_filter_unlock(u);
+	if (err) {
+		cnf_filter_destroy(u);
+		return ERR_PTR(err);
+	}
+	return u;
+}
+
+/**
+ * cnf_aside_make - make the union a change asked for, aside
+ * @a: the caller's, after a change failed with -EAGAIN and @a->wanted;
+ *     without cnf_net_lock()
+ *
+ * Empty, with room for the prefixes the change said, within the room the
+ * namespace's budget had then; the change, tried again, takes it.
+ *
+ * Return: 0; -ENOSPC past that room; -ENOMEM.
+ */
+int cnf_aside_make(struct cnf_aside *a)
+{
+	int err = -ENOMEM;
+
+	a->wanted = false;
+	cnf_aside_free(a);
+	cnf_budget_init(&a->budget, a->room);
+	a->u = cnf_filter_create_in(a->capacity, &a->budget);
+	if (a->u) {
+		cnf_filter_lock(a->u);
+		err = cnf_budget_used(&a->budget) > a->budget.limit ? -ENOSPC :
+		      cnf_union_reserve(a->u, a->n4, a->n6);
+		cnf_filter_unlock(a->u);
+	}
+	if (err)
+		cnf_aside_free(a);
+	return err;
+}
+
+/**
+ * cnf_aside_free - free a union made aside that no change took
+ * @a: the caller's; without cnf_net_lock()
+ */
+void cnf_aside_free(struct cnf_aside *a)
+{
+	cnf_filter_destroy(a->u);
+	a->u = NULL;
+}
+
 /**
  * cnf_replace_wants_union - should a replace of a set make a union aside
  * @ss: the sets, under cnf_net_lock()
@@ -477,9 +560,11 @@ void cnf_mend_init(struct cnf_mend *m)
 static void cnf_mend_undo(struct cnf_mend *m)
 {
 	struct cnf_retired r = m->retired;
+	struct cnf_aside *a = m->aside;
 
 	cnf_mend_init(m);
 	m->retired = r;
+	m->aside = a;
 }
 
 /**
@@ -495,9 +580,10 @@ bool cnf_mend_pending(const struct cnf_mend *m)
 
 /*
  * Ready a mend of @kind's union, whose prefixes it will take out: the room
- * for them charged, and the new union *@u, made now, empty, unless given,
- * with room for them.  Nothing changed on error; cnf_mend_cancel() undoes
- * it.
+ * for them charged, and the new union *@u, unless given: the one made
+ * aside (@m->aside, cnf_union_take()), empty, with room for them.  Nothing
+ * changed on error (-EAGAIN: make one aside first); cnf_mend_cancel()
+ * undoes it.
  */
 static int cnf_mend_prepare(struct cnf_sets *ss, u32 kind,
 			    struct cnf_filter **u, struct cnf_mend *m)
@@ -509,21 +595,12 @@ static int cnf_mend_prepare(struct cnf_sets *ss, u32 kind,
 	err = cnf_budget_charge(&ss->budget, m->bytes);
 	if (err || *u)
 		return err;
-	*u = cnf_set_filter_new(ss);
+	*u = cnf_union_take(ss, m->aside, m->n4, m->n6);
 	if (IS_ERR(*u)) {
 		err = PTR_ERR(*u);
 		*u = NULL;
-	} else {
-		cnf_filter_lock(*u);
-		err = cnf_union_reserve(*u, m->n4, m->n6);
-		cnf_filter_unlock(*u);
-		if (err) {
-			cnf_filter_destroy(*u);
-			*u = NULL;
-		}
-	}
-	if (err)
 		cnf_budget_uncharge(&ss->budget, m->bytes);
+	}
 	return err;
 }
 
@@ -719,9 +796,10 @@ static int cnf_build_walk(struct cnf_mend *m, struct cnf_filter *f,
  * Begin @m, a build of @kind's union: @given (a replace's contents' union
  * made aside), or else a new, empty one, with room for the prefixes of the
  * kind's sets that have some but @skip, and of @extra (a replace's
- * contents, about to be @skip's), and a walk of each of them.  The union
- * the kind had, if any, is the caller's to retire.  Nothing changed on
- * error, @given still the caller's.
+ * contents, about to be @skip's), and a walk of each of them.  A new one
+ * is the one made aside (@m->aside, cnf_union_take()).  The union the kind
+ * had, if any, is the caller's to retire.  Nothing changed on error
+ * (-EAGAIN: make one aside first), @given still the caller's.
  */
 static int cnf_build_begin(struct cnf_sets *ss, u32 kind,
 			   const struct cnf_set *skip, struct cnf_filter *given,
@@ -742,12 +820,6 @@ static int cnf_build_begin(struct cnf_sets *ss, u32 kind,
 		cnf_budget_uncharge(&ss->budget, m->bytes);
 		return -ENOMEM;
 	}
-	if (!u)
-		u = cnf_set_filter_new(ss);
-	if (IS_ERR(u)) {
-		err = PTR_ERR(u);
-		u = NULL;
-	}
 	for (i = 0; i < ss->n && !err; i++) {
 		if (ss->set[i] == skip || !cnf_set_planned(ss->set[i], kind) ||
 		    !cnf_set_count(ss->set[i]))
@@ -756,10 +828,15 @@ static int cnf_build_begin(struct cnf_sets *ss, u32 kind,
 	}
 	if (!err && extra)
 		err = cnf_build_walk(m, extra, &n4, &n6);
-	if (!err) {
+	if (!err && given) {
 		cnf_filter_lock(u);
 		err = cnf_union_reserve(u, n4, n6);
 		cnf_filter_unlock(u);
+	} else if (!err) {
+		u = cnf_union_take(ss, m->aside, n4, n6);
+		err = PTR_ERR_OR_ZERO(u);
+		if (err)
+			u = NULL;
 	}
 	if (err) {
 		cnf_build_end_walks(m, 0);

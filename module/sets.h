@@ -177,6 +177,25 @@ struct cnf_retired {
 	struct cnf_set *set;
 };
 
+/*
+ * A union made aside, without cnf_net_lock(), for a mend or build to
+ * begin with, so that its first tables, sized for the prefixes it is to
+ * get, are not allocated under the lock.  A change that finds it needs
+ * one and has none fails with -EAGAIN, @wanted said and sized; its caller
+ * makes one (cnf_aside_make()), and tries again.  Owned by the caller.
+ * @u:       the union, in @budget, or NULL.
+ * @budget:  its own, with the room the namespace's had (@room): it joins
+ *           the namespace's when taken (cnf_budget_merge()).
+ * @wanted:  a change asked for one of @n4 and @n6 prefixes.
+ */
+struct cnf_aside {
+	struct cnf_filter *u;
+	struct cnf_budget budget;
+	u64 n4, n6;
+	u64 room, capacity;
+	bool wanted;
+};
+
 /* Prefixes a mend puts in the union per hold of cnf_net_lock(). */
 #define CNF_MEND_STEP	64
 /* Buckets of a set's tables a build walks per hold of cnf_net_lock(). */
@@ -220,6 +239,8 @@ struct cnf_retired {
  * @retired: what the change that began the mend, or its steps, retired:
  *           the owner frees it once it let go of cnf_net_lock(), whether
  *           a mend began or not.
+ * @aside:   the owner's union made aside, for the mend or build to begin
+ *           with (struct cnf_aside); NULL: made under the lock.
  */
 struct cnf_mend {
 	struct list_head node;
@@ -241,6 +262,7 @@ struct cnf_mend {
 	struct cnf_walk *walk;
 	u32 nwalk, at;
 	struct cnf_retired retired;
+	struct cnf_aside *aside;
 };
 
 /*
@@ -288,6 +310,8 @@ struct cnf_filter *cnf_union_aside(struct cnf_filter *contents,
 void cnf_retire(struct cnf_sets *ss, struct cnf_retired *r,
 		struct cnf_filter *f);
 void cnf_retired_free(struct cnf_retired *r);
+int cnf_aside_make(struct cnf_aside *a);
+void cnf_aside_free(struct cnf_aside *a);
 
 void cnf_mend_init(struct cnf_mend *m);
 bool cnf_mend_pending(const struct cnf_mend *m);
