@@ -214,18 +214,24 @@ struct cnf_state {
  *         the packet path; no call holds two namespaces' locks (they are
  *         one lockdep class, initialised at one site, cnf_net_init(), so
  *         lockdep would report a nesting).  Being per namespace, no other
- *         namespace's calls or expiry ever wait for it.  Not every hold
- *         is short: a replace builds its contents and their timeouts
+ *         namespace's calls or expiry ever wait for it.  Never held over a
+ *         grace period: what a change unpublishes (an old plan, contents,
+ *         union or set) is retired under it and freed after one by the
+ *         call once it let go (struct cnf_retired, sets.h).  Not every
+ *         hold is short: a replace builds its contents and their timeouts
  *         aside and frees the old ones' timeouts after, so that under the
- *         lock it only charges its staging and publishes (one
- *         synchronize_net(), the old contents' tables freed); a batch
- *         holds it for a chunk of entries, the expiry work for a batch of
- *         them, a union's mend (a set of its kind flushed, destroyed or
- *         replaced, sets.h) for CNF_MEND_STEP prefixes at a time.  What
- *         still takes time that grows with a set's size: a union made
- *         when a second set of a kind gets prefixes, of the sets as they
- *         are, a dump's snapshot (dev.c), and a table's growth; those
- *         delay the namespace's own calls and expiry only.
+ *         lock it only charges its staging and publishes; a batch holds it
+ *         for a chunk of entries, the expiry work for a batch of them, a
+ *         union's mend or build (sets.h) for CNF_MEND_STEP prefixes or
+ *         CNF_BUILD_STEP buckets at a time, a dump's snapshot (dev.c) for
+ *         CNF_DUMP_STEP buckets.  What still takes time that grows with a
+ *         set's size: a table's growth within a batch's chunk, and the
+ *         first tables of a union a replace finds its kind in need of
+ *         without having made it aside (other sets got prefixes while it
+ *         built); those delay the namespace's own calls and expiry only.
+ *         A kind's new union otherwise is made and sized aside, before
+ *         the lock is taken (struct cnf_aside, sets.h).  A walk that churn would drive to walk a
+ *         whole table in one step is ended instead (cnf_walk_churned()).
  * @state: NULL until the namespace is configured.  Published with
  *         rcu_assign_pointer() under @lock once its hooks are
  *         registered; cleared under @lock before they are

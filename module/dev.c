@@ -163,12 +163,14 @@ static void cnf_lock_pause(bool due, u64 held_ns)
 }
 
 /*
- * Mend the union a change of a set left to mend (sets.h), once the change
- * let go of cnf_net_lock(): the old union's prefixes taken out without it,
- * then put in the new union CNF_MEND_STEP at a time under it, which the
- * namespace's other calls, waiting for it, get in between (a mutex hands
- * itself to a waiter that lost it once).  Unkillable, as the change was:
- * until the mend is done the kind's packets probe its sets one by one.
+ * Once a change of a set let go of cnf_net_lock(): free what it retired
+ * (sets.h, struct cnf_retired), after a grace period, and mend the union
+ * it left to mend (sets.h): the old union's prefixes taken out without
+ * the lock, then put in the new union CNF_MEND_STEP at a time under it,
+ * which the namespace's other calls, waiting for it, get in between (a
+ * mutex hands itself to a waiter that lost it once); what the mend's end
+ * retires is freed after it.  Unkillable, as the change was: until the
+ * mend is done the kind's packets probe its sets one by one.
  */
 static void cnf_mend_run(struct cnf_file *cf, struct cnf_mend *m)
 {
@@ -176,6 +178,7 @@ static void cnf_mend_run(struct cnf_file *cf, struct cnf_mend *m)
 	bool done, due;
 	u64 held;
 
+	cnf_retired_free(&m->retired);
 	if (!cnf_mend_pending(m))
 		return;
 	cnf_mend_take(m);
@@ -190,6 +193,7 @@ static void cnf_mend_run(struct cnf_file *cf, struct cnf_mend *m)
 			break;
 		cnf_lock_pause(due, held);
 	}
+	cnf_retired_free(&m->retired);
 	cnf_mend_release(m);
 }
 
@@ -351,45 +355,74 @@ static int cnf_entry_del(struct cnf_state *st, struct cnf_change *c,
 
 /* ---- one address ---- */
 
+/*
+ * Whether a change that failed with @err asked for a union made aside
+ * (struct cnf_aside): then made, without cnf_net_lock(), and true when
+ * the change is to be tried again.  *@err is what fails the call if not.
+ */
+static bool cnf_aside_again(struct cnf_aside *a, int *err)
+{
+	if (*err != -EAGAIN || !a->wanted)
+		return false;
+	*err = cnf_aside_make(a);
+	return !*err;
+}
+
+/* An add or delete of @key, once; -EAGAIN with @m->aside wanted: again. */
+static int cnf_change_once(struct cnf_file *cf, const struct cnf_entry *e,
+			   const struct cnf_key *key, bool add,
+			   struct cnf_mend *m)
+{
+	struct cnf_change c;
+	struct cnf_state *st;
+	struct cnf_set *set;
+	bool created;
+	int err;
+
+	st = cnf_lock_set(cf, e->set, add, &created, &set);
+	if (IS_ERR(st))
+		return PTR_ERR(st);
+	err = -ENOENT;
+	if (set)
+		err = cnf_change_begin(&c, &st->sets, set, add, m);
+	if (set && !err) {
+		if (add)
+			err = cnf_entry_add(st, &c, key,
+					    e->flags & CNF_ENTRY_F_TIMEOUT ?
+					    e->timeout : set->timeout,
+					    e->flags & CNF_ENTRY_F_EXIST);
+		else
+			err = cnf_entry_del(st, &c, key);
+		cnf_change_end(&c);
+	}
+	/* -exist: a stored entry is no error; it has its new timeout. */
+	if (err == -EEXIST && (e->flags & CNF_ENTRY_F_EXIST))
+		err = 0;
+	cnf_unlock_state(cf, st, created, err);
+	cnf_mend_run(cf, m);
+	return err;
+}
+
 /* An add creates the state; a delete from a namespace without one fails. */
 static long cnf_ioc_change(struct cnf_file *cf, const void __user *uarg,
 			   size_t usize, bool add)
 {
 	const u32 flags = CNF_ENTRY_F_TIMEOUT | CNF_ENTRY_F_EXIST;
-	struct cnf_change c;
-	struct cnf_state *st;
-	struct cnf_set *set;
+	struct cnf_aside aside = { };
 	struct cnf_entry e;
 	struct cnf_key key;
 	struct cnf_mend m;
-	bool created;
 	int err;
 
 	err = cnf_get_entry(uarg, usize, &e, &key, add ? flags : 0);
 	if (err)
 		return err;
-	cnf_mend_init(&m);
-	st = cnf_lock_set(cf, e.set, add, &created, &set);
-	if (IS_ERR(st))
-		return PTR_ERR(st);
-	err = -ENOENT;
-	if (set)
-		err = cnf_change_begin(&c, &st->sets, set, add, &m);
-	if (set && !err) {
-		if (add)
-			err = cnf_entry_add(st, &c, &key,
-					    e.flags & CNF_ENTRY_F_TIMEOUT ?
-					    e.timeout : set->timeout,
-					    e.flags & CNF_ENTRY_F_EXIST);
-		else
-			err = cnf_entry_del(st, &c, &key);
-		cnf_change_end(&c);
-	}
-	/* -exist: a stored entry is no error; it has its new timeout. */
-	if (err == -EEXIST && (e.flags & CNF_ENTRY_F_EXIST))
-		err = 0;
-	cnf_unlock_state(cf, st, created, err);
-	cnf_mend_run(cf, &m);
+	do {
+		cnf_mend_init(&m);
+		m.aside = &aside;
+		err = cnf_change_once(cf, &e, &key, add, &m);
+	} while (cnf_aside_again(&aside, &err));
+	cnf_aside_free(&aside);
 	return err;
 }
 
@@ -880,10 +913,10 @@ static int cnf_replace_publish(struct cnf_file *cf, struct cnf_batch *b,
 		return err;
 	err = cnf_set_replace(&st->sets, set, *n, t, *u, m);
 	if (err) {
-		/* The timeouts are freed without the lock, the filters not. */
+		/* All freed without the lock, the filters retired first. */
 		cnf_budget_uncharge(budget, cnf_timeouts_bytes(t));
-		cnf_filter_destroy(*n);
-		cnf_filter_destroy(*u);
+		cnf_retire(&st->sets, &m->retired, *n);
+		cnf_retire(&st->sets, &m->retired, *u);
 	}
 	*n = NULL;
 	*u = NULL;
@@ -1009,6 +1042,7 @@ static long cnf_ioc_batch(struct cnf_file *cf, void __user *uarg,
 			  size_t usize, bool add)
 {
 	struct cnf_tally *tally = NULL;
+	struct cnf_aside aside = { };
 	struct cnf_chunk ck;
 	struct cnf_mend m;
 	struct cnf_batch b;
@@ -1042,11 +1076,16 @@ static long cnf_ioc_batch(struct cnf_file *cf, void __user *uarg,
 		tally = cnf_batch_tally(&b, &ck.e->addr);
 	while (b.done < b.count && !b.error) {
 		cnf_mend_init(&m);
+		m.aside = &aside;
 		b.error = cnf_batch_chunk(cf, &b, &ck, add, tally, &m);
 		/* A union the chunk began, filled before the next chunk. */
 		cnf_mend_run(cf, &m);
+		/* Nothing of the chunk applied: it goes again. */
+		if (cnf_aside_again(&aside, &b.error))
+			b.error = 0;
 		cond_resched();
 	}
+	cnf_aside_free(&aside);
 	kfree(tally);
 	kfree(ck.secs);
 	kfree(ck.e);
@@ -1255,6 +1294,10 @@ static int cnf_dump_room(struct cnf_file *cf, struct cnf_filter *f,
  * A step of the snapshot of the set named @name, under cnf_net_lock():
  * @w walks its contents, begun anew when they are other ones, *@starts
  * counting them.  A namespace without state has an empty default set.
+ * Contents that change so fast that a table of theirs had to be walked
+ * again from its start CNF_WALK_REWINDS times end the snapshot with
+ * -EAGAIN, as contents replaced too often do: the step after could take a
+ * whole table in one hold.
  *
  * Return: 1 when the snapshot is whole; 0 when there is more to take;
  * -ENOBUFS when @c->full needs room; -ENXIO, -EAGAIN, -ENOSPC, -ENOMEM.
@@ -1294,6 +1337,11 @@ static int cnf_dump_step(struct cnf_file *cf, const char *name,
 		cnf_filter_lock(f);
 	}
 	c->timeouts = set->timeouts.n ? &set->timeouts : NULL;
+	/* Its next step may be a whole table, in one hold of the lock. */
+	if (cnf_walk_churned(w)) {
+		cnf_filter_unlock(f);
+		return -EAGAIN;
+	}
 	err = cnf_walk_step(w, CNF_DUMP_STEP, cnf_dump_collect, c);
 	cf->dump_again |= w->again;
 	if (!err && w->done) {
@@ -1581,24 +1629,39 @@ out:
  * memory limit, the counters, the sets and the hooks stay.  Of a namespace
  * without state there is nothing to flush, and nothing is made for it.
  */
-static int cnf_flush_set(struct cnf_file *cf, const char *name)
+/* A flush, once; -EAGAIN with @m->aside wanted: again. */
+static int cnf_flush_once(struct cnf_file *cf, const char *name,
+			  struct cnf_mend *m)
 {
 	struct cnf_timeouts old = { RB_ROOT, RB_ROOT_CACHED, 0 };
 	struct cnf_state *st;
 	struct cnf_set *set;
-	struct cnf_mend m;
 	bool created;
 	int err = 0;
 
-	cnf_mend_init(&m);
 	st = cnf_lock_set(cf, name, false, &created, &set);
 	if (IS_ERR(st))
 		return PTR_ERR(st);
 	if (set)
-		err = cnf_set_flush(&st->sets, set, &old, &m);
+		err = cnf_set_flush(&st->sets, set, &old, m);
 	cnf_unlock_state(cf, st, created, false);
 	cnf_timeouts_clear(&old, NULL);
-	cnf_mend_run(cf, &m);
+	cnf_mend_run(cf, m);
+	return err;
+}
+
+static int cnf_flush_set(struct cnf_file *cf, const char *name)
+{
+	struct cnf_aside aside = { };
+	struct cnf_mend m;
+	int err;
+
+	do {
+		cnf_mend_init(&m);
+		m.aside = &aside;
+		err = cnf_flush_once(cf, name, &m);
+	} while (cnf_aside_again(&aside, &err));
+	cnf_aside_free(&aside);
 	return err;
 }
 
@@ -2158,6 +2221,7 @@ static long cnf_ioc_set_create(struct cnf_file *cf, void __user *uarg,
 static long cnf_ioc_set_change(struct cnf_file *cf, void __user *uarg,
 			       size_t usize)
 {
+	struct cnf_retired retired = { };
 	struct cnf_set *set = NULL;
 	struct cnf_set_req r;
 	struct cnf_state *st;
@@ -2184,22 +2248,42 @@ static long cnf_ioc_set_change(struct cnf_file *cf, void __user *uarg,
 	else if ((set->rules_only || set->kind == CNF_SET_ALLOW) && log)
 		err = -EINVAL;
 	else
-		err = cnf_set_log(&st->sets, set, &log);
+		err = cnf_set_log(&st->sets, set, &log, &retired);
 	cnf_unlock_state(cf, st, created, err);
+	cnf_retired_free(&retired);
 	/* The old setting's loggers, or on failure the new one's. */
 	cnf_log_put(log);
+	return err;
+}
+
+/* A destroy, once; -EAGAIN with @m->aside wanted: again. */
+static int cnf_destroy_once(struct cnf_file *cf, const char *name,
+			    struct cnf_mend *m)
+{
+	struct cnf_timeouts old = { RB_ROOT, RB_ROOT_CACHED, 0 };
+	struct cnf_set *set = NULL;
+	struct cnf_state *st;
+	bool created;
+	int err;
+
+	st = cnf_lock_state(cf, false, &created);
+	if (IS_ERR(st))
+		return PTR_ERR(st);
+	if (st)
+		set = cnf_set_find(&st->sets, name);
+	err = set ? cnf_set_destroy(&st->sets, set, &old, m) : -ENOENT;
+	cnf_unlock_state(cf, st, created, false);
+	cnf_timeouts_clear(&old, NULL);
+	cnf_mend_run(cf, m);
 	return err;
 }
 
 static long cnf_ioc_set_destroy(struct cnf_file *cf, void __user *uarg,
 				size_t usize)
 {
-	struct cnf_timeouts old = { RB_ROOT, RB_ROOT_CACHED, 0 };
-	struct cnf_set *set = NULL;
+	struct cnf_aside aside = { };
 	struct cnf_set_req r;
-	struct cnf_state *st;
 	struct cnf_mend m;
-	bool created;
 	int err;
 
 	err = cnf_get_set_req(uarg, usize, &r, CNF_SET_CALL_NAME);
@@ -2207,16 +2291,12 @@ static long cnf_ioc_set_destroy(struct cnf_file *cf, void __user *uarg,
 		return err;
 	if (cnf_names_default(r.name))
 		return -EBUSY;
-	cnf_mend_init(&m);
-	st = cnf_lock_state(cf, false, &created);
-	if (IS_ERR(st))
-		return PTR_ERR(st);
-	if (st)
-		set = cnf_set_find(&st->sets, r.name);
-	err = set ? cnf_set_destroy(&st->sets, set, &old, &m) : -ENOENT;
-	cnf_unlock_state(cf, st, created, false);
-	cnf_timeouts_clear(&old, NULL);
-	cnf_mend_run(cf, &m);
+	do {
+		cnf_mend_init(&m);
+		m.aside = &aside;
+		err = cnf_destroy_once(cf, r.name, &m);
+	} while (cnf_aside_again(&aside, &err));
+	cnf_aside_free(&aside);
 	return err;
 }
 
@@ -2234,6 +2314,7 @@ static long cnf_ioc_set_swap(struct cnf_file *cf, void __user *uarg,
 			     size_t usize)
 {
 	struct cnf_set *a = NULL, *b = NULL;
+	struct cnf_retired retired = { };
 	struct cnf_set_swap sw;
 	struct cnf_state *st;
 	bool created;
@@ -2252,12 +2333,13 @@ static long cnf_ioc_set_swap(struct cnf_file *cf, void __user *uarg,
 		b = cnf_set_find(&st->sets, sw.b);
 	}
 	if (a && b)
-		err = cnf_set_swap(&st->sets, a, b);
+		err = cnf_set_swap(&st->sets, a, b, &retired);
 	else if (!st && cnf_names_default(sw.a) && cnf_names_default(sw.b))
 		err = -EINVAL;	/* the default set with itself */
 	else
 		err = -ENOENT;
 	cnf_unlock_state(cf, st, created, false);
+	cnf_retired_free(&retired);
 	return err;
 }
 

@@ -166,9 +166,12 @@ static void cnf_expiry_count(struct cnf_expiry *e, u64 late)
 	e->max_late_ms = max(e->max_late_ms, ms);
 }
 
-/* Remove up to @max entries of @set that ran out; returns how many. */
+/*
+ * Remove up to @max entries of @set that ran out; returns how many.  What
+ * the change retires (a union its kind no longer needs) goes in @m's.
+ */
 static unsigned int cnf_expire_set(struct cnf_state *st, struct cnf_set *set,
-				   unsigned int max)
+				   unsigned int max, struct cnf_mend *m)
 {
 	struct cnf_timeouts *t = &set->timeouts;
 	u64 now = get_jiffies_64();
@@ -180,7 +183,7 @@ static unsigned int cnf_expire_set(struct cnf_state *st, struct cnf_set *set,
 	if (!e || e->deadline > now)
 		return 0;
 	/* Deletes only: a change that cannot fail. */
-	if (WARN_ON_ONCE(cnf_change_begin(&c, &st->sets, set, 0, NULL)))
+	if (WARN_ON_ONCE(cnf_change_begin(&c, &st->sets, set, 0, m)))
 		return 0;
 	while (done < max && (e = cnf_timed_first(t)) && e->deadline <= now) {
 		WARN_ON_ONCE(cnf_change_del(&c, &e->key));
@@ -199,6 +202,7 @@ static void cnf_expiry_work(struct work_struct *work)
 	struct cnf_state *st = container_of(e, struct cnf_state, expiry);
 	struct mutex *lock = cnf_net_lock(e->net);
 	unsigned int i, left = CNF_EXPIRY_BATCH;
+	struct cnf_mend m;
 
 	/*
 	 * A holder of the lock may be waiting for this work to finish
@@ -208,11 +212,15 @@ static void cnf_expiry_work(struct work_struct *work)
 		queue_delayed_work(system_wq, &e->work, CNF_EXPIRY_RETRY);
 		return;
 	}
+	/* Deletes only: the mend never begins, it only takes what is retired. */
+	cnf_mend_init(&m);
 	for (i = 0; i < st->sets.n && left; i++)
-		left -= cnf_expire_set(st, st->sets.set[i], left);
+		left -= cnf_expire_set(st, st->sets.set[i], left, &m);
 	/* A batch that ran out of room leaves a deadline due now: again. */
 	cnf_expiry_arm(st);
 	mutex_unlock(lock);
+	/* A union dropped: freed after a grace period, without the lock. */
+	cnf_retired_free(&m.retired);
 }
 
 /**

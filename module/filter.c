@@ -1244,6 +1244,29 @@ static void cnf_budget_leave(struct cnf_filter *f)
 }
 
 /**
+ * cnf_filter_retire - take an unpublished filter out of its shared budget
+ * @f: a filter no writer changes any more and no plan names, under the
+ *	lock of its budget
+ *
+ * Its walks end (they find it gone, as after cnf_filter_destroy()) and it
+ * counts against its budget no more, like a retired table: what is left is
+ * to wait for its readers and cnf_filter_destroy() it, which then needs no
+ * lock.
+ */
+void cnf_filter_retire(struct cnf_filter *f)
+{
+	struct cnf_walk *w;
+
+	for (w = f->moves.walks; w; w = w->next)
+		w->f = NULL;
+	f->moves.walks = NULL;
+	cnf_budget_leave(f);
+	f->budget = &f->own_budget;
+	f->budget_next = f->own_budget.filters;
+	f->own_budget.filters = f;
+}
+
+/**
  * cnf_filter_destroy - free a filter
  * @f: the filter, or NULL
  *

@@ -29,6 +29,7 @@ void cnf_budget_uncharge(struct cnf_budget *b, u64 bytes);
 int cnf_budget_merge(struct cnf_budget *to, struct cnf_budget *from);
 size_t cnf_filter_size(void);
 u64 cnf_filter_max_capacity(void);
+void cnf_filter_retire(struct cnf_filter *f);
 void cnf_filter_destroy(struct cnf_filter *f);
 
 void cnf_filter_lock(struct cnf_filter *f);
@@ -93,6 +94,27 @@ struct cnf_walk {
 	struct cnf_filter *f;
 	struct cnf_walk *next;
 };
+
+/*
+ * A step of a walk whose table was walked again from its first bucket
+ * this many times walks the rest of it at once (cnf_walk_step()).
+ */
+#define CNF_WALK_REWINDS	4
+
+/**
+ * cnf_walk_churned - would the next step of a walk perhaps take a whole table
+ * @w: the walk, begun
+ *
+ * A walk whose filter changes under it faster than it goes gets here; a
+ * caller that holds a lock others wait for ends it rather than step on,
+ * since the next step may walk a whole table in one hold.
+ *
+ * Return: true when its table was walked again CNF_WALK_REWINDS times.
+ */
+static inline bool cnf_walk_churned(const struct cnf_walk *w)
+{
+	return w->rewinds >= CNF_WALK_REWINDS;
+}
 
 int cnf_walk_begin(struct cnf_filter *f, struct cnf_walk *w);
 int cnf_walk_step(struct cnf_walk *w, u32 buckets,

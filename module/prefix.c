@@ -1109,7 +1109,6 @@ int cnf_filter_walk(struct cnf_filter *f,
  * changes of the filter between steps cannot keep a walk from ending.
  */
 
-#define CNF_WALK_REWINDS	4
 #define CNF_WALK_PARTS		(CNF_TIERS + CNF_STORE_TABLES)
 
 /* What a step gives a key of a table as, see cnf_walk_key(). */

@@ -22,13 +22,6 @@
 #include <linux/string.h>
 #include <linux/wait_bit.h>
 
-/* What a change leaves to free once no packet can see it any more. */
-struct cnf_retired {
-	struct cnf_filter *filter[CNF_SET_KINDS + 1];
-	unsigned int n;
-	struct cnf_set *set;
-};
-
 static u64 cnf_filter_total(struct cnf_filter *f)
 {
 	u64 n;
@@ -161,44 +154,6 @@ static int cnf_locked(struct cnf_filter *f,
 	return err;
 }
 
-static int cnf_copy_into(struct cnf_filter *to, struct cnf_filter *from)
-{
-	int err;
-
-	cnf_filter_lock(from);
-	cnf_filter_lock_nested(to);
-	cnf_filter_expect(to, cnf_filter_count(from, CNF_V4) +
-			  cnf_filter_count(from, CNF_V6));
-	err = cnf_filter_walk(from, cnf_copy_one, to);
-	cnf_filter_expect(to, 0);
-	cnf_filter_unlock(to);
-	cnf_filter_unlock(from);
-	return err;
-}
-
-/* A union of the sets of @kind but @skip, and of @extra if given. */
-static struct cnf_filter *cnf_union_build(struct cnf_sets *ss, u32 kind,
-					  const struct cnf_set *skip,
-					  struct cnf_filter *extra)
-{
-	struct cnf_filter *u = cnf_set_filter_new(ss);
-	unsigned int i;
-	int err = 0;
-
-	if (IS_ERR(u))
-		return u;
-	for (i = 0; i < ss->n && !err; i++)
-		if (ss->set[i] != skip && cnf_set_planned(ss->set[i], kind))
-			err = cnf_copy_into(u, ss->set[i]->filter);
-	if (!err && extra)
-		err = cnf_copy_into(u, extra);
-	if (err) {
-		cnf_filter_destroy(u);
-		return ERR_PTR(err);
-	}
-	return u;
-}
-
 /*
  * Does @set's kind keep its union once @set is emptied or gone: it has one,
  * and two or more other sets hold prefixes.  It is mended then.
@@ -269,40 +224,98 @@ static void cnf_set_free(struct cnf_set *set)
 	kfree(set);
 }
 
+/**
+ * cnf_retire - put a filter no plan will name again with what is retired
+ * @ss: the sets, under cnf_net_lock()
+ * @r: what the caller frees once it let go of cnf_net_lock()
+ *     (cnf_retired_free()), after the plan it is unpublished from
+ * @f: a filter of @ss's budget that no set, union or mend holds any more,
+ *     or NULL
+ *
+ * It leaves the budget now (cnf_filter_retire()), as a retired table does:
+ * the call that retired it frees it before it returns.  A record holds
+ * what one call retires: the set it destroys, that set's or a replaced
+ * set's old filter and its kind's old union, an old union a mend ends
+ * with, and the unions of kinds left with fewer than two sets with
+ * prefixes, one a kind; past CNF_RETIRED_MAX (which no call reaches), the
+ * filter is freed here after a grace period, under the lock.
+ */
+void cnf_retire(struct cnf_sets *ss, struct cnf_retired *r,
+		struct cnf_filter *f)
+{
+	if (!f)
+		return;
+	cnf_filter_retire(f);
+	if (!WARN_ON_ONCE(r->n == CNF_RETIRED_MAX)) {
+		r->filter[r->n++] = f;
+		return;
+	}
+	synchronize_net();
+	cnf_filter_destroy(f);
+}
+
+/*
+ * @set, taken out of @ss, retired with its filter: freed with @r once no
+ * packet sees a plan that names it.
+ */
+static void cnf_retire_set(struct cnf_retired *r, struct cnf_set *set)
+{
+	cnf_filter_retire(set->filter);
+	r->set = set;
+}
+
+/**
+ * cnf_retired_free - free what changes retired, once no packet sees it
+ * @r: filled under cnf_net_lock() (cnf_retire()); called without it, so
+ *     that neither the grace period nor the freeing of a large filter
+ *     holds up the namespace's other calls and its expiry
+ *
+ * Left empty, for another change.
+ */
+void cnf_retired_free(struct cnf_retired *r)
+{
+	unsigned int i;
+
+	if (!r->n && !r->set)
+		return;
+	synchronize_net();
+	for (i = 0; i < r->n; i++)
+		cnf_filter_destroy(r->filter[i]);
+	if (r->set)
+		cnf_set_free(r->set);
+	memset(r, 0, sizeof(*r));
+}
+
 /*
  * Publish @spare as @ss now is; a union whose kind no longer needs one is
- * retired with what the caller retired, and all of it is freed once no
- * packet can see it.  Under cnf_net_lock().
+ * retired into @r with what the caller retired, for the caller to free
+ * once no packet can see it (cnf_retired_free()), after it let go of
+ * cnf_net_lock().  The old plan is freed after a grace period: waiting
+ * for one here would hold the lock for it.  Under cnf_net_lock().
  */
 static void cnf_sets_publish(struct cnf_sets *ss, struct cnf_plan *spare,
 			     struct cnf_retired *r)
 {
 	struct cnf_plan *old = rcu_dereference_protected(ss->plan, true);
-	unsigned int kind, i;
+	unsigned int kind;
+	bool dropped = false;
 
 	for (kind = 0; kind < CNF_SET_KINDS; kind++) {
 		if (ss->union_of[kind] &&
 		    cnf_kind_nonempty(ss, kind, NULL) < 2) {
-			r->filter[r->n++] = ss->union_of[kind];
+			cnf_retire(ss, r, ss->union_of[kind]);
 			ss->union_of[kind] = NULL;
+			dropped = true;
 		}
 	}
 	cnf_plan_fill(ss, spare);
-	if (!r->n && !r->set && cnf_plan_same(old, spare)) {
+	/* Whatever was retired, a plan without it must be there first. */
+	if (!dropped && !r->n && !r->set && cnf_plan_same(old, spare)) {
 		kfree(spare);
 		return;
 	}
 	rcu_assign_pointer(ss->plan, spare);
-	if (!r->n && !r->set) {
-		kfree_rcu(old, rcu);
-		return;
-	}
-	synchronize_net();
-	kfree(old);
-	for (i = 0; i < r->n; i++)
-		cnf_filter_destroy(r->filter[i]);
-	if (r->set)
-		cnf_set_free(r->set);
+	kfree_rcu(old, rcu);
 }
 
 /*
@@ -369,6 +382,89 @@ static int cnf_union_reserve(struct cnf_filter *u, u64 n4, u64 n6)
 {
 	return cnf_filter_reserve(u, CNF_V4, cnf_filter_count(u, CNF_V4) + n4) ?:
 	       cnf_filter_reserve(u, CNF_V6, cnf_filter_count(u, CNF_V6) + n6);
+}
+
+/*
+ * A kind's new union, empty, with room for @n4 and @n6 prefixes, in @ss's
+ * budget: @a's, made aside, when given; none there: -EAGAIN, @a told
+ * what to make (cnf_aside_make()).  Without @a, made and sized here,
+ * under the lock (a replace that found a union needed that it had not
+ * made aside).  One made aside for fewer prefixes than are there now
+ * grows as the mend or build fills it.
+ */
+static struct cnf_filter *cnf_union_take(struct cnf_sets *ss,
+					 struct cnf_aside *a, u64 n4, u64 n6)
+{
+	struct cnf_filter *u;
+	int err;
+
+	if (a && !a->u) {
+		a->wanted = true;
+		a->n4 = n4;
+		a->n6 = n6;
+		a->capacity = ss->initial_capacity;
+		a->room = ss->budget.limit -
+			  min(cnf_budget_used(&ss->budget), ss->budget.limit);
+		return ERR_PTR(-EAGAIN);
+	}
+	if (a) {
+		err = cnf_budget_merge(&ss->budget, &a->budget);
+		if (err)
+			return ERR_PTR(err);
+		u = a->u;
+		a->u = NULL;
+		return u;
+	}
+	u = cnf_set_filter_new(ss);
+	if (IS_ERR(u))
+		return u;
+	cnf_filter_lock(u);
+	err = cnf_union_reserve(u, n4, n6);
+	cnf_filter_unlock(u);
+	if (err) {
+		cnf_filter_destroy(u);
+		return ERR_PTR(err);
+	}
+	return u;
+}
+
+/**
+ * cnf_aside_make - make the union a change asked for, aside
+ * @a: the caller's, after a change failed with -EAGAIN and @a->wanted;
+ *     without cnf_net_lock()
+ *
+ * Empty, with room for the prefixes the change said, within the room the
+ * namespace's budget had then; the change, tried again, takes it.
+ *
+ * Return: 0; -ENOSPC past that room; -ENOMEM.
+ */
+int cnf_aside_make(struct cnf_aside *a)
+{
+	int err = -ENOMEM;
+
+	a->wanted = false;
+	cnf_aside_free(a);
+	cnf_budget_init(&a->budget, a->room);
+	a->u = cnf_filter_create_in(a->capacity, &a->budget);
+	if (a->u) {
+		cnf_filter_lock(a->u);
+		err = cnf_budget_used(&a->budget) > a->budget.limit ? -ENOSPC :
+		      cnf_union_reserve(a->u, a->n4, a->n6);
+		cnf_filter_unlock(a->u);
+	}
+	if (err)
+		cnf_aside_free(a);
+	return err;
+}
+
+/**
+ * cnf_aside_free - free a union made aside that no change took
+ * @a: the caller's; without cnf_net_lock()
+ */
+void cnf_aside_free(struct cnf_aside *a)
+{
+	cnf_filter_destroy(a->u);
+	a->u = NULL;
 }
 
 /**
@@ -460,6 +556,17 @@ void cnf_mend_init(struct cnf_mend *m)
 	INIT_LIST_HEAD(&m->node);
 }
 
+/* Back to a mend not begun, but for what it retired (@retired). */
+static void cnf_mend_undo(struct cnf_mend *m)
+{
+	struct cnf_retired r = m->retired;
+	struct cnf_aside *a = m->aside;
+
+	cnf_mend_init(m);
+	m->retired = r;
+	m->aside = a;
+}
+
 /**
  * cnf_mend_pending - did a change begin the mend
  * @m: the mend, after the change, with or without cnf_net_lock()
@@ -473,9 +580,10 @@ bool cnf_mend_pending(const struct cnf_mend *m)
 
 /*
  * Ready a mend of @kind's union, whose prefixes it will take out: the room
- * for them charged, and the new union *@u, made now, empty, unless given,
- * with room for them.  Nothing changed on error; cnf_mend_cancel() undoes
- * it.
+ * for them charged, and the new union *@u, unless given: the one made
+ * aside (@m->aside, cnf_union_take()), empty, with room for them.  Nothing
+ * changed on error (-EAGAIN: make one aside first); cnf_mend_cancel()
+ * undoes it.
  */
 static int cnf_mend_prepare(struct cnf_sets *ss, u32 kind,
 			    struct cnf_filter **u, struct cnf_mend *m)
@@ -487,21 +595,12 @@ static int cnf_mend_prepare(struct cnf_sets *ss, u32 kind,
 	err = cnf_budget_charge(&ss->budget, m->bytes);
 	if (err || *u)
 		return err;
-	*u = cnf_set_filter_new(ss);
+	*u = cnf_union_take(ss, m->aside, m->n4, m->n6);
 	if (IS_ERR(*u)) {
 		err = PTR_ERR(*u);
 		*u = NULL;
-	} else {
-		cnf_filter_lock(*u);
-		err = cnf_union_reserve(*u, m->n4, m->n6);
-		cnf_filter_unlock(*u);
-		if (err) {
-			cnf_filter_destroy(*u);
-			*u = NULL;
-		}
-	}
-	if (err)
 		cnf_budget_uncharge(&ss->budget, m->bytes);
+	}
 	return err;
 }
 
@@ -621,30 +720,25 @@ static int cnf_mend_one(struct cnf_sets *ss, u32 kind, struct cnf_filter *u,
  */
 static void cnf_mend_end(struct cnf_sets *ss, struct cnf_mend *m)
 {
-	struct cnf_retired r = { };
 	struct cnf_plan *spare;
-	unsigned int i;
 
 	list_del_init(&m->node);
 	ss->mending[m->kind]--;
 	cnf_budget_uncharge(&ss->budget, m->bytes);
-	cnf_filter_destroy(m->old);
+	/* Freed by the owner without the lock: it can be large. */
+	cnf_retire(ss, &m->retired, m->old);
 	m->old = NULL;
 	if (m->failed && ss->union_of[m->kind]) {
-		r.filter[r.n++] = ss->union_of[m->kind];
+		cnf_retire(ss, &m->retired, ss->union_of[m->kind]);
 		ss->union_of[m->kind] = NULL;
 	}
-	spare = cnf_plan_alloc(ss);
-	if (spare) {
-		cnf_sets_publish(ss, spare, &r);
-		return;
-	}
 	/*
-	 * No plan made since the mend began has a union of the kind: the
-	 * one that keeps serving is without the union dropped.
+	 * Without a plan, the one that keeps serving has no union of the
+	 * kind: none made since the mend began has.
 	 */
-	for (i = 0; i < r.n; i++)
-		cnf_filter_destroy(r.filter[i]);
+	spare = cnf_plan_alloc(ss);
+	if (spare)
+		cnf_sets_publish(ss, spare, &m->retired);
 }
 
 /* ---- building a kind's first union ---- */
@@ -682,62 +776,75 @@ static void cnf_build_end_walks(struct cnf_mend *m, u32 from)
 	}
 }
 
+/* Begin a walk of @f, a filter of the build @m, for its counts too. */
+static int cnf_build_walk(struct cnf_mend *m, struct cnf_filter *f,
+			  u64 *n4, u64 *n6)
+{
+	int err;
+
+	cnf_filter_lock(f);
+	*n4 += cnf_filter_count(f, CNF_V4);
+	*n6 += cnf_filter_count(f, CNF_V6);
+	err = cnf_walk_begin(f, &m->walk[m->nwalk]);
+	if (!err)
+		m->nwalk++;
+	cnf_filter_unlock(f);
+	return err;
+}
+
 /*
- * Begin @m, a build of @kind's first union: @given (a replace's contents'
- * union made aside), or else a new, empty one, with room for the prefixes
- * of the kind's sets that have some but @skip, and a walk of each of
- * them.  Nothing changed on error, @given still the caller's.
+ * Begin @m, a build of @kind's union: @given (a replace's contents' union
+ * made aside), or else a new, empty one, with room for the prefixes of the
+ * kind's sets that have some but @skip, and of @extra (a replace's
+ * contents, about to be @skip's), and a walk of each of them.  A new one
+ * is the one made aside (@m->aside, cnf_union_take()).  The union the kind
+ * had, if any, is the caller's to retire.  Nothing changed on error
+ * (-EAGAIN: make one aside first), @given still the caller's.
  */
 static int cnf_build_begin(struct cnf_sets *ss, u32 kind,
 			   const struct cnf_set *skip, struct cnf_filter *given,
-			   struct cnf_mend *m)
+			   struct cnf_filter *extra, struct cnf_mend *m)
 {
-	struct cnf_filter *u = given, *f;
+	struct cnf_filter *u = given;
 	u64 n4 = 0, n6 = 0;
 	unsigned int i;
 	int err;
 
 	/* The walks' room, charged as a mend's prefixes are (@bytes). */
-	m->bytes = ss->n * sizeof(*m->walk);
+	m->bytes = (ss->n + 1) * sizeof(*m->walk);
 	err = cnf_budget_charge(&ss->budget, m->bytes);
 	if (err)
 		return err;
-	m->walk = kcalloc(ss->n, sizeof(*m->walk), GFP_KERNEL_ACCOUNT);
+	m->walk = kcalloc(ss->n + 1, sizeof(*m->walk), GFP_KERNEL_ACCOUNT);
 	if (!m->walk) {
 		cnf_budget_uncharge(&ss->budget, m->bytes);
 		return -ENOMEM;
-	}
-	if (!u)
-		u = cnf_set_filter_new(ss);
-	if (IS_ERR(u)) {
-		err = PTR_ERR(u);
-		u = NULL;
 	}
 	for (i = 0; i < ss->n && !err; i++) {
 		if (ss->set[i] == skip || !cnf_set_planned(ss->set[i], kind) ||
 		    !cnf_set_count(ss->set[i]))
 			continue;
-		f = ss->set[i]->filter;
-		cnf_filter_lock(f);
-		n4 += cnf_filter_count(f, CNF_V4);
-		n6 += cnf_filter_count(f, CNF_V6);
-		err = cnf_walk_begin(f, &m->walk[m->nwalk]);
-		if (!err)
-			m->nwalk++;
-		cnf_filter_unlock(f);
+		err = cnf_build_walk(m, ss->set[i]->filter, &n4, &n6);
 	}
-	if (!err) {
+	if (!err && extra)
+		err = cnf_build_walk(m, extra, &n4, &n6);
+	if (!err && given) {
 		cnf_filter_lock(u);
 		err = cnf_union_reserve(u, n4, n6);
 		cnf_filter_unlock(u);
+	} else if (!err) {
+		u = cnf_union_take(ss, m->aside, n4, n6);
+		err = PTR_ERR_OR_ZERO(u);
+		if (err)
+			u = NULL;
 	}
 	if (err) {
 		cnf_build_end_walks(m, 0);
 		if (u != given)
-			cnf_filter_destroy(u);
+			cnf_retire(ss, &m->retired, u);
 		kfree(m->walk);
 		cnf_budget_uncharge(&ss->budget, m->bytes);
-		cnf_mend_init(m);
+		cnf_mend_undo(m);
 		return err;
 	}
 	m->ss = ss;
@@ -758,11 +865,12 @@ static void cnf_build_cancel(struct cnf_sets *ss, struct cnf_mend *m)
 	cnf_build_end_walks(m, 0);
 	list_del_init(&m->node);
 	ss->mending[m->kind]--;
-	cnf_filter_destroy(ss->union_of[m->kind]);
+	/* Sized for the other sets: freed without the lock. */
+	cnf_retire(ss, &m->retired, ss->union_of[m->kind]);
 	ss->union_of[m->kind] = NULL;
 	kfree(m->walk);
 	cnf_budget_uncharge(&ss->budget, m->bytes);
-	cnf_mend_init(m);
+	cnf_mend_undo(m);
 }
 
 /*
@@ -785,8 +893,15 @@ static bool cnf_build_step(struct cnf_mend *m)
 			continue;
 		}
 		cnf_filter_lock(f);
-		/* No union any more: its kind has one set left, or none. */
-		if (u) {
+		/*
+		 * No union any more: its kind has one set left, or none.  A
+		 * set changed so fast that the next step may walk a whole
+		 * table fails the build: the kind's sets are probed one by
+		 * one, rather than the lock held that long.
+		 */
+		if (u && cnf_walk_churned(w))
+			m->failed = true;
+		if (u && !m->failed) {
 			cnf_filter_lock_nested(u);
 			if (cnf_walk_step(w, CNF_BUILD_STEP, cnf_copy_one, u))
 				m->failed = true;
@@ -954,7 +1069,10 @@ static void cnf_timeouts_take(struct cnf_sets *ss, struct cnf_set *set,
  * @old: empty; gets @set's timeouts, uncharged, for the caller to free
  *	once it let go of cnf_net_lock() (cnf_timeouts_clear(), no budget)
  * @m: a mend not begun (cnf_mend_init()): begun when the kind keeps its
- *	union, which the caller then mends without cnf_net_lock()
+ *	union, which the caller then mends without cnf_net_lock(); the set
+ *	and what else the destroy unpublished are retired in
+ *	&cnf_mend.retired, for the caller to free once it let go of the lock
+ *	(cnf_mend_run() in dev.c)
  *
  * Its sources stop matching before it returns.
  *
@@ -964,7 +1082,6 @@ static void cnf_timeouts_take(struct cnf_sets *ss, struct cnf_set *set,
 int cnf_set_destroy(struct cnf_sets *ss, struct cnf_set *set,
 		    struct cnf_timeouts *old, struct cnf_mend *m)
 {
-	struct cnf_retired r = { .set = set };
 	struct cnf_filter *u = NULL;
 	struct cnf_plan *spare;
 	unsigned int i;
@@ -989,15 +1106,15 @@ int cnf_set_destroy(struct cnf_sets *ss, struct cnf_set *set,
 	ss->set[--ss->n] = NULL;
 	cnf_budget_uncharge(&ss->budget, cnf_set_size());
 	cnf_timeouts_take(ss, set, old);
+	cnf_retire_set(&m->retired, set);
 	/* A rules-only set is in no union: its kind's stays as it is. */
 	if (mend) {
 		cnf_mend_commit(ss, set->kind, u, m);
 	} else if (!set->rules_only) {
-		if (ss->union_of[set->kind])
-			r.filter[r.n++] = ss->union_of[set->kind];
+		cnf_retire(ss, &m->retired, ss->union_of[set->kind]);
 		ss->union_of[set->kind] = NULL;
 	}
-	cnf_sets_publish(ss, spare, &r);
+	cnf_sets_publish(ss, spare, &m->retired);
 	cnf_sets_changed(ss);
 	return 0;
 }
@@ -1008,12 +1125,14 @@ int cnf_set_destroy(struct cnf_sets *ss, struct cnf_set *set,
  * @a: a set
  * @b: another set of the same kind, rules-only as @a is or is not (-EINVAL
  *     otherwise: the union of the kind holds the same prefixes after)
+ * @r: empty; what the swap unpublished, for the caller to free once it let
+ *     go of cnf_net_lock() (cnf_retired_free())
  *
  * Return: 0, -EINVAL, -ENOMEM.
  */
-int cnf_set_swap(struct cnf_sets *ss, struct cnf_set *a, struct cnf_set *b)
+int cnf_set_swap(struct cnf_sets *ss, struct cnf_set *a, struct cnf_set *b,
+		 struct cnf_retired *r)
 {
-	struct cnf_retired r = { };
 	struct cnf_plan *spare;
 	struct cnf_filter *f;
 
@@ -1027,7 +1146,7 @@ int cnf_set_swap(struct cnf_sets *ss, struct cnf_set *a, struct cnf_set *b)
 	WRITE_ONCE(a->filter, b->filter);
 	WRITE_ONCE(b->filter, f);
 	swap(a->timeouts, b->timeouts);
-	cnf_sets_publish(ss, spare, &r);
+	cnf_sets_publish(ss, spare, r);
 	cnf_sets_changed(ss);
 	return 0;
 }
@@ -1039,15 +1158,17 @@ int cnf_set_swap(struct cnf_sets *ss, struct cnf_set *a, struct cnf_set *b)
  * @log: in: the new setting, its loggers held (cnf_log_get()); out: the
  *	old one, whose loggers the caller lets go of (cnf_log_put()) once it
  *	let go of cnf_net_lock()
+ * @r: empty; what the change unpublished, for the caller to free once it
+ *	let go of cnf_net_lock() (cnf_retired_free())
  *
  * Packets see the new setting once the call returns; a plan says whether
  * any set logs, so that a drop without a logging set costs no search.
  *
  * Return: 0, or -ENOMEM (nothing changed).
  */
-int cnf_set_log(struct cnf_sets *ss, struct cnf_set *set, u32 *log)
+int cnf_set_log(struct cnf_sets *ss, struct cnf_set *set, u32 *log,
+		struct cnf_retired *r)
 {
-	struct cnf_retired r = { };
 	struct cnf_plan *spare;
 	u32 old = set->log;
 
@@ -1056,7 +1177,7 @@ int cnf_set_log(struct cnf_sets *ss, struct cnf_set *set, u32 *log)
 		return -ENOMEM;
 	WRITE_ONCE(set->log, *log);
 	*log = old;
-	cnf_sets_publish(ss, spare, &r);
+	cnf_sets_publish(ss, spare, r);
 	return 0;
 }
 
@@ -1067,7 +1188,8 @@ int cnf_set_log(struct cnf_sets *ss, struct cnf_set *set, u32 *log)
  * @old: empty; gets @set's timeouts, uncharged, for the caller to free
  *	once it let go of cnf_net_lock() (cnf_timeouts_clear(), no budget)
  * @m: a mend not begun (cnf_mend_init()): begun when the kind keeps its
- *	union, which the caller then mends without cnf_net_lock()
+ *	union, which the caller then mends without cnf_net_lock(); what
+ *	the flush unpublished is retired in &cnf_mend.retired
  *
  * Return: 0; -ENOSPC, -ENOMEM (nothing changed).
  */
@@ -1075,7 +1197,6 @@ int cnf_set_flush(struct cnf_sets *ss, struct cnf_set *set,
 		  struct cnf_timeouts *old, struct cnf_mend *m)
 {
 	struct cnf_filter *u = NULL;
-	struct cnf_retired r = { };
 	struct cnf_plan *spare;
 	bool mend;
 	int err;
@@ -1103,7 +1224,7 @@ int cnf_set_flush(struct cnf_sets *ss, struct cnf_set *set,
 	cnf_timeouts_take(ss, set, old);
 	if (mend)
 		cnf_mend_commit(ss, set->kind, u, m);
-	cnf_sets_publish(ss, spare, &r);
+	cnf_sets_publish(ss, spare, &m->retired);
 	cnf_sets_changed(ss);
 	return 0;
 }
@@ -1122,27 +1243,32 @@ int cnf_set_flush(struct cnf_sets *ss, struct cnf_set *set,
  * @u: NULL, or a union made aside of @contents (cnf_union_aside()), in
  *     @ss's budget: on success the set's kind mends it, if it has a union
  *     to mend, or builds it (a build, @m pending), if the other sets of
- *     the kind make it need its first, else it is freed
- * @m: a mend not begun (cnf_mend_init()), which the replace may begin
+ *     the kind make it need its first, else it is retired
+ * @m: a mend not begun (cnf_mend_init()), which the replace may begin; the
+ *     old contents and what else the replace unpublished are retired in
+ *     &cnf_mend.retired, for the caller to free once it let go of the lock
  *
  * A source that both the old and the new contents cover is matched
  * throughout; one that neither covers never is.  A kind that has a union
- * keeps it, mended (cnf_mend_pending(@m)) when @u is given, else made
- * anew; one that gets a union now has it built from @u when given, else
- * made anew, of its sets as they are: that takes time that grows with
- * them.
+ * keeps it, mended (cnf_mend_pending(@m)) when @u is given.  Else, when
+ * the kind needs a union (two sets of it with prefixes, counting the new
+ * contents), a new one is built in steps (@m pending), from @u when given,
+ * else from nothing, with @contents walked in as the other sets are, and
+ * a union the kind had without @u is retired: its sets are probed one by
+ * one until then.  Nothing under the lock takes time that grows with the
+ * sets but a union's first tables (cnf_union_reserve()).
  *
- * Return: 0; -ENOSPC, -ENOMEM when the kind's union cannot be made anew:
- * nothing changed and @contents, @timeouts and @u are still the caller's.
+ * Return: 0; -ENOSPC, -ENOMEM when there is no room to mend or build the
+ * kind's union: nothing changed and @contents, @timeouts and @u are still
+ * the caller's.
  */
 int cnf_set_replace(struct cnf_sets *ss, struct cnf_set *set,
 		    struct cnf_filter *contents, struct cnf_timeouts *timeouts,
 		    struct cnf_filter *u, struct cnf_mend *m)
 {
-	struct cnf_filter *nu = NULL;
-	struct cnf_retired r = { };
-	struct cnf_plan *spare;
+	struct cnf_filter *nu = NULL, *prev = ss->union_of[set->kind];
 	bool mend = false, build = false;
+	struct cnf_plan *spare;
 	unsigned int others;
 	int err = 0;
 
@@ -1151,41 +1277,41 @@ int cnf_set_replace(struct cnf_sets *ss, struct cnf_set *set,
 		return -ENOMEM;
 	others = cnf_kind_nonempty(ss, set->kind, set);
 	if (!set->rules_only && others + !!cnf_filter_total(contents) >= 2) {
-		mend = u && ss->union_of[set->kind];
+		mend = u && prev;
 		if (mend) {
 			nu = u;
 			err = cnf_mend_prepare(ss, set->kind, &nu, m);
-		} else if (u) {
-			/* The first union: @u, and the others' walked in. */
-			err = cnf_build_begin(ss, set->kind, set, u, m);
-			build = !err;
 		} else {
-			nu = cnf_union_build(ss, set->kind, set, contents);
-			err = PTR_ERR_OR_ZERO(nu);
+			/* @u, or nothing and @contents walked in. */
+			err = cnf_build_begin(ss, set->kind, set, u,
+					      u ? NULL : contents, m);
+			build = !err;
 		}
 	}
 	if (err) {
 		kfree(spare);
 		return err;
 	}
-	r.filter[r.n++] = set->filter;
+	cnf_retire(ss, &m->retired, set->filter);
 	/* Rules read it locklessly (cnf_set_filter_rcu()): filled first. */
 	smp_store_release(&set->filter, contents);
 	swap(set->timeouts, *timeouts);
 	cnf_budget_uncharge(&ss->budget, cnf_timeouts_bytes(timeouts));
 	if (mend) {
 		cnf_mend_commit(ss, set->kind, nu, m);
-	} else if (!build) {
+	} else if (build) {
+		/* The build's union took its place; it may hold @set's old. */
+		cnf_retire(ss, &m->retired, prev);
+	} else {
 		/* A rules-only set is in no union: its kind's stays. */
 		if (!set->rules_only) {
-			if (ss->union_of[set->kind])
-				r.filter[r.n++] = ss->union_of[set->kind];
-			ss->union_of[set->kind] = nu;
+			cnf_retire(ss, &m->retired, prev);
+			ss->union_of[set->kind] = NULL;
 		}
-		/* Never seen by a packet: no need to wait before freeing. */
-		cnf_filter_destroy(u);
+		/* Never seen by a packet, but large: freed without the lock. */
+		cnf_retire(ss, &m->retired, u);
 	}
-	cnf_sets_publish(ss, spare, &r);
+	cnf_sets_publish(ss, spare, &m->retired);
 	cnf_sets_changed(ss);
 	return 0;
 }
@@ -1198,7 +1324,10 @@ int cnf_set_replace(struct cnf_sets *ss, struct cnf_set *set,
  * @ss: the sets, under cnf_net_lock() until cnf_change_end()
  * @set: the set
  * @adds: adds that may follow (0: deletes only)
- * @m: a mend not begun (cnf_mend_init()), or NULL when @adds is 0
+ * @m: a mend not begun (cnf_mend_init()): a build the change begins, and
+ *     what cnf_change_end() unpublishes (&cnf_mend.retired), which the
+ *     caller frees once it let go of cnf_net_lock() (cnf_retired_free(),
+ *     or cnf_mend_run() in dev.c)
  *
  * A set getting its first prefixes while another set of its kind has some
  * gets the kind's union: begun now, empty, as a build (@m pending), which
@@ -1210,7 +1339,6 @@ int cnf_set_replace(struct cnf_sets *ss, struct cnf_set *set,
 int cnf_change_begin(struct cnf_change *c, struct cnf_sets *ss,
 		     struct cnf_set *set, u64 adds, struct cnf_mend *m)
 {
-	struct cnf_filter *u;
 	int err;
 
 	c->ss = ss;
@@ -1228,14 +1356,7 @@ int cnf_change_begin(struct cnf_change *c, struct cnf_sets *ss,
 	}
 	if (c->spare && !set->rules_only && !ss->union_of[set->kind] &&
 	    cnf_kind_nonempty(ss, set->kind, set)) {
-		if (m) {
-			err = cnf_build_begin(ss, set->kind, set, NULL, m);
-		} else {
-			u = cnf_union_build(ss, set->kind, NULL, NULL);
-			err = PTR_ERR_OR_ZERO(u);
-			if (!err)
-				ss->union_of[set->kind] = u;
-		}
+		err = cnf_build_begin(ss, set->kind, set, NULL, NULL, m);
 		if (err) {
 			kfree(c->spare);
 			return err;
@@ -1367,27 +1488,20 @@ void cnf_change_expect_tally(struct cnf_change *c,
  */
 void cnf_change_end(struct cnf_change *c)
 {
-	struct cnf_retired r = { };
-	u32 kind = c->set->kind;
-
 	if (c->locked) {
 		cnf_filter_expect(c->set->filter, 0);
 		cnf_filter_unlock(c->set->filter);
 	}
 	if (!cnf_set_count(c->set) == c->was_empty) {
 		/* A union made for adds that all failed was never seen. */
-		if (c->built && c->mend && cnf_mend_pending(c->mend)) {
+		if (c->built)
 			cnf_build_cancel(c->ss, c->mend);
-		} else if (c->built) {
-			cnf_filter_destroy(c->ss->union_of[kind]);
-			c->ss->union_of[kind] = NULL;
-		}
 		kfree(c->spare);
 	} else {
 		if (!c->spare)
 			c->spare = cnf_plan_alloc(c->ss);
 		if (c->spare)
-			cnf_sets_publish(c->ss, c->spare, &r);
+			cnf_sets_publish(c->ss, c->spare, &c->mend->retired);
 	}
 	cnf_sets_changed(c->ss);
 }

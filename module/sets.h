@@ -19,8 +19,9 @@
  * anew and published whole (RCU) whenever one of them changes, so that a
  * packet sees the sets of one moment.  A change that swaps lookup filters
  * (a union made or dropped, a set's contents replaced) publishes the new
- * plan in one step, then waits for the readers of the old before freeing
- * what only the old one used.
+ * plan in one step and retires what only the old one used (struct
+ * cnf_retired), which the call frees once it let go of cnf_net_lock() and
+ * waited for the old plan's readers.
  *
  * A set of a kind with a union flushed, destroyed or replaced leaves the
  * union holding prefixes no set may hold any more.  Making a union anew
@@ -157,6 +158,44 @@ struct cnf_sets {
 	struct cnf_set *set[CNF_SETS_MAX];
 };
 
+/* Filters one call retires at most (cnf_retire()). */
+#define CNF_RETIRED_MAX	4
+
+/*
+ * What a call unpublished under cnf_net_lock(), to free once no packet
+ * sees it: waiting for that (a grace period) and freeing a large filter
+ * are done after the call let go of the lock (cnf_retired_free()), so
+ * that neither holds it.  Filled with cnf_retire() under the lock; its
+ * filters are out of the sets' budget from then on (cnf_filter_retire()),
+ * like a retired table, and freed before the call returns.
+ * @filter: @n filters no set, union, mend or walk holds any more.
+ * @set:    a destroyed set, its filter retired with it.
+ */
+struct cnf_retired {
+	struct cnf_filter *filter[CNF_RETIRED_MAX];
+	unsigned int n;
+	struct cnf_set *set;
+};
+
+/*
+ * A union made aside, without cnf_net_lock(), for a mend or build to
+ * begin with, so that its first tables, sized for the prefixes it is to
+ * get, are not allocated under the lock.  A change that finds it needs
+ * one and has none fails with -EAGAIN, @wanted said and sized; its caller
+ * makes one (cnf_aside_make()), and tries again.  Owned by the caller.
+ * @u:       the union, in @budget, or NULL.
+ * @budget:  its own, with the room the namespace's had (@room): it joins
+ *           the namespace's when taken (cnf_budget_merge()).
+ * @wanted:  a change asked for one of @n4 and @n6 prefixes.
+ */
+struct cnf_aside {
+	struct cnf_filter *u;
+	struct cnf_budget budget;
+	u64 n4, n6;
+	u64 room, capacity;
+	bool wanted;
+};
+
 /* Prefixes a mend puts in the union per hold of cnf_net_lock(). */
 #define CNF_MEND_STEP	64
 /* Buckets of a set's tables a build walks per hold of cnf_net_lock(). */
@@ -192,9 +231,16 @@ struct cnf_sets {
  * walked in steps (struct cnf_walk) of CNF_BUILD_STEP buckets, the union
  * taking changes of the sets meanwhile as a mended one does.
  * @build:   it is one.
- * @walk:    @nwalk walks, one per set that had prefixes, by their filters:
- *           a filter that goes (its set destroyed or replaced) ends its
- *           walk; @at is the one under way.
+ * @walk:    @nwalk walks, one per set that had prefixes, by their filters
+ *           (and one of a replace's new contents): a filter that goes (its
+ *           set destroyed or replaced) ends its walk; @at is the one under
+ *           way.
+ *
+ * @retired: what the change that began the mend, or its steps, retired:
+ *           the owner frees it once it let go of cnf_net_lock(), whether
+ *           a mend began or not.
+ * @aside:   the owner's union made aside, for the mend or build to begin
+ *           with (struct cnf_aside); NULL: made under the lock.
  */
 struct cnf_mend {
 	struct list_head node;
@@ -215,6 +261,8 @@ struct cnf_mend {
 	bool build;
 	struct cnf_walk *walk;
 	u32 nwalk, at;
+	struct cnf_retired retired;
+	struct cnf_aside *aside;
 };
 
 /*
@@ -225,7 +273,7 @@ struct cnf_change {
 	struct cnf_sets *ss;
 	struct cnf_set *set;
 	struct cnf_plan *spare;		/* the plan cnf_change_end() may need */
-	struct cnf_mend *mend;		/* the build of the kind's union */
+	struct cnf_mend *mend;		/* its build, and what it retires */
 	bool was_empty;			/* the set, when the change began */
 	bool built;			/* the kind's union made for it */
 	bool locked;			/* set->filter locked throughout */
@@ -242,8 +290,10 @@ int cnf_set_create(struct cnf_sets *ss, const char *name, u32 kind,
 bool cnf_sets_held(struct cnf_sets *ss);
 int cnf_set_destroy(struct cnf_sets *ss, struct cnf_set *set,
 		    struct cnf_timeouts *old, struct cnf_mend *m);
-int cnf_set_swap(struct cnf_sets *ss, struct cnf_set *a, struct cnf_set *b);
-int cnf_set_log(struct cnf_sets *ss, struct cnf_set *set, u32 *log);
+int cnf_set_swap(struct cnf_sets *ss, struct cnf_set *a, struct cnf_set *b,
+		 struct cnf_retired *r);
+int cnf_set_log(struct cnf_sets *ss, struct cnf_set *set, u32 *log,
+		struct cnf_retired *r);
 int cnf_set_flush(struct cnf_sets *ss, struct cnf_set *set,
 		  struct cnf_timeouts *old, struct cnf_mend *m);
 struct cnf_filter *cnf_set_filter_new(struct cnf_sets *ss);
@@ -256,6 +306,12 @@ void cnf_union_peek(struct cnf_sets *ss, u32 kind, u64 *n4, u64 *n6);
 struct cnf_filter *cnf_union_aside(struct cnf_filter *contents,
 				   struct cnf_budget *aside, u64 capacity,
 				   u64 n4, u64 n6);
+
+void cnf_retire(struct cnf_sets *ss, struct cnf_retired *r,
+		struct cnf_filter *f);
+void cnf_retired_free(struct cnf_retired *r);
+int cnf_aside_make(struct cnf_aside *a);
+void cnf_aside_free(struct cnf_aside *a);
 
 void cnf_mend_init(struct cnf_mend *m);
 bool cnf_mend_pending(const struct cnf_mend *m);

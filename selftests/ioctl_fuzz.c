@@ -35,7 +35,11 @@
  * harness from the kernel log.
  *
  * Reproduce with CNF_FUZZ_SEED=<seed printed> (and the same call count and
- * process count).
+ * process count).  A worker that fails has the parent print its seed and
+ * its last RING calls (each with its number, the generator's state before
+ * it, the first bytes of its argument and a batch's report), and a check
+ * that found the sets changed says how (which set, what it lacks or has
+ * beyond the reference).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -69,10 +73,37 @@ static const char *const iif_names[] = {
 /* The named sets' references: the first REF_SET_N of another draw each. */
 #define REF_SET_N	40
 #define CHECK_EVERY	16
-#define RING		CHECK_EVERY
+/* The ring: the failing round's calls, and the round before. */
+#define RING		(2 * CHECK_EVERY)
 #define ARR_PAGES	4
 
 /* ---- per-worker results, in shared memory ---- */
+
+/* Bytes of a call's argument the ring keeps, as they went in. */
+#define ARG_KEEP	64
+
+/*
+ * One call of the ring: enough to tell what it asked and what it got.
+ * @n:     its number among the worker's calls, from 0.
+ * @rs:    the worker's generator state before the call: with the worker's
+ *         seed, where a replay reaches it.
+ * @arg:   the first @narg bytes of the argument as passed (readable ones).
+ * @batch: a batch's report after the call (flags, count, done, applied,
+ *         skipped, error), when @is_batch.
+ */
+struct call {
+	uint64_t n;
+	uint64_t rs;
+	unsigned long cmd;
+	int fdk;		/* 0 main, 1 other, 2 abandoned, 3 bad fd */
+	int w;			/* enum where */
+	long ret;
+	int err;
+	unsigned int narg;
+	unsigned char arg[ARG_KEEP];
+	bool is_batch;
+	uint32_t batch[6];
+};
 
 struct result {
 	uint64_t calls;		/* fuzzed calls issued */
@@ -83,6 +114,13 @@ struct result {
 	uint64_t abandoned_calls; /* calls on the abandoned netns' file */
 	int failed;
 	char msg[512];
+	/*
+	 * The worker's seed, and its last calls: a worker exits with _exit(),
+	 * which drops what its stdout still buffers, so the parent prints them.
+	 */
+	uint64_t seed;
+	struct call ring[RING];
+	unsigned int nring;
 };
 
 static struct result *res;
@@ -245,8 +283,44 @@ static int restore(void)
 }
 
 static struct cnf_addr *cur;
+/* How compare() found the sets other than the reference. */
+static char why[160];
 
-/* 0 when the sets are the reference. */
+/* @a as address/length into @buf of @size bytes. */
+static void prefix_str(const struct cnf_addr *a, char *buf, size_t size)
+{
+	size_t at = strlen(cnf_str(a, buf, size));
+
+	snprintf(buf + at, size - at, "/%u", a->prefixlen);
+}
+
+/*
+ * Into @why: how set @name's dump @got (@ngot, sorted) differs from its
+ * reference @want (@nwant, sorted): how many it lacks and has beyond, and
+ * the first of each.
+ */
+static void say_diff(const char *name, const struct cnf_addr *got, long ngot,
+		     const struct cnf_addr *want, long nwant)
+{
+	char lack[INET6_ADDRSTRLEN + 4] = "-", extra[INET6_ADDRSTRLEN + 4] = "-";
+	long i = 0, j = 0, nlack = 0, nextra = 0;
+	int c;
+
+	while (i < ngot || j < nwant) {
+		c = i == ngot ? 1 : j == nwant ? -1 :
+		    cnf_addr_cmp(&got[i], &want[j]);
+		if (c < 0 && !nextra++)
+			prefix_str(&got[i], extra, sizeof(extra));
+		if (c > 0 && !nlack++)
+			prefix_str(&want[j], lack, sizeof(lack));
+		i += c <= 0;
+		j += c >= 0;
+	}
+	snprintf(why, sizeof(why), "set \"%s\" dumps %ld entries for %ld: %ld missing (first %s), %ld more (first %s)",
+		 name, ngot, nwant, nlack, lack, nextra, extra);
+}
+
+/* 0 when the sets are the reference; -1 with @why said, or an errno. */
 static int compare(void)
 {
 	struct cnf_set_info info[REF_SETS + 1];
@@ -260,15 +334,23 @@ static int compare(void)
 
 	if (ioctl(fd_check, CNF_IOC_SET_LIST, &l))
 		return errno;
-	if (l.total != REF_SETS || l.count != REF_SETS)
+	if (l.total != REF_SETS || l.count != REF_SETS) {
+		snprintf(why, sizeof(why), "%u sets listed, %u in all, not %zu",
+			 l.count, l.total, REF_SETS);
 		return -1;
+	}
 	for (i = 0; i < REF_SETS; i++) {
 		char want[CNF_SET_NAME_LEN];
 
 		cnf_set_name(want, ref_sets[i].name);
 		if (memcmp(info[i].name, want, sizeof(want)) ||
-		    info[i].kind != ref_sets[i].kind)
+		    info[i].kind != ref_sets[i].kind) {
+			snprintf(why, sizeof(why), "set %u is \"%.*s\" of kind %u, not \"%s\" of kind %u",
+				 i, CNF_SET_NAME_LEN, info[i].name,
+				 info[i].kind, ref_sets[i].name,
+				 ref_sets[i].kind);
 			return -1;
+		}
 		n = cnf_dump_set_sorted(fd_check, ref_sets[i].name, &cur);
 		/*
 		 * A limit that a SET_CONFIG of the round lowered (settings,
@@ -284,6 +366,9 @@ static int compare(void)
 		if (n < 0)
 			return (int)-n;
 		same = cnf_same_set(cur, n, ref_sets[i].addrs, ref_sets[i].n);
+		if (!same)
+			say_diff(ref_sets[i].name, cur, n, ref_sets[i].addrs,
+				 ref_sets[i].n);
 		free(cur);
 		if (!same)
 			return -1;
@@ -668,21 +753,11 @@ static uint32_t pick_count(void)
 static uint64_t other_cursor;	/* a live cursor of fd_other */
 static uint64_t own_cursor;	/* the last cursor fd_main returned */
 
-struct call {
-	unsigned long cmd;
-	int fdk;		/* 0 main, 1 other, 2 abandoned, 3 bad fd */
-	enum where w;
-	long ret;
-	int err;
-};
-
-static struct call ring[RING];
-static unsigned int nring;
-
 /* Issue one random ioctl; returns true when it may have changed the set. */
 static bool fuzz_one_ioctl(void)
 {
 	static const int bad_fds[] = { -1, 1000, 0 };
+	uint64_t rs_before = rs;
 	unsigned long cmd = pick_cmd();
 	const struct known *k = dispatch(cmd);
 	uint32_t size = _IOC_SIZE(cmd);
@@ -821,13 +896,33 @@ static bool fuzz_one_ioctl(void)
 		}
 	}
 
-	r = ioctl(fd, cmd, (unsigned long)arg);
-	c = &ring[nring++ % RING];
+	c = &res->ring[res->nring++ % RING];
+	memset(c, 0, sizeof(*c));
+	c->n = res->calls;
+	c->rs = rs_before;
 	c->cmd = cmd;
 	c->fdk = fdk;
 	c->w = w;
+	if (w != W_BAD) {
+		c->narg = need < ARG_KEEP ? need : ARG_KEEP;
+		memcpy(c->arg, (const void *)(uintptr_t)arg, c->narg);
+	}
+	r = ioctl(fd, cmd, (unsigned long)arg);
 	c->ret = r;
 	c->err = r ? errno : 0;
+	if (w == W_RW && k && (k->cmd == CNF_IOC_ADD_BATCH ||
+			       k->cmd == CNF_IOC_DEL_BATCH) &&
+	    need >= offsetofend(struct cnf_batch, error)) {
+		const struct cnf_batch *b = (const void *)(uintptr_t)arg;
+
+		c->is_batch = true;
+		c->batch[0] = b->flags;
+		c->batch[1] = b->count;
+		c->batch[2] = b->done;
+		c->batch[3] = b->applied;
+		c->batch[4] = b->skipped;
+		c->batch[5] = (uint32_t)b->error;
+	}
 
 	res->calls++;
 	if (fdk == 2)
@@ -890,7 +985,13 @@ static bool fuzz_one_ioctl(void)
 		/* A replace that went through changed the set, even to empty. */
 		if (k->cmd == CNF_IOC_ADD_BATCH && (b->flags & CNF_BATCH_F_REPLACE))
 			return true;
-		return b->applied != 0;
+		/*
+		 * An entry skipped by an add under EXIST_OK got its timeout
+		 * anew (the ABI): a reference entry given one runs out a
+		 * second or three later, in whatever round runs then.
+		 */
+		return b->applied != 0 ||
+		       (k->cmd == CNF_IOC_ADD_BATCH && b->skipped != 0);
 	}
 	if (!r || w == W_RW)
 		return true;	/* cannot tell what it reports */
@@ -899,16 +1000,32 @@ static bool fuzz_one_ioctl(void)
 	return maybe;
 }
 
-static void dump_ring(void)
+/* The ring of a worker that failed, its seed first; by the parent. */
+static void print_ring(unsigned int id, const struct result *r)
 {
-	unsigned int i, n = nring < RING ? nring : RING;
 	static const char *const wn[] = { "rw", "ro", "bad" };
+	unsigned int i, j, n = r->nring < RING ? r->nring : RING;
+	char hex[2 * ARG_KEEP + 1], rep[96];
 
+	ksft_print_msg("worker %u: seed %#" PRIx64 ", its last %u calls (arg: the first bytes as passed; rs: the generator before the call):\n",
+		       id, r->seed, n);
 	for (i = 0; i < n; i++) {
-		const struct call *c = &ring[(nring - n + i) % RING];
+		const struct call *c = &r->ring[(r->nring - n + i) % RING];
 
-		ksft_print_msg("  call cmd=%#010lx fd=%d arg=%s ret=%ld errno=%d\n",
-			       c->cmd, c->fdk, wn[c->w], c->ret, c->err);
+		for (j = 0; j < c->narg; j++)
+			snprintf(hex + 2 * j, 3, "%02x", c->arg[j]);
+		hex[2 * c->narg] = 0;
+		rep[0] = 0;
+		if (c->is_batch)
+			snprintf(rep, sizeof(rep),
+				 " after: flags=%#x count=%u done=%u applied=%u skipped=%u error=%d",
+				 c->batch[0], c->batch[1], c->batch[2],
+				 c->batch[3], c->batch[4], (int32_t)c->batch[5]);
+		ksft_print_msg("  #%" PRIu64 " rs=%#" PRIx64 " cmd=%#010lx fd=%d arg=%s ret=%ld errno=%d%s\n",
+			       c->n, c->rs, c->cmd, c->fdk, wn[c->w], c->ret,
+			       c->err, rep);
+		if (c->narg)
+			ksft_print_msg("    arg %s\n", hex);
 	}
 }
 
@@ -917,7 +1034,7 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
 {
 	snprintf(res->msg, sizeof(res->msg),
 		 "fuzzer bug: signal %d at %p after %" PRIu64 " calls (last cmd %#lx; rw %p arr %p ro %p none %p)",
-		 sig, si->si_addr, res->calls, nring ? ring[(nring - 1) % RING].cmd : 0,
+		 sig, si->si_addr, res->calls, res->nring ? res->ring[(res->nring - 1) % RING].cmd : 0,
 		 rw, arr, ro, none);
 	{
 		ucontext_t *u = uc;
@@ -979,6 +1096,7 @@ static int fuzz_process(unsigned int id, uint64_t seed, uint64_t calls)
 	sigaction(SIGSEGV, &sa, NULL);
 	sigaction(SIGBUS, &sa, NULL);
 	rs = seed ? seed : 1;
+	res->seed = seed;
 	if (setup_memory())
 		return fail("worker %u: mmap: %s", id, strerror(errno)), 1;
 	fd_ab = abandoned_fd();
@@ -1041,8 +1159,7 @@ static int fuzz_process(unsigned int id, uint64_t seed, uint64_t calls)
 		err = compare();
 		if (err) {
 			fail("worker %u: the set changed in a round where every mutating call was refused (%s); seed %#" PRIx64,
-			     id, err < 0 ? "different set" : strerror(err), seed);
-			dump_ring();
+			     id, err < 0 ? why : strerror(err), seed);
 			return 1;
 		}
 		res->rounds_checked++;
@@ -1121,6 +1238,9 @@ int main(void)
 		if (r->failed) {
 			failed++;
 			ksft_test_result_fail("worker %u: %s\n", i, r->msg);
+			/* A failure after calls: what was asked last. */
+			if (r->nring)
+				print_ring(i, r);
 		} else {
 			ksft_test_result_pass("worker %u: %" PRIu64 " calls, %" PRIu64 " refused, %" PRIu64 " rounds checked by dump, %" PRIu64 " restores\n",
 					      i, r->calls, r->refused, r->rounds_checked,

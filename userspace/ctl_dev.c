@@ -324,8 +324,11 @@ int ctl_dump(const char *cmd, int fd, const char *set, bool every_timeout,
 	if (!err)
 		return CTL_EXIT_OK;
 	if (err == EAGAIN) {
-		/* The kernel copies the set in steps, anew after a replace. */
-		ctl_err("%s: the set's contents were replaced over and over while it was copied: try again",
+		/*
+		 * The kernel copies the set in steps, anew after a replace,
+		 * and a part anew that changed too much meanwhile.
+		 */
+		ctl_err("%s: the set's contents were replaced or changed over and over while it was copied: try again",
 			cmd);
 		return ctl_exit_code(EAGAIN);
 	}

@@ -215,6 +215,9 @@ struct cnf_batch {
  * it did not hold at some moment of it; an entry added or deleted during
  * the call may be there or not.  Contents replaced or swapped during the
  * call are copied anew; after a few times the call fails with -EAGAIN.
+ * So does a call during which the set changes so fast that a part of it
+ * had to be copied again from its start a few times: a dump of a set that
+ * other calls keep changing may have to be started again.
  * Entries come IPv4 first, in no particular order.  A cursor from another
  * open file or an older dump fails with -EINVAL.
  */
