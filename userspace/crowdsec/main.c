@@ -352,6 +352,7 @@ int main(int argc, char **argv)
 	int opt, sig;
 	size_t i;
 
+	ctl_set_reporter(cbn_ctl_report);
 	while ((opt = getopt_long(argc, argv, "c:tVh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
