@@ -21,12 +21,6 @@
 struct cnf_filter *cnf_filter_create(u64 initial_capacity, u64 mem_limit);
 struct cnf_filter *cnf_filter_create_in(u64 initial_capacity,
 					struct cnf_budget *b);
-void cnf_budget_init(struct cnf_budget *b, u64 limit);
-u64 cnf_budget_used(const struct cnf_budget *b);
-int cnf_budget_set_limit(struct cnf_budget *b, u64 bytes);
-int cnf_budget_charge(struct cnf_budget *b, u64 bytes);
-void cnf_budget_uncharge(struct cnf_budget *b, u64 bytes);
-int cnf_budget_merge(struct cnf_budget *to, struct cnf_budget *from);
 size_t cnf_filter_size(void);
 u64 cnf_filter_max_capacity(void);
 void cnf_filter_destroy(struct cnf_filter *f);
@@ -62,7 +56,6 @@ int cnf_filter_reserve(struct cnf_filter *f, enum cnf_family family,
 void cnf_filter_expect(struct cnf_filter *f, u64 adds);
 int cnf_filter_flush(struct cnf_filter *f);
 int cnf_filter_set_limit(struct cnf_filter *f, u64 bytes);
-u64 cnf_filter_bytes(const struct cnf_filter *f);
 int cnf_filter_walk(struct cnf_filter *f,
 		    int (*fn)(void *ctx, const struct cnf_key *key), void *ctx);
 

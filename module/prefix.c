@@ -39,7 +39,9 @@
  * stash), the add undoes what it did with deletes, which cannot fail: the
  * filter is as before.
  */
+#include "budget.h"
 #include "filter.h"
+#include "ftable.h"
 #include "prefix.h"
 #include "v6dir.h"
 

@@ -52,7 +52,7 @@
 #ifndef _CNF_PREFIX_H
 #define _CNF_PREFIX_H
 
-#include "table.h"
+#include "core.h"
 
 static inline unsigned int cnf_family_bits(enum cnf_family fam)
 {

@@ -42,6 +42,7 @@
 #include <linux/u64_stats_sync.h>
 #include <linux/cuckoo_nf.h>
 
+#include "budget.h"
 #include "filter.h"
 #include "expiry.h"
 

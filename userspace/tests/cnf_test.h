@@ -10,6 +10,7 @@
 #ifndef _CNF_TEST_H
 #define _CNF_TEST_H
 
+#include "budget.h"
 #include "filter.h"
 
 /*

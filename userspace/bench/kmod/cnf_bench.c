@@ -42,6 +42,8 @@
 #include <linux/sort.h>
 #include <linux/vmalloc.h>
 
+#include "../../../module/budget.c"
+#include "../../../module/ftable.c"
 #include "../../../module/prefix.c"
 #include "../../../module/table.c"
 #include "../../../module/v6dir.c"
