@@ -26,7 +26,10 @@
 #include "filter.h"
 #include "ftable.h"
 #include "prefix.h"
+#include "store.h"
+#include "tier.h"
 #include "v6dir.h"
+#include "walk.h"
 
 /* The address tier of @fam: always there. */
 static struct cnf_table *cnf_addr_tier(const struct cnf_filter *f,
@@ -480,6 +483,229 @@ void cnf_filter_destroy(struct cnf_filter *f)
 	cnf_free(f->thash4);
 	cnf_mutex_destroy(&f->lock);
 	cnf_free(f);
+}
+
+/* ---- prefixes added, deleted, found ---- */
+/* Is a bit of @p past its length set?  Read in place: once per add. */
+static bool cnf_host_bits(const struct cnf_key *p)
+{
+	unsigned int w;
+
+	if (p->family == CNF_V4)
+		return p->len < 32 && ntohl(p->v4) & (~0U >> p->len);
+	for (w = p->len / 32; w < 4; w++)
+		if (ntohl(p->v6.s6_addr32[w]) &
+		    (w == p->len / 32 ? ~0U >> p->len % 32 : ~0U))
+			return true;
+	return false;
+}
+
+static int cnf_prefix_check(const struct cnf_key *p)
+{
+	if (p->family >= CNF_NFAMILIES || p->len > cnf_family_bits(p->family) ||
+	    cnf_host_bits(p))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * cnf_tally_add - count the keys a prefix will bring to its tables
+ * @tally: the batch's tally
+ * @key: a prefix the batch adds; an invalid one counts nothing
+ *
+ * A prefix of the /16 map brings no key (the map does not grow), but an
+ * entry of the store, as a prefix shorter than its tier does.
+ */
+void cnf_tally_add(struct cnf_tally *tally, const struct cnf_key *key)
+{
+	unsigned int tl;
+
+	if (cnf_prefix_check(key))
+		return;
+	tl = cnf_tier_of(key->family, key->len);
+	if (tl != CNF_MAP_BITS)
+		tally->keys[key->family][tl] += 1ULL << (tl - key->len);
+	if (tl != key->len || tl == CNF_MAP_BITS)
+		tally->stored[key->family][cnf_store_index(key)]++;
+	tally->long_prefixes += cnf_tier_is_long(key->family, tl);
+}
+
+/**
+ * cnf_filter_add - add a prefix
+ * @f: the filter, under cnf_filter_lock()
+ * @key: the prefix; bits past @key->len must be zero
+ *
+ * Overlapping prefixes are separate entries.  Tables grow when full; past
+ * the memory limit keys go to the tables' stashes.  What can fail is done
+ * before lookups see any of the prefix (cnf_filter_add_prepare()): a
+ * prefix that expands into several keys either has room for all of them
+ * in its tier, or is refused.
+ *
+ * Return: 0; -EEXIST if @f holds this prefix; -ENOSPC past the memory
+ * limit or the largest table; -ENOMEM; -EINVAL for an unknown family, a
+ * length past the family's width, or bits set past it.  On error @f is
+ * exactly as before.
+ */
+int cnf_filter_add(struct cnf_filter *f, const struct cnf_key *key)
+{
+	int err;
+
+	cnf_assert_held(&f->lock);
+	f->expect_adds++;
+	err = cnf_prefix_check(key);
+	if (!err)
+		err = cnf_prepare(f, key, false);
+	if (!err)
+		err = cnf_publish(f, key);
+	/* A copy: the batch's tally is an upper bound (cnf_tally_step()). */
+	f->expect_dups += err == -EEXIST && f->tally;
+	return err;
+}
+
+/**
+ * cnf_filter_add_prepare - the first step of an add made in two
+ * @f: the filter, under cnf_filter_lock() until the second step
+ * @key: the prefix, as for cnf_filter_add()
+ *
+ * For a change that adds a prefix to two filters, both seen by lookups:
+ * each is prepared, then each committed.  What can fail is done here, and
+ * nothing lookups see: the prefix's store entries, its tables made, and
+ * room in its lookup table for all its keys, a single one included.  The
+ * next change of @f is cnf_filter_add_commit() or cnf_filter_add_abort()
+ * of @key.
+ *
+ * Return: as cnf_filter_add(); on error @f is as before, and there is no
+ * second step.
+ */
+int cnf_filter_add_prepare(struct cnf_filter *f, const struct cnf_key *key)
+{
+	int err;
+
+	cnf_assert_held(&f->lock);
+	err = cnf_prefix_check(key);
+	return err ?: cnf_prepare(f, key, true);
+}
+
+/**
+ * cnf_filter_add_commit - the second step: the prepared prefix is added
+ * @f: the filter, under the cnf_filter_lock() of the first step
+ * @key: the prefix prepared
+ *
+ * Its keys take the room reserved for them: this fails only when one finds
+ * no cuckoo path, its table cannot grow (the memory limit) and its stash
+ * is full.
+ *
+ * Return: 0; -ENOSPC, -ENOMEM with @f as before the first step.
+ */
+int cnf_filter_add_commit(struct cnf_filter *f, const struct cnf_key *key)
+{
+	cnf_assert_held(&f->lock);
+	return cnf_publish(f, key);
+}
+
+/**
+ * cnf_filter_add_abort - the second step: the prepared add is given up
+ * @f: the filter, under the cnf_filter_lock() of the first step
+ * @key: the prefix prepared
+ *
+ * @f is as before the first step, its memory included.
+ */
+void cnf_filter_add_abort(struct cnf_filter *f, const struct cnf_key *key)
+{
+	unsigned int tl = cnf_tier_of(key->family, key->len);
+
+	cnf_assert_held(&f->lock);
+	if (tl == CNF_MAP_BITS)
+		cnf_map_unprepare(f, key);
+	else if (tl != key->len)
+		cnf_expanded_unprepare(f, key);
+	else
+		cnf_native_unprepare(f, key);
+	cnf_undo_rollback(f);
+}
+
+/**
+ * cnf_filter_del - delete a prefix
+ * @f: the filter, under cnf_filter_lock()
+ * @key: the prefix, as added
+ *
+ * Exactly that prefix goes: others that cover it, or that it covers, stay.
+ * Tables that deletes leave mostly empty shrink.
+ *
+ * Return: 0; -ENOENT if @f does not hold this prefix; -EINVAL as for
+ * cnf_filter_add().  On error @f is unchanged.
+ */
+int cnf_filter_del(struct cnf_filter *f, const struct cnf_key *key)
+{
+	unsigned int tl;
+	int err;
+
+	cnf_assert_held(&f->lock);
+	err = cnf_prefix_check(key);
+	if (err)
+		return err;
+	tl = cnf_tier_of(key->family, key->len);
+	if (tl == CNF_MAP_BITS) {
+		if (!cnf_store_has(f, key))
+			return -ENOENT;
+		cnf_map_del(f, key);
+	} else if (tl == key->len && cnf_tier_plain(f, key)) {
+		err = cnf_tier_del(f, key);
+		if (err)
+			return err;
+	} else if (!cnf_stored(f, key)) {
+		return -ENOENT;
+	} else if (tl == key->len) {
+		cnf_del_native(f, key);
+	} else {
+		cnf_uncover_all(f, key, tl, 1U << (tl - key->len));
+		cnf_store_del(f, key);
+	}
+	f->nlen[key->family][key->len]--;
+	f->prefixes[key->family]--;
+	return 0;
+}
+
+/**
+ * cnf_filter_has - is a prefix stored
+ * @f: the filter, under cnf_filter_lock()
+ * @key: the prefix
+ *
+ * Return: true if @key was added (and not deleted) as it is; false also
+ * for an invalid prefix.
+ */
+bool cnf_filter_has(struct cnf_filter *f, const struct cnf_key *key)
+{
+	cnf_assert_held(&f->lock);
+	return !cnf_prefix_check(key) && cnf_stored(f, key);
+}
+
+/**
+ * cnf_filter_match - the longest stored prefix covering a prefix
+ * @f: the filter, under cnf_filter_lock()
+ * @key: a prefix (an address: a prefix of the family's width)
+ * @match: out: the stored prefix
+ *
+ * Return: 0; -ENOENT when no stored prefix covers @key; -EINVAL as for
+ * cnf_filter_add().
+ */
+int cnf_filter_match(struct cnf_filter *f, const struct cnf_key *key,
+		     struct cnf_key *match)
+{
+	int len, err;
+
+	cnf_assert_held(&f->lock);
+	err = cnf_prefix_check(key);
+	if (err)
+		return err;
+	for (len = key->len; len >= 0; len--) {
+		if (!f->nlen[key->family][len])
+			continue;
+		cnf_prefix_cut(key, len, match);
+		if (cnf_stored(f, match))
+			return 0;
+	}
+	return -ENOENT;
 }
 
 /* ---- lookups: the packet path ---- */

@@ -44,6 +44,7 @@
 
 #include "budget.h"
 #include "filter.h"
+#include "walk.h"
 #include "expiry.h"
 
 #define CNF_SET_KINDS	2

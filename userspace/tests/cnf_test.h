@@ -12,6 +12,7 @@
 
 #include "budget.h"
 #include "filter.h"
+#include "walk.h"
 
 /*
  * cnf_scaled - the size of this run, as selftests/lib.sh's scaled: @full

@@ -44,7 +44,9 @@
 
 #include "../../../module/budget.c"
 #include "../../../module/ftable.c"
-#include "../../../module/prefix.c"
+#include "../../../module/store.c"
+#include "../../../module/tier.c"
+#include "../../../module/walk.c"
 #include "../../../module/table.c"
 #include "../../../module/v6dir.c"
 #include "../../../module/filter.c"
