@@ -80,7 +80,7 @@ int cnf_filter_reserve(struct cnf_filter *f, enum cnf_family fam, u64 entries)
 		return 0;
 	if (cnf_table_limit(cnf_max_log(cnf_family_layout(fam))) < entries)
 		return -ENOSPC;
-	return cnf_filter_grow(f, &f->tier[fam][cnf_family_bits(fam)], log);
+	return cnf_ftable_grow(f, &f->tier[fam][cnf_family_bits(fam)], log);
 }
 
 /**
@@ -184,10 +184,10 @@ static void cnf_filter_empty(struct cnf_filter *f)
 		for (len = 0; len < CNF_TIERS; len++)
 			if (len != cnf_family_bits(fam) &&
 			    cnf_deref(f, &f->tier[fam][len]))
-				cnf_tab_drop(f, &f->tier[fam][len]);
+				cnf_ftable_drop(f, &f->tier[fam][len]);
 		for (i = 0; i < CNF_STORE_TABLES; i++)
 			if (cnf_deref(f, &f->store[fam][i]))
-				cnf_tab_drop(f, &f->store[fam][i]);
+				cnf_ftable_drop(f, &f->store[fam][i]);
 		for (len = 0; len < CNF_ACTIVE_WORDS; len++)
 			WRITE_ONCE(f->active[fam][len], 0);
 		if (fam == CNF_V6)
@@ -215,7 +215,7 @@ int cnf_filter_flush(struct cnf_filter *f)
 
 	cnf_assert_held(&f->lock);
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
-		fresh[fam] = cnf_filter_table(f, cnf_family_layout(fam),
+		fresh[fam] = cnf_ftable_alloc(f, cnf_family_layout(fam),
 					      f->initial_log, true,
 					      &f->thash4);
 		if (!fresh[fam])
@@ -406,7 +406,7 @@ struct cnf_filter *cnf_filter_create_in(u64 initial_capacity,
 	f->budget_next = f->budget->filters;
 	f->budget->filters = f;
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
-		struct cnf_table *t = cnf_filter_table(f,
+		struct cnf_table *t = cnf_ftable_alloc(f,
 						       cnf_family_layout(fam),
 						       f->initial_log, true,
 						       &f->thash4);
@@ -554,9 +554,9 @@ int cnf_filter_add(struct cnf_filter *f, const struct cnf_key *key)
 	f->expect_adds++;
 	err = cnf_prefix_check(key);
 	if (!err)
-		err = cnf_prepare(f, key, false);
+		err = cnf_tier_prepare(f, key, false);
 	if (!err)
-		err = cnf_publish(f, key);
+		err = cnf_tier_publish(f, key);
 	/* A copy: the batch's tally is an upper bound (cnf_tally_step()). */
 	f->expect_dups += err == -EEXIST && f->tally;
 	return err;
@@ -583,7 +583,7 @@ int cnf_filter_add_prepare(struct cnf_filter *f, const struct cnf_key *key)
 
 	cnf_assert_held(&f->lock);
 	err = cnf_prefix_check(key);
-	return err ?: cnf_prepare(f, key, true);
+	return err ?: cnf_tier_prepare(f, key, true);
 }
 
 /**
@@ -600,7 +600,7 @@ int cnf_filter_add_prepare(struct cnf_filter *f, const struct cnf_key *key)
 int cnf_filter_add_commit(struct cnf_filter *f, const struct cnf_key *key)
 {
 	cnf_assert_held(&f->lock);
-	return cnf_publish(f, key);
+	return cnf_tier_publish(f, key);
 }
 
 /**

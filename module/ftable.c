@@ -29,7 +29,7 @@ struct cnf_table *cnf_deref(const struct cnf_filter *f,
  * A new table for @f (cnf_table_alloc()), numbered and recording its
  * moves for @f's walks (struct cnf_moves).
  */
-struct cnf_table *cnf_filter_table(struct cnf_filter *f,
+struct cnf_table *cnf_ftable_alloc(struct cnf_filter *f,
 				   enum cnf_layout layout,
 				   unsigned int log, bool summary,
 				   u32 **thash4)
@@ -186,7 +186,7 @@ static int cnf_rebuild_within(struct cnf_filter *f,
 	for (; log <= cnf_max_log(layout); log++, thash4 = NULL) {
 		if (in_use + cnf_table_bytes(layout, log, summary, thash4) > limit)
 			return -ENOSPC;
-		rb.t = cnf_filter_table(f, layout, log, summary, thash4);
+		rb.t = cnf_ftable_alloc(f, layout, log, summary, thash4);
 		if (!rb.t)
 			return -ENOMEM;
 		if (!cnf_table_walk(old, cnf_rebuild_one, &rb))
@@ -201,7 +201,7 @@ static int cnf_rebuild_within(struct cnf_filter *f,
 	return 0;
 }
 
-static int cnf_filter_rebuild(struct cnf_filter *f,
+static int cnf_ftable_rebuild(struct cnf_filter *f,
 			      struct cnf_table __rcu **tp, unsigned int log)
 {
 	return cnf_rebuild_within(f, tp, log, f->budget->limit);
@@ -211,9 +211,9 @@ static int cnf_filter_rebuild(struct cnf_filter *f,
  * Is @tp a store table of @f?  Then store table *@i of family *@fam, else
  * tier *@i of family *@fam.
  */
-static bool cnf_tab_where(const struct cnf_filter *f,
-			  struct cnf_table __rcu *const *tp,
-			  unsigned int *fam, unsigned int *i)
+static bool cnf_ftable_where(const struct cnf_filter *f,
+			     struct cnf_table __rcu *const *tp,
+			     unsigned int *fam, unsigned int *i)
 {
 	for (*fam = 0; *fam < CNF_NFAMILIES; (*fam)++)
 		for (*i = 0; *i < CNF_STORE_TABLES; (*i)++)
@@ -225,28 +225,28 @@ static bool cnf_tab_where(const struct cnf_filter *f,
 }
 
 /* The family whose figures a table of @f counts in. */
-static enum cnf_family cnf_tab_family(const struct cnf_filter *f,
-				      struct cnf_table __rcu *const *tp)
+static enum cnf_family cnf_ftable_family(const struct cnf_filter *f,
+					 struct cnf_table __rcu *const *tp)
 {
 	unsigned int fam, i;
 
-	cnf_tab_where(f, tp, &fam, &i);
+	cnf_ftable_where(f, tp, &fam, &i);
 	return fam;
 }
 
-int cnf_filter_grow(struct cnf_filter *f, struct cnf_table __rcu **tp,
+int cnf_ftable_grow(struct cnf_filter *f, struct cnf_table __rcu **tp,
 		    unsigned int log)
 {
-	int err = cnf_filter_rebuild(f, tp, log);
+	int err = cnf_ftable_rebuild(f, tp, log);
 
 	if (!err)
-		f->grows[cnf_tab_family(f, tp)]++;
+		f->grows[cnf_ftable_family(f, tp)]++;
 	return err;
 }
 
 /* The address tiers (/32, /128) are always there; the others come and go. */
-static bool cnf_tab_is_address(const struct cnf_filter *f,
-			       struct cnf_table __rcu *const *tp)
+static bool cnf_ftable_is_address(const struct cnf_filter *f,
+				  struct cnf_table __rcu *const *tp)
 {
 	return tp == &f->tier[CNF_V4][CNF_V4_BITS] ||
 	       tp == &f->tier[CNF_V6][CNF_V6_BITS];
@@ -264,7 +264,7 @@ static u64 cnf_tally_want(const struct cnf_filter *f,
 
 	if (!tally)
 		return 0;
-	if (cnf_tab_where(f, tp, &fam, &i))
+	if (cnf_ftable_where(f, tp, &fam, &i))
 		return tally->stored[fam][i];
 	return tally->keys[fam][i];
 }
@@ -322,7 +322,7 @@ static unsigned int cnf_grow_log(const struct cnf_filter *f,
 		want = max_t(u64, want, cnf_tally_step(cnf_tally_want(f, tp),
 						       t->count + 1,
 						       f->expect_dups));
-	else if (cnf_tab_is_address(f, tp))
+	else if (cnf_ftable_is_address(f, tp))
 		want = min_t(u64, want + f->expect, 8 * t->limit);
 	log = cnf_log_for(layout, want, t->log + 1);
 	while (log > t->log + 1U &&
@@ -335,7 +335,7 @@ static unsigned int cnf_grow_log(const struct cnf_filter *f,
 static unsigned int cnf_floor_log(const struct cnf_filter *f,
 				  struct cnf_table __rcu *const *tp)
 {
-	return cnf_tab_is_address(f, tp) ? f->initial_log : CNF_MIN_BUCKETS_LOG;
+	return cnf_ftable_is_address(f, tp) ? f->initial_log : CNF_MIN_BUCKETS_LOG;
 }
 
 /*
@@ -356,7 +356,7 @@ void cnf_shrink_below(struct cnf_filter *f, struct cnf_table __rcu **tp,
 		return;
 	log = cnf_log_for(cnf_table_layout(t), room, floor);
 	if (log < t->log)
-		cnf_filter_rebuild(f, tp, log);
+		cnf_ftable_rebuild(f, tp, log);
 }
 
 /*
@@ -387,7 +387,7 @@ static void cnf_maybe_refresh(struct cnf_filter *f, struct cnf_table *t)
 }
 
 /**
- * cnf_tab_ensure - make sure a filter has a table at a place
+ * cnf_ftable_ensure - make sure a filter has a table at a place
  * @f: the filter, under cnf_filter_lock()
  * @tp: where it goes
  * @layout: the layout of a table made now, empty and of its smallest size,
@@ -404,8 +404,8 @@ static void cnf_maybe_refresh(struct cnf_filter *f, struct cnf_table *t)
  *
  * Return: 0; -ENOSPC past the memory limit; -ENOMEM.
  */
-int cnf_tab_ensure(struct cnf_filter *f, struct cnf_table __rcu **tp,
-		   enum cnf_layout layout)
+int cnf_ftable_ensure(struct cnf_filter *f, struct cnf_table __rcu **tp,
+		      enum cnf_layout layout)
 {
 	unsigned int floor, log, fam, i;
 	struct cnf_table *t;
@@ -414,7 +414,7 @@ int cnf_tab_ensure(struct cnf_filter *f, struct cnf_table __rcu **tp,
 	if (cnf_deref(f, tp))
 		return 0;
 	/* The stores are for writers only. */
-	summary = !cnf_tab_where(f, tp, &fam, &i);
+	summary = !cnf_ftable_where(f, tp, &fam, &i);
 	floor = cnf_floor_log(f, tp);
 	log = cnf_log_for(layout, cnf_tally_step(cnf_tally_want(f, tp),
 						 CNF_TALLY_FIRST,
@@ -423,7 +423,7 @@ int cnf_tab_ensure(struct cnf_filter *f, struct cnf_table __rcu **tp,
 		log = floor;
 	if (!cnf_fits(f, cnf_table_bytes(layout, log, summary, true)))
 		return -ENOSPC;
-	t = cnf_filter_table(f, layout, log, summary, &f->thash4);
+	t = cnf_ftable_alloc(f, layout, log, summary, &f->thash4);
 	if (!t)
 		return -ENOMEM;
 	rcu_assign_pointer(*tp, t);
@@ -434,7 +434,7 @@ int cnf_tab_ensure(struct cnf_filter *f, struct cnf_table __rcu **tp,
  * Free a table of a filter; NULL afterwards.  Readers that still see it
  * keep it until a grace period has passed.
  */
-void cnf_tab_drop(struct cnf_filter *f, struct cnf_table __rcu **tp)
+void cnf_ftable_drop(struct cnf_filter *f, struct cnf_table __rcu **tp)
 {
 	struct cnf_table *t = cnf_deref(f, tp);
 
@@ -443,30 +443,30 @@ void cnf_tab_drop(struct cnf_filter *f, struct cnf_table __rcu **tp)
 }
 
 /**
- * cnf_tab_release - free a table of a filter that holds nothing
+ * cnf_ftable_release - free a table of a filter that holds nothing
  * @f: the filter, under cnf_filter_lock()
  * @tp: where the table is, if there is one
  *
  * The address tiers stay.
  */
-void cnf_tab_release(struct cnf_filter *f, struct cnf_table __rcu **tp)
+void cnf_ftable_release(struct cnf_filter *f, struct cnf_table __rcu **tp)
 {
 	const struct cnf_table *t = cnf_deref(f, tp);
 
-	if (t && !t->count && !cnf_tab_is_address(f, tp))
-		cnf_tab_drop(f, tp);
+	if (t && !t->count && !cnf_ftable_is_address(f, tp))
+		cnf_ftable_drop(f, tp);
 }
 
 /**
- * cnf_tab_has - is a key in a table of a filter
+ * cnf_ftable_has - is a key in a table of a filter
  * @f: the filter, under cnf_filter_lock()
  * @tp: where the table is, if there is one
  * @key: a key of the table's layout
  *
  * Return: true if there is a table and it holds @key.
  */
-bool cnf_tab_has(const struct cnf_filter *f, struct cnf_table __rcu *const *tp,
-		 const struct cnf_key *key)
+bool cnf_ftable_has(const struct cnf_filter *f, struct cnf_table __rcu *const *tp,
+		    const struct cnf_key *key)
 {
 	const struct cnf_table *t = cnf_deref(f, tp);
 
@@ -487,14 +487,14 @@ static noinline int cnf_add_slow(struct cnf_filter *f,
 
 	/* Past the load limit, grow first; if that fails, any room will do. */
 	if (grow_first) {
-		if (!cnf_filter_grow(f, tp, cnf_grow_log(f, tp)))
+		if (!cnf_ftable_grow(f, tp, cnf_grow_log(f, tp)))
 			t = cnf_deref(f, tp);
 		if (!cnf_table_insert(t, f->path, key))
 			return 0;
 	}
 	/* A table grown may have filled its stash with keys of its own. */
 	for (;;) {
-		err = cnf_filter_grow(f, tp, cnf_grow_log(f, tp));
+		err = cnf_ftable_grow(f, tp, cnf_grow_log(f, tp));
 		if (err)
 			return cnf_stash_put(t, key) ? 0 : err;
 		t = cnf_deref(f, tp);
@@ -504,7 +504,7 @@ static noinline int cnf_add_slow(struct cnf_filter *f,
 }
 
 /**
- * cnf_tab_add - add a key to a table of a filter, growing it when full
+ * cnf_ftable_add - add a key to a table of a filter, growing it when full
  * @f: the filter, under cnf_filter_lock()
  * @tp: where the table is
  * @key: a key of the table's layout
@@ -514,8 +514,8 @@ static noinline int cnf_add_slow(struct cnf_filter *f,
  * Return: 0; -EEXIST if the table holds @key; -ENOSPC past the memory
  * limit or the largest table; -ENOMEM.  On error the table is unchanged.
  */
-int cnf_tab_add(struct cnf_filter *f, struct cnf_table __rcu **tp,
-		const struct cnf_key *key)
+int cnf_ftable_add(struct cnf_filter *f, struct cnf_table __rcu **tp,
+		   const struct cnf_key *key)
 {
 	int err = cnf_table_add(cnf_deref(f, tp), f->path, key);
 
@@ -525,7 +525,7 @@ int cnf_tab_add(struct cnf_filter *f, struct cnf_table __rcu **tp,
 }
 
 /**
- * cnf_tab_reserve - room in a table of a filter for keys about to go in
+ * cnf_ftable_reserve - room in a table of a filter for keys about to go in
  * @f: the filter, under cnf_filter_lock()
  * @tp: where the table is
  * @keys: how many
@@ -538,8 +538,8 @@ int cnf_tab_add(struct cnf_filter *f, struct cnf_table __rcu **tp,
  *
  * Return: 0; -ENOSPC past the memory limit or the largest table; -ENOMEM.
  */
-int cnf_tab_reserve(struct cnf_filter *f, struct cnf_table __rcu **tp,
-		    u64 keys)
+int cnf_ftable_reserve(struct cnf_filter *f, struct cnf_table __rcu **tp,
+		       u64 keys)
 {
 	const struct cnf_table *t = cnf_deref(f, tp);
 	unsigned int log;
@@ -550,11 +550,11 @@ int cnf_tab_reserve(struct cnf_filter *f, struct cnf_table __rcu **tp,
 		    cnf_log_for(cnf_table_layout(t), t->count + keys, t->log));
 	if (cnf_table_limit(log) < t->count + keys)
 		return -ENOSPC;
-	return cnf_filter_grow(f, tp, log);
+	return cnf_ftable_grow(f, tp, log);
 }
 
 /**
- * cnf_tab_del - delete a key from a table of a filter
+ * cnf_ftable_del - delete a key from a table of a filter
  * @f: the filter, under cnf_filter_lock()
  * @tp: where the table is, if there is one
  * @key: a key of the table's layout
@@ -563,8 +563,8 @@ int cnf_tab_reserve(struct cnf_filter *f, struct cnf_table __rcu **tp,
  *
  * Return: 0, or -ENOENT if the table does not hold @key (unchanged).
  */
-int cnf_tab_del(struct cnf_filter *f, struct cnf_table __rcu **tp,
-		const struct cnf_key *key)
+int cnf_ftable_del(struct cnf_filter *f, struct cnf_table __rcu **tp,
+		   const struct cnf_key *key)
 {
 	struct cnf_table *t = cnf_deref(f, tp);
 	bool stashing;

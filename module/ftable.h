@@ -13,43 +13,43 @@
  * Most times a batch's tally grows a table past the keys it holds, in one
  * step, once the batch had copies (cnf_tally_step()); the keys a table
  * that a batch makes counts as holding for its first step, before any
- * landed (cnf_tab_ensure()).
+ * landed (cnf_ftable_ensure()).
  */
 #define CNF_TALLY_STEP		64
 #define CNF_TALLY_FIRST		16
 
 struct cnf_table *cnf_deref(const struct cnf_filter *f,
 			    struct cnf_table __rcu *const *tp);
-int cnf_tab_ensure(struct cnf_filter *f, struct cnf_table __rcu **tp,
-		   enum cnf_layout layout);
-void cnf_tab_release(struct cnf_filter *f, struct cnf_table __rcu **tp);
+int cnf_ftable_ensure(struct cnf_filter *f, struct cnf_table __rcu **tp,
+		      enum cnf_layout layout);
+void cnf_ftable_release(struct cnf_filter *f, struct cnf_table __rcu **tp);
 u64 cnf_tally_step(u64 want, u64 have, bool copies);
-bool cnf_tab_has(const struct cnf_filter *f, struct cnf_table __rcu *const *tp,
-		 const struct cnf_key *key);
+bool cnf_ftable_has(const struct cnf_filter *f, struct cnf_table __rcu *const *tp,
+		    const struct cnf_key *key);
 void cnf_undo_begin(struct cnf_filter *f);
 void cnf_undo_commit(struct cnf_filter *f);
 void cnf_undo_rollback(struct cnf_filter *f);
-int cnf_tab_add(struct cnf_filter *f, struct cnf_table __rcu **tp,
-		const struct cnf_key *key);
-int cnf_tab_reserve(struct cnf_filter *f, struct cnf_table __rcu **tp,
-		    u64 keys);
-int cnf_tab_del(struct cnf_filter *f, struct cnf_table __rcu **tp,
-		const struct cnf_key *key);
+int cnf_ftable_add(struct cnf_filter *f, struct cnf_table __rcu **tp,
+		   const struct cnf_key *key);
+int cnf_ftable_reserve(struct cnf_filter *f, struct cnf_table __rcu **tp,
+		       u64 keys);
+int cnf_ftable_del(struct cnf_filter *f, struct cnf_table __rcu **tp,
+		   const struct cnf_key *key);
 struct cnf_map *cnf_map_deref(const struct cnf_filter *f,
 			      enum cnf_family fam);
 int cnf_map_ensure(struct cnf_filter *f, enum cnf_family fam);
 void cnf_map_release(struct cnf_filter *f, enum cnf_family fam);
-struct cnf_table *cnf_filter_table(struct cnf_filter *f,
+struct cnf_table *cnf_ftable_alloc(struct cnf_filter *f,
 				   enum cnf_layout layout,
 				   unsigned int log, bool summary,
 				   u32 **thash4);
 unsigned int cnf_log_for(enum cnf_layout layout, u64 entries,
 			 unsigned int min_log);
-int cnf_filter_grow(struct cnf_filter *f, struct cnf_table __rcu **tp,
+int cnf_ftable_grow(struct cnf_filter *f, struct cnf_table __rcu **tp,
 		    unsigned int log);
 void cnf_shrink_below(struct cnf_filter *f, struct cnf_table __rcu **tp,
 		      unsigned int part, u64 room);
-void cnf_tab_drop(struct cnf_filter *f, struct cnf_table __rcu **tp);
+void cnf_ftable_drop(struct cnf_filter *f, struct cnf_table __rcu **tp);
 void cnf_map_drop(struct cnf_filter *f, enum cnf_family fam);
 void cnf_map_free(struct cnf_map *m);
 

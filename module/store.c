@@ -144,7 +144,7 @@ bool cnf_store_has(struct cnf_filter *f, const struct cnf_key *p)
 	struct cnf_key k;
 
 	cnf_store_key(p, &k);
-	return cnf_tab_has(f, cnf_store_of(f, p), &k);
+	return cnf_ftable_has(f, cnf_store_of(f, p), &k);
 }
 
 int cnf_store_add(struct cnf_filter *f, const struct cnf_key *p)
@@ -153,12 +153,12 @@ int cnf_store_add(struct cnf_filter *f, const struct cnf_key *p)
 	struct cnf_key k;
 	int err;
 
-	err = cnf_tab_ensure(f, tp, cnf_store_layout(p));
+	err = cnf_ftable_ensure(f, tp, cnf_store_layout(p));
 	if (err)
 		return err;
 	cnf_store_key(p, &k);
-	err = cnf_tab_add(f, tp, &k);
-	cnf_tab_release(f, tp);
+	err = cnf_ftable_add(f, tp, &k);
+	cnf_ftable_release(f, tp);
 	return err;
 }
 
@@ -168,6 +168,6 @@ void cnf_store_del(struct cnf_filter *f, const struct cnf_key *p)
 	struct cnf_key k;
 
 	cnf_store_key(p, &k);
-	WARN_ON_ONCE(cnf_tab_del(f, tp, &k));
-	cnf_tab_release(f, tp);
+	WARN_ON_ONCE(cnf_ftable_del(f, tp, &k));
+	cnf_ftable_release(f, tp);
 }

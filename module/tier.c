@@ -208,7 +208,7 @@ static bool cnf_tier_has(struct cnf_filter *f, const struct cnf_key *p)
 	struct cnf_key k;
 
 	cnf_table_key(p, &k);
-	return cnf_tab_has(f, &f->tier[p->family][p->len], &k);
+	return cnf_ftable_has(f, &f->tier[p->family][p->len], &k);
 }
 
 /*
@@ -221,7 +221,7 @@ static int cnf_tier_open(struct cnf_filter *f, enum cnf_family fam,
 	struct cnf_table __rcu **tp = &f->tier[fam][tl];
 	int err;
 
-	err = cnf_tab_ensure(f, tp, cnf_tier_layout(tl));
+	err = cnf_ftable_ensure(f, tp, cnf_tier_layout(tl));
 	if (!err && !cnf_deref(f, tp)->count)
 		cnf_active_set(f, fam, tl, true);
 	return err;
@@ -239,7 +239,7 @@ static void cnf_tier_close(struct cnf_filter *f, enum cnf_family fam,
 
 	if (t && !t->count) {
 		cnf_active_set(f, fam, tl, false);
-		cnf_tab_release(f, tp);
+		cnf_ftable_release(f, tp);
 		if (cnf_tier_is_long(fam, tl))
 			cnf_v6dir_release(f);
 	}
@@ -252,7 +252,7 @@ static void cnf_tier_close(struct cnf_filter *f, enum cnf_family fam,
 static int cnf_tier_put(struct cnf_filter *f, const struct cnf_key *p,
 			const struct cnf_key *tk)
 {
-	return cnf_tab_add(f, &f->tier[p->family][p->len], tk);
+	return cnf_ftable_add(f, &f->tier[p->family][p->len], tk);
 }
 
 /* 0, or -ENOENT when the tier does not have @p (unchanged). */
@@ -263,7 +263,7 @@ int cnf_tier_del(struct cnf_filter *f, const struct cnf_key *p)
 	int err;
 
 	cnf_table_key(p, &k);
-	err = cnf_tab_del(f, tp, &k);
+	err = cnf_ftable_del(f, tp, &k);
 	if (!err)
 		cnf_tier_close(f, p->family, p->len);
 	return err;
@@ -366,7 +366,7 @@ bool cnf_stored(struct cnf_filter *f, const struct cnf_key *p)
 static int cnf_tier_room(struct cnf_filter *f, enum cnf_family fam,
 			 unsigned int tl, u64 n, bool strict)
 {
-	int err = cnf_tab_reserve(f, &f->tier[fam][tl], n);
+	int err = cnf_ftable_reserve(f, &f->tier[fam][tl], n);
 
 	return strict || n > 1 ? err : 0;
 }
@@ -494,7 +494,7 @@ static int cnf_expanded_prepare(struct cnf_filter *f, const struct cnf_key *p)
 		goto err_store;
 	cnf_expand_first(p, tl, &k, &tk);
 	for (i = 0; i < 1U << (tl - p->len); i++, cnf_expand_next(&k, &tk)) {
-		if (!cnf_tab_has(f, tp, &tk))
+		if (!cnf_ftable_has(f, tp, &tk))
 			absent++;
 		else if (!cnf_derived(f, &k, p->len) && !cnf_store_has(f, &k))
 			err = cnf_store_add(f, &k);
@@ -558,8 +558,8 @@ void cnf_expanded_unprepare(struct cnf_filter *f,
  * lookups see: what it needs made, reserved or kept aside (the tables it
  * replaces: cnf_undo_begin()).  @strict: room for a single key too.
  */
-int cnf_prepare(struct cnf_filter *f, const struct cnf_key *key,
-		bool strict)
+int cnf_tier_prepare(struct cnf_filter *f, const struct cnf_key *key,
+		     bool strict)
 {
 	unsigned int tl = cnf_tier_of(key->family, key->len);
 	int err;
@@ -578,7 +578,7 @@ int cnf_prepare(struct cnf_filter *f, const struct cnf_key *key,
 }
 
 /* The prepared add, made what lookups see: 0, or undone with an errno. */
-int cnf_publish(struct cnf_filter *f, const struct cnf_key *key)
+int cnf_tier_publish(struct cnf_filter *f, const struct cnf_key *key)
 {
 	unsigned int tl = cnf_tier_of(key->family, key->len);
 	int err = 0;

@@ -14,9 +14,9 @@ void cnf_table_key_prefix(enum cnf_family fam, unsigned int tl,
 bool cnf_derived(struct cnf_filter *f, const struct cnf_key *k,
 		 unsigned int skip);
 bool cnf_stored(struct cnf_filter *f, const struct cnf_key *p);
-int cnf_prepare(struct cnf_filter *f, const struct cnf_key *key,
-		bool strict);
-int cnf_publish(struct cnf_filter *f, const struct cnf_key *key);
+int cnf_tier_prepare(struct cnf_filter *f, const struct cnf_key *key,
+		     bool strict);
+int cnf_tier_publish(struct cnf_filter *f, const struct cnf_key *key);
 void cnf_map_unprepare(struct cnf_filter *f, const struct cnf_key *p);
 void cnf_expanded_unprepare(struct cnf_filter *f,
 			    const struct cnf_key *p);
