@@ -28,7 +28,7 @@
 #define CNF_V6_FINE_END		64
 
 /*
- * A family's store tables (prefix.c), by the bits of their keys: one-word
+ * A family's store tables (store.c), by the bits of their keys: one-word
  * keys, a table per IPv4 tier length that bounds them (16 to 32 bits: the
  * prefixes of up to 15 bits, then those of 16 to 19, 20 to 23, 24 to 27
  * and 28 to 31 bits: cnf_store_index()), two-word keys and four-word ones
@@ -69,7 +69,7 @@ struct cnf_map {
  *          only those.  Set (release) before a tier's first key goes in,
  *          cleared after its last went; read with acquire.
  * @store:  per family, the prefixes the lookup tables cannot tell back
- *          (prefix.c), in a table of two-word keys and one of four-word
+ *          (store.c), in a table of two-word keys and one of four-word
  *          keys (CNF_STORE_TABLES); writer only; NULL while empty.
  * @map:    per family, the /16 map of prefixes of up to CNF_MAP_BITS bits
  *          (prefix.h); NULL while there are none.  Published before its

@@ -5,22 +5,25 @@
  *
  *   types.h   families, keys, limits, stats, budget, tally
  *   hash.h    H: tabulation (IPv4), multiply-add-shift (IPv6)
- *   table.h   one table: slot layouts, where a key lives, bucket tests
  *   table.c   one table: cuckoo paths, deletes, the stash; finding a key
+ *             (table.h: slot layouts, where a key lives, bucket tests)
  *   core.h    struct cnf_filter, its maps and directory, the tier lengths
  *   budget.c  a filter's memory, and the budget filters count against
  *   ftable.c  a filter's tables grown and shrunk, an add undone; the maps
- *   prefix.h  which tier a prefix expands into
- *   prefix.c  the prefixes stored, and how the tiers follow them
- *   v6dir.h   the IPv6 directory of the long tiers
- *   v6dir.c   the directory made, marked, made anew
- *   filter.h  the API
- *   filter.c  (this file) a filter made, reserved for, flushed, destroyed;
- *             stats; the lookups
- * Each .c has a header of its own for what it defines.  Includes go one
- * way: filter -> prefix, v6dir -> ftable -> budget, core -> table -> hash,
- * types (scripts/lint.sh checks that no file includes one that includes
- * it).
+ *   prefix.h  which tier a prefix expands into, its keys there (inline)
+ *   store.c   the prefix store: what the tiers cannot tell back
+ *   v6dir.c   the IPv6 directory of the long tiers: made, marked, anew
+ *   tier.c    how the tiers and maps follow the prefixes: an add
+ *             prepared, published or undone; a delete's parts
+ *   walk.c    the prefixes walked, at once or in steps
+ *   filter.c  (this file) the API (filter.h): a filter made, prefixes
+ *             added, deleted, found, batches announced, flushed,
+ *             destroyed; stats; the lookups
+ * Each .c has a header of its own declaring what it defines, and includes
+ * go one way, down this list: filter -> walk -> tier -> v6dir, store ->
+ * prefix, ftable -> budget -> core -> table -> hash, types.  make lint
+ * fails on a circle of files or of units (x.c with x.h) in the core
+ * (scripts/include-cycles.py).
  */
 #include "budget.h"
 #include "filter.h"

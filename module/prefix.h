@@ -64,7 +64,7 @@ static inline unsigned int cnf_family_bits(enum cnf_family fam)
 /*
  * The tier length of the tier that holds prefixes of length @len:
  * CNF_MAP_BITS for the /16 map.  The /128 tier holds only addresses: the
- * store (prefix.c) cannot tell a /128 key from a /128 address.
+ * store (store.c) cannot tell a /128 key from a /128 address.
  */
 static inline unsigned int cnf_tier_of(enum cnf_family fam, unsigned int len)
 {
