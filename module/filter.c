@@ -5,751 +5,40 @@
  *
  *   types.h   families, keys, limits, stats, budget, tally
  *   hash.h    H: tabulation (IPv4), multiply-add-shift (IPv6)
- *   table.h   one table: slot layouts, where a key lives, bucket tests
  *   table.c   one table: cuckoo paths, deletes, the stash; finding a key
- *   prefix.h  which tier a prefix expands into
- *   prefix.c  the prefixes stored, and how the tiers follow them
- *   v6dir.h   the IPv6 directory of the long tiers
- *   v6dir.c   the directory made, marked, made anew
- *   filter.h  the API
- *   filter.c  (this file) the tables of a filter: growth, shrinking,
- *             memory limit; flush, stats; the lookups
- * Includes go one way: filter, prefix, v6dir -> table -> hash, types
- * (scripts/lint.sh checks that no file includes one that includes it).
- *
- * A table that reaches its load limit, or finds no cuckoo path for a key,
- * is rebuilt twice as large (or as large as a batch announced) with a new
- * seed; past the memory limit the key goes to a small stash, and when that
- * is full the add fails with the filter unchanged.  A table that deletes,
- * or the duplicates of a batch, leave mostly empty is rebuilt smaller.
+ *             (table.h: slot layouts, where a key lives, bucket tests)
+ *   core.h    struct cnf_filter, its maps and directory, the tier lengths
+ *   budget.c  a filter's memory, and the budget filters count against
+ *   ftable.c  a filter's tables grown and shrunk, an add undone; the maps
+ *   prefix.h  which tier a prefix expands into, its keys there (inline)
+ *   store.c   the prefix store: what the tiers cannot tell back
+ *   v6dir.c   the IPv6 directory of the long tiers: made, marked, anew
+ *   tier.c    how the tiers and maps follow the prefixes: an add
+ *             prepared, published or undone; a delete's parts
+ *   walk.c    the prefixes walked, at once or in steps
+ *   filter.c  (this file) the API (filter.h): a filter made, prefixes
+ *             added, deleted, found, batches announced, flushed,
+ *             destroyed; stats; the lookups
+ * Each .c has a header of its own declaring what it defines, and includes
+ * go one way, down this list: filter -> walk -> tier -> v6dir, store ->
+ * prefix, ftable -> budget -> core -> table -> hash, types.  make lint
+ * fails on a circle of files or of units (x.c with x.h) in the core
+ * (scripts/include-cycles.py).
  */
+#include "budget.h"
 #include "filter.h"
+#include "ftable.h"
 #include "prefix.h"
+#include "store.h"
+#include "tier.h"
 #include "v6dir.h"
-
-/**
- * cnf_deref - a table of a filter, to its writers
- * @f: the filter, under cnf_filter_lock()
- * @tp: where @f points to the table: a tier or a store
- *
- * Return: the table, or NULL.
- */
-struct cnf_table *cnf_deref(const struct cnf_filter *f,
-			    struct cnf_table __rcu *const *tp)
-{
-	return rcu_dereference_protected(*tp, lockdep_is_held(&f->lock));
-}
+#include "walk.h"
 
 /* The address tier of @fam: always there. */
 static struct cnf_table *cnf_addr_tier(const struct cnf_filter *f,
 				       enum cnf_family fam)
 {
 	return cnf_deref(f, &f->tier[fam][cnf_family_bits(fam)]);
-}
-
-/*
- * A new table for @f (cnf_table_alloc()), numbered and recording its
- * moves for @f's walks (struct cnf_moves).
- */
-static struct cnf_table *cnf_filter_table(struct cnf_filter *f,
-					  enum cnf_layout layout,
-					  unsigned int log, bool summary,
-					  u32 **thash4)
-{
-	struct cnf_table *t = cnf_table_alloc(layout, log, summary, thash4);
-
-	if (t) {
-		t->serial = ++f->serials;
-		t->moves = &f->moves;
-	}
-	return t;
-}
-
-/* ---- undoing an add ---- */
-
-/*
- * @old, which @tp pointed to, is out of the readers' sight: keep it if it
- * is the first table an add under way replaced there, else free it.
- */
-static void cnf_replaced(struct cnf_filter *f, struct cnf_table __rcu **tp,
-			 struct cnf_table *old)
-{
-	unsigned int i;
-
-	if (f->undo_on) {
-		for (i = 0; i < f->undo_n && f->undo[i].tp != tp; i++)
-			;
-		if (i == f->undo_n &&
-		    !WARN_ON_ONCE(i == ARRAY_SIZE(f->undo))) {
-			f->undo[f->undo_n++] = (struct cnf_undo){ tp, old };
-			return;
-		}
-	}
-	cnf_table_retire(old);
-}
-
-/**
- * cnf_undo_begin - start an add that may have to be undone
- * @f: the filter, under cnf_filter_lock()
- *
- * Until cnf_undo_commit() or cnf_undo_rollback(), tables the add replaces
- * are kept: they count against the memory limit, as during any rebuild.
- */
-void cnf_undo_begin(struct cnf_filter *f)
-{
-	f->undo_n = 0;
-	f->undo_on = true;
-}
-
-/**
- * cnf_undo_commit - the add stands: free the tables it replaced
- * @f: the filter, under cnf_filter_lock()
- */
-void cnf_undo_commit(struct cnf_filter *f)
-{
-	while (f->undo_n)
-		cnf_table_retire(f->undo[--f->undo_n].old);
-	f->undo_on = false;
-}
-
-static bool cnf_in_table(void *ctx, const struct cnf_key *key)
-{
-	const struct cnf_table *t = ctx;
-
-	return cnf_table_contains(t, key);
-}
-
-/**
- * cnf_undo_rollback - put back the tables a failed add replaced
- * @f: the filter, under cnf_filter_lock(), its add's keys taken out again
- *
- * A kept table is the one from before the add, but for keys of the add
- * that went in before it was replaced: those the current table no longer
- * holds.  A table the add created and emptied is gone: so is what it
- * replaced.
- */
-void cnf_undo_rollback(struct cnf_filter *f)
-{
-	struct cnf_table *old, *now;
-
-	f->undo_on = false;
-	while (f->undo_n) {
-		struct cnf_undo *u = &f->undo[--f->undo_n];
-
-		old = u->old;
-		now = cnf_deref(f, u->tp);
-		if (!now) {
-			cnf_table_retire(old);
-			continue;
-		}
-		cnf_table_prune(old, f->path, cnf_in_table, now);
-		rcu_assign_pointer(*u->tp, old);
-		cnf_table_retire(now);
-	}
-}
-
-/* ---- growth ---- */
-
-struct cnf_rebuild {
-	struct cnf_table *t;
-	struct cnf_path_node *path;
-};
-
-/* Into the buckets, else the stash: 0 or -ENOSPC. */
-static int cnf_place(struct cnf_table *t, struct cnf_path_node *path,
-		     const struct cnf_key *key)
-{
-	if (!cnf_table_insert(t, path, key) || cnf_stash_put(t, key))
-		return 0;
-	return -ENOSPC;
-}
-
-static int cnf_rebuild_one(void *ctx, const struct cnf_key *key)
-{
-	struct cnf_rebuild *rb = ctx;
-
-	return cnf_place(rb->t, rb->path, key);
-}
-
-/* A table of a filter whose writers the budget's lock serialises. */
-static const struct cnf_table *cnf_budget_deref(struct cnf_table __rcu *const *tp)
-{
-	return rcu_dereference_protected(*tp, 1);
-}
-
-/**
- * cnf_filter_bytes - the memory a filter's tables use
- * @f: the filter, under cnf_filter_lock() or its budget's lock
- *
- * Return: bytes of its tables, maps and directory, the replaced tables an
- * add keeps included.
- */
-u64 cnf_filter_bytes(const struct cnf_filter *f)
-{
-	const struct cnf_v6dir *d = rcu_dereference_protected(f->v6dir, 1);
-	const struct cnf_table *t;
-	const struct cnf_map *m;
-	unsigned int fam, len, i;
-	u64 bytes = (d ? d->bytes : 0) + (f->thash4 ? cnf_thash4_bytes() : 0) +
-		    (f->moves.ring ? (f->moves.mask + 1ULL) * sizeof(u64) : 0);
-
-	for (i = 0; i < f->undo_n; i++)
-		bytes += f->undo[i].old->bytes;
-	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
-		m = rcu_dereference_protected(f->map[fam], 1);
-		bytes += m ? m->bytes : 0;
-		for (i = 0; i < CNF_STORE_TABLES; i++) {
-			t = cnf_budget_deref(&f->store[fam][i]);
-			bytes += t ? t->bytes : 0;
-		}
-		for (len = 0; len < CNF_TIERS; len++) {
-			t = cnf_budget_deref(&f->tier[fam][len]);
-			bytes += t ? t->bytes : 0;
-		}
-	}
-	return bytes;
-}
-
-/**
- * cnf_budget_used - what counts against a budget's limit
- * @b: the budget, under the lock that serialises its filters
- *
- * Return: the bytes of every filter's tables, and the charges.
- */
-u64 cnf_budget_used(const struct cnf_budget *b)
-{
-	const struct cnf_filter *f;
-	u64 bytes = b->charged;
-
-	for (f = b->filters; f; f = f->budget_next)
-		bytes += cnf_filter_bytes(f);
-	return bytes;
-}
-
-/**
- * cnf_fits - would more bytes fit in a filter's budget
- * @f: the filter, under cnf_filter_lock()
- * @bytes: the bytes
- *
- * Return: true if they would.
- */
-bool cnf_fits(const struct cnf_filter *f, u64 bytes)
-{
-	return cnf_budget_used(f->budget) + bytes <= f->budget->limit;
-}
-
-/*
- * Smallest log of @layout whose table holds @entries within the load limit,
- * at least @min_log; past the layout's largest table, that one.
- */
-static unsigned int cnf_log_for(enum cnf_layout layout, u64 entries,
-				unsigned int min_log)
-{
-	unsigned int log = min_log, max = cnf_max_log(layout);
-
-	while (log < max && cnf_table_limit(log) < entries)
-		log++;
-	return log;
-}
-
-/*
- * Replace the table at @tp by one of at least 2^@log buckets holding the
- * same keys; a size whose rebuild does not fit is retried one size up.  The
- * first try shares the filter's tabulation (IPv4 layouts), every retry
- * takes new seeds: an unlucky (or crafted) key set does not stay unlucky.
- * The old table stays in use until the new one is complete, and is freed
- * after a grace period: both count against the memory limit.  Fails with
- * -ENOSPC beyond the memory limit or the family's largest table, -ENOMEM.
- */
-static int cnf_rebuild_within(struct cnf_filter *f,
-			      struct cnf_table __rcu **tp, unsigned int log,
-			      u64 limit)
-{
-	struct cnf_table *old = cnf_deref(f, tp);
-	enum cnf_layout layout = cnf_table_layout(old);
-	u64 in_use = cnf_budget_used(f->budget);
-	struct cnf_rebuild rb = { .path = f->path };
-	bool summary = old->summary;
-	u32 **thash4 = &f->thash4;
-
-	for (; log <= cnf_max_log(layout); log++, thash4 = NULL) {
-		if (in_use + cnf_table_bytes(layout, log, summary, thash4) > limit)
-			return -ENOSPC;
-		rb.t = cnf_filter_table(f, layout, log, summary, thash4);
-		if (!rb.t)
-			return -ENOMEM;
-		if (!cnf_table_walk(old, cnf_rebuild_one, &rb))
-			break;
-		cnf_table_free(rb.t);
-		rb.t = NULL;
-	}
-	if (!rb.t)
-		return -ENOSPC;
-	rcu_assign_pointer(*tp, rb.t);
-	cnf_replaced(f, tp, old);
-	return 0;
-}
-
-static int cnf_filter_rebuild(struct cnf_filter *f,
-			      struct cnf_table __rcu **tp, unsigned int log)
-{
-	return cnf_rebuild_within(f, tp, log, f->budget->limit);
-}
-
-/*
- * Is @tp a store table of @f?  Then store table *@i of family *@fam, else
- * tier *@i of family *@fam.
- */
-static bool cnf_tab_where(const struct cnf_filter *f,
-			  struct cnf_table __rcu *const *tp,
-			  unsigned int *fam, unsigned int *i)
-{
-	for (*fam = 0; *fam < CNF_NFAMILIES; (*fam)++)
-		for (*i = 0; *i < CNF_STORE_TABLES; (*i)++)
-			if (tp == &f->store[*fam][*i])
-				return true;
-	*fam = (tp - &f->tier[0][0]) / CNF_TIERS;
-	*i = (tp - &f->tier[0][0]) % CNF_TIERS;
-	return false;
-}
-
-/* The family whose figures a table of @f counts in. */
-static enum cnf_family cnf_tab_family(const struct cnf_filter *f,
-				      struct cnf_table __rcu *const *tp)
-{
-	unsigned int fam, i;
-
-	cnf_tab_where(f, tp, &fam, &i);
-	return fam;
-}
-
-static int cnf_filter_grow(struct cnf_filter *f, struct cnf_table __rcu **tp,
-			   unsigned int log)
-{
-	int err = cnf_filter_rebuild(f, tp, log);
-
-	if (!err)
-		f->grows[cnf_tab_family(f, tp)]++;
-	return err;
-}
-
-/* The address tiers (/32, /128) are always there; the others come and go. */
-static bool cnf_tab_is_address(const struct cnf_filter *f,
-			       struct cnf_table __rcu *const *tp)
-{
-	return tp == &f->tier[CNF_V4][CNF_V4_BITS] ||
-	       tp == &f->tier[CNF_V6][CNF_V6_BITS];
-}
-
-/*
- * The keys the batch under way brings to the table at @tp, by its tally
- * (cnf_filter_expect_tally()); 0 without one.
- */
-static u64 cnf_tally_want(const struct cnf_filter *f,
-			  struct cnf_table __rcu *const *tp)
-{
-	const struct cnf_tally *tally = f->tally;
-	unsigned int fam, i;
-
-	if (!tally)
-		return 0;
-	if (cnf_tab_where(f, tp, &fam, &i))
-		return tally->stored[fam][i];
-	return tally->keys[fam][i];
-}
-
-/**
- * cnf_tally_step - how far a batch's tally lets a table grow now
- * @want: the keys the tally counts for the table
- * @have: the keys the table holds, at least 1
- * @copies: whether an add of the batch found its prefix stored already
- *
- * A tally counts every key a batch's adds bring: copies, and keys stored
- * already, too.  While every add of the batch so far brought a new prefix,
- * as in a published list, it is taken at its word: the table grows once,
- * to @want, when it first fills.  Once an add found its prefix stored
- * (@copies), it is an upper bound only, and sizing for it would size for
- * 2,000,000 copies of one address: the table grows by what landed, to
- * @want but not past CNF_TALLY_STEP times @have.  The steps are counted back from
- * @want, divided by CNF_TALLY_STEP as often as need be, so that on its way
- * to @want the largest table rebuilt is of 2 * @want / CNF_TALLY_STEP keys
- * at most (2: the rounding to a power of two).  Either way the end of the
- * batch gives back what its copies left empty (cnf_filter_expect()).
- *
- * Return: the keys to size the table for, at most @want.
- */
-u64 cnf_tally_step(u64 want, u64 have, bool copies)
-{
-	if (!copies)
-		return want;
-	while (want > CNF_TALLY_STEP * have)
-		want /= CNF_TALLY_STEP;
-	return want;
-}
-
-/*
- * The size to grow the table at @tp to: twice as large, or for an address
- * tier large enough for the adds a batch announced (cnf_filter_expect()),
- * but never more than 8 times its size in one step: announced adds may be
- * duplicates, or fail.  A count of prefixes says little of the keys other
- * tables get, or of how many the addresses of a list are; a batch's tally
- * tells, for every table: then its step (cnf_tally_step()).  Either is a
- * guess, which the headroom bounds: a size whose rebuild would not fit the
- * memory limit gives way to the largest that does, down to twice as
- * large, so that a batch grows a table as far as adds one by one would,
- * and no less.
- */
-static unsigned int cnf_grow_log(const struct cnf_filter *f,
-				 struct cnf_table __rcu *const *tp)
-{
-	const struct cnf_table *t = cnf_deref(f, tp);
-	enum cnf_layout layout = cnf_table_layout(t);
-	u64 want = t->count + 1;
-	unsigned int log;
-
-	if (f->tally)
-		want = max_t(u64, want, cnf_tally_step(cnf_tally_want(f, tp),
-						       t->count + 1,
-						       f->expect_dups));
-	else if (cnf_tab_is_address(f, tp))
-		want = min_t(u64, want + f->expect, 8 * t->limit);
-	log = cnf_log_for(layout, want, t->log + 1);
-	while (log > t->log + 1U &&
-	       !cnf_fits(f, cnf_table_bytes(layout, log, t->summary, true)))
-		log--;
-	return log;
-}
-
-/* The address tiers start at, and shrink back to, the initial size. */
-static unsigned int cnf_floor_log(const struct cnf_filter *f,
-				  struct cnf_table __rcu *const *tp)
-{
-	return cnf_tab_is_address(f, tp) ? f->initial_log : CNF_MIN_BUCKETS_LOG;
-}
-
-/*
- * A table with fewer keys than 1/@part of its slots is rebuilt at the
- * smallest size that holds @room keys, not below its initial size.  Not
- * while its stash is in use: the memory limit stopped its growth, and the
- * keys there may need the room.  Best effort: a failure keeps the larger
- * table.
- */
-static void cnf_shrink_below(struct cnf_filter *f, struct cnf_table __rcu **tp,
-			     unsigned int part, u64 room)
-{
-	const struct cnf_table *t = cnf_deref(f, tp);
-	unsigned int log, floor = cnf_floor_log(f, tp);
-
-	if (t->log <= floor || t->stash_n ||
-	    t->count >= cnf_table_capacity(t->log) / part)
-		return;
-	log = cnf_log_for(cnf_table_layout(t), room, floor);
-	if (log < t->log)
-		cnf_filter_rebuild(f, tp, log);
-}
-
-/*
- * A table that deletes left mostly empty (a sixteenth of its slots in use)
- * is rebuilt at a size it fills to half: before it is rebuilt again its
- * keys double (growth) or halve again, so that adds and deletes in turn
- * do not rebuild it each time.
- */
-static void cnf_maybe_shrink(struct cnf_filter *f, struct cnf_table __rcu **tp)
-{
-	const struct cnf_table *t = cnf_deref(f, tp);
-
-	cnf_shrink_below(f, tp, 16, 2 * t->count);
-}
-
-/*
- * Deletes left more bits in the summary of @t than it has keys, and more
- * than it has buckets: more than twice as many absent keys as need be
- * pass it.  A new summary costs the deletes that made it so a hash each.
- * Best effort: a failure keeps the stale one.
- */
-static void cnf_maybe_refresh(struct cnf_filter *f, struct cnf_table *t)
-{
-	if (!t->summary || t->stale <= max_t(u64, t->count, t->mask + 1))
-		return;
-	if (cnf_fits(f, cnf_summary_bytes(cnf_table_layout(t), t->log, true)))
-		cnf_summary_refresh(t);
-}
-
-/**
- * cnf_tab_ensure - make sure a filter has a table at a place
- * @f: the filter, under cnf_filter_lock()
- * @tp: where it goes
- * @layout: the layout of a table made now, empty and of its smallest size,
- *	or during a batch the first step towards its tally's keys
- *	(cnf_filter_expect_tally())
- *
- * A batch's table grows as its keys land (cnf_tally_step()); but a table
- * of a few dozen keys filled to its load limit, then rebuilt, costs a
- * list of a thousand prefixes a fifth of its load time.  So a table a
- * batch makes takes its first step at once, as if it held
- * CNF_TALLY_FIRST keys (once the batch had copies, at most 64 times as
- * many, a few KiB), which the end of the batch gives back if they do not
- * come (cnf_filter_expect()).
- *
- * Return: 0; -ENOSPC past the memory limit; -ENOMEM.
- */
-int cnf_tab_ensure(struct cnf_filter *f, struct cnf_table __rcu **tp,
-		   enum cnf_layout layout)
-{
-	unsigned int floor, log, fam, i;
-	struct cnf_table *t;
-	bool summary;
-
-	if (cnf_deref(f, tp))
-		return 0;
-	/* The stores are for writers only. */
-	summary = !cnf_tab_where(f, tp, &fam, &i);
-	floor = cnf_floor_log(f, tp);
-	log = cnf_log_for(layout, cnf_tally_step(cnf_tally_want(f, tp),
-						 CNF_TALLY_FIRST,
-						 f->expect_dups), floor);
-	if (!cnf_fits(f, cnf_table_bytes(layout, log, summary, true)))
-		log = floor;
-	if (!cnf_fits(f, cnf_table_bytes(layout, log, summary, true)))
-		return -ENOSPC;
-	t = cnf_filter_table(f, layout, log, summary, &f->thash4);
-	if (!t)
-		return -ENOMEM;
-	rcu_assign_pointer(*tp, t);
-	return 0;
-}
-
-/*
- * Free a table of a filter; NULL afterwards.  Readers that still see it
- * keep it until a grace period has passed.
- */
-static void cnf_tab_drop(struct cnf_filter *f, struct cnf_table __rcu **tp)
-{
-	struct cnf_table *t = cnf_deref(f, tp);
-
-	RCU_INIT_POINTER(*tp, NULL);
-	cnf_table_retire(t);
-}
-
-/**
- * cnf_tab_release - free a table of a filter that holds nothing
- * @f: the filter, under cnf_filter_lock()
- * @tp: where the table is, if there is one
- *
- * The address tiers stay.
- */
-void cnf_tab_release(struct cnf_filter *f, struct cnf_table __rcu **tp)
-{
-	const struct cnf_table *t = cnf_deref(f, tp);
-
-	if (t && !t->count && !cnf_tab_is_address(f, tp))
-		cnf_tab_drop(f, tp);
-}
-
-/**
- * cnf_tab_has - is a key in a table of a filter
- * @f: the filter, under cnf_filter_lock()
- * @tp: where the table is, if there is one
- * @key: a key of the table's layout
- *
- * Return: true if there is a table and it holds @key.
- */
-bool cnf_tab_has(const struct cnf_filter *f, struct cnf_table __rcu *const *tp,
-		 const struct cnf_key *key)
-{
-	const struct cnf_table *t = cnf_deref(f, tp);
-
-	return t && cnf_table_contains(t, key);
-}
-
-/*
- * An absent key that the table at @tp has no room for: past its load limit
- * (@grow_first), or without a cuckoo path.  Either way the table grows to
- * cnf_grow_log()'s size: the adds a batch announced come all the same.
- */
-static noinline int cnf_add_slow(struct cnf_filter *f,
-				 struct cnf_table __rcu **tp,
-				 const struct cnf_key *key, bool grow_first)
-{
-	struct cnf_table *t = cnf_deref(f, tp);
-	int err;
-
-	/* Past the load limit, grow first; if that fails, any room will do. */
-	if (grow_first) {
-		if (!cnf_filter_grow(f, tp, cnf_grow_log(f, tp)))
-			t = cnf_deref(f, tp);
-		if (!cnf_table_insert(t, f->path, key))
-			return 0;
-	}
-	/* A table grown may have filled its stash with keys of its own. */
-	for (;;) {
-		err = cnf_filter_grow(f, tp, cnf_grow_log(f, tp));
-		if (err)
-			return cnf_stash_put(t, key) ? 0 : err;
-		t = cnf_deref(f, tp);
-		if (!cnf_place(t, f->path, key))
-			return 0;
-	}
-}
-
-/**
- * cnf_tab_add - add a key to a table of a filter, growing it when full
- * @f: the filter, under cnf_filter_lock()
- * @tp: where the table is
- * @key: a key of the table's layout
- *
- * Past the memory limit the key goes to the table's stash.
- *
- * Return: 0; -EEXIST if the table holds @key; -ENOSPC past the memory
- * limit or the largest table; -ENOMEM.  On error the table is unchanged.
- */
-int cnf_tab_add(struct cnf_filter *f, struct cnf_table __rcu **tp,
-		const struct cnf_key *key)
-{
-	int err = cnf_table_add(cnf_deref(f, tp), f->path, key);
-
-	if (err == -E2BIG || err == -ENOSPC)
-		return cnf_add_slow(f, tp, key, err == -E2BIG);
-	return err;
-}
-
-/**
- * cnf_tab_reserve - room in a table of a filter for keys about to go in
- * @f: the filter, under cnf_filter_lock()
- * @tp: where the table is
- * @keys: how many
- *
- * The table grows now, if they would take it past its load limit, to the
- * size its growth would have (or larger, to hold them all): then adding
- * them moves keys at most, and an add that makes several keys visible
- * fails, if it must, before the first.  The table replaced is the add's
- * to put back (cnf_undo_begin()).
- *
- * Return: 0; -ENOSPC past the memory limit or the largest table; -ENOMEM.
- */
-int cnf_tab_reserve(struct cnf_filter *f, struct cnf_table __rcu **tp,
-		    u64 keys)
-{
-	const struct cnf_table *t = cnf_deref(f, tp);
-	unsigned int log;
-
-	if (!keys || t->count + keys <= t->limit)
-		return 0;
-	log = max_t(unsigned int, cnf_grow_log(f, tp),
-		    cnf_log_for(cnf_table_layout(t), t->count + keys, t->log));
-	if (cnf_table_limit(log) < t->count + keys)
-		return -ENOSPC;
-	return cnf_filter_grow(f, tp, log);
-}
-
-/**
- * cnf_tab_del - delete a key from a table of a filter
- * @f: the filter, under cnf_filter_lock()
- * @tp: where the table is, if there is one
- * @key: a key of the table's layout
- *
- * A table that deletes leave mostly empty shrinks.
- *
- * Return: 0, or -ENOENT if the table does not hold @key (unchanged).
- */
-int cnf_tab_del(struct cnf_filter *f, struct cnf_table __rcu **tp,
-		const struct cnf_key *key)
-{
-	struct cnf_table *t = cnf_deref(f, tp);
-	bool stashing;
-	int err;
-
-	if (!t)
-		return -ENOENT;
-	/* A stash in use means the limit stopped growth: keep the size. */
-	stashing = t->stash_n;
-	err = cnf_table_del(t, f->path, key);
-
-	if (!err && !stashing) {
-		cnf_maybe_shrink(f, tp);
-		cnf_maybe_refresh(f, cnf_deref(f, tp));
-	}
-	return err;
-}
-
-/* ---- the /16 maps ---- */
-
-/**
- * cnf_map_deref - a family's /16 map, to its writers
- * @f: the filter, under cnf_filter_lock()
- * @fam: the family
- *
- * Return: the map, or NULL.
- */
-struct cnf_map *cnf_map_deref(const struct cnf_filter *f, enum cnf_family fam)
-{
-	return rcu_dereference_protected(f->map[fam], lockdep_is_held(&f->lock));
-}
-
-static void cnf_map_free(struct cnf_map *m)
-{
-	if (!m)
-		return;
-	cnf_free(m->words);
-	cnf_free(m);
-}
-
-static void cnf_map_free_rcu(struct rcu_head *head)
-{
-	cnf_map_free(container_of(head, struct cnf_map, rcu));
-}
-
-/**
- * cnf_map_ensure - make sure a family has a /16 map
- * @f: the filter, under cnf_filter_lock()
- * @fam: the family
- *
- * A map made now is empty.
- *
- * Return: 0; -ENOSPC past the memory limit; -ENOMEM.
- */
-int cnf_map_ensure(struct cnf_filter *f, enum cnf_family fam)
-{
-	size_t bytes = sizeof(struct cnf_map) + CNF_MAP_WORDS * sizeof(u64);
-	struct cnf_map *m;
-
-	if (cnf_map_deref(f, fam))
-		return 0;
-	if (!cnf_fits(f, bytes))
-		return -ENOSPC;
-	m = cnf_zalloc(sizeof(*m));
-	if (!m)
-		return -ENOMEM;
-	m->words = cnf_zalloc(CNF_MAP_WORDS * sizeof(u64));
-	if (!m->words) {
-		cnf_free(m);
-		return -ENOMEM;
-	}
-	m->bytes = bytes;
-	rcu_assign_pointer(f->map[fam], m);
-	return 0;
-}
-
-/* Unpublish a family's map; readers that still see it keep it a while. */
-static void cnf_map_drop(struct cnf_filter *f, enum cnf_family fam)
-{
-	struct cnf_map *m = cnf_map_deref(f, fam);
-
-	RCU_INIT_POINTER(f->map[fam], NULL);
-	cnf_call_rcu(&m->rcu, cnf_map_free_rcu);
-}
-
-/**
- * cnf_map_release - free a family's /16 map if it has no bit set
- * @f: the filter, under cnf_filter_lock()
- * @fam: the family; its map's @active bit already clear
- */
-void cnf_map_release(struct cnf_filter *f, enum cnf_family fam)
-{
-	const struct cnf_map *m = cnf_map_deref(f, fam);
-
-	if (m && !m->bits)
-		cnf_map_drop(f, fam);
 }
 
 /* ---- filter ---- */
@@ -794,7 +83,7 @@ int cnf_filter_reserve(struct cnf_filter *f, enum cnf_family fam, u64 entries)
 		return 0;
 	if (cnf_table_limit(cnf_max_log(cnf_family_layout(fam))) < entries)
 		return -ENOSPC;
-	return cnf_filter_grow(f, &f->tier[fam][cnf_family_bits(fam)], log);
+	return cnf_ftable_grow(f, &f->tier[fam][cnf_family_bits(fam)], log);
 }
 
 /**
@@ -880,46 +169,6 @@ void cnf_filter_expect(struct cnf_filter *f, u64 adds)
 }
 
 /**
- * cnf_budget_charge - count memory held for a budget's users
- * @b: the budget, under the lock that serialises its filters
- * @bytes: what a user holds (a dump's snapshot)
- *
- * Return: 0, or -ENOSPC past the limit (nothing charged).
- */
-int cnf_budget_charge(struct cnf_budget *b, u64 bytes)
-{
-	if (cnf_budget_used(b) + bytes > b->limit)
-		return -ENOSPC;
-	b->charged += bytes;
-	return 0;
-}
-
-/**
- * cnf_budget_uncharge - give back what cnf_budget_charge() counted
- * @b: the budget, under the lock that serialises its filters
- * @bytes: as charged
- */
-void cnf_budget_uncharge(struct cnf_budget *b, u64 bytes)
-{
-	b->charged -= min(bytes, b->charged);
-}
-
-/**
- * cnf_budget_set_limit - change a budget's limit
- * @b: the budget, under the lock that serialises its filters
- * @bytes: the new limit
- *
- * Return: 0, or -EINVAL when its filters already use more than @bytes.
- */
-int cnf_budget_set_limit(struct cnf_budget *b, u64 bytes)
-{
-	if (bytes < cnf_budget_used(b))
-		return -EINVAL;
-	b->limit = bytes;
-	return 0;
-}
-
-/**
  * cnf_filter_size - what a filter takes beside its tables
  *
  * Return: bytes of its struct, which cnf_filter_bytes() leaves out.
@@ -927,46 +176,6 @@ int cnf_budget_set_limit(struct cnf_budget *b, u64 bytes)
 size_t cnf_filter_size(void)
 {
 	return sizeof(struct cnf_filter);
-}
-
-/**
- * cnf_budget_merge - move the filters and charges of one budget to another
- * @to: the budget they join, under the lock that serialises its filters
- * @from: a budget whose filters nobody else changes now; left empty
- *
- * Contents built aside, within a budget of their own and without the lock
- * of @to, join @to in a step as long as @from has filters.
- *
- * Return: 0, or -ENOSPC when what @from uses does not fit in @to's limit
- * beside what @to uses: nothing changed.
- */
-int cnf_budget_merge(struct cnf_budget *to, struct cnf_budget *from)
-{
-	u64 used = cnf_budget_used(to), more = cnf_budget_used(from);
-	struct cnf_filter *f;
-
-	if (used > to->limit || more > to->limit - used)
-		return -ENOSPC;
-	while ((f = from->filters)) {
-		from->filters = f->budget_next;
-		f->budget = to;
-		f->budget_next = to->filters;
-		to->filters = f;
-	}
-	to->charged += from->charged;
-	from->charged = 0;
-	return 0;
-}
-
-/**
- * cnf_budget_init - a budget with no filter yet
- * @b: the budget
- * @limit: its limit in bytes
- */
-void cnf_budget_init(struct cnf_budget *b, u64 limit)
-{
-	memset(b, 0, sizeof(*b));
-	b->limit = limit;
 }
 
 /* Every table but the address tiers goes; nothing is stored any more. */
@@ -978,10 +187,10 @@ static void cnf_filter_empty(struct cnf_filter *f)
 		for (len = 0; len < CNF_TIERS; len++)
 			if (len != cnf_family_bits(fam) &&
 			    cnf_deref(f, &f->tier[fam][len]))
-				cnf_tab_drop(f, &f->tier[fam][len]);
+				cnf_ftable_drop(f, &f->tier[fam][len]);
 		for (i = 0; i < CNF_STORE_TABLES; i++)
 			if (cnf_deref(f, &f->store[fam][i]))
-				cnf_tab_drop(f, &f->store[fam][i]);
+				cnf_ftable_drop(f, &f->store[fam][i]);
 		for (len = 0; len < CNF_ACTIVE_WORDS; len++)
 			WRITE_ONCE(f->active[fam][len], 0);
 		if (fam == CNF_V6)
@@ -1009,7 +218,7 @@ int cnf_filter_flush(struct cnf_filter *f)
 
 	cnf_assert_held(&f->lock);
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
-		fresh[fam] = cnf_filter_table(f, cnf_family_layout(fam),
+		fresh[fam] = cnf_ftable_alloc(f, cnf_family_layout(fam),
 					      f->initial_log, true,
 					      &f->thash4);
 		if (!fresh[fam])
@@ -1200,7 +409,7 @@ struct cnf_filter *cnf_filter_create_in(u64 initial_capacity,
 	f->budget_next = f->budget->filters;
 	f->budget->filters = f;
 	for (fam = 0; fam < CNF_NFAMILIES; fam++) {
-		struct cnf_table *t = cnf_filter_table(f,
+		struct cnf_table *t = cnf_ftable_alloc(f,
 						       cnf_family_layout(fam),
 						       f->initial_log, true,
 						       &f->thash4);
@@ -1300,6 +509,229 @@ void cnf_filter_destroy(struct cnf_filter *f)
 	cnf_free(f->thash4);
 	cnf_mutex_destroy(&f->lock);
 	cnf_free(f);
+}
+
+/* ---- prefixes added, deleted, found ---- */
+/* Is a bit of @p past its length set?  Read in place: once per add. */
+static bool cnf_host_bits(const struct cnf_key *p)
+{
+	unsigned int w;
+
+	if (p->family == CNF_V4)
+		return p->len < 32 && ntohl(p->v4) & (~0U >> p->len);
+	for (w = p->len / 32; w < 4; w++)
+		if (ntohl(p->v6.s6_addr32[w]) &
+		    (w == p->len / 32 ? ~0U >> p->len % 32 : ~0U))
+			return true;
+	return false;
+}
+
+static int cnf_prefix_check(const struct cnf_key *p)
+{
+	if (p->family >= CNF_NFAMILIES || p->len > cnf_family_bits(p->family) ||
+	    cnf_host_bits(p))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * cnf_tally_add - count the keys a prefix will bring to its tables
+ * @tally: the batch's tally
+ * @key: a prefix the batch adds; an invalid one counts nothing
+ *
+ * A prefix of the /16 map brings no key (the map does not grow), but an
+ * entry of the store, as a prefix shorter than its tier does.
+ */
+void cnf_tally_add(struct cnf_tally *tally, const struct cnf_key *key)
+{
+	unsigned int tl;
+
+	if (cnf_prefix_check(key))
+		return;
+	tl = cnf_tier_of(key->family, key->len);
+	if (tl != CNF_MAP_BITS)
+		tally->keys[key->family][tl] += 1ULL << (tl - key->len);
+	if (tl != key->len || tl == CNF_MAP_BITS)
+		tally->stored[key->family][cnf_store_index(key)]++;
+	tally->long_prefixes += cnf_tier_is_long(key->family, tl);
+}
+
+/**
+ * cnf_filter_add - add a prefix
+ * @f: the filter, under cnf_filter_lock()
+ * @key: the prefix; bits past @key->len must be zero
+ *
+ * Overlapping prefixes are separate entries.  Tables grow when full; past
+ * the memory limit keys go to the tables' stashes.  What can fail is done
+ * before lookups see any of the prefix (cnf_filter_add_prepare()): a
+ * prefix that expands into several keys either has room for all of them
+ * in its tier, or is refused.
+ *
+ * Return: 0; -EEXIST if @f holds this prefix; -ENOSPC past the memory
+ * limit or the largest table; -ENOMEM; -EINVAL for an unknown family, a
+ * length past the family's width, or bits set past it.  On error @f is
+ * exactly as before.
+ */
+int cnf_filter_add(struct cnf_filter *f, const struct cnf_key *key)
+{
+	int err;
+
+	cnf_assert_held(&f->lock);
+	f->expect_adds++;
+	err = cnf_prefix_check(key);
+	if (!err)
+		err = cnf_tier_prepare(f, key, false);
+	if (!err)
+		err = cnf_tier_publish(f, key);
+	/* A copy: the batch's tally is an upper bound (cnf_tally_step()). */
+	f->expect_dups += err == -EEXIST && f->tally;
+	return err;
+}
+
+/**
+ * cnf_filter_add_prepare - the first step of an add made in two
+ * @f: the filter, under cnf_filter_lock() until the second step
+ * @key: the prefix, as for cnf_filter_add()
+ *
+ * For a change that adds a prefix to two filters, both seen by lookups:
+ * each is prepared, then each committed.  What can fail is done here, and
+ * nothing lookups see: the prefix's store entries, its tables made, and
+ * room in its lookup table for all its keys, a single one included.  The
+ * next change of @f is cnf_filter_add_commit() or cnf_filter_add_abort()
+ * of @key.
+ *
+ * Return: as cnf_filter_add(); on error @f is as before, and there is no
+ * second step.
+ */
+int cnf_filter_add_prepare(struct cnf_filter *f, const struct cnf_key *key)
+{
+	int err;
+
+	cnf_assert_held(&f->lock);
+	err = cnf_prefix_check(key);
+	return err ?: cnf_tier_prepare(f, key, true);
+}
+
+/**
+ * cnf_filter_add_commit - the second step: the prepared prefix is added
+ * @f: the filter, under the cnf_filter_lock() of the first step
+ * @key: the prefix prepared
+ *
+ * Its keys take the room reserved for them: this fails only when one finds
+ * no cuckoo path, its table cannot grow (the memory limit) and its stash
+ * is full.
+ *
+ * Return: 0; -ENOSPC, -ENOMEM with @f as before the first step.
+ */
+int cnf_filter_add_commit(struct cnf_filter *f, const struct cnf_key *key)
+{
+	cnf_assert_held(&f->lock);
+	return cnf_tier_publish(f, key);
+}
+
+/**
+ * cnf_filter_add_abort - the second step: the prepared add is given up
+ * @f: the filter, under the cnf_filter_lock() of the first step
+ * @key: the prefix prepared
+ *
+ * @f is as before the first step, its memory included.
+ */
+void cnf_filter_add_abort(struct cnf_filter *f, const struct cnf_key *key)
+{
+	unsigned int tl = cnf_tier_of(key->family, key->len);
+
+	cnf_assert_held(&f->lock);
+	if (tl == CNF_MAP_BITS)
+		cnf_map_unprepare(f, key);
+	else if (tl != key->len)
+		cnf_expanded_unprepare(f, key);
+	else
+		cnf_native_unprepare(f, key);
+	cnf_undo_rollback(f);
+}
+
+/**
+ * cnf_filter_del - delete a prefix
+ * @f: the filter, under cnf_filter_lock()
+ * @key: the prefix, as added
+ *
+ * Exactly that prefix goes: others that cover it, or that it covers, stay.
+ * Tables that deletes leave mostly empty shrink.
+ *
+ * Return: 0; -ENOENT if @f does not hold this prefix; -EINVAL as for
+ * cnf_filter_add().  On error @f is unchanged.
+ */
+int cnf_filter_del(struct cnf_filter *f, const struct cnf_key *key)
+{
+	unsigned int tl;
+	int err;
+
+	cnf_assert_held(&f->lock);
+	err = cnf_prefix_check(key);
+	if (err)
+		return err;
+	tl = cnf_tier_of(key->family, key->len);
+	if (tl == CNF_MAP_BITS) {
+		if (!cnf_store_has(f, key))
+			return -ENOENT;
+		cnf_map_del(f, key);
+	} else if (tl == key->len && cnf_tier_plain(f, key)) {
+		err = cnf_tier_del(f, key);
+		if (err)
+			return err;
+	} else if (!cnf_stored(f, key)) {
+		return -ENOENT;
+	} else if (tl == key->len) {
+		cnf_del_native(f, key);
+	} else {
+		cnf_uncover_all(f, key, tl, 1U << (tl - key->len));
+		cnf_store_del(f, key);
+	}
+	f->nlen[key->family][key->len]--;
+	f->prefixes[key->family]--;
+	return 0;
+}
+
+/**
+ * cnf_filter_has - is a prefix stored
+ * @f: the filter, under cnf_filter_lock()
+ * @key: the prefix
+ *
+ * Return: true if @key was added (and not deleted) as it is; false also
+ * for an invalid prefix.
+ */
+bool cnf_filter_has(struct cnf_filter *f, const struct cnf_key *key)
+{
+	cnf_assert_held(&f->lock);
+	return !cnf_prefix_check(key) && cnf_stored(f, key);
+}
+
+/**
+ * cnf_filter_match - the longest stored prefix covering a prefix
+ * @f: the filter, under cnf_filter_lock()
+ * @key: a prefix (an address: a prefix of the family's width)
+ * @match: out: the stored prefix
+ *
+ * Return: 0; -ENOENT when no stored prefix covers @key; -EINVAL as for
+ * cnf_filter_add().
+ */
+int cnf_filter_match(struct cnf_filter *f, const struct cnf_key *key,
+		     struct cnf_key *match)
+{
+	int len, err;
+
+	cnf_assert_held(&f->lock);
+	err = cnf_prefix_check(key);
+	if (err)
+		return err;
+	for (len = key->len; len >= 0; len--) {
+		if (!f->nlen[key->family][len])
+			continue;
+		cnf_prefix_cut(key, len, match);
+		if (cnf_stored(f, match))
+			return 0;
+	}
+	return -ENOENT;
 }
 
 /* ---- lookups: the packet path ---- */

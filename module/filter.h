@@ -7,8 +7,8 @@
  *
  * Concurrency: lookups run under rcu_read_lock() on any number of CPUs, take
  * no lock and never block.  Changes (add, del, reserve, flush, set_limit,
- * walk) hold the filter's writer lock, cnf_filter_lock(); one writer at a
- * time.  See table.c for how a lookup stays exact while entries move.
+ * walk.h's walks) hold the filter's writer lock, cnf_filter_lock(); one
+ * writer at a time.  See table.c for how a lookup stays exact while entries move.
  */
 #ifndef _CNF_FILTER_H
 #define _CNF_FILTER_H
@@ -21,12 +21,6 @@
 struct cnf_filter *cnf_filter_create(u64 initial_capacity, u64 mem_limit);
 struct cnf_filter *cnf_filter_create_in(u64 initial_capacity,
 					struct cnf_budget *b);
-void cnf_budget_init(struct cnf_budget *b, u64 limit);
-u64 cnf_budget_used(const struct cnf_budget *b);
-int cnf_budget_set_limit(struct cnf_budget *b, u64 bytes);
-int cnf_budget_charge(struct cnf_budget *b, u64 bytes);
-void cnf_budget_uncharge(struct cnf_budget *b, u64 bytes);
-int cnf_budget_merge(struct cnf_budget *to, struct cnf_budget *from);
 size_t cnf_filter_size(void);
 u64 cnf_filter_max_capacity(void);
 void cnf_filter_retire(struct cnf_filter *f);
@@ -63,63 +57,6 @@ int cnf_filter_reserve(struct cnf_filter *f, enum cnf_family family,
 void cnf_filter_expect(struct cnf_filter *f, u64 adds);
 int cnf_filter_flush(struct cnf_filter *f);
 int cnf_filter_set_limit(struct cnf_filter *f, u64 bytes);
-u64 cnf_filter_bytes(const struct cnf_filter *f);
-int cnf_filter_walk(struct cnf_filter *f,
-		    int (*fn)(void *ctx, const struct cnf_key *key), void *ctx);
-
-/*
- * A walk of a filter's prefixes in steps, each under cnf_filter_lock(),
- * between which the filter may change (cnf_walk_step() argues what it
- * gives).  Fields are the walk's, but @f and @next, which the filter's
- * writers change under its lock.
- * @part:    the table being walked: of each family, the tiers by length,
- *           then the store tables.
- * @bucket:  the next bucket of that table to walk.
- * @serial:  that table's cnf_table.serial; 0 before its first step.
- * @rewinds: times that table was walked again from its first bucket.
- * @seen:    the filter's moves (cnf_moves.n) the walk has taken into account.
- * @again:   a prefix may have been given more than once.
- * @done:    every prefix was given.
- * @f:       the filter; NULL once it was destroyed.
- * @next:    the filter's next walk.
- */
-struct cnf_walk {
-	u32 part;
-	u32 bucket;
-	u32 serial;
-	u32 rewinds;
-	u64 seen;
-	bool again;
-	bool done;
-	struct cnf_filter *f;
-	struct cnf_walk *next;
-};
-
-/*
- * A step of a walk whose table was walked again from its first bucket
- * this many times walks the rest of it at once (cnf_walk_step()).
- */
-#define CNF_WALK_REWINDS	4
-
-/**
- * cnf_walk_churned - would the next step of a walk perhaps take a whole table
- * @w: the walk, begun
- *
- * A walk whose filter changes under it faster than it goes gets here; a
- * caller that holds a lock others wait for ends it rather than step on,
- * since the next step may walk a whole table in one hold.
- *
- * Return: true when its table was walked again CNF_WALK_REWINDS times.
- */
-static inline bool cnf_walk_churned(const struct cnf_walk *w)
-{
-	return w->rewinds >= CNF_WALK_REWINDS;
-}
-
-int cnf_walk_begin(struct cnf_filter *f, struct cnf_walk *w);
-int cnf_walk_step(struct cnf_walk *w, u32 buckets,
-		  int (*fn)(void *ctx, const struct cnf_key *key), void *ctx);
-void cnf_walk_end(struct cnf_walk *w);
 void cnf_filter_stats(struct cnf_filter *f, struct cnf_filter_stats *st);
 u64 cnf_filter_count(struct cnf_filter *f, enum cnf_family family);
 

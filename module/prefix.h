@@ -47,12 +47,14 @@
  * tiers are the address tiers: a set of addresses costs what it did before
  * prefixes, one probe.
  *
- * Which prefixes a tier's keys came from is what prefix.c keeps.
+ * Which prefixes a tier's keys came from is what the store keeps
+ * (store.c); how the tiers follow the prefixes stored is tier.c's.
+ * Functions of the prefixes' and tiers' arithmetic only, inline.
  */
 #ifndef _CNF_PREFIX_H
 #define _CNF_PREFIX_H
 
-#include "table.h"
+#include "core.h"
 
 static inline unsigned int cnf_family_bits(enum cnf_family fam)
 {
@@ -62,7 +64,7 @@ static inline unsigned int cnf_family_bits(enum cnf_family fam)
 /*
  * The tier length of the tier that holds prefixes of length @len:
  * CNF_MAP_BITS for the /16 map.  The /128 tier holds only addresses: the
- * store (prefix.c) cannot tell a /128 key from a /128 address.
+ * store (store.c) cannot tell a /128 key from a /128 address.
  */
 static inline unsigned int cnf_tier_of(enum cnf_family fam, unsigned int len)
 {
@@ -113,6 +115,34 @@ static __always_inline void cnf_mask6(struct in6_addr *a, unsigned int len)
 	for (w = 0; w < 4; w++, len = len > 32 ? len - 32 : 0)
 		if (len < 32)
 			a->s6_addr32[w] &= len ? htonl(~0U << (32 - len)) : 0;
+}
+
+/* Prefix lengths that expand into the tier of length @tl: [floor, tl]. */
+static inline unsigned int cnf_tier_floor(enum cnf_family fam, unsigned int tl)
+{
+	unsigned int len = tl;
+
+	while (len && cnf_tier_of(fam, len - 1) == tl)
+		len--;
+	return len;
+}
+
+/* @p cut to its first @len bits. */
+static inline void cnf_prefix_cut(const struct cnf_key *p, unsigned int len,
+				  struct cnf_key *q)
+{
+	*q = *p;
+	q->len = len;
+	if (p->family == CNF_V4)
+		q->v4 = len ? p->v4 & htonl(~0U << (32 - len)) : 0;
+	else
+		cnf_mask6(&q->v6, len);
+}
+
+/* First 32 bits of a prefix of either family, host order. */
+static inline u32 cnf_prefix_top(const struct cnf_key *p)
+{
+	return ntohl(p->family == CNF_V4 ? p->v4 : p->v6.s6_addr32[0]);
 }
 
 #endif /* _CNF_PREFIX_H */

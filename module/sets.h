@@ -43,7 +43,9 @@
 #include <linux/u64_stats_sync.h>
 #include <linux/cuckoo_nf.h>
 
+#include "budget.h"
 #include "filter.h"
+#include "walk.h"
 #include "expiry.h"
 
 #define CNF_SET_KINDS	2

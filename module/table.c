@@ -8,7 +8,7 @@
  * Inserts never loop: a bounded breadth-first search (CNF_MAX_KICKS slots
  * visited) looks for a cuckoo path to a free slot without changing anything;
  * only a path that ends in a free slot is applied, from the free end
- * backwards.  When there is none, the filter grows the table (filter.c);
+ * backwards.  When there is none, the filter grows the table (ftable.c);
  * past its memory limit the key goes to a small stash.
  */
 #include "table.h"

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * One exact cuckoo table: its buckets, its slot layouts, where a key lives,
- * and the bucket tests readers and writers share.  Private to the core;
- * users see filter.h.
+ * and the bucket tests readers and writers share; table.c's functions.
+ * Private to the core; users see filter.h.
  *
  * A table has 2^log buckets of CNF_BUCKET_SLOTS slots.  A slot holds what
  * the address does not give by its bucket (see cnf_locate()) plus two tag
@@ -96,15 +96,6 @@ enum cnf_slot_width {
 
 /* Most keys a table holds, in percent of its slots, before it grows. */
 #define CNF_LOAD_MAX_PCT	96
-
-/*
- * Most times a batch's tally grows a table past the keys it holds, in one
- * step, once the batch had copies (cnf_tally_step()); the keys a table
- * that a batch makes counts as holding for its first step, before any
- * landed (cnf_tab_ensure()).
- */
-#define CNF_TALLY_STEP		64
-#define CNF_TALLY_FIRST		16
 
 /*
  * A bucket, CNF_BUCKET_SLOTS * width bytes: the tag words of its slots side
@@ -231,123 +222,6 @@ struct cnf_path_node {
 /* The roots, then at most one node per slot visited. */
 #define CNF_PATH_NODES	(2 + CNF_MAX_KICKS)
 #define CNF_NO_PARENT	0xffff
-
-/* One lookup table per prefix length a family can have: see prefix.h. */
-#define CNF_TIERS		(CNF_V6_BITS + 1)
-#define CNF_ACTIVE_WORDS	((CNF_TIERS + 63) / 64)
-
-/* The /16 map (prefix.h): a bit per /16 of a family's addresses. */
-#define CNF_MAP_BITS		16
-#define CNF_MAP_WORDS		((1U << CNF_MAP_BITS) / 64)
-/* Bits between IPv4 tier lengths past the map: /20, /24, /28, /32. */
-#define CNF_V4_TIER_STEP	4
-/*
- * Bits between IPv6 tier lengths: 8, but 4 from /32 to /64, where lists
- * have most of their lengths.  A prefix expands into 2^7 keys at most.
- */
-#define CNF_V6_TIER_STEP	8
-#define CNF_V6_FINE_STEP	4
-#define CNF_V6_FINE_END		64
-
-/*
- * A family's store tables (prefix.c), by the bits of their keys: one-word
- * keys, a table per IPv4 tier length that bounds them (16 to 32 bits: the
- * prefixes of up to 15 bits, then those of 16 to 19, 20 to 23, 24 to 27
- * and 28 to 31 bits: cnf_store_index()), two-word keys and four-word ones
- * (IPv6 only).
- */
-#define CNF_STORE_ONE_WORD \
-	((CNF_V4_BITS - CNF_MAP_BITS) / CNF_V4_TIER_STEP + 1)
-#define CNF_STORE_TABLES	(CNF_STORE_ONE_WORD + 2)
-
-/*
- * The tables one add changes: its tier's and its family's stores (an IPv4
- * /31 is a one-word key, the /32 keys it covers that the store must keep
- * are two-word ones).
- */
-#define CNF_UNDO_TABLES		(1 + CNF_STORE_TABLES)
-
-/*
- * A /16 map.  Readers: under RCU, one word, READ_ONCE().  Writers: under
- * the filter's lock, a word at a time (WRITE_ONCE()), each store changing
- * only bits whose answer changes: a /16 covered before and after a change
- * reads as covered throughout it.
- */
-struct cnf_map {
-	u64 *words;		/* CNF_MAP_WORDS, an allocation of their own */
-	u64 bits;		/* writer only: bits set */
-	size_t bytes;
-	struct rcu_head rcu;
-};
-
-/*
- * A filter.  Readers, under RCU: @active, then the tables and maps it names.
- * Everything else, and every change, under @lock.
- *
- * @tier:   per family, the lookup table of each tier length (prefix.h);
- *          NULL while a tier is empty, but the address tiers (/32, /128),
- *          which are always there.  Replaced with rcu_assign_pointer().
- * @active: per family, bit L set while tier L holds keys: lookups probe
- *          only those.  Set (release) before a tier's first key goes in,
- *          cleared after its last went; read with acquire.
- * @store:  per family, the prefixes the lookup tables cannot tell back
- *          (prefix.c), in a table of two-word keys and one of four-word
- *          keys (CNF_STORE_TABLES); writer only; NULL while empty.
- * @map:    per family, the /16 map of prefixes of up to CNF_MAP_BITS bits
- *          (prefix.h); NULL while there are none.  Published before its
- *          @active bit is set, unpublished after it is cleared.
- * @v6dir:  the IPv6 directory of the long tiers, once
- *          CNF_V6DIR_MIN_TIERS of them hold keys (or a batch's tally says they will); NULL
- *          before, and after the last long key went.  Made of the keys
- *          there, published (rcu_assign_pointer()), and so replaced.
- * @long_tiers: the directory bits of the long tiers that @active names:
- *          what lookups probe while there is no directory.  Changed
- *          (release) with @active, read with acquire.
- * @thash4: the tabulation the IPv4 tables share (hash.h), made of the
- *          seed of the first, the IPv4 address tier, when the filter is
- *          made (never by an add); freed with the filter.  A rebuild
- *          retried gives its table one of its own.
- * @nlen:   per family, prefixes stored of each length.
- * @budget: the memory limit @f counts against, shared or @own_budget;
- *          read and changed under the lock that serialises its filters.
- * @undo:   while an add is under way (cnf_undo_begin()), the first table
- *          it replaced at each place, out of the readers' sight: a failed
- *          add puts it back, so that it leaves the filter as it found it,
- *          its memory included.  Writer only.
- * @serials: tables made for the filter (cnf_table.serial).  Writer only.
- * @moves:  keys its tables moved while walks were under way.
- */
-struct cnf_filter {
-	struct cnf_table __rcu *tier[CNF_NFAMILIES][CNF_TIERS];
-	u64 active[CNF_NFAMILIES][CNF_ACTIVE_WORDS];
-	struct cnf_table __rcu *store[CNF_NFAMILIES][CNF_STORE_TABLES];
-	struct cnf_map __rcu *map[CNF_NFAMILIES];
-	struct cnf_v6dir __rcu *v6dir;
-	u32 *thash4;
-	u16 long_tiers;
-	u32 nlen[CNF_NFAMILIES][CNF_TIERS];
-	u64 prefixes[CNF_NFAMILIES];
-	struct cnf_mutex lock;
-	struct cnf_budget *budget;	/* see types.h */
-	struct cnf_filter *budget_next;
-	struct cnf_budget own_budget;	/* cnf_filter_create()'s */
-	u64 expect;		/* adds announced by cnf_filter_expect() */
-	u64 expect_adds;	/* cnf_filter_add()s since */
-	u64 expect_dups;	/* adds under @tally refused as stored */
-	const struct cnf_tally *tally;	/* cnf_filter_expect_tally()'s */
-	u64 v6dir_base;		/* @v6dir's bits set when @tally came */
-	u64 grows[CNF_NFAMILIES];
-	struct cnf_undo {
-		struct cnf_table __rcu **tp;
-		struct cnf_table *old;
-	} undo[CNF_UNDO_TABLES];
-	u8 undo_n;
-	bool undo_on;
-	u8 initial_log;
-	u32 serials;
-	struct cnf_moves moves;
-	struct cnf_path_node path[CNF_PATH_NODES];
-};
 
 /*
  * Where a key lives: its two buckets and its encoded slot (home tag).  The
@@ -969,30 +843,5 @@ static __always_inline bool cnf_table_has6(const struct cnf_table *t,
 
 	return likely(ret >= 0) ? ret : cnf_table_has_slow(t, addr);
 }
-
-/* ---- filter.c: one table of a filter, grown and shrunk as it fills ---- */
-
-bool cnf_fits(const struct cnf_filter *f, u64 bytes);
-struct cnf_table *cnf_deref(const struct cnf_filter *f,
-			    struct cnf_table __rcu *const *tp);
-int cnf_tab_ensure(struct cnf_filter *f, struct cnf_table __rcu **tp,
-		   enum cnf_layout layout);
-void cnf_tab_release(struct cnf_filter *f, struct cnf_table __rcu **tp);
-u64 cnf_tally_step(u64 want, u64 have, bool copies);
-bool cnf_tab_has(const struct cnf_filter *f, struct cnf_table __rcu *const *tp,
-		 const struct cnf_key *key);
-void cnf_undo_begin(struct cnf_filter *f);
-void cnf_undo_commit(struct cnf_filter *f);
-void cnf_undo_rollback(struct cnf_filter *f);
-int cnf_tab_add(struct cnf_filter *f, struct cnf_table __rcu **tp,
-		const struct cnf_key *key);
-int cnf_tab_reserve(struct cnf_filter *f, struct cnf_table __rcu **tp,
-		    u64 keys);
-int cnf_tab_del(struct cnf_filter *f, struct cnf_table __rcu **tp,
-		const struct cnf_key *key);
-struct cnf_map *cnf_map_deref(const struct cnf_filter *f,
-			      enum cnf_family fam);
-int cnf_map_ensure(struct cnf_filter *f, enum cnf_family fam);
-void cnf_map_release(struct cnf_filter *f, enum cnf_family fam);
 
 #endif /* _CNF_TABLE_H */

@@ -5,6 +5,8 @@
  * batch announces long prefixes, published and retired under RCU.  All
  * under the filter's lock; lookups read a word (filter.c).
  */
+#include "budget.h"
+#include "ftable.h"
 #include "v6dir.h"
 
 /**

@@ -6,38 +6,7 @@
 #ifndef _CNF_V6DIR_H
 #define _CNF_V6DIR_H
 
-#include "table.h"
-
-/*
- * The directory of a filter's long tiers, the IPv6 tiers past 32 bits but
- * the address tier (prefix.h): a word per hash of an address's first 32
- * bits, in which bit cnf_v6dir_bit(L) is set while tier L may hold a key
- * that starts with such 32 bits.  A filter has one once a few long tiers
- * hold keys (CNF_V6DIR_MIN_TIERS): with fewer, probing them costs about what
- * reading it does, and its bytes would be spent in vain.  A lookup probes only the long tiers its
- * word names, so an address outside the /32s that long prefixes fall in
- * probes none of them.  Readers: under RCU, a word with acquire.  Writers:
- * under the filter's lock, a bit set (WRITE_ONCE()) before its first key
- * goes in; deletes leave theirs.  Once an add has set @grow_at bits, a new
- * directory of the keys replaces the whole (rcu_assign_pointer(); the old
- * one is freed after a grace period), so that a word has about half a bit
- * set at most: a lookup's long probes cost about one bucket's summary word
- * per two addresses.  Only an add that stands makes one, during a batch
- * sized for its long prefixes (cnf_v6dir_expect()), or the end of a batch
- * that left it too large (cnf_v6dir_fit()): a failed add leaves the
- * filter's memory as it was.
- */
-#define CNF_V6DIR_MIN_TIERS	3
-
-struct cnf_v6dir {
-	u16 *words;		/* 1 << @log, an allocation of their own */
-	u64 mul;		/* odd: cnf_v6dir_index()'s multiplier */
-	unsigned int log;
-	u64 bits;		/* writer only: bits set, stale ones included */
-	u64 grow_at;		/* writer only: bits that call for a new one */
-	size_t bytes;
-	struct rcu_head rcu;
-};
+#include "core.h"
 
 /* The word of @d for an address whose first 32 bits are @top. */
 static __always_inline u32 cnf_v6dir_index(const struct cnf_v6dir *d, u32 top)

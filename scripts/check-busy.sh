@@ -24,19 +24,20 @@ stress-ng --cpu "$CPUS" --timeout 0 --quiet &
 stress=$!
 trap 'kill "$stress" 2>/dev/null; wait "$stress" 2>/dev/null' EXIT
 
-pass=0 fail=0
+# shellcheck source=tally.sh
+source "$ROOT/scripts/tally.sh"
 for ((k = 1; k <= ROUNDS; k++)); do
 	t0=$SECONDS
 	"$MAKE" -s check >"$LOGS/round-$k.log" 2>&1
 	rc=$?
-	echo "check-busy: round $k of $ROUNDS: exit $rc after $((SECONDS - t0)) s," \
-		"$(tail -n 1 "$LOGS/round-$k.log") (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+	what="exit $rc after $((SECONDS - t0)) s, $(tail -n 1 "$LOGS/round-$k.log") (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+	echo "check-busy: round $k of $ROUNDS: $what"
 	if ((rc == 0)); then
-		pass=$((pass + 1))
+		pass "round $k" "$what"
 	else
-		fail=$((fail + 1))
+		fail "round $k" "$what"
 		grep -E '^(not ok|# # not ok|.*# not ok)' "$LOGS/round-$k.log" | head -n 20
 	fi
 done
-echo "$pass passed, $fail failed"
-((fail == 0))
+summary
+((FAIL == 0))

@@ -38,6 +38,8 @@ CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/cuckoo_nf
 JOBS=${CNF_DEBUG_JOBS:-$(nproc)}
 # Bump when the way the kernel is configured or built changes.
 RECIPE=1
+# shellcheck source=tally.sh
+source "$ROOT/scripts/tally.sh"
 
 log() { echo "debug-kernel: $*" >&2; }
 die() { log "$*"; exit 1; }
@@ -170,22 +172,14 @@ check() {
 # report, kmemleak, panic, timeout) is a failure even when every test
 # passed.  The tests' reliability figures go to build/bench/reliability.json.
 summarize() {
-	local log=$1 rc=$2 pass=0 skip=0 fail=0 totals
+	local log=$1 rc=$2 totals
 	totals=$(grep -aE '^# Totals: pass:[0-9]+ fail:[0-9]+ ' "$log" | tail -n1 || true)
-	if [[ $totals =~ pass:([0-9]+)\ fail:([0-9]+)\ .*skip:([0-9]+) ]]; then
-		pass=${BASH_REMATCH[1]} fail=${BASH_REMATCH[2]} skip=${BASH_REMATCH[3]}
-	else
-		echo "check-debug: no totals in $log"
-		fail=1
-	fi
 	python3 "$ROOT/scripts/reliability.py" collect "make check-debug" "$log" || true
 	sed -nE 's/^# cuckoo_nf: (failed|skipped): /check-debug: \1: /p' "$log"
-	if ((rc != 0 && fail == 0)); then
-		echo "check-debug: the VM run failed (status $rc): see build/check-debug.log"
-		fail=1
-	fi
-	echo "check-debug: $pass passed, $fail failed, $skip skipped"
-	((fail == 0))
+	# A failed VM run (status $rc) with every test passed is a failure.
+	tally_totals "${totals#\# Totals: }" "$rc" check-debug "the suite (build/check-debug.log)"
+	summary
+	((FAIL == 0))
 }
 
 case ${1:-} in

@@ -9,13 +9,13 @@ graphs are walked:
   - units: x.c and x.h as one unit x (a .c's own header is no edge), so
     that x.c including y.h while y.h includes x.h is a circle too: x and
     y each need the other.
-A circle of files that takes in a file of the filter core (those
-userspace/Makefile builds for the host: CORE_SRCS and CORE_HDRS) fails.
-Circles of units, and circles of files outside the core, are reported,
-for their owners, and do not fail: a unit whose .c defines what another
-unit's header declares needs that header, whichever way its own go.
+A circle of either kind that takes in a file of the filter core (those
+userspace/Makefile builds for the host: CORE_SRCS and CORE_HDRS) fails:
+in the core each .c has a header of its own for what it defines, so its
+units can and do depend one way.  Circles outside the core are
+reported, for their owners, and do not fail.
 
-  include-cycles.py [ROOT]     exit 1 on a circle of files in the core
+  include-cycles.py [ROOT]     exit 1 on a circle in the core
 """
 import os
 import re
@@ -122,14 +122,13 @@ def main():
     found += [('unit', c) for c in cycles(unit_graph(graph))]
     for kind, c in found:
         in_core = bool({unit(n) for n in c} & core)
-        if kind == 'file' and in_core:
-            print('include-cycles: files of the core include in a circle: %s'
-                  % ' -> '.join(c))
+        if in_core:
+            print('include-cycles: %ss of the core include in a circle: %s'
+                  % (kind, ' -> '.join(c)))
             status = 1
         else:
-            print('include-cycles: %ss in a circle %s, not failing: %s'
-                  % (kind, 'in the core' if in_core else 'outside the core',
-                     ' -> '.join(c)))
+            print('include-cycles: %ss in a circle outside the core, '
+                  'not failing: %s' % (kind, ' -> '.join(c)))
     return status
 
 

@@ -13,9 +13,10 @@
 #   - flake8 on the tracked Python (*.py, or a python #! line);
 # the README's table of where things are must match the tree: every
 # path it names exists, and it names every top-level entry; no file of
-# the filter core may include, through others, a file that includes it
+# the filter core may include, through others, a file that includes it,
+# nor a unit (x.c with x.h) one that includes it
 # (scripts/include-cycles.py, which also reports, without failing, the
-# circles of units, x.c with x.h, and those outside the core); and
+# circles outside the core); and
 # debian/changelog's version must be dkms.conf's.
 # The build runs on a fresh copy of the sources in build/lint/, so every file
 # is compiled every time (a cached object would hide its warnings) and the
@@ -307,7 +308,7 @@ else
 	status=1
 fi
 if python3 scripts/include-cycles.py "$ROOT"; then
-	echo "lint: includes: no circle among the core's files"
+	echo "lint: includes: no circle among the core's files or units"
 else
 	echo "lint: includes: FAILED"
 	status=1

@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# The counts and the summary of scripts/check.sh and check-kernels.sh
-# (sourced): every check passes, fails or is skipped; the last line is
-# "N passed, N failed", with ", N skipped" when some were; the lines
-# before it name the failed results of the selftests and the skipped ones.
+# The counts and the summary of every script that ends "N passed, N
+# failed" (sourced: scripts/check.sh, check-kernels.sh, check-busy.sh,
+# check-deb.sh, debug-kernel.sh, userspace/tests/run_unit.sh): every
+# check passes, fails or is skipped; the last line is "N passed, N
+# failed", with ", N skipped" when some were; the lines before it name
+# the failed results of the selftests and the skipped ones.
 
 PASS=0 FAIL=0 SKIP=0
 RESULTS=()
@@ -44,6 +46,27 @@ tally_suite() {
 	done
 }
 
+# tally_totals TOTALS STATUS COLUMN...: add the counts of a kselftest
+# "# Totals:" line's rest (TOTALS: "pass:N fail:N xfail:N xpass:N skip:N
+# error:N"; errors count as failures) of a run that exited STATUS.  No
+# totals, or a failed exit without a failure counted, is one failure.
+tally_totals() {
+	local totals=$1 rc=$2 p=0 f=0 e=0 s=0 why=""
+	shift 2
+	[[ " $totals" =~ \ pass:([0-9]+) ]] && p=${BASH_REMATCH[1]}
+	[[ " $totals" =~ \ fail:([0-9]+) ]] && f=${BASH_REMATCH[1]}
+	[[ " $totals" =~ \ error:([0-9]+) ]] && e=${BASH_REMATCH[1]}
+	[[ " $totals" =~ \ skip:([0-9]+) ]] && s=${BASH_REMATCH[1]}
+	f=$((f + e))
+	if [[ -z $totals ]]; then
+		f=$((f + 1)) why=" (no Totals line, exit status $rc)"
+	elif ((rc != 0 && f == 0)); then
+		f=1 why=" (exit status $rc without a reported failure)"
+	fi
+	PASS=$((PASS + p)) FAIL=$((FAIL + f)) SKIP=$((SKIP + s))
+	result "$@" "$p passed, $f failed$( ((s)) && echo ", $s skipped")$why"
+}
+
 summary() {
 	local r
 	echo
@@ -55,7 +78,9 @@ summary() {
 		echo "failed: ${FAILED[*]}"
 	fi
 	if ((SKIP > 0)); then
-		echo "skipped: ${SKIPPED[*]}"
+		if ((${#SKIPPED[@]})); then
+			echo "skipped: ${SKIPPED[*]}"
+		fi
 		echo "$PASS passed, $FAIL failed, $SKIP skipped"
 	else
 		echo "$PASS passed, $FAIL failed"

@@ -18,7 +18,7 @@ int ctl_cmd_reset(const struct ctl_opts *o, int argc, char **argv)
 {
 	int fd, rc;
 
-	fd = ctl_open_no_args(o, argc, argv);
+	fd = ctl_open_no_args(o->cmd, argc, argv);
 	if (fd < 0)
 		return -fd;
 	rc = ioctl(fd, CNF_IOC_RESET) < 0 ? errno : 0;
@@ -58,7 +58,7 @@ int ctl_cmd_stats(const struct ctl_opts *o, int argc, char **argv)
 	if (o->json && o->prometheus)
 		return ctl_usage_error("stats", NULL,
 				       "-j and --prometheus do not mix");
-	fd = ctl_open_no_args(o, argc, argv);
+	fd = ctl_open_no_args(o->cmd, argc, argv);
 	if (fd < 0)
 		return -fd;
 	err = ioctl(fd, CNF_IOC_STATS, &st) ? errno : 0;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cuckooctl: the device calls that name a set, on modules with sets and
- * without.
+ * libcnfctl: the device - opening it, checking the module's ABI - and the
+ * calls that name a set, on modules with sets and without.
  *
  * A module from before sets takes single entries as a struct cnf_addr and
  * batches and dumps without their set name.  One that takes grown structs
@@ -19,12 +19,96 @@
  * such a module leaves a present entry as it is anyway.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <unistd.h>
 
-#include "ctl.h"
+#include "ctl_dev.h"
+#include "ctl_format.h"
+#include "ctl_parse.h"
+#include "ctl_report.h"
+
+#ifndef CTL_VERSION
+#error "CTL_VERSION: build with make, which takes it from dkms.conf"
+#endif
+
+const char *ctl_device = CNF_DEVICE_PATH;
+
+int ctl_module_version(int fd, struct cnf_version *v)
+{
+	memset(v, 0, sizeof(*v));
+	if (ioctl(fd, CNF_IOC_VERSION, v) < 0)
+		return -errno;
+	/* Never trust the kernel to terminate it. */
+	v->version[sizeof(v->version) - 1] = '\0';
+	return 0;
+}
+
+/*
+ * The module's ABI must be one this tool knows.  A module without
+ * CNF_IOC_VERSION (-ENOTTY) predates it and speaks ABI 1; any other
+ * failure is left for the command's own call to report.
+ */
+static int check_abi(int fd)
+{
+	struct cnf_version v;
+
+	if (ctl_module_version(fd, &v) || v.abi == CNF_ABI_VERSION)
+		return 0;
+	ctl_err("the loaded module (version %s) speaks ABI %u; this cuckooctl (" CTL_VERSION ") knows ABI %u only: install a cuckooctl matching the module",
+		v.version, v.abi, CNF_ABI_VERSION);
+	return -CTL_EXIT_ABI;
+}
+
+int ctl_open_unchecked(void)
+{
+	int fd = open(ctl_device, O_RDWR | O_CLOEXEC);
+
+	if (fd >= 0)
+		return fd;
+	switch (errno) {
+	case ENOENT:
+	case ENOTDIR:
+	case ENXIO:	/* a stale node whose driver is gone */
+	case ENODEV:
+		return -CTL_EXIT_NODEV;
+	case EPERM:
+	case EACCES:
+		return -CTL_EXIT_PERM;
+	}
+	return -CTL_EXIT_FAIL;
+}
+
+int ctl_open_device(void)
+{
+	int fd = ctl_open_unchecked(), rc;
+
+	if (fd >= 0) {
+		rc = check_abi(fd);
+		if (!rc)
+			return fd;
+		close(fd);
+		return rc;
+	}
+	if (fd == -CTL_EXIT_NODEV)
+		ctl_err("%s not found: load the module (modprobe cuckoo_nf / insmod cuckoo_nf.ko)",
+			ctl_device);
+	else if (fd == -CTL_EXIT_PERM)
+		ctl_err("%s: %s", ctl_device, ctl_strerror(errno));
+	else
+		ctl_err("%s: %s", ctl_device, strerror(errno));
+	return fd;
+}
+
+int ctl_open_no_args(const char *cmd, int argc, char **argv)
+{
+	if (argc)
+		return -ctl_usage_error(cmd, argv[0], "unexpected argument");
+	return ctl_open_device();
+}
 
 /* The calls in their first version's size. */
 #define V1_IOC(dir, nr, size)	_IOC(dir, CNF_IOC_TYPE, nr, size)

@@ -238,7 +238,7 @@ static int list_or_save(const struct ctl_opts *o, int argc, char **argv,
 	uint64_t count;
 	int fd, rc;
 
-	fd = ctl_open_no_args(o, argc, argv);
+	fd = ctl_open_no_args(o->cmd, argc, argv);
 	if (fd < 0)
 		return -fd;
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
@@ -269,7 +269,7 @@ int ctl_cmd_flush(const struct ctl_opts *o, int argc, char **argv)
 	char why[CTL_SET_ERRLEN];
 	int fd, err;
 
-	fd = ctl_open_no_args(o, argc, argv);
+	fd = ctl_open_no_args(o->cmd, argc, argv);
 	if (fd < 0)
 		return -fd;
 	err = ctl_flush_call(fd, o->set);

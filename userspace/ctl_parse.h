@@ -236,4 +236,23 @@ bool ctl_iif_matches(const char *pat, const char *name);
  */
 const char *ctl_parse_mark(const char *s, uint32_t *mark, uint32_t *mask);
 
+/*
+ * A logging as the commands take it, from @argc words of @argv: "on"
+ * (the kernel log), "off", or "nflog GROUP" (0 to 65535).  Returns the
+ * words it took (1 or 2), -EINVAL for a word it does not know, -ERANGE
+ * for a bad or missing group.
+ */
+int ctl_log_parse(int argc, char *const *argv, struct ctl_log *log);
+/*
+ * Whether @line (@len bytes, its line ending allowed) starts with
+ * CTL_SET_LINE.  If so, 1 with @name, *@kind, *@timeout and *@log from
+ * "NAME KIND [rules-only] [timeout SECONDS] [log on|nflog GROUP]"
+ * (*@timeout 0 and *@log off without, *@kind with CTL_KIND_RULES_ONLY
+ * for "rules-only"), or -1 when they are not a valid name, kind, timeout
+ * and logging.  0 for any other line.
+ */
+int ctl_parse_set_line(const char *line, size_t len,
+		       char name[CNF_SET_NAME_LEN], uint32_t *kind,
+		       uint32_t *timeout, struct ctl_log *log);
+
 #endif /* _CTL_PARSE_H */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * cuckooctl: set names, set kinds and the lines of a save that start a
- * set.  Pure functions, unit-tested on the host (tests/test_ctl_parse.c).
+ * cuckooctl: set names, set kinds and logging, and their words; what
+ * reads them from the command line and from a save is ctl_parse.h's.
+ * Pure functions, unit-tested on the host (tests/test_ctl_parse.c).
  */
 #ifndef _CTL_SETNAME_H
 #define _CTL_SETNAME_H
@@ -20,6 +21,8 @@
 
 /* Whether @s is a set name the module takes: 1 to 31 of [A-Za-z0-9_.-]. */
 bool ctl_set_name_ok(const char *s);
+/* The same for the @len bytes at @s, not terminated. */
+bool ctl_set_name_ok_len(const char *s, size_t len);
 
 /* Whether @s names the set every namespace has (CNF_SET_DEFAULT). */
 bool ctl_set_is_default(const char *s);
@@ -79,26 +82,7 @@ static inline struct ctl_log ctl_set_log_of(const struct cnf_set_info *s)
 	return l;
 }
 
-/*
- * A logging as the commands take it, from @argc words of @argv: "on"
- * (the kernel log), "off", or "nflog GROUP" (0 to 65535).  Returns the
- * words it took (1 or 2), -EINVAL for a word it does not know, -ERANGE
- * for a bad or missing group.
- */
-int ctl_log_parse(int argc, char *const *argv, struct ctl_log *log);
 /* "on", "off" or "nflog GROUP", as ctl_log_parse() reads it, into @buf. */
 const char *ctl_format_log(const struct ctl_log *log, char *buf, size_t len);
-
-/*
- * Whether @line (@len bytes, its line ending allowed) starts with
- * CTL_SET_LINE.  If so, 1 with @name, *@kind, *@timeout and *@log from
- * "NAME KIND [rules-only] [timeout SECONDS] [log on|nflog GROUP]"
- * (*@timeout 0 and *@log off without, *@kind with CTL_KIND_RULES_ONLY
- * for "rules-only"), or -1 when they are not a valid name, kind, timeout
- * and logging.  0 for any other line.
- */
-int ctl_parse_set_line(const char *line, size_t len,
-		       char name[CNF_SET_NAME_LEN], uint32_t *kind,
-		       uint32_t *timeout, struct ctl_log *log);
 
 #endif /* _CTL_SETNAME_H */

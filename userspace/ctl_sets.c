@@ -357,7 +357,7 @@ int ctl_cmd_sets(const struct ctl_opts *o, int argc, char **argv)
 	size_t n;
 	int fd, err;
 
-	fd = ctl_open_no_args(o, argc, argv);
+	fd = ctl_open_no_args(o->cmd, argc, argv);
 	if (fd < 0)
 		return -fd;
 	err = ctl_set_list(fd, &sets, &n);

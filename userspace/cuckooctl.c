@@ -8,12 +8,10 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "ctl.h"
@@ -22,7 +20,6 @@
 #error "CTL_VERSION: build with make, which takes it from dkms.conf"
 #endif
 
-const char *ctl_device = CNF_DEVICE_PATH;
 /* The global options -j and -s, before the command. */
 static bool opt_json;
 static const char *opt_set;
@@ -39,116 +36,26 @@ struct ctl_cmd {
 static const struct ctl_cmd *find_cmd(const char *name);
 static void print_cmd_help(const struct ctl_cmd *cmd);
 
-void ctl_err(const char *fmt, ...)
+/*
+ * libcnfctl's reports (ctl_report.h): "cuckooctl: " and the line on
+ * stderr, after what was printed on stdout; a usage error adds the
+ * command's usage line and where to read more.
+ */
+static void report(enum ctl_report_kind kind, const char *cmd,
+		   const char *msg)
 {
-	va_list ap;
+	const struct ctl_cmd *c;
 
 	fflush(stdout);
-	fputs(CTL_NAME ": ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-int ctl_fail(const char *what, int err)
-{
-	ctl_err("%s: %s", what, ctl_strerror(err));
-	return ctl_exit_code(err);
-}
-
-int ctl_usage_error(const char *cmd, const char *value, const char *fmt, ...)
-{
-	const struct ctl_cmd *c = find_cmd(cmd);
-	va_list ap;
-
-	fflush(stdout);
-	fprintf(stderr, CTL_NAME ": %s%s%s: ", cmd, value ? " " : "",
-		value ? value : "");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
+	fprintf(stderr, CTL_NAME ": %s\n", msg);
+	if (kind != CTL_REPORT_USAGE)
+		return;
+	c = find_cmd(cmd);
 	if (c)
 		fprintf(stderr, "Usage: " CTL_NAME " %s %s%s\n", c->name,
 			c->opts ? "[OPTION...] " : "", c->usage);
 	fprintf(stderr, "Try '" CTL_NAME " help %s' for more.\n", cmd);
-	return CTL_EXIT_USAGE;
 }
-
-int ctl_module_version(int fd, struct cnf_version *v)
-{
-	memset(v, 0, sizeof(*v));
-	if (ioctl(fd, CNF_IOC_VERSION, v) < 0)
-		return -errno;
-	/* Never trust the kernel to terminate it. */
-	v->version[sizeof(v->version) - 1] = '\0';
-	return 0;
-}
-
-/*
- * The module's ABI must be one this tool knows.  A module without
- * CNF_IOC_VERSION (-ENOTTY) predates it and speaks ABI 1; any other
- * failure is left for the command's own call to report.
- */
-static int check_abi(int fd)
-{
-	struct cnf_version v;
-
-	if (ctl_module_version(fd, &v) || v.abi == CNF_ABI_VERSION)
-		return 0;
-	ctl_err("the loaded module (version %s) speaks ABI %u; this cuckooctl (" CTL_VERSION ") knows ABI %u only: install a cuckooctl matching the module",
-		v.version, v.abi, CNF_ABI_VERSION);
-	return -CTL_EXIT_ABI;
-}
-
-static int open_device(void)
-{
-	int fd = open(ctl_device, O_RDWR | O_CLOEXEC);
-
-	if (fd >= 0)
-		return fd;
-	switch (errno) {
-	case ENOENT:
-	case ENOTDIR:
-	case ENXIO:	/* a stale node whose driver is gone */
-	case ENODEV:
-		return -CTL_EXIT_NODEV;
-	case EPERM:
-	case EACCES:
-		return -CTL_EXIT_PERM;
-	}
-	return -CTL_EXIT_FAIL;
-}
-
-int ctl_open_device(void)
-{
-	int fd = open_device(), rc;
-
-	if (fd >= 0) {
-		rc = check_abi(fd);
-		if (!rc)
-			return fd;
-		close(fd);
-		return rc;
-	}
-	if (fd == -CTL_EXIT_NODEV)
-		ctl_err("%s not found: load the module (modprobe cuckoo_nf / insmod cuckoo_nf.ko)",
-			ctl_device);
-	else if (fd == -CTL_EXIT_PERM)
-		ctl_err("%s: %s", ctl_device, ctl_strerror(errno));
-	else
-		ctl_err("%s: %s", ctl_device, strerror(errno));
-	return fd;
-}
-
-int ctl_open_no_args(const struct ctl_opts *o, int argc, char **argv)
-{
-	if (argc)
-		return -ctl_usage_error(o->cmd, argv[0], "unexpected argument");
-	return ctl_open_device();
-}
-
 
 /* Command options; a command takes those its ctl_cmd.opts names. */
 enum {
@@ -667,7 +574,7 @@ static int print_version(void)
 	int fd, err;
 
 	printf(CTL_NAME " %s (ABI %u)\n", CTL_VERSION, CNF_ABI_VERSION);
-	fd = open_device();
+	fd = ctl_open_unchecked();
 	if (fd == -CTL_EXIT_NODEV) {
 		puts("module: not loaded");
 		return CTL_EXIT_OK;
@@ -773,6 +680,7 @@ int main(int argc, char **argv)
 	struct ctl_opts o;
 	int rc;
 
+	ctl_set_reporter(report);
 	rc = parse_global_opts(argc, argv);
 	if (rc >= 0)
 		return check_stdout(rc);

@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #include "cnf_test.h"
-#include "table.h"
+#include "core.h"
 #include "v6dir.h"
 #include "ref12.h"
 

@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <linux/cuckoo_nf.h>
 
+#include "../ctl_report.h"
+
 #define CBN_NAME	"cuckoo-crowdsec-bouncer"
 #define CBN_CONFIG	"/etc/crowdsec/bouncers/" CBN_NAME ".yaml"
 #define CBN_ERRLEN	256
@@ -29,6 +31,9 @@ void cbn_log(enum cbn_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* "trace", "debug", "info", "warning" ("warn"), "error" ("fatal", "panic"). */
 int cbn_level_parse(const char *s, enum cbn_level *level);
+/* libcnfctl's reporter (ctl_set_reporter()): its reports as error lines. */
+void cbn_ctl_report(enum ctl_report_kind kind, const char *cmd,
+		    const char *msg);
 
 /*
  * log_mode: file, as crowdsec-firewall-bouncer's: the log is

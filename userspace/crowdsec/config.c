@@ -851,8 +851,8 @@ static void other_keys(struct pctx *p, const struct at *at,
 }
 
 /* Apply @y, the value of key number @i, to p->c. */
-static void apply(struct pctx *p, size_t i, const struct at *at,
-		  const struct ynode *y)
+static void apply_key(struct pctx *p, size_t i, const struct at *at,
+		      const struct ynode *y)
 {
 	struct cbn_config *c = p->c;
 	char *s;
@@ -1030,7 +1030,7 @@ static void walk(struct pctx *p, const struct ynode *root, const char *name)
 		 * a .local takes back a value (api_key, for a certificate).
 		 */
 		else if (root->v[i + 1]->kind != Y_NULL)
-			apply(p, k, &at, root->v[i + 1]);
+			apply_key(p, k, &at, root->v[i + 1]);
 	}
 	if (p->rc)
 		return;

@@ -12,10 +12,7 @@ CBN_SRCS := $(addprefix $(CBN_DIR)/,main.c config.c duration.c decisions.c \
 # The parts that touch neither network nor device, for the unit tests.
 CBN_PARSE_SRCS := $(addprefix $(CBN_DIR)/,config.c duration.c decisions.c \
 		  state.c log.c)
-# cuckooctl's helpers the bouncer links: device calls, prefixes, set names.
-CBN_CTL_SRCS := ctl_dev.c ctl_parse.c ctl_format.c ctl_setname.c
-CBN_HDRS := $(CBN_DIR)/cbn.h ctl.h ctl_parse.h ctl_format.h ctl_setname.h \
-	    $(TOP)/uapi/linux/cuckoo_nf.h
+CBN_HDRS := $(CBN_DIR)/cbn.h $(CNFCTL_HDRS)
 CBN_BIN  := $(B)/cuckoo-crowdsec-bouncer
 
 ifeq ($(CBN_HAVE),y)
@@ -25,34 +22,34 @@ CBN_LIBS := $(shell pkg-config --libs $(CBN_PKGS))
 
 all: $(CBN_BIN)
 
-$(CBN_BIN): $(CBN_SRCS) $(CBN_CTL_SRCS) $(CBN_HDRS) $(TOP)/dkms.conf
+$(CBN_BIN): $(CBN_SRCS) $(CNFCTL_LIB) $(CBN_HDRS) $(TOP)/dkms.conf
 	@mkdir -p $(@D)
-	$(CC) $(CBN_CFLAGS) -o $@ $(CBN_SRCS) $(CBN_CTL_SRCS) $(LDFLAGS) $(CBN_LIBS)
+	$(CC) $(CBN_CFLAGS) -o $@ $(CBN_SRCS) $(CNFCTL_LIB) $(LDFLAGS) $(CBN_LIBS)
 
 CBN_TEST_CFLAGS = $(CBN_CFLAGS) -Wno-sign-compare -I$(KSFT) -I. \
 		  -DCBN_FIXTURES='"$(abspath $(CBN_DIR)/tests/cfb)"'
 
 $(B)/tests/test_cbn_parse: $(CBN_DIR)/tests/test_cbn_parse.c $(CBN_PARSE_SRCS) \
-			   $(CBN_CTL_SRCS) $(CBN_HDRS) $(KSFT_HARNESS) \
+			   $(CNFCTL_LIB) $(CBN_HDRS) $(KSFT_HARNESS) \
 			   $(wildcard $(CBN_DIR)/tests/cfb/*.yaml*)
 	@mkdir -p $(@D)
-	$(CC) $(CBN_TEST_CFLAGS) -o $@ $< $(CBN_PARSE_SRCS) $(CBN_CTL_SRCS) \
+	$(CC) $(CBN_TEST_CFLAGS) -o $@ $< $(CBN_PARSE_SRCS) $(CNFCTL_LIB) \
 		$(LDFLAGS) $(CBN_LIBS)
 
 # The daemon against crowdsec's Local API and a scripted one
 # (fake_lapi.py), the device emulated by an LD_PRELOAD shim: both without
 # sanitizers (the shim must come first).
-$(B)/tests/cbn/cuckoo-crowdsec-bouncer: $(CBN_SRCS) $(CBN_CTL_SRCS) $(CBN_HDRS) \
+$(B)/tests/cbn/cuckoo-crowdsec-bouncer: $(CBN_SRCS) $(CNFCTL_LIB_NOSAN) $(CBN_HDRS) \
 					$(TOP)/dkms.conf
 	@mkdir -p $(@D)
 	$(CC) $(filter-out $(SAN_FLAGS),$(CBN_CFLAGS)) -o $@ $(CBN_SRCS) \
-		$(CBN_CTL_SRCS) $(CBN_LIBS)
+		$(CNFCTL_LIB_NOSAN) $(CBN_LIBS)
 
-$(B)/tests/cbn/cbn_fake_dev.so: $(CBN_DIR)/tests/cbn_fake_dev.c ctl_parse.c \
-				ctl_format.c ctl_setname.c $(CBN_HDRS)
+$(B)/tests/cbn/cbn_fake_dev.so: $(CBN_DIR)/tests/cbn_fake_dev.c $(CNFCTL_LIB_NOSAN) \
+				$(CBN_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(filter-out $(SAN_FLAGS),$(CFLAGS)) -shared -fPIC -o $@ $< \
-		ctl_parse.c ctl_format.c ctl_setname.c -ldl
+		$(CNFCTL_LIB_NOSAN) -ldl
 
 # test_cbn_lapi: the bouncer against crowdsec's Local API (make
 # engine-unit); test_cbn_tls: the same daemon over HTTPS with a client

@@ -19,7 +19,7 @@
 #include <zlib.h>
 
 #include "cbn.h"
-#include "../ctl.h"
+#include "../ctl_format.h"
 
 enum cbn_level cbn_log_level = CBN_INFO;
 
@@ -288,22 +288,11 @@ int cbn_level_parse(const char *s, enum cbn_level *level)
 }
 
 /*
- * What cuckooctl's device helpers (../ctl_dev.c) call to report: here,
- * error lines of the log.
+ * What libcnfctl's functions report (../ctl_report.h): here, error lines
+ * of the log.
  */
-void ctl_err(const char *fmt, ...)
+void cbn_ctl_report(enum ctl_report_kind kind, const char *cmd,
+		    const char *msg)
 {
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	cbn_log(CBN_ERROR, "%s", msg);
-}
-
-int ctl_fail(const char *what, int err)
-{
-	ctl_err("%s: %s", what, ctl_strerror(err));
-	return ctl_exit_code(err);
 }

@@ -188,7 +188,7 @@ static void touch(struct cbn_entry *e, struct cbn_entry ***tail)
 }
 
 /* What changed since the last answer, entry by entry. */
-static int apply(int fd)
+static int apply_changes(int fd)
 {
 	struct cbn_entry *list = NULL, **tail = &list, *e, *next;
 	char text[CTL_PREFIXSTRLEN];
@@ -315,7 +315,7 @@ static int cycle(void)
 	cbn_log(CBN_TRACE, "answer: %zu bytes, %zu decisions", b.body.len,
 		b.stream.n);
 	log_skips(&b.stream.skips);
-	rc = startup ? resync(fd) : apply(fd);
+	rc = startup ? resync(fd) : apply_changes(fd);
 	close(fd);
 	if (rc)
 		return -1;
@@ -352,6 +352,7 @@ int main(int argc, char **argv)
 	int opt, sig;
 	size_t i;
 
+	ctl_set_reporter(cbn_ctl_report);
 	while ((opt = getopt_long(argc, argv, "c:tVh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':

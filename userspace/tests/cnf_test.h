@@ -10,7 +10,9 @@
 #ifndef _CNF_TEST_H
 #define _CNF_TEST_H
 
+#include "budget.h"
 #include "filter.h"
+#include "walk.h"
 
 /*
  * cnf_scaled - the size of this run, as selftests/lib.sh's scaled: @full

@@ -30,7 +30,9 @@
  *   mark outside its mask, a mode mark without one, a bad name or too
  *   many of them.
  * CNF_FAKE_STATE=FILE: the sets are read from FILE and written back after
- *   each change, so that several runs of cuckooctl see one module.
+ *   each change, so that several runs of cuckooctl see one module; each
+ *   request holds FILE.lock, and FILE is replaced whole (state_lock()), so
+ *   runs at the same time see one module too.
  * CNF_FAKE_IFADDRS=DEV=ADDR[,DEV=ADDR...]: what getifaddrs() answers,
  *   the namespace's own addresses; none when unset, so that what a test
  *   prints does not depend on the host's devices.
@@ -45,6 +47,7 @@
 #include <ifaddrs.h>
 #include <netinet/in.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -52,7 +55,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
+#include <unistd.h>
 #include <linux/cuckoo_nf.h>
 
 #define FAKE_SETS	8
@@ -136,15 +141,53 @@ static void load_state(void)
 	memcpy(st.s[0].a, first_prefixes, sizeof(first_prefixes));
 }
 
+/*
+ * Written whole to PATH.tmp, then renamed over PATH: a reader sees the
+ * old state or the new one, never half of one.  Under state_lock().
+ */
 static void save_state(void)
 {
 	const char *path = getenv("CNF_FAKE_STATE");
-	FILE *f = path ? fopen(path, "we") : NULL;
+	char tmp[4096];
+	FILE *f;
+	bool ok;
 
+	if (!path || (size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >=
+		     sizeof(tmp))
+		return;
+	f = fopen(tmp, "we");
 	if (!f)
 		return;
-	fwrite(&st, sizeof(st), 1, f);
-	fclose(f);
+	ok = fwrite(&st, sizeof(st), 1, f) == 1;
+	if (fclose(f) || !ok || rename(tmp, path))
+		unlink(tmp);
+}
+
+/*
+ * With CNF_FAKE_STATE, several processes share the state: each request
+ * takes PATH.lock (flock, released when the fd closes), reads the state
+ * afresh and writes what it changed before the next process may read.
+ * Returns the lock's fd, -1 for none (no state file, or no lock to be
+ * had: then the request works on what this process read last).
+ */
+static int state_lock(void)
+{
+	const char *path = getenv("CNF_FAKE_STATE");
+	char lock[4096];
+	int fd;
+
+	if (!path || (size_t)snprintf(lock, sizeof(lock), "%s.lock", path) >=
+		     sizeof(lock))
+		return -1;
+	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	if (flock(fd, LOCK_EX)) {
+		close(fd);
+		return -1;
+	}
+	load_state();
+	return fd;
 }
 
 static void log_call(const char *name, bool v1, const char *set, bool replace,
@@ -705,12 +748,10 @@ static void log_request(unsigned long req, void *arg, bool v1)
 		 extra);
 }
 
-static int fake_ioctl(unsigned long req, void *arg)
+static int fake_call(unsigned long req, void *arg)
 {
 	int rc;
 
-	if (!loaded)
-		load_state();
 	rc = v1_call(req, arg);
 	if (rc != -2) {
 		log_request(req, arg, true);
@@ -720,6 +761,21 @@ static int fake_ioctl(unsigned long req, void *arg)
 	if (old_kernel())
 		return -2;
 	return new_call(req, arg);
+}
+
+static int fake_ioctl(unsigned long req, void *arg)
+{
+	int lock = state_lock(), rc, err;
+
+	if (lock < 0 && !loaded)
+		load_state();
+	rc = fake_call(req, arg);
+	if (lock >= 0) {
+		err = errno;
+		close(lock);
+		errno = err;
+	}
+	return rc;
 }
 
 int ioctl(int fd, unsigned long req, ...)

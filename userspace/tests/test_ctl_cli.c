@@ -338,8 +338,68 @@ static void fresh_module(void)
 
 static void drop_module(void)
 {
+	char lock[sizeof(state_path) + 8];
+
+	snprintf(lock, sizeof(lock), "%s.lock", state_path);
+	unlink(lock);
 	unlink(state_path);
 	fake_state = NULL;
+}
+
+#define PARALLEL_RUNS	8
+#define PARALLEL_ADDS	6
+
+/*
+ * Runs at the same time share the fake module as they would a real one:
+ * none of their adds is lost to another run writing the state back (each
+ * run's first request reads the state, and without the state's lock the
+ * last run to write would erase what the others added since).
+ */
+TEST(runs_at_once_lose_no_change)
+{
+	char addr[PARALLEL_RUNS][PARALLEL_ADDS][24];
+	const char *args[PARALLEL_ADDS + 2];
+	pid_t pids[PARALLEL_RUNS];
+	struct run r;
+	int i, j, st;
+	size_t lines = 0;
+	const char *p;
+
+	fresh_module();
+	for (i = 0; i < PARALLEL_RUNS; i++) {
+		args[0] = "add";
+		for (j = 0; j < PARALLEL_ADDS; j++) {
+			snprintf(addr[i][j], sizeof(addr[i][j]),
+				 "198.51.100.%d", i * PARALLEL_ADDS + j + 1);
+			args[j + 1] = addr[i][j];
+		}
+		args[PARALLEL_ADDS + 1] = NULL;
+		fflush(NULL);
+		pids[i] = fork();
+		ASSERT_LE(0, pids[i]);
+		if (!pids[i])
+			_exit(run_ctl(&r, "new", "", args) || r.status ? 1 : 0);
+	}
+	for (i = 0; i < PARALLEL_RUNS; i++) {
+		ASSERT_EQ(pids[i], waitpid(pids[i], &st, 0));
+		EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
+	}
+	RUN(&r, "new", "", "list");
+	EXPECT_EQ(0, r.status);
+	for (p = r.out; (p = strchr(p, '\n')); p++)
+		lines++;
+	/* The four prefixes the fake module starts with, and every add. */
+	EXPECT_EQ(4 + PARALLEL_RUNS * PARALLEL_ADDS, lines);
+	for (i = 0; i < PARALLEL_RUNS; i++)
+		for (j = 0; j < PARALLEL_ADDS; j++) {
+			p = strstr(r.out, addr[i][j]);
+			/* 198.51.100.1 is in 198.51.100.12 too: a whole line. */
+			while (p && p[strlen(addr[i][j])] != '\n')
+				p = strstr(p + 1, addr[i][j]);
+			EXPECT_NE(NULL, p)
+				TH_LOG("%s lost", addr[i][j]);
+		}
+	drop_module();
 }
 
 TEST(options_anywhere_until_double_dash)

@@ -8,7 +8,7 @@
  * key generator with fixed values, printed, so a failure replays exactly.
  */
 #include "cnf_test.h"
-#include "table.h"
+#include "core.h"
 #include "cnf_harness.h"
 
 #define NO_LIMIT	(1ULL << 40)

@@ -50,7 +50,7 @@
 #include <setjmp.h>
 
 #include "cnf_test.h"
-#include "table.h"
+#include "core.h"
 #include "v6dir.h"
 #include "cnf_harness.h"
 

@@ -41,7 +41,7 @@ unit: export CNF_TEST_FULL := $(CNF_TEST_FULL)
 unit:
 	@mkdir -p $(B)/tests
 	@if [ "$$(cat $(UNIT_STAMP) 2>/dev/null)" != '$(UNIT_FLAGS)' ]; then \
-		rm -f $(UNIT_TESTS); echo '$(UNIT_FLAGS)' > $(UNIT_STAMP); fi
+		rm -f $(UNIT_TESTS) $(CNFCTL_OBJS) $(CNFCTL_LIB); echo '$(UNIT_FLAGS)' > $(UNIT_STAMP); fi
 	@$(MAKE) --no-print-directory $(UNIT_TESTS)
 	@CNF_UNIT_LOG=$(B)/tests/unit.log bash tests/run_unit.sh $(UNIT_TESTS) $(UNIT_SCRIPTS); rc=$$?; \
 		python3 $(TOP)/scripts/reliability.py collect "$(UNIT_SOURCE)" \

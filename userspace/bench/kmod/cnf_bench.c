@@ -42,7 +42,11 @@
 #include <linux/sort.h>
 #include <linux/vmalloc.h>
 
-#include "../../../module/prefix.c"
+#include "../../../module/budget.c"
+#include "../../../module/ftable.c"
+#include "../../../module/store.c"
+#include "../../../module/tier.c"
+#include "../../../module/walk.c"
 #include "../../../module/table.c"
 #include "../../../module/v6dir.c"
 #include "../../../module/filter.c"
