@@ -30,13 +30,17 @@
 # test_missing_set   a set that does not exist: refused at insertion, named
 # test_destroy_in_use  destroy and reset refused while a rule names the set
 # test_rmmod_in_use  the module cannot be removed while a rule uses the match
+# test_counters      the rules' counters (stats' "rule" path): checked and
+#                    matched packets, and their bytes those sent, each
+#                    family, both iptables; as iptables' own counters
+#                    count them; stats --prometheus path="rule" the same
 # test_netns_exit    a namespace deleted with rules holding its sets
 set -uo pipefail
 export LC_ALL=C
 
 ALL_TESTS="test_rules_only test_src test_invert test_dst_output test_tables
 	test_port test_reject test_log test_forward test_with_allow
-	test_save_restore test_missing_set test_destroy_in_use
+	test_counters test_save_restore test_missing_set test_destroy_in_use
 	test_rmmod_in_use test_netns_exit"
 N=3
 S=cnf-xt-s-$$
@@ -98,6 +102,14 @@ pkts() {
 	line=$(ipt "$v" "$fam" -t "$t" -L "$c" "$n" -v -x -n 2>/dev/null) || return 1
 	read -r line _ <<<"$line"
 	echo "$line"
+}
+
+# pkts_bytes VARIANT FAM TABLE CHAIN N: "PACKETS BYTES" rule N counted.
+pkts_bytes() {
+	local v=$1 fam=$2 t=$3 c=$4 n=$5 line p b
+	line=$(ipt "$v" "$fam" -t "$t" -L "$c" "$n" -v -x -n 2>/dev/null) || return 1
+	read -r p b _ <<<"$line"
+	echo "$p $b"
 }
 
 # want_pkts WHAT WANT VARIANT FAM TABLE CHAIN N: rule N counted WANT.
@@ -460,6 +472,51 @@ test_rmmod_in_use() {
 # whatever the rules hold, the rules go with their tables, and the
 # module's count comes back (cleanup_net() runs after `ip netns del`
 # returns: waited for).
+test_counters() {
+	local v fam f icmp len p b p1 b1 name got want
+	local -A st0 st1
+	for v in $VARIANTS; do
+		for fam in 4 6; do
+			flush_all
+			f=ipv$fam icmp="-p icmp --icmp-type echo-request" len=84
+			[[ $fam == 6 ]] && icmp="-p ipv6-icmp --icmpv6-type echo-request" len=104
+			# shellcheck disable=SC2086 # $icmp: words
+			ipt "$v" "$fam" -A INPUT -d "$(dst_of "$fam")" $icmp &&
+				ipt "$v" "$fam" -A INPUT -d "$(dst_of "$fam")" $icmp \
+					-m cuckoo --match-set "$SET" src -j DROP &&
+				ipt "$v" "$fam" -A INPUT -d "$(dst_of "$fam")" $icmp -j ACCEPT
+			verdict $? "$v IPv$fam: a counting rule, the cuckoo rule, an ACCEPT"
+			ns_stats st0 "$R" "$TMP/stats" || { fail "read stats"; continue; }
+			pings "$fam"
+			ns_stats st1 "$R" "$TMP/stats" || { fail "read stats"; continue; }
+			read -r p b <<<"$(pkts_bytes "$v" "$fam" filter INPUT 1)"
+			read -r p1 b1 <<<"$(pkts_bytes "$v" "$fam" filter INPUT 2)"
+			got="$((st1[$f.rule_checked] - st0[$f.rule_checked])) $((st1[$f.rule_checked_bytes] - st0[$f.rule_checked_bytes]))"
+			[[ $got == "$((2 * N)) $((2 * N * len))" && $got == "$p $b" ]]
+			verdict $? "$v IPv$fam: rule checked $got (packets bytes), sent $((2 * N)) $((2 * N * len)), iptables $p $b"
+			got="$((st1[$f.rule_matched] - st0[$f.rule_matched])) $((st1[$f.rule_matched_bytes] - st0[$f.rule_matched_bytes]))"
+			[[ $got == "$N $((N * len))" && $got == "$p1 $b1" ]]
+			verdict $? "$v IPv$fam: rule matched $got, the listed source sent $N $((N * len)), iptables dropped $p1 $b1"
+		done
+	done
+	# --prometheus: the same figures under path="rule".
+	if ! ctl stats --prometheus >"$TMP/prom" ||
+	   ! ns_stats st1 "$R" "$TMP/stats"; then
+		fail "read stats"
+		return
+	fi
+	for name in packets_checked:rule_checked bytes_matched:rule_matched_bytes; do
+		for f in ipv4 ipv6; do
+			got=$(awk -v s="cuckoo_nf_${name%%:*}_total{family=\"$f\",path=\"rule\"}" \
+				'$1 == s { print $2 }' "$TMP/prom")
+			want=${st1[$f.${name#*:}]}
+			[[ -n $got && $got == "$want" ]]
+			verdict $? "--prometheus ${name%%:*}{$f,rule} $got, stats -j $want"
+		done
+	done
+	flush_all
+}
+
 test_netns_exit() {
 	local v ns=cnf-xt-x-$$
 	wait_for 30 refcnt_is 0
