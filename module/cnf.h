@@ -21,11 +21,16 @@
 #include "log.h"
 #include "sets.h"
 
-/* Where a packet is looked up: the netfilter hooks, an XDP or a tc program. */
+/*
+ * Where a packet is looked up: the netfilter hooks, an XDP or a tc
+ * program, an iptables rule's match (xt_cuckoo.c, which only counts
+ * checked and matched).
+ */
 enum cnf_path {
 	CNF_PATH_HOOK,
 	CNF_PATH_XDP,
 	CNF_PATH_TC,
+	CNF_PATH_RULE,
 	CNF_NPATHS,
 };
 

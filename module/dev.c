@@ -1766,18 +1766,25 @@ static void cnf_add_log_counters(const struct cnf_pcpu_stats *p,
 	st->log_suppressed += suppressed;
 }
 
-static void cnf_sum_counters(struct cnf_state *cs, struct cnf_stats *st)
+/*
+ * Out of line: its sums, a path and family each, are not kept on the
+ * stack beside cnf_ioc_stats()'s struct cnf_stats in one frame.
+ */
+static noinline_for_stack void cnf_sum_counters(struct cnf_state *cs,
+						struct cnf_stats *st)
 {
 	struct cnf_family_stats *fs[CNF_NFAMILIES] = { &st->v4, &st->v6 };
 	struct cnf_path_stats *ps[CNF_NPATHS][CNF_NFAMILIES] = {
 		[CNF_PATH_XDP] = { &st->xdp_v4, &st->xdp_v6 },
 		[CNF_PATH_TC] = { &st->tc_v4, &st->tc_v6 },
+		[CNF_PATH_RULE] = { &st->rule_v4, &st->rule_v6 },
 	};
 	u64 *marked[CNF_NFAMILIES] = { &st->marked_v4, &st->marked_v6 };
 	struct cnf_byte_stats *bytes[CNF_NPATHS][CNF_NFAMILIES] = {
 		[CNF_PATH_HOOK] = { &st->bytes_v4, &st->bytes_v6 },
 		[CNF_PATH_XDP] = { &st->xdp_bytes_v4, &st->xdp_bytes_v6 },
 		[CNF_PATH_TC] = { &st->tc_bytes_v4, &st->tc_bytes_v6 },
+		[CNF_PATH_RULE] = { &st->rule_bytes_v4, &st->rule_bytes_v6 },
 	};
 	struct cnf_counts sum[CNF_NPATHS][CNF_NFAMILIES] = {};
 	unsigned int path, fam;

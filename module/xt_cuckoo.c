@@ -50,21 +50,46 @@ static const void *cnf_xt_addr(const struct sk_buff *skb, enum cnf_family fam,
 
 /*
  * Does an allow set the hooks consult cover @addr?  Under the RCU read
- * lock; the namespace's state is there, as the rule holds one of its sets.
+ * lock; @st is the rule's namespace's.
  */
-static bool cnf_xt_allowed(const struct net *net, enum cnf_family fam,
+static bool cnf_xt_allowed(const struct cnf_state *st, enum cnf_family fam,
 			   const void *addr)
 {
-	const struct cnf_state *st = rcu_dereference(cnf_pernet_rcu(net)->state);
 	const struct cnf_filter *allow;
 
-	if (!st)
-		return false;
 	allow = rcu_dereference(st->sets.plan)->lookup[CNF_SET_ALLOW];
 	return allow && cnf_probe(allow, fam, addr);
 }
 
-/* Packet path: softirq or process context, under the RCU read lock. */
+/*
+ * Count a packet the rule asked about, in the "rule" path's per-CPU
+ * counters (struct cnf_stats.rule_v4...): checked, and matched when the
+ * set covered its address (@hit, before the rule's '!').  Its bytes are
+ * the IP datagram's, as the hooks count theirs.
+ */
+static void cnf_xt_count(struct cnf_state *cs, enum cnf_family fam,
+			 unsigned int len, bool hit)
+{
+	bool bh = cnf_stats_begin();
+	struct cnf_pcpu_stats *st = this_cpu_ptr(cs->stats);
+
+	u64_stats_update_begin(&st->syncp);
+	u64_stats_inc(&st->checked[CNF_PATH_RULE][fam]);
+	u64_stats_add(&st->checked_bytes[CNF_PATH_RULE][fam], len);
+	if (hit) {
+		u64_stats_inc(&st->matched[CNF_PATH_RULE][fam]);
+		u64_stats_add(&st->matched_bytes[CNF_PATH_RULE][fam], len);
+	}
+	u64_stats_update_end(&st->syncp);
+	cnf_stats_end(bh);
+}
+
+/*
+ * Packet path: softirq or process context, under the RCU read lock.  The
+ * namespace's state is there, as the rule holds one of its sets and no
+ * reset frees it meanwhile (-EBUSY); only a dying namespace's may be gone,
+ * and its packets go uncounted.
+ */
 static bool cnf_xt_match(const struct sk_buff *skb,
 			 struct xt_action_param *par)
 {
@@ -72,10 +97,13 @@ static bool cnf_xt_match(const struct sk_buff *skb,
 	const struct cnf_set *set = cnf_xt_set(info);
 	enum cnf_family fam = xt_family(par) == NFPROTO_IPV4 ? CNF_V4 : CNF_V6;
 	const void *addr = cnf_xt_addr(skb, fam, info->flags & CNF_XT_F_DST);
+	struct cnf_state *cs = rcu_dereference(cnf_pernet_rcu(xt_net(par))->state);
 	bool hit = cnf_probe(cnf_set_filter_rcu(set), fam, addr);
 
-	if (hit && (info->flags & CNF_XT_F_WITH_ALLOW))
-		hit = !cnf_xt_allowed(xt_net(par), fam, addr);
+	if (hit && cs && (info->flags & CNF_XT_F_WITH_ALLOW))
+		hit = !cnf_xt_allowed(cs, fam, addr);
+	if (cs)
+		cnf_xt_count(cs, fam, skb->len, hit);
 	return hit ^ !!(info->flags & CNF_XT_F_INV);
 }
 

@@ -28,6 +28,7 @@ PKGS=(
 	liburcu-dev clang libclang-rt-14-dev	# userspace build, fuzzing
 	llvm					# mkdeb.sh: llvm-strip of the XDP program
 	libcurl4-openssl-dev libjson-c-dev libyaml-dev zlib1g-dev pkgconf # cuckoo-crowdsec-bouncer
+	libmicrohttpd-dev			# the bouncer's /metrics
 	python3
 	iproute2 iputils-ping nftables ipset iptables jq bash dash coreutils
 	libxtables-dev				# libxt_cuckoo.so, the iptables extension

@@ -37,10 +37,19 @@
 #                       banned, one entry for the /64; the longer's
 #                       decision deleted: the entry stays with the
 #                       other's timeout; the last deleted: it passes
+#   test_metrics        prometheus: enabled and deny_log: true: the bans
+#                       go to a set per origin (crowdsec-cscli), which
+#                       logs its drops, the set crowdsec is emptied;
+#                       after a ban and dropped pings, /metrics
+#                       (scraped with busybox wget) passes promtool check
+#                       metrics and its figures are the module's: the
+#                       set's entries and matched packets and bytes of
+#                       `cuckooctl sets -j`, the checked ones of
+#                       `cuckooctl stats -j`
 set -uo pipefail
 
 ALL_TESTS="test_ban test_range test_ipv6 test_delete test_kernel_expiry
-	test_restart test_unreachable test_ipv6_prefix"
+	test_restart test_unreachable test_ipv6_prefix test_metrics"
 
 NPINGS=3
 S=cs-s-$$
@@ -51,6 +60,7 @@ SRCS=(10.0.8.1 10.0.8.2 10.0.8.3 10.0.8.5 10.0.8.6 10.0.8.9 10.0.8.17
 	fd08::1 fd08::11)
 BOUNCER=$(dirname "$(realpath "$0")")/cuckoo-crowdsec-bouncer
 PORT=8080
+METRICS_PORT=60601
 TMP=
 LAPI_PID=
 BOUNCER_PID=
@@ -387,6 +397,103 @@ test_ipv6_prefix() {
 	entry_timeout t fd08::/64
 	[[ -z $t ]]
 	verdict $? "no entry left for fd08::/64"
+}
+
+# scrape FILE: /metrics of the bouncer into FILE.
+scrape() {
+	nsx "$R" wget -q -O "$1" "http://127.0.0.1:$METRICS_PORT/metrics"
+}
+
+# metric FILE NAME LABELS: the value of NAME{LABELS} in FILE.
+metric() {
+	local n v
+	while read -r n v; do
+		[[ $n == "$2{$3}" ]] && { echo "$v"; return 0; }
+	done <"$1"
+	return 1
+}
+
+# set_json SET KEY: KEY of SET in `cuckooctl sets -j`.
+set_json() { ctl -j sets | jq -r --arg s "$1" --arg k "$2" '.[] | select(.name == $s) | .[$k]'; }
+
+test_metrics() {
+	local n m st0 st1 got want pkts bytes key
+	local -A st
+	note "prometheus: a set per origin, /metrics the module's figures"
+	n=$(log_count "set crowdsec-cscli replaced")
+	stop_bouncer
+	printf 'deny_log: true\nprometheus:\n  enabled: true\n  listen_port: %s\n' \
+		"$METRICS_PORT" >>"$TMP/bouncer.yaml"
+	start_bouncer
+	wait_for 30 logged "$n" "set crowdsec-cscli replaced"
+	verdict $? "restarted with prometheus: the active bans in crowdsec-cscli"
+	grep -m1 "metrics at" "$TMP/bouncer.log" | sed 's/^/# /'
+	[[ $(ctl -s crowdsec list) == "" ]]
+	verdict $? "the set crowdsec emptied"
+	ban_in crowdsec-cscli 10.0.8.3 --ip 10.0.8.3 --duration 5m || return
+	got=$(set_json crowdsec-cscli log)
+	[[ $got == on ]]
+	verdict $? "deny_log: crowdsec-cscli logs its drops ($got)"
+	ns_stats st "$R" "$TMP/stats" || { fail "read stats"; return; }
+	[[ ${st[json]} =~ \"log\":\{\"lines\":([0-9]+) ]] && n=${BASH_REMATCH[1]}
+	expect drop 10.0.8.3
+	expect drop 10.0.8.3
+	ns_stats st "$R" "$TMP/stats" || { fail "read stats"; return; }
+	[[ ${st[json]} =~ \"log\":\{\"lines\":([0-9]+) ]] &&
+		((BASH_REMATCH[1] - n == 2 * NPINGS))
+	verdict $? "the $((2 * NPINGS)) drops given to the kernel's logger (stats -j log.lines)"
+	wait_for 10 scrape "$TMP/metrics"
+	verdict $? "GET /metrics"
+	if m=$(command -v promtool); then
+		"$m" check metrics <"$TMP/metrics" >"$TMP/promtool" 2>&1
+		verdict $? "promtool check metrics: $(tr '\n' ' ' <"$TMP/promtool")"
+	else
+		note "no promtool in the VM (scripts/promtool.sh fetch): not checked"
+	fi
+	# The module's figures around a second scrape: no packet comes
+	# between (the hooks pass loopback over).
+	ns_stats st "$R" "$TMP/stats" || { fail "read stats"; return; }
+	st0=${st[json]}
+	pkts=$(set_json crowdsec-cscli matched)
+	bytes=$(set_json crowdsec-cscli matched_bytes)
+	scrape "$TMP/metrics" || { fail "GET /metrics again"; return; }
+	ns_stats st "$R" "$TMP/stats" || { fail "read stats"; return; }
+	st1=${st[json]}
+	[[ $st0 == "$st1" ]]
+	verdict $? "no packet counted while scraping"
+	got=$(metric "$TMP/metrics" fw_bouncer_banned_ips 'origin="cscli",ip_type="ipv4"')
+	want=$(set_json crowdsec-cscli v4_entries)
+	[[ -n $got && $got == "$want" ]] && ((got >= 1))
+	verdict $? "banned_ips{cscli,ipv4} $got, crowdsec-cscli's IPv4 entries $want"
+	got=$(metric "$TMP/metrics" fw_bouncer_dropped_packets 'origin="cscli",ip_type="ipv4"')
+	[[ -n $got && $got == "$pkts" ]] && ((got >= 2 * NPINGS))
+	verdict $? "dropped_packets{cscli,ipv4} $got, crowdsec-cscli's matched $pkts (at least $((2 * NPINGS)))"
+	got=$(metric "$TMP/metrics" fw_bouncer_dropped_bytes 'origin="cscli",ip_type="ipv4"')
+	# A ping's IPv4 datagram: 20 + 8 + 56 bytes.
+	[[ -n $got && $got == "$bytes" ]] && ((got >= 2 * NPINGS * 84))
+	verdict $? "dropped_bytes{cscli,ipv4} $got, crowdsec-cscli's matched_bytes $bytes"
+	for key in packets bytes; do
+		if [[ $key == packets ]]; then
+			want=$((${st[ipv4.checked]} + ${st[ipv4.xdp_checked]} + ${st[ipv4.tc_checked]}))
+		else
+			want=$((${st[ipv4.checked_bytes]} + ${st[ipv4.xdp_checked_bytes]} +
+				${st[ipv4.tc_checked_bytes]}))
+		fi
+		got=$(metric "$TMP/metrics" "fw_bouncer_processed_$key" 'ip_type="ipv4"')
+		[[ -n $got && $got == "$want" ]] && ((got > 0))
+		verdict $? "processed_$key{ipv4} $got, stats -j's checked $want"
+	done
+	nsx "$R" wget -q -O /dev/null "http://127.0.0.1:$METRICS_PORT/other" 2>/dev/null
+	verdict $((!$?)) "another path: an error"
+}
+
+# ban_in SET SRC ARG...: cscli decisions add ARG..., then SRC in SET.
+ban_in() {
+	local set=$1 src=$2 t0=$SECONDS
+	shift 2
+	cs decisions add "$@" || { fail "cscli decisions add $*"; return 1; }
+	wait_for 60 set_has "$set" "$src"
+	verdict $? "cscli decisions add $*: $src in $set after $((SECONDS - t0)) s"
 }
 
 require_root

@@ -190,6 +190,8 @@ test_stats() {
 				"checked_bytes", "dropped", "dropped_bytes", "entries",
 				"grows", "keys", "lengths", "load_factor", "marked",
 				"marked_bytes", "matched", "matched_bytes", "prefixes",
+				"rule_checked", "rule_checked_bytes", "rule_matched",
+				"rule_matched_bytes",
 				"stashed", "tables", "tc_checked", "tc_checked_bytes",
 				"tc_dropped", "tc_dropped_bytes", "tc_matched",
 				"tc_matched_bytes", "xdp_checked", "xdp_checked_bytes",

@@ -17,7 +17,11 @@
 # ACCEPT rule after the cuckoo rule every packet that one let through.
 #
 # test_rules_only    the set alone drops nothing, the hooks never see it
-# test_src           src, DROP, both iptables, both families
+# test_src           src, DROP, both iptables, both families; the rules'
+#                    counters (stats' "rule" path): the packets checked
+#                    those both rules counted, the matched ones and their
+#                    bytes what the listed source sent; --prometheus
+#                    path="rule" as stats -j
 # test_invert        ! --match-set
 # test_dst_output    dst in OUTPUT: the replies to the listed source
 # test_tables        raw and mangle PREROUTING, filter INPUT
@@ -100,6 +104,14 @@ pkts() {
 	echo "$line"
 }
 
+# pkts_bytes VARIANT FAM TABLE CHAIN N: "PACKETS BYTES" rule N counted.
+pkts_bytes() {
+	local v=$1 fam=$2 t=$3 c=$4 n=$5 line p b
+	line=$(ipt "$v" "$fam" -t "$t" -L "$c" "$n" -v -x -n 2>/dev/null) || return 1
+	read -r p b _ <<<"$line"
+	echo "$p $b"
+}
+
 # want_pkts WHAT WANT VARIANT FAM TABLE CHAIN N: rule N counted WANT.
 want_pkts() {
 	local what=$1 want=$2 got
@@ -170,17 +182,58 @@ test_rules_only() {
 	verdict $? "cuckooctl save keeps it"
 }
 
+# rule_counts ST0 ST1 FAM VARIANT LEN: the "rule" path's counters (stats
+# -j) moved between ST0 and ST1 as test_src's two rules of VARIANT saw:
+# checked, every packet the cuckoo rule (1) was asked about, its drops
+# and the ACCEPT's (2) together; matched, the N pings of LEN bytes of the
+# listed source, which rule 1 dropped.
+rule_counts() {
+	local -n _s0=$1 _s1=$2
+	local f=ipv$3 v=$4 fam=$3 len=$5 got p b p2 b2
+	read -r p b <<<"$(pkts_bytes "$v" "$fam" filter INPUT 1)"
+	read -r p2 b2 <<<"$(pkts_bytes "$v" "$fam" filter INPUT 2)"
+	got="$((_s1[$f.rule_checked] - _s0[$f.rule_checked])) $((_s1[$f.rule_checked_bytes] - _s0[$f.rule_checked_bytes]))"
+	[[ $got == "$((p + p2)) $((b + b2))" ]] && ((p + p2 >= 2 * N))
+	verdict $? "$v IPv$fam: rule checked $got (packets bytes), iptables' rules $((p + p2)) $((b + b2))"
+	got="$((_s1[$f.rule_matched] - _s0[$f.rule_matched])) $((_s1[$f.rule_matched_bytes] - _s0[$f.rule_matched_bytes]))"
+	[[ $got == "$N $((N * len))" && $got == "$p $b" ]]
+	verdict $? "$v IPv$fam: rule matched $got, the listed source sent $N $((N * len)), iptables dropped $p $b"
+}
+
 test_src() {
-	local v fam
+	local v fam len name f got want
+	# shellcheck disable=SC2034 # read through rule_counts' namerefs
+	local -A st0 st1
 	for v in $VARIANTS; do
 		for fam in 4 6; do
 			flush_all
 			ipt "$v" "$fam" -A INPUT -d "$(dst_of "$fam")" -m cuckoo --match-set "$SET" src -j DROP &&
 				ipt "$v" "$fam" -A INPUT -d "$(dst_of "$fam")" -p "$(proto "$fam")" -j ACCEPT
 			verdict $? "$v IPv$fam: rules inserted"
+			ns_stats st0 "$R" "$TMP/stats" || fail "read stats"
 			pings "$fam"
+			ns_stats st1 "$R" "$TMP/stats" || fail "read stats"
 			want_pkts "$v IPv$fam: the listed source's dropped" "$N" "$v" "$fam" filter INPUT 1
 			want_pkts "$v IPv$fam: the other's let through" "$N" "$v" "$fam" filter INPUT 2
+			# An echo request's IP datagram: 56 bytes of data.
+			len=84
+			[[ $fam == 6 ]] && len=104
+			rule_counts st0 st1 "$fam" "$v" "$len"
+		done
+	done
+	# --prometheus: the same figures under path="rule".
+	if ! ctl stats --prometheus >"$TMP/prom" ||
+	   ! ns_stats st1 "$R" "$TMP/stats"; then
+		fail "read stats"
+		return
+	fi
+	for name in packets_checked:rule_checked bytes_matched:rule_matched_bytes; do
+		for f in ipv4 ipv6; do
+			got=$(awk -v s="cuckoo_nf_${name%%:*}_total{family=\"$f\",path=\"rule\"}" \
+				'$1 == s { print $2 }' "$TMP/prom")
+			want=${st1[$f.${name#*:}]}
+			[[ -n $got && $got == "$want" ]]
+			verdict $? "--prometheus ${name%%:*}{$f,rule} $got, stats -j $want"
 		done
 	done
 }

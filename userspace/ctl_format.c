@@ -138,6 +138,17 @@ static void print_path_text(FILE *out, const char *path,
 		ULL(ps->checked), ULL(ps->matched), ULL(ps->dropped));
 }
 
+/* The "rule" path's (-m cuckoo rules'): checked and matched, no drops. */
+static void print_rule_text(FILE *out, const char *what, uint64_t checked,
+			    uint64_t matched)
+{
+	char label[16];
+
+	snprintf(label, sizeof(label), "rule %s:", what);
+	fprintf(out, "  %-14schecked %llu matched %llu\n", label, ULL(checked),
+		ULL(matched));
+}
+
 /*
  * A path's byte counters, "" (the hooks'), "xdp" or "tc", as its packets'
  * line; the marked bytes with @marked.
@@ -157,7 +168,8 @@ static void print_bytes_text(FILE *out, const char *path,
 
 /*
  * @marked: the packets the hooks marked, NULL when not to be shown;
- * @bytes: the hooks', XDP's and tc's byte counters of the family.
+ * @bytes: the hooks', XDP's, tc's and the rules' byte counters of the
+ * family; @rule: the rules' packets.
  */
 static void print_family_text(FILE *out, const char *name,
 			      const struct cnf_family_stats *fs,
@@ -165,7 +177,8 @@ static void print_family_text(FILE *out, const char *name,
 			      const __u64 *marked,
 			      const struct cnf_path_stats *xdp,
 			      const struct cnf_path_stats *tc,
-			      const struct cnf_byte_stats *bytes[3])
+			      const struct cnf_path_stats *rule,
+			      const struct cnf_byte_stats *bytes[4])
 {
 	bool lookup = ctl_lookup_reported(fs, ls);
 	char human[32];
@@ -198,9 +211,11 @@ static void print_family_text(FILE *out, const char *name,
 		fprintf(out, "  marked:       %llu\n", ULL(*marked));
 	print_path_text(out, "xdp", xdp);
 	print_path_text(out, "tc", tc);
+	print_rule_text(out, "packets", rule->checked, rule->matched);
 	print_bytes_text(out, "", bytes[0], marked);
 	print_bytes_text(out, "xdp", bytes[1], false);
 	print_bytes_text(out, "tc", bytes[2], false);
+	print_rule_text(out, "bytes", bytes[3]->checked, bytes[3]->matched);
 }
 
 void ctl_print_stats_text(FILE *out, const struct cnf_stats *st)
@@ -209,9 +224,11 @@ void ctl_print_stats_text(FILE *out, const struct cnf_stats *st)
 	/* Marked packets: in mark mode, or when some were marked before. */
 	bool marked = st->mode == CNF_MODE_MARK || st->marked_v4 ||
 		      st->marked_v6;
-	const struct cnf_byte_stats *b4[3] = {
-		&st->bytes_v4, &st->xdp_bytes_v4, &st->tc_bytes_v4
-	}, *b6[3] = { &st->bytes_v6, &st->xdp_bytes_v6, &st->tc_bytes_v6 };
+	const struct cnf_byte_stats *b4[4] = {
+		&st->bytes_v4, &st->xdp_bytes_v4, &st->tc_bytes_v4,
+		&st->rule_bytes_v4
+	}, *b6[4] = { &st->bytes_v6, &st->xdp_bytes_v6, &st->tc_bytes_v6,
+		      &st->rule_bytes_v6 };
 	char h1[32], h2[32];
 
 	fprintf(out, "state:        %s\n",
@@ -229,10 +246,10 @@ void ctl_print_stats_text(FILE *out, const struct cnf_stats *st)
 		ctl_format_bytes(used, h2, sizeof(h2)));
 	print_family_text(out, "ipv4", &st->v4, &st->v4_lookup,
 			  marked ? &st->marked_v4 : NULL, &st->xdp_v4,
-			  &st->tc_v4, b4);
+			  &st->tc_v4, &st->rule_v4, b4);
 	print_family_text(out, "ipv6", &st->v6, &st->v6_lookup,
 			  marked ? &st->marked_v6 : NULL, &st->xdp_v6,
-			  &st->tc_v6, b6);
+			  &st->tc_v6, &st->rule_v6, b6);
 }
 
 void ctl_print_log_text(FILE *out, const struct cnf_stats *st)
@@ -257,15 +274,16 @@ static void print_path_json(FILE *out, const char *path,
 /*
  * A flat object of numbers (selftests/lib.sh reads it without jq).  The
  * lookup figures of a kernel that does not report them are left out; the
- * XDP and tc paths' are "xdp_" and "tc_" + the hook's names (0 from a
- * kernel before them).
+ * XDP and tc paths' are "xdp_" and "tc_" + the hook's names, the rules'
+ * "rule_" + checked and matched (0 from a kernel before them).
  */
 static void print_family_json(FILE *out, const char *name,
 			      const struct cnf_family_stats *fs,
 			      const struct cnf_lookup_stats *ls, uint64_t marked,
 			      const struct cnf_path_stats *xdp,
 			      const struct cnf_path_stats *tc,
-			      const struct cnf_byte_stats *bytes[3])
+			      const struct cnf_path_stats *rule,
+			      const struct cnf_byte_stats *bytes[4])
 {
 	static const char *const paths[3] = { "", "xdp_", "tc_" };
 	unsigned int i;
@@ -285,6 +303,8 @@ static void print_family_json(FILE *out, const char *name,
 			ls->lengths, ULL(ls->keys), ls->tables);
 	print_path_json(out, "xdp", xdp);
 	print_path_json(out, "tc", tc);
+	fprintf(out, ",\"rule_checked\":%llu,\"rule_matched\":%llu",
+		ULL(rule->checked), ULL(rule->matched));
 	fprintf(out, ",\"marked\":%llu", ULL(marked));
 	/* Each path's bytes, 0 from a kernel before byte counters. */
 	for (i = 0; i < 3; i++)
@@ -292,6 +312,8 @@ static void print_family_json(FILE *out, const char *name,
 			"\"%sdropped_bytes\":%llu", paths[i],
 			ULL(bytes[i]->checked), paths[i], ULL(bytes[i]->matched),
 			paths[i], ULL(bytes[i]->dropped));
+	fprintf(out, ",\"rule_checked_bytes\":%llu,\"rule_matched_bytes\":%llu",
+		ULL(bytes[3]->checked), ULL(bytes[3]->matched));
 	fprintf(out, ",\"marked_bytes\":%llu}", ULL(bytes[0]->marked));
 }
 
@@ -361,9 +383,11 @@ void ctl_print_stats_json(FILE *out, const struct cnf_stats *st,
 			  const struct cnf_set_info *sets, size_t nsets)
 {
 	const char *mode = ctl_mode_name(st->mode);
-	const struct cnf_byte_stats *b4[3] = {
-		&st->bytes_v4, &st->xdp_bytes_v4, &st->tc_bytes_v4
-	}, *b6[3] = { &st->bytes_v6, &st->xdp_bytes_v6, &st->tc_bytes_v6 };
+	const struct cnf_byte_stats *b4[4] = {
+		&st->bytes_v4, &st->xdp_bytes_v4, &st->tc_bytes_v4,
+		&st->rule_bytes_v4
+	}, *b6[4] = { &st->bytes_v6, &st->xdp_bytes_v6, &st->tc_bytes_v6,
+		      &st->rule_bytes_v6 };
 
 	fprintf(out, "{\"mode\":\"%s\",\"hooks\":\"%s\",\"mem_limit\":%llu,"
 		"\"active\":%s,", mode ? mode : "unknown", ctl_hooks_name(st),
@@ -371,10 +395,10 @@ void ctl_print_stats_json(FILE *out, const struct cnf_stats *st,
 		st->flags & CNF_STATS_F_INACTIVE ? "false" : "true");
 	print_scope_json(out, st);
 	print_family_json(out, "ipv4", &st->v4, &st->v4_lookup, st->marked_v4,
-			  &st->xdp_v4, &st->tc_v4, b4);
+			  &st->xdp_v4, &st->tc_v4, &st->rule_v4, b4);
 	fputc(',', out);
 	print_family_json(out, "ipv6", &st->v6, &st->v6_lookup, st->marked_v6,
-			  &st->xdp_v6, &st->tc_v6, b6);
+			  &st->xdp_v6, &st->tc_v6, &st->rule_v6, b6);
 	/* A module without logging reports no rate: no "log". */
 	if (st->log_rate)
 		fprintf(out, ",\"log\":{\"lines\":%llu,\"suppressed\":%llu,"

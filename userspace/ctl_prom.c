@@ -7,7 +7,8 @@
  * Every metric is a family of its own name, cuckoo_nf_*, written whole,
  * HELP and TYPE first, as the format wants; counters end in _total and
  * sizes say their unit.  Labels: family (ipv4, ipv6), path (hook, xdp,
- * tc), set and kind.  A reading that the loaded module does not have is
+ * tc, rule: -m cuckoo rules, which count checked and matched only), set
+ * and kind.  A reading that the loaded module does not have is
  * left out, not written as 0.
  */
 #include <stdbool.h>
@@ -61,6 +62,7 @@ struct path_counts {
 	const char *path;
 	uint64_t n[NCOUNTS][2];
 	const struct cnf_byte_stats *b[2];
+	bool no_drops;		/* a path that drops nothing itself */
 };
 
 /* @b's counter of @k. */
@@ -76,14 +78,14 @@ static void print_packets(FILE *out, const struct cnf_stats *st)
 		const char *name, *help;
 	} what[NCOUNTS] = {
 		[CHECKED] = { "packets_checked_total",
-			      "Packets whose source was looked up, by family and path (hook: the netfilter hooks; xdp, tc: BPF programs through the kfuncs)." },
+			      "Packets whose source was looked up, by family and path (hook: the netfilter hooks; xdp, tc: BPF programs through the kfuncs; rule: -m cuckoo rules, a packet once per rule, its source or destination)." },
 		[MATCHED] = { "packets_matched_total",
-			      "Packets looked up whose source a block set covered and no allow set exempted." },
+			      "Packets looked up whose source a block set covered and no allow set exempted (rule: whose address the rule's set covered)." },
 		[DROPPED] = { "packets_dropped_total",
 			      "Packets dropped (matched, in drop mode)." },
 	}, bwhat[NCOUNTS] = {
 		[CHECKED] = { "bytes_checked_total",
-			      "Bytes of the packets looked up, by family and path (hook: IP datagrams; xdp, tc: frames)." },
+			      "Bytes of the packets looked up, by family and path (hook, rule: IP datagrams; xdp, tc: frames)." },
 		[MATCHED] = { "bytes_matched_total",
 			      "Bytes of the packets matched." },
 		[DROPPED] = { "bytes_dropped_total",
@@ -93,22 +95,26 @@ static void print_packets(FILE *out, const struct cnf_stats *st)
 		{ "hook", { { st->v4.checked, st->v6.checked },
 			    { st->v4.matched, st->v6.matched },
 			    { st->v4.dropped, st->v6.dropped } },
-		  { &st->bytes_v4, &st->bytes_v6 } },
+		  { &st->bytes_v4, &st->bytes_v6 }, false },
 		{ "xdp", { { st->xdp_v4.checked, st->xdp_v6.checked },
 			   { st->xdp_v4.matched, st->xdp_v6.matched },
 			   { st->xdp_v4.dropped, st->xdp_v6.dropped } },
-		  { &st->xdp_bytes_v4, &st->xdp_bytes_v6 } },
+		  { &st->xdp_bytes_v4, &st->xdp_bytes_v6 }, false },
 		{ "tc", { { st->tc_v4.checked, st->tc_v6.checked },
 			  { st->tc_v4.matched, st->tc_v6.matched },
 			  { st->tc_v4.dropped, st->tc_v6.dropped } },
-		  { &st->tc_bytes_v4, &st->tc_bytes_v6 } },
+		  { &st->tc_bytes_v4, &st->tc_bytes_v6 }, false },
+		/* A rule's target decides: no dropped sample. */
+		{ "rule", { { st->rule_v4.checked, st->rule_v6.checked },
+			    { st->rule_v4.matched, st->rule_v6.matched } },
+		  { &st->rule_bytes_v4, &st->rule_bytes_v6 }, true },
 	};
 	size_t k, i, f;
 
 	for (k = 0; k < NCOUNTS; k++) {
 		family(out, what[k].name, "counter", what[k].help);
 		for (i = 0; i < ARRAY_SIZE(p); i++)
-			for (f = 0; f < 2; f++)
+			for (f = 0; f < 2 && !(k == DROPPED && p[i].no_drops); f++)
 				fprintf(out,
 					"cuckoo_nf_%s{family=\"%s\",path=\"%s\"} %llu\n",
 					what[k].name, family_label[f],
@@ -117,7 +123,7 @@ static void print_packets(FILE *out, const struct cnf_stats *st)
 	for (k = 0; k < NCOUNTS; k++) {
 		family(out, bwhat[k].name, "counter", bwhat[k].help);
 		for (i = 0; i < ARRAY_SIZE(p); i++)
-			for (f = 0; f < 2; f++)
+			for (f = 0; f < 2 && !(k == DROPPED && p[i].no_drops); f++)
 				fprintf(out,
 					"cuckoo_nf_%s{family=\"%s\",path=\"%s\"} %llu\n",
 					bwhat[k].name, family_label[f],

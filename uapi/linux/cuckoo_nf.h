@@ -483,6 +483,17 @@ struct cnf_byte_stats {
  *             @tc_bytes_v6: per path and family, the bytes beside the
  *             packet counters, see &struct cnf_byte_stats.  Absent from
  *             kernels before byte counters.
+ * @rule_v4, @rule_v6: per family, the packets `-m cuckoo` rules (&struct
+ *             cnf_xt_info) asked about, all rules of the namespace
+ *             together: @checked each time a rule's match ran (a packet
+ *             two rules ask about counts twice), @matched when the rule's
+ *             set covered the address it asks about (and, with
+ *             %CNF_XT_F_WITH_ALLOW, no allow set did), whatever its '!';
+ *             @dropped 0: the rule's target decides, and iptables counts
+ *             its rules' own.
+ * @rule_bytes_v4, @rule_bytes_v6: their bytes, the IP datagram's (as the
+ *             hooks count); @dropped and @marked 0.  The four absent from
+ *             kernels before the rules' counters.
  */
 struct cnf_stats {
 	struct cnf_family_stats v4;
@@ -514,6 +525,10 @@ struct cnf_stats {
 	struct cnf_byte_stats xdp_bytes_v6;
 	struct cnf_byte_stats tc_bytes_v4;
 	struct cnf_byte_stats tc_bytes_v6;
+	struct cnf_path_stats rule_v4;
+	struct cnf_path_stats rule_v6;
+	struct cnf_byte_stats rule_bytes_v4;
+	struct cnf_byte_stats rule_bytes_v6;
 };
 
 #define CNF_STATS_F_INACTIVE	_BITUL(0)

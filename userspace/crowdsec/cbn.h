@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <linux/cuckoo_nf.h>
 
 #include "../ctl_report.h"
@@ -18,6 +19,9 @@
 #define CBN_NAME	"cuckoo-crowdsec-bouncer"
 #define CBN_CONFIG	"/etc/crowdsec/bouncers/" CBN_NAME ".yaml"
 #define CBN_ERRLEN	256
+/* prometheus' listen_addr and listen_port, as upstream's. */
+#define CBN_METRICS_ADDR "127.0.0.1"
+#define CBN_METRICS_PORT 60601
 
 /*
  * Logging (log.c): a line on stderr, its level first; or, once
@@ -84,7 +88,12 @@ struct cbn_config {
 	bool disable_ipv6;		/* IPv6 decisions are not applied */
 	bool disable_ipv4;		/* IPv4 decisions are not applied */
 	bool ban;			/* supported_decisions_types has ban */
+	bool deny_log;			/* the sets log their drops */
 	unsigned int ipv6_prefix;	/* ipv6_ban_prefix: 0, or 1 to 128 */
+	/* prometheus: serve /metrics (metrics.c), a set per origin. */
+	bool metrics;
+	char *metrics_addr;		/* listen_addr */
+	unsigned int metrics_port;	/* listen_port */
 	/* The stream's filters, comma-separated as the query wants; or NULL. */
 	char *origins, *scopes, *scenarios_containing, *scenarios_not_containing;
 	/* What was accepted but does not apply: "FILE:LINE: KEY: text". */
@@ -109,10 +118,50 @@ int cbn_config_parse(const char *text, const char *name, struct cbn_config *c,
 		     char *err, size_t len);
 void cbn_config_free(struct cbn_config *c);
 
+/*
+ * The origins of the decisions applied (origin.c), when the bouncer keeps
+ * a set per origin (prometheus enabled): each origin's bans go to sets of
+ * their own, so that the module's per-set counters count the packets each
+ * origin's bans dropped.  An origin is the decision's "origin", and for
+ * "lists" its "scenario" too ("lists:firehol_greensnow"), as
+ * crowdsec-firewall-bouncer labels them; its sets are SET4-NAME and
+ * SET6-NAME (SET6 is SET4 followed by 6 when both are one name), NAME
+ * the origin with what a set name cannot hold replaced by '_', cut to fit
+ * and then followed by a hash of the origin, so that two origins never
+ * share a set.
+ */
+#define CBN_ORIGINS_MAX	64
+#define CBN_ORIGIN_LEN	128
+struct cbn_origin {
+	char name[CBN_ORIGIN_LEN];	/* the label */
+	char set[2][CNF_SET_NAME_LEN];	/* IPv4's, IPv6's */
+	bool made[2];			/* known to exist in the module */
+};
+
+struct cbn_origins {
+	struct cbn_origin v[CBN_ORIGINS_MAX];
+	size_t n;
+	char base[2][CNF_SET_NAME_LEN];	/* set4, and set6 (or set4 "6") */
+};
+
+/* Start @o with the configured sets: 0, or -1 with @err saying why. */
+int cbn_origins_init(struct cbn_origins *o, const char *set4,
+		     const char *set6, char *err, size_t len);
+/*
+ * The index of the origin of a decision of @origin (and @scenario, for
+ * "lists"), added when new: -1 when CBN_ORIGINS_MAX are known already
+ * (logged once).
+ */
+int cbn_origin_id(struct cbn_origins *o, const char *origin,
+		  const char *scenario);
+/* Is @set one of the names the origins' sets could have (SET4-..., SET6-...)? */
+bool cbn_origins_own(const struct cbn_origins *o, const char *set);
+
 /* One decision of a stream answer (decisions.c). */
 struct cbn_decision {
 	struct cnf_addr addr;	/* the set's prefix, ready for the device */
 	struct cnf_addr src;	/* the decision's own: @addr before widening */
+	unsigned int origin;	/* index in the filter's origins; else 0 */
 	int64_t id;
 	int64_t ns;		/* duration left (new decisions only) */
 	bool deleted;
@@ -127,6 +176,7 @@ struct cbn_skips {
 	uint64_t ipv6;		/* IPv6, and disable_ipv6 */
 	uint64_t ipv4;		/* IPv4, and disable_ipv4 */
 	uint64_t malformed;	/* fields missing or of the wrong type */
+	uint64_t origins;	/* past CBN_ORIGINS_MAX origins */
 };
 
 struct cbn_stream {
@@ -141,6 +191,8 @@ struct cbn_filter {
 	bool ban;		/* supported_decisions_types has ban */
 	/* ipv6_ban_prefix: an IPv6 Ip decision bans its /N; 0, 128: off. */
 	unsigned int ipv6_prefix;
+	/* A set per origin: each decision's origin noted; NULL: none. */
+	struct cbn_origins *origins;
 };
 
 /*
@@ -169,6 +221,7 @@ void cbn_stream_free(struct cbn_stream *s);
  */
 struct cbn_entry {
 	struct cnf_addr addr;
+	unsigned int origin;	/* part of the key: its sets' (else 0) */
 	int64_t until;		/* CLOCK_MONOTONIC ns; 0: not in the set */
 	bool listed;		/* on the touched list */
 	bool deleted;		/* its last decision was deleted */
@@ -194,6 +247,10 @@ struct cbn_table {
 
 struct cbn_entry *cbn_table_get(struct cbn_table *t, const struct cnf_addr *a,
 				bool create);
+/* The entry of @a in the sets of origin @origin (cbn_table_get(): 0). */
+struct cbn_entry *cbn_table_get_origin(struct cbn_table *t,
+				       const struct cnf_addr *a,
+				       unsigned int origin, bool create);
 void cbn_table_remove(struct cbn_table *t, struct cbn_entry *e);
 /*
  * Note that a decision for @src (in @e) lasts until @until: 0, or -1 out
@@ -240,10 +297,18 @@ uint32_t cbn_timeout_at(int64_t until, int64_t now);
 /* The device (dev.c): 0 or a positive errno, logged. */
 int cbn_dev_open(const char *path);
 int cbn_dev_ensure_set(int fd, const char *set);
+/* The same, and with @log (deny_log) the set's drops logged. */
+int cbn_dev_ensure_set_log(int fd, const char *set, bool log);
 int cbn_dev_add(int fd, const char *set, const struct cnf_addr *a,
 		uint32_t timeout);
 int cbn_dev_del(int fd, const char *set, const struct cnf_addr *a);
 int cbn_dev_replace(int fd, const char *set, const struct cnf_addr *addrs,
+		    const uint32_t *timeouts, size_t n);
+/*
+ * Add @n prefixes to @set, those there already retimed (no replace): 0 or
+ * an errno, logged.
+ */
+int cbn_dev_add_all(int fd, const char *set, const struct cnf_addr *addrs,
 		    const uint32_t *timeouts, size_t n);
 /* Does @err mean the set or the device must be set up again? */
 bool cbn_dev_lost(int err);
@@ -263,5 +328,38 @@ int cbn_lapi_stream(bool startup, struct cbn_body *body, char *err,
 void cbn_lapi_cleanup(void);
 
 int64_t cbn_now(void);
+
+/*
+ * /metrics (metrics.c): crowdsec-firewall-bouncer's metrics, as the
+ * Prometheus text exposition format.  What one scrape shows: per origin
+ * and family, the prefixes its sets hold and what the module counted for
+ * those sets; per family, the packets the module looked up.
+ */
+struct cbn_metrics_origin {
+	char name[CBN_ORIGIN_LEN];
+	uint64_t banned[2];		/* IPv4, IPv6: prefixes in its sets */
+	uint64_t packets[2], bytes[2];	/* its sets' matched, matched_bytes */
+};
+
+struct cbn_metrics {
+	struct cbn_metrics_origin *o;
+	size_t n;
+	uint64_t packets[2], bytes[2];	/* looked up, every path */
+};
+
+/* @m as exposition text into @out: 0, or -1 when @out failed. */
+int cbn_metrics_text(const struct cbn_metrics *m, FILE *out);
+/*
+ * Serve /metrics on @c's listen_addr and listen_port, from a thread of
+ * libmicrohttpd's: 0, or -1 with @err saying why not.
+ */
+int cbn_metrics_start(const struct cbn_config *c, char *err, size_t len);
+/*
+ * The origins and how many prefixes each has in its sets now, for the
+ * next scrapes; the module's counters are read at each scrape.
+ */
+void cbn_metrics_update(const struct cbn_origins *o,
+			const struct cbn_table *t, int64_t now);
+void cbn_metrics_stop(void);
 
 #endif /* _CBN_H */

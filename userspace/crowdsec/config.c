@@ -714,17 +714,6 @@ static void set_v6_prefix(struct pctx *p, const struct at *at,
 	free(s);
 }
 
-/* The value of mapping @y's key @name, or NULL. */
-static const struct ynode *lookup(const struct ynode *y, const char *name)
-{
-	size_t i;
-
-	for (i = 0; y->kind == Y_MAP && i < y->n; i += 2)
-		if (!strcmp(y->v[i]->s, name))
-			return y->v[i + 1];
-	return NULL;
-}
-
 /* Is @y, expanded, a true boolean?  A value that is none says so. */
 static bool is_true(struct pctx *p, const struct at *at, const struct ynode *y)
 {
@@ -803,11 +792,53 @@ static void log_keys(struct pctx *p, const struct at *at,
 	}
 }
 
+/*
+ * prometheus: enabled, listen_addr, listen_port, as upstream's; another
+ * key in it is said and passed over.
+ */
+static void prometheus(struct pctx *p, const struct at *at,
+		       const struct ynode *y)
+{
+	struct at in = *at;
+	unsigned long port;
+	size_t i;
+
+	if (y->kind != Y_MAP && y->kind != Y_NULL) {
+		fail(p, at, "%s, where a mapping (enabled: ...) is wanted",
+		     kind_names[y->kind]);
+		return;
+	}
+	for (i = 0; i < y->n && !p->rc; i += 2) {
+		const struct ynode *v = y->v[i + 1];
+		const char *key = y->v[i]->s;
+		char name[64];
+
+		snprintf(name, sizeof(name), "prometheus.%s", key);
+		in.key = name;
+		in.file = y->v[i]->file;
+		in.line = y->v[i]->line;
+		if (v->kind == Y_NULL)
+			continue;
+		if (!strcmp(key, "enabled")) {
+			set_bool(p, &in, v, &p->c->metrics);
+		} else if (!strcmp(key, "listen_addr")) {
+			set_str(p, &in, v, &p->c->metrics_addr);
+		} else if (!strcmp(key, "listen_port")) {
+			port = p->c->metrics_port;
+			set_uint(p, &in, v, 65535, &port);
+			if (!port && !p->rc)
+				fail(p, &in, "'0': not a port (1 to 65535)");
+			p->c->metrics_port = port;
+		} else {
+			warn(p, &in, "unknown key, ignored (prometheus takes enabled, listen_addr and listen_port)");
+		}
+	}
+}
+
 /* The keys of crowdsec-firewall-bouncer's that do not apply as they are. */
 static void other_keys(struct pctx *p, const struct at *at,
 		       const struct ynode *y, enum key k)
 {
-	const struct ynode *en;
 	char *s;
 
 	switch (k) {
@@ -819,21 +850,13 @@ static void other_keys(struct pctx *p, const struct at *at,
 		free(s);
 		break;
 	case K_DENY_LOG:
-		if (is_true(p, at, y))
-			warn(p, at, "cuckoo_nf does not log each dropped packet: it counts them ('cuckooctl stats')");
+		set_bool(p, at, y, &p->c->deny_log);
 		break;
 	case K_DENY_LOG_PREFIX:
-		warn(p, at, "not used: cuckoo_nf does not log each dropped packet ('cuckooctl stats' counts them)");
+		warn(p, at, "not used: cuckoo_nf's lines start 'cuckoo_nf SET: ', SET the set that dropped the packet (deny_log)");
 		break;
 	case K_PROMETHEUS:
-		if (y->kind != Y_MAP && y->kind != Y_NULL) {
-			fail(p, at, "%s, where a mapping (enabled: ...) is wanted",
-			     kind_names[y->kind]);
-			break;
-		}
-		en = lookup(y, "enabled");
-		if (is_true(p, at, en))
-			warn(p, at, "no metrics endpoint here: 'cuckooctl stats' shows the drops, the log the decisions applied");
+		prometheus(p, at, y);
 		break;
 	case K_DAEMONIZE:
 		if (is_true(p, at, y))
@@ -990,6 +1013,7 @@ static void defaults(struct cbn_config *c)
 	c->log_file.max_age = 30;
 	c->log_file.compress = true;
 	c->ban = true;
+	c->metrics_port = CBN_METRICS_PORT;
 	strcpy(c->set4, "crowdsec");
 	strcpy(c->set6, "crowdsec");
 }
@@ -1061,6 +1085,10 @@ static void walk(struct pctx *p, const struct ynode *root, const char *name)
 		   unreadable(p, "ca_cert_path", p->c->ca_cert_path)) {
 		p->rc = -1;
 	} else if (!p->c->device && !(p->c->device = strdup(CNF_DEVICE_PATH))) {
+		snprintf(p->err, p->len, "%s: %s", name, strerror(ENOMEM));
+		p->rc = -1;
+	} else if (!p->c->metrics_addr &&
+		   !(p->c->metrics_addr = strdup(CBN_METRICS_ADDR))) {
 		snprintf(p->err, p->len, "%s: %s", name, strerror(ENOMEM));
 		p->rc = -1;
 	}
@@ -1181,6 +1209,7 @@ void cbn_config_free(struct cbn_config *c)
 	free(c->key_path);
 	free(c->ca_cert_path);
 	free(c->device);
+	free(c->metrics_addr);
 	free(c->log_file.dir);
 	free(c->origins);
 	free(c->scopes);

@@ -1,17 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0
 # cuckoo-crowdsec-bouncer (userspace/crowdsec/), its host unit tests and its
 # test against a real CrowdSec Local API (included by userspace/Makefile).
-# Built when libcurl's, json-c's, libyaml's and zlib's development files
-# are installed (libcurl4-openssl-dev, libjson-c-dev, libyaml-dev,
-# zlib1g-dev: scripts/deps.sh); else `make` says so and goes on without it.
+# Built when libcurl's, json-c's, libyaml's, zlib's and libmicrohttpd's
+# development files are installed (libcurl4-openssl-dev, libjson-c-dev,
+# libyaml-dev, zlib1g-dev, libmicrohttpd-dev: scripts/deps.sh); else
+# `make` says so and goes on without it.
 CBN_DIR  := crowdsec
-CBN_PKGS := libcurl json-c yaml-0.1 zlib
+CBN_PKGS := libcurl json-c yaml-0.1 zlib libmicrohttpd
 CBN_HAVE := $(shell pkg-config --exists $(CBN_PKGS) 2>/dev/null && echo y)
 CBN_SRCS := $(addprefix $(CBN_DIR)/,main.c config.c duration.c decisions.c \
-	    state.c dev.c lapi.c log.c)
+	    state.c dev.c lapi.c log.c origin.c metrics.c)
 # The parts that touch neither network nor device, for the unit tests.
 CBN_PARSE_SRCS := $(addprefix $(CBN_DIR)/,config.c duration.c decisions.c \
-		  state.c log.c)
+		  state.c log.c origin.c metrics.c)
 CBN_HDRS := $(CBN_DIR)/cbn.h $(CNFCTL_HDRS)
 CBN_BIN  := $(B)/cuckoo-crowdsec-bouncer
 
@@ -26,8 +27,12 @@ $(CBN_BIN): $(CBN_SRCS) $(CNFCTL_LIB) $(CBN_HDRS) $(TOP)/dkms.conf
 	@mkdir -p $(@D)
 	$(CC) $(CBN_CFLAGS) -o $@ $(CBN_SRCS) $(CNFCTL_LIB) $(LDFLAGS) $(CBN_LIBS)
 
+# Prometheus' checker, when scripts/promtool.sh fetched it: the unit test
+# of /metrics' text passes its text through it too.
+CBN_PROMTOOL := $(shell $(TOP)/scripts/promtool.sh path 2>/dev/null)
 CBN_TEST_CFLAGS = $(CBN_CFLAGS) -Wno-sign-compare -I$(KSFT) -I. \
-		  -DCBN_FIXTURES='"$(abspath $(CBN_DIR)/tests/cfb)"'
+		  -DCBN_FIXTURES='"$(abspath $(CBN_DIR)/tests/cfb)"' \
+		  $(if $(CBN_PROMTOOL),-DCBN_PROMTOOL='"$(CBN_PROMTOOL)"')
 
 $(B)/tests/test_cbn_parse: $(CBN_DIR)/tests/test_cbn_parse.c $(CBN_PARSE_SRCS) \
 			   $(CNFCTL_LIB) $(CBN_HDRS) $(KSFT_HARNESS) \
@@ -82,5 +87,5 @@ all: cbn-missing
 engine-unit: cbn-missing
 	@false
 cbn-missing:
-	@echo "userspace: cuckoo-crowdsec-bouncer not built: no development files of $(CBN_PKGS) (pkg-config); install libcurl4-openssl-dev, libjson-c-dev, libyaml-dev and zlib1g-dev (scripts/deps.sh)"
+	@echo "userspace: cuckoo-crowdsec-bouncer not built: no development files of $(CBN_PKGS) (pkg-config); install libcurl4-openssl-dev, libjson-c-dev, libyaml-dev, zlib1g-dev and libmicrohttpd-dev (scripts/deps.sh)"
 endif

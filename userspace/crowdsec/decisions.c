@@ -116,6 +116,33 @@ static void widen(struct cnf_addr *a, unsigned int len)
 	a->prefixlen = len;
 }
 
+/*
+ * The origin of decision @o into @d: nonzero when it is one too many
+ * (counted, and said once per process).  A decision without one is of
+ * origin "unknown".
+ */
+static int note_origin(struct json_object *o, struct cbn_origins *origins,
+		       struct cbn_decision *d, struct cbn_skips *k)
+{
+	const char *origin = str_field(o, "origin");
+	static bool said;
+	int id;
+
+	id = cbn_origin_id(origins, origin ? origin : "unknown",
+			   str_field(o, "scenario"));
+	if (id >= 0) {
+		d->origin = id;
+		return 0;
+	}
+	k->origins++;
+	if (!said)
+		cbn_log(CBN_WARNING, "decision %lld: origin '%s': past %d origins, each with sets of its own: skipped (and the decisions of any further origin)",
+			(long long)d->id, origin ? origin : "unknown",
+			CBN_ORIGINS_MAX);
+	said = true;
+	return -1;
+}
+
 /* One decision of list @deleted: kept in @s, or counted as skipped. */
 static int one(struct json_object *o, bool deleted, const struct cbn_filter *f,
 	       struct cbn_stream *s)
@@ -186,6 +213,8 @@ static int one(struct json_object *o, bool deleted, const struct cbn_filter *f,
 			return 0;
 		}
 	}
+	if (f->origins && note_origin(o, f->origins, &d, &s->skips))
+		return 0;
 	return push(s, &d);
 }
 

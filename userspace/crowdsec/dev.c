@@ -55,8 +55,33 @@ bool cbn_dev_lost(int err)
 
 int cbn_dev_ensure_set(int fd, const char *set)
 {
+	return cbn_dev_ensure_set_log(fd, set, false);
+}
+
+/*
+ * deny_log: @set's drops logged to the kernel log, as `cuckooctl set SET
+ * log on`.  A module or kernel that cannot is said, and the set drops
+ * all the same: the drops are counted, only not logged.
+ */
+static void set_log_on(int fd, const char *set)
+{
+	struct ctl_log log = { .flags = CNF_SET_F_LOG };
+	char why[CTL_SET_ERRLEN];
+	int err;
+
+	err = ctl_set_log_call(fd, CNF_IOC_SET_CHANGE, set, 0, 0, &log);
+	if (err)
+		cbn_log(CBN_ERROR, "deny_log: set %s log on: %s; its drops are counted, not logged",
+			set, ctl_strerror_set(err, set, why, sizeof(why)));
+	else
+		cbn_log(CBN_INFO, "set %s logs its drops (deny_log)", set);
+}
+
+int cbn_dev_ensure_set_log(int fd, const char *set, bool log)
+{
 	char why[CTL_SET_ERRLEN];
 	struct cnf_set_info *sets;
+	bool logs = false;
 	size_t n;
 	long i;
 	int err;
@@ -74,18 +99,22 @@ int cbn_dev_ensure_set(int fd, const char *set)
 		free(sets);
 		return EINVAL;
 	}
-	free(sets);
 	if (i >= 0)
-		return 0;
-	err = ctl_set_call(fd, CNF_IOC_SET_CREATE, set, CNF_SET_BLOCK, 0);
-	if (err == EEXIST)
-		return 0;
-	if (err) {
-		cbn_log(CBN_ERROR, "create set %s: %s", set,
-			ctl_strerror_set(err, set, why, sizeof(why)));
-		return err;
+		logs = sets[i].flags & (CNF_SET_F_LOG | CNF_SET_F_NFLOG);
+	free(sets);
+	if (i < 0) {
+		err = ctl_set_call(fd, CNF_IOC_SET_CREATE, set, CNF_SET_BLOCK, 0);
+		if (err && err != EEXIST) {
+			cbn_log(CBN_ERROR, "create set %s: %s", set,
+				ctl_strerror_set(err, set, why, sizeof(why)));
+			return err;
+		}
+		if (!err)
+			cbn_log(CBN_INFO, "created block set %s", set);
 	}
-	cbn_log(CBN_INFO, "created block set %s", set);
+	/* Without deny_log, a logging set someone turned on is left so. */
+	if (log && !logs)
+		set_log_on(fd, set);
 	return 0;
 }
 
@@ -149,6 +178,38 @@ int cbn_dev_replace(int fd, const char *set, const struct cnf_addr *addrs,
 					   sizeof(why)));
 	else
 		cbn_log(CBN_ERROR, "replace %s: %s; the set is left as it was", set,
+			ctl_strerror_entry(err, NULL, set, why, sizeof(why)));
+	return err;
+}
+
+int cbn_dev_add_all(int fd, const char *set, const struct cnf_addr *addrs,
+		    const uint32_t *timeouts, size_t n)
+{
+	char text[CTL_PREFIXSTRLEN], why[CTL_SET_ERRLEN];
+	struct cnf_batch b;
+	int err;
+
+	if (n > CNF_BATCH_MAX) {
+		cbn_log(CBN_ERROR, "add to %s: %zu prefixes, the module takes at most %u in one call",
+			set, n, CNF_BATCH_MAX);
+		return E2BIG;
+	}
+	memset(&b, 0, sizeof(b));
+	b.addrs = (uintptr_t)addrs;
+	b.timeouts = (uintptr_t)timeouts;
+	b.count = n;
+	b.flags = CNF_BATCH_F_EXIST_OK;
+	err = ctl_batch_call(fd, false, set, &b);
+	if (!err)
+		return 0;
+	if (b.done < n && b.error)
+		cbn_log(CBN_ERROR, "add to %s: %s (timeout %us): %s", set,
+			ctl_format_prefix(&addrs[b.done], text, sizeof(text)),
+			timeouts[b.done],
+			ctl_strerror_entry(-b.error, &addrs[b.done], set, why,
+					   sizeof(why)));
+	else
+		cbn_log(CBN_ERROR, "add to %s: %s", set,
 			ctl_strerror_entry(err, NULL, set, why, sizeof(why)));
 	return err;
 }

@@ -14,7 +14,16 @@
  * stopped.
  *
  * IPv4 bans go to one set, IPv6 bans to another (set, or blacklists_ipv4
- * and blacklists_ipv6: one set for both unless they differ).
+ * and blacklists_ipv6: one set for both unless they differ).  With
+ * prometheus enabled, each origin's bans go to sets of their own instead
+ * (origin.c), made when its first ban comes, so that /metrics can say
+ * what each origin's bans dropped (metrics.c).  A prefix banned by two
+ * origins is then in the sets of both; a deleted decision removes it from
+ * every origin's.  A resynchronization adds every ban to its origin's set
+ * first and only then replaces each set's contents: a source whose ban
+ * moved from one origin to another is matched throughout.  The sets of
+ * the other layout (the base sets, or the origins' sets of an earlier
+ * run no longer banning anything) are emptied then.
  *
  * Two decisions for one prefix: the entry keeps the end of the longer.
  * A deleted decision removes its prefix: the Local API sends one only when
@@ -46,6 +55,7 @@
 #include <sys/socket.h>
 
 #include "cbn.h"
+#include "../ctl.h"
 #include "../ctl_format.h"
 
 #define BACKOFF_MAX_NS	60000000000ll
@@ -57,13 +67,36 @@ static struct {
 	struct cbn_body body;
 	struct cbn_ids deleted;
 	struct cbn_filter filter;
+	struct cbn_origins origins;
 	bool need_startup;
 } b;
 
-/* The set a prefix's bans go to. */
-static const char *set_of(const struct cnf_addr *a)
+/* The set an entry's prefix goes to. */
+static const char *set_of(const struct cbn_entry *e)
 {
-	return a->family == AF_INET ? b.cfg.set4 : b.cfg.set6;
+	if (b.cfg.metrics)
+		return b.origins.v[e->origin].set[e->addr.family != AF_INET];
+	return e->addr.family == AF_INET ? b.cfg.set4 : b.cfg.set6;
+}
+
+/* With a set per origin: is @e's set made?  Else always. */
+static bool set_made(const struct cbn_entry *e)
+{
+	return !b.cfg.metrics ||
+	       b.origins.v[e->origin].made[e->addr.family != AF_INET];
+}
+
+/* @e's origin's set for its family, created when missing: 0, or an errno. */
+static int ensure_origin_set(int fd, const struct cbn_entry *e)
+{
+	int err;
+
+	if (set_made(e))
+		return 0;
+	err = cbn_dev_ensure_set_log(fd, set_of(e), b.cfg.deny_log);
+	if (!err)
+		b.origins.v[e->origin].made[e->addr.family != AF_INET] = true;
+	return err;
 }
 
 /* One set for both families, or two. */
@@ -100,38 +133,137 @@ static int note_deleted(int64_t now)
 	return ENOMEM;
 }
 
+/* The prefixes one set gets, and their timeouts. */
+struct contents {
+	struct cnf_addr *addrs;
+	uint32_t *timeouts;
+	size_t n;
+};
+
+/*
+ * The table's prefixes of @family (0: all) and origin @origin (-1: all)
+ * into @c: 0, or ENOMEM.
+ */
+static int collect(struct contents *c, int family, int origin, int64_t now)
+{
+	struct cbn_entry *e;
+	size_t i;
+
+	c->n = 0;
+	c->addrs = calloc(b.table.n ? b.table.n : 1, sizeof(*c->addrs));
+	c->timeouts = calloc(b.table.n ? b.table.n : 1, sizeof(*c->timeouts));
+	if (!c->addrs || !c->timeouts) {
+		free(c->addrs);
+		free(c->timeouts);
+		cbn_log(CBN_ERROR, "out of memory");
+		return ENOMEM;
+	}
+	for (i = 0; i < b.table.nbuckets; i++)
+		for (e = b.table.b[i]; e; e = e->next) {
+			if ((family && e->addr.family != family) ||
+			    (origin >= 0 && e->origin != (unsigned int)origin))
+				continue;
+			c->addrs[c->n] = e->addr;
+			c->timeouts[c->n++] = cbn_timeout_at(e->until, now);
+		}
+	return 0;
+}
+
+static void contents_free(struct contents *c)
+{
+	free(c->addrs);
+	free(c->timeouts);
+}
+
 /*
  * The table's prefixes of @family (0: all) as the contents of @set, in
  * one step: 0, or an errno.
  */
 static int replace_set(int fd, const char *set, int family, int64_t now)
 {
-	struct cnf_addr *addrs;
-	struct cbn_entry *e;
-	uint32_t *timeouts;
-	size_t i, n = 0;
+	struct contents c;
 	int err;
 
-	addrs = calloc(b.table.n ? b.table.n : 1, sizeof(*addrs));
-	timeouts = calloc(b.table.n ? b.table.n : 1, sizeof(*timeouts));
-	if (!addrs || !timeouts) {
-		free(addrs);
-		free(timeouts);
-		cbn_log(CBN_ERROR, "out of memory");
-		return ENOMEM;
-	}
-	for (i = 0; i < b.table.nbuckets; i++)
-		for (e = b.table.b[i]; e; e = e->next) {
-			if (family && e->addr.family != family)
-				continue;
-			addrs[n] = e->addr;
-			timeouts[n++] = cbn_timeout_at(e->until, now);
-		}
-	err = cbn_dev_replace(fd, set, addrs, timeouts, n);
-	free(addrs);
-	free(timeouts);
+	err = collect(&c, family, -1, now);
+	if (err)
+		return err;
+	err = cbn_dev_replace(fd, set, c.addrs, c.timeouts, c.n);
+	contents_free(&c);
 	if (!err)
-		cbn_log(CBN_INFO, "set %s replaced: %zu prefixes", set, n);
+		cbn_log(CBN_INFO, "set %s replaced: %zu prefixes", set, c.n);
+	return err;
+}
+
+/*
+ * With a set per origin, the whole table into the origins' sets: each ban
+ * added to its set, then each set's contents replaced, then the sets of
+ * the other layout emptied (main.c's head).  0, or an errno.
+ */
+static int replace_origins(int fd, int64_t now)
+{
+	static const int family[2] = { AF_INET, AF_INET6 };
+	struct cnf_set_info *sets = NULL;
+	bool used[CBN_ORIGINS_MAX][2] = { { false } };
+	struct contents c;
+	size_t i, n, o;
+	int f, pass, err;
+
+	for (o = 0; o < b.origins.n; o++)
+		b.origins.v[o].made[0] = b.origins.v[o].made[1] = false;
+	for (pass = 0; pass < 2; pass++)
+		for (o = 0; o < b.origins.n; o++)
+			for (f = 0; f < 2; f++) {
+				const char *set = b.origins.v[o].set[f];
+
+				err = collect(&c, family[f], (int)o, now);
+				if (err)
+					return err;
+				used[o][f] = c.n;
+				if (!c.n)
+					err = 0;
+				else if (!pass)
+					err = cbn_dev_ensure_set_log(fd, set,
+								     b.cfg.deny_log) ?:
+					      cbn_dev_add_all(fd, set, c.addrs,
+							      c.timeouts, c.n);
+				else
+					err = cbn_dev_replace(fd, set, c.addrs,
+							      c.timeouts, c.n);
+				contents_free(&c);
+				if (err)
+					return err;
+				b.origins.v[o].made[f] = c.n;
+				if (pass && c.n)
+					cbn_log(CBN_INFO, "set %s replaced: %zu prefixes",
+						set, c.n);
+			}
+	err = ctl_set_list(fd, &sets, &n);
+	if (err) {
+		cbn_log(CBN_ERROR, "list of sets: %s", ctl_strerror(err));
+		return err;
+	}
+	for (i = 0; i < n && !err; i++) {
+		const char *name = sets[i].name;
+		bool ours = false;
+
+		if (sets[i].kind != CNF_SET_BLOCK ||
+		    !(cbn_origins_own(&b.origins, name) ||
+		      !strcmp(name, b.cfg.set4) || !strcmp(name, b.cfg.set6)))
+			continue;
+		for (o = 0; o < b.origins.n && !ours; o++)
+			for (f = 0; f < 2; f++)
+				if (!strcmp(name, b.origins.v[o].set[f])) {
+					ours = used[o][f];
+					b.origins.v[o].made[f] = true;
+				}
+		if (ours || !(sets[i].v4_entries + sets[i].v6_entries))
+			continue;
+		err = cbn_dev_replace(fd, name, NULL, NULL, 0);
+		if (!err)
+			cbn_log(CBN_INFO, "set %s emptied: no ban of its origin",
+				name);
+	}
+	free(sets);
 	return err;
 }
 
@@ -157,7 +289,9 @@ static int resync(int fd)
 			return ENOMEM;
 		}
 	}
-	if (one_set())
+	if (b.cfg.metrics)
+		err = replace_origins(fd, now);
+	else if (one_set())
 		err = replace_set(fd, b.cfg.set4, 0, now);
 	else {
 		if (!b.cfg.disable_ipv4)
@@ -187,6 +321,36 @@ static void touch(struct cbn_entry *e, struct cbn_entry ***tail)
 	*tail = &e->next_touched;
 }
 
+/*
+ * Deleted decision @d: its prefix goes from every origin's set (from the
+ * set, without a set per origin), its last decision gone.  0, or ENOMEM.
+ */
+static int apply_deleted(const struct cbn_decision *d,
+			 struct cbn_entry ***tail, int64_t now)
+{
+	size_t o, n = b.cfg.metrics ? b.origins.n : 1;
+	struct cbn_entry *e;
+	int64_t was;
+
+	for (o = 0; o < n; o++) {
+		/* Its own origin's entry made, so the module is told. */
+		e = cbn_table_get_origin(&b.table, &d->addr, o, o == d->origin);
+		if (!e && o == d->origin) {
+			cbn_log(CBN_ERROR, "out of memory");
+			return ENOMEM;
+		}
+		if (!e)
+			continue;
+		touch(e, tail);
+		was = e->until;
+		/* What is left: other addresses' bans in the prefix. */
+		cbn_entry_src_del(e, &d->src, now);
+		e->deleted = !e->nsrc;
+		e->longer = e->nsrc && e->until < was;
+	}
+	return 0;
+}
+
 /* What changed since the last answer, entry by entry. */
 static int apply_changes(int fd)
 {
@@ -208,7 +372,13 @@ static int apply_changes(int fd)
 				(long long)d->id);
 			continue;
 		}
-		e = cbn_table_get(&b.table, &d->addr, true);
+		if (d->deleted) {
+			err = apply_deleted(d, &tail, now);
+			if (err)
+				break;
+			continue;
+		}
+		e = cbn_table_get_origin(&b.table, &d->addr, d->origin, true);
 		if (!e) {
 			cbn_log(CBN_ERROR, "out of memory");
 			err = ENOMEM;
@@ -216,12 +386,7 @@ static int apply_changes(int fd)
 		}
 		touch(e, &tail);
 		was = e->until;
-		if (d->deleted) {
-			/* What is left: other addresses' bans in the prefix. */
-			cbn_entry_src_del(e, &d->src, now);
-			e->deleted = !e->nsrc;
-			e->longer = e->nsrc && e->until < was;
-		} else if (cbn_entry_src_add(e, &d->src, now + d->ns)) {
+		if (cbn_entry_src_add(e, &d->src, now + d->ns)) {
 			cbn_log(CBN_ERROR, "out of memory");
 			err = ENOMEM;
 			break;
@@ -244,7 +409,8 @@ static int apply_changes(int fd)
 			e->longer = e->deleted = false;
 			cbn_log(CBN_DEBUG, "ban %s for %us",
 				ctl_format_prefix(&e->addr, text, sizeof(text)), t);
-			err = cbn_dev_add(fd, set_of(&e->addr), &e->addr, t);
+			err = ensure_origin_set(fd, e) ?:
+			      cbn_dev_add(fd, set_of(e), &e->addr, t);
 			if (err) {
 				/* Not in the set as the table says. */
 				e->until = 0;
@@ -256,7 +422,9 @@ static int apply_changes(int fd)
 		} else if (e->deleted) {
 			cbn_log(CBN_DEBUG, "unban %s",
 				ctl_format_prefix(&e->addr, text, sizeof(text)));
-			err = cbn_dev_del(fd, set_of(&e->addr), &e->addr);
+			/* A set never made holds nothing. */
+			err = set_made(e) ?
+			      cbn_dev_del(fd, set_of(e), &e->addr) : 0;
 			if (!err || !cbn_dev_lost(err)) {
 				err = 0;
 				deleted++;
@@ -273,10 +441,14 @@ static int apply_changes(int fd)
 /* The sets of the families applied, created when missing. */
 static int ensure_sets(int fd)
 {
-	if (!b.cfg.disable_ipv4 && cbn_dev_ensure_set(fd, b.cfg.set4))
+	/* A set per origin: made when its first ban comes. */
+	if (b.cfg.metrics)
+		return 0;
+	if (!b.cfg.disable_ipv4 &&
+	    cbn_dev_ensure_set_log(fd, b.cfg.set4, b.cfg.deny_log))
 		return -1;
 	if (!b.cfg.disable_ipv6 && (b.cfg.disable_ipv4 || !one_set()) &&
-	    cbn_dev_ensure_set(fd, b.cfg.set6))
+	    cbn_dev_ensure_set_log(fd, b.cfg.set6, b.cfg.deny_log))
 		return -1;
 	return 0;
 }
@@ -399,6 +571,13 @@ int main(int argc, char **argv)
 	b.filter.no_ipv6 = b.cfg.disable_ipv6;
 	b.filter.ban = b.cfg.ban;
 	b.filter.ipv6_prefix = b.cfg.ipv6_prefix;
+	if (cbn_origins_init(&b.origins, b.cfg.set4, b.cfg.set6, err,
+			     sizeof(err))) {
+		cbn_log(CBN_ERROR, "%s", err);
+		return 1;
+	}
+	if (b.cfg.metrics)
+		b.filter.origins = &b.origins;
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGTERM);
 	sigaddset(&sigs, SIGINT);
@@ -408,6 +587,20 @@ int main(int argc, char **argv)
 	if (cbn_lapi_init(&b.cfg)) {
 		cbn_log(CBN_ERROR, "libcurl: cannot set up a transfer");
 		return 1;
+	}
+	/* After the mask: its thread takes the signals blocked too. */
+	if (b.cfg.metrics) {
+		if (cbn_metrics_start(&b.cfg, err, sizeof(err))) {
+			cbn_log(CBN_ERROR, "%s", err);
+			cbn_lapi_cleanup();
+			return 1;
+		}
+		cbn_log(CBN_INFO, "metrics at http://%s%s%s:%u/metrics; a set per origin, %s-ORIGIN and %s-ORIGIN",
+			strchr(b.cfg.metrics_addr, ':') ? "[" : "",
+			b.cfg.metrics_addr,
+			strchr(b.cfg.metrics_addr, ':') ? "]" : "",
+			b.cfg.metrics_port, b.origins.base[0],
+			b.origins.base[1]);
 	}
 	cbn_log(CBN_INFO, CBN_NAME " %s: %s every %.3gs into sets %s (IPv4) and %s (IPv6) of %s",
 		CBN_VERSION, b.cfg.api_url, b.cfg.update_ns / 1e9, b.cfg.set4,
@@ -430,6 +623,8 @@ int main(int argc, char **argv)
 			backoff = 0;
 			delay = b.cfg.update_ns;
 		}
+		if (b.cfg.metrics)
+			cbn_metrics_update(&b.origins, &b.table, cbn_now());
 		ts.tv_sec = delay / 1000000000;
 		ts.tv_nsec = delay % 1000000000;
 		sig = sigtimedwait(&sigs, NULL, &ts);
@@ -442,6 +637,7 @@ int main(int argc, char **argv)
 	}
 	cbn_log(CBN_INFO, "stopping on %s: the sets keep their %zu prefixes, each until its decision ends",
 		strsignal(sig), b.table.n);
+	cbn_metrics_stop();
 	cbn_lapi_cleanup();
 	cbn_table_clear(&b.table);
 	cbn_stream_free(&b.stream);

@@ -28,8 +28,8 @@ uint32_t cbn_timeout_at(int64_t until, int64_t now)
 	return s > UINT32_MAX ? UINT32_MAX : (uint32_t)s;
 }
 
-/* FNV-1a over the prefix's bytes. */
-static size_t hash(const struct cnf_addr *a)
+/* FNV-1a over the prefix's bytes and its origin's index. */
+static size_t hash_key(const struct cnf_addr *a, unsigned int origin)
 {
 	const unsigned char *p = (const unsigned char *)a;
 	uint64_t h = 0xcbf29ce484222325ull;
@@ -37,7 +37,13 @@ static size_t hash(const struct cnf_addr *a)
 
 	for (i = 0; i < sizeof(*a); i++)
 		h = (h ^ p[i]) * 0x100000001b3ull;
+	h = (h ^ origin) * 0x100000001b3ull;
 	return h ^ (h >> 29);
+}
+
+static size_t hash(const struct cbn_entry *e)
+{
+	return hash_key(&e->addr, e->origin);
 }
 
 static int grow(struct cbn_table *t)
@@ -50,8 +56,8 @@ static int grow(struct cbn_table *t)
 	for (i = 0; i < t->nbuckets; i++)
 		for (e = t->b[i]; e; e = next) {
 			next = e->next;
-			e->next = b[hash(&e->addr) & (n - 1)];
-			b[hash(&e->addr) & (n - 1)] = e;
+			e->next = b[hash(e) & (n - 1)];
+			b[hash(e) & (n - 1)] = e;
 		}
 	free(t->b);
 	t->b = b;
@@ -62,12 +68,21 @@ static int grow(struct cbn_table *t)
 struct cbn_entry *cbn_table_get(struct cbn_table *t, const struct cnf_addr *a,
 				bool create)
 {
+	return cbn_table_get_origin(t, a, 0, create);
+}
+
+struct cbn_entry *cbn_table_get_origin(struct cbn_table *t,
+				       const struct cnf_addr *a,
+				       unsigned int origin, bool create)
+{
 	struct cbn_entry *e;
 	size_t h;
 
 	if (t->nbuckets) {
-		for (e = t->b[hash(a) & (t->nbuckets - 1)]; e; e = e->next)
-			if (!memcmp(&e->addr, a, sizeof(*a)))
+		for (e = t->b[hash_key(a, origin) & (t->nbuckets - 1)]; e;
+		     e = e->next)
+			if (e->origin == origin &&
+			    !memcmp(&e->addr, a, sizeof(*a)))
 				return e;
 	}
 	if (!create)
@@ -78,7 +93,8 @@ struct cbn_entry *cbn_table_get(struct cbn_table *t, const struct cnf_addr *a,
 	if (!e)
 		return NULL;
 	e->addr = *a;
-	h = hash(a) & (t->nbuckets - 1);
+	e->origin = origin;
+	h = hash(e) & (t->nbuckets - 1);
 	e->next = t->b[h];
 	t->b[h] = e;
 	t->n++;
@@ -93,7 +109,7 @@ static void entry_free(struct cbn_entry *e)
 
 void cbn_table_remove(struct cbn_table *t, struct cbn_entry *e)
 {
-	struct cbn_entry **p = &t->b[hash(&e->addr) & (t->nbuckets - 1)];
+	struct cbn_entry **p = &t->b[hash(e) & (t->nbuckets - 1)];
 
 	while (*p != e)
 		p = &(*p)->next;

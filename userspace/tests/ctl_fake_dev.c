@@ -464,6 +464,15 @@ static int stats_call(struct cnf_stats *out)
 	s.bytes_v4.checked = 84 * FAKE_XDP_CHECKED;
 	s.xdp_bytes_v6.dropped = 98;
 	s.tc_bytes_v4.matched = 84 * FAKE_TC_MATCHED;
+	/* -m cuckoo rules: checked and matched, each figure its own. */
+	s.rule_v4.checked = 50;
+	s.rule_v4.matched = 11;
+	s.rule_v6.checked = 51;
+	s.rule_v6.matched = 12;
+	s.rule_bytes_v4.checked = 84 * 50;
+	s.rule_bytes_v4.matched = 84 * 11;
+	s.rule_bytes_v6.checked = 104 * 51;
+	s.rule_bytes_v6.matched = 104 * 12;
 	s.logged = 7;
 	s.log_suppressed = 3;
 	s.log_rate = CNF_LOG_RATE_DEFAULT;

@@ -182,13 +182,15 @@ TEST(stats_new_and_old_module)
 				       "\"tables\":3,\"xdp_checked\":90,"
 				       "\"xdp_matched\":5,\"xdp_dropped\":4,"
 				       "\"tc_checked\":70,\"tc_matched\":3,"
-				       "\"tc_dropped\":2,\"marked\":0,"
-		  "\"checked_bytes\":7560,\"matched_bytes\":0,\"dropped_bytes\":0,\"xdp_checked_bytes\":0,\"xdp_matched_bytes\":0,\"xdp_dropped_bytes\":0,\"tc_checked_bytes\":0,\"tc_matched_bytes\":252,\"tc_dropped_bytes\":0,\"marked_bytes\":0}"));
+				       "\"tc_dropped\":2,\"rule_checked\":50,"
+				       "\"rule_matched\":11,\"marked\":0,"
+		  "\"checked_bytes\":7560,\"matched_bytes\":0,\"dropped_bytes\":0,\"xdp_checked_bytes\":0,\"xdp_matched_bytes\":0,\"xdp_dropped_bytes\":0,\"tc_checked_bytes\":0,\"tc_matched_bytes\":252,\"tc_dropped_bytes\":0,\"rule_checked_bytes\":4200,\"rule_matched_bytes\":924,\"marked_bytes\":0}"));
 	EXPECT_NE(NULL, strstr(r.out, "\"tables\":1,\"xdp_checked\":91,"
 				       "\"xdp_matched\":0,\"xdp_dropped\":0,"
 				       "\"tc_checked\":71,\"tc_matched\":0,"
-				       "\"tc_dropped\":0,\"marked\":0,"
-		  "\"checked_bytes\":0,\"matched_bytes\":0,\"dropped_bytes\":0,\"xdp_checked_bytes\":0,\"xdp_matched_bytes\":0,\"xdp_dropped_bytes\":98,\"tc_checked_bytes\":0,\"tc_matched_bytes\":0,\"tc_dropped_bytes\":0,\"marked_bytes\":0}"));
+				       "\"tc_dropped\":0,\"rule_checked\":51,"
+				       "\"rule_matched\":12,\"marked\":0,"
+		  "\"checked_bytes\":0,\"matched_bytes\":0,\"dropped_bytes\":0,\"xdp_checked_bytes\":0,\"xdp_matched_bytes\":0,\"xdp_dropped_bytes\":98,\"tc_checked_bytes\":0,\"tc_matched_bytes\":0,\"tc_dropped_bytes\":0,\"rule_checked_bytes\":5304,\"rule_matched_bytes\":1248,\"marked_bytes\":0}"));
 }
 
 /* The hook's counters, the XDP path's and the tc path's, each family. */
@@ -201,12 +203,15 @@ TEST(stats_path_counters)
 	EXPECT_NE(NULL, strstr(r.out, "  packets:      checked 0 matched 0 dropped 0\n"
 				       "  xdp packets:  checked 90 matched 5 dropped 4\n"
 				       "  tc packets:   checked 70 matched 3 dropped 2\n"
+				       "  rule packets: checked 50 matched 11\n"
 				       "  bytes:        checked 7560 matched 0 dropped 0\n"
 				       "  xdp bytes:    checked 0 matched 0 dropped 0\n"
 				       "  tc bytes:     checked 0 matched 252 dropped 0\n"
+				       "  rule bytes:   checked 4200 matched 924\n"
 				       "ipv6:\n")) TH_LOG("%s", r.out);
 	EXPECT_NE(NULL, strstr(r.out, "  xdp packets:  checked 91 matched 0 dropped 0\n"
 				       "  tc packets:   checked 71 matched 0 dropped 0\n"
+				       "  rule packets: checked 51 matched 12\n"
 				       "  bytes:        checked 0 matched 0 dropped 0\n")) TH_LOG("%s", r.out);
 }
 
@@ -721,8 +726,8 @@ TEST(json_of_sets_and_stats)
 		     r.out);
 	RUN(&r, "new", "", "-j", "stats");
 	EXPECT_EQ(0, r.status);
-	EXPECT_NE(NULL, strstr(r.out, "\"tc_dropped\":0,\"marked\":0,"
-		  "\"checked_bytes\":0,\"matched_bytes\":0,\"dropped_bytes\":0,\"xdp_checked_bytes\":0,\"xdp_matched_bytes\":0,\"xdp_dropped_bytes\":98,\"tc_checked_bytes\":0,\"tc_matched_bytes\":0,\"tc_dropped_bytes\":0,\"marked_bytes\":0},\"log\":{\"lines\":7,\"suppressed\":3,\"rate\":10,\"burst\":20},\"expiry\":{\"entries\":0,"
+	EXPECT_NE(NULL, strstr(r.out, "\"tc_dropped\":0,\"rule_checked\":51,\"rule_matched\":12,\"marked\":0,"
+		  "\"checked_bytes\":0,\"matched_bytes\":0,\"dropped_bytes\":0,\"xdp_checked_bytes\":0,\"xdp_matched_bytes\":0,\"xdp_dropped_bytes\":98,\"tc_checked_bytes\":0,\"tc_matched_bytes\":0,\"tc_dropped_bytes\":0,\"rule_checked_bytes\":5304,\"rule_matched_bytes\":1248,\"marked_bytes\":0},\"log\":{\"lines\":7,\"suppressed\":3,\"rate\":10,\"burst\":20},\"expiry\":{\"entries\":0,"
 			       "\"bytes\":0,\"bytes_per_entry\":0.00,\"expired\":7,"
 			       "\"late\":2,\"max_late_ms\":1250},"
 			       "\"sets\":[{\"name\":\"default\","));

@@ -372,8 +372,8 @@ TEST(sets_json_and_text)
 
 	ASSERT_NE(NULL, text);
 	/* The sets close the object, after the families. */
-	EXPECT_NE(NULL, strstr(text, "\"tc_dropped\":0,\"marked\":0,"
-		  "\"checked_bytes\":0,\"matched_bytes\":0,\"dropped_bytes\":0,\"xdp_checked_bytes\":0,\"xdp_matched_bytes\":0,\"xdp_dropped_bytes\":0,\"tc_checked_bytes\":0,\"tc_matched_bytes\":0,\"tc_dropped_bytes\":0,\"marked_bytes\":0},\"sets\":["
+	EXPECT_NE(NULL, strstr(text, "\"tc_dropped\":0,\"rule_checked\":0,\"rule_matched\":0,\"marked\":0,"
+		  "\"checked_bytes\":0,\"matched_bytes\":0,\"dropped_bytes\":0,\"xdp_checked_bytes\":0,\"xdp_matched_bytes\":0,\"xdp_dropped_bytes\":0,\"tc_checked_bytes\":0,\"tc_matched_bytes\":0,\"tc_dropped_bytes\":0,\"rule_checked_bytes\":0,\"rule_matched_bytes\":0,\"marked_bytes\":0},\"sets\":["
 		  "{\"name\":\"default\",\"kind\":\"block\",\"entries\":4,"
 		  "\"v4_entries\":3,\"v6_entries\":1,\"bytes\":8192,\"matched\":42,"
 		  "\"timeout\":0,\"timed\":1,\"rules_only\":false,\"rules\":0,"
@@ -411,8 +411,8 @@ TEST(expiry_json_and_text)
 	st.expiry.max_late_ms = 1500;
 	text = capture(expiry_json, &st);
 	ASSERT_NE(NULL, text);
-	EXPECT_NE(NULL, strstr(text, "\"tc_dropped\":0,\"marked\":0,"
-		  "\"checked_bytes\":0,\"matched_bytes\":0,\"dropped_bytes\":0,\"xdp_checked_bytes\":0,\"xdp_matched_bytes\":0,\"xdp_dropped_bytes\":0,\"tc_checked_bytes\":0,\"tc_matched_bytes\":0,\"tc_dropped_bytes\":0,\"marked_bytes\":0},\"expiry\":{\"entries\":3,"
+	EXPECT_NE(NULL, strstr(text, "\"tc_dropped\":0,\"rule_checked\":0,\"rule_matched\":0,\"marked\":0,"
+		  "\"checked_bytes\":0,\"matched_bytes\":0,\"dropped_bytes\":0,\"xdp_checked_bytes\":0,\"xdp_matched_bytes\":0,\"xdp_dropped_bytes\":0,\"tc_checked_bytes\":0,\"tc_matched_bytes\":0,\"tc_dropped_bytes\":0,\"rule_checked_bytes\":0,\"rule_matched_bytes\":0,\"marked_bytes\":0},\"expiry\":{\"entries\":3,"
 		  "\"bytes\":200,\"bytes_per_entry\":66.67,\"expired\":1000,"
 		  "\"late\":4,\"max_late_ms\":1500},\"sets\":[{\"name\":\"default\""))
 		TH_LOG("%s", text);
@@ -519,15 +519,15 @@ TEST(stats_json_exact)
 		     "\"matched\":10,\"dropped\":0,\"prefixes\":3,\"lengths\":2,"
 		     "\"keys\":258,\"tables\":2,\"xdp_checked\":500,"
 		     "\"xdp_matched\":40,\"xdp_dropped\":39,\"tc_checked\":300,"
-		     "\"tc_matched\":20,\"tc_dropped\":19,\"marked\":0,"
-		  "\"checked_bytes\":0,\"matched_bytes\":0,\"dropped_bytes\":0,\"xdp_checked_bytes\":0,\"xdp_matched_bytes\":0,\"xdp_dropped_bytes\":0,\"tc_checked_bytes\":0,\"tc_matched_bytes\":0,\"tc_dropped_bytes\":0,\"marked_bytes\":0},"
+		     "\"tc_matched\":20,\"tc_dropped\":19,\"rule_checked\":0,\"rule_matched\":0,\"marked\":0,"
+		  "\"checked_bytes\":0,\"matched_bytes\":0,\"dropped_bytes\":0,\"xdp_checked_bytes\":0,\"xdp_matched_bytes\":0,\"xdp_dropped_bytes\":0,\"tc_checked_bytes\":0,\"tc_matched_bytes\":0,\"tc_dropped_bytes\":0,\"rule_checked_bytes\":0,\"rule_matched_bytes\":0,\"marked_bytes\":0},"
 		     "\"ipv6\":{\"entries\":0,\"capacity\":16,\"load_factor\":0.000000,"
 		     "\"bytes\":512,\"grows\":0,\"stashed\":0,\"checked\":0,"
 		     "\"matched\":0,\"dropped\":0,\"prefixes\":0,\"lengths\":0,"
 		     "\"keys\":0,\"tables\":0,\"xdp_checked\":7,\"xdp_matched\":0,"
 		     "\"xdp_dropped\":0,\"tc_checked\":5,\"tc_matched\":0,"
-		     "\"tc_dropped\":0,\"marked\":0,"
-		  "\"checked_bytes\":0,\"matched_bytes\":0,\"dropped_bytes\":0,\"xdp_checked_bytes\":0,\"xdp_matched_bytes\":0,\"xdp_dropped_bytes\":0,\"tc_checked_bytes\":0,\"tc_matched_bytes\":0,\"tc_dropped_bytes\":0,\"marked_bytes\":0}}\n", text);
+		     "\"tc_dropped\":0,\"rule_checked\":0,\"rule_matched\":0,\"marked\":0,"
+		  "\"checked_bytes\":0,\"matched_bytes\":0,\"dropped_bytes\":0,\"xdp_checked_bytes\":0,\"xdp_matched_bytes\":0,\"xdp_dropped_bytes\":0,\"tc_checked_bytes\":0,\"tc_matched_bytes\":0,\"tc_dropped_bytes\":0,\"rule_checked_bytes\":0,\"rule_matched_bytes\":0,\"marked_bytes\":0}}\n", text);
 	free(text);
 }
 
@@ -561,8 +561,8 @@ TEST(stats_log_json_and_text)
 	text = capture(stats_json, &st);
 	ASSERT_NE(NULL, text);
 	/* After the families, before the expiry and the sets. */
-	EXPECT_NE(NULL, strstr(text, "\"tc_dropped\":0,\"marked\":0,"
-		  "\"checked_bytes\":0,\"matched_bytes\":0,\"dropped_bytes\":0,\"xdp_checked_bytes\":0,\"xdp_matched_bytes\":0,\"xdp_dropped_bytes\":0,\"tc_checked_bytes\":0,\"tc_matched_bytes\":0,\"tc_dropped_bytes\":0,\"marked_bytes\":0},"
+	EXPECT_NE(NULL, strstr(text, "\"tc_dropped\":0,\"rule_checked\":0,\"rule_matched\":0,\"marked\":0,"
+		  "\"checked_bytes\":0,\"matched_bytes\":0,\"dropped_bytes\":0,\"xdp_checked_bytes\":0,\"xdp_matched_bytes\":0,\"xdp_dropped_bytes\":0,\"tc_checked_bytes\":0,\"tc_matched_bytes\":0,\"tc_dropped_bytes\":0,\"rule_checked_bytes\":0,\"rule_matched_bytes\":0,\"marked_bytes\":0},"
 				      "\"log\":{\"lines\":1,"
 				      "\"suppressed\":18446744073709551615,"
 				      "\"rate\":10,\"burst\":1000000}}\n"));
@@ -582,13 +582,17 @@ TEST(stats_bytes_text)
 	st.bytes_v4 = (struct cnf_byte_stats){ 84000, 840, 84, 0 };
 	st.xdp_bytes_v6 = (struct cnf_byte_stats){ 1, 2, 3, 0 };
 	st.tc_bytes_v4.dropped = 18446744073709551615ull;
+	st.rule_v4 = (struct cnf_path_stats){ 7, 3, 0 };
+	st.rule_bytes_v4 = (struct cnf_byte_stats){ 588, 252, 0, 0 };
 	text = capture(ctl_print_stats_text, &st);
 	ASSERT_NE(NULL, text);
-	/* After each family's packets, path by path. */
+	/* After each family's packets, path by path; the rules drop none. */
 	EXPECT_NE(NULL, strstr(text, "  tc packets:   checked 300 matched 20 dropped 19\n"
+				      "  rule packets: checked 7 matched 3\n"
 				      "  bytes:        checked 84000 matched 840 dropped 84\n"
 				      "  xdp bytes:    checked 0 matched 0 dropped 0\n"
 				      "  tc bytes:     checked 0 matched 0 dropped 18446744073709551615\n"
+				      "  rule bytes:   checked 588 matched 252\n"
 				      "ipv6:\n")) TH_LOG("%s", text);
 	EXPECT_NE(NULL, strstr(text, "  xdp bytes:    checked 1 matched 2 dropped 3\n"));
 	free(text);
@@ -608,7 +612,7 @@ TEST(stats_bytes_text)
 				      "\"xdp_dropped_bytes\":0,\"tc_checked_bytes\":0,"
 				      "\"tc_matched_bytes\":0,"
 				      "\"tc_dropped_bytes\":18446744073709551615,"
-				      "\"marked_bytes\":42}")) TH_LOG("%s", text);
+				      "\"rule_checked_bytes\":588,\"rule_matched_bytes\":252,\"marked_bytes\":42}")) TH_LOG("%s", text);
 	free(text);
 }
 
@@ -652,10 +656,10 @@ TEST(stats_json_extremes)
 	EXPECT_NE(NULL, strstr(text, "\"lengths\":4294967295,\"keys\":18446744073709551615,"
 				      "\"tables\":4294967295,\"xdp_checked\":18446744073709551615,"));
 	EXPECT_NE(NULL, strstr(text, "\"tc_dropped\":18446744073709551615,"
-				      "\"marked\":18446744073709551615,"
+				      "\"rule_checked\":18446744073709551615,\"rule_matched\":18446744073709551615,\"marked\":18446744073709551615,"
 				      "\"checked_bytes\":18446744073709551615,"));
 	EXPECT_NE(NULL, strstr(text, "\"tc_dropped_bytes\":18446744073709551615,"
-				      "\"marked_bytes\":18446744073709551615}"));
+				      "\"rule_checked_bytes\":18446744073709551615,\"rule_matched_bytes\":18446744073709551615,\"marked_bytes\":18446744073709551615}"));
 	/* A count past the most: the most, each name cut at its room. */
 	EXPECT_NE(NULL, strstr(text, "\"active\":false,\"mark\":4294967295,"
 				      "\"mark_mask\":4294967295,\"iif\":[\"\\u00ff\\u00ff"));

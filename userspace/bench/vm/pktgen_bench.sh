@@ -73,6 +73,9 @@
 #   hook        `cuckooctl hooks on`: the hooks unscoped (loopback is
 #               tested and spared), as in the address sets
 #   hook_iif    `hooks on --iif r0`, the receiving device: in scope
+#   hook_log    as hook, the default set logging its drops (`cuckooctl
+#               set default log on`): a flood of listed sources, nearly
+#               every drop past the log's rate limit (counted, not logged)
 #   hook_other  `hooks on --iif d0`: every packet (on r0) out of scope,
 #               listed or not, passes
 #   mark        `mode mark 0x10/0x10`, hooks on, and an nft chain at
@@ -149,6 +152,9 @@
 #   CNF_TEST_BENCH_PLACE_SIZE  addresses of the placement part (default
 #                           100000)
 #   CNF_TEST_BENCH_PLACE_REPS  its repetitions (default 5)
+#   CNF_TEST_BENCH_PLACE_ONLY  its contenders, when only some are wanted
+#                           ("none hook hook_log place_base": the hooks'
+#                           pass and drop costs beside the base's)
 #   CNF_TEST_BENCH_REPS     repetitions (default 7)
 #   CNF_TEST_BENCH_REPS_BIG repetitions at sizes >= 1000000 (default 5)
 #   CNF_TEST_BENCH_PKTS     packets per sample (default 60000)
@@ -198,7 +204,7 @@ D=/tmp/cnf-bench
 CONTENDERS=(none unused cuckoo nft ipset)
 PFX_CONTENDERS=(none cuckoo nft ipset)
 SETS_CONTENDERS=(none cuckoo sets)
-PLACE_CONTENDERS=(none hook hook_iif hook_other mark place_base
+PLACE_CONTENDERS=(none hook hook_log hook_iif hook_other mark place_base
 	xt_raw ipset_raw ipnet_raw nft_raw xtnft_raw
 	floor_raw floor_nft_raw floor_xtnft_raw
 	empty_raw empty_nft_raw empty_xtnft_raw
@@ -930,6 +936,14 @@ place_hooks() { inns cuckooctl hooks "$@" || die "cuckooctl hooks $*"; }
 
 hook_on() { place_hooks on; }
 hook_off() { place_hooks off; }
+hook_log_on() {
+	inns cuckooctl set default log on || die "cuckooctl set default log on"
+	place_hooks on
+}
+hook_log_off() {
+	place_hooks off
+	inns cuckooctl set default log off || die "cuckooctl set default log off"
+}
 hook_iif_on() { place_hooks on --iif r0; }
 hook_iif_off() { place_hooks off; }
 # Scoped to d0 only: every packet, arriving on r0, is out of scope.
@@ -1027,6 +1041,8 @@ place_contenders() {
 	local c
 	cs=()
 	for c in "${PLACE_CONTENDERS[@]}"; do
+		[[ -n ${CNF_TEST_BENCH_PLACE_ONLY:-} &&
+			" $CNF_TEST_BENCH_PLACE_ONLY " != *" $c "* ]] && continue
 		[[ $c == *xtnft* && -z $IPT_NFT ]] && continue
 		[[ $c == place_base && ! -f $BASE_KO ]] && continue
 		cs+=("$c")

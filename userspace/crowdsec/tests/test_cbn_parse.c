@@ -17,6 +17,7 @@
 #include "kselftest_harness.h"
 #include "crowdsec/cbn.h"
 #include "ctl_format.h"
+#include "ctl_setname.h"
 
 static int64_t dur(const char *s, int *rc)
 {
@@ -211,7 +212,11 @@ TEST(config_errors)
 		{ "api_url: http://x\napi_key: k\nprometheus: true\n",
 		  "bouncer.yaml:3: prometheus: a value, where a mapping (enabled: ...) is wanted" },
 		{ "api_url: http://x\napi_key: k\nprometheus:\n  enabled: sure\n",
-		  "bouncer.yaml:3: prometheus: 'sure': not true or false" },
+		  "bouncer.yaml:4: prometheus.enabled: 'sure': not true or false" },
+		{ "api_url: http://x\napi_key: k\nprometheus:\n  listen_port: 65536\n",
+		  "bouncer.yaml:4: prometheus.listen_port: '65536': not a whole number from 0 to 65535" },
+		{ "api_url: http://x\napi_key: k\nprometheus:\n  listen_port: 0\n",
+		  "bouncer.yaml:4: prometheus.listen_port: '0': not a port (1 to 65535)" },
 		/* A key emptied is no key. */
 		{ "api_url: http://x\napi_key:\n",
 		  "bouncer.yaml: api_key: missing (get one with 'cscli bouncers add" },
@@ -485,16 +490,21 @@ TEST(config_firewall_keys)
 			  "retry_initial_connect: true\n", &c, err))
 		TH_LOG("%s", err);
 	dump_warnings(_metadata, &c);
-	EXPECT_EQ(6, c.nwarnings);
+	EXPECT_EQ(4, c.nwarnings);
 	EXPECT_TRUE(warned(&c, "bouncer.yaml:3: mode: a firewall's setting: not used",
 			   "cuckoo_nf drops banned sources in its own netfilter hook"));
 	EXPECT_TRUE(warned(&c, "bouncer.yaml:4: deny_action: 'REJECT': cuckoo_nf drops",
 			   NULL));
-	EXPECT_TRUE(warned(&c, "bouncer.yaml:5: deny_log: cuckoo_nf does not log each dropped packet",
-			   "cuckooctl stats"));
+	/* deny_log is the sets' drop log: no warning. */
+	EXPECT_FALSE(warned(&c, "", ": deny_log: "));
+	EXPECT_TRUE(c.deny_log);
 	EXPECT_TRUE(warned(&c, "bouncer.yaml:6: iptables_chains: a firewall's", NULL));
 	EXPECT_TRUE(warned(&c, "bouncer.yaml:9: nftables: a firewall's", NULL));
-	EXPECT_TRUE(warned(&c, "bouncer.yaml:12: prometheus: no metrics endpoint", NULL));
+	/* prometheus is served: no warning, upstream's address by default. */
+	EXPECT_FALSE(warned(&c, "", ": prometheus"));
+	EXPECT_TRUE(c.metrics);
+	EXPECT_STREQ("127.0.0.1", c.metrics_addr);
+	EXPECT_EQ(60601, c.metrics_port);
 	cbn_config_free(&c);
 
 	ASSERT_EQ(0, conf("api_url: http://x\napi_key: k\n"
@@ -504,6 +514,17 @@ TEST(config_firewall_keys)
 		TH_LOG("%s", err);
 	dump_warnings(_metadata, &c);
 	EXPECT_EQ(0, c.nwarnings);
+	EXPECT_FALSE(c.deny_log);
+	cbn_config_free(&c);
+
+	/* The lines' prefix is the module's: said. */
+	ASSERT_EQ(0, conf("api_url: http://x\napi_key: k\n"
+			  "deny_log: yes\ndeny_log_prefix: 'crowdsec: '\n", &c, err))
+		TH_LOG("%s", err);
+	EXPECT_TRUE(c.deny_log);
+	EXPECT_EQ(1, c.nwarnings);
+	EXPECT_TRUE(warned(&c, "bouncer.yaml:4: deny_log_prefix: not used",
+			   "'cuckoo_nf SET: '"));
 	cbn_config_free(&c);
 }
 
@@ -613,9 +634,10 @@ TEST(config_local_overlay)
 	EXPECT_EQ(CBN_DEBUG, c.log_level);
 	EXPECT_FALSE(c.disable_ipv6);
 	EXPECT_EQ(3000000000ll, c.update_ns);
-	/* prometheus merged: enabled from .local, its line there. */
-	EXPECT_EQ(1, c.nwarnings);
-	EXPECT_TRUE(warned(&c, "b.yaml:5: prometheus: no metrics endpoint", NULL));
+	/* prometheus merged: enabled from .local, the port from the file. */
+	EXPECT_EQ(0, c.nwarnings);
+	EXPECT_TRUE(c.metrics);
+	EXPECT_EQ(1, c.metrics_port);
 	cbn_config_free(&c);
 
 	/* An empty .local changes nothing. */
@@ -642,7 +664,7 @@ TEST(config_debian_and_upstream_files)
 {
 	static const char *const debian_warned[] = {
 		"mode", "pid_dir", "daemonize", "ipset_type", "iptables_chains",
-		"nftables", "pf", "prometheus",
+		"nftables", "pf",
 	};
 	struct cbn_config c;
 	char err[CBN_ERRLEN], want[64];
@@ -666,6 +688,9 @@ TEST(config_debian_and_upstream_files)
 	EXPECT_EQ(3, c.log_file.max_files);
 	EXPECT_EQ(30, c.log_file.max_age);
 	EXPECT_TRUE(c.log_file.compress);
+	EXPECT_TRUE(c.metrics);
+	EXPECT_STREQ("127.0.0.1", c.metrics_addr);
+	EXPECT_EQ(60601, c.metrics_port);
 	EXPECT_EQ(ARRAY_SIZE(debian_warned), c.nwarnings);
 	for (i = 0; i < ARRAY_SIZE(debian_warned); i++) {
 		snprintf(want, sizeof(want), ": %s: ", debian_warned[i]);
@@ -692,8 +717,8 @@ TEST(config_debian_and_upstream_files)
 			   NULL));
 	EXPECT_TRUE(warned(&c, CBN_FIXTURES "/upstream.yaml:", ": nftables_hooks: "));
 	EXPECT_TRUE(warned(&c, CBN_FIXTURES "/upstream.yaml:", ": iptables_add_rule_comments: "));
-	/* Its prometheus is off: nothing said. */
-	EXPECT_FALSE(warned(&c, "", ": prometheus: "));
+	/* Its prometheus is off. */
+	EXPECT_FALSE(c.metrics);
 	cbn_config_free(&c);
 }
 
@@ -1082,6 +1107,177 @@ TEST(deleted_ids)
 	EXPECT_FALSE(cbn_ids_seen(&ids, 9));
 	EXPECT_EQ(0, ids.n);
 	cbn_ids_free(&ids);
+}
+
+/* A set per origin: its names, as cbn.h says. */
+TEST(origins_sets)
+{
+	static struct cbn_origins o;
+	char err[CBN_ERRLEN], name[32];
+	int i, a, b;
+
+	ASSERT_EQ(0, cbn_origins_init(&o, "crowdsec", "crowdsec", err,
+				      sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(0, cbn_origin_id(&o, "crowdsec", "crowdsecurity/ssh-bf"));
+	EXPECT_EQ(1, cbn_origin_id(&o, "cscli", NULL));
+	EXPECT_EQ(0, cbn_origin_id(&o, "crowdsec", NULL));
+	EXPECT_STREQ("crowdsec-crowdsec", o.v[0].set[0]);
+	EXPECT_STREQ("crowdsec6-crowdsec", o.v[0].set[1]);
+	EXPECT_STREQ("crowdsec-cscli", o.v[1].set[0]);
+	/* A list is an origin of its own, cut to fit and told by its hash. */
+	a = cbn_origin_id(&o, "lists", "firehol_greensnow");
+	b = cbn_origin_id(&o, "lists", "firehol_greenland");
+	ASSERT_EQ(2, a);
+	ASSERT_EQ(3, b);
+	EXPECT_STREQ("lists:firehol_greensnow", o.v[a].name);
+	EXPECT_EQ(0, strncmp(o.v[a].set[0], "crowdsec-lists_firehol.", 23))
+		TH_LOG("%s", o.v[a].set[0]);
+	EXPECT_EQ(31, strlen(o.v[a].set[0]));
+	EXPECT_EQ(31, strlen(o.v[a].set[1]));
+	EXPECT_STRNE(o.v[a].set[0], o.v[b].set[0]);
+	EXPECT_TRUE(ctl_set_name_ok(o.v[a].set[0]));
+	EXPECT_TRUE(ctl_set_name_ok(o.v[a].set[1]));
+	EXPECT_TRUE(cbn_origins_own(&o, "crowdsec-anything"));
+	EXPECT_TRUE(cbn_origins_own(&o, "crowdsec6-cscli"));
+	EXPECT_FALSE(cbn_origins_own(&o, "crowdsec"));
+	EXPECT_FALSE(cbn_origins_own(&o, "crowdsec-"));
+	EXPECT_FALSE(cbn_origins_own(&o, "crowdsecx-cscli"));
+	for (i = o.n; i < CBN_ORIGINS_MAX; i++) {
+		snprintf(name, sizeof(name), "o%d", i);
+		EXPECT_EQ(i, cbn_origin_id(&o, name, NULL));
+	}
+	EXPECT_EQ(-1, cbn_origin_id(&o, "one-too-many", NULL));
+	EXPECT_EQ(1, cbn_origin_id(&o, "cscli", NULL));
+
+	/* Two names, none doubled; a base with no room for an origin. */
+	ASSERT_EQ(0, cbn_origins_init(&o, "cs4", "cs6", err, sizeof(err)));
+	EXPECT_EQ(0, cbn_origin_id(&o, "CAPI", NULL));
+	EXPECT_STREQ("cs4-CAPI", o.v[0].set[0]);
+	EXPECT_STREQ("cs6-CAPI", o.v[0].set[1]);
+	EXPECT_EQ(-1, cbn_origins_init(&o, "a-set-of-twenty-chars", "x", err,
+				       sizeof(err)));
+	EXPECT_STREQ("set 'a-set-of-twenty-chars': too long a name for a set per origin (prometheus): at most 20 characters",
+		     err);
+}
+
+/* With a set per origin, each decision's origin is noted. */
+TEST(stream_origins)
+{
+	static struct cbn_origins o;
+	struct cbn_filter f = { .ban = true, .origins = &o };
+	struct cbn_stream s = { 0 };
+	char err[CBN_ERRLEN];
+
+	ASSERT_EQ(0, cbn_origins_init(&o, "crowdsec", "crowdsec", err,
+				      sizeof(err)));
+	ASSERT_EQ(0, stream_f(lapi_answer, &f, &s, err)) TH_LOG("%s", err);
+	ASSERT_EQ(4, s.n);
+	ASSERT_EQ(3, o.n);
+	EXPECT_STREQ("cscli", o.v[s.d[0].origin].name);
+	EXPECT_STREQ("cscli", o.v[s.d[1].origin].name);
+	EXPECT_STREQ("crowdsec", o.v[s.d[2].origin].name);
+	EXPECT_STREQ("lists:x", o.v[s.d[3].origin].name);
+	EXPECT_EQ(0, s.skips.origins);
+	/* Without, every decision is of the one set. */
+	ASSERT_EQ(0, stream(lapi_answer, false, &s, err));
+	EXPECT_EQ(0, s.d[0].origin + s.d[1].origin + s.d[2].origin +
+		  s.d[3].origin);
+	cbn_stream_free(&s);
+}
+
+/* One prefix in two origins' sets: two entries. */
+TEST(table_origins)
+{
+	struct cbn_table t = { 0 };
+	struct cbn_entry *a, *b;
+	struct cnf_addr x = { .family = AF_INET, .prefixlen = 32,
+			      .addr = { 192, 0, 2, 1 } };
+
+	a = cbn_table_get_origin(&t, &x, 0, true);
+	b = cbn_table_get_origin(&t, &x, 1, true);
+	ASSERT_NE(NULL, a);
+	ASSERT_NE(NULL, b);
+	EXPECT_NE(a, b);
+	EXPECT_EQ(1, b->origin);
+	EXPECT_EQ(a, cbn_table_get(&t, &x, false));
+	EXPECT_EQ(b, cbn_table_get_origin(&t, &x, 1, false));
+	EXPECT_EQ(NULL, cbn_table_get_origin(&t, &x, 2, false));
+	EXPECT_EQ(2, t.n);
+	cbn_table_remove(&t, a);
+	EXPECT_EQ(b, cbn_table_get_origin(&t, &x, 1, false));
+	cbn_table_clear(&t);
+}
+
+/* The exposition text of /metrics, to the byte. */
+TEST(metrics_text)
+{
+	struct cbn_metrics_origin o[2] = {
+		{ .name = "cscli", .banned = { 2, 1 }, .packets = { 7, 0 },
+		  .bytes = { 588, 0 } },
+		{ .name = "lists:a\"b\\c", .banned = { 0, 3 },
+		  .packets = { 0, 5 }, .bytes = { 0, 520 } },
+	};
+	struct cbn_metrics m = { .o = o, .n = 2, .packets = { 100, 20 },
+				 .bytes = { 8400, 2080 } };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	out = open_memstream(&text, &len);
+	ASSERT_NE(NULL, out);
+	ASSERT_EQ(0, cbn_metrics_text(&m, out));
+	fclose(out);
+	EXPECT_STREQ(
+		"# HELP fw_bouncer_banned_ips Prefixes banned now, per origin of their decisions\n"
+		"# TYPE fw_bouncer_banned_ips gauge\n"
+		"fw_bouncer_banned_ips{origin=\"cscli\",ip_type=\"ipv4\"} 2\n"
+		"fw_bouncer_banned_ips{origin=\"cscli\",ip_type=\"ipv6\"} 1\n"
+		"fw_bouncer_banned_ips{origin=\"lists:a\\\"b\\\\c\",ip_type=\"ipv4\"} 0\n"
+		"fw_bouncer_banned_ips{origin=\"lists:a\\\"b\\\\c\",ip_type=\"ipv6\"} 3\n"
+		"# HELP fw_bouncer_dropped_packets Packets whose source the sets of the origin's bans covered (dropped in drop mode but for those an allow set covers)\n"
+		"# TYPE fw_bouncer_dropped_packets gauge\n"
+		"fw_bouncer_dropped_packets{origin=\"cscli\",ip_type=\"ipv4\"} 7\n"
+		"fw_bouncer_dropped_packets{origin=\"cscli\",ip_type=\"ipv6\"} 0\n"
+		"fw_bouncer_dropped_packets{origin=\"lists:a\\\"b\\\\c\",ip_type=\"ipv4\"} 0\n"
+		"fw_bouncer_dropped_packets{origin=\"lists:a\\\"b\\\\c\",ip_type=\"ipv6\"} 5\n"
+		"# HELP fw_bouncer_dropped_bytes Bytes of those packets\n"
+		"# TYPE fw_bouncer_dropped_bytes gauge\n"
+		"fw_bouncer_dropped_bytes{origin=\"cscli\",ip_type=\"ipv4\"} 588\n"
+		"fw_bouncer_dropped_bytes{origin=\"cscli\",ip_type=\"ipv6\"} 0\n"
+		"fw_bouncer_dropped_bytes{origin=\"lists:a\\\"b\\\\c\",ip_type=\"ipv4\"} 0\n"
+		"fw_bouncer_dropped_bytes{origin=\"lists:a\\\"b\\\\c\",ip_type=\"ipv6\"} 520\n"
+		"# HELP fw_bouncer_processed_packets Packets cuckoo_nf looked up (netfilter hooks, XDP and tc programs)\n"
+		"# TYPE fw_bouncer_processed_packets gauge\n"
+		"fw_bouncer_processed_packets{ip_type=\"ipv4\"} 100\n"
+		"fw_bouncer_processed_packets{ip_type=\"ipv6\"} 20\n"
+		"# HELP fw_bouncer_processed_bytes Bytes of those packets\n"
+		"# TYPE fw_bouncer_processed_bytes gauge\n"
+		"fw_bouncer_processed_bytes{ip_type=\"ipv4\"} 8400\n"
+		"fw_bouncer_processed_bytes{ip_type=\"ipv6\"} 2080\n", text);
+#ifdef CBN_PROMTOOL
+	{
+		/* Prometheus' own checker takes it without a word. */
+		char cmd[512], line[256];
+		FILE *p;
+		int said = 0;
+
+		snprintf(cmd, sizeof(cmd), "%s check metrics 2>&1 >/dev/null",
+			 CBN_PROMTOOL);
+		p = popen(cmd, "w");
+		ASSERT_NE(NULL, p);
+		fputs(text, p);
+		EXPECT_EQ(0, pclose(p));
+		snprintf(cmd, sizeof(cmd), "echo 'x 1' | %s check metrics 2>&1",
+			 CBN_PROMTOOL);
+		p = popen(cmd, "r");
+		ASSERT_NE(NULL, p);
+		while (fgets(line, sizeof(line), p))
+			said++;
+		/* It does speak up: a metric without HELP is told. */
+		EXPECT_NE(0, pclose(p) + said);
+	}
+#endif
+	free(text);
 }
 
 TEST_HARNESS_MAIN
