@@ -36,6 +36,9 @@
 #                  for r1 only: dropped through r1, delivered through r2,
 #                  every listed packet counted as marked, none dropped by
 #                  the hooks; an unlisted source is not marked
+# test_scope_rmmod_under_traffic  rmmod while floods run through r1
+#                  (covered) and r2, the hooks scoped: it succeeds, r1
+#                  delivers without the module, and insmod brings it back
 set -uo pipefail
 export LC_ALL=C
 
@@ -43,7 +46,9 @@ ALL_TESTS="test_scope_one_of_two test_scope_follows_devices
 	   test_scope_any_index test_scope_names_loopback
 	   test_scope_ingress_only
 	   test_scope_saved_restored test_reset_forgets_scope
-	   test_mark_mode_nft"
+	   test_mark_mode_nft test_scope_rmmod_under_traffic"
+CNF_KO=${CNF_KO:-/cnf/cuckoo_nf.ko}
+FLOODS=()
 R=cnf-sc-r-$$
 TMP=
 # shellcheck source=lib.sh
@@ -430,6 +435,39 @@ test_mark_mode_nft() {
 		fail "test: $(cat "$TMP/test")"
 		rc=1
 	fi
+	return "$rc"
+}
+
+# A flood of echo requests from sender N to its peer, its ping's pid in
+# FLOODS.
+flood_from() {
+	local argv
+	nsx_argv argv "cnf-sc-s$1-$$" ping -q -n -i 0.002 -c 100000000 "10.0.1$1.2"
+	"${argv[@]}" >/dev/null 2>&1 &
+	FLOODS+=($!)
+}
+
+# The ingress hooks go with the module under traffic (the harness's
+# kernel log scan catches a WARN or a leak).
+test_scope_rmmod_under_traffic() {
+	local rc=0 p alive=0
+	list_all || return 1
+	ctl hooks on --iif r1 || return 1
+	defer kill_all FLOODS
+	flood_from 1
+	flood_from 2
+	expect "flooded, r1" dropped 1 || rc=1
+	rmmod cuckoo_nf
+	verdict $? "rmmod under the floods through r1 and r2" || rc=1
+	for p in "${FLOODS[@]}"; do
+		kill -0 "$p" 2>/dev/null && alive=$((alive + 1))
+	done
+	((alive == 2))
+	verdict $? "both floods ran through the rmmod ($alive of 2 alive)" || rc=1
+	expect "no module: r1" delivered 1 || rc=1
+	kill_all FLOODS
+	mod_loaded || insmod "$CNF_KO"
+	verdict $? "insmod again" || rc=1
 	return "$rc"
 }
 
