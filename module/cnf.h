@@ -66,9 +66,11 @@ struct cnf_state;
  *          registered or renamed into the scope, unregisters it as it is
  *          unregistered (or moved out of the namespace) or renamed out.
  * @net:    the namespace, for the chain and the hooks.
- * @retired: set under RTNL once the hooks are gone, before @nb leaves the
- *          chain: the callback then registers none again, and the
- *          chain's replay of unregistrations finds nothing to undo.
+ * @retired: set when the scope is put away, or under RTNL as its hooks
+ *          go (cnf_scope_retire()): from then on the callback registers
+ *          no hook, but still unregisters those of devices that go, so
+ *          that none is left on a freed device, and the chain's replay
+ *          of unregistrations as @nb leaves finds nothing to undo.
  * @put_away: retires and frees the scope (cnf_scope_put_away()), in a
  *          work: RTNL is not to be taken under cnf_net_lock().
  * @bytes:  what the scope cost when made (its struct and the hooks of the
