@@ -13,6 +13,7 @@
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/u64_stats_sync.h>
+#include <linux/xarray.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 #include <linux/cuckoo_nf.h>
@@ -53,65 +54,50 @@ struct cnf_pcpu_stats {
 	u64_stats_t log_suppressed;
 };
 
-/* IPv4 and IPv6 PRE_ROUTING. */
+/* IPv4 and IPv6 PRE_ROUTING, for a namespace without a scope. */
 #define CNF_NHOOKS 2
 
-/* The fewest slots of a scope's table of interface indexes. */
-#define CNF_SCOPE_MIN_SLOTS 64
-/* A slot whose device left the scope: searches go on past it. */
-#define CNF_SCOPE_GONE U32_MAX
-
-/*
- * The interface indexes of the devices a scope covers, in an open
- * addressing table probed linearly from hash_32() of the index.
- * Interface indexes only grow while a namespace lives (a host that
- * starts containers for years reaches the millions), so the table is
- * keyed by the devices there are, not by their indexes.  Written only
- * under RTNL by the scope's notifier: a device that comes takes an empty
- * or gone slot of its probe sequence, one that goes leaves
- * %CNF_SCOPE_GONE, both single stores a packet sees whole or not at all;
- * a table that would be over three quarters used is replaced by one made
- * for the devices there are (at most half full), published with
- * rcu_assign_pointer() and the old one freed after a grace period.
- * Always at least one slot empty, where every search ends.
- * @rcu:   frees it.
- * @log:   log2 of the slots, at least ilog2(%CNF_SCOPE_MIN_SLOTS).
- * @used:  slots not empty (devices and gone ones); RTNL.
- * @live:  devices in it; RTNL.
- * @slot:  an interface index, 0 (empty) or %CNF_SCOPE_GONE.
- */
-struct cnf_ifset {
-	struct rcu_head rcu;
-	u32 log;
-	u32 used;
-	u32 live;
-	u32 slot[];
-};
+struct cnf_state;
 
 /*
  * The devices whose packets the hooks judge, when the operator named
- * them (CNF_CONFIG_IIF).  Made whole by cnf_scope_create(), then
- * published in cnf_state.scope; replaced, never changed, by a new
- * setting, but for @devs.
- * @nb:     on the namespace's netdevice chain from creation until
- *          cnf_scope_retire(): keeps @devs to the devices' names as they
- *          are registered, renamed and unregistered.
- * @net:    the namespace, for the chain.
- * @retired: set before @nb leaves the chain, whose replay of
- *          unregistrations must not take devices out of a table packets
- *          still read.
- * @put_away: takes @nb off the chain and frees the scope
- *          (cnf_scope_put_away()), in a work: RTNL is not to be taken
- *          under cnf_net_lock().
- * @bytes:  what the scope cost when made (its first table), charged to
- *          the state's budget.  A table made larger as devices come is
- *          made under RTNL, where the budget (cnf_net_lock(), taken
- *          before RTNL) cannot be: it is bounded by the devices, 16 bytes
- *          a covered device at most, and charged to the memory cgroup.
+ * them (CNF_CONFIG_IIF), and their hooks: a netfilter netdev ingress hook
+ * on each covered device, so that a packet on any other device never
+ * reaches this module (hooks.c says why ingress).  Made whole by
+ * cnf_scope_create(), then published in cnf_state.scope; replaced, never
+ * changed, by a new setting, but for @hooks and @cs.
+ * @nb:     on the namespace's netdevice chain from cnf_scope_start() until
+ *          cnf_scope_retire(): registers a device's hook as it is
+ *          registered or renamed into the scope, unregisters it as it is
+ *          unregistered (or moved out of the namespace) or renamed out.
+ * @net:    the namespace, for the chain and the hooks.
+ * @retired: set when the scope is put away, or under RTNL as its hooks
+ *          go (cnf_scope_retire()): from then on the callback registers
+ *          no hook, but still unregisters those of devices that go, so
+ *          that none is left on a freed device, and the chain's replay
+ *          of unregistrations as @nb leaves finds nothing to undo.
+ * @put_away: retires and frees the scope (cnf_scope_put_away()), in a
+ *          work: RTNL is not to be taken under cnf_net_lock().
+ * @bytes:  what the scope cost when made (its struct and the hooks of the
+ *          devices it covered then), charged to the state's budget.  The
+ *          hooks of devices that come later are made under RTNL, where the
+ *          budget (cnf_net_lock(), never taken under RTNL) cannot be: they
+ *          are bounded by the devices, CNF_SCOPE_DEV_BYTES (hooks.c) a covered
+ *          device, and charged to the memory cgroup.
  * @n:      patterns in @pat; immutable, as is @pat.
  * @pat:    the names or, ending in '+', prefixes of names, as given.
- * @devs:   the covered devices' indexes (struct cnf_ifset), read by the
- *          hooks under RCU.
+ * @hooks:  the covered devices' hooks (struct nf_hook_ops, ->dev the
+ *          device, ->priv the scope) by interface index; under RTNL
+ *          only.  A covered device is missing only when its hook could
+ *          not be registered as it moved into the namespace (said in the
+ *          kernel log).
+ * @cs:     the state whose packets the hooks judge: set while the scope is
+ *          published in a state whose hooks are on, NULL otherwise (the
+ *          hooks then accept every packet, before a publication, after a
+ *          replacement, with the hooks off).  Written under
+ *          cnf_net_lock(), read by the hooks under RCU; a state is freed
+ *          only after its scope's @cs no longer points to it and a grace
+ *          period has passed, or once the hooks are unregistered.
  */
 struct cnf_scope {
 	struct notifier_block nb;
@@ -122,33 +108,9 @@ struct cnf_scope {
 	u64 bytes;
 	u32 n;
 	char pat[CNF_IIF_MAX][CNF_IFNAMSIZ];
-	struct cnf_ifset __rcu *devs;
+	struct xarray hooks;
+	struct cnf_state __rcu *cs;
 };
-
-/*
- * The slot of @t that holds @idx, or -1: the probe from hash_32(@idx) to
- * the first empty slot.  Lockless under RCU (the hooks), or under RTNL.
- */
-static __always_inline int cnf_ifset_slot(const struct cnf_ifset *t, u32 idx)
-{
-	u32 mask = (1U << t->log) - 1;
-	u32 i = hash_32(idx, t->log);
-	u32 v;
-
-	while ((v = READ_ONCE(t->slot[i]))) {
-		if (v == idx)
-			return i;
-		i = (i + 1) & mask;
-	}
-	return -1;
-}
-
-/* Whether the hooks judge packets that arrive on the device of @ifindex. */
-static __always_inline bool cnf_scope_covers(const struct cnf_scope *s,
-					     int ifindex)
-{
-	return cnf_ifset_slot(rcu_dereference(s->devs), ifindex) >= 0;
-}
 
 /*
  * What a namespace has once cuckoo_nf is configured there: created by the
@@ -167,10 +129,11 @@ static __always_inline bool cnf_scope_covers(const struct cnf_scope *s,
  *          mask in the high ones, one word so that the hooks read a
  *          value and mask set together (READ_ONCE); written under
  *          cnf_net_lock().  0 until set.
- * @scope:  the devices the hooks judge packets of; NULL for every one but
- *          loopback.  Published and replaced under cnf_net_lock() (and
- *          RTNL, see struct cnf_scope), read by the hooks under RCU; an
- *          old one is retired and freed after a grace period.
+ * @scope:  the devices the hooks judge packets of, and their ingress
+ *          hooks; NULL for every one but loopback, judged by @ops.
+ *          Published and replaced under cnf_net_lock(), with its @cs
+ *          (cnf_state_set_hooks()); an old one is retired and freed in a
+ *          work (cnf_scope_put_away()).
  * @gen:    tells this state from an earlier one of the same namespace (a
  *          dump snapshot charged to a state that a reset freed has nothing
  *          left to uncharge).  Never 0; fixed at creation.
@@ -181,12 +144,15 @@ static __always_inline bool cnf_scope_covers(const struct cnf_scope *s,
  *          Written under cnf_net_lock() with a release, read by the
  *          kfuncs with an acquire before their lookup and by the hooks
  *          with READ_ONCE().
- * @ops:    this state's hooks, registered while it is published and
- *          @hooks_on; their ->priv is this struct, so a packet finds it
- *          without net_generic() or an RCU dereference of its own.
- * @hooks_on: whether @ops are registered (enum cnf_hooks, CNF_IOC_SET_CONFIG);
- *          written under cnf_net_lock(), read locklessly by the XDP kfuncs
- *          (READ_ONCE), which leave no mark for hooks that are off.
+ * @ops:    this state's PRE_ROUTING hooks, registered while it is
+ *          published, @hooks_on and without a @scope; their ->priv is this
+ *          struct, so a packet finds it without net_generic() or an RCU
+ *          dereference of its own.
+ * @hooks_on: whether the hooks are on (enum cnf_hooks, CNF_IOC_SET_CONFIG):
+ *          @ops, or @scope's; written under cnf_net_lock(), read
+ *          locklessly by the XDP kfuncs (READ_ONCE), which leave no mark
+ *          for hooks that are off.
+ * @prerouting: whether @ops are registered; under cnf_net_lock().
  * @expiry: the work that removes entries whose timeout ran out, and its
  *          figures (expiry.h); under cnf_net_lock().
  * @log:    the rate limit on the lines the hooks log for the logging sets
@@ -204,6 +170,7 @@ struct cnf_state {
 	u64 xdp_cookie;
 	struct nf_hook_ops ops[CNF_NHOOKS];
 	bool hooks_on;
+	bool prerouting;
 	struct cnf_expiry expiry;
 	struct cnf_log_limit log;
 };
@@ -306,7 +273,8 @@ static inline void cnf_state_changed(struct cnf_state *st)
 
 struct cnf_state *cnf_state_activate(struct net *net, bool *created);
 void cnf_state_reset(struct net *net);
-int cnf_state_set_hooks(struct net *net, struct cnf_state *st, bool on);
+int cnf_state_set_hooks(struct net *net, struct cnf_state *st, bool on,
+			struct cnf_scope *s, struct cnf_scope **old);
 struct cnf_scope *cnf_scope_create(struct net *net, u32 n, const void *pat);
 int cnf_scope_start(struct cnf_scope *s);
 void cnf_scope_retire(struct cnf_scope *s);

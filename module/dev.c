@@ -2007,15 +2007,25 @@ static void cnf_config_drop_scope(struct cnf_state *st, struct cnf_scope *s)
 }
 
 /*
- * Under cnf_net_lock(): put @s, charged, in the place of the state's
- * scope.  A packet that still reads the old one finds its table as it
- * was: it stops changing now, and is freed after a grace period.
+ * Under cnf_net_lock(): the hooks as @c sets them, on or off, and with
+ * @s, charged, as their scope when @c sets one (NULL: none); the old
+ * scope, replaced, uncharged and put away.  When it fails, the state is
+ * as it was and @s the caller's.
  */
-static void cnf_config_set_scope(struct cnf_state *st, struct cnf_scope *s)
+static int cnf_config_set_hooks(struct net *net, struct cnf_state *st,
+				const struct cnf_config *c, struct cnf_scope *s)
 {
-	struct cnf_scope *old = rcu_replace_pointer(st->scope, s, true);
+	bool on = c->set & CNF_CONFIG_HOOKS ? c->hooks == CNF_HOOKS_ON :
+					      st->hooks_on;
+	struct cnf_scope *old;
+	int err;
 
-	cnf_config_drop_scope(st, old);
+	if (!(c->set & CNF_CONFIG_IIF))
+		s = rcu_dereference_protected(st->scope, true);
+	err = cnf_state_set_hooks(net, st, on, s, &old);
+	if (!err)
+		cnf_config_drop_scope(st, old);
+	return err;
 }
 
 /* The drop log's rate limit: set within its bounds, or not and zero. */
@@ -2093,21 +2103,17 @@ static long cnf_ioc_set_config(struct cnf_file *cf, void __user *uarg,
 			cnf_budget_set_limit(&st->sets.budget, old_limit);
 		}
 	}
-	if (!err && (c.set & CNF_CONFIG_HOOKS)) {
-		err = cnf_state_set_hooks(cf->net, st, c.hooks == CNF_HOOKS_ON);
+	if (!err && (c.set & (CNF_CONFIG_HOOKS | CNF_CONFIG_IIF))) {
+		err = cnf_config_set_hooks(cf->net, st, &c, scope);
 		if (err) {
 			cnf_config_drop_scope(st, scope);
-			scope = NULL;
 			/* The old limit, which held a moment ago. */
 			cnf_budget_set_limit(&st->sets.budget, old_limit);
 		}
+		scope = NULL;
 	}
 	if (err)
 		goto out;
-	if (c.set & CNF_CONFIG_IIF) {
-		cnf_config_set_scope(st, scope);
-		scope = NULL;
-	}
 	if (c.set & CNF_CONFIG_MARK)
 		WRITE_ONCE(st->mark, (u64)c.mark_mask << 32 | c.mark);
 	if (c.set & CNF_CONFIG_LOG_LIMIT)

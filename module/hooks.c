@@ -5,11 +5,10 @@
  * The hooks sit at PRE_ROUTING before defragmentation and conntrack, so a
  * listed source never creates conntrack state.  Per packet: cnf_verdict()
  * (verdict.h) under the RCU read lock netfilter holds, unless the packet
- * arrived on a device outside the hooks' scope (by default every loopback
- * device; see cnf_hook_spares()) or the XDP kfuncs passed it already (its
- * mark, xdp.h).  In mark mode a listed source's packet is marked and
- * accepted, for the operator's rules to decide: the hooks run before
- * conntrack, so every later chain sees the mark.
+ * arrived on a loopback device (cnf_hook_spares()) or the XDP kfuncs
+ * passed it already (its mark, xdp.h).  In mark mode a listed source's
+ * packet is marked and accepted, for the operator's rules to decide: the
+ * hooks run before conntrack, so every later chain sees the mark.
  * Each configured namespace registers its own copy of the hook ops with its
  * cnf_state as ->priv: a packet finds its namespace's state without a
  * net_generic() lookup.  A namespace never configured registers none: its
@@ -17,6 +16,18 @@
  * (CNF_HOOKS_OFF), which only XDP and tc programs filter: in NAPI's
  * batched receive, a namespace's PRE_ROUTING hooks cost a packet some 200
  * instructions even when they have nothing to do.
+ *
+ * For the same reason a namespace whose hooks have a scope (struct
+ * cnf_scope) has no PRE_ROUTING hook: a netdev ingress hook on each
+ * covered device judges that device's packets as PRE_ROUTING would
+ * (cnf_hook_ingress()), and a packet on any other device costs the
+ * kernel's test of its device's ingress hooks, nothing here.  Those hooks
+ * are registered and unregistered under RTNL, by the scope's netdevice
+ * notifier as the devices come, go and are renamed; whether they judge,
+ * and for which state, is the scope's ->cs, set under cnf_net_lock()
+ * (cnf_state_set_hooks()).  With the hooks off they stay, idle, until the
+ * scope is replaced or reset: a packet on a covered device then costs
+ * netfilter's call of the hook and one test.
  *
  * Order of creation (cnf_state_activate()): allocate, register the hooks,
  * publish.  Of a reset (cnf_state_reset()): unpublish, unregister the
@@ -48,24 +59,18 @@
 unsigned int cnf_net_id __read_mostly;
 
 /*
- * Whether the hooks leave a packet unjudged, by the device it arrived on.
  * Without a scope, packets that arrive on a loopback device are the host
  * talking to itself (a service to its database, a bouncer to its API):
- * they are never judged, whatever the sets hold.  A blocklist as published
- * lists bogons, 127.0.0.0/8 among them, and would otherwise cut the host
- * off from itself.  With one, the devices it names are judged, loopback
- * too when named, and no other.  Either way a flag of the device the
- * stack has just read, or a bit of the scope's map: no name compared, no
- * lookup, no counter.
+ * the PRE_ROUTING hooks never judge them, whatever the sets hold.  A
+ * blocklist as published lists bogons, 127.0.0.0/8 among them, and would
+ * otherwise cut the host off from itself.  A flag of the device the stack
+ * has just read: no name compared, no lookup, no counter.  With a scope,
+ * its devices are judged at their ingress, loopback too when named, and
+ * no other.
  */
-static __always_inline bool cnf_hook_spares(const struct cnf_state *cs,
-					    const struct nf_hook_state *state)
+static __always_inline bool cnf_hook_spares(const struct nf_hook_state *state)
 {
-	const struct cnf_scope *s = rcu_dereference(cs->scope);
-
-	if (likely(!s))
-		return unlikely(state->in->flags & IFF_LOOPBACK);
-	return !cnf_scope_covers(s, state->in->ifindex);
+	return unlikely(state->in->flags & IFF_LOOPBACK);
 }
 
 /* Mark mode: the bits of the mark under its mask, the others as they are. */
@@ -78,21 +83,47 @@ static __always_inline void cnf_hook_mark(const struct cnf_state *cs,
 	skb->mark = (skb->mark & ~mask) | lower_32_bits(m);
 }
 
-/* A packet the XDP kfuncs passed was judged there, and counted there. */
+/*
+ * The drop log of a packet dropped at ingress: with the family's logger
+ * and the hook PRE_ROUTING's drops name, so that a line reads the same
+ * whichever hook dropped its packet.
+ */
+static noinline void cnf_hook_log_ingress(struct cnf_state *cs,
+					  const struct sk_buff *skb,
+					  const struct nf_hook_state *state,
+					  enum cnf_family fam,
+					  const void *saddr)
+{
+	struct nf_hook_state ip = *state;
+
+	ip.pf = fam == CNF_V4 ? NFPROTO_IPV4 : NFPROTO_IPV6;
+	ip.hook = NF_INET_PRE_ROUTING;
+	cnf_log_drop(cs, skb, &ip, fam, saddr);
+}
+
+/*
+ * A packet the XDP kfuncs passed was judged there, and counted there.
+ * @len is its IP datagram's length, which the counters count.
+ */
 static __always_inline unsigned int cnf_hook(struct cnf_state *cs,
 					     struct sk_buff *skb,
 					     const struct nf_hook_state *state,
 					     enum cnf_family fam,
-					     const void *saddr)
+					     const void *saddr,
+					     unsigned int len, bool ingress)
 {
-	if (cnf_hook_spares(cs, state) ||
-	    cnf_xdp_passed(cs, skb, fam, saddr))
+	if (cnf_xdp_passed(cs, skb, fam, saddr))
 		return NF_ACCEPT;
-	switch (cnf_verdict(cs, CNF_PATH_HOOK, fam, saddr, skb->len)) {
+	switch (cnf_verdict(cs, CNF_PATH_HOOK, fam, saddr, len)) {
 	case CNF_ACT_DROP:
 		/* Whether a set logs: in the plan, which is in cache. */
-		if (unlikely(rcu_dereference(cs->sets.plan)->log))
-			cnf_log_drop(cs, skb, state, fam, saddr);
+		if (unlikely(rcu_dereference(cs->sets.plan)->log)) {
+			if (ingress)
+				cnf_hook_log_ingress(cs, skb, state, fam,
+						     saddr);
+			else
+				cnf_log_drop(cs, skb, state, fam, saddr);
+		}
 		return NF_DROP;
 	case CNF_ACT_MARK:
 		cnf_hook_mark(cs, skb);
@@ -105,15 +136,100 @@ static __always_inline unsigned int cnf_hook(struct cnf_state *cs,
 static unsigned int cnf_hook_ipv4(void *priv, struct sk_buff *skb,
 				  const struct nf_hook_state *state)
 {
-	/* ip_rcv_core() has validated the header. */
-	return cnf_hook(priv, skb, state, CNF_V4, &ip_hdr(skb)->saddr);
+	/* ip_rcv_core() has validated the header, and trimmed the packet. */
+	if (cnf_hook_spares(state))
+		return NF_ACCEPT;
+	return cnf_hook(priv, skb, state, CNF_V4, &ip_hdr(skb)->saddr,
+			skb->len, false);
 }
 
 static unsigned int cnf_hook_ipv6(void *priv, struct sk_buff *skb,
 				  const struct nf_hook_state *state)
 {
-	/* ipv6_rcv() has validated the fixed header. */
-	return cnf_hook(priv, skb, state, CNF_V6, &ipv6_hdr(skb)->saddr);
+	/* ipv6_rcv() has validated the fixed header, and trimmed the packet. */
+	if (cnf_hook_spares(state))
+		return NF_ACCEPT;
+	return cnf_hook(priv, skb, state, CNF_V6, &ipv6_hdr(skb)->saddr,
+			skb->len, false);
+}
+
+/*
+ * At ingress nothing has looked at the IP header yet: the parts read are
+ * pulled and checked as ip_rcv_core() checks them, and a packet it would
+ * drop for them is accepted unjudged, for it to drop.
+ */
+static unsigned int cnf_ingress_ipv4(struct cnf_state *cs, struct sk_buff *skb,
+				     const struct nf_hook_state *state)
+{
+	const struct iphdr *iph;
+	unsigned int len;
+
+	if (!pskb_network_may_pull(skb, sizeof(*iph)))
+		return NF_ACCEPT;
+	iph = ip_hdr(skb);
+	len = ntohs(iph->tot_len);
+	if (iph->version != 4 || iph->ihl < 5 || len < iph->ihl * 4 ||
+	    skb->len - skb_network_offset(skb) < len)
+		return NF_ACCEPT;
+	return cnf_hook(cs, skb, state, CNF_V4, &iph->saddr, len, true);
+}
+
+/*
+ * As ipv6_rcv() checks the fixed header.  A payload length of 0 is a
+ * jumbogram's, whose datagram is the packet as it is.
+ */
+static unsigned int cnf_ingress_ipv6(struct cnf_state *cs, struct sk_buff *skb,
+				     const struct nf_hook_state *state)
+{
+	unsigned int avail = skb->len - skb_network_offset(skb);
+	const struct ipv6hdr *ip6h;
+	unsigned int len;
+
+	if (!pskb_network_may_pull(skb, sizeof(*ip6h)))
+		return NF_ACCEPT;
+	ip6h = ipv6_hdr(skb);
+	len = ntohs(ip6h->payload_len);
+	len = len ? len + sizeof(*ip6h) : avail;
+	if (ip6h->version != 6 || avail < len)
+		return NF_ACCEPT;
+	return cnf_hook(cs, skb, state, CNF_V6, &ip6h->saddr, len, true);
+}
+
+/*
+ * Packets the IP stack would not take as this device's, left to where
+ * PRE_ROUTING would see them, or not at all: those for another host (a
+ * device in promiscuous mode), which ip_rcv_core() and ipv6_rcv() drop
+ * unjudged, and those tagged for a VLAN, which go round again as their
+ * VLAN device's, judged at its ingress if the scope covers it (a tag for
+ * no VLAN device makes them another host's; a priority tag, VLAN 0,
+ * leaves them this device's).
+ */
+static __always_inline bool cnf_ingress_not_ours(const struct sk_buff *skb)
+{
+	return skb->pkt_type == PACKET_OTHERHOST ||
+	       (skb_vlan_tag_present(skb) && skb_vlan_tag_get_id(skb));
+}
+
+/*
+ * The hook of a scope's device, @priv the scope: judges what PRE_ROUTING
+ * would, IPv4 and IPv6, for the state in the scope's ->cs, if any.
+ */
+static unsigned int cnf_hook_ingress(void *priv, struct sk_buff *skb,
+				     const struct nf_hook_state *state)
+{
+	const struct cnf_scope *s = priv;
+	struct cnf_state *cs = rcu_dereference(s->cs);
+
+	if (unlikely(!cs) || cnf_ingress_not_ours(skb))
+		return NF_ACCEPT;
+	switch (skb->protocol) {
+	case htons(ETH_P_IP):
+		return cnf_ingress_ipv4(cs, skb, state);
+	case htons(ETH_P_IPV6):
+		return cnf_ingress_ipv6(cs, skb, state);
+	default:
+		return NF_ACCEPT;
+	}
 }
 
 /* ---- the hooks' scope ---- */
@@ -161,116 +277,107 @@ static bool cnf_scope_matches(const struct cnf_scope *s, const char *name)
 	return false;
 }
 
-/* A table of 2^@log slots for the indexes of a scope's devices. */
-static struct cnf_ifset *cnf_ifset_alloc(u32 log, gfp_t gfp)
-{
-	struct cnf_ifset *t = kvzalloc(struct_size(t, slot, 1U << log), gfp);
-
-	if (t)
-		t->log = log;
-	return t;
-}
-
-/* The slot of @t where @idx is, or NULL; under RTNL. */
-static u32 *cnf_ifset_find(struct cnf_ifset *t, u32 idx)
-{
-	int i = cnf_ifset_slot(t, idx);
-
-	return i < 0 ? NULL : &t->slot[i];
-}
+/* A covered device's hook, freed after a grace period once unregistered. */
+struct cnf_scope_hook {
+	struct nf_hook_ops ops;
+	struct rcu_head rcu;
+};
 
 /*
- * Put @idx, not in @t, in the first empty or gone slot of its sequence:
- * one store, which a packet searching for it sees or not, and which ends
- * no other index's search (the slot held nothing they could be after).
+ * What a covered device's hook costs: ours, and netfilter's array of the
+ * device's ingress hooks, which grows by an entry, an ops pointer and the
+ * head it frees itself with.
  */
-static void cnf_ifset_put(struct cnf_ifset *t, u32 idx)
-{
-	u32 mask = (1U << t->log) - 1;
-	u32 i = hash_32(idx, t->log);
-
-	while (t->slot[i] && t->slot[i] != CNF_SCOPE_GONE)
-		i = (i + 1) & mask;
-	t->used += !t->slot[i];
-	t->live++;
-	WRITE_ONCE(t->slot[i], idx);
-}
-
-/* The fewest slots, a power of two, that hold @n devices at most half full. */
-static u32 cnf_ifset_log_for(u32 n)
-{
-	return max_t(u32, ilog2(CNF_SCOPE_MIN_SLOTS),
-		     order_base_2(2 * (u64)n + 2));
-}
+#define CNF_SCOPE_DEV_BYTES						\
+	(sizeof(struct cnf_scope_hook) + sizeof(struct nf_hook_entries) + \
+	 sizeof(struct nf_hook_entry) + sizeof(struct nf_hook_ops *) +	\
+	 sizeof(struct nf_hook_entries_rcu_head))
 
 /*
- * Under RTNL: @s's table with room for one more device, a new one (the
- * devices there are, without the gone slots) published in its place when
- * it would be over three quarters used.
+ * Under RTNL: register @s's hook on @dev, which @s covers and has none.
+ * Priority as PRE_ROUTING's: before any netdev chain of nft's default
+ * priority.
  *
- * Return: the table to put the device in, or NULL without memory.
+ * Return: 0, -ENOMEM, or netfilter's error (-E2BIG: the device has as many
+ * ingress hooks as it may).
  */
-static struct cnf_ifset *cnf_scope_room(struct cnf_scope *s)
+static int cnf_scope_hook_dev(struct cnf_scope *s, struct net_device *dev)
 {
-	struct cnf_ifset *t = rtnl_dereference(s->devs), *n;
-	u32 i;
+	struct cnf_scope_hook *h = kzalloc(sizeof(*h), GFP_KERNEL_ACCOUNT);
+	int err;
 
-	if (4 * ((u64)t->used + 1) <= 3ULL << t->log)
-		return t;
-	n = cnf_ifset_alloc(cnf_ifset_log_for(t->live + 1), GFP_KERNEL_ACCOUNT);
-	if (!n)
-		return NULL;
-	for (i = 0; i < 1U << t->log; i++)
-		if (t->slot[i] && t->slot[i] != CNF_SCOPE_GONE)
-			cnf_ifset_put(n, t->slot[i]);
-	rcu_assign_pointer(s->devs, n);
-	kvfree_rcu(t, rcu);
-	return n;
+	if (!h)
+		return -ENOMEM;
+	h->ops.hook = cnf_hook_ingress;
+	h->ops.pf = NFPROTO_NETDEV;
+	h->ops.hooknum = NF_NETDEV_INGRESS;
+	h->ops.priority = NF_IP_PRI_RAW_BEFORE_DEFRAG;
+	h->ops.dev = dev;
+	h->ops.priv = s;
+	err = xa_insert(&s->hooks, dev->ifindex, h, GFP_KERNEL_ACCOUNT);
+	if (err) {
+		kfree(h);
+		return err;
+	}
+	err = nf_register_net_hook(s->net, &h->ops);
+	if (err) {
+		xa_erase(&s->hooks, dev->ifindex);
+		kfree(h);
+	}
+	return err;
 }
 
 /*
- * Under RTNL: keep @s's table to a device's name.  Idempotent, as a
- * rename rolled back calls it again with the old name.  A device that
- * @s covers is refused (its registration or rename fails) only when
- * there is no memory for a larger table.
+ * Under RTNL: unregister @s's hook on the device of index @idx, if it has
+ * one; the device is still registered in @s's namespace.  A packet still
+ * in the hook finds the scope, freed after a grace period too.
+ */
+static void cnf_scope_unhook_dev(struct cnf_scope *s, unsigned long idx)
+{
+	struct cnf_scope_hook *h = xa_erase(&s->hooks, idx);
+
+	if (!h)
+		return;
+	nf_unregister_net_hook(s->net, &h->ops);
+	kfree_rcu(h, rcu);
+}
+
+/*
+ * Under RTNL: keep @s's hooks to a device's name.  Idempotent, as a
+ * rename rolled back calls it again with the old name.  A device whose
+ * hook cannot be registered (no memory, or netfilter's limit of hooks on
+ * it) is refused: its registration or rename fails with the error.  A
+ * move into the namespace cannot fail: that device stays unhooked, its
+ * packets unjudged, and the kernel log says so.  A retired scope
+ * registers no hook, but still unregisters those of devices that go.
  */
 static int cnf_scope_event(struct notifier_block *nb, unsigned long event,
 			   void *ptr)
 {
 	struct cnf_scope *s = container_of(nb, struct cnf_scope, nb);
 	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
-	struct cnf_ifset *t;
-	u32 *slot;
+	int err;
 
-	if (READ_ONCE(s->retired))
-		return NOTIFY_DONE;
-	t = rtnl_dereference(s->devs);
-	slot = cnf_ifset_find(t, dev->ifindex);
 	switch (event) {
 	case NETDEV_REGISTER:
 	case NETDEV_CHANGENAME:
 		if (!cnf_scope_matches(s, dev->name))
 			break;
-		if (slot)
+		if (READ_ONCE(s->retired) || xa_load(&s->hooks, dev->ifindex))
 			return NOTIFY_DONE;
-		t = cnf_scope_room(s);
-		if (!t) {
-			/* A move into the namespace cannot fail: say so. */
-			pr_warn_ratelimited("device %s (index %d) left out of the hooks' scope: no memory\n",
-					    dev->name, dev->ifindex);
-			return notifier_from_errno(-ENOMEM);
+		err = cnf_scope_hook_dev(s, dev);
+		if (err) {
+			pr_warn_ratelimited("device %s (index %d) in the hooks' scope has no hook (error %d): refused, or if moved in from another namespace, its packets are not judged\n",
+					    dev->name, dev->ifindex, err);
+			return notifier_from_errno(err);
 		}
-		cnf_ifset_put(t, dev->ifindex);
 		return NOTIFY_DONE;
 	case NETDEV_UNREGISTER:
 		break;
 	default:
 		return NOTIFY_DONE;
 	}
-	if (slot) {
-		WRITE_ONCE(*slot, CNF_SCOPE_GONE);
-		t->live--;
-	}
+	cnf_scope_unhook_dev(s, dev->ifindex);
 	return NOTIFY_DONE;
 }
 
@@ -288,48 +395,43 @@ static u32 cnf_scope_count(struct net *net, const struct cnf_scope *s)
 }
 
 /**
- * cnf_scope_create - a scope of @n patterns, its table made for @net's devices
+ * cnf_scope_create - a scope of @n patterns, charged for @net's devices
  * @net: the namespace
  * @n:   patterns in @pat, 1 to %CNF_IIF_MAX, each cnf_scope_name_valid()
  * @pat: the patterns, %CNF_IFNAMSIZ bytes each
  *
- * Its table has room for the devices it covers now, at most half full:
- * more are made room for as they come.  The caller charges ->bytes before
- * cnf_scope_start() puts the scope to work.
+ * Its ->bytes count the hooks of the devices it covers now, for the
+ * caller to charge before it publishes the scope.
  *
  * Return: the scope, or NULL without memory.
  */
 struct cnf_scope *cnf_scope_create(struct net *net, u32 n, const void *pat)
 {
 	struct cnf_scope *s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
-	struct cnf_ifset *t;
 
 	if (!s)
 		return NULL;
 	s->n = n;
 	memcpy(s->pat, pat, n * CNF_IFNAMSIZ);
-	t = cnf_ifset_alloc(cnf_ifset_log_for(cnf_scope_count(net, s)),
-			    GFP_KERNEL_ACCOUNT);
-	if (!t) {
-		kfree(s);
-		return NULL;
-	}
-	RCU_INIT_POINTER(s->devs, t);
+	xa_init(&s->hooks);
 	s->nb.notifier_call = cnf_scope_event;
 	s->net = net;
-	s->bytes = sizeof(*s) + struct_size(t, slot, 1U << t->log);
+	s->bytes = sizeof(*s) + cnf_scope_count(net, s) * CNF_SCOPE_DEV_BYTES;
 	return s;
 }
 
 /**
- * cnf_scope_start - fill @s's table and keep it to the devices
+ * cnf_scope_start - register @s's hooks and keep them to the devices
  * @s: a scope from cnf_scope_create(), not yet published
  *
  * Takes RTNL, so never under cnf_net_lock() (see cnf_scope_put_away());
- * the callback takes neither.  The registration's replay puts in the devices there
- * now; those that come later are put in as they come.
+ * the callback takes neither.  The registration's replay hooks the
+ * devices there now, those that come later are hooked as they come.  The
+ * hooks accept every packet until the scope is published with its state
+ * (cnf_state_set_hooks()).  When one cannot be registered, the replay is
+ * undone: no hook is left.
  *
- * Return: 0, or -ENOMEM.
+ * Return: 0, -ENOMEM, or netfilter's error (cnf_scope_hook_dev()).
  */
 int cnf_scope_start(struct cnf_scope *s)
 {
@@ -337,17 +439,24 @@ int cnf_scope_start(struct cnf_scope *s)
 }
 
 /**
- * cnf_scope_retire - stop keeping @s's table, for good
- * @s: a started scope, published no more or never (its namespace's hooks
- *     unregistered, or another scope in its place), or one whose packets
- *     are all done
+ * cnf_scope_retire - unregister @s's hooks and its notifier, for good
+ * @s: a started scope whose ->cs no longer points to a state that
+ *     could be freed before a grace period (unpublished, the hooks off,
+ *     or the namespace in its .pre_exit)
  *
- * The table stays as it is for the packets still reading it.  Takes
- * RTNL: never under cnf_net_lock() (see cnf_scope_put_away()).
+ * Takes RTNL: never under cnf_net_lock() (see cnf_scope_put_away()).
+ * RTNL is held for one unregistration per covered device.
  */
 void cnf_scope_retire(struct cnf_scope *s)
 {
+	struct cnf_scope_hook *h;
+	unsigned long idx;
+
+	rtnl_lock();
 	WRITE_ONCE(s->retired, true);
+	xa_for_each(&s->hooks, idx, h)
+		cnf_scope_unhook_dev(s, idx);
+	rtnl_unlock();
 	unregister_netdevice_notifier_net(s->net, &s->nb);
 }
 
@@ -370,9 +479,9 @@ static void cnf_scope_put_away_work(struct work_struct *work)
  *
  * Under cnf_net_lock(), which must not be held for RTNL: an iptables-nft
  * rule's check takes it under nf_tables' commit mutex, which nf_tables
- * takes under RTNL (lockdep saw the circle).  @s stops changing its table
- * now, and leaves the notifier chain and memory in a work, which holds
- * the namespace until then.
+ * takes under RTNL (lockdep saw the circle).  @s hooks no device from now
+ * on, and unregisters its hooks, leaves the notifier chain and frees its
+ * memory in a work, which holds the namespace until then.
  */
 void cnf_scope_put_away(struct cnf_scope *s)
 {
@@ -384,12 +493,11 @@ void cnf_scope_put_away(struct cnf_scope *s)
 
 /**
  * cnf_scope_free - free a retired scope after a grace period
- * @s: the scope, retired or never started
+ * @s: the scope, retired or never started: it has no hook
  */
 void cnf_scope_free(struct cnf_scope *s)
 {
-	/* Nothing changes it any more: retired, or never on the chain. */
-	kvfree_rcu(rcu_dereference_protected(s->devs, true), rcu);
+	xa_destroy(&s->hooks);
 	kfree_rcu(s, rcu);
 }
 
@@ -476,6 +584,7 @@ static struct cnf_state *cnf_state_alloc(struct net *net)
 struct cnf_state *cnf_state_activate(struct net *net, bool *created)
 {
 	struct cnf_state *st = cnf_state_locked(net);
+	struct cnf_scope *old;
 	int err;
 
 	*created = false;
@@ -484,7 +593,7 @@ struct cnf_state *cnf_state_activate(struct net *net, bool *created)
 	st = cnf_state_alloc(net);
 	if (!st)
 		return ERR_PTR(-ENOMEM);
-	err = cnf_state_set_hooks(net, st, true);
+	err = cnf_state_set_hooks(net, st, true, NULL, &old);
 	if (err) {
 		cnf_state_free(st);
 		return ERR_PTR(err);
@@ -497,43 +606,90 @@ struct cnf_state *cnf_state_activate(struct net *net, bool *created)
 /*
  * Under cnf_net_lock(@net): give the hooks and the memory back.  The state
  * leaves cnf_net.state first, so the control device sees an empty namespace from
- * then on, while the hooks, until unregistered, go on dropping what the
- * filter still lists: no listed source passes before the reset is seen.
- * nf_unregister_net_hooks() frees the hook entries after a grace period
- * but does not wait for it; synchronize_net() does, so no packet and no
- * CNF_IOC_TEST still looks at the state when it is freed.
+ * then on, while the hooks, until unregistered or idle, go on dropping
+ * what the filter still lists: no listed source passes before the reset
+ * is seen.  nf_unregister_net_hooks() frees the hook entries after a
+ * grace period but does not wait for it; synchronize_net() does, so no
+ * packet and no CNF_IOC_TEST still looks at the state when it is freed.
+ * A scope's hooks, idle from then on, go in a work.
  */
 void cnf_state_reset(struct net *net)
 {
 	struct cnf_state *st = cnf_state_locked(net);
+	struct cnf_scope *old;
 
 	if (!st)
 		return;
 	RCU_INIT_POINTER(cnf_pernet(net)->state, NULL);
-	cnf_state_set_hooks(net, st, false);
+	cnf_state_set_hooks(net, st, false,
+			    rcu_dereference_protected(st->scope,
+						      lockdep_is_held(cnf_net_lock(net))),
+			    &old);
 	synchronize_net();
 	cnf_state_free(st);
 }
 
-/*
- * Under cnf_net_lock(@net), or in .pre_exit: register or unregister @st's
- * netfilter hooks.  A packet already in one when they go finishes with
- * the state it found, which stays until a reset or the namespace's exit
- * frees it after a grace period.  Fails only to register (-ENOMEM).
- */
-int cnf_state_set_hooks(struct net *net, struct cnf_state *st, bool on)
+/* Under cnf_net_lock(@net), or in .pre_exit: @st's PRE_ROUTING hooks. */
+static int cnf_state_prerouting(struct net *net, struct cnf_state *st,
+				bool on)
 {
 	int err = 0;
 
-	if (on == st->hooks_on)
+	if (on == st->prerouting)
 		return 0;
 	if (on)
 		err = nf_register_net_hooks(net, st->ops, CNF_NHOOKS);
 	else
 		nf_unregister_net_hooks(net, st->ops, CNF_NHOOKS);
 	if (!err)
-		WRITE_ONCE(st->hooks_on, on);
+		st->prerouting = on;
 	return err;
+}
+
+/**
+ * cnf_state_set_hooks - make @st's hooks @on, and @s its scope
+ * @net: @st's namespace
+ * @st:  the state, under cnf_net_lock(@net)
+ * @on:  whether the hooks judge packets (%CNF_HOOKS_ON)
+ * @s:   the scope @st is to have, charged and started (its hooks on its
+ *       devices, idle), or its current one, or NULL for none
+ * @old: set to the scope @s replaces, if another, idle now, for the
+ *       caller to uncharge and put away; else NULL
+ *
+ * Unscoped hooks are PRE_ROUTING's, scoped ones @s's ingress hooks, made
+ * to judge for @st by @s->cs.  The new hooks judge before the old ones
+ * stop, so no packet of a device that both cover goes unjudged between
+ * (one may be judged twice, to the same verdict); the hooks of a
+ * namespace whose hooks are off are unregistered, but for a scope's,
+ * which stay idle until the scope is replaced: their changes need RTNL,
+ * which is not taken under cnf_net_lock() (cnf_scope_put_away()).
+ *
+ * Return: 0, or -ENOMEM registering PRE_ROUTING's hooks, and then nothing
+ * changed.
+ */
+int cnf_state_set_hooks(struct net *net, struct cnf_state *st, bool on,
+			struct cnf_scope *s, struct cnf_scope **old)
+{
+	struct cnf_scope *was;
+	int err;
+
+	if (on && !s) {
+		err = cnf_state_prerouting(net, st, true);
+		if (err)
+			return err;
+	}
+	/* Nothing fails from here: packets see the change. */
+	if (s)
+		rcu_assign_pointer(s->cs, on ? st : NULL);
+	was = rcu_replace_pointer(st->scope, s,
+				  lockdep_is_held(cnf_net_lock(net)));
+	if (was && was != s)
+		RCU_INIT_POINTER(was->cs, NULL);
+	if (!on || s)
+		cnf_state_prerouting(net, st, false);
+	WRITE_ONCE(st->hooks_on, on);
+	*old = was != s ? was : NULL;
+	return 0;
 }
 
 /* The one mutex_init() site of the namespaces' locks: one lockdep class. */
@@ -559,8 +715,8 @@ static void __net_exit cnf_net_pre_exit(struct net *net)
 
 	if (!st)
 		return;
-	cnf_state_set_hooks(net, st, false);
-	/* Off the chain before the namespace's devices leave it. */
+	cnf_state_prerouting(net, st, false);
+	/* Hooks and notifier gone before the namespace's devices leave it. */
 	s = rcu_dereference_protected(st->scope, true);
 	if (s)
 		cnf_scope_retire(s);

@@ -15,6 +15,8 @@
 #                  the set that does not log; `sets` and save show it, and
 #                  restore brings it back; the byte counters, the hooks'
 #                  and the set's, equal the bytes sent
+# test_syslog_scoped  the same drops with hooks on --iif r1, judged at r1's
+#                  ingress: the same lines, counts and bytes
 # test_nflog       `set NAME log nflog 5`: each drop to the NFLOG group,
 #                  read by a listener, and no more to the kernel log
 # test_flood       pktgen's 10,000 packets a second from the logged source:
@@ -26,7 +28,7 @@
 set -uo pipefail
 export LC_ALL=C
 
-ALL_TESTS="test_syslog test_nflog test_flood test_tracepoint"
+ALL_TESTS="test_syslog test_syslog_scoped test_nflog test_flood test_tracepoint"
 N=3
 S=cnf-log-s-$$
 R=cnf-log-r-$$
@@ -143,6 +145,33 @@ test_syslog() {
 	! ctl set "$ALLOW" log on 2>"$TMP/err" &&
 		grep -q "an allow set drops nothing" "$TMP/err"
 	verdict $? "an allow set refuses to log: $(<"$TMP/err")"
+}
+
+# At r1's ingress: the lines name r1 and the sources as at PRE_ROUTING,
+# the bytes are the IP datagrams' (the frames' padding not counted).
+test_syslog_scoped() {
+	local l0 s0 d0 l1 s1 d1 a4 a6 b4 b6 want4 want6 got4 got6
+	local -A st0 st1
+	ctl hooks on --iif r1 || { fail "hooks on --iif r1"; return; }
+	log_counts l0 s0 d0
+	ns_stats st0 "$R" "$TMP/stats"
+	klog_count a4 "cuckoo_nf $SET: IN=r1 .*SRC=$LOGGED4 DST=$DST4"
+	klog_count a6 "cuckoo_nf $SET: IN=r1 .*SRC=fd06:0000:0000:0000:0000:0000:0000:0010 "
+	pings "$LOGGED4" "$LOGGED6" "$QUIET4"
+	ns_stats st1 "$R" "$TMP/stats"
+	log_counts l1 s1 d1
+	klog_count b4 "cuckoo_nf $SET: IN=r1 .*SRC=$LOGGED4 DST=$DST4"
+	klog_count b6 "cuckoo_nf $SET: IN=r1 .*SRC=fd06:0000:0000:0000:0000:0000:0000:0010 "
+	ctl hooks on || fail "hooks on"
+	want4=$((2 * N * (56 + 8 + 20))) want6=$((N * (56 + 8 + 40)))
+	got4=$((${st1[ipv4.dropped_bytes]:-0} - ${st0[ipv4.dropped_bytes]:-0}))
+	got6=$((${st1[ipv6.dropped_bytes]:-0} - ${st0[ipv6.dropped_bytes]:-0}))
+	((got4 == want4 && got6 == want6))
+	verdict $? "scoped: dropped bytes: IPv4 $got4 (want $want4), IPv6 $got6 (want $want6)"
+	((b4 - a4 == N && b6 - a6 == N))
+	verdict $? "scoped: the kernel log has each drop of set $SET: IPv4 $((b4 - a4)), IPv6 $((b6 - a6)), want $N each"
+	((l1 - l0 == 2 * N && s1 == s0 && d1 - d0 == 2 * N))
+	verdict $? "scoped: stats counts $((l1 - l0)) lines and $((d1 - d0)) IPv4 drops, want $((2 * N)) each; suppressed $((s1 - s0))"
 }
 
 test_nflog() {

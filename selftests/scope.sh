@@ -8,6 +8,7 @@
 #   S2: 10.0.12.1, fd12::1   s2 ---- r2   10.0.12.2, fd12::2  > receiver R
 #   S3: 10.0.13.1            s3 ---- r3   10.0.13.2          /  (r3 renamed,
 #   S4: 10.0.14.1            s4 ---- vx4  10.0.14.2         /    vx4 later)
+#   S6: 10.0.16.1, fd16::1   s6 ---- vy6  10.0.16.2, fd16::2    (made later)
 #
 # test_scope_one_of_two    hooks on --iif r1: a listed source is dropped
 #                  through r1 and delivered through r2, in both families,
@@ -21,6 +22,13 @@
 #                  leaves the first ones judged throughout
 # test_scope_names_loopback  --iif lo judges loopback (127.0.0.1 listed:
 #                  its ping dropped); hooks on alone spares it again
+# test_scope_ingress_only  hooks on --iif r1 --iif vy+, watched by kprobes
+#                  on the hook functions: r1's packets, both families,
+#                  reach its ingress hook and no PRE_ROUTING one of ours;
+#                  r2's reach no hook of ours at all; vy6, made
+#                  afterwards, gets its hook; mark mode marks for an nft
+#                  input chain; hooks on without a scope is PRE_ROUTING's
+#                  again, and hooks off judges nothing
 # test_scope_saved_restored  save-all and restore-all (after a reset) keep
 #                  the scope, and r1 drops while r2 delivers again
 # test_reset_forgets_scope  after reset the hooks judge every device
@@ -28,13 +36,19 @@
 #                  for r1 only: dropped through r1, delivered through r2,
 #                  every listed packet counted as marked, none dropped by
 #                  the hooks; an unlisted source is not marked
+# test_scope_rmmod_under_traffic  rmmod while floods run through r1
+#                  (covered) and r2, the hooks scoped: it succeeds, r1
+#                  delivers without the module, and insmod brings it back
 set -uo pipefail
 export LC_ALL=C
 
 ALL_TESTS="test_scope_one_of_two test_scope_follows_devices
 	   test_scope_any_index test_scope_names_loopback
+	   test_scope_ingress_only
 	   test_scope_saved_restored test_reset_forgets_scope
-	   test_mark_mode_nft"
+	   test_mark_mode_nft test_scope_rmmod_under_traffic"
+CNF_KO=${CNF_KO:-/cnf/cuckoo_nf.ko}
+FLOODS=()
 R=cnf-sc-r-$$
 TMP=
 # shellcheck source=lib.sh
@@ -206,6 +220,121 @@ test_scope_any_index() {
 	return "$rc"
 }
 
+TR=/sys/kernel/tracing
+PROBES="cnf_hook_ipv4 cnf_hook_ipv6 cnf_hook_ingress"
+
+# probes_on: a kprobe on each of the module's hook functions (group
+# cnf_sc), enabled; one the module lacks is noted, and counts no call.
+# probes_off takes them away.
+probes_on() {
+	local f n=0
+	[[ -d $TR/events ]] || mount -t tracefs nodev "$TR" 2>/dev/null
+	[[ -w $TR/kprobe_events ]] || return 1
+	for f in $PROBES; do
+		if echo "p:cnf_sc/$f cuckoo_nf:$f" >>"$TR/kprobe_events" 2>/dev/null; then
+			n=$((n + 1))
+		else
+			note "no kprobe on cuckoo_nf:$f"
+		fi
+	done
+	((n > 0)) && echo 1 >"$TR/events/cnf_sc/enable"
+}
+
+probes_off() {
+	local f
+	echo 0 >"$TR/events/cnf_sc/enable"
+	for f in $PROBES; do
+		echo "-:cnf_sc/$f" >>"$TR/kprobe_events"
+	done
+}
+
+# hits CMD...: run CMD with the trace cleared, then count the calls of
+# each hook function meanwhile in H[ipv4], H[ipv6], H[ingress]; CMD's
+# status.
+declare -A H
+hits() {
+	local f rc
+	: >"$TR/trace"
+	"$@"
+	rc=$?
+	for f in $PROBES; do
+		H[${f#cnf_hook_}]=$(grep -c " $f: (" "$TR/trace")
+	done
+	return "$rc"
+}
+
+# want_hits WHAT COND: COND, arithmetic on H's counts, true, or a failure
+# naming WHAT.
+want_hits() {
+	local got="ipv4 ${H[ipv4]}, ipv6 ${H[ipv6]}, ingress ${H[ingress]}"
+	# shellcheck disable=SC2034 # read by $2's arithmetic
+	local ipv4=${H[ipv4]} ipv6=${H[ipv6]} ingress=${H[ingress]}
+	if (($2)); then
+		pass "$1: hook calls $got"
+		return 0
+	fi
+	fail "$1: hook calls $got, want $2"
+	return 1
+}
+
+# Each ping of expect sends 2 echo requests: r1's reach its ingress hook
+# (with whatever else arrives there) and nothing at PRE_ROUTING; r2's no
+# hook of ours at all.
+test_scope_ingress_only() {
+	local rc=0 n
+	local -A st ctr
+	list_all || return 1
+	ctl add -q 10.0.16.1 fd16::1 || return 1
+	probes_on || { skip_test "no kprobe events"; return; }
+	defer probes_off
+	ctl hooks on --iif r1 --iif vy+ || return 1
+	hits expect "scoped, r1" dropped 1 || rc=1
+	want_hits "r1" "ipv4 + ipv6 == 0 && ingress >= 2" || rc=1
+	hits expect "scoped, r1, IPv6" dropped 1 6 || rc=1
+	want_hits "r1, IPv6" "ipv4 + ipv6 == 0 && ingress >= 2" || rc=1
+	hits expect "scoped, r2 outside" delivered 2 || rc=1
+	want_hits "r2" "ipv4 + ipv6 + ingress == 0" || rc=1
+	hits expect "scoped, r2 outside, IPv6" delivered 2 6 || rc=1
+	want_hits "r2, IPv6" "ipv4 + ipv6 + ingress == 0" || rc=1
+	link 6 vy6 || { fail "making vy6"; return 1; }
+	hits expect "vy6, made after the scope" dropped 6 || rc=1
+	want_hits "vy6" "ipv4 + ipv6 == 0 && ingress >= 2" || rc=1
+	# The mark set at ingress is on the packet when input sees it.
+	ctl mode mark 0x10/0x10 || return 1
+	nsx "$R" nft -f - <<-NFT || { fail "nft"; return 1; }
+	table inet cnf_sc {
+		counter hit { }
+		chain in {
+			type filter hook input priority 0;
+			meta mark & 0x10 == 0x10 counter name hit drop
+		}
+	}
+	NFT
+	expect "mark mode, r1: marked, dropped by nft" dropped 1 || rc=1
+	expect "mark mode, r2: unmarked" delivered 2 || rc=1
+	ns_stats st "$R" "$TMP/stats" || return 1
+	nft_read ctr "$R" "$TMP/nft" table inet cnf_sc || return 1
+	nsx "$R" nft delete table inet cnf_sc
+	n=$((${st[ipv4.marked]:-0}))
+	if ((n != 2 || ${ctr[cnf_sc/hit]:-0} != 2)); then
+		fail "marked $n, nft dropped ${ctr[cnf_sc/hit]:-?}, want 2 and 2"
+		rc=1
+	else
+		pass "r1's 2 marked at ingress, dropped by the nft rule"
+	fi
+	ctl mode drop || return 1
+	# Unscoped: PRE_ROUTING's hooks judge r2.
+	ctl hooks on || return 1
+	hits expect "unscoped, r2" dropped 2 || rc=1
+	want_hits "unscoped, r2" "ipv4 >= 2" || rc=1
+	ctl hooks on --iif r1 || return 1
+	expect "scoped again, r2" delivered 2 || rc=1
+	expect "scoped again, r1" dropped 1 || rc=1
+	ctl hooks off || return 1
+	expect "hooks off, r1" delivered 1 || rc=1
+	return "$rc"
+}
+
 test_scope_saved_restored() {
 	local rc=0 dir
 	list_all || return 1
@@ -306,6 +435,39 @@ test_mark_mode_nft() {
 		fail "test: $(cat "$TMP/test")"
 		rc=1
 	fi
+	return "$rc"
+}
+
+# A flood of echo requests from sender N to its peer, its ping's pid in
+# FLOODS.
+flood_from() {
+	local argv
+	nsx_argv argv "cnf-sc-s$1-$$" ping -q -n -i 0.002 -c 100000000 "10.0.1$1.2"
+	"${argv[@]}" >/dev/null 2>&1 &
+	FLOODS+=($!)
+}
+
+# The ingress hooks go with the module under traffic (the harness's
+# kernel log scan catches a WARN or a leak).
+test_scope_rmmod_under_traffic() {
+	local rc=0 p alive=0
+	list_all || return 1
+	ctl hooks on --iif r1 || return 1
+	defer kill_all FLOODS
+	flood_from 1
+	flood_from 2
+	expect "flooded, r1" dropped 1 || rc=1
+	rmmod cuckoo_nf
+	verdict $? "rmmod under the floods through r1 and r2" || rc=1
+	for p in "${FLOODS[@]}"; do
+		kill -0 "$p" 2>/dev/null && alive=$((alive + 1))
+	done
+	((alive == 2))
+	verdict $? "both floods ran through the rmmod ($alive of 2 alive)" || rc=1
+	expect "no module: r1" delivered 1 || rc=1
+	kill_all FLOODS
+	mod_loaded || insmod "$CNF_KO"
+	verdict $? "insmod again" || rc=1
 	return "$rc"
 }
 

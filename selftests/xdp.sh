@@ -37,7 +37,7 @@ ALL_TESTS="test_native_drops_before_netfilter test_vlan test_prefix_and_allow
 	test_no_privileges test_mark_not_trusted test_held_add
 	test_held_mode_switch test_held_allow_del test_held_allow_expiry
 	test_held_allow_set_ops
-	test_hooks_off test_mark_mode
+	test_hooks_off test_mark_mode test_scoped_hooks
 	test_rmmod_while_attached test_tc test_tc_egress
 	test_tc_rmmod_while_attached test_tracepoint"
 NPINGS=3
@@ -317,6 +317,26 @@ test_vlan() {
 	attach "$R" native
 	round "$R" 10.0.10.2 fd10::2 drop:"$V4A" pass:"$V4B" drop:"$V6A" pass:"$V6B"
 	round "$R" 10.0.23.2 fd10::2 drop:"$Q4A" pass:"$Q4B"
+}
+
+# With a scope the hooks sit at the covered devices' ingress: XDP's mark
+# is trusted there as at PRE_ROUTING (round: the hook looks up none of
+# the pings XDP passed).  Without the program, the VLAN device r1.10
+# named alone has its hook judge VLAN 10's packets, which r1's would not:
+# r1's own are delivered.
+test_scoped_hooks() {
+	fresh || { fail "reset"; return; }
+	ctl add "$A4" "$A6" "$V4A" || fail "add"
+	ctl hooks on --iif r1 || fail "hooks on --iif r1"
+	attach "$R" native
+	round "$R" 10.0.1.2 fd01::2 drop:"$A4" pass:"$B4" drop:"$A6" pass:"$B6"
+	ctl xdp detach r1 || fail "xdp detach r1"
+	ctl hooks on --iif r1.10 || fail "hooks on --iif r1.10"
+	! nsx "$S" ping -q -n -c 2 -i 0.2 -W 2 -I "$V4A" 10.0.10.2 >/dev/null 2>&1
+	verdict $? "--iif r1.10, no XDP: $V4A's pings over VLAN 10 dropped"
+	nsx "$S" ping -q -n -c 2 -i 0.2 -W 2 -I "$A4" 10.0.1.2 >/dev/null 2>&1
+	verdict $? "--iif r1.10, no XDP: $A4's pings over r1 delivered"
+	ctl hooks on || fail "hooks on"
 }
 
 test_prefix_and_allow() {

@@ -811,12 +811,13 @@ measure() {
 		((${#r[@]} == 3)) || die "no pktgen result for $c/$case"
 		usec=${r[0]} rx=${r[1]} fwd=${r[2]}
 		# Verdicts: with a filter, blocked packets never reach d0; at
-		# XDP, never IP either.
+		# XDP, or at the receiving device's ingress (hooks scoped to
+		# it), never IP either.
 		want_rx=$PKTS want_fwd=$rx
 		if [[ $c != none && $c != unused && $c != hook_other &&
 			$case == blocked ]]; then
 			want_fwd=0
-			is_xdp "$c" && want_rx=0
+			is_xdp "$c" || [[ $c == hook_iif ]] && want_rx=0
 		fi
 		((rx == want_rx && fwd == want_fwd)) ||
 			log "WARNING: $c/$case: sent $PKTS, received $rx, forwarded $fwd (expected $want_rx, $want_fwd)"
