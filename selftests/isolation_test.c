@@ -47,14 +47,22 @@
 #define REPLACE_MS		1500
 #define MIN_ENTRIES		(1U << 18)
 #define MAX_ENTRIES		(1U << 22)
-#define ATTACK_REPLACES		4
+/*
+ * How many of the attacker's calls each attack lasts: fewer in make check
+ * (without CNF_TEST_FULL=1) than in the long suites.  A call that holds
+ * what a victim needs shows in the first one: the victims call every
+ * VICTIM_PAUSE_US, dozens of times in each, and the bounds are a quarter
+ * of one call, whatever the count.  More calls find rarer interleavings.
+ */
+#define ATTACK_REPLACES		scaled(2, 4)
 #define ATTACKERS		2
 /* Between two rounds of a victim's adds. */
 #define VICTIM_PAUSE_US		50000
 #define UNION_MS		3000
 #define UNION_MIN_ENTRIES	(1U << 15)
 #define UNION_MAX_ENTRIES	(1U << 20)
-#define UNION_ROUNDS		6
+/* Flushes' worth: a round (replace, flush, replace, destroy, create) is two. */
+#define UNION_ROUNDS		scaled(3, 6)
 /*
  * The first call of a dump, which takes the snapshot, is made to take
  * DUMP_MS at least, of a set of up to DUMP_MAX_ENTRIES IPv6 addresses,
@@ -65,8 +73,16 @@
 #define DUMP_MS			3000
 #define DUMP_MIN_ENTRIES	(1U << 16)
 #define DUMP_MAX_ENTRIES	(1U << 21)
-#define DUMP_ROUNDS		4
-#define FIRST_ROUNDS		4
+#define DUMP_ROUNDS		scaled(2, 4)
+#define FIRST_ROUNDS		scaled(2, 4)
+
+/* @quick in make check, @full with CNF_TEST_FULL=1 (selftests/lib.sh's scaled). */
+static unsigned int scaled(unsigned int quick, unsigned int full)
+{
+	const char *e = getenv("CNF_TEST_FULL");
+
+	return e && !strcmp(e, "1") ? full : quick;
+}
 
 /* A diagnostic line, out before a test's child process exits. */
 #define note(...)	do { ksft_print_msg(__VA_ARGS__); fflush(stdout); } while (0)
@@ -313,6 +329,35 @@ static void attack_run(struct __test_metadata *_metadata, struct attack *at,
 	EXPECT_LT(0UL, at->rounds);
 }
 
+/*
+ * The victims' namespaces, made once, by the harness's process before it
+ * forks the child that runs each test: a namespace takes a tenth of a
+ * second to make and more to tear down under TCG, two hundred of them
+ * most of a test's time.  Every child inherits the files, each bound to
+ * its namespace; each test's set-up resets them (as its teardown does),
+ * so that every test starts from namespaces as new, whatever the one
+ * before left.  victims_errno: why they could not be made (0: they were).
+ */
+static int victim_fd[VICTIMS];
+static int victims_errno;
+
+__attribute__((constructor)) static void victims_open(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < VICTIMS; i++) {
+		if (unshare(CLONE_NEWNET)) {
+			victims_errno = errno;
+			return;
+		}
+		victim_fd[i] = open(CNF_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+		if (victim_fd[i] < 0) {
+			victims_errno = errno;
+			return;
+		}
+	}
+}
+
 FIXTURE(iso)
 {
 	int attacker_fd;
@@ -320,31 +365,30 @@ FIXTURE(iso)
 };
 
 /*
- * Every namespace new, the attacker's first; each file stays bound to the
- * namespace it was opened in.
+ * The attacker's namespace new, the victims' reset; each file stays
+ * bound to the namespace it was opened in.
  */
 FIXTURE_SETUP(iso)
 {
 	unsigned int i;
 
+	ASSERT_EQ(0, victims_errno) TH_LOG("victims' namespaces: %s",
+					   strerror(victims_errno));
+	for (i = 0; i < VICTIMS; i++) {
+		self->fd[i] = victim_fd[i];
+		ASSERT_EQ(0, cnf_ioc(self->fd[i], CNF_IOC_RESET, NULL));
+	}
 	ASSERT_EQ(0, unshare(CLONE_NEWNET)) TH_LOG("unshare: %m");
 	self->attacker_fd = open(CNF_DEVICE_PATH, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->attacker_fd) TH_LOG("open: %m");
-	for (i = 0; i < VICTIMS; i++) {
-		ASSERT_EQ(0, unshare(CLONE_NEWNET)) TH_LOG("unshare: %m");
-		self->fd[i] = open(CNF_DEVICE_PATH, O_RDWR | O_CLOEXEC);
-		ASSERT_LE(0, self->fd[i]) TH_LOG("open: %m");
-	}
 }
 
 FIXTURE_TEARDOWN(iso)
 {
 	unsigned int i;
 
-	for (i = 0; i < VICTIMS; i++) {
+	for (i = 0; i < VICTIMS; i++)
 		cnf_ioc(self->fd[i], CNF_IOC_RESET, NULL);
-		close(self->fd[i]);
-	}
 	cnf_ioc(self->attacker_fd, CNF_IOC_RESET, NULL);
 	close(self->attacker_fd);
 }

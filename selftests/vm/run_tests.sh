@@ -79,8 +79,21 @@ count() {
 	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
 }
 
+# busy_cs VAR: VAR = the centiseconds the VM's CPUs have been busy (not
+# idle, not waiting on I/O) since boot, from /proc/stat.
+busy_cs() {
+	local -n _cs=$1
+	local user nice sys irq softirq steal _
+	read -r _ user nice sys _ _ irq softirq steal _ </proc/stat
+	_cs=$((user + nice + sys + irq + softirq + steal))
+}
+
+# Each test's seconds and the seconds the VM's CPUs were busy with it
+# (summed over CPUs: more than the seconds when it kept both busy, less
+# when it waited on timers): what it costs, where its time goes.
 run_one() {
-	local n=$1 name=$2 to=$3 rc t0=$SECONDS
+	local n=$1 name=$2 to=$3 rc t0=$SECONDS c0 c1
+	busy_cs c0
 	echo "# selftests: cuckoo_nf: $name"
 	if [[ ! -f ./$name ]]; then
 		echo "not ok $n selftests: cuckoo_nf: $name # not found (run make -C selftests)"
@@ -92,7 +105,8 @@ run_one() {
 		timeout -k 10 "$to" "./$name" 2>&1 | diag "$FILE_OUT"
 	fi
 	rc=${PIPESTATUS[0]}
-	echo "# $name: exit $rc after $((SECONDS - t0)) s"
+	busy_cs c1
+	echo "# $name: exit $rc after $((SECONDS - t0)) s, CPUs busy $(((c1 - c0 + 50) / 100)) s"
 	case $rc in
 	0) echo "ok $n selftests: cuckoo_nf: $name" ;;
 	"$KSFT_SKIP") echo "ok $n selftests: cuckoo_nf: $name # SKIP" ;;

@@ -126,7 +126,7 @@ record_durations() {
 	local new
 	new=$(mktemp -p "$(dirname "$DURATIONS")")
 	{
-		sed -nE 's/^# ([^ ]+): exit [0-9]+ after ([0-9]+) s$/new \1 \2/p' "$@"
+		sed -nE 's/^# ([^ ]+): exit [0-9]+ after ([0-9]+) s(, .*)?$/new \1 \2/p' "$@"
 		if [[ -f $DURATIONS ]]; then
 			sed 's/^/old /' "$DURATIONS"
 		fi
