@@ -150,66 +150,56 @@ int cbn_dev_del(int fd, const char *set, const struct cnf_addr *a)
 	return err;
 }
 
-int cbn_dev_replace(int fd, const char *set, const struct cnf_addr *addrs,
-		    const uint32_t *timeouts, size_t n)
+/*
+ * dev_batch_all: one batch call of the n prefixes with FLAGS; a failure
+ * logged as "WHAT SET: ..." with the entry it stopped at, and AFTER (what
+ * the failure left of the set) at the end.
+ */
+static int dev_batch_all(int fd, const char *what, const char *set,
+			 const struct cnf_addr *addrs, const uint32_t *timeouts,
+			 size_t n, uint32_t flags, const char *after)
 {
 	char text[CTL_PREFIXSTRLEN], why[CTL_SET_ERRLEN];
 	struct cnf_batch b;
 	int err;
 
 	if (n > CNF_BATCH_MAX) {
-		cbn_log(CBN_ERROR, "replace %s: %zu prefixes, the module takes at most %u in one step",
-			set, n, CNF_BATCH_MAX);
+		cbn_log(CBN_ERROR, "%s %s: %zu prefixes, the module takes at most %u in one call",
+			what, set, n, CNF_BATCH_MAX);
 		return E2BIG;
 	}
 	memset(&b, 0, sizeof(b));
 	b.addrs = (uintptr_t)addrs;
 	b.timeouts = (uintptr_t)timeouts;
 	b.count = n;
-	b.flags = CNF_BATCH_F_REPLACE | CNF_BATCH_F_EXIST_OK;
+	b.flags = flags;
 	err = ctl_batch_call(fd, false, set, &b);
 	if (!err)
 		return 0;
 	if (b.done < n && b.error)
-		cbn_log(CBN_ERROR, "replace %s: %s (timeout %us): %s; the set is left as it was",
-			set, ctl_format_prefix(&addrs[b.done], text, sizeof(text)),
+		cbn_log(CBN_ERROR, "%s %s: %s (timeout %us): %s%s", what, set,
+			ctl_format_prefix(&addrs[b.done], text, sizeof(text)),
 			timeouts[b.done],
 			ctl_strerror_entry(-b.error, &addrs[b.done], set, why,
-					   sizeof(why)));
+					   sizeof(why)), after);
 	else
-		cbn_log(CBN_ERROR, "replace %s: %s; the set is left as it was", set,
-			ctl_strerror_entry(err, NULL, set, why, sizeof(why)));
+		cbn_log(CBN_ERROR, "%s %s: %s%s", what, set,
+			ctl_strerror_entry(err, NULL, set, why, sizeof(why)),
+			after);
 	return err;
+}
+
+int cbn_dev_replace(int fd, const char *set, const struct cnf_addr *addrs,
+		    const uint32_t *timeouts, size_t n)
+{
+	return dev_batch_all(fd, "replace", set, addrs, timeouts, n,
+			     CNF_BATCH_F_REPLACE | CNF_BATCH_F_EXIST_OK,
+			     "; the set is left as it was");
 }
 
 int cbn_dev_add_all(int fd, const char *set, const struct cnf_addr *addrs,
 		    const uint32_t *timeouts, size_t n)
 {
-	char text[CTL_PREFIXSTRLEN], why[CTL_SET_ERRLEN];
-	struct cnf_batch b;
-	int err;
-
-	if (n > CNF_BATCH_MAX) {
-		cbn_log(CBN_ERROR, "add to %s: %zu prefixes, the module takes at most %u in one call",
-			set, n, CNF_BATCH_MAX);
-		return E2BIG;
-	}
-	memset(&b, 0, sizeof(b));
-	b.addrs = (uintptr_t)addrs;
-	b.timeouts = (uintptr_t)timeouts;
-	b.count = n;
-	b.flags = CNF_BATCH_F_EXIST_OK;
-	err = ctl_batch_call(fd, false, set, &b);
-	if (!err)
-		return 0;
-	if (b.done < n && b.error)
-		cbn_log(CBN_ERROR, "add to %s: %s (timeout %us): %s", set,
-			ctl_format_prefix(&addrs[b.done], text, sizeof(text)),
-			timeouts[b.done],
-			ctl_strerror_entry(-b.error, &addrs[b.done], set, why,
-					   sizeof(why)));
-	else
-		cbn_log(CBN_ERROR, "add to %s: %s", set,
-			ctl_strerror_entry(err, NULL, set, why, sizeof(why)));
-	return err;
+	return dev_batch_all(fd, "add to", set, addrs, timeouts, n,
+			     CNF_BATCH_F_EXIST_OK, "");
 }
