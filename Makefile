@@ -146,7 +146,7 @@ test-modules: ## the test and benchmark kernel modules, against the module's ker
 		$(KBUILD_RUN) $(MAKE) -C "$$kdir" M=$(CURDIR)/$$d $(KBUILD_OPTS) modules || exit 1; \
 	done
 
-userspace: ## cuckooctl, and the bouncer when libcurl, json-c, libyaml and zlib dev files are there
+userspace: ## cuckooctl, and the bouncer when libcurl, json-c, libyaml, zlib and libmicrohttpd dev files are there
 	$(MAKE) -C userspace
 
 unit: ## host unit tests (SAN=1: with sanitizers)

@@ -280,6 +280,10 @@ main() {
 	local k rel
 	mkdir -p "$LOGS"
 	step deps deps.log scripts/deps.sh --pkg --kernels || { summary; exit 1; }
+	# The VMs' cuckooctl (selftests/vm/run ships build/cuckooctl): a
+	# fresh checkout has none yet.
+	step "cuckooctl" userspace.log make --no-print-directory userspace ||
+		{ summary; exit 1; }
 	VERSION=$(make -s --no-print-directory version)
 	SCRATCH=$ROOT/build/check-dkms/root
 	RELS=()

@@ -307,6 +307,24 @@ else
 	echo "lint: README's table of where things are: FAILED"
 	status=1
 fi
+# The man pages, as lintian reads them for make deb: man's warnings are
+# the page's mistakes (a mistyped macro drops a section from the page).
+man_checks() {
+	local page out rc=0
+	for page in $(tracked_files | grep '\.8$'); do
+		out=$(MANWIDTH=80 man --warnings -l "$page" 2>&1 >/dev/null)
+		[[ -z $out ]] && continue
+		echo "lint: $page: $out"
+		rc=1
+	done
+	return "$rc"
+}
+if man_checks; then
+	echo "lint: man pages: no warning from man"
+else
+	echo "lint: man pages: FAILED"
+	status=1
+fi
 if python3 scripts/include-cycles.py "$ROOT"; then
 	echo "lint: includes: no circle among the core's files or units"
 else
