@@ -155,7 +155,12 @@ make_set() {
 
 setup() {
 	veth_pair 1 "$S" "$R" "$DST4" "$DST6" "$LISTED4" "$OTHER4" \
-		"$LISTED6" "$OTHER6" && make_set
+		"$LISTED6" "$OTHER6" || return 1
+	# Before the namespaces go (deferred last, run first): their rules
+	# hold the module until cleanup_net() gets to them, so a run cut
+	# short by its timeout would leave the next test's rmmod refused.
+	defer flush_all
+	make_set
 }
 
 test_rules_only() {
