@@ -30,13 +30,17 @@
 #
 # No service starts in the root (policy-rc.d, and no systemd runs there).
 # The root is made once by mmdebstrap (scripts/deps.sh --pkg) with what
-# the packages depend on, and kept in build/cache/deb-root.tar.  Logs in
+# the packages depend on, and kept in build/cache/deb-root-HASH.tar, HASH
+# that of the list, so that a root made before a dependency was added is
+# made again.  Logs in
 # build/check-deb/.  The last line is "N passed, N failed".
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=$ROOT/build/check-deb
-TAR=$ROOT/build/cache/deb-root.tar
+# The packages' dependencies, and what their scripts use (deb-systemd-helper).
+ROOT_PKGS=init-system-helpers,dkms,kmod,libbpf1,libcurl4,libjson-c5,libyaml-0-2,libmicrohttpd12
+TAR=$ROOT/build/cache/deb-root-$(sha256sum <<<"$ROOT_PKGS" | cut -c1-12).tar
 R=$OUT/root
 CONF=/etc/crowdsec/bouncers/cuckoo-crowdsec-bouncer.yaml
 cd "$ROOT" || exit 1
@@ -47,11 +51,11 @@ source "$ROOT/scripts/tally.sh"
 
 in_root() { chroot "$R" "$@"; }
 
-# The packages' dependencies, and what their scripts use (deb-systemd-helper).
+# The root of ROOT_PKGS, made once.
 make_tar() {
-	[[ -s $TAR ]] && return 0
-	mmdebstrap --variant=apt \
-		--include=init-system-helpers,dkms,kmod,libbpf1,libcurl4,libjson-c5 \
+	[[ -f $TAR && -s $TAR ]] && return 0
+	# --format: the .tmp name would make mmdebstrap write a directory.
+	mmdebstrap --variant=apt --format=tar --include="$ROOT_PKGS" \
 		bookworm "$TAR.tmp" && mv "$TAR.tmp" "$TAR"
 }
 
@@ -186,7 +190,7 @@ remove() {
 	cat "$OUT/removed.list"
 	# What Debian keeps on remove: conffiles, the state in /var/lib, the
 	# files postinst wrote beside the conffile, the units' enablement.
-	grep -vxE '\./var/lib/cuckoo_nf(/default\.list)?|\./etc/fail2ban/action\.d/cuckoo_nf\.conf|\./etc/crowdsec/bouncers(/cuckoo-crowdsec-bouncer\.yaml(\.local|\.id)?)?|\./etc/fail2ban(/action\.d)?|\./etc/systemd/system/(sysinit|multi-user)\.target\.wants(/(cuckoo_nf|cuckoo-crowdsec-bouncer)\.service)?|\./var/lib/systemd/deb-systemd-helper-enabled/.*(cuckoo_nf|cuckoo-crowdsec-bouncer).*|\./var/lib/systemd(/deb-systemd-helper-enabled(/[a-z.-]+\.wants)?)?' \
+	grep -vxE '\./var/lib/cuckoo_nf(/default\.list)?|\./etc/fail2ban/action\.d/cuckoo_nf(-rules)?\.conf|\./etc/crowdsec/bouncers(/cuckoo-crowdsec-bouncer\.yaml(\.local|\.id)?)?|\./etc/fail2ban(/action\.d)?|\./etc/systemd/system/(sysinit|multi-user)\.target\.wants(/(cuckoo_nf|cuckoo-crowdsec-bouncer)\.service)?|\./var/lib/systemd/deb-systemd-helper-enabled/.*(cuckoo_nf|cuckoo-crowdsec-bouncer).*|\./var/lib/systemd(/deb-systemd-helper-enabled(/[a-z.-]+\.wants)?)?' \
 		"$OUT/removed.list" | sed 's/^/not expected after remove: /' | grep . && return 1
 	[[ -f $R/var/lib/cuckoo_nf/default.list ]] || { echo "/var/lib/cuckoo_nf gone on remove"; return 1; }
 	! in_root dkms status -m cuckoo-nf | grep .
