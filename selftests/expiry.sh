@@ -185,10 +185,7 @@ expire_round() {
 		"${PERMANENT[@]}" >/dev/null || return 1
 	snapshot
 	ping_all "$S" 2 0.2 0.1 "${SRCS[@]}"
-	if (($(now_ms) > t0 + T * 1000 * U)); then
-		echo "# adding and pinging took $(($(now_ms) - t0)) ms, past a timeout of $((T * U)) s: again with a longer one"
-		return 2
-	fi
+	late "adding and pinging" $((t0 + T * 1000 * U)) && return 2
 	judge "timeout $((T * U)), at once" \
 		"${TIMED[*]} ${PERMANENT[*]}" "${FREE[*]}" || rc=1
 	sleep_until $((t0 + T * 1000 * U))
